@@ -1,0 +1,50 @@
+# The two commands of the README:
+#   make bench   builds, runs the benchmark, prints the table, writes build/bench.json + build/bench.png
+#   make test    builds (warnings are errors) and runs every test
+BUILD ?= build
+JOBS ?= 2
+CMAKE_FLAGS ?=
+# Turns off OpenSSL's AES-NI paths so its constant-time software AES is the
+# yardstick (see ../shared/bench.md); it must be set before libcrypto loads.
+OPENSSL_NO_AESNI = ~0x200000200000000
+
+.PHONY: all build test test-portable bench bench-quick plot install format clean
+
+all: build
+
+build:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKUAI_WERROR=ON $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j$(JOBS)
+
+test: build test-portable
+	$(BUILD)/kuai_test
+	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --quick > $(BUILD)/bench-smoke.txt
+	@echo "benchmark smoke run ok"
+
+# What a non-x86 build gets: the portable backends alone.
+test-portable:
+	cmake -S . -B $(BUILD)-portable -DCMAKE_BUILD_TYPE=Release -DKUAI_WERROR=ON -DKUAI_PORTABLE_ONLY=ON
+	cmake --build $(BUILD)-portable -j$(JOBS) --target kuai_test
+	$(BUILD)-portable/kuai_test -q
+
+bench: build
+	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --json $(BUILD)/bench.json
+	$(MAKE) plot
+
+bench-quick: build
+	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --quick --json $(BUILD)/bench.json
+
+# The chart needs matplotlib; a private venv keeps the system Python clean.
+plot:
+	@test -x .venv/bin/python || python3 -m venv .venv
+	@.venv/bin/python -c 'import matplotlib' 2>/dev/null || .venv/bin/pip install -q matplotlib
+	.venv/bin/python bench/plot.py $(BUILD)/bench.json $(BUILD)/bench.png
+
+install: build
+	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX),)
+
+format:
+	clang-format -i include/*.h src/*.c src/*.h src/*/*.c src/*/*.h tests/*.c tests/*.h bench/*.c
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-portable

@@ -1,0 +1,130 @@
+/*
+ * kuai (快) — fast, constant-time block ciphers: uBlock, SM4, AES.
+ *
+ * The whole public API. Every function returns 0 (KUAI_OK) on success or a
+ * negative KUAI_ERR_* code; on failure nothing is written to any output
+ * buffer, IV or counter.
+ *
+ * Thread safety: a kuai_key is read-only after kuai_key_init, so one key may
+ * be used by many threads at once. The library has no other mutable state
+ * beyond a CPU-feature cache that is filled once (idempotently).
+ */
+#ifndef KUAI_H
+#define KUAI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#define KUAI_ALIGN64 alignas(64)
+#else
+#define KUAI_ALIGN64 _Alignas(64)
+#endif
+
+#define KUAI_VERSION "0.1.0"
+
+#if defined(__GNUC__)
+#define KUAI_API __attribute__((visibility("default")))
+#else
+#define KUAI_API
+#endif
+
+typedef enum kuai_cipher {
+    KUAI_UBLOCK_128_128 = 1,
+    KUAI_UBLOCK_128_256,
+    KUAI_UBLOCK_256_256,
+    KUAI_SM4,
+    KUAI_AES_128,
+    KUAI_AES_192,
+    KUAI_AES_256
+} kuai_cipher;
+
+enum {
+    KUAI_OK = 0,
+    KUAI_ERR_ARG = -1,         /* NULL pointer or otherwise malformed argument */
+    KUAI_ERR_KEY_LEN = -2,     /* key length does not match the cipher */
+    KUAI_ERR_LENGTH = -3,      /* ECB/CBC length is not a multiple of the block size */
+    KUAI_ERR_BACKEND = -4,     /* unknown backend, or not usable on this CPU */
+    KUAI_ERR_UNSUPPORTED = -5, /* cipher or operation not implemented (yet) */
+    KUAI_ERR_AUTH = -6,        /* authentication failed (AEAD modes) */
+    KUAI_ERR_MISMATCH = -7,    /* multi-key call whose keys are not all the same cipher */
+    KUAI_ERR_KEY = -8          /* key not initialised, or already wiped */
+};
+
+/* Largest block of any cipher, in bytes (uBlock-256/256). */
+#define KUAI_MAX_BLOCK 32
+
+/*
+ * A key schedule. Complete so it can live on the stack or inside another
+ * struct without allocation; the fields are private and their layout may
+ * change between versions. Round keys are kept in the form the chosen
+ * backend consumes, which is why the area is generous.
+ */
+typedef struct kuai_key {
+    uint32_t priv_magic;
+    uint32_t priv_cipher;
+    const void *priv_impl;
+    KUAI_ALIGN64 unsigned char priv_sched[8192];
+} kuai_key;
+
+/* Key setup with the best backend for this CPU, or the one named by the
+ * environment variable KUAI_BACKEND when it is set. Does not allocate. */
+KUAI_API int kuai_key_init(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len);
+/* Key setup with a named backend ("ref", "ssse3", "avx2", ...). */
+KUAI_API int kuai_key_init_backend(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len,
+                                   const char *backend);
+/* Erase the key schedule with stores the compiler cannot elide. */
+KUAI_API void kuai_key_wipe(kuai_key *k);
+/* Name of the backend a key was set up with, or NULL for an unset key. */
+const char *kuai_key_backend(const kuai_key *k);
+/* Block size in bytes (16 or 32), 0 for an unknown cipher. */
+KUAI_API size_t kuai_block_size(kuai_cipher c);
+/* Key size in bytes, 0 for an unknown cipher. */
+KUAI_API size_t kuai_key_size(kuai_cipher c);
+/* Canonical lower-case name ("ublock-128-128", "sm4", "aes-128"), or NULL. */
+const char *kuai_cipher_name(kuai_cipher c);
+/* Backends usable on this CPU for cipher c, best first. Writes at most max
+ * names and returns how many there are in total. */
+KUAI_API size_t kuai_backends(kuai_cipher c, const char **names, size_t max);
+const char *kuai_strerror(int err);
+
+/*
+ * Modes. len is in bytes; ECB and CBC need a multiple of the block size
+ * (the library does no padding). in == out is allowed; other overlaps are not.
+ * iv and ctr are one block long and are advanced in place, so a message may
+ * be processed in pieces whose lengths are multiples of the block size.
+ * The CTR counter is the whole block as a big-endian integer (as OpenSSL);
+ * a final partial block consumes one counter value.
+ */
+KUAI_API int kuai_ecb_encrypt(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t len);
+KUAI_API int kuai_ecb_decrypt(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t len);
+KUAI_API int kuai_cbc_encrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                              size_t len);
+KUAI_API int kuai_cbc_decrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                              size_t len);
+KUAI_API int kuai_ctr_crypt(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
+                            size_t len);
+
+/*
+ * Multi-key: n independent streams of len bytes each, stream i under keys[i]
+ * (and ivs[i]), processed in lockstep so that even CBC encryption, serial
+ * within one stream, fills the vector lanes. All keys must be the same cipher
+ * (they may have been set up with different backends); n >= 1; the arrays
+ * hold n entries each, and each stream's buffers follow the single-key rules.
+ */
+KUAI_API int kuai_ecb_encrypt_multi(const kuai_key *const *keys, const uint8_t *const *in,
+                                    uint8_t *const *out, size_t n, size_t len);
+KUAI_API int kuai_ecb_decrypt_multi(const kuai_key *const *keys, const uint8_t *const *in,
+                                    uint8_t *const *out, size_t n, size_t len);
+KUAI_API int kuai_cbc_encrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
+                                    const uint8_t *const *in, uint8_t *const *out, size_t n,
+                                    size_t len);
+KUAI_API int kuai_cbc_decrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
+                                    const uint8_t *const *in, uint8_t *const *out, size_t n,
+                                    size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KUAI_H */

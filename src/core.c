@@ -1,0 +1,174 @@
+/* Key setup, backend choice and the small public helpers. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define KEY_MAGIC 0x6b756169u /* "kuai": set by init, cleared by wipe */
+
+void kuai_wipe(void *p, size_t n)
+{
+    /* A volatile function pointer: the compiler cannot prove what memset
+     * does through it, so the stores stay even when p is dead afterwards. */
+    static void *(*const volatile wipe_memset)(void *, int, size_t) = memset;
+    wipe_memset(p, 0, n);
+}
+
+size_t kuai_block_size(kuai_cipher c)
+{
+    switch (c) {
+    case KUAI_UBLOCK_256_256:
+        return 32;
+    case KUAI_UBLOCK_128_128:
+    case KUAI_UBLOCK_128_256:
+    case KUAI_SM4:
+    case KUAI_AES_128:
+    case KUAI_AES_192:
+    case KUAI_AES_256:
+        return 16;
+    }
+    return 0;
+}
+
+size_t kuai_key_size(kuai_cipher c)
+{
+    switch (c) {
+    case KUAI_UBLOCK_128_128:
+    case KUAI_SM4:
+    case KUAI_AES_128:
+        return 16;
+    case KUAI_AES_192:
+        return 24;
+    case KUAI_UBLOCK_128_256:
+    case KUAI_UBLOCK_256_256:
+    case KUAI_AES_256:
+        return 32;
+    }
+    return 0;
+}
+
+const char *kuai_cipher_name(kuai_cipher c)
+{
+    switch (c) {
+    case KUAI_UBLOCK_128_128:
+        return "ublock-128-128";
+    case KUAI_UBLOCK_128_256:
+        return "ublock-128-256";
+    case KUAI_UBLOCK_256_256:
+        return "ublock-256-256";
+    case KUAI_SM4:
+        return "sm4";
+    case KUAI_AES_128:
+        return "aes-128";
+    case KUAI_AES_192:
+        return "aes-192";
+    case KUAI_AES_256:
+        return "aes-256";
+    }
+    return NULL;
+}
+
+const char *kuai_strerror(int err)
+{
+    switch (err) {
+    case KUAI_OK:
+        return "success";
+    case KUAI_ERR_ARG:
+        return "invalid argument (NULL pointer or malformed value)";
+    case KUAI_ERR_KEY_LEN:
+        return "key length does not match the cipher";
+    case KUAI_ERR_LENGTH:
+        return "data length is not a multiple of the block size";
+    case KUAI_ERR_BACKEND:
+        return "unknown backend, or backend not usable on this CPU";
+    case KUAI_ERR_UNSUPPORTED:
+        return "cipher or operation not supported by this build";
+    case KUAI_ERR_AUTH:
+        return "authentication failed";
+    case KUAI_ERR_MISMATCH:
+        return "keys of a multi-key call are not all the same cipher";
+    case KUAI_ERR_KEY:
+        return "key not initialised or already wiped";
+    }
+    return "unknown error";
+}
+
+size_t kuai_backends(kuai_cipher c, const char **names, size_t max)
+{
+    size_t n = 0;
+    for (const kuai_impl *const *p = kuai_impls(c); *p; p++) {
+        if (!(*p)->available())
+            continue;
+        if (names && n < max)
+            names[n] = (*p)->name;
+        n++;
+    }
+    return n;
+}
+
+static const kuai_impl *find_impl(kuai_cipher c, const char *name)
+{
+    for (const kuai_impl *const *p = kuai_impls(c); *p; p++) {
+        if (name == NULL ? (*p)->available() : strcmp((*p)->name, name) == 0)
+            return (*p)->available() ? *p : NULL;
+    }
+    return NULL;
+}
+
+static int key_setup(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len,
+                     const char *backend)
+{
+    if (!k || !key)
+        return KUAI_ERR_ARG;
+    if (kuai_cipher_name(c) == NULL)
+        return KUAI_ERR_ARG;
+    if (kuai_impls(c)[0] == NULL)
+        return KUAI_ERR_UNSUPPORTED;
+    if (key_len != kuai_key_size(c))
+        return KUAI_ERR_KEY_LEN;
+    const kuai_impl *impl = find_impl(c, backend);
+    if (!impl)
+        return KUAI_ERR_BACKEND;
+    k->priv_magic = 0;
+    k->priv_cipher = (uint32_t)c;
+    k->priv_impl = impl;
+    impl->expand(k, key);
+    k->priv_magic = KEY_MAGIC;
+    return KUAI_OK;
+}
+
+int kuai_key_init(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len)
+{
+    const char *forced = getenv("KUAI_BACKEND");
+    return key_setup(k, c, key, key_len, forced && *forced ? forced : NULL);
+}
+
+int kuai_key_init_backend(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len,
+                          const char *backend)
+{
+    if (!backend)
+        return KUAI_ERR_ARG;
+    return key_setup(k, c, key, key_len, backend);
+}
+
+void kuai_key_wipe(kuai_key *k)
+{
+    if (k)
+        kuai_wipe(k, sizeof *k);
+}
+
+const char *kuai_key_backend(const kuai_key *k)
+{
+    if (!k || k->priv_magic != KEY_MAGIC)
+        return NULL;
+    return kuai_key_impl(k)->name;
+}
+
+int kuai_key_check(const kuai_key *k)
+{
+    if (!k)
+        return KUAI_ERR_ARG;
+    if (k->priv_magic != KEY_MAGIC || !k->priv_impl)
+        return KUAI_ERR_KEY;
+    return KUAI_OK;
+}

@@ -1,0 +1,64 @@
+/* CPU feature detection, done once and cached. */
+#include "internal.h"
+
+#if defined(KUAI_X86_64)
+#include <cpuid.h>
+#include <immintrin.h>
+
+/* Called only when CPUID says OSXSAVE, so the instruction exists. */
+__attribute__((target("xsave"))) static uint64_t xgetbv0(void)
+{
+    return _xgetbv(0);
+}
+
+static unsigned detect(void)
+{
+    unsigned a, b, c, d, f = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return 0;
+    if (c & bit_SSSE3)
+        f |= KUAI_CPU_SSSE3;
+    if (c & bit_AES)
+        f |= KUAI_CPU_AESNI;
+    if (c & bit_PCLMUL)
+        f |= KUAI_CPU_PCLMUL;
+    int osxsave = (c & bit_OSXSAVE) && (c & bit_AVX);
+    uint64_t xcr0 = osxsave ? xgetbv0() : 0;
+    int ymm_ok = (xcr0 & 0x6) == 0x6;   /* XMM and YMM state saved by the OS */
+    int zmm_ok = (xcr0 & 0xe6) == 0xe6; /* plus opmask and ZMM state */
+    if (__get_cpuid_max(0, NULL) >= 7) {
+        __cpuid_count(7, 0, a, b, c, d);
+        if (ymm_ok && (b & bit_AVX2))
+            f |= KUAI_CPU_AVX2;
+        if (ymm_ok && (c & bit_VAES))
+            f |= KUAI_CPU_VAES;
+        if (ymm_ok && (c & bit_VPCLMULQDQ))
+            f |= KUAI_CPU_VPCLMUL;
+        if (c & bit_GFNI)
+            f |= KUAI_CPU_GFNI;
+        if (zmm_ok && (b & bit_AVX512F) && (b & bit_AVX512BW) && (b & bit_AVX512VL))
+            f |= KUAI_CPU_AVX512;
+        if (zmm_ok && (c & bit_AVX512VBMI))
+            f |= KUAI_CPU_AVX512VBMI;
+    }
+    return f;
+}
+#else
+static unsigned detect(void)
+{
+    return 0;
+}
+#endif
+
+unsigned kuai_cpu_features(void)
+{
+    /* Racing first calls compute the same value; relaxed atomics keep the
+     * cache free of data races without a lock. */
+    static _Atomic unsigned cache; /* bit 31: filled */
+    unsigned f = cache;
+    if (!(f & 0x80000000u)) {
+        f = detect() | 0x80000000u;
+        cache = f;
+    }
+    return f & 0x7fffffffu;
+}

@@ -1,0 +1,77 @@
+/* The seam between the mode code (written once) and the cipher backends. */
+#ifndef KUAI_INTERNAL_H
+#define KUAI_INTERNAL_H
+
+#include "kuai.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* CPU features, detected once (src/cpu.c). */
+enum {
+    KUAI_CPU_SSSE3 = 1u << 0,
+    KUAI_CPU_AVX2 = 1u << 1, /* includes OS support for YMM state (XCR0) */
+    KUAI_CPU_AESNI = 1u << 2,
+    KUAI_CPU_PCLMUL = 1u << 3,
+    KUAI_CPU_VAES = 1u << 4,
+    KUAI_CPU_VPCLMUL = 1u << 5,
+    KUAI_CPU_AVX512 = 1u << 6, /* F+BW+VL, with OS support for ZMM state */
+    KUAI_CPU_AVX512VBMI = 1u << 7,
+    KUAI_CPU_GFNI = 1u << 8
+};
+unsigned kuai_cpu_features(void);
+
+/* Scratch a backend's multi-key setup may fill: round keys of up to
+ * KUAI_MK_MAX_LANES different keys, in the backend's lane format. */
+#define KUAI_MK_BYTES 32768
+#define KUAI_MK_MAX_LANES 32
+typedef struct kuai_mk {
+    KUAI_ALIGN64 unsigned char b[KUAI_MK_BYTES];
+} kuai_mk;
+
+/*
+ * One backend of one cipher. The mode code calls only these; the backends
+ * know nothing of modes, tails, argument checks or threads.
+ *
+ * Every backend of a cipher stores that cipher's raw schedule in the same
+ * form at the start of kuai_key.priv_sched (for uBlock: struct
+ * ublock_sched), then anything of its own after it. So a key set up with
+ * one backend can join a multi-key call run by another.
+ */
+typedef struct kuai_impl {
+    const char *name;
+    kuai_cipher cipher;
+    int (*available)(void);
+    /* key length has been checked; k->priv_cipher is set */
+    void (*expand)(kuai_key *k, const uint8_t *key);
+    void (*enc_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks);
+    void (*dec_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks);
+    /* Optional fused CTR (NULL: the mode code builds counter blocks and
+     * calls enc_blocks). ctr is one block, big-endian, advanced by nblocks. */
+    void (*ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
+                       size_t nblocks);
+    /* Multi-key: block i of a batch of n <= mk_lanes blocks goes under
+     * keys[i]. mk_setup runs once per set of keys, mk_enc/mk_dec once per
+     * batch; in and out hold n contiguous blocks (in == out allowed). */
+    size_t mk_lanes;
+    void (*mk_setup)(kuai_mk *m, const kuai_key *const *keys, size_t n);
+    void (*mk_enc)(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n);
+    void (*mk_dec)(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n);
+} kuai_impl;
+
+/* Backend tables per cipher, best first, NULL-terminated (src/registry.c). */
+const kuai_impl *const *kuai_impls(kuai_cipher c);
+
+static inline const kuai_impl *kuai_key_impl(const kuai_key *k)
+{
+    return (const kuai_impl *)k->priv_impl;
+}
+
+/* Stores the compiler may not drop (src/core.c). */
+void kuai_wipe(void *p, size_t n);
+
+/* KUAI_OK for a key that kuai_key_init set up and nobody wiped since,
+ * KUAI_ERR_ARG for NULL, KUAI_ERR_KEY otherwise (src/core.c). */
+int kuai_key_check(const kuai_key *k);
+
+#endif

@@ -1,0 +1,62 @@
+/* Helpers shared by the mode files. */
+#ifndef KUAI_MODES_H
+#define KUAI_MODES_H
+
+#include "../internal.h"
+
+#include <string.h>
+
+/* Blocks per internal chunk: large enough for every backend's width, small
+ * enough for the stack (64 x 32 bytes). */
+#define KUAI_CHUNK_BLOCKS 64
+
+static inline void xor_bytes(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = a[i] ^ b[i];
+}
+
+/* in == out is fine; any other overlap is refused, since the wide kernels
+ * read ahead of where they write. */
+static inline int buffers_ok(const uint8_t *in, const uint8_t *out, size_t len)
+{
+    if (len == 0)
+        return 1;
+    if (!in || !out)
+        return 0;
+    if (in == out)
+        return 1;
+    uintptr_t a = (uintptr_t)in, b = (uintptr_t)out;
+    return a + len <= b || b + len <= a;
+}
+
+/* Common checks of the single-key calls: key, buffers and, when
+ * whole_blocks, the length. Returns the block size through *bs. */
+static inline int check_call(const kuai_key *k, const uint8_t *in, const uint8_t *out, size_t len,
+                             int whole_blocks, size_t *bs)
+{
+    int r = kuai_key_check(k);
+    if (r)
+        return r;
+    if (!buffers_ok(in, out, len))
+        return KUAI_ERR_ARG;
+    *bs = kuai_block_size((kuai_cipher)k->priv_cipher);
+    if (whole_blocks && len % *bs)
+        return KUAI_ERR_LENGTH;
+    return KUAI_OK;
+}
+
+/* Add n to a big-endian counter of bs bytes, mod 2^(8 bs). No branch on
+ * the counter's value. */
+static inline void ctr_add(uint8_t *ctr, size_t bs, uint64_t n)
+{
+    unsigned carry = 0;
+    for (size_t i = bs; i-- > 0;) {
+        unsigned s = ctr[i] + (unsigned)(n & 0xff) + carry;
+        ctr[i] = (uint8_t)s;
+        carry = s >> 8;
+        n >>= 8;
+    }
+}
+
+#endif

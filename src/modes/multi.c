@@ -1,0 +1,172 @@
+/*
+ * Multi-key calls: n independent streams, stream i under keys[i].
+ *
+ * Work is cut into "slots" (one block of one stream). Batches of up to
+ * mk_lanes slots go through the backend's multi-key kernel, so that even
+ * CBC encryption, serial inside a stream, keeps every lane busy: a batch
+ * takes block t of several streams. Streams long enough to fill the lanes
+ * on their own (ECB, CBC decryption) go through the single-key calls, which
+ * need no per-lane key material.
+ */
+#include "modes.h"
+
+enum { MK_ENC, MK_DEC };
+
+typedef struct multi_args {
+    const kuai_key *const *keys;
+    uint8_t *const *ivs; /* NULL for ECB */
+    const uint8_t *const *in;
+    uint8_t *const *out;
+    size_t n, len;
+} multi_args;
+
+/* Every check before anything is written: all keys valid and of one cipher,
+ * every buffer present and not partially overlapping. */
+static int check_multi(const multi_args *a, int need_iv, size_t *bs)
+{
+    if (!a->keys || (a->n && (!a->in || !a->out || (need_iv && !a->ivs))))
+        return KUAI_ERR_ARG;
+    if (a->n == 0)
+        return KUAI_ERR_ARG;
+    for (size_t i = 0; i < a->n; i++) {
+        int r = kuai_key_check(a->keys[i]);
+        if (r)
+            return r;
+        if (a->keys[i]->priv_cipher != a->keys[0]->priv_cipher)
+            return KUAI_ERR_MISMATCH;
+        if (!buffers_ok(a->in[i], a->out[i], a->len) || (need_iv && !a->ivs[i]))
+            return KUAI_ERR_ARG;
+    }
+    *bs = kuai_block_size((kuai_cipher)a->keys[0]->priv_cipher);
+    if (a->len % *bs)
+        return KUAI_ERR_LENGTH;
+    return KUAI_OK;
+}
+
+/* ECB and CBC decryption over slots, streams in order and blocks in order
+ * inside each stream. For CBC decryption prev[] carries each stream's last
+ * ciphertext block, copied before its output is written (in == out). */
+static void slots_run(const multi_args *a, const kuai_impl *impl, size_t bs, int dir,
+                      uint8_t (*prev)[KUAI_MAX_BLOCK])
+{
+    kuai_mk mk;
+    const kuai_key *slot_key[KUAI_MK_MAX_LANES];
+    size_t slot_stream[KUAI_MK_MAX_LANES], slot_off[KUAI_MK_MAX_LANES];
+    uint8_t inbuf[KUAI_MK_MAX_LANES * KUAI_MAX_BLOCK], outbuf[KUAI_MK_MAX_LANES * KUAI_MAX_BLOCK];
+    size_t lanes = impl->mk_lanes, m = 0, nb = a->len / bs;
+
+    for (size_t i = 0; i < a->n; i++) {
+        for (size_t t = 0; t < nb; t++) {
+            slot_key[m] = a->keys[i];
+            slot_stream[m] = i;
+            slot_off[m] = t * bs;
+            memcpy(inbuf + m * bs, a->in[i] + t * bs, bs);
+            if (++m < lanes && !(i == a->n - 1 && t == nb - 1))
+                continue;
+            impl->mk_setup(&mk, slot_key, m);
+            (dir == MK_ENC ? impl->mk_enc : impl->mk_dec)(&mk, inbuf, outbuf, m);
+            for (size_t s = 0; s < m; s++) {
+                uint8_t *dst = a->out[slot_stream[s]] + slot_off[s];
+                if (prev) {
+                    xor_bytes(dst, outbuf + s * bs, prev[slot_stream[s]], bs);
+                    memcpy(prev[slot_stream[s]], inbuf + s * bs, bs);
+                } else {
+                    memcpy(dst, outbuf + s * bs, bs);
+                }
+            }
+            m = 0;
+        }
+    }
+    kuai_wipe(&mk, sizeof mk);
+    kuai_wipe(inbuf, sizeof inbuf);
+    kuai_wipe(outbuf, sizeof outbuf);
+}
+
+static int ecb_multi(const multi_args *a, int dir)
+{
+    size_t bs;
+    int r = check_multi(a, 0, &bs);
+    if (r)
+        return r;
+    const kuai_impl *impl = kuai_key_impl(a->keys[0]);
+    if (a->len / bs >= impl->mk_lanes) {
+        for (size_t i = 0; i < a->n; i++)
+            (dir == MK_ENC ? kuai_ecb_encrypt : kuai_ecb_decrypt)(a->keys[i], a->in[i], a->out[i],
+                                                                  a->len);
+        return KUAI_OK;
+    }
+    slots_run(a, impl, bs, dir, NULL);
+    return KUAI_OK;
+}
+
+int kuai_ecb_encrypt_multi(const kuai_key *const *keys, const uint8_t *const *in,
+                           uint8_t *const *out, size_t n, size_t len)
+{
+    multi_args a = {keys, NULL, in, out, n, len};
+    return ecb_multi(&a, MK_ENC);
+}
+
+int kuai_ecb_decrypt_multi(const kuai_key *const *keys, const uint8_t *const *in,
+                           uint8_t *const *out, size_t n, size_t len)
+{
+    multi_args a = {keys, NULL, in, out, n, len};
+    return ecb_multi(&a, MK_DEC);
+}
+
+int kuai_cbc_decrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
+                           const uint8_t *const *in, uint8_t *const *out, size_t n, size_t len)
+{
+    multi_args a = {keys, ivs, in, out, n, len};
+    size_t bs;
+    int r = check_multi(&a, 1, &bs);
+    if (r)
+        return r;
+    const kuai_impl *impl = kuai_key_impl(keys[0]);
+    if (len / bs >= impl->mk_lanes || n > KUAI_MK_MAX_LANES) {
+        for (size_t i = 0; i < n; i++)
+            kuai_cbc_decrypt(keys[i], ivs[i], in[i], out[i], len);
+        return KUAI_OK;
+    }
+    uint8_t prev[KUAI_MK_MAX_LANES][KUAI_MAX_BLOCK];
+    for (size_t i = 0; i < n; i++)
+        memcpy(prev[i], ivs[i], bs);
+    slots_run(&a, impl, bs, MK_DEC, prev);
+    for (size_t i = 0; i < n; i++)
+        memcpy(ivs[i], prev[i], bs);
+    return KUAI_OK;
+}
+
+/* CBC encryption: batches of up to mk_lanes streams advance one block per
+ * kernel call, each lane chained to its own previous ciphertext. */
+int kuai_cbc_encrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
+                           const uint8_t *const *in, uint8_t *const *out, size_t n, size_t len)
+{
+    multi_args a = {keys, ivs, in, out, n, len};
+    size_t bs;
+    int r = check_multi(&a, 1, &bs);
+    if (r)
+        return r;
+    const kuai_impl *impl = kuai_key_impl(keys[0]);
+    kuai_mk mk;
+    uint8_t buf[KUAI_MK_MAX_LANES * KUAI_MAX_BLOCK];
+    for (size_t g = 0; g < n; g += impl->mk_lanes) {
+        size_t m = n - g < impl->mk_lanes ? n - g : impl->mk_lanes;
+        if (len == 0)
+            break;
+        impl->mk_setup(&mk, keys + g, m);
+        for (size_t s = 0; s < m; s++)
+            memcpy(buf + s * bs, ivs[g + s], bs);
+        for (size_t off = 0; off < len; off += bs) {
+            for (size_t s = 0; s < m; s++)
+                xor_bytes(buf + s * bs, buf + s * bs, in[g + s] + off, bs);
+            impl->mk_enc(&mk, buf, buf, m);
+            for (size_t s = 0; s < m; s++)
+                memcpy(out[g + s] + off, buf + s * bs, bs);
+        }
+        for (size_t s = 0; s < m; s++)
+            memcpy(ivs[g + s], buf + s * bs, bs);
+    }
+    kuai_wipe(&mk, sizeof mk);
+    kuai_wipe(buf, sizeof buf);
+    return KUAI_OK;
+}

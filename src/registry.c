@@ -1,0 +1,33 @@
+/* Backend tables per cipher, best first. */
+#include "internal.h"
+#include "ublock/ublock.h"
+
+#include <stddef.h>
+
+#if defined(KUAI_X86_64)
+#define X86(x) x,
+#else
+#define X86(x)
+#endif
+
+static const kuai_impl *const ublock128_128[] = {
+    X86(&ublock128_128_avx2) X86(&ublock128_128_ssse3) & ublock128_128_ref, NULL};
+static const kuai_impl *const ublock128_256[] = {
+    X86(&ublock128_256_avx2) X86(&ublock128_256_ssse3) & ublock128_256_ref, NULL};
+static const kuai_impl *const ublock256_256[] = {
+    X86(&ublock256_256_avx2) X86(&ublock256_256_ssse3) & ublock256_256_ref, NULL};
+static const kuai_impl *const none[] = {NULL};
+
+const kuai_impl *const *kuai_impls(kuai_cipher c)
+{
+    switch (c) {
+    case KUAI_UBLOCK_128_128:
+        return ublock128_128;
+    case KUAI_UBLOCK_128_256:
+        return ublock128_256;
+    case KUAI_UBLOCK_256_256:
+        return ublock256_256;
+    default:
+        return none;
+    }
+}

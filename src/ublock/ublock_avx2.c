@@ -1,0 +1,197 @@
+/*
+ * uBlock, AVX2 backend: the bitsliced algorithm of ublock_bs.h on ymm
+ * registers. uBlock-128 runs 16 blocks per pass (two lanes of 8),
+ * uBlock-256 runs 8 blocks per pass with one ymm per plane-half.
+ * Compiled with -mavx2 for this file only; chosen at run time.
+ */
+#include "ublock.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+typedef __m256i ub_v;
+#define UB_V_BYTES 32
+/* A 16-byte shuffle row serves both lanes. */
+#define UB_ROW16(...) {__VA_ARGS__, __VA_ARGS__}
+
+#define ub_xor(a, b) _mm256_xor_si256(a, b)
+#define ub_and(a, b) _mm256_and_si256(a, b)
+#define ub_or(a, b) _mm256_or_si256(a, b)
+#define ub_andn(a, b) _mm256_andnot_si256(a, b)
+#define ub_srl64(x, n) _mm256_srli_epi64(x, n)
+#define ub_sll64(x, n) _mm256_slli_epi64(x, n)
+#define ub_set1_8(c) _mm256_set1_epi8((char)(c))
+#define ub_unpacklo64(a, b) _mm256_unpacklo_epi64(a, b)
+#define ub_unpackhi64(a, b) _mm256_unpackhi_epi64(a, b)
+#define ub_loadu(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define ub_storeu(p, x) _mm256_storeu_si256((__m256i *)(void *)(p), x)
+#define ub_row(p) _mm256_load_si256((const __m256i *)(const void *)(p))
+#define ub_ones() _mm256_set1_epi32(-1)
+
+#include "ublock_bs.h"
+
+static int ublock_avx2_available(void)
+{
+    return (kuai_cpu_features() & KUAI_CPU_AVX2) != 0;
+}
+
+/* ---- uBlock-128: 16 blocks per pass, drifting layouts ------------------ */
+
+static inline void ublock128_avx2_key_layout(ub_v x[8], unsigned i)
+{
+    ub_v p = ub_row(ub128_tab[i & 7][UB128_KEY]);
+    for (int j = 0; j < 8; j++)
+        x[j] = _mm256_shuffle_epi8(x[j], p);
+}
+
+#define UBM_FN(name) ublock128_avx2_##name
+#define UBM_H __m256i
+#define UBM_XOR ub_xor
+#define UBM_AND ub_and
+#define UBM_OR ub_or
+#define UBM_ANDN ub_andn
+#define UBM_ONES ub_ones
+#define UBM_ROT(x, l, row) _mm256_shuffle_epi8(x, ub_row(ub128_tab[l][row]))
+#define UBM_ROT1 UB128_ROT1
+#define UBM_ROT2 UB128_ROT2
+#define UBM_ROT5 UB128_ROT5
+#define UBM_PERM_L(x, l) (x)
+#define UBM_PERM_R(x, l) _mm256_shuffle_epi8(x, ub_row(ub128_tab[l][UB128_FIX]))
+#define UBM_PERM_L_INV(x, l) (x)
+#define UBM_PERM_R_INV(x, l) _mm256_shuffle_epi8(x, ub_row(ub128_tab[l][UB128_FIX_INV]))
+#define UBM_LAYOUT_MASK 7u
+#define UBM_DRIFT 1
+#define UBM_BLOCK 16
+#define UBM_PASS 16
+#define UBM_NS 2
+#define UBM_LOAD(x, in) ub128_load(x, in)
+#define UBM_STORE(out, x) ub128_store(out, x)
+#define UBM_STORE_XOR(out, in, x) ub128_store_xor(out, in, x)
+#define UBM_KEY_LAYOUT(x, i) ublock128_avx2_key_layout(x, i)
+#include "ublock_bs.h"
+
+/* ---- uBlock-256: 8 blocks per pass, layout L --------------------------- */
+
+/* Block b is one ymm (lane 0 = half X0, lane 1 = X1). After the
+ * transposition the unpacks give, per lane/half, pairs 0..7 ("lo") and
+ * 8..15 ("hi") in split layout; the lane exchange gathers each half. */
+static inline void ublock256_avx2_load(ub_v x[8], const uint8_t *in)
+{
+    ub_v r[8];
+    ub_v to_l = ub_row(ub256_tab[UB256_TO_L]);
+    for (int b = 0; b < 8; b++)
+        r[b] = ub_loadu(in + 32 * b);
+    ub_transpose8(r);
+    for (int j = 0; j < 4; j++) {
+        ub_v lo = ub_unpacklo64(r[j + 4], r[j]), hi = ub_unpackhi64(r[j + 4], r[j]);
+        x[j] = _mm256_shuffle_epi8(_mm256_permute2x128_si256(lo, hi, 0x20), to_l);
+        x[4 + j] = _mm256_shuffle_epi8(_mm256_permute2x128_si256(lo, hi, 0x31), to_l);
+    }
+}
+
+static inline void ublock256_avx2_to_blocks(ub_v r[8], const ub_v x[8])
+{
+    ub_v from_l = ub_row(ub256_tab[UB256_FROM_L]);
+    for (int j = 0; j < 4; j++) {
+        ub_v a = _mm256_shuffle_epi8(x[j], from_l), b = _mm256_shuffle_epi8(x[4 + j], from_l);
+        ub_v lo = _mm256_permute2x128_si256(a, b, 0x20), hi = _mm256_permute2x128_si256(a, b, 0x31);
+        r[j + 4] = ub_unpacklo64(lo, hi);
+        r[j] = ub_unpackhi64(lo, hi);
+    }
+    ub_transpose8(r);
+}
+
+static inline void ublock256_avx2_store(uint8_t *out, const ub_v x[8])
+{
+    ub_v r[8];
+    ublock256_avx2_to_blocks(r, x);
+    for (int b = 0; b < 8; b++)
+        ub_storeu(out + 32 * b, r[b]);
+}
+
+static inline void ublock256_avx2_store_xor(uint8_t *out, const uint8_t *in, const ub_v x[8])
+{
+    ub_v r[8];
+    ublock256_avx2_to_blocks(r, x);
+    for (int b = 0; b < 8; b++)
+        ub_storeu(out + 32 * b, ub_xor(r[b], ub_loadu(in + 32 * b)));
+}
+
+/* PR's dword gather (see ublock_bs.h, layout L) and its inverse. */
+#define UB256_PR_DWORDS _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7)
+#define UB256_PR_DWORDS_INV _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)
+
+#define UBM_FN(name) ublock256_avx2_##name
+#define UBM_H __m256i
+#define UBM_XOR ub_xor
+#define UBM_AND ub_and
+#define UBM_OR ub_or
+#define UBM_ANDN ub_andn
+#define UBM_ONES ub_ones
+#define UBM_ROT(x, l, row) _mm256_shuffle_epi8(x, ub_row(ub256_tab[row]))
+#define UBM_ROT1 UB256_ROT1
+#define UBM_ROT2 UB256_ROT2
+#define UBM_ROT5 UB256_ROT5
+#define UBM_PERM_L(x, l)                                                                           \
+    _mm256_shuffle_epi8(_mm256_permute4x64_epi64(x, 0xd8), ub_row(ub256_tab[UB256_PL]))
+#define UBM_PERM_R(x, l)                                                                           \
+    _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(x, UB256_PR_DWORDS), ub_row(ub256_tab[UB256_PR]))
+#define UBM_PERM_L_INV(x, l)                                                                       \
+    _mm256_permute4x64_epi64(_mm256_shuffle_epi8(x, ub_row(ub256_tab[UB256_PL_INV])), 0xd8)
+#define UBM_PERM_R_INV(x, l)                                                                       \
+    _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(x, ub_row(ub256_tab[UB256_PR_INV])),           \
+                                UB256_PR_DWORDS_INV)
+#define UBM_LAYOUT_MASK 0u
+#define UBM_DRIFT 0
+#define UBM_BLOCK 32
+#define UBM_PASS 8
+#define UBM_NS 2
+#define UBM_LOAD(x, in) ublock256_avx2_load(x, in)
+#define UBM_STORE(out, x) ublock256_avx2_store(out, x)
+#define UBM_STORE_XOR(out, in, x) ublock256_avx2_store_xor(out, in, x)
+#define UBM_KEY_LAYOUT(x, i) ((void)(x), (void)(i))
+#include "ublock_bs.h"
+
+/* ---- backend tables ------------------------------------------------------ */
+
+const kuai_impl ublock128_128_avx2 = {
+    .name = "avx2",
+    .cipher = KUAI_UBLOCK_128_128,
+    .available = ublock_avx2_available,
+    .expand = ublock128_avx2_expand,
+    .enc_blocks = ublock128_avx2_enc_blocks,
+    .dec_blocks = ublock128_avx2_dec_blocks,
+    .ctr_blocks = ublock128_avx2_ctr_blocks,
+    .mk_lanes = 16,
+    .mk_setup = ublock128_avx2_mk_setup,
+    .mk_enc = ublock128_avx2_mk_enc,
+    .mk_dec = ublock128_avx2_mk_dec,
+};
+
+const kuai_impl ublock128_256_avx2 = {
+    .name = "avx2",
+    .cipher = KUAI_UBLOCK_128_256,
+    .available = ublock_avx2_available,
+    .expand = ublock128_avx2_expand,
+    .enc_blocks = ublock128_avx2_enc_blocks,
+    .dec_blocks = ublock128_avx2_dec_blocks,
+    .ctr_blocks = ublock128_avx2_ctr_blocks,
+    .mk_lanes = 16,
+    .mk_setup = ublock128_avx2_mk_setup,
+    .mk_enc = ublock128_avx2_mk_enc,
+    .mk_dec = ublock128_avx2_mk_dec,
+};
+
+const kuai_impl ublock256_256_avx2 = {
+    .name = "avx2",
+    .cipher = KUAI_UBLOCK_256_256,
+    .available = ublock_avx2_available,
+    .expand = ublock256_avx2_expand,
+    .enc_blocks = ublock256_avx2_enc_blocks,
+    .dec_blocks = ublock256_avx2_dec_blocks,
+    .ctr_blocks = ublock256_avx2_ctr_blocks,
+    .mk_lanes = 8,
+    .mk_setup = ublock256_avx2_mk_setup,
+    .mk_enc = ublock256_avx2_mk_enc,
+    .mk_dec = ublock256_avx2_mk_dec,
+};

@@ -77,17 +77,17 @@ KUAI_API int kuai_key_init_backend(kuai_key *k, kuai_cipher c, const uint8_t *ke
 /* Erase the key schedule with stores the compiler cannot elide. */
 KUAI_API void kuai_key_wipe(kuai_key *k);
 /* Name of the backend a key was set up with, or NULL for an unset key. */
-const char *kuai_key_backend(const kuai_key *k);
+KUAI_API const char *kuai_key_backend(const kuai_key *k);
 /* Block size in bytes (16 or 32), 0 for an unknown cipher. */
 KUAI_API size_t kuai_block_size(kuai_cipher c);
 /* Key size in bytes, 0 for an unknown cipher. */
 KUAI_API size_t kuai_key_size(kuai_cipher c);
 /* Canonical lower-case name ("ublock-128-128", "sm4", "aes-128"), or NULL. */
-const char *kuai_cipher_name(kuai_cipher c);
+KUAI_API const char *kuai_cipher_name(kuai_cipher c);
 /* Backends usable on this CPU for cipher c, best first. Writes at most max
  * names and returns how many there are in total. */
 KUAI_API size_t kuai_backends(kuai_cipher c, const char **names, size_t max);
-const char *kuai_strerror(int err);
+KUAI_API const char *kuai_strerror(int err);
 
 /*
  * Modes. len is in bytes; ECB and CBC need a multiple of the block size

@@ -1,6 +1,8 @@
 /* CPU feature detection, done once and cached. */
 #include "internal.h"
 
+#include <stdatomic.h>
+
 #if defined(KUAI_X86_64)
 #include <cpuid.h>
 #include <immintrin.h>
@@ -54,11 +56,11 @@ unsigned kuai_cpu_features(void)
 {
     /* Racing first calls compute the same value; relaxed atomics keep the
      * cache free of data races without a lock. */
-    static _Atomic unsigned cache; /* bit 31: filled */
-    unsigned f = cache;
+    static atomic_uint cache; /* bit 31: filled */
+    unsigned f = atomic_load_explicit(&cache, memory_order_relaxed);
     if (!(f & 0x80000000u)) {
         f = detect() | 0x80000000u;
-        cache = f;
+        atomic_store_explicit(&cache, f, memory_order_relaxed);
     }
     return f & 0x7fffffffu;
 }

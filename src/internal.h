@@ -57,6 +57,10 @@ typedef struct kuai_impl {
     void (*mk_setup)(kuai_mk *m, const kuai_key *const *keys, size_t n);
     void (*mk_enc)(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n);
     void (*mk_dec)(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n);
+    /* Optional: a narrower multi-key kernel of the same ISA family (e.g. the
+     * 128-bit one under AVX2) for batches of at most its mk_lanes blocks:
+     * a wide bitsliced kernel costs the same for 4 blocks as for 32. */
+    const struct kuai_impl *mk_narrow;
 } kuai_impl;
 
 /* Backend tables per cipher, best first, NULL-terminated (src/registry.c). */

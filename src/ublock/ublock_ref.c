@@ -22,6 +22,19 @@ static uint64_t load_be64(const uint8_t *p)
     return v;
 }
 
+static uint32_t load_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void store_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
 static void store_be64(uint8_t *p, uint64_t v)
 {
     for (int i = 7; i >= 0; i--) {
@@ -192,59 +205,80 @@ static const uint32_t ublock_rc[24] = {
     0x392d687c, 0xb3a7e2f6, 0xa7b3f6e2, 0x8e9adfcb, 0xdcc88d99, 0x786c293d, 0x30246175, 0xa1b5f0e4,
     0x8296d3c7, 0xc5d19480, 0x4a5e1b0f, 0x55410410, 0x6b7f3a2e, 0x17034652, 0xeffbbeaa, 0x1f0b4e5a};
 
-/* s on one nibble, by the same circuit (no table: the key is secret). */
-static uint8_t sbox_nibble(uint8_t v)
+/* Multiplication by x in GF(2^4) mod x^4 + x + 1 of every nibble of w. */
+static uint64_t gf16_mul2_word(uint64_t w)
 {
-    return (uint8_t)sbox_word(v) & 0xf;
+    return ((w << 1) & ~NIB_LSB) ^ (((w >> 3) & NIB_LSB) * 3);
 }
 
-/* Multiplication by x in GF(2^4) mod x^4 + x + 1, branch-free. */
-static uint8_t gf16_mul2(uint8_t v)
+/*
+ * The key register as four quarters K0..K3 of qn nibbles each (8 for 128-bit
+ * keys, 16 for 256-bit keys), each right-aligned in a 64-bit word with its
+ * nibble 0 most significant.
+ */
+static unsigned quarter_nibble(const uint64_t *k, unsigned qn, unsigned j)
 {
-    return (uint8_t)(((v << 1) & 0xf) ^ (3u * (v >> 3)));
+    return (unsigned)(k[j / qn] >> (4 * (qn - 1 - j % qn))) & 0xf;
+}
+
+/* Inlined per quarter size so that qn is a constant and the nibble
+ * arithmetic has no division in it. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void
+expand_quarters(ublock_sched *s, const uint8_t *key, unsigned qn, const uint8_t *pk,
+                unsigned nbytes, unsigned rounds)
+{
+    uint64_t qmask = qn == 8 ? 0xffffffffull : ~0ull;
+    uint64_t k[4];
+    uint8_t nib[32]; /* K0||K1 one nibble per byte, for PK */
+
+    s->nbytes = nbytes;
+    s->rounds = rounds;
+    for (unsigned i = 0; i < 4; i++)
+        k[i] = qn == 8 ? load_be32(key + 4 * i) : load_be64(key + 8 * i);
+    for (unsigned r = 0; r <= rounds; r++) {
+        if (r > 0) {
+            /* K0||K1 <- PK(K0||K1) */
+            uint64_t p0 = 0, p1 = 0; /* new K0, K1; scalars stay in registers */
+            for (unsigned j = 0; j < 2 * qn; j++)
+                nib[j] = (uint8_t)quarter_nibble(k, qn, j);
+            for (unsigned j = 0; j < qn; j++) {
+                p0 = (p0 << 4) | nib[pk[j]];
+                p1 = (p1 << 4) | nib[pk[qn + j]];
+            }
+            /* K2 ^= Sk(K0 ^ RC): RC on the left 32 bits of K0 */
+            uint64_t rc = (uint64_t)ublock_rc[r - 1] << (4 * qn - 32);
+            uint64_t k2 = k[2] ^ (sbox_word(p0 ^ rc) & qmask);
+            /* K3 ^= Tk(K1) */
+            uint64_t k3 = k[3] ^ gf16_mul2_word(p1);
+            /* K <- K2 || K3 || K1 || K0 */
+            k[0] = k2;
+            k[1] = k3;
+            k[2] = p1;
+            k[3] = p0;
+        }
+        /* RK_r is the left n bits of the register: its first quarters. */
+        for (unsigned i = 0; i < nbytes / (qn / 2); i++) {
+            if (qn == 8)
+                store_be32(s->rk[r] + 4 * i, (uint32_t)k[i]);
+            else
+                store_be64(s->rk[r] + 8 * i, k[i]);
+        }
+    }
+    kuai_wipe(k, sizeof k);
+    kuai_wipe(nib, sizeof nib);
 }
 
 void ublock_expand_raw(ublock_sched *s, kuai_cipher c, const uint8_t *key)
 {
-    unsigned kbytes = c == KUAI_UBLOCK_128_128 ? 16 : 32;
-    unsigned nbytes = c == KUAI_UBLOCK_256_256 ? 32 : 16;
-    unsigned rounds = c == KUAI_UBLOCK_128_128 ? 16 : 24;
-    const uint8_t *pk = c == KUAI_UBLOCK_128_128 ? pk1 : c == KUAI_UBLOCK_128_256 ? pk2 : pk3;
-    unsigned nn = kbytes * 2; /* nibbles in the register */
-    unsigned q = nn / 4;      /* nibbles per quarter */
-    uint8_t reg[64], tmp[64];
-
-    s->nbytes = nbytes;
-    s->rounds = rounds;
-    for (unsigned i = 0; i < kbytes; i++) {
-        reg[2 * i] = key[i] >> 4;
-        reg[2 * i + 1] = key[i] & 0xf;
-    }
-    for (unsigned r = 0; r <= rounds; r++) {
-        if (r > 0) {
-            /* K0||K1 <- PK(K0||K1) */
-            for (unsigned j = 0; j < 2 * q; j++)
-                tmp[j] = reg[pk[j]];
-            memcpy(reg, tmp, 2 * q);
-            /* K2 ^= Sk(K0 ^ RC), RC on the left 32 bits (8 nibbles) of K0 */
-            for (unsigned j = 0; j < q; j++) {
-                uint8_t rc = j < 8 ? (uint8_t)(ublock_rc[r - 1] >> (28 - 4 * j)) & 0xf : 0;
-                reg[2 * q + j] ^= sbox_nibble(reg[j] ^ rc);
-            }
-            /* K3 ^= Tk(K1) */
-            for (unsigned j = 0; j < q; j++)
-                reg[3 * q + j] ^= gf16_mul2(reg[q + j]);
-            /* K <- K2 || K3 || K1 || K0 */
-            memcpy(tmp, reg + 2 * q, 2 * q);
-            memcpy(tmp + 2 * q, reg + q, q);
-            memcpy(tmp + 3 * q, reg, q);
-            memcpy(reg, tmp, nn);
-        }
-        for (unsigned i = 0; i < nbytes; i++)
-            s->rk[r][i] = (uint8_t)(reg[2 * i] << 4 | reg[2 * i + 1]);
-    }
-    kuai_wipe(reg, sizeof reg);
-    kuai_wipe(tmp, sizeof tmp);
+    if (c == KUAI_UBLOCK_128_128)
+        expand_quarters(s, key, 8, pk1, 16, 16);
+    else if (c == KUAI_UBLOCK_128_256)
+        expand_quarters(s, key, 16, pk2, 16, 24);
+    else
+        expand_quarters(s, key, 16, pk3, 32, 24);
 }
 
 /* ---- backend table ----------------------------------------------------- */

@@ -1,0 +1,1191 @@
+/*
+ * kuai_bench — the benchmark driver (see ../docs/benchmarks.md and the
+ * measuring protocol in shared/bench.md).
+ *
+ * Every speed claim is a ratio against a peer measured side by side in this
+ * process, on the same buffers, with kuai and peer repetitions alternating
+ * (A B A B ...) so that drift of a shared 2-core VM hits both equally.
+ * Absolute MB/s are printed too, but only the ratios carry over between
+ * machines.
+ *
+ * Scenarios (the uBlock paper's four, per member, per backend):
+ *   long, single key : 256 KiB (2 Mbit) buffer; ECB enc/dec, CBC enc/dec, CTR
+ *   long, multi-key  : n x 256 KiB streams, n keys, CBC in lockstep (n = 4, 8, 16)
+ *   short, single key: key setup + ECB of 4 blocks (2 for 256-bit blocks)
+ *   short, multi-key : n key setups + one block per key through *_multi
+ * and the SM4 report's ECB table scaled down: 40 KB ... 40 MB texts on the
+ * best backend, 1 and 2 threads (the only rows that are not single-thread).
+ *
+ * Adding a cipher (SM4, AES) is a line in `ciphers[]`; adding a peer library
+ * (e.g. libgcrypt) is one more `peer_ops` and a `peer` entry.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "kuai.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define HAVE_TSC 1
+#else
+#define HAVE_TSC 0
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Small utilities                                                     */
+/* ------------------------------------------------------------------ */
+
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fputs("kuai_bench: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+/* Any error from kuai ends the run: a figure measured on a failing call
+ * would be a figure for doing nothing. */
+static void kcheck(int rc, const char *call, const char *cipher, const char *backend)
+{
+    if (rc != KUAI_OK)
+        die("%s failed for %s/%s: %s (%d)", call, cipher, backend, kuai_strerror(rc), rc);
+}
+
+static void ossl_die(const char *what)
+{
+    fflush(stdout);
+    fprintf(stderr, "kuai_bench: OpenSSL %s failed\n", what);
+    ERR_print_errors_fp(stderr);
+    exit(1);
+}
+
+/* 64-byte aligned, as the protocol asks; rounded up because aligned_alloc
+ * wants a multiple of the alignment. */
+static void *xalloc(size_t n)
+{
+    size_t r = (n + 63) & ~(size_t)63;
+    void *p = aligned_alloc(64, r ? r : 64);
+    if (!p)
+        die("out of memory (%zu bytes)", n);
+    memset(p, 0, r ? r : 64);
+    return p;
+}
+
+/* Deterministic filler (xorshift64): buffers hold non-trivial data and
+ * every page is touched before timing starts. */
+static void fill(uint8_t *p, size_t n, uint64_t seed)
+{
+    uint64_t x = seed * 0x9E3779B97F4A7C15u + 1;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        p[i] = (uint8_t)(x >> 32);
+    }
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t ticks(void)
+{
+#if HAVE_TSC
+    return __rdtsc();
+#else
+    return 0;
+#endif
+}
+
+/* TSC ticks per second, measured against CLOCK_MONOTONIC over ~50 ms.
+ * On this kind of VM the TSC runs at the nominal clock, not the current
+ * core clock, so "cycles" below are nominal cycles. */
+static double calibrate_tsc(void)
+{
+#if HAVE_TSC
+    uint64_t t0 = now_ns(), c0 = ticks(), t1, c1;
+    do {
+        t1 = now_ns();
+        c1 = ticks();
+    } while (t1 - t0 < 50000000u);
+    return (double)(c1 - c0) * 1e9 / (double)(t1 - t0);
+#else
+    return 0.0;
+#endif
+}
+
+static void cpu_model(char *buf, size_t n)
+{
+    snprintf(buf, n, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        /* x86 says "model name"; some arm64 kernels only give "CPU part". */
+        if (strncmp(line, "model name", 10) == 0) {
+            char *v = strchr(line, ':');
+            if (v) {
+                v++;
+                while (*v == ' ' || *v == '\t')
+                    v++;
+                v[strcspn(v, "\n")] = '\0';
+                snprintf(buf, n, "%s", v);
+            }
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* The 1-minute load average, or -1. Other processes on a 2-core VM slow
+ * every row and halve the 2-thread ones; the header and footer say how
+ * busy the machine was so a reader can discount a run. */
+static double loadavg1(void)
+{
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1)
+            l = -1;
+        fclose(f);
+    }
+    return l;
+}
+
+/* ------------------------------------------------------------------ */
+/* Options                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct opts {
+    const char *json;    /* --json FILE */
+    const char *backend; /* --backend NAME */
+    const char *cipher;  /* --cipher NAME */
+    int quick;           /* --quick */
+    int no_sweep;        /* --no-sweep */
+    int reps;            /* --reps N */
+    double rep_ns;       /* target length of one repetition */
+} opts;
+
+static void usage(FILE *f)
+{
+    fprintf(
+        f, "usage: kuai_bench [--json FILE] [--quick] [--backend NAME] [--cipher NAME] [--reps N]\n"
+           "                  [--no-sweep]\n"
+           "  --json FILE     also write the rows as a JSON array of objects\n"
+           "  --quick         fewer and shorter repetitions (smoke test)\n"
+           "  --backend NAME  only this backend (ref, ssse3, avx2, ...)\n"
+           "  --cipher NAME   only this cipher (ublock-128-128, ublock-128-256, ublock-256-256)\n"
+           "  --reps N        repetitions per row (default 7, quick 3); the best is reported\n"
+           "  --no-sweep      skip the ECB size sweep (40 KB ... 40 MB, 1 and 2 threads)\n"
+           "Run with OPENSSL_ia32cap=\"~0x200000200000000\" in the environment to measure the\n"
+           "OpenSSL yardstick without AES-NI (it must be set before the process starts).\n");
+}
+
+static void parse_opts(int argc, char **argv, opts *o)
+{
+    int reps = 0;
+    memset(o, 0, sizeof *o);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has_val = i + 1 < argc;
+        if (!strcmp(a, "--json") && has_val) {
+            o->json = argv[++i];
+        } else if (!strcmp(a, "--backend") && has_val) {
+            o->backend = argv[++i];
+        } else if (!strcmp(a, "--cipher") && has_val) {
+            o->cipher = argv[++i];
+        } else if (!strcmp(a, "--reps") && has_val) {
+            char *end;
+            errno = 0;
+            long v = strtol(argv[++i], &end, 10);
+            if (errno || *end || v < 1 || v > 1000)
+                die("--reps wants a number from 1 to 1000, not '%s'", argv[i]);
+            reps = (int)v;
+        } else if (!strcmp(a, "--quick")) {
+            o->quick = 1;
+        } else if (!strcmp(a, "--no-sweep")) {
+            o->no_sweep = 1;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            exit(0);
+        } else {
+            usage(stderr);
+            die("unknown or incomplete option '%s'", a);
+        }
+    }
+    o->reps = reps ? reps : (o->quick ? 3 : 7);
+    /* Long enough that clock and TSC granularity vanish, short enough that
+     * the full run (~170 rows) fits in ~3 minutes on 2 cores. */
+    o->rep_ns = o->quick ? 3e6 : 25e6;
+}
+
+/* ------------------------------------------------------------------ */
+/* Measurement                                                         */
+/* ------------------------------------------------------------------ */
+
+/* One unit of work: a call (or a few calls) over `bytes` bytes. */
+typedef struct job {
+    void (*fn)(void *ctx);
+    void *ctx;
+    size_t bytes;
+    uint64_t iters; /* calls per repetition, set by warm_up */
+    double best_ns; /* per call, best repetition */
+    double best_ticks;
+} job;
+
+static void run_rep(job *j)
+{
+    uint64_t t0 = now_ns(), c0 = ticks();
+    for (uint64_t i = 0; i < j->iters; i++)
+        j->fn(j->ctx);
+    uint64_t c1 = ticks(), t1 = now_ns();
+    double ns = (double)(t1 - t0) / (double)j->iters;
+    if (ns < j->best_ns) {
+        /* cycles come from the same repetition as the time */
+        j->best_ns = ns;
+        j->best_ticks = (double)(c1 - c0) / (double)j->iters;
+    }
+}
+
+/* Warm-up doubles as calibration: grow the call count until one
+ * repetition lasts about target_ns. Caches, branch predictors, page
+ * tables and the CPU clock all settle on the way. */
+static void warm_up(job *j, double target_ns)
+{
+    uint64_t n = 1;
+    for (;;) {
+        uint64_t t0 = now_ns();
+        for (uint64_t i = 0; i < n; i++)
+            j->fn(j->ctx);
+        double dt = (double)(now_ns() - t0);
+        if (dt >= target_ns / 4 || n >= (1u << 30)) {
+            double want = (double)n * target_ns / (dt > 1 ? dt : 1);
+            j->iters = want < 1 ? 1 : (uint64_t)want;
+            break;
+        }
+        n *= dt * 16 < target_ns ? 8 : 2;
+    }
+    j->best_ns = INFINITY;
+    j->best_ticks = 0;
+}
+
+/* A B A B ...: the peer (b, may be NULL) runs between kuai's repetitions. */
+static void measure(job *a, job *b, const opts *o)
+{
+    warm_up(a, o->rep_ns);
+    if (b)
+        warm_up(b, o->rep_ns);
+    for (int r = 0; r < o->reps; r++) {
+        run_rep(a);
+        if (b)
+            run_rep(b);
+    }
+}
+
+static double mbps_of(const job *j)
+{
+    return (double)j->bytes * 1e3 / j->best_ns; /* bytes/ns * 1e3 = 10^6 B/s */
+}
+
+/* ------------------------------------------------------------------ */
+/* Peers (yardsticks from other libraries)                             */
+/* ------------------------------------------------------------------ */
+
+/* A peer processes n buffers of len bytes each (n == 1 for single-stream
+ * rows; for multi-stream rows it runs the same bytes stream after stream). */
+typedef struct peer peer;
+typedef struct peer_ops {
+    void (*label)(const peer *p, char *buf, size_t n);
+    void *(*open)(const peer *p);
+    void (*run)(void *state, const uint8_t *const *in, uint8_t *const *out, size_t n, size_t len);
+    void (*close)(void *state);
+} peer_ops;
+
+struct peer {
+    const peer_ops *ops;
+    const char *algo; /* shown: "aes-128-ctr" */
+    const char *impl; /* library's own name: "AES-128-CTR" */
+};
+
+/* OpenSSL 3 EVP. The AES-NI switch is read by libcrypto when it loads, so
+ * all we can do is report what the environment asked for. */
+#define OSSL_NO_AESNI_CAP "~0x200000200000000"
+
+typedef struct ossl_state {
+    EVP_CIPHER *cipher;
+    EVP_CIPHER_CTX *ctx;
+} ossl_state;
+
+static void ossl_label(const peer *p, char *buf, size_t n)
+{
+    const char *cap = getenv("OPENSSL_ia32cap");
+    int no_aesni = cap && !strcmp(cap, OSSL_NO_AESNI_CAP);
+    snprintf(buf, n, "openssl-%u.%u %s%s", OPENSSL_version_major(), OPENSSL_version_minor(),
+             p->algo, no_aesni ? " (no AES-NI)" : "");
+}
+
+static void *ossl_open(const peer *p)
+{
+    ossl_state *s = calloc(1, sizeof *s);
+    if (!s)
+        die("out of memory");
+    s->cipher = EVP_CIPHER_fetch(NULL, p->impl, NULL);
+    if (!s->cipher)
+        ossl_die("EVP_CIPHER_fetch");
+    s->ctx = EVP_CIPHER_CTX_new();
+    if (!s->ctx)
+        ossl_die("EVP_CIPHER_CTX_new");
+    uint8_t key[64], iv[32];
+    int kl = EVP_CIPHER_get_key_length(s->cipher);
+    if (kl <= 0 || kl > (int)sizeof key)
+        die("unexpected key length %d for %s", kl, p->impl);
+    fill(key, sizeof key, 77);
+    fill(iv, sizeof iv, 78);
+    if (!EVP_EncryptInit_ex2(s->ctx, s->cipher, key, iv, NULL))
+        ossl_die("EVP_EncryptInit_ex2");
+    /* the library pads nothing here: lengths are whole blocks */
+    EVP_CIPHER_CTX_set_padding(s->ctx, 0);
+    return s;
+}
+
+static void ossl_run(void *state, const uint8_t *const *in, uint8_t *const *out, size_t n,
+                     size_t len)
+{
+    ossl_state *s = state;
+    for (size_t i = 0; i < n; i++) {
+        int outl = 0;
+        if (!EVP_EncryptUpdate(s->ctx, out[i], &outl, in[i], (int)len) || (size_t)outl != len)
+            ossl_die("EVP_EncryptUpdate");
+    }
+}
+
+static void ossl_close(void *state)
+{
+    ossl_state *s = state;
+    EVP_CIPHER_CTX_free(s->ctx);
+    EVP_CIPHER_free(s->cipher);
+    free(s);
+}
+
+static const peer_ops ossl_ops = {ossl_label, ossl_open, ossl_run, ossl_close};
+
+/* uBlock has no peer in any library installed here, so the yardstick is
+ * the most common fast cipher of the same block size: AES-128-CTR. */
+static const peer peer_ossl_aes128ctr = {&ossl_ops, "aes-128-ctr", "AES-128-CTR"};
+
+/* ------------------------------------------------------------------ */
+/* What to measure                                                     */
+/* ------------------------------------------------------------------ */
+
+typedef struct bench_cipher {
+    kuai_cipher id;
+    const peer *yardstick; /* for the long-message rows; NULL: none */
+} bench_cipher;
+
+static const bench_cipher ciphers[] = {
+    {KUAI_UBLOCK_128_128, &peer_ossl_aes128ctr},
+    {KUAI_UBLOCK_128_256, &peer_ossl_aes128ctr},
+    {KUAI_UBLOCK_256_256, &peer_ossl_aes128ctr},
+    /* SM4 and AES return KUAI_ERR_UNSUPPORTED for now; when they land:
+     * {KUAI_SM4, &peer_ossl_sm4ctr}, {KUAI_AES_128, &peer_ossl_aes128ctr}, */
+};
+
+#define LONG_LEN (256u * 1024u) /* 2 Mbit, as in the uBlock paper */
+#define MAX_STREAMS 16
+static const size_t stream_counts[] = {4, 8, 16};
+
+/* Everything a work function needs; one per (cipher, backend). */
+typedef struct ctx {
+    kuai_cipher c;
+    const char *cname, *backend;
+    size_t bs;         /* block size */
+    size_t klen;       /* key length */
+    uint8_t *keybytes; /* MAX_STREAMS keys, klen apart */
+    kuai_key *keys;    /* MAX_STREAMS schedules */
+    const kuai_key *keyp[MAX_STREAMS];
+    uint8_t *in[MAX_STREAMS], *out[MAX_STREAMS], *iv[MAX_STREAMS];
+    size_t n;   /* streams (multi) or keys (short multi) in the current job */
+    size_t len; /* bytes per stream in the current job */
+    /* peer */
+    const peer *pr;
+    void *pstate;
+} ctx;
+
+#define K(rc, call) kcheck((rc), (call), x->cname, x->backend)
+
+static void w_ecb_enc(void *p)
+{
+    ctx *x = p;
+    K(kuai_ecb_encrypt(&x->keys[0], x->in[0], x->out[0], x->len), "kuai_ecb_encrypt");
+}
+static void w_ecb_dec(void *p)
+{
+    ctx *x = p;
+    K(kuai_ecb_decrypt(&x->keys[0], x->in[0], x->out[0], x->len), "kuai_ecb_decrypt");
+}
+static void w_cbc_enc(void *p)
+{
+    ctx *x = p;
+    K(kuai_cbc_encrypt(&x->keys[0], x->iv[0], x->in[0], x->out[0], x->len), "kuai_cbc_encrypt");
+}
+static void w_cbc_dec(void *p)
+{
+    ctx *x = p;
+    K(kuai_cbc_decrypt(&x->keys[0], x->iv[0], x->in[0], x->out[0], x->len), "kuai_cbc_decrypt");
+}
+static void w_ctr(void *p)
+{
+    ctx *x = p;
+    K(kuai_ctr_crypt(&x->keys[0], x->iv[0], x->in[0], x->out[0], x->len), "kuai_ctr_crypt");
+}
+static void w_cbc_enc_multi(void *p)
+{
+    ctx *x = p;
+    K(kuai_cbc_encrypt_multi(x->keyp, x->iv, (const uint8_t *const *)x->in, x->out, x->n, x->len),
+      "kuai_cbc_encrypt_multi");
+}
+static void w_cbc_dec_multi(void *p)
+{
+    ctx *x = p;
+    K(kuai_cbc_decrypt_multi(x->keyp, x->iv, (const uint8_t *const *)x->in, x->out, x->n, x->len),
+      "kuai_cbc_decrypt_multi");
+}
+
+/* Short messages: the key schedule is part of every call, as in the
+ * paper's short-message tables, so its cost shows. */
+static void w_short_enc(void *p)
+{
+    ctx *x = p;
+    K(kuai_key_init_backend(&x->keys[0], x->c, x->keybytes, x->klen, x->backend),
+      "kuai_key_init_backend");
+    K(kuai_ecb_encrypt(&x->keys[0], x->in[0], x->out[0], x->len), "kuai_ecb_encrypt");
+}
+static void w_short_dec(void *p)
+{
+    ctx *x = p;
+    K(kuai_key_init_backend(&x->keys[0], x->c, x->keybytes, x->klen, x->backend),
+      "kuai_key_init_backend");
+    K(kuai_ecb_decrypt(&x->keys[0], x->in[0], x->out[0], x->len), "kuai_ecb_decrypt");
+}
+static void w_short_mk_enc(void *p)
+{
+    ctx *x = p;
+    for (size_t i = 0; i < x->n; i++)
+        K(kuai_key_init_backend(&x->keys[i], x->c, x->keybytes + i * x->klen, x->klen, x->backend),
+          "kuai_key_init_backend");
+    K(kuai_ecb_encrypt_multi(x->keyp, (const uint8_t *const *)x->in, x->out, x->n, x->len),
+      "kuai_ecb_encrypt_multi");
+}
+static void w_short_mk_dec(void *p)
+{
+    ctx *x = p;
+    for (size_t i = 0; i < x->n; i++)
+        K(kuai_key_init_backend(&x->keys[i], x->c, x->keybytes + i * x->klen, x->klen, x->backend),
+          "kuai_key_init_backend");
+    K(kuai_ecb_decrypt_multi(x->keyp, (const uint8_t *const *)x->in, x->out, x->n, x->len),
+      "kuai_ecb_decrypt_multi");
+}
+
+static void w_peer(void *p)
+{
+    ctx *x = p;
+    x->pr->ops->run(x->pstate, (const uint8_t *const *)x->in, x->out, x->n, x->len);
+}
+
+/* ------------------------------------------------------------------ */
+/* Rows and output                                                     */
+/* ------------------------------------------------------------------ */
+
+typedef struct row {
+    char cipher[24], mode[24], backend[24], size[48], peer[64];
+    size_t bytes; /* per call, all streams */
+    int threads;
+    double mbps, cpb, ns_call, peer_mbps, ratio; /* NAN: not applicable */
+} row;
+
+static row *rows;
+static size_t nrows, caprows;
+static double tsc_hz;
+
+#define TABLE_FMT "%-15s %-13s %-7s %-10s %3s %9s %8s %9s  %-36s %9s %7s\n"
+
+static void print_header_row(void)
+{
+    printf(TABLE_FMT, "cipher", "mode", "backend", "size", "thr", "MB/s", "cyc/B", "ns/call",
+           "peer", "peer MB/s", "ratio");
+}
+
+static void fmtnum(char *buf, size_t n, double v, int prec)
+{
+    if (isnan(v))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.*f", prec, v);
+}
+
+static void print_row(const row *r)
+{
+    char thr[8], mb[24], cpb[24], ns[24], pmb[24], ra[24];
+    snprintf(thr, sizeof thr, "%d", r->threads);
+    fmtnum(mb, sizeof mb, r->mbps, 1);
+    fmtnum(cpb, sizeof cpb, r->cpb, 2);
+    fmtnum(ns, sizeof ns, r->ns_call, 1);
+    fmtnum(pmb, sizeof pmb, r->peer_mbps, 1);
+    /* ref backends sit far below the yardstick: keep small ratios readable */
+    fmtnum(ra, sizeof ra, r->ratio, !isnan(r->ratio) && r->ratio < 0.1 ? 4 : 3);
+    printf(TABLE_FMT, r->cipher, r->mode, r->backend, r->size, thr, mb, cpb, ns,
+           r->peer[0] ? r->peer : "-", pmb, ra);
+    fflush(stdout); /* rows appear as they are measured */
+}
+
+static void size_label(char *buf, size_t n, size_t streams, size_t len)
+{
+    char one[24];
+    /* binary sizes for the paper's buffers, decimal for the SM4 report's
+     * 320 Kbit ... 320 Mbit texts */
+    if (len % 1024 == 0)
+        snprintf(one, sizeof one, "%zuKiB", len / 1024);
+    else if (len % 1000000 == 0)
+        snprintf(one, sizeof one, "%zuMB", len / 1000000);
+    else if (len % 1000 == 0)
+        snprintf(one, sizeof one, "%zuKB", len / 1000);
+    else
+        snprintf(one, sizeof one, "%zuB", len);
+    if (streams > 1)
+        snprintf(buf, n, "%zux%s", streams, one);
+    else
+        snprintf(buf, n, "%s", one);
+}
+
+/* Turn measured jobs into a row, print it and keep it for the JSON. */
+static void add_row(const ctx *x, const char *mode, const job *a, const job *b, int short_msg,
+                    size_t streams, size_t len, int threads)
+{
+    if (nrows == caprows) {
+        caprows = caprows ? caprows * 2 : 64;
+        rows = realloc(rows, caprows * sizeof *rows);
+        if (!rows)
+            die("out of memory");
+    }
+    row *r = &rows[nrows++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->cipher, sizeof r->cipher, "%s", x->cname);
+    snprintf(r->mode, sizeof r->mode, "%s", mode);
+    snprintf(r->backend, sizeof r->backend, "%s", x->backend);
+    size_label(r->size, sizeof r->size, streams, len);
+    r->bytes = a->bytes;
+    r->threads = threads;
+    r->mbps = mbps_of(a);
+    r->cpb = HAVE_TSC ? a->best_ticks / (double)a->bytes : NAN;
+    r->ns_call = short_msg ? a->best_ns : NAN;
+    r->peer_mbps = r->ratio = NAN;
+    if (b) {
+        x->pr->ops->label(x->pr, r->peer, sizeof r->peer);
+        r->peer_mbps = mbps_of(b);
+        r->ratio = r->mbps / r->peer_mbps;
+    }
+    print_row(r);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, double v, int prec)
+{
+    if (isnan(v) || isinf(v))
+        fputs("null", f);
+    else
+        fprintf(f, "%.*f", prec, v);
+}
+
+static void write_json(FILE *f, const char *path)
+{
+    fputs("[\n", f);
+    for (size_t i = 0; i < nrows; i++) {
+        const row *r = &rows[i];
+        fputs("  {\"cipher\": ", f);
+        json_str(f, r->cipher);
+        fputs(", \"mode\": ", f);
+        json_str(f, r->mode);
+        fputs(", \"backend\": ", f);
+        json_str(f, r->backend);
+        fprintf(f, ", \"size\": %zu, \"threads\": %d, \"mbps\": ", r->bytes, r->threads);
+        json_num(f, r->mbps, 2);
+        fputs(", \"cpb\": ", f);
+        json_num(f, r->cpb, 3);
+        fputs(", \"ns_per_call\": ", f);
+        json_num(f, r->ns_call, 1);
+        fputs(", \"peer\": ", f);
+        if (r->peer[0])
+            json_str(f, r->peer);
+        else
+            fputs("null", f);
+        fputs(", \"peer_mbps\": ", f);
+        json_num(f, r->peer_mbps, 2);
+        fputs(", \"ratio\": ", f);
+        json_num(f, r->ratio, 4);
+        fputs(i + 1 < nrows ? "},\n" : "}\n", f);
+    }
+    fputs("]\n", f);
+    if (fclose(f) != 0)
+        die("error writing %s: %s", path, strerror(errno));
+}
+
+/* ------------------------------------------------------------------ */
+/* Sanity: never time a backend that computes something else           */
+/* ------------------------------------------------------------------ */
+
+/* Each backend must agree with the portable "ref" one on a few KiB of
+ * ECB, CBC (both directions), CTR and multi-key CBC; the test suite does
+ * the real checking, this only keeps a broken build from producing
+ * impressive numbers. */
+static void cross_check(kuai_cipher c, const char *cname, const char *backend)
+{
+    if (!strcmp(backend, "ref"))
+        return;
+    enum { LEN = 4096 };
+    size_t klen = kuai_key_size(c);
+    uint8_t *kb = xalloc(klen * 4), *in = xalloc(LEN * 4), *a = xalloc(LEN * 4),
+            *b = xalloc(LEN * 4);
+    kuai_key *kr = xalloc(sizeof(kuai_key) * 4), *kx = xalloc(sizeof(kuai_key) * 4);
+    uint8_t iva[4][KUAI_MAX_BLOCK], ivb[4][KUAI_MAX_BLOCK];
+    fill(kb, klen * 4, 5);
+    fill(in, LEN * 4, 6);
+    for (int i = 0; i < 4; i++) {
+        kcheck(kuai_key_init_backend(&kr[i], c, kb + i * klen, klen, "ref"),
+               "kuai_key_init_backend", cname, "ref");
+        kcheck(kuai_key_init_backend(&kx[i], c, kb + i * klen, klen, backend),
+               "kuai_key_init_backend", cname, backend);
+    }
+    const char *what = NULL;
+#define CMP(name)                                                                                  \
+    do {                                                                                           \
+        if (!what && memcmp(a, b, LEN) != 0)                                                       \
+            what = (name);                                                                         \
+    } while (0)
+    kcheck(kuai_ecb_encrypt(&kr[0], in, a, LEN), "kuai_ecb_encrypt", cname, "ref");
+    kcheck(kuai_ecb_encrypt(&kx[0], in, b, LEN), "kuai_ecb_encrypt", cname, backend);
+    CMP("ECB encryption");
+    kcheck(kuai_ecb_decrypt(&kr[0], in, a, LEN), "kuai_ecb_decrypt", cname, "ref");
+    kcheck(kuai_ecb_decrypt(&kx[0], in, b, LEN), "kuai_ecb_decrypt", cname, backend);
+    CMP("ECB decryption");
+    memset(iva, 7, sizeof iva);
+    memset(ivb, 7, sizeof ivb);
+    kcheck(kuai_cbc_encrypt(&kr[0], iva[0], in, a, LEN), "kuai_cbc_encrypt", cname, "ref");
+    kcheck(kuai_cbc_encrypt(&kx[0], ivb[0], in, b, LEN), "kuai_cbc_encrypt", cname, backend);
+    CMP("CBC encryption");
+    kcheck(kuai_cbc_decrypt(&kr[0], iva[0], in, a, LEN), "kuai_cbc_decrypt", cname, "ref");
+    kcheck(kuai_cbc_decrypt(&kx[0], ivb[0], in, b, LEN), "kuai_cbc_decrypt", cname, backend);
+    CMP("CBC decryption");
+    kcheck(kuai_ctr_crypt(&kr[0], iva[0], in, a, LEN), "kuai_ctr_crypt", cname, "ref");
+    kcheck(kuai_ctr_crypt(&kx[0], ivb[0], in, b, LEN), "kuai_ctr_crypt", cname, backend);
+    CMP("CTR");
+    {
+        const kuai_key *pr[4] = {&kr[0], &kr[1], &kr[2], &kr[3]};
+        const kuai_key *px[4] = {&kx[0], &kx[1], &kx[2], &kx[3]};
+        const uint8_t *ins[4] = {in, in + LEN, in + 2 * LEN, in + 3 * LEN};
+        uint8_t *oa[4] = {a, a + LEN, a + 2 * LEN, a + 3 * LEN};
+        uint8_t *ob[4] = {b, b + LEN, b + 2 * LEN, b + 3 * LEN};
+        uint8_t *ia[4] = {iva[0], iva[1], iva[2], iva[3]};
+        uint8_t *ib[4] = {ivb[0], ivb[1], ivb[2], ivb[3]};
+        memset(iva, 9, sizeof iva);
+        memset(ivb, 9, sizeof ivb);
+        kcheck(kuai_cbc_encrypt_multi(pr, ia, ins, oa, 4, LEN), "kuai_cbc_encrypt_multi", cname,
+               "ref");
+        kcheck(kuai_cbc_encrypt_multi(px, ib, ins, ob, 4, LEN), "kuai_cbc_encrypt_multi", cname,
+               backend);
+        if (!what && memcmp(a, b, 4 * LEN) != 0)
+            what = "multi-key CBC encryption";
+        kcheck(kuai_cbc_decrypt_multi(pr, ia, ins, oa, 4, LEN), "kuai_cbc_decrypt_multi", cname,
+               "ref");
+        kcheck(kuai_cbc_decrypt_multi(px, ib, ins, ob, 4, LEN), "kuai_cbc_decrypt_multi", cname,
+               backend);
+        if (!what && memcmp(a, b, 4 * LEN) != 0)
+            what = "multi-key CBC decryption";
+        /* one block per key: the backend's own multi-key kernel, which the
+         * short multi-key rows time (long streams bypass it) */
+        size_t bs = kuai_block_size(c);
+        kcheck(kuai_ecb_encrypt_multi(pr, ins, oa, 4, bs), "kuai_ecb_encrypt_multi", cname, "ref");
+        kcheck(kuai_ecb_encrypt_multi(px, ins, ob, 4, bs), "kuai_ecb_encrypt_multi", cname,
+               backend);
+        for (int i = 0; i < 4 && !what; i++)
+            if (memcmp(oa[i], ob[i], bs) != 0)
+                what = "multi-key ECB encryption";
+        kcheck(kuai_ecb_decrypt_multi(pr, ins, oa, 4, bs), "kuai_ecb_decrypt_multi", cname, "ref");
+        kcheck(kuai_ecb_decrypt_multi(px, ins, ob, 4, bs), "kuai_ecb_decrypt_multi", cname,
+               backend);
+        for (int i = 0; i < 4 && !what; i++)
+            if (memcmp(oa[i], ob[i], bs) != 0)
+                what = "multi-key ECB decryption";
+    }
+#undef CMP
+    if (what)
+        die("backend '%s' disagrees with 'ref' on %s for %s: refusing to benchmark it "
+            "(run kuai_test)",
+            backend, what, cname);
+    for (int i = 0; i < 4; i++) {
+        kuai_key_wipe(&kr[i]);
+        kuai_key_wipe(&kx[i]);
+    }
+    free(kb), free(in), free(a), free(b), free(kr), free(kx);
+}
+
+/* ------------------------------------------------------------------ */
+/* The scenarios                                                       */
+/* ------------------------------------------------------------------ */
+
+static void bench_backend(const bench_cipher *bc, const char *backend, const opts *o)
+{
+    ctx X, *x = &X;
+    memset(x, 0, sizeof *x);
+    x->c = bc->id;
+    x->cname = kuai_cipher_name(bc->id);
+    x->backend = backend;
+    x->bs = kuai_block_size(bc->id);
+    x->klen = kuai_key_size(bc->id);
+    x->keybytes = xalloc(x->klen * MAX_STREAMS);
+    x->keys = xalloc(sizeof(kuai_key) * MAX_STREAMS);
+    fill(x->keybytes, x->klen * MAX_STREAMS, 1);
+    for (size_t i = 0; i < MAX_STREAMS; i++) {
+        K(kuai_key_init_backend(&x->keys[i], x->c, x->keybytes + i * x->klen, x->klen, backend),
+          "kuai_key_init_backend");
+        x->keyp[i] = &x->keys[i];
+        x->in[i] = xalloc(LONG_LEN);
+        x->out[i] = xalloc(LONG_LEN);
+        x->iv[i] = xalloc(KUAI_MAX_BLOCK);
+        fill(x->in[i], LONG_LEN, 100 + i);
+        fill(x->iv[i], KUAI_MAX_BLOCK, 200 + i);
+    }
+    x->pr = bc->yardstick;
+    if (x->pr)
+        x->pstate = x->pr->ops->open(x->pr);
+
+    job a, b;
+    /* long message, single key */
+    static const struct {
+        const char *mode;
+        void (*fn)(void *);
+    } long_modes[] = {
+        {"ecb-enc", w_ecb_enc}, {"ecb-dec", w_ecb_dec}, {"cbc-enc", w_cbc_enc},
+        {"cbc-dec", w_cbc_dec}, {"ctr", w_ctr},
+    };
+    for (size_t m = 0; m < sizeof long_modes / sizeof long_modes[0]; m++) {
+        x->n = 1;
+        x->len = LONG_LEN;
+        a = (job){.fn = long_modes[m].fn, .ctx = x, .bytes = LONG_LEN};
+        b = (job){.fn = w_peer, .ctx = x, .bytes = LONG_LEN};
+        measure(&a, x->pr ? &b : NULL, o);
+        add_row(x, long_modes[m].mode, &a, x->pr ? &b : NULL, 0, 1, x->len, 1);
+    }
+
+    /* long message, multi-key: n streams x 256 KiB, MB/s over all of them */
+    for (size_t s = 0; s < sizeof stream_counts / sizeof stream_counts[0]; s++) {
+        static const struct {
+            const char *mode;
+            void (*fn)(void *);
+        } mk_modes[] = {{"cbc-enc-mk", w_cbc_enc_multi}, {"cbc-dec-mk", w_cbc_dec_multi}};
+        for (size_t m = 0; m < 2; m++) {
+            char mode[24];
+            x->n = stream_counts[s];
+            x->len = LONG_LEN;
+            snprintf(mode, sizeof mode, "%s%zu", mk_modes[m].mode, x->n);
+            a = (job){.fn = mk_modes[m].fn, .ctx = x, .bytes = LONG_LEN * x->n};
+            b = (job){.fn = w_peer, .ctx = x, .bytes = LONG_LEN * x->n};
+            measure(&a, x->pr ? &b : NULL, o);
+            add_row(x, mode, &a, x->pr ? &b : NULL, 0, x->n, x->len, 1);
+        }
+    }
+
+    /* short message: 64 bytes, i.e. 4 blocks of 16 or 2 of 32 */
+    size_t nblk = x->bs == 32 ? 2 : 4;
+    x->n = 1;
+    x->len = nblk * x->bs;
+    a = (job){.fn = w_short_enc, .ctx = x, .bytes = x->len};
+    measure(&a, NULL, o);
+    add_row(x, "short-enc", &a, NULL, 1, 1, x->len, 1);
+    a = (job){.fn = w_short_dec, .ctx = x, .bytes = x->len};
+    measure(&a, NULL, o);
+    add_row(x, "short-dec", &a, NULL, 1, 1, x->len, 1);
+
+    /* short message, multi-key: one block under each of nblk keys */
+    x->n = nblk;
+    x->len = x->bs;
+    a = (job){.fn = w_short_mk_enc, .ctx = x, .bytes = x->n * x->len};
+    measure(&a, NULL, o);
+    add_row(x, "short-mk-enc", &a, NULL, 1, x->n, x->len, 1);
+    a = (job){.fn = w_short_mk_dec, .ctx = x, .bytes = x->n * x->len};
+    measure(&a, NULL, o);
+    add_row(x, "short-mk-dec", &a, NULL, 1, x->n, x->len, 1);
+
+    if (x->pr)
+        x->pr->ops->close(x->pstate);
+    for (size_t i = 0; i < MAX_STREAMS; i++) {
+        kuai_key_wipe(&x->keys[i]);
+        free(x->in[i]);
+        free(x->out[i]);
+        free(x->iv[i]);
+    }
+    free(x->keys);
+    free(x->keybytes);
+}
+
+/* ------------------------------------------------------------------ */
+/* ECB size sweep, 1 and 2 threads (the SM4 report's table)            */
+/* ------------------------------------------------------------------ */
+
+/* The SM4 report encrypts 320 Kbit ... 3.2 Gbit texts in ECB, single and
+ * multi-threaded. Scaled to this machine: 40 KB ... 40 MB, 1 and 2
+ * threads, best backend only.
+ *
+ * Worker threads are started for a multi-threaded row only and wait for
+ * work by spinning: a futex or barrier wake-up on these VMs costs tens of
+ * microseconds, more than a whole 40 KB call, and would time the
+ * scheduler rather than the cipher. A waiter that has spun for a while
+ * yields, though: when another process holds the second core, both of
+ * our threads share one, and a pure spinner would burn a whole time slice
+ * (~8 ms, seen here) before the thread it waits for could run. Workers
+ * are stopped before the next single-thread row so no spinning core
+ * disturbs it. */
+#define MAX_THREADS 2
+static const size_t sweep_sizes[] = {40000, 400000, 4000000, 40000000};
+
+typedef struct pool {
+    int nthreads;
+    pthread_t tid[MAX_THREADS];
+    atomic_uint gen;  /* bumped once per call: "go" */
+    atomic_uint done; /* workers finished with this call */
+    atomic_int quit;
+    void (*fn)(void *arg, int t);
+    void *arg;
+} pool;
+
+typedef struct worker_arg {
+    pool *p;
+    int t;
+} worker_arg;
+
+static worker_arg worker_args[MAX_THREADS];
+
+static inline void cpu_relax(void)
+{
+#if HAVE_TSC
+    _mm_pause();
+#endif
+}
+
+/* One step of a wait loop: pause while the wait is short, then give the
+ * core away (see above). */
+static inline void wait_step(unsigned *spins)
+{
+    if (++*spins < 1024)
+        cpu_relax();
+    else
+        sched_yield();
+}
+
+static void *worker(void *wa)
+{
+    worker_arg *w = wa;
+    pool *p = w->p;
+    unsigned seen = 0; /* gen starts at 0 before this thread exists */
+    for (;;) {
+        unsigned g, spins = 0;
+        while ((g = atomic_load(&p->gen)) == seen && !atomic_load(&p->quit))
+            wait_step(&spins);
+        if (atomic_load(&p->quit))
+            return NULL;
+        seen = g;
+        p->fn(p->arg, w->t);
+        atomic_fetch_add(&p->done, 1);
+    }
+}
+
+static void pool_start(pool *p, int nthreads)
+{
+    p->nthreads = nthreads;
+    atomic_init(&p->gen, 0);
+    atomic_init(&p->done, 0);
+    atomic_init(&p->quit, 0);
+    for (int t = 1; t < nthreads; t++) {
+        worker_args[t] = (worker_arg){p, t};
+        if (pthread_create(&p->tid[t], NULL, worker, &worker_args[t]))
+            die("pthread_create failed");
+    }
+}
+
+/* The calling thread takes share 0, so n threads means n busy cores. The
+ * seq_cst atomics publish fn/arg to the workers and their output back. */
+static void pool_run(pool *p, void (*fn)(void *, int), void *arg)
+{
+    p->fn = fn;
+    p->arg = arg;
+    atomic_store(&p->done, 0);
+    atomic_fetch_add(&p->gen, 1);
+    fn(arg, 0);
+    unsigned spins = 0;
+    while (atomic_load(&p->done) != (unsigned)(p->nthreads - 1))
+        wait_step(&spins);
+}
+
+static void pool_stop(pool *p)
+{
+    atomic_store(&p->quit, 1);
+    for (int t = 1; t < p->nthreads; t++)
+        pthread_join(p->tid[t], NULL);
+}
+
+typedef struct sweep {
+    ctx *x;
+    pool *pl;
+    int nt;
+    size_t len;
+    uint8_t *in, *out;
+    void *pstate[MAX_THREADS]; /* one peer context per thread */
+} sweep;
+
+/* Thread t's contiguous slice, whole blocks; the last takes the rest. */
+static void slice(const sweep *sw, int t, size_t *off, size_t *n)
+{
+    size_t blocks = sw->len / sw->x->bs, per = blocks / (size_t)sw->nt;
+    size_t first = per * (size_t)t;
+    *off = first * sw->x->bs;
+    *n = (t == sw->nt - 1 ? blocks - first : per) * sw->x->bs;
+}
+
+static void sweep_kuai_part(void *p, int t)
+{
+    sweep *sw = p;
+    ctx *x = sw->x;
+    size_t off, n;
+    slice(sw, t, &off, &n);
+    K(kuai_ecb_encrypt(&x->keys[0], sw->in + off, sw->out + off, n), "kuai_ecb_encrypt");
+}
+
+static void sweep_peer_part(void *p, int t)
+{
+    sweep *sw = p;
+    size_t off, n;
+    slice(sw, t, &off, &n);
+    const uint8_t *in = sw->in + off;
+    uint8_t *out = sw->out + off;
+    sw->x->pr->ops->run(sw->pstate[t], &in, &out, 1, n);
+}
+
+static void w_sweep_kuai(void *p)
+{
+    sweep *sw = p;
+    if (sw->nt == 1)
+        sweep_kuai_part(sw, 0);
+    else
+        pool_run(sw->pl, sweep_kuai_part, sw);
+}
+
+static void w_sweep_peer(void *p)
+{
+    sweep *sw = p;
+    if (sw->nt == 1)
+        sweep_peer_part(sw, 0);
+    else
+        pool_run(sw->pl, sweep_peer_part, sw);
+}
+
+static void bench_sweep(const bench_cipher *bc, const char *backend, const opts *o)
+{
+    pool pl_, *pl = &pl_;
+    ctx X, *x = &X;
+    memset(x, 0, sizeof *x);
+    x->c = bc->id;
+    x->cname = kuai_cipher_name(bc->id);
+    x->backend = backend;
+    x->bs = kuai_block_size(bc->id);
+    x->klen = kuai_key_size(bc->id);
+    x->keybytes = xalloc(x->klen);
+    x->keys = xalloc(sizeof(kuai_key));
+    fill(x->keybytes, x->klen, 3);
+    K(kuai_key_init_backend(&x->keys[0], x->c, x->keybytes, x->klen, backend),
+      "kuai_key_init_backend");
+    x->pr = bc->yardstick;
+
+    size_t nsizes = sizeof sweep_sizes / sizeof sweep_sizes[0];
+    size_t maxlen = sweep_sizes[nsizes - 1];
+    if (o->quick)
+        maxlen = 4000000; /* keep --quick a smoke test */
+    sweep sw = {.x = x, .pl = pl};
+    sw.in = xalloc(maxlen);
+    sw.out = xalloc(maxlen);
+    fill(sw.in, maxlen, 300);
+    for (int t = 0; t < MAX_THREADS; t++)
+        if (x->pr)
+            sw.pstate[t] = x->pr->ops->open(x->pr);
+
+    double last_mbps = 0;
+    for (size_t si = 0; si < nsizes && sweep_sizes[si] <= maxlen; si++) {
+        size_t len = sweep_sizes[si];
+        if (len % x->bs)
+            continue;
+        /* A slow backend would spend minutes on the largest text: skip a
+         * size whose single call would last over half a second. */
+        if (last_mbps > 0 && (double)len / (last_mbps * 1e6) > 0.5) {
+            printf("  (%s %s: ECB sweep stops before %zu bytes, one call would take > 0.5 s)\n",
+                   x->cname, backend, len);
+            break;
+        }
+        for (int nt = 1; nt <= MAX_THREADS; nt++) {
+            char mode[24];
+            sw.nt = nt;
+            sw.len = len;
+            job a = {.fn = w_sweep_kuai, .ctx = &sw, .bytes = len};
+            job b = {.fn = w_sweep_peer, .ctx = &sw, .bytes = len};
+            if (nt > 1)
+                pool_start(pl, nt);
+            measure(&a, x->pr ? &b : NULL, o);
+            if (nt > 1)
+                pool_stop(pl);
+            snprintf(mode, sizeof mode, "ecb-enc-sweep");
+            add_row(x, mode, &a, x->pr ? &b : NULL, 0, 1, len, nt);
+            if (nt == 1)
+                last_mbps = mbps_of(&a);
+        }
+    }
+
+    for (int t = 0; t < MAX_THREADS; t++)
+        if (x->pr)
+            x->pr->ops->close(sw.pstate[t]);
+    kuai_key_wipe(&x->keys[0]);
+    free(sw.in);
+    free(sw.out);
+    free(x->keys);
+    free(x->keybytes);
+}
+
+int main(int argc, char **argv)
+{
+    opts o;
+    parse_opts(argc, argv, &o);
+
+    /* Validate the filters before spending minutes measuring. */
+    int cipher_found = !o.cipher, backend_found = !o.backend;
+    for (size_t i = 0; i < sizeof ciphers / sizeof ciphers[0]; i++) {
+        const char *cn = kuai_cipher_name(ciphers[i].id);
+        if (!cn)
+            die("kuai_cipher_name(%d) returned NULL", (int)ciphers[i].id);
+        if (o.cipher && !strcmp(o.cipher, cn)) {
+            cipher_found = 1;
+        }
+        if (o.backend && (!o.cipher || !strcmp(o.cipher, cn))) {
+            const char *names[32];
+            size_t nb = kuai_backends(ciphers[i].id, names, 32);
+            for (size_t j = 0; j < nb && j < 32; j++)
+                if (!strcmp(names[j], o.backend))
+                    backend_found = 1;
+        }
+    }
+    if (!cipher_found) {
+        fprintf(stderr, "kuai_bench: unknown cipher '%s'; known:", o.cipher);
+        for (size_t i = 0; i < sizeof ciphers / sizeof ciphers[0]; i++)
+            fprintf(stderr, " %s", kuai_cipher_name(ciphers[i].id));
+        fputc('\n', stderr);
+        return 2;
+    }
+    if (!backend_found) {
+        fprintf(stderr, "kuai_bench: backend '%s' is unknown or not usable on this CPU%s%s\n",
+                o.backend, o.cipher ? " for " : "", o.cipher ? o.cipher : "");
+        return 2;
+    }
+
+    /* Open the output now: a typo in the path should cost a second, not
+     * the whole run. */
+    FILE *json = NULL;
+    if (o.json && !(json = fopen(o.json, "w")))
+        die("cannot write %s: %s", o.json, strerror(errno));
+
+    char model[256];
+    cpu_model(model, sizeof model);
+    tsc_hz = calibrate_tsc();
+    const char *cap = getenv("OPENSSL_ia32cap");
+
+    printf("kuai_bench: kuai %s, %s\n", KUAI_VERSION, OpenSSL_version(OPENSSL_VERSION));
+    printf("cpu: %s (%ld online)\n", model, sysconf(_SC_NPROCESSORS_ONLN));
+    if (HAVE_TSC)
+        printf("cycles: rdtsc ticks, TSC measured at %.3f GHz against CLOCK_MONOTONIC over 50 ms "
+               "(nominal clock, not the current core clock)\n",
+               tsc_hz / 1e9);
+    else
+        printf("cycles: not measured on this architecture (null in JSON)\n");
+    printf("timing: best of %d repetitions of ~%.0f ms after warm-up, kuai and peer alternating; "
+           "MB/s = 10^6 bytes/s; single thread except ecb-enc-sweep rows (thr); 64-byte aligned "
+           "buffers%s\n",
+           o.reps, o.rep_ns / 1e6, o.quick ? " (--quick)" : "");
+    printf("load average (1 min) at start: %.2f\n", loadavg1());
+    printf("OPENSSL_ia32cap: %s%s\n\n", cap ? cap : "(unset)",
+           cap && !strcmp(cap, OSSL_NO_AESNI_CAP) ? " (OpenSSL AES-NI paths off)" : "");
+    print_header_row();
+
+    for (size_t i = 0; i < sizeof ciphers / sizeof ciphers[0]; i++) {
+        const bench_cipher *bc = &ciphers[i];
+        const char *cn = kuai_cipher_name(bc->id);
+        if (o.cipher && strcmp(o.cipher, cn))
+            continue;
+        const char *names[32];
+        size_t nb = kuai_backends(bc->id, names, 32);
+        if (nb == 0)
+            die("kuai_backends reports no backend for %s", cn);
+        if (nb > 32)
+            nb = 32;
+        const char *best = NULL; /* first = best for this CPU */
+        for (size_t j = 0; j < nb; j++) {
+            if (o.backend && strcmp(o.backend, names[j]))
+                continue;
+            cross_check(bc->id, cn, names[j]);
+            bench_backend(bc, names[j], &o);
+            if (!best)
+                best = names[j];
+        }
+        if (best && !o.no_sweep)
+            bench_sweep(bc, best, &o);
+    }
+
+    printf("\nload average (1 min) at end: %.2f (this run alone adds about 1)\n", loadavg1());
+    if (json) {
+        write_json(json, o.json);
+        printf("wrote %zu rows to %s\n", nrows, o.json);
+    }
+    free(rows);
+    return 0;
+}

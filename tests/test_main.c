@@ -1,0 +1,378 @@
+/*
+ * kuai test runner: no framework, one line per failure, a summary per
+ * group, and the final line "N passed, N failed" (counts of checks).
+ *
+ *   kuai_test [--backend NAME] [-q]
+ *
+ * Environment: KUAI_TEST_SEED (PRNG seed, decimal or 0x hex; default: the
+ * clock), KUAI_VECTORS_DIR (vector files; default: the source tree).
+ */
+#include "test_util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+unsigned long long t_passed, t_failed;
+int t_quiet;
+const char *t_only_backend;
+uint64_t t_rng_state;
+
+const kuai_cipher all_ciphers[ALL_CIPHERS_N] = {
+    KUAI_UBLOCK_128_128, KUAI_UBLOCK_128_256, KUAI_UBLOCK_256_256, KUAI_SM4,
+    KUAI_AES_128,        KUAI_AES_192,        KUAI_AES_256};
+
+/* ---- groups and failure lines ------------------------------------------ */
+
+/* A broken kernel fails thousands of checks in one loop; the first few
+ * lines say everything, the rest would bury the summary. */
+#define MAX_FAIL_LINES_PER_GROUP 40
+
+static const char *group_name = "-";
+static unsigned long long group_pass0, group_fail0;
+static unsigned group_fail_lines;
+static double group_t0;
+
+void group_begin(const char *name)
+{
+    group_name = name;
+    group_pass0 = t_passed;
+    group_fail0 = t_failed;
+    group_fail_lines = 0;
+    group_t0 = now_seconds();
+}
+
+void group_end(void)
+{
+    unsigned long long f = t_failed - group_fail0;
+    if (group_fail_lines >= MAX_FAIL_LINES_PER_GROUP)
+        printf("  [%s] %llu failure lines not shown\n", group_name, f - MAX_FAIL_LINES_PER_GROUP);
+    if (!t_quiet || f)
+        printf("%-22s %8llu passed, %llu failed  (%.2f s)\n", group_name, t_passed - group_pass0, f,
+               now_seconds() - group_t0);
+    fflush(stdout);
+    group_name = "-";
+}
+
+void t_fail(const char *file, int line, const char *fmt, ...)
+{
+    t_failed++;
+    if (group_fail_lines++ >= MAX_FAIL_LINES_PER_GROUP)
+        return;
+    const char *slash = strrchr(file, '/');
+    printf("FAIL %s:%d [%s] ", slash ? slash + 1 : file, line, group_name);
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout);
+}
+
+int t_check(int ok, const char *file, int line, const char *fmt, ...)
+{
+    if (ok) {
+        t_passed++;
+        return 1;
+    }
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    t_fail(file, line, "%s", msg);
+    return 0;
+}
+
+void t_note(const char *fmt, ...)
+{
+    if (t_quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+}
+
+static const char *rc_name(int rc)
+{
+    switch (rc) {
+    case KUAI_OK:
+        return "KUAI_OK";
+    case KUAI_ERR_ARG:
+        return "KUAI_ERR_ARG";
+    case KUAI_ERR_KEY_LEN:
+        return "KUAI_ERR_KEY_LEN";
+    case KUAI_ERR_LENGTH:
+        return "KUAI_ERR_LENGTH";
+    case KUAI_ERR_BACKEND:
+        return "KUAI_ERR_BACKEND";
+    case KUAI_ERR_UNSUPPORTED:
+        return "KUAI_ERR_UNSUPPORTED";
+    case KUAI_ERR_AUTH:
+        return "KUAI_ERR_AUTH";
+    case KUAI_ERR_MISMATCH:
+        return "KUAI_ERR_MISMATCH";
+    case KUAI_ERR_KEY:
+        return "KUAI_ERR_KEY";
+    }
+    return "?";
+}
+
+int t_check_rc(const char *file, int line, int got, int want, const char *what)
+{
+    if (got == want) {
+        t_passed++;
+        return 1;
+    }
+    t_fail(file, line, "%s: returned %d (%s), want %d (%s)", what, got, rc_name(got), want,
+           rc_name(want));
+    return 0;
+}
+
+void to_hex(char *out, const uint8_t *p, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[p[i] >> 4];
+        out[2 * i + 1] = digits[p[i] & 15];
+    }
+    out[2 * n] = 0;
+}
+
+int t_check_mem(const char *file, int line, const void *got, const void *want, size_t n,
+                const char *what)
+{
+    const uint8_t *g = got, *w = want;
+    if (n == 0 || memcmp(g, w, n) == 0) {
+        t_passed++;
+        return 1;
+    }
+    size_t first = 0, ndiff = 0;
+    while (g[first] == w[first])
+        first++;
+    for (size_t i = first; i < n; i++)
+        ndiff += g[i] != w[i];
+    /* Show the 32-byte window (two 16-byte blocks) starting at the
+     * 16-aligned offset of the first difference. */
+    size_t start = first & ~(size_t)15, cnt = n - start < 32 ? n - start : 32;
+    char hg[65], hw[65];
+    to_hex(hg, g + start, cnt);
+    to_hex(hw, w + start, cnt);
+    t_fail(file, line,
+           "%s: %zu of %zu bytes differ, first at offset %zu\n"
+           "      got  @%zu: %s\n      want @%zu: %s",
+           what, ndiff, n, first, start, hg, start, hw);
+    return 0;
+}
+
+/* ---- PRNG, buffers, time ----------------------------------------------- */
+
+uint64_t rng_u64(void)
+{
+    uint64_t z = (t_rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+size_t rng_below(size_t n)
+{
+    return (size_t)(rng_u64() % n);
+}
+
+void rng_fill(void *p, size_t n)
+{
+    uint8_t *b = p;
+    while (n >= 8) {
+        uint64_t v = rng_u64();
+        memcpy(b, &v, 8);
+        b += 8;
+        n -= 8;
+    }
+    if (n) {
+        uint64_t v = rng_u64();
+        memcpy(b, &v, n);
+    }
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "kuai_test: out of memory (%zu bytes)\n", n);
+        exit(2);
+    }
+    return p;
+}
+
+kuai_key *key_alloc(size_t n)
+{
+    /* sizeof(kuai_key) is a multiple of its alignment, as aligned_alloc
+     * wants of the size. */
+    void *p = aligned_alloc(_Alignof(kuai_key), (n ? n : 1) * sizeof(kuai_key));
+    if (!p) {
+        fprintf(stderr, "kuai_test: out of memory (%zu keys)\n", n);
+        exit(2);
+    }
+    return p;
+}
+
+gbuf gbuf_new(size_t len, size_t off)
+{
+    gbuf g;
+    g.total = GUARD_BYTES + 64 + len + GUARD_BYTES;
+    g.base = xmalloc(g.total);
+    memset(g.base, GUARD_FILL, g.total);
+    /* malloc gives 16-byte alignment; align to 64 ourselves so off is the
+     * exact misalignment the code under test sees. */
+    uintptr_t a = (uintptr_t)(g.base + GUARD_BYTES);
+    a = (a + 63) & ~(uintptr_t)63;
+    g.p = (uint8_t *)a + (off & 63);
+    g.len = len;
+    return g;
+}
+
+void gbuf_free(gbuf *g)
+{
+    free(g->base);
+    g->base = g->p = NULL;
+}
+
+int gbuf_check_at(const char *file, int line, const gbuf *g, const char *what)
+{
+    size_t head = (size_t)(g->p - g->base), tail = head + g->len;
+    for (size_t i = 0; i < g->total; i++) {
+        if (i == head)
+            i = tail; /* skip the data area */
+        if (i >= g->total)
+            break;
+        if (g->base[i] != GUARD_FILL) {
+            long rel = i < head ? -(long)(head - i) : (long)(i - tail);
+            t_fail(file, line,
+                   "%s: wrote outside the buffer: byte %s%ld %s the data area "
+                   "(len %zu) is %02x",
+                   what, rel < 0 ? "" : "+", rel, rel < 0 ? "before" : "after", g->len, g->base[i]);
+            return 0;
+        }
+    }
+    t_passed++;
+    return 1;
+}
+
+double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- backends ---------------------------------------------------------- */
+
+size_t usable_backends(kuai_cipher c, const char **names, size_t max)
+{
+    size_t n = kuai_backends(c, names, max);
+    return n < max ? n : max;
+}
+
+size_t test_backends(kuai_cipher c, const char **names, size_t max)
+{
+    const char *all[MAX_BACKENDS];
+    size_t n = usable_backends(c, all, MAX_BACKENDS), out = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t_only_backend && strcmp(all[i], t_only_backend) != 0)
+            continue;
+        if (out < max)
+            names[out] = all[i];
+        out++;
+    }
+    return out < max ? out : max;
+}
+
+int key_init_ok(kuai_key *k, kuai_cipher c, const uint8_t *key, const char *backend)
+{
+    int rc = kuai_key_init_backend(k, c, key, kuai_key_size(c), backend);
+    char what[96];
+    snprintf(what, sizeof what, "kuai_key_init_backend(%s, %s)", kuai_cipher_name(c), backend);
+    return CHECK_RC(rc, KUAI_OK, what);
+}
+
+/* ---- main -------------------------------------------------------------- */
+
+static uint64_t parse_seed(const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end || end == s) {
+        fprintf(stderr, "kuai_test: KUAI_TEST_SEED=%s is not a number\n", s);
+        exit(2);
+    }
+    return (uint64_t)v;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: kuai_test [--backend NAME] [-q]\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc)
+            t_only_backend = argv[++i];
+        else if (strncmp(argv[i], "--backend=", 10) == 0)
+            t_only_backend = argv[i] + 10;
+        else if (strcmp(argv[i], "-q") == 0)
+            t_quiet = 1;
+        else
+            usage();
+    }
+
+    const char *seed_env = getenv("KUAI_TEST_SEED");
+    uint64_t seed = seed_env && *seed_env
+                        ? parse_seed(seed_env)
+                        : (uint64_t)time(NULL) ^ ((uint64_t)(now_seconds() * 1e9) << 20);
+    t_rng_state = seed;
+    printf("kuai %s test: seed KUAI_TEST_SEED=0x%016" PRIx64 "%s%s\n", KUAI_VERSION, seed,
+           t_only_backend ? ", backend " : "", t_only_backend ? t_only_backend : "");
+    fflush(stdout);
+
+    double t0 = now_seconds();
+
+    /* A --backend that no cipher offers would make every backend loop empty
+     * and the run vacuous: that is a failure, not a pass. */
+    if (t_only_backend) {
+        group_begin("backend filter");
+        size_t found = 0;
+        for (size_t i = 0; i < ALL_CIPHERS_N; i++) {
+            const char *names[MAX_BACKENDS];
+            found += test_backends(all_ciphers[i], names, MAX_BACKENDS);
+        }
+        CHECK(found > 0, "--backend %s: no cipher has a usable backend of that name",
+              t_only_backend);
+        group_end();
+    }
+
+    test_api_helpers();
+    test_api_errors();
+    test_api_env();
+    test_ublock_spec();
+    test_vector_files();
+    test_ublock_backend_internals();
+    test_modes_diff();
+    test_modes_unaligned();
+    test_modes_multi();
+    test_modes_threads();
+
+    if (!t_quiet)
+        printf("total time %.2f s, seed 0x%016" PRIx64 "\n", now_seconds() - t0, seed);
+    printf("%llu passed, %llu failed\n", t_passed, t_failed);
+    return t_failed ? 1 : 0;
+}

@@ -1,0 +1,664 @@
+/*
+ * Modes on random data: every usable backend against the oracle (modes
+ * rebuilt here from one-block ECB calls on a "ref" key), whole and split,
+ * in place and out of place, aligned and not; and the multi-key calls
+ * against n single-key calls. Generic over ciphers: whatever cipher gains
+ * a backend is covered.
+ */
+#include "test_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the oracle -------------------------------------------------------- */
+
+void ctr_inc(uint8_t *ctr, size_t n)
+{
+    for (size_t i = n; i-- > 0;)
+        if (++ctr[i] != 0)
+            break;
+}
+
+int model_ecb(const kuai_key *ref, size_t bs, int enc, const uint8_t *in, uint8_t *out, size_t len)
+{
+    int rc = 0;
+    for (size_t i = 0; i + bs <= len && !rc; i += bs)
+        rc = enc ? kuai_ecb_encrypt(ref, in + i, out + i, bs)
+                 : kuai_ecb_decrypt(ref, in + i, out + i, bs);
+    return rc;
+}
+
+int model_cbc(const kuai_key *ref, size_t bs, int enc, uint8_t *iv, const uint8_t *in, uint8_t *out,
+              size_t len)
+{
+    uint8_t x[KUAI_MAX_BLOCK];
+    int rc = 0;
+    for (size_t i = 0; i + bs <= len && !rc; i += bs) {
+        if (enc) {
+            for (size_t j = 0; j < bs; j++)
+                x[j] = in[i + j] ^ iv[j];
+            rc = kuai_ecb_encrypt(ref, x, out + i, bs);
+            memcpy(iv, out + i, bs);
+        } else {
+            rc = kuai_ecb_decrypt(ref, in + i, x, bs);
+            for (size_t j = 0; j < bs; j++)
+                out[i + j] = x[j] ^ iv[j];
+            memcpy(iv, in + i, bs);
+        }
+    }
+    return rc;
+}
+
+int model_ctr(const kuai_key *ref, size_t bs, uint8_t *ctr, const uint8_t *in, uint8_t *out,
+              size_t len)
+{
+    uint8_t ks[KUAI_MAX_BLOCK];
+    int rc = 0;
+    for (size_t i = 0; i < len && !rc; i += bs) {
+        rc = kuai_ecb_encrypt(ref, ctr, ks, bs);
+        for (size_t j = 0; j < bs && i + j < len; j++)
+            out[i + j] = in[i + j] ^ ks[j];
+        ctr_inc(ctr, bs); /* a partial last block consumes a counter value too */
+    }
+    return rc;
+}
+
+/* ---- one operation, its expected result, and the ways to run it --------- */
+
+typedef enum op { OP_ECB_ENC, OP_ECB_DEC, OP_CBC_ENC, OP_CBC_DEC, OP_CTR, OP_N } op;
+static const char *const op_names[OP_N] = {"ECB-enc", "ECB-dec", "CBC-enc", "CBC-dec", "CTR"};
+
+static int run_op(op o, const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len)
+{
+    switch (o) {
+    case OP_ECB_ENC:
+        return kuai_ecb_encrypt(k, in, out, len);
+    case OP_ECB_DEC:
+        return kuai_ecb_decrypt(k, in, out, len);
+    case OP_CBC_ENC:
+        return kuai_cbc_encrypt(k, iv, in, out, len);
+    case OP_CBC_DEC:
+        return kuai_cbc_decrypt(k, iv, in, out, len);
+    case OP_CTR:
+        return kuai_ctr_crypt(k, iv, in, out, len);
+    case OP_N:
+        break;
+    }
+    return 99;
+}
+
+/* What one call should do: in -> want, iv/ctr iv0 -> iv_want (NULL for ECB). */
+typedef struct tcase {
+    op o;
+    size_t len, bs;
+    const uint8_t *in, *want, *iv0, *iv_want;
+} tcase;
+
+enum { V_WHOLE = 1, V_INPLACE = 2, V_SPLIT = 4, V_SPLIT_INPLACE = 8, V_ALL = 15 };
+
+/* Runs t with key k in the variants asked for; off_in/off_out are the
+ * misalignments of the buffers (and of the IV: off_in). */
+static void check_case(const kuai_key *k, const char *ctx, const tcase *t, size_t off_in,
+                       size_t off_out, unsigned variants)
+{
+    const size_t len = t->len, bs = t->bs;
+    char what[320];
+    gbuf in = gbuf_new(len, off_in), out = gbuf_new(len, off_out);
+    gbuf iv = gbuf_new(bs, (off_in * 3 + 1) & 15);
+    memcpy(in.p, t->in, len);
+
+    for (unsigned v = 1; v <= V_SPLIT_INPLACE; v <<= 1) {
+        if (!(variants & v))
+            continue;
+        const int inplace = v == V_INPLACE || v == V_SPLIT_INPLACE;
+        const int split = v == V_SPLIT || v == V_SPLIT_INPLACE;
+        uint8_t *dst = inplace ? in.p : out.p;
+        const gbuf *dstbuf = inplace ? &in : &out;
+        memset(out.p, GUARD_FILL, len);
+        memcpy(in.p, t->in, len);
+        if (t->iv0)
+            memcpy(iv.p, t->iv0, bs);
+        uint8_t *ivp = t->iv0 ? iv.p : NULL;
+
+        /* Pieces at block multiples (empty ones included: they must be
+         * no-ops that keep the IV); only the last may have a partial block. */
+        char layout[96] = "";
+        int rc = 0;
+        if (!split) {
+            rc = run_op(t->o, k, ivp, in.p, dst, len);
+        } else {
+            size_t nb = len / bs, done = 0, npieces = 2 + rng_below(4), lp = 0;
+            for (size_t p = 0; p < npieces && !rc; p++) {
+                size_t take = p + 1 == npieces ? len - done : rng_below(nb - done / bs + 1) * bs;
+                rc = run_op(t->o, k, ivp, in.p + done, dst + done, take);
+                if (lp < sizeof layout - 24)
+                    lp += (size_t)snprintf(layout + lp, sizeof layout - lp, "%s%zu",
+                                           p ? "+" : " pieces ", take);
+                done += take;
+            }
+        }
+        snprintf(what, sizeof what, "%s %s len=%zu %s%s%s (in+%zu out+%zu)", ctx, op_names[t->o],
+                 len, split ? "split" : "whole", inplace ? " in place" : " out of place", layout,
+                 off_in, inplace ? off_in : off_out);
+        if (!CHECK_RC(rc, KUAI_OK, what))
+            continue;
+        CHECK_MEM(dst, t->want, len, what);
+        GBUF_CHECK(dstbuf, what);
+        if (!inplace) {
+            char w2[360];
+            snprintf(w2, sizeof w2, "%s: input buffer modified", what);
+            CHECK_MEM(in.p, t->in, len, w2);
+            GBUF_CHECK(&in, w2);
+        }
+        if (t->iv0) {
+            char w2[360];
+            snprintf(w2, sizeof w2, "%s: %s after the call", what,
+                     t->o == OP_CTR ? "counter" : "IV");
+            CHECK_MEM(iv.p, t->iv_want, bs, w2);
+            GBUF_CHECK(&iv, w2);
+        }
+    }
+    gbuf_free(&in);
+    gbuf_free(&out);
+    gbuf_free(&iv);
+}
+
+/* ---- counters near wrap-around ------------------------------------------ */
+
+/* Counter patterns whose carries cross byte, 32-, 64- and 128-bit word
+ * boundaries and the whole block (SIMD code that increments only a low
+ * word gets them wrong), each wrapping within the first few blocks so that
+ * the wrap lands inside a batch. Pattern 0 is plain random. */
+#define CTR_PATTERNS 9
+static void make_ctr(uint8_t *ctr, size_t bs, unsigned pattern, size_t nblocks)
+{
+    static const size_t ff_tail[CTR_PATTERNS] = {0, 1, 3, 4, 8, 12, 16, 0, 0};
+    rng_fill(ctr, bs);
+    size_t near = 1 + rng_below(nblocks < 20 ? nblocks + 1 : 21);
+    if (pattern == 7) { /* ff..fe: the second increment ripples over every byte */
+        memset(ctr, 0xff, bs);
+        ctr[bs - 1] = 0xfe;
+        return;
+    }
+    if (pattern == 8) { /* all ff: the first increment wraps to zero */
+        memset(ctr, 0xff, bs);
+        return;
+    }
+    size_t tail = ff_tail[pattern] < bs ? ff_tail[pattern] : bs - 1;
+    if (pattern == 0)
+        return;
+    memset(ctr + bs - tail, 0xff, tail);
+    ctr[bs - 1] = (uint8_t)(0x100 - near);
+}
+
+/* ---- differential vs the oracle ---------------------------------------- */
+
+/* A few hundred KiB, an odd number of blocks: long enough for any
+ * threading or big-batch path. */
+#define BIG_LEN (384 * 1024 + 3 * 32)
+
+static void diff_cipher(kuai_cipher c)
+{
+    const char *be[MAX_BACKENDS];
+    const size_t nbe = test_backends(c, be, MAX_BACKENDS), bs = kuai_block_size(c);
+    if (nbe == 0)
+        return;
+    const size_t maxlen = BIG_LEN + bs;
+    uint8_t *pt = xmalloc(maxlen), *ct = xmalloc(maxlen), *back = xmalloc(maxlen);
+    uint8_t keybytes[64], iv0[KUAI_MAX_BLOCK], iv1[KUAI_MAX_BLOCK], tmp[KUAI_MAX_BLOCK];
+    kuai_key ref, *keys = key_alloc(nbe);
+    char ctx[128];
+
+    /* Lengths in blocks for ECB and CBC: 0, 1, 2..70, and one long. */
+    size_t nlens = 0, lens[80];
+    for (size_t nb = 0; nb <= 70; nb++)
+        lens[nlens++] = nb * bs;
+    lens[nlens++] = BIG_LEN;
+
+    for (size_t li = 0; li < nlens; li++) {
+        const size_t len = lens[li];
+        rng_fill(keybytes, sizeof keybytes);
+        rng_fill(pt, len);
+        rng_fill(iv0, bs);
+        if (!key_init_ok(&ref, c, keybytes, "ref"))
+            break;
+        int keys_ok = 1;
+        for (size_t b = 0; b < nbe; b++)
+            keys_ok &= key_init_ok(&keys[b], c, keybytes, be[b]);
+        if (!keys_ok)
+            break;
+
+        /* ECB */
+        snprintf(ctx, sizeof ctx, "%s oracle len=%zu", kuai_cipher_name(c), len);
+        CHECK_RC(model_ecb(&ref, bs, 1, pt, ct, len), KUAI_OK, ctx);
+        CHECK_RC(model_ecb(&ref, bs, 0, ct, back, len), KUAI_OK, ctx);
+        CHECK_MEM(back, pt, len, ctx); /* decrypt(encrypt(x)) == x */
+        for (size_t b = 0; b < nbe; b++) {
+            snprintf(ctx, sizeof ctx, "%s/%s", kuai_cipher_name(c), be[b]);
+            size_t oi = rng_below(16), oo = rng_below(16);
+            tcase te = {OP_ECB_ENC, len, bs, pt, ct, NULL, NULL};
+            tcase td = {OP_ECB_DEC, len, bs, ct, pt, NULL, NULL};
+            check_case(&keys[b], ctx, &te, oi, oo, V_ALL);
+            check_case(&keys[b], ctx, &td, oo, oi, V_ALL);
+        }
+
+        /* CBC */
+        memcpy(iv1, iv0, bs);
+        CHECK_RC(model_cbc(&ref, bs, 1, iv1, pt, ct, len), KUAI_OK, ctx);
+        memcpy(tmp, iv0, bs);
+        CHECK_RC(model_cbc(&ref, bs, 0, tmp, ct, back, len), KUAI_OK, ctx);
+        CHECK_MEM(back, pt, len, ctx);
+        for (size_t b = 0; b < nbe; b++) {
+            snprintf(ctx, sizeof ctx, "%s/%s", kuai_cipher_name(c), be[b]);
+            size_t oi = rng_below(16), oo = rng_below(16);
+            tcase te = {OP_CBC_ENC, len, bs, pt, ct, iv0, iv1};
+            tcase td = {OP_CBC_DEC, len, bs, ct, pt, iv0, iv1};
+            check_case(&keys[b], ctx, &te, oi, oo, V_ALL);
+            check_case(&keys[b], ctx, &td, oo, oi, V_ALL);
+        }
+    }
+
+    /* CTR: every byte length up to 3 blocks + 1 (all tails), then
+     * k blocks + a random tail for k = 3..70, and the long one + 7 bytes. */
+    nlens = 0;
+    size_t ctr_lens[3 * KUAI_MAX_BLOCK + 2 + 70];
+    for (size_t l = 0; l <= 3 * bs + 1; l++)
+        ctr_lens[nlens++] = l;
+    for (size_t k = 3; k <= 70; k++)
+        ctr_lens[nlens++] = k * bs + rng_below(bs);
+    ctr_lens[nlens++] = BIG_LEN + 7;
+    for (size_t li = 0; li < nlens; li++) {
+        const size_t len = ctr_lens[li], nblocks = (len + bs - 1) / bs;
+        rng_fill(keybytes, sizeof keybytes);
+        rng_fill(pt, len);
+        make_ctr(iv0, bs, (unsigned)(li % CTR_PATTERNS), nblocks);
+        if (!key_init_ok(&ref, c, keybytes, "ref"))
+            break;
+        memcpy(iv1, iv0, bs);
+        snprintf(ctx, sizeof ctx, "%s oracle CTR len=%zu", kuai_cipher_name(c), len);
+        CHECK_RC(model_ctr(&ref, bs, iv1, pt, ct, len), KUAI_OK, ctx);
+        for (size_t b = 0; b < nbe; b++) {
+            char ivhex[2 * KUAI_MAX_BLOCK + 1];
+            to_hex(ivhex, iv0, bs);
+            snprintf(ctx, sizeof ctx, "%s/%s ctr0=%s", kuai_cipher_name(c), be[b], ivhex);
+            if (!key_init_ok(&keys[b], c, keybytes, be[b]))
+                continue;
+            size_t oi = rng_below(16), oo = rng_below(16);
+            tcase te = {OP_CTR, len, bs, pt, ct, iv0, iv1};
+            tcase td = {OP_CTR, len, bs, ct, pt, iv0, iv1}; /* CTR decrypts by encrypting */
+            check_case(&keys[b], ctx, &te, oi, oo, V_ALL);
+            check_case(&keys[b], ctx, &td, oo, oi, V_WHOLE | V_SPLIT_INPLACE);
+        }
+    }
+
+    /* The wrap, stated without the oracle's counter arithmetic: all-ff
+     * plus one block is all zero, and the next block uses counter zero. */
+    for (size_t b = 0; b < nbe; b++) {
+        uint8_t ctr[KUAI_MAX_BLOCK], zero[KUAI_MAX_BLOCK] = {0}, ff[KUAI_MAX_BLOCK];
+        uint8_t in2[2 * KUAI_MAX_BLOCK] = {0}, out2[2 * KUAI_MAX_BLOCK], ks[2 * KUAI_MAX_BLOCK];
+        rng_fill(keybytes, sizeof keybytes);
+        if (!key_init_ok(&keys[b], c, keybytes, be[b]))
+            continue;
+        snprintf(ctx, sizeof ctx, "%s/%s CTR from all-ff, 2 blocks of zeros", kuai_cipher_name(c),
+                 be[b]);
+        memset(ff, 0xff, bs);
+        memcpy(ctr, ff, bs);
+        CHECK_RC(kuai_ctr_crypt(&keys[b], ctr, in2, out2, 2 * bs), KUAI_OK, ctx);
+        uint8_t one[KUAI_MAX_BLOCK] = {0};
+        one[bs - 1] = 1;
+        CHECK_MEM(ctr, one, bs, ctx);
+        kuai_ecb_encrypt(&keys[b], ff, ks, bs);
+        kuai_ecb_encrypt(&keys[b], zero, ks + bs, bs);
+        CHECK_MEM(out2, ks, 2 * bs, ctx);
+        kuai_key_wipe(&keys[b]);
+    }
+
+    kuai_key_wipe(&ref);
+    free(keys);
+    free(pt);
+    free(ct);
+    free(back);
+}
+
+void test_modes_diff(void)
+{
+    group_begin("modes vs oracle");
+    for (size_t ci = 0; ci < ALL_CIPHERS_N; ci++)
+        diff_cipher(all_ciphers[ci]);
+    group_end();
+}
+
+/* ---- unaligned buffers --------------------------------------------------- */
+
+void test_modes_unaligned(void)
+{
+    group_begin("unaligned buffers");
+    for (size_t ci = 0; ci < ALL_CIPHERS_N; ci++) {
+        kuai_cipher c = all_ciphers[ci];
+        const char *be[MAX_BACKENDS];
+        const size_t nbe = test_backends(c, be, MAX_BACKENDS), bs = kuai_block_size(c);
+        if (nbe == 0)
+            continue;
+        /* An odd block count so paths that handle 2/4/8 blocks at a time
+         * also meet a remainder; CTR gets a partial block too. */
+        const size_t len = 37 * bs, ctr_len = len + 5;
+        uint8_t keybytes[64], iv0[KUAI_MAX_BLOCK], ivw[KUAI_MAX_BLOCK];
+        uint8_t *pt = xmalloc(ctr_len), *ct[OP_N], *ivs[OP_N];
+        kuai_key ref, k;
+        rng_fill(keybytes, sizeof keybytes);
+        rng_fill(pt, ctr_len);
+        rng_fill(iv0, bs);
+        if (!key_init_ok(&ref, c, keybytes, "ref"))
+            continue;
+        for (int o = 0; o < OP_N; o++) {
+            ct[o] = xmalloc(ctr_len);
+            ivs[o] = xmalloc(bs);
+            memcpy(ivs[o], iv0, bs);
+        }
+        /* Expected outputs of the three encrypting ops; the decrypting ops
+         * take those back to pt. */
+        model_ecb(&ref, bs, 1, pt, ct[OP_ECB_ENC], len);
+        model_cbc(&ref, bs, 1, ivs[OP_CBC_ENC], pt, ct[OP_CBC_ENC], len);
+        model_ctr(&ref, bs, ivs[OP_CTR], pt, ct[OP_CTR], ctr_len);
+        memcpy(ivw, ivs[OP_CBC_ENC], bs);
+        for (size_t b = 0; b < nbe; b++) {
+            char ctx[96];
+            snprintf(ctx, sizeof ctx, "%s/%s", kuai_cipher_name(c), be[b]);
+            if (!key_init_ok(&k, c, keybytes, be[b]))
+                continue;
+            for (size_t off = 1; off < 16; off++) {
+                size_t off2 = (off * 7 + 3) & 15; /* the other buffer elsewhere */
+                tcase cases[OP_N] = {
+                    {OP_ECB_ENC, len, bs, pt, ct[OP_ECB_ENC], NULL, NULL},
+                    {OP_ECB_DEC, len, bs, ct[OP_ECB_ENC], pt, NULL, NULL},
+                    {OP_CBC_ENC, len, bs, pt, ct[OP_CBC_ENC], iv0, ivw},
+                    {OP_CBC_DEC, len, bs, ct[OP_CBC_ENC], pt, iv0, ivw},
+                    {OP_CTR, ctr_len, bs, pt, ct[OP_CTR], iv0, ivs[OP_CTR]},
+                };
+                for (int o = 0; o < OP_N; o++) {
+                    check_case(&k, ctx, &cases[o], off, off2, V_WHOLE | V_INPLACE);
+                    check_case(&k, ctx, &cases[o], off2, off, V_WHOLE);
+                }
+            }
+            kuai_key_wipe(&k);
+        }
+        for (int o = 0; o < OP_N; o++) {
+            free(ct[o]);
+            free(ivs[o]);
+        }
+        free(pt);
+        kuai_key_wipe(&ref);
+    }
+    group_end();
+}
+
+/* ---- multi-key ----------------------------------------------------------- */
+
+#define MULTI_MAX_N 33
+
+static int run_multi(int cbc, int enc, const kuai_key *const *keys, uint8_t *const *ivs,
+                     const uint8_t *const *in, uint8_t *const *out, size_t n, size_t len)
+{
+    if (cbc)
+        return enc ? kuai_cbc_encrypt_multi(keys, ivs, in, out, n, len)
+                   : kuai_cbc_decrypt_multi(keys, ivs, in, out, n, len);
+    return enc ? kuai_ecb_encrypt_multi(keys, in, out, n, len)
+               : kuai_ecb_decrypt_multi(keys, in, out, n, len);
+}
+
+static int run_single(int cbc, int enc, const kuai_key *k, uint8_t *iv, const uint8_t *in,
+                      uint8_t *out, size_t len)
+{
+    return run_op(cbc ? (enc ? OP_CBC_ENC : OP_CBC_DEC) : (enc ? OP_ECB_ENC : OP_ECB_DEC), k, iv,
+                  in, out, len);
+}
+
+/*
+ * One multi-key call over n streams of len bytes, checked against n
+ * single-key calls with the same keys: outputs, advanced IVs, guards.
+ * key_of[i] says which of the distinct key objects stream i uses (so the
+ * same pointer can appear several times).
+ */
+static void multi_case(kuai_cipher c, kuai_key *kobj, const size_t *key_of, size_t n, size_t len,
+                       int inplace, const char *ctx)
+{
+    const size_t bs = kuai_block_size(c);
+    const kuai_key *keys[MULTI_MAX_N];
+    gbuf in[MULTI_MAX_N], out[MULTI_MAX_N], ivb[MULTI_MAX_N];
+    uint8_t *inp[MULTI_MAX_N], *outp[MULTI_MAX_N], *ivp[MULTI_MAX_N];
+    uint8_t *want[MULTI_MAX_N], *data[MULTI_MAX_N];
+    uint8_t iv0[MULTI_MAX_N][KUAI_MAX_BLOCK], ivwant[MULTI_MAX_N][KUAI_MAX_BLOCK];
+    char what[256];
+
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = &kobj[key_of[i]];
+        in[i] = gbuf_new(len, (i * 5) & 15);
+        out[i] = gbuf_new(len, (i * 3 + 1) & 15);
+        ivb[i] = gbuf_new(bs, (i * 7 + 2) & 15);
+        inp[i] = in[i].p;
+        outp[i] = inplace ? in[i].p : out[i].p;
+        ivp[i] = ivb[i].p;
+        want[i] = xmalloc(len);
+        data[i] = xmalloc(len);
+        rng_fill(data[i], len);
+        rng_fill(iv0[i], bs);
+    }
+
+    /* enc, then dec of what enc produced; ECB then CBC */
+    for (int cbc = 0; cbc <= 1; cbc++) {
+        for (int enc = 1; enc >= 0; enc--) {
+            for (size_t i = 0; i < n; i++) {
+                memcpy(ivwant[i], iv0[i], bs);
+                int rc = run_single(cbc, enc, keys[i], ivwant[i], data[i], want[i], len);
+                snprintf(what, sizeof what, "%s: single-key call for stream %zu", ctx, i);
+                CHECK_RC(rc, KUAI_OK, what);
+                memcpy(in[i].p, data[i], len);
+                memset(out[i].p, GUARD_FILL, len);
+                memcpy(ivb[i].p, iv0[i], bs);
+            }
+            int rc = run_multi(cbc, enc, keys, ivp, (const uint8_t *const *)inp, outp, n, len);
+            snprintf(what, sizeof what, "%s %s-%s n=%zu len=%zu%s", ctx, cbc ? "CBC" : "ECB",
+                     enc ? "enc" : "dec", n, len, inplace ? " in place" : "");
+            if (CHECK_RC(rc, KUAI_OK, what)) {
+                for (size_t i = 0; i < n; i++) {
+                    char w2[320];
+                    snprintf(w2, sizeof w2, "%s stream %zu (key #%zu, %s)", what, i, key_of[i],
+                             kuai_key_backend(keys[i]));
+                    if (!CHECK_MEM(outp[i], want[i], len, w2))
+                        break; /* one stream's report is enough to debug */
+                    GBUF_CHECK(inplace ? &in[i] : &out[i], w2);
+                    if (!inplace)
+                        CHECK_MEM(in[i].p, data[i], len, w2); /* input untouched */
+                    if (cbc) {
+                        snprintf(w2, sizeof w2, "%s stream %zu: IV after the call", what, i);
+                        CHECK_MEM(ivb[i].p, ivwant[i], bs, w2);
+                        GBUF_CHECK(&ivb[i], w2);
+                    }
+                }
+            }
+            /* Decrypt what we just encrypted next: round trip per stream. */
+            if (enc)
+                for (size_t i = 0; i < n; i++)
+                    memcpy(data[i], want[i], len);
+        }
+    }
+
+    for (size_t i = 0; i < n; i++) {
+        gbuf_free(&in[i]);
+        gbuf_free(&out[i]);
+        gbuf_free(&ivb[i]);
+        free(want[i]);
+        free(data[i]);
+    }
+}
+
+void test_modes_multi(void)
+{
+    group_begin("multi-key");
+    static const size_t ns[] = {1, 2, 3, 4, 5, 8, 16, 17, 33};
+    static const size_t nblocks[] = {0, 1, 6, 259};
+    for (size_t ci = 0; ci < ALL_CIPHERS_N; ci++) {
+        kuai_cipher c = all_ciphers[ci];
+        const char *be[MAX_BACKENDS], *all[MAX_BACKENDS];
+        const size_t nbe = test_backends(c, be, MAX_BACKENDS);
+        const size_t nall = usable_backends(c, all, MAX_BACKENDS), bs = kuai_block_size(c);
+        if (nbe == 0)
+            continue;
+        kuai_key *kobj = key_alloc(MULTI_MAX_N);
+        size_t key_of[MULTI_MAX_N];
+        /* lead: the backend of stream 0's key (a plausible choice of which
+         * backend runs the batch). mixed: the other keys cycle through every
+         * usable backend; otherwise all keys use the lead's backend. */
+        for (size_t b = 0; b < nbe; b++) {
+            for (int mixed = 0; mixed <= 1; mixed++) {
+                for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+                    const size_t n = ns[ni];
+                    size_t nkeys = 0;
+                    for (size_t i = 0; i < n; i++) {
+                        /* Every third stream reuses an earlier key object:
+                         * identical pointers in one call. */
+                        if (i % 3 == 2) {
+                            key_of[i] = key_of[i - 1 - (i / 3) % 2];
+                            continue;
+                        }
+                        uint8_t kb[64];
+                        rng_fill(kb, sizeof kb);
+                        const char *kbe = !mixed || i == 0 ? be[b] : all[(i + b) % nall];
+                        key_init_ok(&kobj[nkeys], c, kb, kbe);
+                        key_of[i] = nkeys++;
+                    }
+                    for (size_t li = 0; li < sizeof nblocks / sizeof nblocks[0]; li++) {
+                        char ctx[128];
+                        snprintf(ctx, sizeof ctx, "%s lead %s%s", kuai_cipher_name(c), be[b],
+                                 mixed ? " mixed backends" : "");
+                        /* in place on the mixed runs only: enough to catch a
+                         * kernel that reads a block after writing it */
+                        multi_case(c, kobj, key_of, n, nblocks[li] * bs, 0, ctx);
+                        if (mixed)
+                            multi_case(c, kobj, key_of, n, nblocks[li] * bs, 1, ctx);
+                    }
+                    for (size_t i = 0; i < nkeys; i++)
+                        kuai_key_wipe(&kobj[i]);
+                }
+            }
+        }
+        free(kobj);
+    }
+    group_end();
+}
+
+/* ---- one key, many threads -------------------------------------------- */
+
+#ifndef __STDC_NO_THREADS__
+#include <threads.h>
+
+/* One thread's work: its own data and IVs, the shared key, known answers
+ * from the oracle. Counts mismatching rounds; the checks happen after join
+ * (the counters of this runner are not thread-safe). */
+typedef struct thr_job {
+    const kuai_key *k;
+    size_t bs, len;
+    uint8_t *pt, *ecb, *cbc, *ctr, *buf;
+    uint8_t iv0[KUAI_MAX_BLOCK], cbc_iv[KUAI_MAX_BLOCK], ctr0[KUAI_MAX_BLOCK],
+        ctr_end[KUAI_MAX_BLOCK];
+    int bad;
+} thr_job;
+
+static int thr_main(void *arg)
+{
+    thr_job *j = arg;
+    uint8_t iv[KUAI_MAX_BLOCK];
+    for (int round = 0; round < 8; round++) {
+        j->bad += kuai_ecb_encrypt(j->k, j->pt, j->buf, j->len) != 0 ||
+                  memcmp(j->buf, j->ecb, j->len) != 0;
+        j->bad += kuai_ecb_decrypt(j->k, j->buf, j->buf, j->len) != 0 ||
+                  memcmp(j->buf, j->pt, j->len) != 0;
+        memcpy(iv, j->iv0, j->bs);
+        j->bad += kuai_cbc_encrypt(j->k, iv, j->pt, j->buf, j->len) != 0 ||
+                  memcmp(j->buf, j->cbc, j->len) != 0 || memcmp(iv, j->cbc_iv, j->bs) != 0;
+        memcpy(iv, j->iv0, j->bs);
+        j->bad += kuai_cbc_decrypt(j->k, iv, j->buf, j->buf, j->len) != 0 ||
+                  memcmp(j->buf, j->pt, j->len) != 0;
+        memcpy(iv, j->ctr0, j->bs);
+        j->bad += kuai_ctr_crypt(j->k, iv, j->pt, j->buf, j->len) != 0 ||
+                  memcmp(j->buf, j->ctr, j->len) != 0 || memcmp(iv, j->ctr_end, j->bs) != 0;
+    }
+    return 0;
+}
+
+#define THREADS 4
+
+void test_modes_threads(void)
+{
+    group_begin("one key, 4 threads");
+    for (size_t ci = 0; ci < ALL_CIPHERS_N; ci++) {
+        kuai_cipher c = all_ciphers[ci];
+        const char *be[MAX_BACKENDS];
+        const size_t nbe = test_backends(c, be, MAX_BACKENDS), bs = kuai_block_size(c);
+        if (nbe == 0)
+            continue;
+        const size_t len = 16 * 1024 + 5 * bs; /* odd block count for 16-byte blocks */
+        uint8_t keybytes[64];
+        rng_fill(keybytes, sizeof keybytes);
+        kuai_key ref, k;
+        if (!key_init_ok(&ref, c, keybytes, "ref"))
+            continue;
+        thr_job jobs[THREADS];
+        for (int t = 0; t < THREADS; t++) {
+            thr_job *j = &jobs[t];
+            j->bs = bs;
+            j->len = len;
+            j->pt = xmalloc(len);
+            j->ecb = xmalloc(len);
+            j->cbc = xmalloc(len);
+            j->ctr = xmalloc(len);
+            j->buf = xmalloc(len);
+            rng_fill(j->pt, len);
+            rng_fill(j->iv0, bs);
+            rng_fill(j->ctr0, bs);
+            memcpy(j->cbc_iv, j->iv0, bs);
+            memcpy(j->ctr_end, j->ctr0, bs);
+            model_ecb(&ref, bs, 1, j->pt, j->ecb, len);
+            model_cbc(&ref, bs, 1, j->cbc_iv, j->pt, j->cbc, len);
+            model_ctr(&ref, bs, j->ctr_end, j->pt, j->ctr, len);
+        }
+        for (size_t b = 0; b < nbe; b++) {
+            if (!key_init_ok(&k, c, keybytes, be[b]))
+                continue;
+            thrd_t th[THREADS];
+            int started[THREADS];
+            for (int t = 0; t < THREADS; t++) {
+                jobs[t].k = &k;
+                jobs[t].bad = 0;
+                started[t] = thrd_create(&th[t], thr_main, &jobs[t]) == thrd_success;
+                CHECK(started[t], "thrd_create failed");
+            }
+            for (int t = 0; t < THREADS; t++) {
+                if (!started[t])
+                    continue;
+                thrd_join(th[t], NULL);
+                CHECK(jobs[t].bad == 0,
+                      "%s/%s: thread %d sharing one key: %d of 40 calls wrong (ECB/CBC/CTR "
+                      "len=%zu)",
+                      kuai_cipher_name(c), be[b], t, jobs[t].bad, len);
+            }
+            kuai_key_wipe(&k);
+        }
+        for (int t = 0; t < THREADS; t++) {
+            free(jobs[t].pt);
+            free(jobs[t].ecb);
+            free(jobs[t].cbc);
+            free(jobs[t].ctr);
+            free(jobs[t].buf);
+        }
+        kuai_key_wipe(&ref);
+    }
+    group_end();
+}
+#else
+void test_modes_threads(void)
+{
+    t_note("one key, many threads: skipped, this C library has no <threads.h>");
+}
+#endif

@@ -8,7 +8,7 @@ CMAKE_FLAGS ?=
 # yardstick (see ../shared/bench.md); it must be set before libcrypto loads.
 OPENSSL_NO_AESNI = ~0x200000200000000
 
-.PHONY: all build test test-portable bench bench-quick plot install format clean
+.PHONY: all build test test-portable test-sanitize bench bench-quick plot install format clean
 
 all: build
 
@@ -16,16 +16,24 @@ build:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKUAI_WERROR=ON $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j$(JOBS)
 
-test: build test-portable
-	$(BUILD)/kuai_test
+# The full suite runs last so that its closing "N passed, N failed" line
+# closes the output.
+test: build test-portable test-sanitize
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --quick > $(BUILD)/bench-smoke.txt
 	@echo "benchmark smoke run ok"
+	$(BUILD)/kuai_test
 
 # What a non-x86 build gets: the portable backends alone.
 test-portable:
 	cmake -S . -B $(BUILD)-portable -DCMAKE_BUILD_TYPE=Release -DKUAI_WERROR=ON -DKUAI_PORTABLE_ONLY=ON
 	cmake --build $(BUILD)-portable -j$(JOBS) --target kuai_test
 	$(BUILD)-portable/kuai_test -q
+
+# The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer.
+test-sanitize:
+	cmake -S . -B $(BUILD)-sanitize -DCMAKE_BUILD_TYPE=Debug -DKUAI_WERROR=ON -DKUAI_SANITIZE=ON
+	cmake --build $(BUILD)-sanitize -j$(JOBS) --target kuai_test
+	$(BUILD)-sanitize/kuai_test -q
 
 bench: build
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --json $(BUILD)/bench.json
@@ -47,4 +55,4 @@ format:
 	clang-format -i include/*.h src/*.c src/*.h src/*/*.c src/*/*.h tests/*.c tests/*.h bench/*.c
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-portable
+	rm -rf $(BUILD) $(BUILD)-portable $(BUILD)-sanitize

@@ -5,11 +5,9 @@
 int kuai_cbc_encrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len)
 {
     size_t bs;
-    int r = check_call(k, in, out, len, 1, &bs);
+    int r = check_call(k, in, out, len, CALL_CBC, iv, &bs);
     if (r)
         return r;
-    if (!iv)
-        return KUAI_ERR_ARG;
     const kuai_impl *impl = kuai_key_impl(k);
     const uint8_t *chain = iv;
     for (size_t off = 0; off < len; off += bs) {
@@ -25,11 +23,9 @@ int kuai_cbc_encrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t 
 int kuai_cbc_decrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len)
 {
     size_t bs;
-    int r = check_call(k, in, out, len, 1, &bs);
+    int r = check_call(k, in, out, len, CALL_CBC, iv, &bs);
     if (r)
         return r;
-    if (!iv)
-        return KUAI_ERR_ARG;
     const kuai_impl *impl = kuai_key_impl(k);
     uint8_t tmp[KUAI_CHUNK_BLOCKS * KUAI_MAX_BLOCK];
     uint8_t prev[KUAI_MAX_BLOCK], next[KUAI_MAX_BLOCK];

@@ -29,11 +29,9 @@ static void ctr_blocks(const kuai_key *k, const kuai_impl *impl, size_t bs, uint
 int kuai_ctr_crypt(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t len)
 {
     size_t bs;
-    int r = check_call(k, in, out, len, 0, &bs);
+    int r = check_call(k, in, out, len, CALL_CTR, ctr, &bs);
     if (r)
         return r;
-    if (!ctr)
-        return KUAI_ERR_ARG;
     const kuai_impl *impl = kuai_key_impl(k);
     size_t full = len / bs, tail = len % bs;
     if (full)

@@ -4,7 +4,7 @@
 int kuai_ecb_encrypt(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t len)
 {
     size_t bs;
-    int r = check_call(k, in, out, len, 1, &bs);
+    int r = check_call(k, in, out, len, CALL_ECB, NULL, &bs);
     if (r)
         return r;
     if (len)
@@ -15,7 +15,7 @@ int kuai_ecb_encrypt(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t 
 int kuai_ecb_decrypt(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t len)
 {
     size_t bs;
-    int r = check_call(k, in, out, len, 1, &bs);
+    int r = check_call(k, in, out, len, CALL_ECB, NULL, &bs);
     if (r)
         return r;
     if (len)

@@ -30,18 +30,25 @@ static inline int buffers_ok(const uint8_t *in, const uint8_t *out, size_t len)
     return a + len <= b || b + len <= a;
 }
 
-/* Common checks of the single-key calls: key, buffers and, when
- * whole_blocks, the length. Returns the block size through *bs. */
+/* What a single-key call needs beyond key and buffers. */
+enum call_kind {
+    CALL_ECB, /* whole blocks */
+    CALL_CBC, /* whole blocks and an IV */
+    CALL_CTR  /* any length and a counter */
+};
+
+/* Common checks of the single-key calls, all made before anything is
+ * written. Returns the block size through *bs. */
 static inline int check_call(const kuai_key *k, const uint8_t *in, const uint8_t *out, size_t len,
-                             int whole_blocks, size_t *bs)
+                             enum call_kind kind, const uint8_t *iv, size_t *bs)
 {
     int r = kuai_key_check(k);
     if (r)
         return r;
-    if (!buffers_ok(in, out, len))
+    if (!buffers_ok(in, out, len) || (kind != CALL_ECB && !iv))
         return KUAI_ERR_ARG;
     *bs = kuai_block_size((kuai_cipher)k->priv_cipher);
-    if (whole_blocks && len % *bs)
+    if (kind != CALL_CTR && len % *bs)
         return KUAI_ERR_LENGTH;
     return KUAI_OK;
 }

@@ -14,9 +14,9 @@
  */
 typedef struct ublock_sched {
     uint8_t rk[UBLOCK_MAX_ROUNDS + 1][32];
-    uint32_t nbytes; /* block size: 16 or 32 */
-    uint32_t rounds; /* 16 or 24 */
-    KUAI_ALIGN64 unsigned char ext[8192 - 832];
+    uint32_t nbytes;               /* block size: 16 or 32 */
+    uint32_t rounds;               /* 16 or 24 */
+    unsigned char ext[8192 - 808]; /* 8-byte aligned: backends load it unaligned */
 } ublock_sched;
 
 _Static_assert(sizeof(ublock_sched) <= sizeof(((kuai_key *)0)->priv_sched),
@@ -45,5 +45,6 @@ extern const uint8_t ublock_pl128_inv[8], ublock_pr128_inv[8], ublock_pl256_inv[
 extern const kuai_impl ublock128_128_ref, ublock128_256_ref, ublock256_256_ref;
 extern const kuai_impl ublock128_128_ssse3, ublock128_256_ssse3, ublock256_256_ssse3;
 extern const kuai_impl ublock128_128_avx2, ublock128_256_avx2, ublock256_256_avx2;
+extern const kuai_impl ublock128_128_avx512, ublock128_256_avx512, ublock256_256_avx512;
 
 #endif

@@ -12,7 +12,10 @@
 typedef __m256i ub_v;
 #define UB_V_BYTES 32
 /* A 16-byte shuffle row serves both lanes. */
-#define UB_ROW16(...) {__VA_ARGS__, __VA_ARGS__}
+#define UB_ROW16(...)                                                                              \
+    {                                                                                              \
+        __VA_ARGS__, __VA_ARGS__                                                                   \
+    }
 
 #define ub_xor(a, b) _mm256_xor_si256(a, b)
 #define ub_and(a, b) _mm256_and_si256(a, b)
@@ -135,7 +138,8 @@ static inline void ublock256_avx2_store_xor(uint8_t *out, const uint8_t *in, con
 #define UBM_PERM_L(x, l)                                                                           \
     _mm256_shuffle_epi8(_mm256_permute4x64_epi64(x, 0xd8), ub_row(ub256_tab[UB256_PL]))
 #define UBM_PERM_R(x, l)                                                                           \
-    _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(x, UB256_PR_DWORDS), ub_row(ub256_tab[UB256_PR]))
+    _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(x, UB256_PR_DWORDS),                           \
+                        ub_row(ub256_tab[UB256_PR]))
 #define UBM_PERM_L_INV(x, l)                                                                       \
     _mm256_permute4x64_epi64(_mm256_shuffle_epi8(x, ub_row(ub256_tab[UB256_PL_INV])), 0xd8)
 #define UBM_PERM_R_INV(x, l)                                                                       \

@@ -11,7 +11,10 @@
 
 typedef __m128i ub_v;
 #define UB_V_BYTES 16
-#define UB_ROW16(...) {__VA_ARGS__}
+#define UB_ROW16(...)                                                                              \
+    {                                                                                              \
+        __VA_ARGS__                                                                                \
+    }
 
 #define ub_xor(a, b) _mm_xor_si128(a, b)
 #define ub_and(a, b) _mm_and_si128(a, b)
@@ -125,10 +128,9 @@ static inline ub256_h ub256_pl(ub256_h x)
 static inline ub256_h ub256_pr(ub256_h x)
 {
     __m128 l = _mm_castsi128_ps(x.l), h = _mm_castsi128_ps(x.h);
-    return ub256_shuf(
-        ub256_make(_mm_castps_si128(_mm_shuffle_ps(l, h, _MM_SHUFFLE(2, 0, 2, 0))),
-                   _mm_castps_si128(_mm_shuffle_ps(l, h, _MM_SHUFFLE(3, 1, 3, 1)))),
-        UB256_PR);
+    return ub256_shuf(ub256_make(_mm_castps_si128(_mm_shuffle_ps(l, h, _MM_SHUFFLE(2, 0, 2, 0))),
+                                 _mm_castps_si128(_mm_shuffle_ps(l, h, _MM_SHUFFLE(3, 1, 3, 1)))),
+                      UB256_PR);
 }
 
 static inline ub256_h ub256_pl_inv(ub256_h x)
@@ -156,12 +158,12 @@ static inline void ublock256_ssse3_load(ub256_h x[8], const uint8_t *in)
     ub_transpose8(r0);
     ub_transpose8(r1);
     for (int j = 0; j < 4; j++) {
-        x[j] = ub256_shuf(ub256_make(_mm_unpacklo_epi64(r0[j + 4], r0[j]),
-                                     _mm_unpackhi_epi64(r0[j + 4], r0[j])),
-                          UB256_TO_L);
-        x[4 + j] = ub256_shuf(ub256_make(_mm_unpacklo_epi64(r1[j + 4], r1[j]),
-                                         _mm_unpackhi_epi64(r1[j + 4], r1[j])),
-                              UB256_TO_L);
+        x[j] = ub256_shuf(
+            ub256_make(_mm_unpacklo_epi64(r0[j + 4], r0[j]), _mm_unpackhi_epi64(r0[j + 4], r0[j])),
+            UB256_TO_L);
+        x[4 + j] = ub256_shuf(
+            ub256_make(_mm_unpacklo_epi64(r1[j + 4], r1[j]), _mm_unpackhi_epi64(r1[j + 4], r1[j])),
+            UB256_TO_L);
     }
 }
 

@@ -171,6 +171,15 @@ void kat_run(const kat *v, kuai_cipher c, const char *backend)
                v->pt_len, v->ct_len))
         return;
 
+#ifndef __OPTIMIZE__
+    /* The one-million-step chain (SM4's) takes minutes per backend in an
+     * unoptimized sanitizer build (bitsliced ref: ~0.2 ms a block at -O0);
+     * the optimized suite of `make test` runs it. Said, not passed. */
+    if (v->mode == KAT_MC && v->n >= 1000000) {
+        printf("%s: SKIPPED in this unoptimized build\n", head);
+        return;
+    }
+#endif
     kuai_key k;
     if (!key_init_ok(&k, c, v->key, backend))
         return;

@@ -1,0 +1,35 @@
+/* SM4 (GB/T 32907-2016): the schedule form every SM4 backend shares. */
+#ifndef KUAI_SM4_H
+#define KUAI_SM4_H
+
+#include "../internal.h"
+
+/*
+ * Stored at the start of kuai_key.priv_sched by every SM4 backend: the 32
+ * encryption round keys rk[0..31] as the standard defines them (decryption
+ * uses them in reverse order). ext is the backend's own derived form.
+ */
+typedef struct sm4_sched {
+    uint32_t rk[32];
+    unsigned char ext[8192 - 128];
+} sm4_sched;
+
+_Static_assert(sizeof(sm4_sched) <= sizeof(((kuai_key *)0)->priv_sched),
+               "SM4 schedule must fit in kuai_key");
+
+static inline sm4_sched *sm4_sched_of(kuai_key *k)
+{
+    return (sm4_sched *)(void *)k->priv_sched;
+}
+static inline const sm4_sched *sm4_sched_const(const kuai_key *k)
+{
+    return (const sm4_sched *)(const void *)k->priv_sched;
+}
+
+/* The portable, constant-time key schedule (sm4_ref.c). Every backend calls
+ * it first, then derives its own form into ext. */
+void sm4_expand_raw(sm4_sched *s, const uint8_t key[16]);
+
+extern const kuai_impl sm4_ref, sm4_ttable, sm4_aesni, sm4_vaes, sm4_gfni;
+
+#endif

@@ -1,0 +1,422 @@
+/*
+ * SM4 on vectors of 32-bit words: the round structure, the transposition,
+ * counter generation, tails and the multi-key lanes, written once over a
+ * small vector vocabulary. Each ISA file (sm4_aesni.c, sm4_vaes.c,
+ * sm4_gfni.c) defines that vocabulary and includes this header once.
+ *
+ * ---- What the ISA file defines -------------------------------------------
+ *
+ *   sm4v                vector type, SM4V_W 32-bit words (4, 8 or 16)
+ *   sm4v_loadu/storeu   unaligned 16*SM4V_W/4-byte load and store
+ *   sm4v_xor, sm4v_set1, sm4v_add32, sm4v_bswap32 (byte order of each word)
+ *   sm4v_unpack{lo,hi}{32,64}   the in-lane unpacks (per 128-bit lane)
+ *   sm4v_xor4(a, b, c, d)       a ^ b ^ c ^ d (d is the newest input)
+ *   sm4v_round(x0, t)           x0 ^ L(tau(t)), the round's T on every word
+ *   sm4v_ctr(x, w, off)         counter words, see sm4s_ctr_pass
+ *   sm4v_lane_blocks()          the block index of every word position,
+ *                               see the layout below
+ *   SM4S_G, SM4S_MK_G           groups per full pass, per multi-key pass
+ *
+ * ---- Layout ----------------------------------------------------------------
+ *
+ * A "group" is SM4V_W blocks in four vectors x[0..3]; x[j] holds word j
+ * (X_j of the standard, read big-endian) of every block of the group, so a
+ * round is the same few instructions on whole vectors and the S-box works
+ * on 4 * SM4V_W bytes at once. The group is loaded as four vectors of
+ * SM4V_W / 4 consecutive blocks (one block per 128-bit lane) and transposed
+ * 4x4 inside each 128-bit lane, so word position p of x[j] (lane p / 4,
+ * slot p % 4) holds the block
+ *
+ *     (p % 4) * SM4V_W / 4 + p / 4          of the group.
+ *
+ * The transposition is its own inverse, so the output goes back the same
+ * way. Only counter generation and the multi-key lane keys need the map,
+ * and both take it from sm4v_lane_blocks().
+ *
+ * A pass runs SM4S_G groups round by round, interleaved, so the long
+ * dependency chain of one round (S-box, L, XOR) of one group overlaps the
+ * others'; SM4S_G * SM4V_W blocks are in flight.
+ */
+#ifndef KUAI_SM4_SIMD_H
+#define KUAI_SM4_SIMD_H
+
+#include "sm4.h"
+
+#include <string.h>
+
+#define SM4S_INLINE static inline __attribute__((always_inline))
+#define SM4S_BLOCK 16
+/* Bytes of one vector, of one group. */
+#define SM4S_VB (4 * SM4V_W)
+#define SM4S_GB (SM4V_W * SM4S_BLOCK)
+
+/* Load one group (SM4V_W blocks) as x[0..3] = words X0..X3. */
+SM4S_INLINE void sm4s_load(sm4v x[4], const uint8_t *in)
+{
+    sm4v a = sm4v_bswap32(sm4v_loadu(in)), b = sm4v_bswap32(sm4v_loadu(in + SM4S_VB));
+    sm4v c = sm4v_bswap32(sm4v_loadu(in + 2 * SM4S_VB));
+    sm4v d = sm4v_bswap32(sm4v_loadu(in + 3 * SM4S_VB));
+    sm4v ab_lo = sm4v_unpacklo32(a, b), ab_hi = sm4v_unpackhi32(a, b);
+    sm4v cd_lo = sm4v_unpacklo32(c, d), cd_hi = sm4v_unpackhi32(c, d);
+    x[0] = sm4v_unpacklo64(ab_lo, cd_lo);
+    x[1] = sm4v_unpackhi64(ab_lo, cd_lo);
+    x[2] = sm4v_unpacklo64(ab_hi, cd_hi);
+    x[3] = sm4v_unpackhi64(ab_hi, cd_hi);
+}
+
+/* After 32 rounds slot j holds X(32 + j); the output is the reverse
+ * transformation R: (X35, X34, X33, X32). Back to blocks in r[0..3]. */
+SM4S_INLINE void sm4s_to_blocks(sm4v r[4], const sm4v x[4])
+{
+    sm4v ab_lo = sm4v_unpacklo32(x[3], x[2]), ab_hi = sm4v_unpackhi32(x[3], x[2]);
+    sm4v cd_lo = sm4v_unpacklo32(x[1], x[0]), cd_hi = sm4v_unpackhi32(x[1], x[0]);
+    r[0] = sm4v_bswap32(sm4v_unpacklo64(ab_lo, cd_lo));
+    r[1] = sm4v_bswap32(sm4v_unpackhi64(ab_lo, cd_lo));
+    r[2] = sm4v_bswap32(sm4v_unpacklo64(ab_hi, cd_hi));
+    r[3] = sm4v_bswap32(sm4v_unpackhi64(ab_hi, cd_hi));
+}
+
+SM4S_INLINE void sm4s_store(uint8_t *out, const sm4v x[4])
+{
+    sm4v r[4];
+    sm4s_to_blocks(r, x);
+    for (int i = 0; i < 4; i++)
+        sm4v_storeu(out + i * SM4S_VB, r[i]);
+}
+
+/* out = in ^ (the blocks of x): CTR. */
+SM4S_INLINE void sm4s_store_xor(uint8_t *out, const uint8_t *in, const sm4v x[4])
+{
+    sm4v r[4];
+    sm4s_to_blocks(r, x);
+    for (int i = 0; i < 4; i++)
+        sm4v_storeu(out + i * SM4S_VB, sm4v_xor(r[i], sm4v_loadu(in + i * SM4S_VB)));
+}
+
+/*
+ * 32 rounds on G groups: X(i+4) = X(i) ^ T(X(i+1) ^ X(i+2) ^ X(i+3) ^ rk(i))
+ * (standard, 7.1), written over X(i) so the four slots rotate and slot j
+ * ends as X(32 + j). Round keys: kp points at round 0's key (the last one
+ * when decrypting) and moves by kstep words per round. Single key (mk = 0):
+ * kp[0] is broadcast. Multi-key (mk = 1): kp holds G vectors of per-lane
+ * keys, one per group, SM4V_W words apart.
+ */
+SM4S_INLINE void sm4s_round_groups(sm4v x[][4], int G, int i, const uint32_t *kp, int mk)
+{
+    for (int g = 0; g < G; g++) {
+        sm4v k = mk ? sm4v_loadu(kp + g * SM4V_W) : sm4v_set1(kp[0]);
+        sm4v t = sm4v_xor4(x[g][(i + 1) & 3], x[g][(i + 2) & 3], k, x[g][(i + 3) & 3]);
+        x[g][i] = sm4v_round(x[g][i], t);
+    }
+}
+
+/* Four rounds per iteration, written out so that every slot index is a
+ * constant and the state can live in registers. */
+SM4S_INLINE void sm4s_rounds(sm4v x[][4], int G, const uint32_t *kp, ptrdiff_t kstep, int mk)
+{
+    for (int r = 0; r < 32; r += 4) {
+        sm4s_round_groups(x, G, 0, kp, mk);
+        sm4s_round_groups(x, G, 1, kp + kstep, mk);
+        sm4s_round_groups(x, G, 2, kp + 2 * kstep, mk);
+        sm4s_round_groups(x, G, 3, kp + 3 * kstep, mk);
+        kp += 4 * kstep;
+    }
+}
+
+/* One pass of G groups over G * SM4V_W whole blocks. */
+SM4S_INLINE void sm4s_crypt_pass(int G, const uint32_t *kp, ptrdiff_t kstep, int mk,
+                                 const uint8_t *in, uint8_t *out)
+{
+    sm4v x[SM4S_G > SM4S_MK_G ? SM4S_G : SM4S_MK_G][4];
+    for (int g = 0; g < G; g++)
+        sm4s_load(x[g], in + g * SM4S_GB);
+    sm4s_rounds(x, G, kp, kstep, mk);
+    for (int g = 0; g < G; g++)
+        sm4s_store(out + g * SM4S_GB, x[g]);
+}
+
+/*
+ * Out-of-line passes of SM4S_G, SM4S_G / 2, ..., 1 groups (SM4S_G is a power
+ * of two). A call takes as many of the widest as fit and then at most one of
+ * each narrower width, so a remainder (a CBC-decryption chunk of 64 blocks,
+ * say) still has several groups in flight.
+ */
+#define SM4S_DEFINE_PASS(G)                                                                        \
+    static void sm4s_pass_##G(const uint32_t *kp, ptrdiff_t kstep, const uint8_t *in,              \
+                              uint8_t *out)                                                        \
+    {                                                                                              \
+        sm4s_crypt_pass(G, kp, kstep, 0, in, out);                                                 \
+    }                                                                                              \
+    static void sm4s_ctr_##G(const uint32_t *rk, uint64_t hi, uint64_t lo, const uint8_t *in,      \
+                             uint8_t *out)                                                         \
+    {                                                                                              \
+        sm4s_ctr_pass(G, rk, hi, lo, in, out);                                                     \
+    }
+
+_Static_assert(SM4S_G == 1 || SM4S_G == 2 || SM4S_G == 4 || SM4S_G == 8 || SM4S_G == 16,
+               "SM4S_G must be a power of two up to 16");
+
+static void sm4s_pass_g(int G, const uint32_t *kp, ptrdiff_t kstep, const uint8_t *in,
+                        uint8_t *out);
+static void sm4s_ctr_g(int G, const uint32_t *rk, uint64_t hi, uint64_t lo, const uint8_t *in,
+                       uint8_t *out);
+
+static void sm4s_crypt_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks,
+                              int dec)
+{
+    const uint32_t *rk = sm4_sched_const(k)->rk;
+    const uint32_t *kp = dec ? rk + 31 : rk;
+    ptrdiff_t kstep = dec ? -1 : 1;
+    for (int G = SM4S_G; G >= 1; G /= 2) {
+        size_t n = (size_t)G * SM4V_W;
+        while (nblocks >= n) {
+            sm4s_pass_g(G, kp, kstep, in, out);
+            in += n * SM4S_BLOCK;
+            out += n * SM4S_BLOCK;
+            nblocks -= n;
+            if (G != SM4S_G)
+                break;
+        }
+    }
+    if (nblocks) {
+        /* A partial group: the vector loads and stores take whole groups,
+         * so it goes through a buffer, zero-padded. */
+        uint8_t buf[SM4S_GB] = {0};
+        memcpy(buf, in, nblocks * SM4S_BLOCK);
+        sm4s_pass_g(1, kp, kstep, buf, buf);
+        memcpy(out, buf, nblocks * SM4S_BLOCK);
+        kuai_wipe(buf, sizeof buf);
+    }
+}
+
+static void sm4s_enc_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
+{
+    sm4s_crypt_blocks(k, in, out, nblocks, 0);
+}
+
+static void sm4s_dec_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
+{
+    sm4s_crypt_blocks(k, in, out, nblocks, 1);
+}
+
+/* ---- CTR ------------------------------------------------------------------ */
+
+static uint64_t sm4s_load_be64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static void sm4s_store_be64(uint8_t *p, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--) {
+        p[i] = (uint8_t)v;
+        v >>= 8;
+    }
+}
+
+/*
+ * One CTR pass of G groups: the counter blocks are made directly in the
+ * transposed form (a block read big-endian is the counter's four words, so
+ * x[j] = word j of ctr + block index, the carries propagated per lane by
+ * sm4v_ctr), encrypted, and XORed into in. (hi, lo) is the counter of the
+ * pass's first block.
+ */
+SM4S_INLINE void sm4s_ctr_pass(int G, const uint32_t *rk, uint64_t hi, uint64_t lo,
+                               const uint8_t *in, uint8_t *out)
+{
+    sm4v x[SM4S_G][4];
+    const uint32_t w[4] = {(uint32_t)(hi >> 32), (uint32_t)hi, (uint32_t)(lo >> 32), (uint32_t)lo};
+    sm4v lane_blocks = sm4v_lane_blocks();
+    for (int g = 0; g < G; g++)
+        sm4v_ctr(x[g], w, sm4v_add32(lane_blocks, sm4v_set1((uint32_t)(g * SM4V_W))));
+    sm4s_rounds(x, G, rk, 1, 0);
+    for (int g = 0; g < G; g++)
+        sm4s_store_xor(out + g * SM4S_GB, in + g * SM4S_GB, x[g]);
+}
+
+/* The 128-bit counter (hi, lo) += n, mod 2^128, without a branch. */
+#define SM4S_CTR_ADD(hi, lo, n)                                                                    \
+    do {                                                                                           \
+        uint64_t sm4s_old_ = (lo);                                                                 \
+        (lo) += (n);                                                                               \
+        (hi) += (uint64_t)((lo) < sm4s_old_);                                                      \
+    } while (0)
+
+static void sm4s_ctr_blocks(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
+                            size_t nblocks)
+{
+    const uint32_t *rk = sm4_sched_const(k)->rk;
+    uint64_t hi = sm4s_load_be64(ctr), lo = sm4s_load_be64(ctr + 8);
+    for (int G = SM4S_G; G >= 1; G /= 2) {
+        size_t n = (size_t)G * SM4V_W;
+        while (nblocks >= n) {
+            sm4s_ctr_g(G, rk, hi, lo, in, out);
+            SM4S_CTR_ADD(hi, lo, (uint64_t)n);
+            in += n * SM4S_BLOCK;
+            out += n * SM4S_BLOCK;
+            nblocks -= n;
+            if (G != SM4S_G)
+                break;
+        }
+    }
+    if (nblocks) {
+        uint8_t buf[SM4S_GB] = {0};
+        memcpy(buf, in, nblocks * SM4S_BLOCK);
+        sm4s_ctr_g(1, rk, hi, lo, buf, buf);
+        memcpy(out, buf, nblocks * SM4S_BLOCK);
+        kuai_wipe(buf, sizeof buf);
+        SM4S_CTR_ADD(hi, lo, (uint64_t)nblocks);
+    }
+    sm4s_store_be64(ctr, hi);
+    sm4s_store_be64(ctr + 8, lo);
+}
+
+/* The pass functions of every width up to SM4S_G, and their dispatch. */
+#if SM4S_G >= 16
+SM4S_DEFINE_PASS(16)
+#endif
+#if SM4S_G >= 8
+SM4S_DEFINE_PASS(8)
+#endif
+#if SM4S_G >= 4
+SM4S_DEFINE_PASS(4)
+#endif
+#if SM4S_G >= 2
+SM4S_DEFINE_PASS(2)
+#endif
+SM4S_DEFINE_PASS(1)
+
+#define SM4S_DISPATCH(G, fn, ...)                                                                  \
+    switch (G) {                                                                                   \
+        SM4S_CASE_16(fn, __VA_ARGS__)                                                              \
+        SM4S_CASE_8(fn, __VA_ARGS__)                                                               \
+        SM4S_CASE_4(fn, __VA_ARGS__)                                                               \
+        SM4S_CASE_2(fn, __VA_ARGS__)                                                               \
+    default:                                                                                       \
+        fn##1(__VA_ARGS__);                                                                        \
+    }
+#if SM4S_G >= 16
+#define SM4S_CASE_16(fn, ...)                                                                      \
+    case 16:                                                                                       \
+        fn##16(__VA_ARGS__);                                                                       \
+        break;
+#else
+#define SM4S_CASE_16(fn, ...)
+#endif
+#if SM4S_G >= 8
+#define SM4S_CASE_8(fn, ...)                                                                       \
+    case 8:                                                                                        \
+        fn##8(__VA_ARGS__);                                                                        \
+        break;
+#else
+#define SM4S_CASE_8(fn, ...)
+#endif
+#if SM4S_G >= 4
+#define SM4S_CASE_4(fn, ...)                                                                       \
+    case 4:                                                                                        \
+        fn##4(__VA_ARGS__);                                                                        \
+        break;
+#else
+#define SM4S_CASE_4(fn, ...)
+#endif
+#if SM4S_G >= 2
+#define SM4S_CASE_2(fn, ...)                                                                       \
+    case 2:                                                                                        \
+        fn##2(__VA_ARGS__);                                                                        \
+        break;
+#else
+#define SM4S_CASE_2(fn, ...)
+#endif
+
+static void sm4s_pass_g(int G, const uint32_t *kp, ptrdiff_t kstep, const uint8_t *in, uint8_t *out)
+{
+    SM4S_DISPATCH(G, sm4s_pass_, kp, kstep, in, out)
+}
+
+static void sm4s_ctr_g(int G, const uint32_t *rk, uint64_t hi, uint64_t lo, const uint8_t *in,
+                       uint8_t *out)
+{
+    SM4S_DISPATCH(G, sm4s_ctr_, rk, hi, lo, in, out)
+}
+
+/* ---- multi-key ------------------------------------------------------------ */
+
+/*
+ * Lane keys in kuai_mk: for round r and group g, one vector of SM4V_W words
+ * at word (r * G + g) * SM4V_W, word position p holding the round key of
+ * the block at that position (block g * SM4V_W + lane_blocks[p]). Lanes
+ * beyond n get key 0 and zero data, and are not stored.
+ */
+#define SM4S_MK_WORDS(G) (32 * (G)*SM4V_W)
+_Static_assert(SM4S_MK_WORDS(SM4S_MK_G) * 4 <= KUAI_MK_BYTES, "SM4 lane keys must fit in kuai_mk");
+
+SM4S_INLINE void sm4s_mk_setup_g(int G, kuai_mk *m, const kuai_key *const *keys, size_t n)
+{
+    uint32_t lane_blocks[SM4V_W], w[SM4V_W];
+    sm4v_storeu(lane_blocks, sm4v_lane_blocks());
+    for (int r = 0; r < 32; r++) {
+        for (int g = 0; g < G; g++) {
+            for (int p = 0; p < SM4V_W; p++) {
+                size_t b = (size_t)g * SM4V_W + lane_blocks[p];
+                w[p] = b < n ? sm4_sched_const(keys[b])->rk[r] : 0;
+            }
+            memcpy(m->b + 4 * ((size_t)(r * G + g) * SM4V_W), w, sizeof w);
+        }
+    }
+    kuai_wipe(w, sizeof w);
+}
+
+/* The lane keys are read with unaligned loads straight out of m->b (char
+ * storage, accessed through uint32_t only by the vector load intrinsics,
+ * which may alias). */
+SM4S_INLINE void sm4s_mk_crypt_g(int G, const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n,
+                                 int dec)
+{
+    uint8_t buf[SM4S_MK_G * SM4S_GB] = {0};
+    const uint32_t *lanes = (const uint32_t *)(const void *)m->b;
+    ptrdiff_t kstep = (ptrdiff_t)G * SM4V_W;
+    memcpy(buf, in, n * SM4S_BLOCK);
+    if (dec)
+        sm4s_crypt_pass(G, lanes + 31 * kstep, -kstep, 1, buf, buf);
+    else
+        sm4s_crypt_pass(G, lanes, kstep, 1, buf, buf);
+    memcpy(out, buf, n * SM4S_BLOCK);
+    kuai_wipe(buf, sizeof buf);
+}
+
+static void sm4s_mk_setup(kuai_mk *m, const kuai_key *const *keys, size_t n)
+{
+    sm4s_mk_setup_g(SM4S_MK_G, m, keys, n);
+}
+static void sm4s_mk_enc(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n)
+{
+    sm4s_mk_crypt_g(SM4S_MK_G, m, in, out, n, 0);
+}
+static void sm4s_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n)
+{
+    sm4s_mk_crypt_g(SM4S_MK_G, m, in, out, n, 1);
+}
+
+/* The narrow multi-key kernel: one group, for batches of at most SM4V_W. */
+static void sm4s_mk1_setup(kuai_mk *m, const kuai_key *const *keys, size_t n)
+{
+    sm4s_mk_setup_g(1, m, keys, n);
+}
+static void sm4s_mk1_enc(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n)
+{
+    sm4s_mk_crypt_g(1, m, in, out, n, 0);
+}
+static void sm4s_mk1_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n)
+{
+    sm4s_mk_crypt_g(1, m, in, out, n, 1);
+}
+
+static void sm4s_expand(kuai_key *k, const uint8_t *key)
+{
+    sm4_expand_raw(sm4_sched_of(k), key);
+}
+
+#endif

@@ -1,0 +1,491 @@
+/*
+ * GCM (NIST SP 800-38D), written once over the cipher seam (enc_blocks and
+ * the optional fused ctr_blocks) and the GHASH seam (ghash.h), for every
+ * cipher with a 128-bit block.
+ *
+ * Pass structure: data goes in chunks of GCM_CHUNK_BLOCKS blocks (4 KiB):
+ * CTR over the chunk, then GHASH over the same chunk while it is still in
+ * L1. Decryption hashes the ciphertext chunk before decrypting it, which
+ * is also what makes in == out work.
+ *
+ * The one-shot calls run the streaming code on a context on the stack;
+ * the one-shot decrypt decrypts in that single pass and, on a tag
+ * mismatch, zeroes out before returning. That is one pass over the data
+ * instead of two (verify, then decrypt), and no unauthenticated plaintext
+ * survives the call.
+ */
+#include "ghash.h"
+#include "modes.h"
+
+#define GCM_MAGIC 0x67636d21u /* "gcm!": set by init, cleared by wipe */
+#define GCM_CHUNK_BLOCKS 256
+/* SP 800-38D: plaintext up to 2^39 - 256 bits; AAD and IV up to 2^64 - 1
+ * bits, i.e. below 2^61 bytes. */
+#define GCM_MAX_DATA ((UINT64_C(1) << 36) - 32)
+#define GCM_MAX_AAD ((UINT64_C(1) << 61) - 1)
+
+enum gcm_phase { PHASE_AAD = 1, PHASE_ENC, PHASE_DEC };
+
+_Static_assert(sizeof(((kuai_gcm_ctx *)0)->priv_hkey) == GHASH_KEY_BYTES + 64,
+               "kuai_gcm_ctx.priv_hkey must match GHASH_KEY_BYTES");
+
+/* ---- GHASH backend choice ---------------------------------------------- */
+
+#if defined(KUAI_X86_64)
+#define X86(x) x,
+#else
+#define X86(x)
+#endif
+
+static const ghash_impl *const ghash_table[] = {
+    X86(&ghash_vpclmul512) X86(&ghash_vpclmul) X86(&ghash_pclmul) & ghash_ref, NULL};
+
+const ghash_impl *const *kuai_ghash_impls(void)
+{
+    return ghash_table;
+}
+
+const ghash_impl *kuai_ghash_best(void)
+{
+    for (size_t i = 0; ghash_table[i]; i++)
+        if (ghash_table[i]->available())
+            return ghash_table[i];
+    return &ghash_ref; /* not reached: ref is always available */
+}
+
+/* ---- counter mode with inc32 ------------------------------------------- */
+
+static uint32_t load_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void store_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static void store_be64(uint8_t *p, uint64_t v)
+{
+    store_be32(p, (uint32_t)(v >> 32));
+    store_be32(p + 4, (uint32_t)v);
+}
+
+/* The backends' ctr_blocks carries across the whole block; GCM's counter
+ * wraps within the low 32 bits. So cut the run where the low word wraps
+ * and put the upper 96 bits back after each piece. The cut depends only on
+ * the counter, which comes from the (public) IV; with a 12-byte IV it
+ * starts at 2 and no legal message reaches the wrap. */
+void kuai_gcm_ctr32(const kuai_key *k, uint8_t ctr[16], const uint8_t *in, uint8_t *out,
+                    size_t nblocks)
+{
+    const kuai_impl *impl = kuai_key_impl(k);
+    while (nblocks) {
+        uint64_t room = (UINT64_C(1) << 32) - load_be32(ctr + 12);
+        size_t n = (uint64_t)nblocks < room ? nblocks : (size_t)room;
+        if (impl->ctr_blocks) {
+            uint8_t top[12];
+            memcpy(top, ctr, 12);
+            impl->ctr_blocks(k, ctr, in, out, n);
+            memcpy(ctr, top, 12);
+        } else {
+            uint8_t ks[KUAI_CHUNK_BLOCKS * 16];
+            for (size_t done = 0; done < n;) {
+                size_t m = n - done < KUAI_CHUNK_BLOCKS ? n - done : KUAI_CHUNK_BLOCKS;
+                for (size_t i = 0; i < m; i++) {
+                    memcpy(ks + 16 * i, ctr, 16);
+                    store_be32(ctr + 12, load_be32(ctr + 12) + 1);
+                }
+                impl->enc_blocks(k, ks, ks, m);
+                xor_bytes(out + 16 * done, in + 16 * done, ks, 16 * m);
+                done += m;
+            }
+            kuai_wipe(ks, sizeof ks);
+        }
+        in += 16 * n;
+        out += 16 * n;
+        nblocks -= n;
+    }
+}
+
+/* ---- the streaming core (arguments already checked) --------------------- */
+
+static const ghash_impl *ctx_ghash(const kuai_gcm_ctx *c)
+{
+    return (const ghash_impl *)c->priv_ghash;
+}
+
+/*
+ * The GHASH backends read their key material with aligned vector loads, but
+ * a context may sit anywhere 8-byte aligned and be copied (EVP_CIPHER_CTX_copy
+ * does) to a place with another alignment. So the material lives at the
+ * first 64-byte boundary inside priv_hkey, and if a copy moved that boundary
+ * it is moved along before use.
+ */
+static unsigned char *ctx_hkey(kuai_gcm_ctx *c)
+{
+    uint32_t off = (uint32_t)(-(uintptr_t)c->priv_hkey & 63);
+    if (off != c->priv_hkey_off) {
+        memmove(c->priv_hkey + off, c->priv_hkey + c->priv_hkey_off, GHASH_KEY_BYTES);
+        c->priv_hkey_off = off;
+    }
+    return c->priv_hkey + off;
+}
+
+static void ghash_blocks(kuai_gcm_ctx *c, const uint8_t *in, size_t nblocks)
+{
+    ctx_ghash(c)->update(ctx_hkey(c), c->priv_y, in, nblocks);
+}
+
+static void gcm_setup(kuai_gcm_ctx *c, const kuai_key *k, const ghash_impl *gh, const uint8_t *iv,
+                      size_t iv_len)
+{
+    const kuai_impl *impl = kuai_key_impl(k);
+    memset(c, 0, sizeof *c);
+    c->priv_key = k;
+    c->priv_ghash = gh;
+
+    /* H = E_K(0^128), and for 96-bit IVs E_K(J0) in the same call: the
+     * wide backends cost nearly as much for one block as for a batch. */
+    uint8_t blk[32] = {0};
+    uint8_t *j0 = c->priv_ctr;
+    if (iv_len == 12) {
+        /* J0 = IV || 0^31 || 1 */
+        memcpy(j0, iv, 12);
+        store_be32(j0 + 12, 1);
+        memcpy(blk + 16, j0, 16);
+        impl->enc_blocks(k, blk, blk, 2);
+        memcpy(c->priv_ekj0, blk + 16, 16);
+    } else {
+        impl->enc_blocks(k, blk, blk, 1);
+    }
+    c->priv_hkey_off = (uint32_t)(-(uintptr_t)c->priv_hkey & 63);
+    gh->init(ctx_hkey(c), blk);
+    kuai_wipe(blk, sizeof blk);
+
+    /* Other IVs: J0 = GHASH(IV, 0-pad, 0^64, [len(IV)]_64), built in
+     * priv_ctr (priv_y is still the zero accumulator). */
+    if (iv_len != 12) {
+        size_t full = iv_len / 16, rest = iv_len % 16;
+        if (full)
+            ghash_blocks(c, iv, full);
+        uint8_t last[16] = {0};
+        if (rest) {
+            memcpy(last, iv + 16 * full, rest);
+            ghash_blocks(c, last, 1);
+            memset(last, 0, sizeof last);
+        }
+        store_be64(last + 8, (uint64_t)iv_len * 8);
+        ghash_blocks(c, last, 1);
+        memcpy(j0, c->priv_y, 16);
+        memset(c->priv_y, 0, 16);
+        impl->enc_blocks(k, j0, c->priv_ekj0, 1);
+    }
+    store_be32(j0 + 12, load_be32(j0 + 12) + 1); /* inc32: the first data block */
+    c->priv_phase = PHASE_AAD;
+    c->priv_magic = GCM_MAGIC;
+}
+
+static void gcm_absorb_aad(kuai_gcm_ctx *c, const uint8_t *aad, size_t len)
+{
+    size_t pos = (size_t)(c->priv_aad_len % 16);
+    c->priv_aad_len += len;
+    if (pos) {
+        size_t n = 16 - pos < len ? 16 - pos : len;
+        memcpy(c->priv_part + pos, aad, n);
+        aad += n;
+        len -= n;
+        if (pos + n < 16)
+            return;
+        ghash_blocks(c, c->priv_part, 1);
+    }
+    if (len >= 16)
+        ghash_blocks(c, aad, len / 16);
+    memcpy(c->priv_part, aad + (len & ~(size_t)15), len % 16);
+}
+
+/* The AAD's last partial block, zero-padded, before data or the lengths. */
+static void gcm_close_aad(kuai_gcm_ctx *c)
+{
+    size_t pos = (size_t)(c->priv_aad_len % 16);
+    if (pos) {
+        memset(c->priv_part + pos, 0, 16 - pos);
+        ghash_blocks(c, c->priv_part, 1);
+    }
+    memset(c->priv_part, 0, 16);
+}
+
+static void gcm_crypt(kuai_gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len, int enc)
+{
+    if (c->priv_phase == PHASE_AAD) {
+        gcm_close_aad(c);
+        c->priv_phase = enc ? PHASE_ENC : PHASE_DEC;
+    }
+    const kuai_key *k = c->priv_key;
+    size_t pos = (size_t)(c->priv_data_len % 16);
+    c->priv_data_len += len;
+
+    /* Finish the partial block left by the previous call. */
+    if (pos) {
+        size_t n = 16 - pos < len ? 16 - pos : len;
+        for (size_t i = 0; i < n; i++) {
+            uint8_t x = in[i], y = x ^ c->priv_ks[pos + i];
+            out[i] = y;
+            c->priv_part[pos + i] = enc ? y : x; /* GHASH takes the ciphertext */
+        }
+        in += n;
+        out += n;
+        len -= n;
+        if (pos + n < 16)
+            return;
+        ghash_blocks(c, c->priv_part, 1);
+    }
+
+    /* Whole blocks, a chunk at a time: CTR and GHASH over the same 4 KiB. */
+    while (len >= 16) {
+        size_t nb = len / 16 < GCM_CHUNK_BLOCKS ? len / 16 : GCM_CHUNK_BLOCKS;
+        if (enc) {
+            kuai_gcm_ctr32(k, c->priv_ctr, in, out, nb);
+            ghash_blocks(c, out, nb);
+        } else {
+            ghash_blocks(c, in, nb);
+            kuai_gcm_ctr32(k, c->priv_ctr, in, out, nb);
+        }
+        in += 16 * nb;
+        out += 16 * nb;
+        len -= 16 * nb;
+    }
+
+    /* A new partial block: one counter value's keystream, kept for the
+     * next call. */
+    if (len) {
+        memset(c->priv_ks, 0, 16);
+        kuai_gcm_ctr32(k, c->priv_ctr, c->priv_ks, c->priv_ks, 1);
+        for (size_t i = 0; i < len; i++) {
+            uint8_t x = in[i], y = x ^ c->priv_ks[i];
+            out[i] = y;
+            c->priv_part[i] = enc ? y : x;
+        }
+    }
+}
+
+/* The full 16-byte tag; the context is left for the caller to wipe. */
+static void gcm_tag(kuai_gcm_ctx *c, uint8_t tag[16])
+{
+    if (c->priv_phase == PHASE_AAD)
+        gcm_close_aad(c);
+    size_t pos = (size_t)(c->priv_data_len % 16);
+    if (pos) {
+        memset(c->priv_part + pos, 0, 16 - pos);
+        ghash_blocks(c, c->priv_part, 1);
+    }
+    uint8_t lens[16];
+    store_be64(lens, c->priv_aad_len * 8);
+    store_be64(lens + 8, c->priv_data_len * 8);
+    ghash_blocks(c, lens, 1);
+    xor_bytes(tag, c->priv_y, c->priv_ekj0, 16);
+}
+
+/* 0 when the first n bytes agree; time independent of where they differ. */
+static int tag_differs(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    unsigned d = 0;
+    for (size_t i = 0; i < n; i++)
+        d |= (unsigned)(a[i] ^ b[i]);
+    /* d in 0..255: (d - 1) >> 8 is all ones exactly when d == 0. */
+    return (int)(1 & ~((d - 1) >> 8));
+}
+
+/* ---- argument checks ---------------------------------------------------- */
+
+static int check_key_iv(const kuai_key *k, const uint8_t *iv, size_t iv_len)
+{
+    int r = kuai_key_check(k);
+    if (r)
+        return r;
+    if (kuai_block_size((kuai_cipher)k->priv_cipher) != 16)
+        return KUAI_ERR_UNSUPPORTED;
+    if (!iv || iv_len == 0)
+        return KUAI_ERR_ARG;
+    if ((uint64_t)iv_len > GCM_MAX_AAD)
+        return KUAI_ERR_LENGTH;
+    return KUAI_OK;
+}
+
+static int check_tag(const uint8_t *tag, size_t tag_len)
+{
+    return tag && tag_len >= 4 && tag_len <= 16 ? KUAI_OK : KUAI_ERR_ARG;
+}
+
+/* A context that init set up, not finished, whose key is still set up. */
+static int check_ctx(const kuai_gcm_ctx *c)
+{
+    if (!c)
+        return KUAI_ERR_ARG;
+    if (c->priv_magic != GCM_MAGIC)
+        return KUAI_ERR_ARG;
+    return kuai_key_check(c->priv_key);
+}
+
+/* ---- public: one-shot --------------------------------------------------- */
+
+static int check_oneshot(const kuai_key *k, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
+                         size_t aad_len, const uint8_t *in, const uint8_t *out, size_t len,
+                         const uint8_t *tag, size_t tag_len)
+{
+    int r = check_key_iv(k, iv, iv_len);
+    if (r)
+        return r;
+    if ((aad_len && !aad) || !buffers_ok(in, out, len) || check_tag(tag, tag_len))
+        return KUAI_ERR_ARG;
+    if ((uint64_t)len > GCM_MAX_DATA || (uint64_t)aad_len > GCM_MAX_AAD)
+        return KUAI_ERR_LENGTH;
+    return KUAI_OK;
+}
+
+int kuai_gcm_encrypt(const kuai_key *k, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
+                     size_t aad_len, const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag,
+                     size_t tag_len)
+{
+    int r = check_oneshot(k, iv, iv_len, aad, aad_len, in, out, len, tag, tag_len);
+    if (r)
+        return r;
+    kuai_gcm_ctx c;
+    uint8_t full[16];
+    gcm_setup(&c, k, kuai_ghash_best(), iv, iv_len);
+    if (aad_len)
+        gcm_absorb_aad(&c, aad, aad_len);
+    if (len)
+        gcm_crypt(&c, in, out, len, 1);
+    gcm_tag(&c, full);
+    memcpy(tag, full, tag_len);
+    kuai_wipe(full, sizeof full);
+    kuai_wipe(&c, sizeof c);
+    return KUAI_OK;
+}
+
+int kuai_gcm_decrypt(const kuai_key *k, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
+                     size_t aad_len, const uint8_t *in, uint8_t *out, size_t len,
+                     const uint8_t *tag, size_t tag_len)
+{
+    int r = check_oneshot(k, iv, iv_len, aad, aad_len, in, out, len, tag, tag_len);
+    if (r)
+        return r;
+    kuai_gcm_ctx c;
+    uint8_t full[16];
+    gcm_setup(&c, k, kuai_ghash_best(), iv, iv_len);
+    if (aad_len)
+        gcm_absorb_aad(&c, aad, aad_len);
+    if (len)
+        gcm_crypt(&c, in, out, len, 0);
+    gcm_tag(&c, full);
+    int bad = tag_differs(full, tag, tag_len);
+    kuai_wipe(full, sizeof full);
+    kuai_wipe(&c, sizeof c);
+    if (bad) {
+        /* Never hand back plaintext that failed authentication. */
+        if (len)
+            kuai_wipe(out, len);
+        return KUAI_ERR_AUTH;
+    }
+    return KUAI_OK;
+}
+
+/* ---- public: streaming -------------------------------------------------- */
+
+int kuai_gcm_init(kuai_gcm_ctx *ctx, const kuai_key *k, const uint8_t *iv, size_t iv_len)
+{
+    if (!ctx)
+        return KUAI_ERR_ARG;
+    int r = check_key_iv(k, iv, iv_len);
+    if (r)
+        return r;
+    gcm_setup(ctx, k, kuai_ghash_best(), iv, iv_len);
+    return KUAI_OK;
+}
+
+int kuai_gcm_aad(kuai_gcm_ctx *ctx, const uint8_t *aad, size_t len)
+{
+    int r = check_ctx(ctx);
+    if (r)
+        return r;
+    if (ctx->priv_phase != PHASE_AAD || (len && !aad))
+        return KUAI_ERR_ARG;
+    if ((uint64_t)len > GCM_MAX_AAD - ctx->priv_aad_len)
+        return KUAI_ERR_LENGTH;
+    if (len)
+        gcm_absorb_aad(ctx, aad, len);
+    return KUAI_OK;
+}
+
+static int stream_update(kuai_gcm_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len, int enc)
+{
+    int r = check_ctx(ctx);
+    if (r)
+        return r;
+    enum gcm_phase want = enc ? PHASE_ENC : PHASE_DEC;
+    if ((ctx->priv_phase != PHASE_AAD && ctx->priv_phase != want) || !buffers_ok(in, out, len))
+        return KUAI_ERR_ARG;
+    if ((uint64_t)len > GCM_MAX_DATA - ctx->priv_data_len)
+        return KUAI_ERR_LENGTH;
+    if (len)
+        gcm_crypt(ctx, in, out, len, enc);
+    return KUAI_OK;
+}
+
+int kuai_gcm_encrypt_update(kuai_gcm_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len)
+{
+    return stream_update(ctx, in, out, len, 1);
+}
+
+int kuai_gcm_decrypt_update(kuai_gcm_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len)
+{
+    return stream_update(ctx, in, out, len, 0);
+}
+
+/* A final call may follow AAD alone (no update) in either direction. */
+static int check_final(const kuai_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len, int enc)
+{
+    int r = check_ctx(ctx);
+    if (r)
+        return r;
+    enum gcm_phase want = enc ? PHASE_ENC : PHASE_DEC;
+    if (ctx->priv_phase != PHASE_AAD && ctx->priv_phase != want)
+        return KUAI_ERR_ARG;
+    return check_tag(tag, tag_len);
+}
+
+int kuai_gcm_encrypt_final(kuai_gcm_ctx *ctx, uint8_t *tag, size_t tag_len)
+{
+    int r = check_final(ctx, tag, tag_len, 1);
+    if (r)
+        return r;
+    uint8_t full[16];
+    gcm_tag(ctx, full);
+    memcpy(tag, full, tag_len);
+    kuai_wipe(full, sizeof full);
+    kuai_gcm_wipe(ctx);
+    return KUAI_OK;
+}
+
+int kuai_gcm_decrypt_final(kuai_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len)
+{
+    int r = check_final(ctx, tag, tag_len, 0);
+    if (r)
+        return r;
+    uint8_t full[16];
+    gcm_tag(ctx, full);
+    int bad = tag_differs(full, tag, tag_len);
+    kuai_wipe(full, sizeof full);
+    kuai_gcm_wipe(ctx);
+    return bad ? KUAI_ERR_AUTH : KUAI_OK;
+}
+
+void kuai_gcm_wipe(kuai_gcm_ctx *ctx)
+{
+    if (ctx)
+        kuai_wipe(ctx, sizeof *ctx);
+}

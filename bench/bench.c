@@ -8,16 +8,21 @@
  * Absolute MB/s are printed too, but only the ratios carry over between
  * machines.
  *
- * Scenarios (the uBlock paper's four, per member, per backend):
+ * Scenarios (the uBlock paper's four, per cipher, per backend; uBlock-128/128,
+ * 128/256, 256/256 and SM4 with every backend kuai_backends() lists):
  *   long, single key : 256 KiB (2 Mbit) buffer; ECB enc/dec, CBC enc/dec, CTR
+ *   GCM              : 256 KiB messages, 12-byte IV, 16 B AAD (128-bit blocks)
  *   long, multi-key  : n x 256 KiB streams, n keys, CBC in lockstep (n = 4, 8, 16)
  *   short, single key: key setup + ECB of 4 blocks (2 for 256-bit blocks)
  *   short, multi-key : n key setups + one block per key through *_multi
  * and the SM4 report's ECB table scaled down: 40 KB ... 40 MB texts on the
  * best backend, 1 and 2 threads (the only rows that are not single-thread).
  *
- * Adding a cipher (SM4, AES) is a line in `ciphers[]`; adding a peer library
- * (e.g. libgcrypt) is one more `peer_ops` and a `peer` entry.
+ * Peers: uBlock exists in no library, so it is held against OpenSSL
+ * AES-128-CTR / AES-128-GCM; SM4 against libgcrypt doing the row's own mode
+ * and direction (the peer its targets name), plus OpenSSL SM4-CTR on one
+ * extra row. Adding a cipher is a line in `ciphers[]`; adding a peer
+ * library is one more `peer_ops` and `peer` entries.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -36,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gcrypt.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -196,9 +202,12 @@ static void usage(FILE *f)
         f, "usage: kuai_bench [--json FILE] [--quick] [--backend NAME] [--cipher NAME] [--reps N]\n"
            "                  [--no-sweep]\n"
            "  --json FILE     also write the rows as a JSON array of objects\n"
-           "  --quick         fewer and shorter repetitions (smoke test)\n"
-           "  --backend NAME  only this backend (ref, ssse3, avx2, ...)\n"
-           "  --cipher NAME   only this cipher (ublock-128-128, ublock-128-256, ublock-256-256)\n"
+           "  --quick         fewer and shorter repetitions, 4-stream multi-key rows only,\n"
+           "                  sweep up to 4 MB (smoke test)\n"
+           "  --backend NAME  only this backend (ref, ssse3, avx2, avx512, gfni, vaes, aesni,\n"
+           "                  ttable, ...)\n"
+           "  --cipher NAME   only this cipher (ublock-128-128, ublock-128-256, ublock-256-256,\n"
+           "                  sm4)\n"
            "  --reps N        repetitions per row (default 7, quick 3); the best is reported\n"
            "  --no-sweep      skip the ECB size sweep (40 KB ... 40 MB, 1 and 2 threads)\n"
            "Run with OPENSSL_ia32cap=\"~0x200000200000000\" in the environment to measure the\n"
@@ -239,7 +248,7 @@ static void parse_opts(int argc, char **argv, opts *o)
     }
     o->reps = reps ? reps : (o->quick ? 3 : 7);
     /* Long enough that clock and TSC granularity vanish, short enough that
-     * the full run (~170 rows) fits in ~3 minutes on 2 cores. */
+     * the full run (~320 rows) fits in ~2.5 minutes on 2 cores. */
     o->rep_ns = o->quick ? 3e6 : 25e6;
 }
 
@@ -315,37 +324,79 @@ static double mbps_of(const job *j)
 /* Peers (yardsticks from other libraries)                             */
 /* ------------------------------------------------------------------ */
 
+/* GCM rows: every call is a whole message with a 12-byte IV, 16 bytes of
+ * AAD and a 16-byte tag, the same bytes for kuai and the peers. */
+#define GCM_IV_LEN 12
+#define GCM_AAD_LEN 16
+#define GCM_TAG_LEN 16
+static uint8_t gcm_iv[GCM_IV_LEN], gcm_aad[GCM_AAD_LEN];
+
 /* A peer processes n buffers of len bytes each (n == 1 for single-stream
- * rows; for multi-stream rows it runs the same bytes stream after stream). */
+ * rows; for multi-stream rows it runs the same bytes stream after stream,
+ * under one key). Non-AEAD peers keep their chaining value or counter
+ * from call to call, as kuai's CBC and CTR rows do. */
 typedef struct peer peer;
 typedef struct peer_ops {
     void (*label)(const peer *p, char *buf, size_t n);
     void *(*open)(const peer *p);
+    /* AEAD decryption only: make the tag that authenticates `in` (len
+     * bytes) under the peer's key, IV and AAD, so that run() verifies. */
+    void (*prepare)(void *state, const uint8_t *in, size_t len);
     void (*run)(void *state, const uint8_t *const *in, uint8_t *const *out, size_t n, size_t len);
     void (*close)(void *state);
 } peer_ops;
 
 struct peer {
     const peer_ops *ops;
-    const char *algo; /* shown: "aes-128-ctr" */
-    const char *impl; /* library's own name: "AES-128-CTR" */
+    const char *algo; /* shown: "sm4-cbc-dec" */
+    const char *impl; /* OpenSSL: EVP name ("AES-128-CTR") */
+    int gcry_algo;    /* libgcrypt: GCRY_CIPHER_* */
+    int gcry_mode;    /* libgcrypt: GCRY_CIPHER_MODE_* */
+    int decrypt;      /* run the decryption direction */
+    int aead;         /* GCM: IV, AAD and tag per call (a whole message) */
 };
 
-/* OpenSSL 3 EVP. The AES-NI switch is read by libcrypto when it loads, so
- * all we can do is report what the environment asked for. */
+/* The key and IV every peer uses (peers are yardsticks: their output is
+ * never compared with kuai's while timing). */
+static void peer_key_iv(uint8_t key[64], uint8_t iv[32])
+{
+    fill(key, 64, 77);
+    fill(iv, 32, 78);
+}
+
+/* ---- OpenSSL 3 EVP ----
+ * The AES-NI switch is read by libcrypto when it loads, so all we can do
+ * is report what the environment asked for. */
 #define OSSL_NO_AESNI_CAP "~0x200000200000000"
 
 typedef struct ossl_state {
+    const peer *p;
     EVP_CIPHER *cipher;
-    EVP_CIPHER_CTX *ctx;
+    EVP_CIPHER_CTX *ctx;  /* the peer's direction */
+    EVP_CIPHER_CTX *ectx; /* AEAD decryption: an encrypting twin for prepare */
+    uint8_t tag[GCM_TAG_LEN];
 } ossl_state;
 
 static void ossl_label(const peer *p, char *buf, size_t n)
 {
     const char *cap = getenv("OPENSSL_ia32cap");
     int no_aesni = cap && !strcmp(cap, OSSL_NO_AESNI_CAP);
+    /* the switch only concerns AES; OpenSSL's SM4 is plain C on x86 */
+    int is_aes = !strncmp(p->impl, "AES", 3);
     snprintf(buf, n, "openssl-%u.%u %s%s", OPENSSL_version_major(), OPENSSL_version_minor(),
-             p->algo, no_aesni ? " (no AES-NI)" : "");
+             p->algo, no_aesni && is_aes ? " (no AES-NI)" : "");
+}
+
+static EVP_CIPHER_CTX *ossl_ctx(EVP_CIPHER *c, int enc, const uint8_t *key, const uint8_t *iv)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    if (!ctx)
+        ossl_die("EVP_CIPHER_CTX_new");
+    if (!EVP_CipherInit_ex2(ctx, c, key, iv, enc, NULL))
+        ossl_die("EVP_CipherInit_ex2");
+    /* the library pads nothing here: lengths are whole blocks */
+    EVP_CIPHER_CTX_set_padding(ctx, 0);
+    return ctx;
 }
 
 static void *ossl_open(const peer *p)
@@ -353,23 +404,65 @@ static void *ossl_open(const peer *p)
     ossl_state *s = calloc(1, sizeof *s);
     if (!s)
         die("out of memory");
+    s->p = p;
     s->cipher = EVP_CIPHER_fetch(NULL, p->impl, NULL);
     if (!s->cipher)
         ossl_die("EVP_CIPHER_fetch");
-    s->ctx = EVP_CIPHER_CTX_new();
-    if (!s->ctx)
-        ossl_die("EVP_CIPHER_CTX_new");
     uint8_t key[64], iv[32];
     int kl = EVP_CIPHER_get_key_length(s->cipher);
     if (kl <= 0 || kl > (int)sizeof key)
         die("unexpected key length %d for %s", kl, p->impl);
-    fill(key, sizeof key, 77);
-    fill(iv, sizeof iv, 78);
-    if (!EVP_EncryptInit_ex2(s->ctx, s->cipher, key, iv, NULL))
-        ossl_die("EVP_EncryptInit_ex2");
-    /* the library pads nothing here: lengths are whole blocks */
-    EVP_CIPHER_CTX_set_padding(s->ctx, 0);
+    peer_key_iv(key, iv);
+    if (p->aead) {
+        /* GCM's default IV length is 12 bytes: the IV comes with each call */
+        if (EVP_CIPHER_get_iv_length(s->cipher) != GCM_IV_LEN)
+            die("OpenSSL %s: IV length %d, expected %d", p->impl,
+                EVP_CIPHER_get_iv_length(s->cipher), GCM_IV_LEN);
+        s->ctx = ossl_ctx(s->cipher, !p->decrypt, key, NULL);
+        if (p->decrypt)
+            s->ectx = ossl_ctx(s->cipher, 1, key, NULL);
+    } else {
+        s->ctx = ossl_ctx(s->cipher, !p->decrypt, key, iv);
+    }
     return s;
+}
+
+/* One GCM message. tag is written (enc) or checked (dec, check != 0);
+ * dec with check == 0 leaves the context mid-message, which the next
+ * call's re-initialisation discards. */
+static void ossl_gcm(EVP_CIPHER_CTX *ctx, int enc, int check, const uint8_t *in, uint8_t *out,
+                     size_t len, uint8_t *tag)
+{
+    int outl = 0, finl = 0;
+    if (!EVP_CipherInit_ex2(ctx, NULL, NULL, gcm_iv, enc, NULL))
+        ossl_die("EVP_CipherInit_ex2 (GCM IV)");
+    if (!enc && check && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, GCM_TAG_LEN, tag))
+        ossl_die("EVP_CTRL_AEAD_SET_TAG");
+    if (!EVP_CipherUpdate(ctx, NULL, &outl, gcm_aad, GCM_AAD_LEN))
+        ossl_die("EVP_CipherUpdate (GCM AAD)");
+    if (!EVP_CipherUpdate(ctx, out, &outl, in, (int)len) || (size_t)outl != len)
+        ossl_die("EVP_CipherUpdate (GCM)");
+    if (!enc && !check)
+        return;
+    if (!EVP_CipherFinal_ex(ctx, out + outl, &finl) || finl != 0)
+        ossl_die(enc ? "EVP_EncryptFinal_ex (GCM)" : "EVP_DecryptFinal_ex (GCM tag check)");
+    if (enc && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, GCM_TAG_LEN, tag))
+        ossl_die("EVP_CTRL_AEAD_GET_TAG");
+}
+
+static void ossl_prepare(void *state, const uint8_t *in, size_t len)
+{
+    ossl_state *s = state;
+    if (!s->p->aead || !s->p->decrypt)
+        return;
+    /* decrypt without the tag, re-encrypt: that gives in back, and its tag */
+    uint8_t *pt = xalloc(len), *ct = xalloc(len);
+    ossl_gcm(s->ctx, 0, 0, in, pt, len, NULL);
+    ossl_gcm(s->ectx, 1, 1, pt, ct, len, s->tag);
+    if (memcmp(ct, in, len) != 0)
+        die("OpenSSL %s: GCM decrypt/encrypt round trip differs", s->p->impl);
+    free(pt);
+    free(ct);
 }
 
 static void ossl_run(void *state, const uint8_t *const *in, uint8_t *const *out, size_t n,
@@ -377,9 +470,13 @@ static void ossl_run(void *state, const uint8_t *const *in, uint8_t *const *out,
 {
     ossl_state *s = state;
     for (size_t i = 0; i < n; i++) {
-        int outl = 0;
-        if (!EVP_EncryptUpdate(s->ctx, out[i], &outl, in[i], (int)len) || (size_t)outl != len)
-            ossl_die("EVP_EncryptUpdate");
+        if (s->p->aead) {
+            ossl_gcm(s->ctx, !s->p->decrypt, 1, in[i], out[i], len, s->tag);
+        } else {
+            int outl = 0;
+            if (!EVP_CipherUpdate(s->ctx, out[i], &outl, in[i], (int)len) || (size_t)outl != len)
+                ossl_die("EVP_CipherUpdate");
+        }
     }
 }
 
@@ -387,36 +484,234 @@ static void ossl_close(void *state)
 {
     ossl_state *s = state;
     EVP_CIPHER_CTX_free(s->ctx);
+    EVP_CIPHER_CTX_free(s->ectx);
     EVP_CIPHER_free(s->cipher);
     free(s);
 }
 
-static const peer_ops ossl_ops = {ossl_label, ossl_open, ossl_run, ossl_close};
+static const peer_ops ossl_ops = {ossl_label, ossl_open, ossl_prepare, ossl_run, ossl_close};
 
-/* uBlock has no peer in any library installed here, so the yardstick is
- * the most common fast cipher of the same block size: AES-128-CTR. */
-static const peer peer_ossl_aes128ctr = {&ossl_ops, "aes-128-ctr", "AES-128-CTR"};
+/* ---- libgcrypt ----
+ * Initialised once in main (gcry_check_version, then
+ * GCRYCTL_INITIALIZATION_FINISHED); it picks its own AES-NI/AVX2/VAES
+ * code from the CPU, and the header prints its hardware-feature list. */
+static char gcry_ver[32]; /* "1.10", from gcry_check_version(NULL) */
+
+static void gcry_die(const char *what, gcry_error_t e)
+{
+    die("libgcrypt %s failed: %s (%s)", what, gcry_strerror(e), gcry_strsource(e));
+}
+
+#define G(call, what)                                                                              \
+    do {                                                                                           \
+        gcry_error_t e_ = (call);                                                                  \
+        if (e_)                                                                                    \
+            gcry_die((what), e_);                                                                  \
+    } while (0)
+
+typedef struct gcry_state {
+    const peer *p;
+    gcry_cipher_hd_t h;
+    uint8_t tag[GCM_TAG_LEN];
+} gcry_state;
+
+static void gcry_label(const peer *p, char *buf, size_t n)
+{
+    snprintf(buf, n, "libgcrypt-%s %s", gcry_ver, p->algo);
+}
+
+static void *gcry_open(const peer *p)
+{
+    gcry_state *s = calloc(1, sizeof *s);
+    if (!s)
+        die("out of memory");
+    s->p = p;
+    G(gcry_cipher_open(&s->h, p->gcry_algo, p->gcry_mode, 0), "gcry_cipher_open");
+    uint8_t key[64], iv[32];
+    size_t kl = gcry_cipher_get_algo_keylen(p->gcry_algo);
+    size_t bl = gcry_cipher_get_algo_blklen(p->gcry_algo);
+    if (kl == 0 || kl > sizeof key || bl == 0 || bl > sizeof iv)
+        die("libgcrypt: unexpected key/block length %zu/%zu for %s", kl, bl, p->algo);
+    peer_key_iv(key, iv);
+    G(gcry_cipher_setkey(s->h, key, kl), "gcry_cipher_setkey");
+    if (p->gcry_mode == GCRY_CIPHER_MODE_CBC)
+        G(gcry_cipher_setiv(s->h, iv, bl), "gcry_cipher_setiv");
+    else if (p->gcry_mode == GCRY_CIPHER_MODE_CTR)
+        G(gcry_cipher_setctr(s->h, iv, bl), "gcry_cipher_setctr");
+    return s;
+}
+
+/* One GCM message; see ossl_gcm. */
+static void gcry_gcm(gcry_cipher_hd_t h, int enc, int check, const uint8_t *in, uint8_t *out,
+                     size_t len, uint8_t *tag)
+{
+    G(gcry_cipher_setiv(h, gcm_iv, GCM_IV_LEN), "gcry_cipher_setiv (GCM)");
+    G(gcry_cipher_authenticate(h, gcm_aad, GCM_AAD_LEN), "gcry_cipher_authenticate");
+    if (enc) {
+        G(gcry_cipher_encrypt(h, out, len, in, len), "gcry_cipher_encrypt (GCM)");
+        G(gcry_cipher_gettag(h, tag, GCM_TAG_LEN), "gcry_cipher_gettag");
+    } else {
+        G(gcry_cipher_decrypt(h, out, len, in, len), "gcry_cipher_decrypt (GCM)");
+        if (check)
+            G(gcry_cipher_checktag(h, tag, GCM_TAG_LEN), "gcry_cipher_checktag");
+    }
+}
+
+static void gcry_prepare(void *state, const uint8_t *in, size_t len)
+{
+    gcry_state *s = state;
+    if (!s->p->aead || !s->p->decrypt)
+        return;
+    uint8_t *pt = xalloc(len), *ct = xalloc(len);
+    gcry_gcm(s->h, 0, 0, in, pt, len, NULL);
+    gcry_gcm(s->h, 1, 1, pt, ct, len, s->tag);
+    if (memcmp(ct, in, len) != 0)
+        die("libgcrypt %s: GCM decrypt/encrypt round trip differs", s->p->algo);
+    free(pt);
+    free(ct);
+}
+
+static void gcry_run(void *state, const uint8_t *const *in, uint8_t *const *out, size_t n,
+                     size_t len)
+{
+    gcry_state *s = state;
+    for (size_t i = 0; i < n; i++) {
+        if (s->p->aead)
+            gcry_gcm(s->h, !s->p->decrypt, 1, in[i], out[i], len, s->tag);
+        else if (s->p->decrypt)
+            G(gcry_cipher_decrypt(s->h, out[i], len, in[i], len), "gcry_cipher_decrypt");
+        else
+            G(gcry_cipher_encrypt(s->h, out[i], len, in[i], len), "gcry_cipher_encrypt");
+    }
+}
+
+static void gcry_close(void *state)
+{
+    gcry_state *s = state;
+    gcry_cipher_close(s->h);
+    free(s);
+}
+
+static const peer_ops gcry_ops = {gcry_label, gcry_open, gcry_prepare, gcry_run, gcry_close};
+
+static void gcry_setup(void)
+{
+    /* gcry_check_version must be the first call into the library */
+    const char *v = gcry_check_version(GCRYPT_VERSION);
+    if (!v)
+        die("libgcrypt is older than the headers (%s) this was built with", GCRYPT_VERSION);
+    G(gcry_control(GCRYCTL_DISABLE_SECMEM, 0), "GCRYCTL_DISABLE_SECMEM");
+    G(gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0), "GCRYCTL_INITIALIZATION_FINISHED");
+    /* "1.10.1" -> "1.10", as the OpenSSL label shows "3.0" */
+    unsigned maj = 0, min = 0;
+    if (sscanf(gcry_check_version(NULL), "%u.%u", &maj, &min) != 2)
+        die("cannot parse the libgcrypt version '%s'", gcry_check_version(NULL));
+    snprintf(gcry_ver, sizeof gcry_ver, "%u.%u", maj, min);
+}
+
+/* libgcrypt's "hwflist:" line (the CPU features it uses), or "?". */
+static void gcry_hwflist(char *buf, size_t n)
+{
+    char *txt = NULL;
+    size_t tlen = 0;
+    snprintf(buf, n, "?");
+    FILE *f = open_memstream(&txt, &tlen);
+    if (!f)
+        return;
+    gcry_control(GCRYCTL_PRINT_CONFIG, f);
+    fclose(f);
+    const char *h = txt ? strstr(txt, "hwflist:") : NULL;
+    if (h) {
+        h += strlen("hwflist:");
+        size_t l = strcspn(h, "\n");
+        /* "aesni:pclmul:...:" -> "aesni pclmul ..." */
+        snprintf(buf, n, "%.*s", (int)(l < 400 ? l : 400), h);
+        for (char *q = buf; *q; q++)
+            if (*q == ':')
+                *q = ' ';
+        size_t bl = strlen(buf);
+        while (bl && buf[bl - 1] == ' ')
+            buf[--bl] = '\0';
+    }
+    free(txt);
+}
+
+/* ---- The peers used ---- */
+
+/* uBlock exists in no library installed here, so its yardstick is the
+ * most common fast cipher of the same block size: AES-128-CTR (and
+ * AES-128-GCM for the GCM rows), constant-time software AES when
+ * OPENSSL_ia32cap turns AES-NI off. */
+static const peer peer_ossl_aes128ctr = {
+    .ops = &ossl_ops, .algo = "aes-128-ctr", .impl = "AES-128-CTR"};
+static const peer peer_ossl_aes128gcm_enc = {
+    .ops = &ossl_ops, .algo = "aes-128-gcm-enc", .impl = "AES-128-GCM", .aead = 1};
+static const peer peer_ossl_aes128gcm_dec = {
+    .ops = &ossl_ops, .algo = "aes-128-gcm-dec", .impl = "AES-128-GCM", .decrypt = 1, .aead = 1};
+/* SM4: libgcrypt doing the row's own mode and direction (it has AES-NI /
+ * AVX2 SM4 for CTR, CBC decryption and GCM), and OpenSSL's SM4-CTR (plain
+ * C) as a second CTR peer. */
+static const peer peer_ossl_sm4ctr = {.ops = &ossl_ops, .algo = "sm4-ctr", .impl = "SM4-CTR"};
+#define GSM4(name, mode, dec, ae)                                                                  \
+    {                                                                                              \
+        .ops = &gcry_ops, .algo = (name), .gcry_algo = GCRY_CIPHER_SM4,                            \
+        .gcry_mode = GCRY_CIPHER_MODE_##mode, .decrypt = (dec), .aead = (ae)                       \
+    }
+static const peer peer_gcry_sm4ecb_enc = GSM4("sm4-ecb-enc", ECB, 0, 0);
+static const peer peer_gcry_sm4ecb_dec = GSM4("sm4-ecb-dec", ECB, 1, 0);
+static const peer peer_gcry_sm4cbc_enc = GSM4("sm4-cbc-enc", CBC, 0, 0);
+static const peer peer_gcry_sm4cbc_dec = GSM4("sm4-cbc-dec", CBC, 1, 0);
+static const peer peer_gcry_sm4ctr = GSM4("sm4-ctr", CTR, 0, 0);
+static const peer peer_gcry_sm4gcm_enc = GSM4("sm4-gcm-enc", GCM, 0, 1);
+static const peer peer_gcry_sm4gcm_dec = GSM4("sm4-gcm-dec", GCM, 1, 1);
+#undef GSM4
 
 /* ------------------------------------------------------------------ */
 /* What to measure                                                     */
 /* ------------------------------------------------------------------ */
 
-typedef struct bench_cipher {
-    kuai_cipher id;
-    const peer *yardstick; /* for the long-message rows; NULL: none */
-} bench_cipher;
-
-static const bench_cipher ciphers[] = {
-    {KUAI_UBLOCK_128_128, &peer_ossl_aes128ctr},
-    {KUAI_UBLOCK_128_256, &peer_ossl_aes128ctr},
-    {KUAI_UBLOCK_256_256, &peer_ossl_aes128ctr},
-    /* SM4 and AES return KUAI_ERR_UNSUPPORTED for now; when they land:
-     * {KUAI_SM4, &peer_ossl_sm4ctr}, {KUAI_AES_128, &peer_ossl_aes128ctr}, */
+/* Which peer each kind of row is held against. */
+enum {
+    Y_ECB_ENC, /* ecb-enc */
+    Y_ECB_DEC, /* ecb-dec */
+    Y_CBC_ENC, /* cbc-enc, cbc-enc-mkN */
+    Y_CBC_DEC, /* cbc-dec, cbc-dec-mkN */
+    Y_CTR,     /* ctr */
+    Y_CTR_ALT, /* ctr-vs-openssl (a second CTR peer; NULL: no such row) */
+    Y_GCM_ENC, /* gcm-enc */
+    Y_GCM_DEC, /* gcm-dec */
+    Y_SWEEP,   /* ecb-enc-sweep */
+    Y_N
 };
 
+typedef struct bench_cipher {
+    kuai_cipher id;
+    const peer *y[Y_N]; /* NULL: no yardstick for that row */
+} bench_cipher;
+
+#define UBLOCK_PEERS(gcm_enc, gcm_dec)                                                             \
+    {                                                                                              \
+        &peer_ossl_aes128ctr, &peer_ossl_aes128ctr, &peer_ossl_aes128ctr, &peer_ossl_aes128ctr,    \
+            &peer_ossl_aes128ctr, NULL, gcm_enc, gcm_dec, &peer_ossl_aes128ctr                     \
+    }
+
+static const bench_cipher ciphers[] = {
+    {KUAI_UBLOCK_128_128, UBLOCK_PEERS(&peer_ossl_aes128gcm_enc, &peer_ossl_aes128gcm_dec)},
+    {KUAI_UBLOCK_128_256, UBLOCK_PEERS(&peer_ossl_aes128gcm_enc, &peer_ossl_aes128gcm_dec)},
+    /* 256-bit blocks: no GCM */
+    {KUAI_UBLOCK_256_256, UBLOCK_PEERS(NULL, NULL)},
+    {KUAI_SM4,
+     {&peer_gcry_sm4ecb_enc, &peer_gcry_sm4ecb_dec, &peer_gcry_sm4cbc_enc, &peer_gcry_sm4cbc_dec,
+      &peer_gcry_sm4ctr, &peer_ossl_sm4ctr, &peer_gcry_sm4gcm_enc, &peer_gcry_sm4gcm_dec,
+      &peer_gcry_sm4ecb_enc}},
+    /* AES returns KUAI_ERR_UNSUPPORTED for now; when it lands, a line here
+     * (peers: libgcrypt and OpenSSL AES in the same mode). */
+};
+#undef UBLOCK_PEERS
+
 #define LONG_LEN (256u * 1024u) /* 2 Mbit, as in the uBlock paper */
-#define MAX_STREAMS 16
-static const size_t stream_counts[] = {4, 8, 16};
+#define MAX_STREAMS 32
+static const size_t stream_counts[] = {4, 8, 16, 32};
 
 /* Everything a work function needs; one per (cipher, backend). */
 typedef struct ctx {
@@ -428,11 +723,15 @@ typedef struct ctx {
     kuai_key *keys;    /* MAX_STREAMS schedules */
     const kuai_key *keyp[MAX_STREAMS];
     uint8_t *in[MAX_STREAMS], *out[MAX_STREAMS], *iv[MAX_STREAMS];
-    size_t n;   /* streams (multi) or keys (short multi) in the current job */
-    size_t len; /* bytes per stream in the current job */
-    /* peer */
+    uint8_t *gct;              /* GCM ciphertext the gcm-dec rows decrypt */
+    uint8_t gtag[GCM_TAG_LEN]; /* its tag */
+    uint8_t etag[GCM_TAG_LEN]; /* gcm-enc rows' output tag */
+    size_t n;                  /* streams (multi) or keys (short multi) in the current job */
+    size_t len;                /* bytes per stream in the current job */
+    /* peer of the current row, and its input (in, or &gct for gcm-dec) */
     const peer *pr;
     void *pstate;
+    uint8_t **pin;
 } ctx;
 
 #define K(rc, call) kcheck((rc), (call), x->cname, x->backend)
@@ -461,6 +760,22 @@ static void w_ctr(void *p)
 {
     ctx *x = p;
     K(kuai_ctr_crypt(&x->keys[0], x->iv[0], x->in[0], x->out[0], x->len), "kuai_ctr_crypt");
+}
+static void w_gcm_enc(void *p)
+{
+    ctx *x = p;
+    K(kuai_gcm_encrypt(&x->keys[0], gcm_iv, GCM_IV_LEN, gcm_aad, GCM_AAD_LEN, x->in[0], x->out[0],
+                       x->len, x->etag, GCM_TAG_LEN),
+      "kuai_gcm_encrypt");
+}
+/* A tag mismatch would be KUAI_ERR_AUTH and end the run: gct and gtag are
+ * a real message, encrypted before timing. */
+static void w_gcm_dec(void *p)
+{
+    ctx *x = p;
+    K(kuai_gcm_decrypt(&x->keys[0], gcm_iv, GCM_IV_LEN, gcm_aad, GCM_AAD_LEN, x->gct, x->out[0],
+                       x->len, x->gtag, GCM_TAG_LEN),
+      "kuai_gcm_decrypt");
 }
 static void w_cbc_enc_multi(void *p)
 {
@@ -513,7 +828,7 @@ static void w_short_mk_dec(void *p)
 static void w_peer(void *p)
 {
     ctx *x = p;
-    x->pr->ops->run(x->pstate, (const uint8_t *const *)x->in, x->out, x->n, x->len);
+    x->pr->ops->run(x->pstate, (const uint8_t *const *)x->pin, x->out, x->n, x->len);
 }
 
 /* ------------------------------------------------------------------ */
@@ -521,7 +836,7 @@ static void w_peer(void *p)
 /* ------------------------------------------------------------------ */
 
 typedef struct row {
-    char cipher[24], mode[24], backend[24], size[48], peer[64];
+    char cipher[24], mode[24], backend[24], size[48], peer[80];
     size_t bytes; /* per call, all streams */
     int threads;
     double mbps, cpb, ns_call, peer_mbps, ratio; /* NAN: not applicable */
@@ -531,7 +846,7 @@ static row *rows;
 static size_t nrows, caprows;
 static double tsc_hz;
 
-#define TABLE_FMT "%-15s %-13s %-7s %-10s %3s %9s %8s %9s  %-36s %9s %7s\n"
+#define TABLE_FMT "%-15s %-14s %-7s %-10s %3s %9s %8s %9s  %-39s %9s %7s\n"
 
 static void print_header_row(void)
 {
@@ -672,13 +987,11 @@ static void write_json(FILE *f, const char *path)
 /* ------------------------------------------------------------------ */
 
 /* Each backend must agree with the portable "ref" one on a few KiB of
- * ECB, CBC (both directions), CTR and multi-key CBC; the test suite does
- * the real checking, this only keeps a broken build from producing
- * impressive numbers. */
-static void cross_check(kuai_cipher c, const char *cname, const char *backend)
+ * ECB, CBC (both directions), CTR and multi-key CBC and ECB; then GCM is
+ * checked (gcm_check). The test suite does the real checking; this only
+ * keeps a broken build from producing impressive numbers. */
+static void ref_check(kuai_cipher c, const char *cname, const char *backend)
 {
-    if (!strcmp(backend, "ref"))
-        return;
     enum { LEN = 4096 };
     size_t klen = kuai_key_size(c);
     uint8_t *kb = xalloc(klen * 4), *in = xalloc(LEN * 4), *a = xalloc(LEN * 4),
@@ -766,9 +1079,109 @@ static void cross_check(kuai_cipher c, const char *cname, const char *backend)
     free(kb), free(in), free(a), free(b), free(kr), free(kx);
 }
 
+/* libgcrypt SM4 in `mode` over len bytes under key (16 bytes), as an
+ * independent reference for kuai's SM4: ECB, or one GCM message with the
+ * benchmark's IV and AAD (tag written). */
+static void gcry_sm4_ref(int mode, const uint8_t *key, const uint8_t *in, uint8_t *out, size_t len,
+                         uint8_t *tag)
+{
+    gcry_cipher_hd_t h;
+    G(gcry_cipher_open(&h, GCRY_CIPHER_SM4, mode, 0), "gcry_cipher_open (check)");
+    G(gcry_cipher_setkey(h, key, 16), "gcry_cipher_setkey (check)");
+    if (mode == GCRY_CIPHER_MODE_GCM)
+        gcry_gcm(h, 1, 1, in, out, len, tag);
+    else
+        G(gcry_cipher_encrypt(h, out, len, in, len), "gcry_cipher_encrypt (check)");
+    gcry_cipher_close(h);
+}
+
+/* GCM on a 128-bit-block cipher: the backend must give ref's ciphertext
+ * and tag, decrypt its own message back, and refuse a wrong tag. For SM4
+ * both ECB and GCM must also match libgcrypt byte for byte on the same
+ * key, IV and AAD (an implementation that shares no code with kuai), so
+ * the rows below time the right function against the right peer. The
+ * length is not a multiple of 16, to cover the partial last block. */
+static void gcm_check(kuai_cipher c, const char *cname, const char *backend)
+{
+    enum { LEN = 4096 + 7 };
+    size_t klen = kuai_key_size(c);
+    uint8_t *kb = xalloc(klen), *in = xalloc(LEN), *a = xalloc(LEN), *b = xalloc(LEN);
+    uint8_t ta[GCM_TAG_LEN], tb[GCM_TAG_LEN];
+    kuai_key *kr = xalloc(sizeof(kuai_key)), *kx = xalloc(sizeof(kuai_key));
+    const char *what = NULL;
+    fill(kb, klen, 11);
+    fill(in, LEN, 12);
+    kcheck(kuai_key_init_backend(kr, c, kb, klen, "ref"), "kuai_key_init_backend", cname, "ref");
+    kcheck(kuai_key_init_backend(kx, c, kb, klen, backend), "kuai_key_init_backend", cname,
+           backend);
+    kcheck(
+        kuai_gcm_encrypt(kx, gcm_iv, GCM_IV_LEN, gcm_aad, GCM_AAD_LEN, in, a, LEN, ta, GCM_TAG_LEN),
+        "kuai_gcm_encrypt", cname, backend);
+    if (strcmp(backend, "ref")) {
+        kcheck(kuai_gcm_encrypt(kr, gcm_iv, GCM_IV_LEN, gcm_aad, GCM_AAD_LEN, in, b, LEN, tb,
+                                GCM_TAG_LEN),
+               "kuai_gcm_encrypt", cname, "ref");
+        if (memcmp(a, b, LEN) || memcmp(ta, tb, GCM_TAG_LEN))
+            what = "GCM encryption (vs ref)";
+    }
+    if (!what && c == KUAI_SM4) {
+        gcry_sm4_ref(GCRY_CIPHER_MODE_GCM, kb, in, b, LEN, tb);
+        if (memcmp(a, b, LEN) != 0)
+            what = "SM4-GCM ciphertext (vs libgcrypt)";
+        else if (memcmp(ta, tb, GCM_TAG_LEN) != 0)
+            what = "SM4-GCM tag (vs libgcrypt)";
+    }
+    if (!what && c == KUAI_SM4) {
+        gcry_sm4_ref(GCRY_CIPHER_MODE_ECB, kb, in, b, 4096, NULL);
+        kcheck(kuai_ecb_encrypt(kx, in, a, 4096), "kuai_ecb_encrypt", cname, backend);
+        if (memcmp(a, b, 4096) != 0)
+            what = "SM4-ECB encryption (vs libgcrypt)";
+    }
+    if (!what) {
+        kcheck(kuai_gcm_encrypt(kx, gcm_iv, GCM_IV_LEN, gcm_aad, GCM_AAD_LEN, in, a, LEN, ta,
+                                GCM_TAG_LEN),
+               "kuai_gcm_encrypt", cname, backend);
+        kcheck(kuai_gcm_decrypt(kx, gcm_iv, GCM_IV_LEN, gcm_aad, GCM_AAD_LEN, a, b, LEN, ta,
+                                GCM_TAG_LEN),
+               "kuai_gcm_decrypt (own message)", cname, backend);
+        if (memcmp(b, in, LEN) != 0)
+            what = "GCM decryption (round trip)";
+        ta[3] ^= 0x10;
+        if (!what && kuai_gcm_decrypt(kx, gcm_iv, GCM_IV_LEN, gcm_aad, GCM_AAD_LEN, a, b, LEN, ta,
+                                      GCM_TAG_LEN) != KUAI_ERR_AUTH)
+            what = "GCM decryption with a wrong tag (not KUAI_ERR_AUTH)";
+    }
+    if (what)
+        die("backend '%s' of %s fails the check on %s: refusing to benchmark it (run kuai_test)",
+            backend, cname, what);
+    kuai_key_wipe(kr);
+    kuai_key_wipe(kx);
+    free(kb), free(in), free(a), free(b), free(kr), free(kx);
+}
+
+static void cross_check(kuai_cipher c, const char *cname, const char *backend)
+{
+    if (strcmp(backend, "ref"))
+        ref_check(c, cname, backend);
+    if (kuai_block_size(c) == 16)
+        gcm_check(c, cname, backend);
+}
+
 /* ------------------------------------------------------------------ */
 /* The scenarios                                                       */
 /* ------------------------------------------------------------------ */
+
+/* Measure kuai (a) and, when the row has one, the peer in `slot` (b) side
+ * by side, and add the row. */
+static void measure_row(ctx *x, void *const *pstates, const bench_cipher *bc, int slot,
+                        const char *mode, job *a, int short_msg, size_t streams, const opts *o)
+{
+    x->pr = slot >= 0 ? bc->y[slot] : NULL;
+    x->pstate = slot >= 0 ? pstates[slot] : NULL;
+    job b = {.fn = w_peer, .ctx = x, .bytes = a->bytes};
+    measure(a, x->pr ? &b : NULL, o);
+    add_row(x, mode, a, x->pr ? &b : NULL, short_msg, streams, x->len, 1);
+}
 
 static void bench_backend(const bench_cipher *bc, const char *backend, const opts *o)
 {
@@ -792,69 +1205,99 @@ static void bench_backend(const bench_cipher *bc, const char *backend, const opt
         fill(x->in[i], LONG_LEN, 100 + i);
         fill(x->iv[i], KUAI_MAX_BLOCK, 200 + i);
     }
-    x->pr = bc->yardstick;
-    if (x->pr)
-        x->pstate = x->pr->ops->open(x->pr);
+    x->pin = x->in;
+    /* one peer context per kind of row, each with its own chaining state */
+    void *pstates[Y_N] = {0};
+    for (int y = 0; y < Y_N; y++)
+        if (bc->y[y])
+            pstates[y] = bc->y[y]->ops->open(bc->y[y]);
 
-    job a, b;
+    job a;
     /* long message, single key */
     static const struct {
         const char *mode;
         void (*fn)(void *);
+        int slot;
     } long_modes[] = {
-        {"ecb-enc", w_ecb_enc}, {"ecb-dec", w_ecb_dec}, {"cbc-enc", w_cbc_enc},
-        {"cbc-dec", w_cbc_dec}, {"ctr", w_ctr},
+        {"ecb-enc", w_ecb_enc, Y_ECB_ENC},
+        {"ecb-dec", w_ecb_dec, Y_ECB_DEC},
+        {"cbc-enc", w_cbc_enc, Y_CBC_ENC},
+        {"cbc-dec", w_cbc_dec, Y_CBC_DEC},
+        {"ctr", w_ctr, Y_CTR},
+        {"ctr-vs-openssl", w_ctr, Y_CTR_ALT},
     };
     for (size_t m = 0; m < sizeof long_modes / sizeof long_modes[0]; m++) {
+        if (long_modes[m].slot == Y_CTR_ALT && !bc->y[Y_CTR_ALT])
+            continue;
         x->n = 1;
         x->len = LONG_LEN;
         a = (job){.fn = long_modes[m].fn, .ctx = x, .bytes = LONG_LEN};
-        b = (job){.fn = w_peer, .ctx = x, .bytes = LONG_LEN};
-        measure(&a, x->pr ? &b : NULL, o);
-        add_row(x, long_modes[m].mode, &a, x->pr ? &b : NULL, 0, 1, x->len, 1);
+        measure_row(x, pstates, bc, long_modes[m].slot, long_modes[m].mode, &a, 0, 1, o);
     }
 
-    /* long message, multi-key: n streams x 256 KiB, MB/s over all of them */
+    /* GCM (128-bit blocks): whole 256 KiB messages, 12-byte IV, 16 B AAD */
+    if (x->bs == 16) {
+        x->n = 1;
+        x->len = LONG_LEN;
+        a = (job){.fn = w_gcm_enc, .ctx = x, .bytes = LONG_LEN};
+        measure_row(x, pstates, bc, Y_GCM_ENC, "gcm-enc", &a, 0, 1, o);
+        /* the message gcm-dec decrypts, kuai's and the peer's alike */
+        x->gct = xalloc(LONG_LEN);
+        K(kuai_gcm_encrypt(&x->keys[0], gcm_iv, GCM_IV_LEN, gcm_aad, GCM_AAD_LEN, x->in[0], x->gct,
+                           LONG_LEN, x->gtag, GCM_TAG_LEN),
+          "kuai_gcm_encrypt");
+        if (bc->y[Y_GCM_DEC])
+            bc->y[Y_GCM_DEC]->ops->prepare(pstates[Y_GCM_DEC], x->gct, LONG_LEN);
+        x->pin = &x->gct;
+        a = (job){.fn = w_gcm_dec, .ctx = x, .bytes = LONG_LEN};
+        measure_row(x, pstates, bc, Y_GCM_DEC, "gcm-dec", &a, 0, 1, o);
+        x->pin = x->in;
+        free(x->gct);
+        x->gct = NULL;
+    }
+
+    /* long message, multi-key: n streams x 256 KiB, MB/s over all of them;
+     * --quick keeps the 4-stream rows only */
     for (size_t s = 0; s < sizeof stream_counts / sizeof stream_counts[0]; s++) {
         static const struct {
             const char *mode;
             void (*fn)(void *);
-        } mk_modes[] = {{"cbc-enc-mk", w_cbc_enc_multi}, {"cbc-dec-mk", w_cbc_dec_multi}};
+            int slot;
+        } mk_modes[] = {{"cbc-enc-mk", w_cbc_enc_multi, Y_CBC_ENC},
+                        {"cbc-dec-mk", w_cbc_dec_multi, Y_CBC_DEC}};
+        if (o->quick && s > 0)
+            break;
         for (size_t m = 0; m < 2; m++) {
             char mode[24];
             x->n = stream_counts[s];
             x->len = LONG_LEN;
             snprintf(mode, sizeof mode, "%s%zu", mk_modes[m].mode, x->n);
             a = (job){.fn = mk_modes[m].fn, .ctx = x, .bytes = LONG_LEN * x->n};
-            b = (job){.fn = w_peer, .ctx = x, .bytes = LONG_LEN * x->n};
-            measure(&a, x->pr ? &b : NULL, o);
-            add_row(x, mode, &a, x->pr ? &b : NULL, 0, x->n, x->len, 1);
+            measure_row(x, pstates, bc, mk_modes[m].slot, mode, &a, 0, x->n, o);
         }
     }
 
-    /* short message: 64 bytes, i.e. 4 blocks of 16 or 2 of 32 */
+    /* short message: 64 bytes, i.e. 4 blocks of 16 or 2 of 32; no peer
+     * (an EVP or gcry call this short would mostly time context setup) */
     size_t nblk = x->bs == 32 ? 2 : 4;
     x->n = 1;
     x->len = nblk * x->bs;
     a = (job){.fn = w_short_enc, .ctx = x, .bytes = x->len};
-    measure(&a, NULL, o);
-    add_row(x, "short-enc", &a, NULL, 1, 1, x->len, 1);
+    measure_row(x, pstates, bc, -1, "short-enc", &a, 1, 1, o);
     a = (job){.fn = w_short_dec, .ctx = x, .bytes = x->len};
-    measure(&a, NULL, o);
-    add_row(x, "short-dec", &a, NULL, 1, 1, x->len, 1);
+    measure_row(x, pstates, bc, -1, "short-dec", &a, 1, 1, o);
 
     /* short message, multi-key: one block under each of nblk keys */
     x->n = nblk;
     x->len = x->bs;
     a = (job){.fn = w_short_mk_enc, .ctx = x, .bytes = x->n * x->len};
-    measure(&a, NULL, o);
-    add_row(x, "short-mk-enc", &a, NULL, 1, x->n, x->len, 1);
+    measure_row(x, pstates, bc, -1, "short-mk-enc", &a, 1, x->n, o);
     a = (job){.fn = w_short_mk_dec, .ctx = x, .bytes = x->n * x->len};
-    measure(&a, NULL, o);
-    add_row(x, "short-mk-dec", &a, NULL, 1, x->n, x->len, 1);
+    measure_row(x, pstates, bc, -1, "short-mk-dec", &a, 1, x->n, o);
 
-    if (x->pr)
-        x->pr->ops->close(x->pstate);
+    for (int y = 0; y < Y_N; y++)
+        if (pstates[y])
+            bc->y[y]->ops->close(pstates[y]);
     for (size_t i = 0; i < MAX_STREAMS; i++) {
         kuai_key_wipe(&x->keys[i]);
         free(x->in[i]);
@@ -1040,7 +1483,7 @@ static void bench_sweep(const bench_cipher *bc, const char *backend, const opts 
     fill(x->keybytes, x->klen, 3);
     K(kuai_key_init_backend(&x->keys[0], x->c, x->keybytes, x->klen, backend),
       "kuai_key_init_backend");
-    x->pr = bc->yardstick;
+    x->pr = bc->y[Y_SWEEP];
 
     size_t nsizes = sizeof sweep_sizes / sizeof sweep_sizes[0];
     size_t maxlen = sweep_sizes[nsizes - 1];
@@ -1054,15 +1497,22 @@ static void bench_sweep(const bench_cipher *bc, const char *backend, const opts 
         if (x->pr)
             sw.pstate[t] = x->pr->ops->open(x->pr);
 
-    double last_mbps = 0;
+    double last_mbps = 0, last_peer_mbps = 0;
     for (size_t si = 0; si < nsizes && sweep_sizes[si] <= maxlen; si++) {
         size_t len = sweep_sizes[si];
         if (len % x->bs)
             continue;
         /* A slow backend would spend minutes on the largest text: skip a
-         * size whose single call would last over half a second. */
+         * size whose single call would last over half a second (a second
+         * for the peer: libgcrypt 1.10's SM4-ECB is plain C, ~110 MB/s,
+         * and its 40 MB row is worth having). */
         if (last_mbps > 0 && (double)len / (last_mbps * 1e6) > 0.5) {
             printf("  (%s %s: ECB sweep stops before %zu bytes, one call would take > 0.5 s)\n",
+                   x->cname, backend, len);
+            break;
+        }
+        if (last_peer_mbps > 0 && (double)len / (last_peer_mbps * 1e6) > 1.0) {
+            printf("  (%s %s: ECB sweep stops before %zu bytes, one peer call would take > 1 s)\n",
                    x->cname, backend, len);
             break;
         }
@@ -1079,8 +1529,10 @@ static void bench_sweep(const bench_cipher *bc, const char *backend, const opts 
                 pool_stop(pl);
             snprintf(mode, sizeof mode, "ecb-enc-sweep");
             add_row(x, mode, &a, x->pr ? &b : NULL, 0, 1, len, nt);
-            if (nt == 1)
+            if (nt == 1) {
                 last_mbps = mbps_of(&a);
+                last_peer_mbps = x->pr ? mbps_of(&b) : 0;
+            }
         }
     }
 
@@ -1098,6 +1550,9 @@ int main(int argc, char **argv)
 {
     opts o;
     parse_opts(argc, argv, &o);
+    gcry_setup();
+    fill(gcm_iv, sizeof gcm_iv, 90);
+    fill(gcm_aad, sizeof gcm_aad, 91);
 
     /* Validate the filters before spending minutes measuring. */
     int cipher_found = !o.cipher, backend_found = !o.backend;
@@ -1140,7 +1595,10 @@ int main(int argc, char **argv)
     tsc_hz = calibrate_tsc();
     const char *cap = getenv("OPENSSL_ia32cap");
 
-    printf("kuai_bench: kuai %s, %s\n", KUAI_VERSION, OpenSSL_version(OPENSSL_VERSION));
+    char hwf[512];
+    gcry_hwflist(hwf, sizeof hwf);
+    printf("kuai_bench: kuai %s, %s, libgcrypt %s\n", KUAI_VERSION,
+           OpenSSL_version(OPENSSL_VERSION), gcry_check_version(NULL));
     printf("cpu: %s (%ld online)\n", model, sysconf(_SC_NPROCESSORS_ONLN));
     if (HAVE_TSC)
         printf("cycles: rdtsc ticks, TSC measured at %.3f GHz against CLOCK_MONOTONIC over 50 ms "
@@ -1153,8 +1611,13 @@ int main(int argc, char **argv)
            "buffers%s\n",
            o.reps, o.rep_ns / 1e6, o.quick ? " (--quick)" : "");
     printf("load average (1 min) at start: %.2f\n", loadavg1());
-    printf("OPENSSL_ia32cap: %s%s\n\n", cap ? cap : "(unset)",
+    printf("OPENSSL_ia32cap: %s%s\n", cap ? cap : "(unset)",
            cap && !strcmp(cap, OSSL_NO_AESNI_CAP) ? " (OpenSSL AES-NI paths off)" : "");
+    printf("libgcrypt hwflist: %s\n", hwf);
+    printf("peers: uBlock vs OpenSSL AES-128-CTR (gcm rows: AES-128-GCM); SM4 vs libgcrypt in the "
+           "row's own mode and direction, ctr-vs-openssl vs OpenSSL SM4-CTR; gcm rows: 12-byte "
+           "IV, %d B AAD, %d B tag per message\n\n",
+           GCM_AAD_LEN, GCM_TAG_LEN);
     print_header_row();
 
     for (size_t i = 0; i < sizeof ciphers / sizeof ciphers[0]; i++) {

@@ -3,12 +3,15 @@
 
 Usage: plot.py results.json out.png
 
-One panel per cipher; along x the scenarios (mode; the ECB sweep rows as
-"mode size threads"), one bar per backend,
-MB/s on a log axis (short-message rows are orders of magnitude below the
-long-message ones). The yardstick measured side by side in the same run
-(peer_mbps) is drawn as a black line across each group that has one, and
-the best backend's ratio to it is written above the group.
+One panel per cipher (uBlock members, SM4); along x the scenarios (mode,
+including ctr-vs-openssl and gcm-enc/gcm-dec; the ECB sweep rows as
+"mode size threads"), one bar per backend of that cipher (a backend keeps
+its colour in every panel), MB/s on a log axis (short-message rows are
+orders of magnitude below the long-message ones). The yardstick measured
+side by side in the same run (peer_mbps) is drawn as a line across each
+group that has one, one line style per peer library (SM4 rows have
+libgcrypt in the row's own mode, and OpenSSL on ctr-vs-openssl), and the
+best backend's ratio to it is written above the group.
 """
 import json
 import sys
@@ -58,6 +61,28 @@ def label_rows(rows):
             r["_group"] = r["mode"]
 
 
+def peer_parts(peer):
+    """'libgcrypt-1.10 sm4-cbc-dec' -> ('libgcrypt-1.10', 'sm4-cbc', '');
+    'openssl-3.0 aes-128-gcm-enc (no AES-NI)' -> ('openssl-3.0', 'aes-128-gcm',
+    '(no AES-NI)'). The direction is the row's own, so the legend drops it."""
+    parts = peer.split(" ", 2)
+    lib = parts[0]
+    algo = parts[1] if len(parts) > 1 else ""
+    for suffix in ("-enc", "-dec"):
+        if algo.endswith(suffix):
+            algo = algo[: -len(suffix)]
+    rest = parts[2] if len(parts) > 2 else ""
+    return lib, algo, rest
+
+
+# one line style per peer library, in the order they first appear
+PEER_STYLES = [
+    dict(colors="black", linestyles="solid"),
+    dict(colors="dimgray", linestyles="dashed"),
+    dict(colors="black", linestyles="dotted"),
+]
+
+
 def ratio_text(x):
     # ref backends sit far below the yardstick: keep two significant digits
     return f"×{x:.2f}" if x >= 0.1 else f"×{x:.2g}"
@@ -102,16 +127,23 @@ def main(argv):
 
     label_rows(rows)
     ciphers = first_seen(r["cipher"] for r in rows)
-    backends = first_seen(r["backend"] for r in rows)
-    peers = first_seen(r["peer"] for r in rows if r.get("peer"))
+    all_backends = first_seen(r["backend"] for r in rows)
+    libs = first_seen(peer_parts(r["peer"])[0] for r in rows if r.get("peer"))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    # a backend keeps its colour across panels (SM4's differ from uBlock's)
+    color_of = {b: colors[i % len(colors)] for i, b in enumerate(all_backends)}
+    style_of = {lib: PEER_STYLES[i % len(PEER_STYLES)] for i, lib in enumerate(libs)}
 
+    ngroups = max(len(first_seen(r["_group"] for r in rows if r["cipher"] == c))
+                  for c in ciphers)
     fig, axes = plt.subplots(
-        len(ciphers), 1, figsize=(16, 4.2 * len(ciphers)), squeeze=False
+        len(ciphers), 1, figsize=(max(16, 0.55 * ngroups), 4.4 * len(ciphers)),
+        squeeze=False,
     )
     for ax, cipher in zip(axes[:, 0], ciphers):
         crow = [r for r in rows if r["cipher"] == cipher]
         modes = first_seen(r["_group"] for r in crow)
+        backends = first_seen(r["backend"] for r in crow)
         width = 0.8 / max(1, len(backends))
         # bars of a group are centred on it, whatever subset of the backends
         # it has (the sweep runs on the best backend only)
@@ -131,22 +163,33 @@ def main(argv):
                         xs.append(mi + width * (slot - (nslots - 1) / 2))
                         ys.append(r["mbps"])
             if xs:
-                ax.bar(xs, ys, width, label=backend, color=colors[bi % len(colors)])
+                ax.bar(xs, ys, width, label=backend, color=color_of[backend])
 
         # Yardstick: it was re-measured next to every backend's row; the
         # median of those is what the line shows, the ratio is the best one.
+        # Legend: one entry per library, listing the algorithms it ran in
+        # this panel ("libgcrypt-1.10 sm4-ecb, sm4-cbc, sm4-ctr, sm4-gcm").
+        algos_of = {}
+        for r in crow:
+            if r.get("peer") and r.get("peer_mbps"):
+                lib, algo, rest = peer_parts(r["peer"])
+                entry = algos_of.setdefault(lib, ([], rest))
+                if algo not in entry[0]:
+                    entry[0].append(algo)
         labelled = set()
         for mi, mode in enumerate(modes):
             mrows = [r for r in crow if r["_group"] == mode and r.get("peer_mbps")]
             if not mrows:
                 continue
-            peer = mrows[0].get("peer") or "peer"
+            lib = peer_parts(mrows[0].get("peer") or "peer")[0]
+            label = None
+            if lib not in labelled:
+                algos, rest = algos_of.get(lib, ([], ""))
+                label = f"{lib} {', '.join(algos)} {rest}".strip()
+                labelled.add(lib)
             pm = median([r["peer_mbps"] for r in mrows])
-            ax.hlines(
-                pm, mi - 0.45, mi + 0.45, colors="black", linewidths=2,
-                label=peer if peer not in labelled else None,
-            )
-            labelled.add(peer)
+            ax.hlines(pm, mi - 0.45, mi + 0.45, linewidths=2, label=label,
+                      **style_of.get(lib, PEER_STYLES[0]))
             ratios = [r["ratio"] for r in mrows if r.get("ratio")]
             if ratios:
                 top = max(max(r["mbps"] for r in mrows), pm)
@@ -165,9 +208,9 @@ def main(argv):
         # outside the axes, so it never hides a bar or a ratio label
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.005, 1.0))
 
-    title = "kuai_bench: best of N repetitions, single thread unless the label ends in 2T"
-    if peers:
-        title += "; black line = " + ", ".join(peers) + " (same run, alternating)"
+    title = ("kuai_bench: best of N repetitions, single thread unless the label ends "
+             "in 2T; lines = peer measured in the same run, alternating (SM4: the "
+             "row's own mode; uBlock: AES-128-CTR, AES-128-GCM on gcm rows)")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 0.98))
     try:

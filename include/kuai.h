@@ -17,9 +17,6 @@
 
 #ifdef __cplusplus
 extern "C" {
-#define KUAI_ALIGN64 alignas(64)
-#else
-#define KUAI_ALIGN64 _Alignas(64)
 #endif
 
 #define KUAI_VERSION "0.1.0"
@@ -65,11 +62,13 @@ typedef struct kuai_key {
     uint32_t priv_magic;
     uint32_t priv_cipher;
     const void *priv_impl;
-    KUAI_ALIGN64 unsigned char priv_sched[8192];
+    uint64_t priv_sched[1024]; /* 8 KiB; needs only 8-byte alignment (malloc is fine) */
 } kuai_key;
 
 /* Key setup with the best backend for this CPU, or the one named by the
- * environment variable KUAI_BACKEND when it is set. Does not allocate. */
+ * environment variable KUAI_BACKEND when it is set: a comma-separated list
+ * ("avx2,gfni"), of which each cipher takes the first name it has; a cipher
+ * with none of them fails with KUAI_ERR_BACKEND. Does not allocate. */
 KUAI_API int kuai_key_init(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len);
 /* Key setup with a named backend ("ref", "ssse3", "avx2", ...). */
 KUAI_API int kuai_key_init_backend(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len,
@@ -123,6 +122,89 @@ KUAI_API int kuai_cbc_encrypt_multi(const kuai_key *const *keys, uint8_t *const 
 KUAI_API int kuai_cbc_decrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
                                     const uint8_t *const *in, uint8_t *const *out, size_t n,
                                     size_t len);
+
+/*
+ * GCM (NIST SP 800-38D) for the 128-bit-block ciphers; a 256-bit-block key
+ * gives KUAI_ERR_UNSUPPORTED. IVs of any length >= 1 byte (12 bytes is the
+ * fast path and the one to use); tags of 4..16 bytes (the leading bytes of
+ * the full tag). Plaintext at most 2^36 - 32 bytes, AAD and IV below 2^61
+ * bytes, else KUAI_ERR_LENGTH. in == out is allowed. aad may be NULL when
+ * aad_len is 0, in/out when len is 0.
+ *
+ * kuai_gcm_decrypt returns KUAI_ERR_AUTH when the tag does not match (the
+ * comparison takes the same time wherever they differ); out then holds
+ * zeros, never unauthenticated plaintext. It decrypts and authenticates in
+ * one pass and zeroes out on a mismatch, so out must not be read by anyone
+ * before the call returns.
+ */
+KUAI_API int kuai_gcm_encrypt(const kuai_key *k, const uint8_t *iv, size_t iv_len,
+                              const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out,
+                              size_t len, uint8_t *tag, size_t tag_len);
+KUAI_API int kuai_gcm_decrypt(const kuai_key *k, const uint8_t *iv, size_t iv_len,
+                              const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out,
+                              size_t len, const uint8_t *tag, size_t tag_len);
+
+/*
+ * Streaming GCM: init, any number of aad calls, any number of update calls
+ * of any lengths (one direction per message), then final. The context keeps
+ * a pointer to the key, which must stay set up until final; it allocates
+ * nothing and may be copied. final wipes the context whatever its result;
+ * kuai_gcm_wipe abandons a message. A call out of order (aad after data,
+ * mixed directions, use after final) gives KUAI_ERR_ARG.
+ *
+ * WARNING: kuai_gcm_decrypt_update releases plaintext before the tag is
+ * checked. Nothing it returns may be used, shown or acted on until
+ * kuai_gcm_decrypt_final has returned 0; on KUAI_ERR_AUTH it must all be
+ * discarded. Use the one-shot kuai_gcm_decrypt when the message fits.
+ */
+typedef struct kuai_gcm_ctx {
+    const kuai_key *priv_key;
+    const void *priv_ghash; /* GHASH backend */
+    uint64_t priv_aad_len, priv_data_len;
+    uint32_t priv_magic, priv_phase;
+    /* GHASH key material (powers of H) in the backend's own format, kept
+     * 64-byte aligned inside this area at offset priv_hkey_off; the
+     * context itself needs only 8-byte alignment and may be copied. */
+    uint32_t priv_hkey_off;
+    unsigned char priv_hkey[768 + 64];
+    unsigned char priv_y[16];    /* GHASH accumulator */
+    unsigned char priv_ctr[16];  /* next counter block */
+    unsigned char priv_ekj0[16]; /* E_K(J0), masks the tag */
+    unsigned char priv_ks[16];   /* keystream of the current partial block */
+    unsigned char priv_part[16]; /* partial AAD or ciphertext block for GHASH */
+} kuai_gcm_ctx;
+
+KUAI_API int kuai_gcm_init(kuai_gcm_ctx *ctx, const kuai_key *k, const uint8_t *iv, size_t iv_len);
+KUAI_API int kuai_gcm_aad(kuai_gcm_ctx *ctx, const uint8_t *aad, size_t len);
+KUAI_API int kuai_gcm_encrypt_update(kuai_gcm_ctx *ctx, const uint8_t *in, uint8_t *out,
+                                     size_t len);
+KUAI_API int kuai_gcm_decrypt_update(kuai_gcm_ctx *ctx, const uint8_t *in, uint8_t *out,
+                                     size_t len);
+/* Writes the leading tag_len (4..16) bytes of the tag. */
+KUAI_API int kuai_gcm_encrypt_final(kuai_gcm_ctx *ctx, uint8_t *tag, size_t tag_len);
+/* 0 when tag (tag_len bytes, 4..16) matches, KUAI_ERR_AUTH otherwise. */
+KUAI_API int kuai_gcm_decrypt_final(kuai_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len);
+/* Erase a context (an abandoned message); safe on any context. */
+KUAI_API void kuai_gcm_wipe(kuai_gcm_ctx *ctx);
+
+/*
+ * Threads: one long buffer split into contiguous, block-aligned pieces run on
+ * up to `threads` threads (0 = all online CPUs; at most 64), the calling
+ * thread included. Results, IV/counter updates and error codes are exactly
+ * those of the single-threaded call (everything is checked before any thread
+ * writes); in == out is allowed. Inputs under 128 KiB (64 KiB per thread)
+ * run on the calling thread alone. The worker threads are started on first
+ * use and then sleep between calls; they need no shutdown. Calls from
+ * several application threads are safe: they take turns on the pool.
+ */
+KUAI_API int kuai_ecb_encrypt_parallel(const kuai_key *k, const uint8_t *in, uint8_t *out,
+                                       size_t len, unsigned threads);
+KUAI_API int kuai_ecb_decrypt_parallel(const kuai_key *k, const uint8_t *in, uint8_t *out,
+                                       size_t len, unsigned threads);
+KUAI_API int kuai_ctr_crypt_parallel(const kuai_key *k, uint8_t *ctr, const uint8_t *in,
+                                     uint8_t *out, size_t len, unsigned threads);
+KUAI_API int kuai_cbc_decrypt_parallel(const kuai_key *k, uint8_t *iv, const uint8_t *in,
+                                       uint8_t *out, size_t len, unsigned threads);
 
 #ifdef __cplusplus
 }

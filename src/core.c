@@ -137,10 +137,40 @@ static int key_setup(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_
     return KUAI_OK;
 }
 
+/*
+ * KUAI_BACKEND is a comma-separated list ("avx2,gfni"): each cipher takes
+ * the first name in it that the cipher has, so one setting can force every
+ * cipher of a process. A cipher with none of the names gets NULL here and
+ * then KUAI_ERR_BACKEND: a forced run never silently uses something else.
+ */
+static const char *forced_backend(kuai_cipher c, char *buf, size_t bufsz)
+{
+    const char *list = getenv("KUAI_BACKEND");
+    while (list && *list) {
+        size_t n = strcspn(list, ",");
+        if (n > 0 && n < bufsz) {
+            memcpy(buf, list, n);
+            buf[n] = 0;
+            for (const kuai_impl *const *p = kuai_impls(c); *p; p++)
+                if (strcmp((*p)->name, buf) == 0)
+                    return buf;
+        }
+        list += n + (list[n] == ',');
+    }
+    return NULL;
+}
+
 int kuai_key_init(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len)
 {
-    const char *forced = getenv("KUAI_BACKEND");
-    return key_setup(k, c, key, key_len, forced && *forced ? forced : NULL);
+    const char *env = getenv("KUAI_BACKEND");
+    if (!env || !*env)
+        return key_setup(k, c, key, key_len, NULL);
+    char name[32];
+    const char *forced = forced_backend(c, name, sizeof name);
+    /* no listed name fits this cipher: name the whole list, which no
+     * backend has, so key_setup reports KUAI_ERR_BACKEND after its other
+     * checks */
+    return key_setup(k, c, key, key_len, forced ? forced : env);
 }
 
 int kuai_key_init_backend(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len,

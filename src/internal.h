@@ -21,6 +21,8 @@ enum {
 };
 unsigned kuai_cpu_features(void);
 
+#define KUAI_ALIGN64 _Alignas(64)
+
 /* Scratch a backend's multi-key setup may fill: round keys of up to
  * KUAI_MK_MAX_LANES different keys, in the backend's lane format. */
 #define KUAI_MK_BYTES 32768

@@ -1,5 +1,6 @@
 /* Backend tables per cipher, best first. */
 #include "internal.h"
+#include "sm4/sm4.h"
 #include "ublock/ublock.h"
 
 #include <stddef.h>
@@ -10,12 +11,22 @@
 #define X86(x)
 #endif
 
-static const kuai_impl *const ublock128_128[] = {
-    X86(&ublock128_128_avx2) X86(&ublock128_128_ssse3) & ublock128_128_ref, NULL};
-static const kuai_impl *const ublock128_256[] = {
-    X86(&ublock128_256_avx2) X86(&ublock128_256_ssse3) & ublock128_256_ref, NULL};
-static const kuai_impl *const ublock256_256[] = {
-    X86(&ublock256_256_avx2) X86(&ublock256_256_ssse3) & ublock256_256_ref, NULL};
+static const kuai_impl *const ublock128_128[] = {X86(&ublock128_128_avx512) X86(&ublock128_128_avx2)
+                                                         X86(&ublock128_128_ssse3) &
+                                                     ublock128_128_ref,
+                                                 NULL};
+static const kuai_impl *const ublock128_256[] = {X86(&ublock128_256_avx512) X86(&ublock128_256_avx2)
+                                                         X86(&ublock128_256_ssse3) &
+                                                     ublock128_256_ref,
+                                                 NULL};
+static const kuai_impl *const ublock256_256[] = {X86(&ublock256_256_avx512) X86(&ublock256_256_avx2)
+                                                         X86(&ublock256_256_ssse3) &
+                                                     ublock256_256_ref,
+                                                 NULL};
+/* ttable last: it is not constant time, and kuai_key_init takes the first
+ * usable entry, so it runs only when named. */
+static const kuai_impl *const sm4[] = {X86(&sm4_gfni) X86(&sm4_vaes) X86(&sm4_aesni) & sm4_ref,
+                                       &sm4_ttable, NULL};
 static const kuai_impl *const none[] = {NULL};
 
 const kuai_impl *const *kuai_impls(kuai_cipher c)
@@ -27,6 +38,8 @@ const kuai_impl *const *kuai_impls(kuai_cipher c)
         return ublock128_256;
     case KUAI_UBLOCK_256_256:
         return ublock256_256;
+    case KUAI_SM4:
+        return sm4;
     default:
         return none;
     }

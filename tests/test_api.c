@@ -106,8 +106,9 @@ static void helpers_backends(kuai_cipher c)
               "%s/%s: schedule is all zero right after setup", cn, names[i]);
         kuai_key_wipe(&k);
         size_t nz = 0;
+        const unsigned char *sched = (const unsigned char *)k.priv_sched;
         for (size_t j = 0; j < sizeof k.priv_sched; j++)
-            nz += k.priv_sched[j] != 0;
+            nz += sched[j] != 0;
         CHECK(nz == 0, "%s/%s: %zu schedule bytes non-zero after kuai_key_wipe", cn, names[i], nz);
         CHECK(kuai_key_backend(&k) == NULL, "%s/%s: kuai_key_backend of a wiped key is \"%s\"", cn,
               names[i], kuai_key_backend(&k));

@@ -14,6 +14,7 @@
  * instead of two (verify, then decrypt), and no unauthenticated plaintext
  * survives the call.
  */
+#include "../bytes.h"
 #include "ghash.h"
 #include "modes.h"
 
@@ -54,25 +55,6 @@ const ghash_impl *kuai_ghash_best(void)
 }
 
 /* ---- counter mode with inc32 ------------------------------------------- */
-
-static uint32_t load_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void store_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-static void store_be64(uint8_t *p, uint64_t v)
-{
-    store_be32(p, (uint32_t)(v >> 32));
-    store_be32(p + 4, (uint32_t)v);
-}
 
 /* The backends' ctr_blocks carries across the whole block; GCM's counter
  * wraps within the low 32 bits. So cut the run where the low word wraps

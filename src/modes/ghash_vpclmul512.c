@@ -8,6 +8,7 @@
  * ghash_ref.c; this file differs from ghash_vpclmul.c only in width.
  */
 #include "ghash.h"
+#include "ghash_clmul.h"
 
 #include <immintrin.h>
 
@@ -26,38 +27,12 @@ typedef struct vpclmul512_key {
 } vpclmul512_key;
 _Static_assert(sizeof(vpclmul512_key) <= GHASH_KEY_BYTES, "GHASH key area too small");
 
-static inline __m128i bswap128(__m128i x)
-{
-    const __m128i rev = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    return _mm_shuffle_epi8(x, rev);
-}
-
 static inline __m512i bswap512(__m512i x)
 {
     /* vpshufb works per 128-bit lane: each block is reversed in place. */
     const __m512i rev =
         _mm512_broadcast_i32x4(_mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
     return _mm512_shuffle_epi8(x, rev);
-}
-
-static inline __m128i reduce(__m128i lo, __m128i mid, __m128i hi)
-{
-    const __m128i poly = _mm_set_epi64x(0, (long long)0xC200000000000000ull);
-    lo = _mm_xor_si128(lo, _mm_slli_si128(mid, 8));
-    hi = _mm_xor_si128(hi, _mm_srli_si128(mid, 8));
-    __m128i t = _mm_clmulepi64_si128(lo, poly, 0x00);
-    lo = _mm_xor_si128(_mm_shuffle_epi32(lo, 0x4E), t);
-    t = _mm_clmulepi64_si128(lo, poly, 0x00);
-    lo = _mm_xor_si128(_mm_shuffle_epi32(lo, 0x4E), t);
-    return _mm_xor_si128(hi, lo);
-}
-
-static inline __m128i mul(__m128i a, __m128i b)
-{
-    __m128i lo = _mm_clmulepi64_si128(a, b, 0x00);
-    __m128i hi = _mm_clmulepi64_si128(a, b, 0x11);
-    __m128i mid = _mm_xor_si128(_mm_clmulepi64_si128(a, b, 0x01), _mm_clmulepi64_si128(a, b, 0x10));
-    return reduce(lo, mid, hi);
 }
 
 static void vpclmul512_init(unsigned char *hkey, const uint8_t h[16])

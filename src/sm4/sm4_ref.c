@@ -15,24 +15,12 @@
  * blocks, so the linear layer L works on planes too and the transposition
  * into and out of planes happens once per batch, not once per round.
  */
+#include "../bytes.h"
 #include "sm4.h"
 
 #include <string.h>
 
 /* ---- bytes and words ---------------------------------------------------- */
-
-static uint32_t load_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void store_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
 
 static uint32_t rotl32(uint32_t x, unsigned n)
 {

@@ -13,6 +13,7 @@
  * leave the comparison to the reader. The key schedule is the shared,
  * constant-time sm4_expand_raw.
  */
+#include "../bytes.h"
 #include "sm4.h"
 
 #include <string.h>
@@ -68,19 +69,6 @@ static const uint32_t sm4_t0[256] = {SM4_SBOX(T0_ENTRY)};
 static const uint32_t sm4_t1[256] = {SM4_SBOX(T1_ENTRY)};
 static const uint32_t sm4_t2[256] = {SM4_SBOX(T2_ENTRY)};
 static const uint32_t sm4_t3[256] = {SM4_SBOX(T3_ENTRY)};
-
-static uint32_t load_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void store_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
 
 /* T(a) = L(tau(a)): the four secret-indexed lookups. */
 static uint32_t t_lookup(uint32_t a)

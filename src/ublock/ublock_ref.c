@@ -8,40 +8,12 @@
  * A half block (n/2 bits) is kept as 1 or 2 big-endian 64-bit words, so
  * nibble 0 of the half is the top nibble of word 0, as the spec numbers them.
  */
+#include "../bytes.h"
 #include "ublock.h"
 
 #include <string.h>
 
 #define NIB_LSB 0x1111111111111111ull /* bit 0 of every nibble */
-
-static uint64_t load_be64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-static uint32_t load_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void store_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-static void store_be64(uint8_t *p, uint64_t v)
-{
-    for (int i = 7; i >= 0; i--) {
-        p[i] = (uint8_t)v;
-        v >>= 8;
-    }
-}
 
 /*
  * The S-box s on all 16 nibbles of w. s is four Feistel-like updates of its

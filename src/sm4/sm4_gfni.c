@@ -103,31 +103,4 @@ static int sm4_gfni_available(void)
     return (kuai_cpu_features() & need) == need;
 }
 
-static const kuai_impl sm4_gfni_narrow = {
-    .name = "gfni",
-    .cipher = KUAI_SM4,
-    .available = sm4_gfni_available,
-    .expand = sm4s_expand,
-    .enc_blocks = sm4s_enc_blocks,
-    .dec_blocks = sm4s_dec_blocks,
-    .ctr_blocks = sm4s_ctr_blocks,
-    .mk_lanes = SM4V_W,
-    .mk_setup = sm4s_mk1_setup,
-    .mk_enc = sm4s_mk1_enc,
-    .mk_dec = sm4s_mk1_dec,
-};
-
-const kuai_impl sm4_gfni = {
-    .name = "gfni",
-    .cipher = KUAI_SM4,
-    .available = sm4_gfni_available,
-    .expand = sm4s_expand,
-    .enc_blocks = sm4s_enc_blocks,
-    .dec_blocks = sm4s_dec_blocks,
-    .ctr_blocks = sm4s_ctr_blocks,
-    .mk_lanes = SM4S_MK_G * SM4V_W,
-    .mk_setup = sm4s_mk_setup,
-    .mk_enc = sm4s_mk_enc,
-    .mk_dec = sm4s_mk_dec,
-    .mk_narrow = &sm4_gfni_narrow,
-};
+SM4S_IMPLS(sm4_gfni, "gfni", sm4_gfni_available);

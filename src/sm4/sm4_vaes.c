@@ -45,7 +45,8 @@ static inline sm4v sm4v_lane_blocks(void)
 
 static int sm4_vaes_available(void)
 {
-    unsigned need = KUAI_CPU_VAES | KUAI_CPU_AVX2;
+    /* built with -maes too: the compiler may use 128-bit aesenclast */
+    unsigned need = KUAI_CPU_VAES | KUAI_CPU_AVX2 | KUAI_CPU_AESNI;
     return (kuai_cpu_features() & need) == need;
 }
 

@@ -29,6 +29,10 @@ static inline const sm4_sched *sm4_sched_const(const kuai_key *k)
 /* The portable, constant-time key schedule (sm4_ref.c). Every backend calls
  * it first, then derives its own form into ext. */
 void sm4_expand_raw(sm4_sched *s, const uint8_t key[16]);
+/* The same schedule with another constant-time tau (the S-box on each byte
+ * of a word): a backend whose S-box is a couple of instructions makes key
+ * setup several times cheaper than the portable bitsliced one. */
+void sm4_expand_with(sm4_sched *s, const uint8_t key[16], uint32_t (*tau)(uint32_t));
 
 extern const kuai_impl sm4_ref, sm4_ttable, sm4_aesni, sm4_vaes, sm4_gfni;
 

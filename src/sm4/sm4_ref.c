@@ -320,6 +320,11 @@ static uint32_t tau_word(uint32_t a)
 
 void sm4_expand_raw(sm4_sched *s, const uint8_t key[16])
 {
+    sm4_expand_with(s, key, tau_word);
+}
+
+void sm4_expand_with(sm4_sched *s, const uint8_t key[16], uint32_t (*tau)(uint32_t))
+{
     uint32_t k[4];
     for (unsigned i = 0; i < 4; i++)
         k[i] = load_be32(key + 4 * i) ^ sm4_fk[i];
@@ -327,7 +332,7 @@ void sm4_expand_raw(sm4_sched *s, const uint8_t key[16])
      * T' = L'(tau), L'(B) = B ^ (B <<< 13) ^ (B <<< 23); the four K slots
      * rotate as the X slots of the rounds do. */
     for (unsigned i = 0; i < 32; i++) {
-        uint32_t b = tau_word(k[(i + 1) & 3] ^ k[(i + 2) & 3] ^ k[(i + 3) & 3] ^ sm4_ck(i));
+        uint32_t b = tau(k[(i + 1) & 3] ^ k[(i + 2) & 3] ^ k[(i + 3) & 3] ^ sm4_ck(i));
         k[i & 3] ^= b ^ rotl32(b, 13) ^ rotl32(b, 23);
         s->rk[i] = k[i & 3];
     }

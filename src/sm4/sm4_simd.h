@@ -414,9 +414,14 @@ static void sm4s_mk1_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, size
     sm4s_mk_crypt_g(1, m, in, out, n, 1);
 }
 
+/* SM4S_TAU: an ISA file may name its own S-box-on-a-word for key setup. */
 static void sm4s_expand(kuai_key *k, const uint8_t *key)
 {
+#ifdef SM4S_TAU
+    sm4_expand_with(sm4_sched_of(k), key, SM4S_TAU);
+#else
     sm4_expand_raw(sm4_sched_of(k), key);
+#endif
 }
 
 /*

@@ -1,0 +1,61 @@
+/* AES (FIPS-197): the schedule form every AES backend shares. */
+#ifndef KUAI_AES_H
+#define KUAI_AES_H
+
+#include "../internal.h"
+
+/*
+ * Stored at the start of kuai_key.priv_sched by every AES backend, so a key
+ * set up by one backend can join a multi-key call run by another:
+ *
+ *   rk[0..nr]   the encryption round keys, 16 bytes each, in FIPS-197 byte
+ *               order (rk[0] is the first 16 bytes of the cipher key);
+ *   drk[0..nr]  the round keys of the equivalent inverse cipher (FIPS-197
+ *               section 5.3.5) in the order decryption uses them:
+ *               drk[0] = rk[nr], drk[i] = InvMixColumns(rk[nr - i]) for
+ *               0 < i < nr, drk[nr] = rk[0] — exactly what AESDEC/AESD take.
+ *
+ * ext is the backend's own derived form (bitsliced keys, for instance).
+ */
+#define AES_MAX_ROUNDS 14
+typedef struct aes_sched {
+    uint32_t nr; /* 10, 12 or 14 */
+    uint32_t nk; /* key length in 32-bit words: 4, 6 or 8 */
+    uint8_t rk[AES_MAX_ROUNDS + 1][16];
+    uint8_t drk[AES_MAX_ROUNDS + 1][16];
+    unsigned char ext[8192 - 8 - 2 * 16 * (AES_MAX_ROUNDS + 1)];
+} aes_sched;
+
+_Static_assert(sizeof(aes_sched) <= sizeof(((kuai_key *)0)->priv_sched),
+               "AES schedule must fit in kuai_key");
+
+static inline aes_sched *aes_sched_of(kuai_key *k)
+{
+    return (aes_sched *)(void *)k->priv_sched;
+}
+static inline const aes_sched *aes_sched_const(const kuai_key *k)
+{
+    return (const aes_sched *)(const void *)k->priv_sched;
+}
+
+/* Key length in bytes for KUAI_AES_128/192/256 (the expand hook gets only
+ * the key, its length comes from k->priv_cipher). */
+static inline unsigned aes_key_bytes(const kuai_key *k)
+{
+    return k->priv_cipher == KUAI_AES_128 ? 16 : k->priv_cipher == KUAI_AES_192 ? 24 : 32;
+}
+
+/*
+ * The portable, constant-time key expansion (aes_key.c), rk and drk both.
+ * subword applies the S-box to each byte of a word; aes_subword_ct is the
+ * portable one, and a backend with a cheaper constant-time S-box passes its
+ * own (as the SM4 backends do with sm4_expand_with).
+ */
+uint32_t aes_subword_ct(uint32_t w);
+void aes_expand_with(aes_sched *s, const uint8_t *key, unsigned key_bytes,
+                     uint32_t (*subword)(uint32_t));
+void aes_expand_raw(aes_sched *s, const uint8_t *key, unsigned key_bytes);
+/* drk from rk (constant time; InvMixColumns is linear). */
+void aes_derive_dec(aes_sched *s);
+
+#endif

@@ -31,12 +31,12 @@ static uint8_t gf_inv(uint8_t a)
     uint8_t a2 = gf_mul(a, a), a3 = gf_mul(a2, a);
     uint8_t a12 = gf_mul(gf_mul(a3, a3), gf_mul(a3, a3));
     uint8_t a15 = gf_mul(a12, a3);
-    uint8_t t = gf_mul(a15, a15);   /* 30 */
-    t = gf_mul(t, t);               /* 60 */
-    t = gf_mul(t, t);               /* 120 */
-    t = gf_mul(t, t);               /* 240 */
-    t = gf_mul(t, a12);             /* 252 */
-    return gf_mul(t, a2);           /* 254 */
+    uint8_t t = gf_mul(a15, a15); /* 30 */
+    t = gf_mul(t, t);             /* 60 */
+    t = gf_mul(t, t);             /* 120 */
+    t = gf_mul(t, t);             /* 240 */
+    t = gf_mul(t, a12);           /* 252 */
+    return gf_mul(t, a2);         /* 254 */
 }
 
 /* S(x) = A x^-1 + 0x63, A's row i selects bits i, i+4, i+5, i+6, i+7. */

@@ -52,6 +52,13 @@ typedef struct kuai_impl {
      * calls enc_blocks). ctr is one block, big-endian, advanced by nblocks. */
     void (*ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
                        size_t nblocks);
+    /* Optional fused CBC encryption (NULL: the mode code chains one
+     * enc_blocks call per block). iv is one block, replaced by the last
+     * ciphertext block. CBC encryption is bound by the latency of one block,
+     * so a backend that keeps the chain in a register and skips a call and
+     * two memory round trips per block gets closer to that bound. */
+    void (*cbc_enc_blocks)(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                           size_t nblocks);
     /* Multi-key: block i of a batch of n <= mk_lanes blocks goes under
      * keys[i]. mk_setup runs once per set of keys, mk_enc/mk_dec once per
      * batch; in and out hold n contiguous blocks (in == out allowed). */

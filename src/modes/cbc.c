@@ -10,7 +10,8 @@ int kuai_cbc_encrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t 
         return r;
     const kuai_impl *impl = kuai_key_impl(k);
     if (impl->cbc_enc_blocks) {
-        impl->cbc_enc_blocks(k, iv, in, out, len / bs);
+        if (len)
+            impl->cbc_enc_blocks(k, iv, in, out, len / bs);
         return KUAI_OK;
     }
     const uint8_t *chain = iv;

@@ -96,6 +96,29 @@ static inline sm4v sm4v_round(sm4v x0, sm4v t)
     return sm4v_xor(sm4v_xor(x0, b0), sm4v_xor(b24, m));
 }
 
+/*
+ * tau for key setup, on one word: with the word in all four columns,
+ * ShiftRows only moves equal bytes, so column 0 of aesenclast's output is
+ * S of the word's bytes in place. 128-bit AES-NI, which every backend
+ * including this header has.
+ */
+static inline uint32_t sm4_aes_tau(uint32_t a)
+{
+    const __m128i low4 = _mm_set1_epi8(0x0f);
+    __m128i x = _mm_set1_epi32((int)a);
+#define SM4_AES_NIBBLES(x, lo, hi)                                                                 \
+    _mm_xor_si128(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(lo)),           \
+                                   _mm_and_si128(x, low4)),                                        \
+                  _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(hi)),           \
+                                   _mm_and_si128(_mm_srli_epi32(x, 4), low4)))
+    x = SM4_AES_NIBBLES(x, sm4_aes_pre_lo, sm4_aes_pre_hi);
+    x = _mm_aesenclast_si128(x, _mm_setzero_si128());
+    x = SM4_AES_NIBBLES(x, sm4_aes_post_lo, sm4_aes_post_hi);
+#undef SM4_AES_NIBBLES
+    return (uint32_t)_mm_cvtsi128_si32(x);
+}
+#define SM4S_TAU sm4_aes_tau
+
 #define sm4v_xor4(a, b, c, d) sm4v_xor(sm4v_xor(a, b), sm4v_xor(c, d))
 
 /*

@@ -40,6 +40,7 @@
 #ifndef KUAI_SM4_SIMD_H
 #define KUAI_SM4_SIMD_H
 
+#include "../bytes.h"
 #include "sm4.h"
 
 #include <string.h>
@@ -414,6 +415,35 @@ static void sm4s_mk1_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, size
     sm4s_mk_crypt_g(1, m, in, out, n, 1);
 }
 
+/*
+ * CBC encryption: each block needs the ciphertext before it, so only the
+ * latency of one block's 32 rounds counts. The block's words are broadcast
+ * into x[0..3] (every lane computes the same block), which skips the
+ * transposition and the pass machinery: the chain is the rounds and a
+ * store-to-load per block to get the words back.
+ */
+static void sm4s_cbc_enc_blocks(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                                size_t nblocks)
+{
+    const uint32_t *rk = sm4_sched_const(k)->rk;
+    uint32_t c[4], w[SM4V_W];
+    for (int j = 0; j < 4; j++)
+        c[j] = load_be32(iv + 4 * j);
+    for (size_t b = 0; b < nblocks; b++, in += SM4S_BLOCK, out += SM4S_BLOCK) {
+        sm4v x[1][4];
+        for (int j = 0; j < 4; j++)
+            x[0][j] = sm4v_set1(load_be32(in + 4 * j) ^ c[j]);
+        sm4s_rounds(x, 1, rk, 1, 0);
+        for (int j = 0; j < 4; j++) { /* R: (X35, X34, X33, X32) */
+            sm4v_storeu(w, x[0][3 - j]);
+            c[j] = w[0];
+            store_be32(out + 4 * j, c[j]);
+        }
+    }
+    for (int j = 0; j < 4; j++)
+        store_be32(iv + 4 * j, c[j]);
+}
+
 /* SM4S_TAU: an ISA file may name its own S-box-on-a-word for key setup. */
 static void sm4s_expand(kuai_key *k, const uint8_t *key)
 {
@@ -431,7 +461,8 @@ static void sm4s_expand(kuai_key *k, const uint8_t *key)
  */
 #define SM4S_IMPL_COMMON(label, avail)                                                             \
     .name = label, .cipher = KUAI_SM4, .available = avail, .expand = sm4s_expand,                  \
-    .enc_blocks = sm4s_enc_blocks, .dec_blocks = sm4s_dec_blocks, .ctr_blocks = sm4s_ctr_blocks
+    .enc_blocks = sm4s_enc_blocks, .dec_blocks = sm4s_dec_blocks, .ctr_blocks = sm4s_ctr_blocks,   \
+    .cbc_enc_blocks = sm4s_cbc_enc_blocks
 
 #define SM4S_IMPLS(var, label, avail)                                                              \
     static const kuai_impl var##_narrow = {                                                        \

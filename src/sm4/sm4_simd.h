@@ -376,29 +376,66 @@ SM4S_INLINE void sm4s_mk_setup_g(int G, kuai_mk *m, const kuai_key *const *keys,
 SM4S_INLINE void sm4s_mk_crypt_g(int G, const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n,
                                  int dec)
 {
-    uint8_t buf[SM4S_MK_G * SM4S_GB] = {0};
+    uint8_t buf[SM4S_MK_G * SM4S_GB];
+    size_t used = (size_t)G * SM4S_GB;
     const uint32_t *lanes = (const uint32_t *)(const void *)m->b;
     ptrdiff_t kstep = (ptrdiff_t)G * SM4V_W;
     memcpy(buf, in, n * SM4S_BLOCK);
+    memset(buf + n * SM4S_BLOCK, 0, used - n * SM4S_BLOCK);
     if (dec)
         sm4s_crypt_pass(G, lanes + 31 * kstep, -kstep, 1, buf, buf);
     else
         sm4s_crypt_pass(G, lanes, kstep, 1, buf, buf);
     memcpy(out, buf, n * SM4S_BLOCK);
-    kuai_wipe(buf, sizeof buf);
+    kuai_wipe(buf, used);
 }
+
+/*
+ * Groups for a batch of n blocks: the fewest (a power of two) that hold
+ * them. A CBC-encryption batch has one block per stream and no other work
+ * to overlap, so a pass of SM4S_MK_G groups for 8 streams would spend most
+ * of its instructions on empty lanes. setup and crypt see the same n.
+ */
+static int sm4s_mk_groups(size_t n)
+{
+    int G = 1;
+    while ((size_t)G * SM4V_W < n && G < SM4S_MK_G)
+        G *= 2;
+    return G;
+}
+
+/* Constant G in every call, so each width gets its own unrolled body. */
+#define SM4S_MK_SWITCH(n, call)                                                                    \
+    switch (sm4s_mk_groups(n)) {                                                                   \
+    case 1: {                                                                                      \
+        enum { G = 1 };                                                                            \
+        call;                                                                                      \
+    } break;                                                                                       \
+    case 2: {                                                                                      \
+        enum { G = 2 < SM4S_MK_G ? 2 : SM4S_MK_G };                                                \
+        call;                                                                                      \
+    } break;                                                                                       \
+    case 4: {                                                                                      \
+        enum { G = 4 < SM4S_MK_G ? 4 : SM4S_MK_G };                                                \
+        call;                                                                                      \
+    } break;                                                                                       \
+    default: {                                                                                     \
+        enum { G = SM4S_MK_G };                                                                    \
+        call;                                                                                      \
+    } break;                                                                                       \
+    }
 
 static void sm4s_mk_setup(kuai_mk *m, const kuai_key *const *keys, size_t n)
 {
-    sm4s_mk_setup_g(SM4S_MK_G, m, keys, n);
+    SM4S_MK_SWITCH(n, sm4s_mk_setup_g(G, m, keys, n))
 }
 static void sm4s_mk_enc(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n)
 {
-    sm4s_mk_crypt_g(SM4S_MK_G, m, in, out, n, 0);
+    SM4S_MK_SWITCH(n, sm4s_mk_crypt_g(G, m, in, out, n, 0))
 }
 static void sm4s_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n)
 {
-    sm4s_mk_crypt_g(SM4S_MK_G, m, in, out, n, 1);
+    SM4S_MK_SWITCH(n, sm4s_mk_crypt_g(G, m, in, out, n, 1))
 }
 
 /* The narrow multi-key kernel: one group, for batches of at most SM4V_W. */

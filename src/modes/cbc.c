@@ -32,8 +32,10 @@ int kuai_cbc_decrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t 
     if (r)
         return r;
     const kuai_impl *impl = kuai_key_impl(k);
-    uint8_t tmp[KUAI_CHUNK_BLOCKS * KUAI_MAX_BLOCK];
-    uint8_t prev[KUAI_MAX_BLOCK], next[KUAI_MAX_BLOCK];
+    /* In place, a chunk's ciphertext is kept here before decryption
+     * overwrites it; it is public, so the copy needs no wiping. */
+    uint8_t saved[KUAI_CHUNK_BLOCKS * KUAI_MAX_BLOCK];
+    uint8_t prev[KUAI_MAX_BLOCK];
     memcpy(prev, iv, bs);
     for (size_t off = 0; off < len;) {
         size_t n = (len - off) / bs;
@@ -41,17 +43,19 @@ int kuai_cbc_decrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t 
             n = KUAI_CHUNK_BLOCKS;
         const uint8_t *c = in + off;
         uint8_t *p = out + off;
-        impl->dec_blocks(k, c, tmp, n);
-        /* Last block first: with in == out, each XOR still finds the
-         * ciphertext block before it intact. */
-        memcpy(next, c + (n - 1) * bs, bs);
-        for (size_t i = n; i-- > 1;)
-            xor_bytes(p + i * bs, tmp + i * bs, c + (i - 1) * bs, bs);
-        xor_bytes(p, tmp, prev, bs);
-        memcpy(prev, next, bs);
+        if (c == p) {
+            memcpy(saved, c, n * bs);
+            c = saved;
+        }
+        /* Decrypt straight into the output, then one forward XOR pass with
+         * the ciphertext shifted by a block: no plaintext buffer to wipe,
+         * and the XOR runs over the whole chunk at once. */
+        impl->dec_blocks(k, c, p, n);
+        xor_bytes(p, p, prev, bs);
+        xor_bytes(p + bs, p + bs, c, (n - 1) * bs);
+        memcpy(prev, c + (n - 1) * bs, bs);
         off += n * bs;
     }
     memcpy(iv, prev, bs);
-    kuai_wipe(tmp, sizeof tmp);
     return KUAI_OK;
 }

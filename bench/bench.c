@@ -1474,7 +1474,7 @@ static void w_sweep_peer(void *p)
 typedef struct par_job {
     const ctx *x;
     const kuai_key *k;
-    uint8_t ctr[16];
+    uint8_t ctr[KUAI_MAX_BLOCK];
     const uint8_t *in;
     uint8_t *out;
     size_t len;

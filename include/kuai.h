@@ -166,6 +166,7 @@ typedef struct kuai_gcm_ctx {
      * 64-byte aligned inside this area at offset priv_hkey_off; the
      * context itself needs only 8-byte alignment and may be copied. */
     uint32_t priv_hkey_off;
+    uint32_t priv_ctr_secret; /* counter derived from the key (IV not 12 bytes) */
     unsigned char priv_hkey[768 + 64];
     unsigned char priv_y[16];    /* GHASH accumulator */
     unsigned char priv_ctr[16];  /* next counter block */

@@ -375,6 +375,7 @@ int main(int argc, char **argv)
     test_modes_key_placement();
     test_gcm();
     test_parallel();
+    test_guard_pages();
 
     if (!t_quiet)
         printf("total time %.2f s, seed 0x%016" PRIx64 "\n", now_seconds() - t0, seed);

@@ -14,6 +14,7 @@
  * instead of two (verify, then decrypt), and no unauthenticated plaintext
  * survives the call.
  */
+#include "../ct.h"
 #include "../bytes.h"
 #include "ghash.h"
 #include "modes.h"
@@ -58,17 +59,23 @@ const ghash_impl *kuai_ghash_best(void)
 
 /* The backends' ctr_blocks carries across the whole block; GCM's counter
  * wraps within the low 32 bits. So cut the run where the low word wraps
- * and put the upper 96 bits back after each piece. The cut depends only on
- * the counter, which comes from the (public) IV; with a 12-byte IV it
- * starts at 2 and no legal message reaches the wrap. */
+ * and put the upper 96 bits back after each piece. The cut depends on the
+ * counter, which is public when it comes straight from a 12-byte IV (it
+ * starts at 2 and no legal message reaches the wrap). From any other IV the
+ * counter is GHASH_H(IV), a function of the key: then ctr_secret is set and
+ * the counter blocks are built here with a wrapping 32-bit add, no branch
+ * and no cut, and only enc_blocks sees them. */
 void kuai_gcm_ctr32(const kuai_key *k, uint8_t ctr[16], const uint8_t *in, uint8_t *out,
-                    size_t nblocks)
+                    size_t nblocks, int ctr_secret)
 {
     const kuai_impl *impl = kuai_key_impl(k);
     while (nblocks) {
-        uint64_t room = (UINT64_C(1) << 32) - load_be32(ctr + 12);
-        size_t n = (uint64_t)nblocks < room ? nblocks : (size_t)room;
-        if (impl->ctr_blocks) {
+        size_t n = nblocks;
+        if (!ctr_secret) {
+            uint64_t room = (UINT64_C(1) << 32) - load_be32(ctr + 12);
+            n = (uint64_t)nblocks < room ? nblocks : (size_t)room;
+        }
+        if (impl->ctr_blocks && !ctr_secret) {
             uint8_t top[12];
             memcpy(top, ctr, 12);
             impl->ctr_blocks(k, ctr, in, out, n);
@@ -165,6 +172,7 @@ static void gcm_setup(kuai_gcm_ctx *c, const kuai_key *k, const ghash_impl *gh, 
         memcpy(j0, c->priv_y, 16);
         memset(c->priv_y, 0, 16);
         impl->enc_blocks(k, j0, c->priv_ekj0, 1);
+        c->priv_ctr_secret = 1;
     }
     store_be32(j0 + 12, load_be32(j0 + 12) + 1); /* inc32: the first data block */
     c->priv_phase = PHASE_AAD;
@@ -230,11 +238,11 @@ static void gcm_crypt(kuai_gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t l
     while (len >= 16) {
         size_t nb = len / 16 < GCM_CHUNK_BLOCKS ? len / 16 : GCM_CHUNK_BLOCKS;
         if (enc) {
-            kuai_gcm_ctr32(k, c->priv_ctr, in, out, nb);
+            kuai_gcm_ctr32(k, c->priv_ctr, in, out, nb, (int)c->priv_ctr_secret);
             ghash_blocks(c, out, nb);
         } else {
             ghash_blocks(c, in, nb);
-            kuai_gcm_ctr32(k, c->priv_ctr, in, out, nb);
+            kuai_gcm_ctr32(k, c->priv_ctr, in, out, nb, (int)c->priv_ctr_secret);
         }
         in += 16 * nb;
         out += 16 * nb;
@@ -245,7 +253,7 @@ static void gcm_crypt(kuai_gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t l
      * next call. */
     if (len) {
         memset(c->priv_ks, 0, 16);
-        kuai_gcm_ctr32(k, c->priv_ctr, c->priv_ks, c->priv_ks, 1);
+        kuai_gcm_ctr32(k, c->priv_ctr, c->priv_ks, c->priv_ks, 1, (int)c->priv_ctr_secret);
         for (size_t i = 0; i < len; i++) {
             uint8_t x = in[i], y = x ^ c->priv_ks[i];
             out[i] = y;
@@ -365,6 +373,7 @@ int kuai_gcm_decrypt(const kuai_key *k, const uint8_t *iv, size_t iv_len, const 
         gcm_crypt(&c, in, out, len, 0);
     gcm_tag(&c, full);
     int bad = tag_differs(full, tag, tag_len);
+    kuai_declassify(&bad, sizeof bad); /* the verdict is public */
     kuai_wipe(full, sizeof full);
     kuai_wipe(&c, sizeof c);
     if (bad) {
@@ -461,6 +470,7 @@ int kuai_gcm_decrypt_final(kuai_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len
     uint8_t full[16];
     gcm_tag(ctx, full);
     int bad = tag_differs(full, tag, tag_len);
+    kuai_declassify(&bad, sizeof bad); /* the verdict is public */
     kuai_wipe(full, sizeof full);
     kuai_gcm_wipe(ctx);
     return bad ? KUAI_ERR_AUTH : KUAI_OK;

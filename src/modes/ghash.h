@@ -57,8 +57,10 @@ const ghash_impl *const *kuai_ghash_impls(void);
 const ghash_impl *kuai_ghash_best(void);
 
 /* GCM's CTR: the low 32 bits of ctr count (inc32), the upper 96 stay.
- * Exposed for the tests, which drive it across the 2^32 wrap. */
+ * ctr_secret: the counter was derived from the key (IVs other than 12
+ * bytes), so no branch or fused backend path may see it. Exposed for the
+ * tests, which drive it across the 2^32 wrap. */
 void kuai_gcm_ctr32(const kuai_key *k, uint8_t ctr[16], const uint8_t *in, uint8_t *out,
-                    size_t nblocks);
+                    size_t nblocks, int ctr_secret);
 
 #endif

@@ -115,8 +115,8 @@ void test_guard_pages(void)
                 int blocky = mode < 4;
                 static const size_t counts[] = {1, 2, 7, 8, 9, 16, 31, 33, 64, 255};
                 static const size_t bytes[] = {1, 15, 17, 31, 100, 1000, 4097, 8191};
-                size_t nlen = blocky ? sizeof counts / sizeof counts[0]
-                                     : sizeof bytes / sizeof bytes[0];
+                size_t nlen =
+                    blocky ? sizeof counts / sizeof counts[0] : sizeof bytes / sizeof bytes[0];
                 for (size_t li = 0; li < nlen; li++) {
                     size_t len = blocky ? counts[li] * bs : bytes[li];
                     if (len > GUARD_MAX - 64)

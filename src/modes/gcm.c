@@ -14,8 +14,8 @@
  * instead of two (verify, then decrypt), and no unauthenticated plaintext
  * survives the call.
  */
-#include "../ct.h"
 #include "../bytes.h"
+#include "../ct.h"
 #include "ghash.h"
 #include "modes.h"
 

@@ -206,10 +206,9 @@ int main(void)
         fprintf(stderr, "test-ct: run me under valgrind (make test-ct does)\n");
         return 2;
     }
-    static const kuai_cipher ciphers[] = {KUAI_UBLOCK_128_128, KUAI_UBLOCK_128_256,
-                                          KUAI_UBLOCK_256_256, KUAI_SM4,
-                                          KUAI_AES_128,        KUAI_AES_192,
-                                          KUAI_AES_256};
+    static const kuai_cipher ciphers[] = {
+        KUAI_UBLOCK_128_128, KUAI_UBLOCK_128_256, KUAI_UBLOCK_256_256, KUAI_SM4,
+        KUAI_AES_128,        KUAI_AES_192,        KUAI_AES_256};
     unsigned failures = 0, caught = 0, leaky_run = 0, ran = 0;
     /* Two passes so that the leaky backends run last: memcheck reports a
      * site once, and a shared mode-code site must be blamed on the first

@@ -8,7 +8,7 @@ CMAKE_FLAGS ?=
 # yardstick (see ../shared/bench.md); it must be set before libcrypto loads.
 OPENSSL_NO_AESNI = ~0x200000200000000
 
-.PHONY: all build test test-portable test-sanitize test-ct bench bench-quick plot install format clean vectors
+.PHONY: all build test test-portable test-sanitize test-ct fuzz bench bench-quick plot install format clean vectors
 
 all: build
 
@@ -21,7 +21,7 @@ build:
 # Where `make vectors` put the third-party vector files, for every suite run
 # of `make test` (prerequisites inherit it); expanded after `vectors` ran.
 test: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
-test: vectors build test-portable test-sanitize
+test: vectors build test-portable test-sanitize test-ct fuzz
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --quick > $(BUILD)/bench-smoke.txt
 	@echo "benchmark smoke run ok"
 	$(BUILD)/kuai_test
@@ -41,6 +41,23 @@ test-ct:
 	cmake --build $(BUILD)-ct -j$(JOBS) --target kuai_ct
 	valgrind -q --tool=memcheck --track-origins=yes --log-file=$(BUILD)-ct/memcheck.log \
 	  $(BUILD)-ct/kuai_ct || { cat $(BUILD)-ct/memcheck.log; exit 1; }
+
+# libFuzzer targets (fuzz/*.c), each run for FUZZ_SECONDS from the seed
+# corpus kept in fuzz/corpus/<target> (read only; what the run finds goes to
+# $(BUILD)-fuzz/corpus/<target>). Longer runs: make fuzz FUZZ_SECONDS=3600.
+FUZZ_SECONDS ?= 30
+FUZZ_TARGETS = fuzz_modes fuzz_gcm_open
+fuzz:
+	CC=clang-14 cmake -S . -B $(BUILD)-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKUAI_WERROR=ON -DKUAI_FUZZ=ON
+	cmake --build $(BUILD)-fuzz -j$(JOBS) --target $(FUZZ_TARGETS)
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(BUILD)-fuzz/corpus/$$t; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  $(BUILD)-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -print_final_stats=1 \
+	    $(BUILD)-fuzz/corpus/$$t fuzz/corpus/$$t 2>$(BUILD)-fuzz/$$t.log \
+	    || { tail -60 $(BUILD)-fuzz/$$t.log; exit 1; }; \
+	  grep -E "stat::number_of_executed_units|stat::new_units_added" $(BUILD)-fuzz/$$t.log; \
+	done
 
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-sanitize:

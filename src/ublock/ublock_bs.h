@@ -477,9 +477,12 @@ static inline void ub_ctr_write(uint8_t *ctr, const uint64_t *w, unsigned nw)
  *                         the UBM_K* and UBM_EMIT_* are reset
  */
 #ifndef UBM_K
-#define UBM_K UBM_H
 /* The schedule lives in a kuai_key, which is only 8-byte aligned (callers
- * may malloc it): memcpy compiles to an unaligned vector load/store. */
+ * may malloc it). So the slot type is the vector type with its alignment
+ * taken away: clang trusts a pointer's type for alignment even through
+ * memcpy, and emitted aligned stores for a plain UBM_H slot. */
+typedef UBM_H UBM_FN(kslot) __attribute__((aligned(1)));
+#define UBM_K UBM_FN(kslot)
 static inline UBM_H UBM_FN(kget)(const void *p)
 {
     UBM_H v;

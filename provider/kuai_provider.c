@@ -23,8 +23,12 @@
 #include <string.h>
 #include <sys/random.h>
 
-enum kp_mode { KP_ECB = EVP_CIPH_ECB_MODE, KP_CBC = EVP_CIPH_CBC_MODE, KP_CTR = EVP_CIPH_CTR_MODE,
-               KP_GCM = EVP_CIPH_GCM_MODE };
+enum kp_mode {
+    KP_ECB = EVP_CIPH_ECB_MODE,
+    KP_CBC = EVP_CIPH_CBC_MODE,
+    KP_CTR = EVP_CIPH_CTR_MODE,
+    KP_GCM = EVP_CIPH_GCM_MODE
+};
 
 typedef struct kp_alg {
     const char *names;
@@ -35,33 +39,33 @@ typedef struct kp_alg {
 /* Name, kuai cipher, mode. The AES and SM4 alias lists are those of OpenSSL
  * 3.0's default provider (as `openssl list -cipher-algorithms` prints them),
  * so a name fetched from either provider means the same algorithm. */
-#define KP_ALGS(X)                                                                    \
-    X(0, "UBLOCK-128-128-ECB", KUAI_UBLOCK_128_128, KP_ECB)                           \
-    X(1, "UBLOCK-128-128-CBC", KUAI_UBLOCK_128_128, KP_CBC)                           \
-    X(2, "UBLOCK-128-128-CTR", KUAI_UBLOCK_128_128, KP_CTR)                           \
-    X(3, "UBLOCK-128-128-GCM", KUAI_UBLOCK_128_128, KP_GCM)                           \
-    X(4, "UBLOCK-128-256-ECB", KUAI_UBLOCK_128_256, KP_ECB)                           \
-    X(5, "UBLOCK-128-256-CBC", KUAI_UBLOCK_128_256, KP_CBC)                           \
-    X(6, "UBLOCK-128-256-CTR", KUAI_UBLOCK_128_256, KP_CTR)                           \
-    X(7, "UBLOCK-128-256-GCM", KUAI_UBLOCK_128_256, KP_GCM)                           \
-    X(8, "UBLOCK-256-256-ECB", KUAI_UBLOCK_256_256, KP_ECB)                           \
-    X(9, "UBLOCK-256-256-CBC", KUAI_UBLOCK_256_256, KP_CBC)                           \
-    X(10, "UBLOCK-256-256-CTR", KUAI_UBLOCK_256_256, KP_CTR)                          \
-    X(11, "SM4-ECB:1.2.156.10197.1.104.1", KUAI_SM4, KP_ECB)                          \
-    X(12, "SM4-CBC:SM4:1.2.156.10197.1.104.2", KUAI_SM4, KP_CBC)                      \
-    X(13, "SM4-CTR:1.2.156.10197.1.104.7", KUAI_SM4, KP_CTR)                          \
-    X(14, "SM4-GCM", KUAI_SM4, KP_GCM)                                                \
-    X(15, "AES-128-ECB:2.16.840.1.101.3.4.1.1", KUAI_AES_128, KP_ECB)                 \
-    X(16, "AES-128-CBC:AES128:2.16.840.1.101.3.4.1.2", KUAI_AES_128, KP_CBC)          \
-    X(17, "AES-128-CTR", KUAI_AES_128, KP_CTR)                                        \
-    X(18, "AES-128-GCM:id-aes128-GCM:2.16.840.1.101.3.4.1.6", KUAI_AES_128, KP_GCM)   \
-    X(19, "AES-192-ECB:2.16.840.1.101.3.4.1.21", KUAI_AES_192, KP_ECB)                \
-    X(20, "AES-192-CBC:AES192:2.16.840.1.101.3.4.1.22", KUAI_AES_192, KP_CBC)         \
-    X(21, "AES-192-CTR", KUAI_AES_192, KP_CTR)                                        \
-    X(22, "AES-192-GCM:id-aes192-GCM:2.16.840.1.101.3.4.1.26", KUAI_AES_192, KP_GCM)  \
-    X(23, "AES-256-ECB:2.16.840.1.101.3.4.1.41", KUAI_AES_256, KP_ECB)                \
-    X(24, "AES-256-CBC:AES256:2.16.840.1.101.3.4.1.42", KUAI_AES_256, KP_CBC)         \
-    X(25, "AES-256-CTR", KUAI_AES_256, KP_CTR)                                        \
+#define KP_ALGS(X)                                                                                 \
+    X(0, "UBLOCK-128-128-ECB", KUAI_UBLOCK_128_128, KP_ECB)                                        \
+    X(1, "UBLOCK-128-128-CBC", KUAI_UBLOCK_128_128, KP_CBC)                                        \
+    X(2, "UBLOCK-128-128-CTR", KUAI_UBLOCK_128_128, KP_CTR)                                        \
+    X(3, "UBLOCK-128-128-GCM", KUAI_UBLOCK_128_128, KP_GCM)                                        \
+    X(4, "UBLOCK-128-256-ECB", KUAI_UBLOCK_128_256, KP_ECB)                                        \
+    X(5, "UBLOCK-128-256-CBC", KUAI_UBLOCK_128_256, KP_CBC)                                        \
+    X(6, "UBLOCK-128-256-CTR", KUAI_UBLOCK_128_256, KP_CTR)                                        \
+    X(7, "UBLOCK-128-256-GCM", KUAI_UBLOCK_128_256, KP_GCM)                                        \
+    X(8, "UBLOCK-256-256-ECB", KUAI_UBLOCK_256_256, KP_ECB)                                        \
+    X(9, "UBLOCK-256-256-CBC", KUAI_UBLOCK_256_256, KP_CBC)                                        \
+    X(10, "UBLOCK-256-256-CTR", KUAI_UBLOCK_256_256, KP_CTR)                                       \
+    X(11, "SM4-ECB:1.2.156.10197.1.104.1", KUAI_SM4, KP_ECB)                                       \
+    X(12, "SM4-CBC:SM4:1.2.156.10197.1.104.2", KUAI_SM4, KP_CBC)                                   \
+    X(13, "SM4-CTR:1.2.156.10197.1.104.7", KUAI_SM4, KP_CTR)                                       \
+    X(14, "SM4-GCM", KUAI_SM4, KP_GCM)                                                             \
+    X(15, "AES-128-ECB:2.16.840.1.101.3.4.1.1", KUAI_AES_128, KP_ECB)                              \
+    X(16, "AES-128-CBC:AES128:2.16.840.1.101.3.4.1.2", KUAI_AES_128, KP_CBC)                       \
+    X(17, "AES-128-CTR", KUAI_AES_128, KP_CTR)                                                     \
+    X(18, "AES-128-GCM:id-aes128-GCM:2.16.840.1.101.3.4.1.6", KUAI_AES_128, KP_GCM)                \
+    X(19, "AES-192-ECB:2.16.840.1.101.3.4.1.21", KUAI_AES_192, KP_ECB)                             \
+    X(20, "AES-192-CBC:AES192:2.16.840.1.101.3.4.1.22", KUAI_AES_192, KP_CBC)                      \
+    X(21, "AES-192-CTR", KUAI_AES_192, KP_CTR)                                                     \
+    X(22, "AES-192-GCM:id-aes192-GCM:2.16.840.1.101.3.4.1.26", KUAI_AES_192, KP_GCM)               \
+    X(23, "AES-256-ECB:2.16.840.1.101.3.4.1.41", KUAI_AES_256, KP_ECB)                             \
+    X(24, "AES-256-CBC:AES256:2.16.840.1.101.3.4.1.42", KUAI_AES_256, KP_CBC)                      \
+    X(25, "AES-256-CTR", KUAI_AES_256, KP_CTR)                                                     \
     X(26, "AES-256-GCM:id-aes256-GCM:2.16.840.1.101.3.4.1.46", KUAI_AES_256, KP_GCM)
 
 #define KP_ALG_ENTRY(i, names, cipher, mode) {names, cipher, mode},
@@ -99,8 +103,8 @@ typedef struct kp_ctx {
     size_t bs;    /* cipher block size */
     size_t ivlen; /* fixed for ECB/CBC/CTR, settable for GCM */
     int iv_set;
-    uint8_t oiv[KP_GCM_IV_MAX]; /* IV as given (GCM: the next message's IV) */
-    uint8_t iv[KUAI_MAX_BLOCK]; /* CBC chaining value / CTR counter */
+    uint8_t oiv[KP_GCM_IV_MAX];  /* IV as given (GCM: the next message's IV) */
+    uint8_t iv[KUAI_MAX_BLOCK];  /* CBC chaining value / CTR counter */
     uint8_t buf[KUAI_MAX_BLOCK]; /* ECB/CBC partial block */
     size_t buflen;
     uint8_t ks[KUAI_MAX_BLOCK]; /* CTR keystream of the partial block */
@@ -109,8 +113,8 @@ typedef struct kp_ctx {
     enum kp_gcm_state gcm_state;
     kuai_gcm_ctx gcm;
     uint8_t tag[KP_TAG_MAX];
-    size_t taglen; /* 0 = not set */
-    int iv_gen;    /* TLS-style fixed IV with an incrementing invocation field */
+    size_t taglen;  /* 0 = not set */
+    int iv_gen;     /* TLS-style fixed IV with an incrementing invocation field */
     uint64_t bytes; /* processed, for KUAI_PROVIDER_DEBUG */
 } kp_ctx;
 
@@ -133,8 +137,8 @@ static void kp_freectx(void *vctx)
     if (ctx == NULL)
         return;
     if (kp_debug && ctx->bytes > 0)
-        fprintf(stderr, "kuai-provider: %s freed after %llu bytes through kuai backend %s\n",
-                ctx->alg->names, (unsigned long long)ctx->bytes,
+        fprintf(stderr, "kuai-provider: %.*s freed after %llu bytes through kuai backend %s\n",
+                (int)strcspn(ctx->alg->names, ":"), ctx->alg->names, (unsigned long long)ctx->bytes,
                 ctx->key ? kuai_key_backend(&ctx->key->k) : "-");
     kp_key_unref(ctx->key);
     kuai_gcm_wipe(&ctx->gcm);
@@ -208,7 +212,8 @@ static int kp_init(void *vctx, const unsigned char *key, size_t keylen, const un
         if (!kp_set_key(ctx, key, keylen))
             return 0;
         if (kp_debug)
-            fprintf(stderr, "kuai-provider: %s %s, kuai backend %s\n", ctx->alg->names,
+            fprintf(stderr, "kuai-provider: %.*s %s, kuai backend %s\n",
+                    (int)strcspn(ctx->alg->names, ":"), ctx->alg->names,
                     enc ? "encrypt" : "decrypt", kuai_key_backend(&ctx->key->k));
     }
     return kp_set_ctx_params(ctx, params);
@@ -509,8 +514,9 @@ static const OSSL_PARAM kp_gettable_block_ctx[] = {
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
     OSSL_PARAM_END};
 static const OSSL_PARAM kp_settable_block_ctx[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL), OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
-    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL), OSSL_PARAM_END};
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL), OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+    OSSL_PARAM_END};
 static const OSSL_PARAM kp_gettable_gcm_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
@@ -524,8 +530,7 @@ static const OSSL_PARAM kp_settable_gcm_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0),
-    OSSL_PARAM_END};
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0), OSSL_PARAM_END};
 
 /* The SSH/TLS nonce discipline (EVP_CTRL_GCM_IV_GEN): this message runs
  * under the current IV, whose last 8 bytes are then incremented. */
@@ -645,8 +650,7 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             if (n < 4 || ctx->ivlen < n + 8)
                 return 0;
             memcpy(ctx->oiv, p->data, n);
-            if (ctx->enc &&
-                getrandom(ctx->oiv + n, ctx->ivlen - n, 0) != (ssize_t)(ctx->ivlen - n))
+            if (ctx->enc && getrandom(ctx->oiv + n, ctx->ivlen - n, 0) != (ssize_t)(ctx->ivlen - n))
                 return 0;
         }
         ctx->iv_set = 1;
@@ -659,39 +663,42 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 
 /* ---- one dispatch table per algorithm, all pointing at the generic code -- */
 
-#define KP_ALG_FUNCS(i, names, cipher, mode)                                                  \
-    static void *kp_newctx_##i(void *provctx) { return kp_newctx(provctx, &kp_algs[i]); }   \
-    static int kp_get_params_##i(OSSL_PARAM params[])                                        \
-    {                                                                                        \
-        return kp_alg_get_params(&kp_algs[i], params);                                       \
-    }                                                                                        \
-    static const OSSL_PARAM *kp_gettable_ctx_##i(void *cctx, void *provctx)                  \
-    {                                                                                        \
-        (void)cctx;                                                                          \
-        (void)provctx;                                                                       \
-        return (mode) == KP_GCM ? kp_gettable_gcm_ctx : kp_gettable_block_ctx;               \
-    }                                                                                        \
-    static const OSSL_PARAM *kp_settable_ctx_##i(void *cctx, void *provctx)                  \
-    {                                                                                        \
-        (void)cctx;                                                                          \
-        (void)provctx;                                                                       \
-        return (mode) == KP_GCM ? kp_settable_gcm_ctx : kp_settable_block_ctx;               \
-    }                                                                                        \
-    static const OSSL_DISPATCH kp_dispatch_##i[] = {                                         \
-        {OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))kp_newctx_##i},                            \
-        {OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))kp_freectx},                              \
-        {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))kp_dupctx},                                \
-        {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))kp_einit},                           \
-        {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))kp_dinit},                           \
-        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))kp_update},                                \
-        {OSSL_FUNC_CIPHER_FINAL, (void (*)(void))kp_final},                                  \
-        {OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))kp_cipher},                                \
-        {OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))kp_get_params_##i},                    \
-        {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))kp_gettable_params},              \
-        {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))kp_get_ctx_params},                \
-        {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))kp_set_ctx_params},                \
-        {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (void (*)(void))kp_gettable_ctx_##i},         \
-        {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))kp_settable_ctx_##i},         \
+#define KP_ALG_FUNCS(i, names, cipher, mode)                                                       \
+    static void *kp_newctx_##i(void *provctx)                                                      \
+    {                                                                                              \
+        return kp_newctx(provctx, &kp_algs[i]);                                                    \
+    }                                                                                              \
+    static int kp_get_params_##i(OSSL_PARAM params[])                                              \
+    {                                                                                              \
+        return kp_alg_get_params(&kp_algs[i], params);                                             \
+    }                                                                                              \
+    static const OSSL_PARAM *kp_gettable_ctx_##i(void *cctx, void *provctx)                        \
+    {                                                                                              \
+        (void)cctx;                                                                                \
+        (void)provctx;                                                                             \
+        return (mode) == KP_GCM ? kp_gettable_gcm_ctx : kp_gettable_block_ctx;                     \
+    }                                                                                              \
+    static const OSSL_PARAM *kp_settable_ctx_##i(void *cctx, void *provctx)                        \
+    {                                                                                              \
+        (void)cctx;                                                                                \
+        (void)provctx;                                                                             \
+        return (mode) == KP_GCM ? kp_settable_gcm_ctx : kp_settable_block_ctx;                     \
+    }                                                                                              \
+    static const OSSL_DISPATCH kp_dispatch_##i[] = {                                               \
+        {OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))kp_newctx_##i},                                  \
+        {OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))kp_freectx},                                    \
+        {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))kp_dupctx},                                      \
+        {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))kp_einit},                                 \
+        {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))kp_dinit},                                 \
+        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))kp_update},                                      \
+        {OSSL_FUNC_CIPHER_FINAL, (void (*)(void))kp_final},                                        \
+        {OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))kp_cipher},                                      \
+        {OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))kp_get_params_##i},                          \
+        {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))kp_gettable_params},                    \
+        {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))kp_get_ctx_params},                      \
+        {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))kp_set_ctx_params},                      \
+        {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (void (*)(void))kp_gettable_ctx_##i},               \
+        {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))kp_settable_ctx_##i},               \
         {0, NULL}};
 
 KP_ALGS(KP_ALG_FUNCS)
@@ -737,12 +744,16 @@ static int kp_prov_get_params(void *provctx, OSSL_PARAM params[])
     if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) != NULL &&
         !OSSL_PARAM_set_utf8_ptr(p, "kuai " KUAI_VERSION))
         return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != NULL && !OSSL_PARAM_set_int(p, 1))
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != NULL &&
+        !OSSL_PARAM_set_int(p, 1))
         return 0;
     return 1;
 }
 
-static void kp_teardown(void *provctx) { free(provctx); }
+static void kp_teardown(void *provctx)
+{
+    free(provctx);
+}
 
 static const OSSL_DISPATCH kp_prov_dispatch[] = {
     {OSSL_FUNC_PROVIDER_TEARDOWN, (void (*)(void))kp_teardown},

@@ -82,10 +82,18 @@ static size_t chunk_len(size_t left)
 {
     size_t n;
     switch (rnd() % 4) {
-    case 0: n = rnd() % 4; break;
-    case 1: n = rnd() % 40; break;
-    case 2: n = rnd() % 300; break;
-    default: n = rnd() % 5000; break;
+    case 0:
+        n = rnd() % 4;
+        break;
+    case 1:
+        n = rnd() % 40;
+        break;
+    case 2:
+        n = rnd() % 300;
+        break;
+    default:
+        n = rnd() % 5000;
+        break;
     }
     return n < left ? n : left;
 }
@@ -296,8 +304,9 @@ static void test_block_mode(const family *f, int mode, const EVP_CIPHER *c, cons
     CHECK((size_t)EVP_CIPHER_get_key_length(c) == f->keylen, "%s key length", name);
     CHECK((size_t)EVP_CIPHER_get_iv_length(c) == (mode == ECB ? 0 : bs), "%s IV length", name);
     CHECK((size_t)EVP_CIPHER_get_block_size(c) == (mode == CTR ? 1 : bs), "%s block size", name);
-    CHECK(EVP_CIPHER_get_mode(c) ==
-              (mode == ECB ? EVP_CIPH_ECB_MODE : mode == CBC ? EVP_CIPH_CBC_MODE : EVP_CIPH_CTR_MODE),
+    CHECK(EVP_CIPHER_get_mode(c) == (mode == ECB   ? EVP_CIPH_ECB_MODE
+                                     : mode == CBC ? EVP_CIPH_CBC_MODE
+                                                   : EVP_CIPH_CTR_MODE),
           "%s mode", name);
     EVP_CIPHER *dflt = f->default_ref ? fetch(f, mode, "provider=default") : NULL;
 
@@ -423,7 +432,8 @@ done:
 }
 
 static int gcrypt_sm4_gcm(const uint8_t *key, const uint8_t *iv, size_t ivlen, const uint8_t *aad,
-                          size_t aadlen, const uint8_t *in, size_t len, uint8_t *out, uint8_t tag[16])
+                          size_t aadlen, const uint8_t *in, size_t len, uint8_t *out,
+                          uint8_t tag[16])
 {
     gcry_cipher_hd_t h;
     int ok = gcry_cipher_open(&h, GCRY_CIPHER_SM4, GCRY_CIPHER_MODE_GCM, 0) == 0;
@@ -444,14 +454,14 @@ static void test_gcm(const family *f, const EVP_CIPHER *c, const EVP_CIPHER *ecb
     CHECK(EVP_CIPHER_get_flags(c) & EVP_CIPH_FLAG_AEAD_CIPHER, "%s is AEAD", name);
     EVP_CIPHER *dflt = f->default_ref && f->is_aes ? fetch(f, GCM, "provider=default") : NULL;
     enum { MAXLEN = 6000 };
-    uint8_t *pt = malloc(MAXLEN), *exp = malloc(MAXLEN), *got = malloc(MAXLEN),
-            *aad = malloc(600);
+    uint8_t *pt = malloc(MAXLEN), *exp = malloc(MAXLEN), *got = malloc(MAXLEN), *aad = malloc(600);
     for (int trial = 0; trial < 40; trial++) {
         uint8_t key[32], iv[64], tag[16], etag[16];
         rnd_bytes(key, sizeof key);
         size_t ivlen = trial % 3 ? 12 : 1 + rnd() % 60;
         size_t taglen = trial % 5 ? 16 : 4 + rnd() % 13;
-        size_t aadlen = trial < 3 ? 0 : rnd() % 600, len = trial < 2 ? (size_t)trial : rnd() % MAXLEN;
+        size_t aadlen = trial < 3 ? 0 : rnd() % 600,
+               len = trial < 2 ? (size_t)trial : rnd() % MAXLEN;
         rnd_bytes(iv, ivlen);
         rnd_bytes(aad, aadlen);
         rnd_bytes(pt, len);

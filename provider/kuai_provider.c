@@ -75,6 +75,10 @@ static const kp_alg kp_algs[] = {KP_ALGS(KP_ALG_ENTRY)};
 #define KP_GCM_IV_DEFAULT 12
 #define KP_GCM_IV_MAX 128 /* as OpenSSL's own GCM (GCM_IV_MAX_SIZE) */
 #define KP_TAG_MAX 16
+/* TLS 1.2 GCM records (RFC 5288): 13-byte AAD, 8-byte explicit nonce, 16-byte tag. */
+#define KP_TLS_AAD_LEN EVP_AEAD_TLS1_AAD_LEN
+#define KP_TLS_EXPLICIT_IV EVP_GCM_TLS_EXPLICIT_IV_LEN
+#define KP_TLS_TAG EVP_GCM_TLS_TAG_LEN
 
 static int kp_debug;
 
@@ -113,8 +117,10 @@ typedef struct kp_ctx {
     enum kp_gcm_state gcm_state;
     kuai_gcm_ctx gcm;
     uint8_t tag[KP_TAG_MAX];
-    size_t taglen;  /* 0 = not set */
-    int iv_gen;     /* TLS-style fixed IV with an incrementing invocation field */
+    size_t taglen;                   /* 0 = not set */
+    int iv_gen;                      /* TLS-style fixed IV with an incrementing invocation field */
+    uint8_t tls_aad[KP_TLS_AAD_LEN]; /* TLS 1.2 record header for the next EVP_Cipher */
+    int tls_aad_set;
     uint64_t bytes; /* processed, for KUAI_PROVIDER_DEBUG */
 } kp_ctx;
 
@@ -197,6 +203,7 @@ static int kp_init(void *vctx, const unsigned char *key, size_t keylen, const un
         }
         /* A new key or IV (or a plain re-init) starts a new message. */
         kuai_gcm_wipe(&ctx->gcm);
+        ctx->tls_aad_set = 0;
         ctx->gcm_state = ctx->iv_set ? KP_GCM_IV_BUFFERED : KP_GCM_NO_IV;
     } else if (iv != NULL && ctx->alg->mode != KP_ECB) {
         if (ivlen != ctx->ivlen)
@@ -422,6 +429,38 @@ static int kp_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize
     return 1;
 }
 
+/* One TLS 1.2 record, in place: explicit nonce || payload || tag. The nonce
+ * is the fixed IV's next invocation value (sending) or taken from the record
+ * (receiving); the AAD is the header given by EVP_CTRL_AEAD_TLS1_AAD. */
+static int kp_gcm_tls_record(kp_ctx *ctx, unsigned char *out, size_t *outl, const unsigned char *in,
+                             size_t len)
+{
+    int ok = 0;
+    ctx->tls_aad_set = 0;
+    ctx->gcm_state = KP_GCM_DONE;
+    if (out != in || len < KP_TLS_EXPLICIT_IV + KP_TLS_TAG || !ctx->iv_gen || ctx->ivlen != 12)
+        return 0;
+    uint8_t *inv = ctx->oiv + ctx->ivlen - KP_TLS_EXPLICIT_IV;
+    size_t plen = len - KP_TLS_EXPLICIT_IV - KP_TLS_TAG;
+    uint8_t *payload = out + KP_TLS_EXPLICIT_IV;
+    if (ctx->enc) {
+        memcpy(out, inv, KP_TLS_EXPLICIT_IV);
+        ok = kuai_gcm_encrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad, KP_TLS_AAD_LEN,
+                              payload, payload, plen, payload + plen, KP_TLS_TAG) == KUAI_OK;
+        for (size_t i = KP_TLS_EXPLICIT_IV; i-- > 0;)
+            if (++inv[i] != 0)
+                break;
+        *outl = len;
+    } else {
+        memcpy(inv, in, KP_TLS_EXPLICIT_IV);
+        ok = kuai_gcm_decrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad, KP_TLS_AAD_LEN,
+                              payload, payload, plen, payload + plen, KP_TLS_TAG) == KUAI_OK;
+        *outl = plen;
+    }
+    ctx->bytes += plen;
+    return ok;
+}
+
 /* EVP_Cipher: no buffering; for GCM, out == NULL is AAD and in == NULL the tag. */
 static int kp_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
                      const unsigned char *in, size_t inl)
@@ -432,6 +471,8 @@ static int kp_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
     if (ctx->alg->mode == KP_GCM) {
         if (in != NULL && out != NULL && outsize < inl)
             return 0;
+        if (ctx->tls_aad_set)
+            return kp_gcm_tls_record(ctx, out, outl, in, inl);
         if (!kp_gcm_step(ctx, out, in, inl))
             return 0;
         *outl = in == NULL ? 0 : inl;
@@ -525,6 +566,7 @@ static const OSSL_PARAM kp_gettable_gcm_ctx[] = {
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN, NULL, 0),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, NULL),
     OSSL_PARAM_END};
 static const OSSL_PARAM kp_settable_gcm_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
@@ -587,6 +629,10 @@ static int kp_get_ctx_params(void *vctx, OSSL_PARAM params[])
             p->data_size > KP_TAG_MAX || !OSSL_PARAM_set_octet_string(p, ctx->tag, p->data_size))
             return 0;
     }
+    /* What EVP_CTRL_AEAD_TLS1_AAD returns: the record grows by the tag. */
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) != NULL &&
+        (!ctx->tls_aad_set || !OSSL_PARAM_set_size_t(p, KP_TLS_TAG)))
+        return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN)) != NULL &&
         !kp_gcm_iv_gen(ctx, p))
         return 0;
@@ -637,6 +683,23 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             return 0;
         memcpy(ctx->tag, p->data, p->data_size);
         ctx->taglen = p->data_size;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) != NULL) {
+        /* The record header; its length field counts the explicit nonce (and,
+         * received, the tag), which the authenticated length does not. */
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL ||
+            p->data_size != KP_TLS_AAD_LEN)
+            return 0;
+        uint8_t *a = ctx->tls_aad;
+        memcpy(a, p->data, KP_TLS_AAD_LEN);
+        size_t len = (size_t)a[KP_TLS_AAD_LEN - 2] << 8 | a[KP_TLS_AAD_LEN - 1];
+        size_t extra = KP_TLS_EXPLICIT_IV + (ctx->enc ? 0 : KP_TLS_TAG);
+        if (len < extra)
+            return 0;
+        len -= extra;
+        a[KP_TLS_AAD_LEN - 2] = (uint8_t)(len >> 8);
+        a[KP_TLS_AAD_LEN - 1] = (uint8_t)len;
+        ctx->tls_aad_set = 1;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) != NULL) {
         if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL)

@@ -545,6 +545,55 @@ static void test_gcm(const family *f, const EVP_CIPHER *c, const EVP_CIPHER *ecb
         CHECK(ok, "%s SSH-style sequence", name);
         EVP_CIPHER_CTX_free(x);
     }
+
+    /* TLS 1.2 records (libssl's calls): a 4-byte fixed IV, then per record
+     * EVP_CTRL_AEAD_TLS1_AAD and one in-place EVP_Cipher over
+     * explicit nonce || payload || tag. */
+    {
+        uint8_t key[32], fixed[4], hdr[13], rec[8 + 300 + 16], msg[300], exp2[300], etag[16],
+            nonce[12];
+        rnd_bytes(key, sizeof key);
+        rnd_bytes(fixed, sizeof fixed);
+        EVP_CIPHER_CTX *s = EVP_CIPHER_CTX_new(), *r = EVP_CIPHER_CTX_new();
+        int ok = EVP_CipherInit_ex(s, c, NULL, key, NULL, 1) &&
+                 EVP_CIPHER_CTX_ctrl(s, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed) &&
+                 EVP_CipherInit_ex(r, c, NULL, key, NULL, 0) &&
+                 EVP_CIPHER_CTX_ctrl(r, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed);
+        for (int m = 0; m < 3 && ok; m++) {
+            size_t plen = 1 + rnd() % 300, rlen = 8 + plen + 16;
+            rnd_bytes(msg, plen);
+            rnd_bytes(hdr, 11);
+            hdr[11] = (uint8_t)((plen + 8) >> 8); /* sender: length without the tag */
+            hdr[12] = (uint8_t)(plen + 8);
+            memcpy(rec + 8, msg, plen);
+            int pad = EVP_CIPHER_CTX_ctrl(s, EVP_CTRL_AEAD_TLS1_AAD, 13, hdr);
+            int n = EVP_Cipher(s, rec, rec, (unsigned)rlen);
+            memcpy(nonce, fixed, 4);
+            memcpy(nonce + 4, rec, 8);
+            uint8_t aad2[13];
+            memcpy(aad2, hdr, 13);
+            aad2[11] = (uint8_t)(plen >> 8);
+            aad2[12] = (uint8_t)plen;
+            ref_gcm(ecb, key, nonce, 12, aad2, 13, msg, plen, exp2, etag);
+            CHECK(pad == 16 && n == (int)rlen && memcmp(rec + 8, exp2, plen) == 0 &&
+                      memcmp(rec + 8 + plen, etag, 16) == 0,
+                  "%s TLS 1.2 record %d sealed", name, m);
+            hdr[11] = (uint8_t)(rlen >> 8); /* receiver: the whole record */
+            hdr[12] = (uint8_t)rlen;
+            if (m == 2)
+                rec[rlen - 1] ^= 1;
+            pad = EVP_CIPHER_CTX_ctrl(r, EVP_CTRL_AEAD_TLS1_AAD, 13, hdr);
+            n = EVP_Cipher(r, rec, rec, (unsigned)rlen);
+            if (m == 2)
+                CHECK(n < 0, "%s TLS 1.2 record with a wrong tag rejected", name);
+            else
+                CHECK(pad == 16 && n == (int)plen && memcmp(rec + 8, msg, plen) == 0,
+                      "%s TLS 1.2 record %d opened", name, m);
+        }
+        CHECK(ok, "%s TLS 1.2 setup", name);
+        EVP_CIPHER_CTX_free(s);
+        EVP_CIPHER_CTX_free(r);
+    }
     free(pt);
     free(exp);
     free(got);

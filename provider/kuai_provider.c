@@ -323,6 +323,38 @@ static int kp_gcm_step(kp_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
                      : kuai_gcm_decrypt_update(&ctx->gcm, in, out, len)) == KUAI_OK;
 }
 
+/* One TLS 1.2 record, in place: explicit nonce || payload || tag. The nonce
+ * is the fixed IV's next invocation value (sending) or taken from the record
+ * (receiving); the AAD is the header given by EVP_CTRL_AEAD_TLS1_AAD. */
+static int kp_gcm_tls_record(kp_ctx *ctx, unsigned char *out, size_t *outl, const unsigned char *in,
+                             size_t len)
+{
+    int ok = 0;
+    ctx->tls_aad_set = 0;
+    ctx->gcm_state = KP_GCM_DONE;
+    if (out != in || len < KP_TLS_EXPLICIT_IV + KP_TLS_TAG || !ctx->iv_gen || ctx->ivlen != 12)
+        return 0;
+    uint8_t *inv = ctx->oiv + ctx->ivlen - KP_TLS_EXPLICIT_IV;
+    size_t plen = len - KP_TLS_EXPLICIT_IV - KP_TLS_TAG;
+    uint8_t *payload = out + KP_TLS_EXPLICIT_IV;
+    if (ctx->enc) {
+        memcpy(out, inv, KP_TLS_EXPLICIT_IV);
+        ok = kuai_gcm_encrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad, KP_TLS_AAD_LEN,
+                              payload, payload, plen, payload + plen, KP_TLS_TAG) == KUAI_OK;
+        for (size_t i = KP_TLS_EXPLICIT_IV; i-- > 0;)
+            if (++inv[i] != 0)
+                break;
+        *outl = len;
+    } else {
+        memcpy(inv, in, KP_TLS_EXPLICIT_IV);
+        ok = kuai_gcm_decrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad, KP_TLS_AAD_LEN,
+                              payload, payload, plen, payload + plen, KP_TLS_TAG) == KUAI_OK;
+        *outl = plen;
+    }
+    ctx->bytes += plen;
+    return ok;
+}
+
 static int kp_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
                      const unsigned char *in, size_t inl)
 {
@@ -332,6 +364,9 @@ static int kp_update(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
     if (ctx->alg->mode == KP_GCM) {
         if (out != NULL && outsize < inl)
             return 0;
+        /* libssl seals TLS 1.2 records through EVP_CipherUpdate on provided ciphers. */
+        if (ctx->tls_aad_set)
+            return kp_gcm_tls_record(ctx, out, outl, in, inl);
         if (!kp_gcm_step(ctx, out, in, inl))
             return 0;
         *outl = inl;
@@ -427,38 +462,6 @@ static int kp_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize
     OPENSSL_cleanse(ctx->buf, bs);
     *outl = bs - p;
     return 1;
-}
-
-/* One TLS 1.2 record, in place: explicit nonce || payload || tag. The nonce
- * is the fixed IV's next invocation value (sending) or taken from the record
- * (receiving); the AAD is the header given by EVP_CTRL_AEAD_TLS1_AAD. */
-static int kp_gcm_tls_record(kp_ctx *ctx, unsigned char *out, size_t *outl, const unsigned char *in,
-                             size_t len)
-{
-    int ok = 0;
-    ctx->tls_aad_set = 0;
-    ctx->gcm_state = KP_GCM_DONE;
-    if (out != in || len < KP_TLS_EXPLICIT_IV + KP_TLS_TAG || !ctx->iv_gen || ctx->ivlen != 12)
-        return 0;
-    uint8_t *inv = ctx->oiv + ctx->ivlen - KP_TLS_EXPLICIT_IV;
-    size_t plen = len - KP_TLS_EXPLICIT_IV - KP_TLS_TAG;
-    uint8_t *payload = out + KP_TLS_EXPLICIT_IV;
-    if (ctx->enc) {
-        memcpy(out, inv, KP_TLS_EXPLICIT_IV);
-        ok = kuai_gcm_encrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad, KP_TLS_AAD_LEN,
-                              payload, payload, plen, payload + plen, KP_TLS_TAG) == KUAI_OK;
-        for (size_t i = KP_TLS_EXPLICIT_IV; i-- > 0;)
-            if (++inv[i] != 0)
-                break;
-        *outl = len;
-    } else {
-        memcpy(inv, in, KP_TLS_EXPLICIT_IV);
-        ok = kuai_gcm_decrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad, KP_TLS_AAD_LEN,
-                              payload, payload, plen, payload + plen, KP_TLS_TAG) == KUAI_OK;
-        *outl = plen;
-    }
-    ctx->bytes += plen;
-    return ok;
 }
 
 /* EVP_Cipher: no buffering; for GCM, out == NULL is AAD and in == NULL the tag. */

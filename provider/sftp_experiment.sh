@@ -6,6 +6,9 @@
 #
 #   provider/sftp_experiment.sh [DIR_WITH_kuai.so] [SIZE_MIB]     (make sftp-demo)
 #
+# SFTP_DEMO_OPENSSL_NO_AESNI=1 turns OpenSSL's own AES-NI code off in every
+# process (OPENSSL_ia32cap; kuai's code is unaffected): the AES paper's
+# setting, where the cipher competes with software AES.
 # Installs nothing. Needs: apt-get install openssh-server openssh-client
 # Runs a private sshd (throwaway host and user keys in a temp dir, 127.0.0.1,
 # a free port, this user), which it stops at exit.
@@ -124,6 +127,10 @@ run() { # $1: label, $2: cipher, $3: OPENSSL_CONF or empty
 }
 
 echo "put $tmp/big $tmp/copy" > "$tmp/batch"
+if [ "${SFTP_DEMO_OPENSSL_NO_AESNI:-0}" = 1 ]; then
+    export OPENSSL_ia32cap="~0x200000200000000"
+    echo "OpenSSL's AES-NI paths off (OPENSSL_ia32cap=$OPENSSL_ia32cap)"
+fi
 echo "OpenSSH: $(ssh -V 2>&1)"
 for cipher in aes128-ctr aes256-gcm@openssh.com; do
     run default "$cipher" ""

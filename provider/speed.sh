@@ -8,7 +8,7 @@ moddir=$(cd "${1:-build}" && pwd)
 secs=${2:-3}
 shift $(($# > 2 ? 2 : $#))
 ciphers=("$@")
-[ ${#ciphers[@]} = 0 ] && ciphers=(sm4-ecb sm4-cbc sm4-cbc:dec sm4-ctr aes-128-ctr aes-128-gcm
+[ ${#ciphers[@]} = 0 ] && ciphers=(sm4-ecb sm4-cbc sm4-cbc:dec sm4-ctr sm4-gcm aes-128-ctr aes-128-gcm
     aes-256-gcm ublock-128-128-ecb ublock-128-128-cbc:dec ublock-128-128-ctr ublock-128-128-gcm)
 kuai=(-provider-path "$moddir" -provider kuai -provider default -propquery provider=kuai)
 rate() { # $1 = "default" or "kuai", $2 = cipher, $3 = -decrypt or empty

@@ -35,8 +35,9 @@ test-portable:
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-sanitize:
 	cmake -S . -B $(BUILD)-sanitize -DCMAKE_BUILD_TYPE=Debug -DKUAI_WERROR=ON -DKUAI_SANITIZE=ON
-	cmake --build $(BUILD)-sanitize -j$(JOBS) --target kuai_test
+	cmake --build $(BUILD)-sanitize -j$(JOBS) --target kuai_test kuai_provider_test
 	$(BUILD)-sanitize/kuai_test -q
+	$(BUILD)-sanitize/kuai_provider_test $(BUILD)-sanitize
 
 # The OpenSSL provider (build/kuai.so) through EVP and through the system
 # openssl command (docs/openssl-provider.md).

@@ -1,0 +1,883 @@
+/*
+ * kuai.so: an OpenSSL 3 provider exposing kuai's uBlock, SM4 and AES through
+ * EVP. One generic cipher implementation serves every algorithm; the table
+ * kp_algs says which kuai cipher and which mode each name is.
+ *
+ * The module links the kuai library statically and exports only
+ * OSSL_provider_init. It uses libcrypto only for OSSL_PARAM helpers and
+ * OPENSSL_cleanse, which the loading process already has.
+ */
+#include <kuai.h>
+
+#include <openssl/core.h>
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+enum kp_mode {
+    KP_ECB = EVP_CIPH_ECB_MODE,
+    KP_CBC = EVP_CIPH_CBC_MODE,
+    KP_CTR = EVP_CIPH_CTR_MODE,
+    KP_GCM = EVP_CIPH_GCM_MODE
+};
+
+typedef struct kp_alg {
+    const char *names;
+    kuai_cipher cipher;
+    enum kp_mode mode;
+} kp_alg;
+
+/* Name, kuai cipher, mode. The AES and SM4 alias lists are those of OpenSSL
+ * 3.0's default provider (as `openssl list -cipher-algorithms` prints them),
+ * so a name fetched from either provider means the same algorithm. */
+#define KP_ALGS(X)                                                                                 \
+    X(0, "UBLOCK-128-128-ECB", KUAI_UBLOCK_128_128, KP_ECB)                                        \
+    X(1, "UBLOCK-128-128-CBC", KUAI_UBLOCK_128_128, KP_CBC)                                        \
+    X(2, "UBLOCK-128-128-CTR", KUAI_UBLOCK_128_128, KP_CTR)                                        \
+    X(3, "UBLOCK-128-128-GCM", KUAI_UBLOCK_128_128, KP_GCM)                                        \
+    X(4, "UBLOCK-128-256-ECB", KUAI_UBLOCK_128_256, KP_ECB)                                        \
+    X(5, "UBLOCK-128-256-CBC", KUAI_UBLOCK_128_256, KP_CBC)                                        \
+    X(6, "UBLOCK-128-256-CTR", KUAI_UBLOCK_128_256, KP_CTR)                                        \
+    X(7, "UBLOCK-128-256-GCM", KUAI_UBLOCK_128_256, KP_GCM)                                        \
+    X(8, "UBLOCK-256-256-ECB", KUAI_UBLOCK_256_256, KP_ECB)                                        \
+    X(9, "UBLOCK-256-256-CBC", KUAI_UBLOCK_256_256, KP_CBC)                                        \
+    X(10, "UBLOCK-256-256-CTR", KUAI_UBLOCK_256_256, KP_CTR)                                       \
+    X(11, "SM4-ECB:1.2.156.10197.1.104.1", KUAI_SM4, KP_ECB)                                       \
+    X(12, "SM4-CBC:SM4:1.2.156.10197.1.104.2", KUAI_SM4, KP_CBC)                                   \
+    X(13, "SM4-CTR:1.2.156.10197.1.104.7", KUAI_SM4, KP_CTR)                                       \
+    X(14, "SM4-GCM", KUAI_SM4, KP_GCM)                                                             \
+    X(15, "AES-128-ECB:2.16.840.1.101.3.4.1.1", KUAI_AES_128, KP_ECB)                              \
+    X(16, "AES-128-CBC:AES128:2.16.840.1.101.3.4.1.2", KUAI_AES_128, KP_CBC)                       \
+    X(17, "AES-128-CTR", KUAI_AES_128, KP_CTR)                                                     \
+    X(18, "AES-128-GCM:id-aes128-GCM:2.16.840.1.101.3.4.1.6", KUAI_AES_128, KP_GCM)                \
+    X(19, "AES-192-ECB:2.16.840.1.101.3.4.1.21", KUAI_AES_192, KP_ECB)                             \
+    X(20, "AES-192-CBC:AES192:2.16.840.1.101.3.4.1.22", KUAI_AES_192, KP_CBC)                      \
+    X(21, "AES-192-CTR", KUAI_AES_192, KP_CTR)                                                     \
+    X(22, "AES-192-GCM:id-aes192-GCM:2.16.840.1.101.3.4.1.26", KUAI_AES_192, KP_GCM)               \
+    X(23, "AES-256-ECB:2.16.840.1.101.3.4.1.41", KUAI_AES_256, KP_ECB)                             \
+    X(24, "AES-256-CBC:AES256:2.16.840.1.101.3.4.1.42", KUAI_AES_256, KP_CBC)                      \
+    X(25, "AES-256-CTR", KUAI_AES_256, KP_CTR)                                                     \
+    X(26, "AES-256-GCM:id-aes256-GCM:2.16.840.1.101.3.4.1.46", KUAI_AES_256, KP_GCM)
+
+#define KP_ALG_ENTRY(i, names, cipher, mode) {names, cipher, mode},
+static const kp_alg kp_algs[] = {KP_ALGS(KP_ALG_ENTRY)};
+#define KP_NALGS (sizeof(kp_algs) / sizeof(kp_algs[0]))
+
+#define KP_GCM_IV_DEFAULT 12
+#define KP_GCM_IV_MAX 128 /* as OpenSSL's own GCM (GCM_IV_MAX_SIZE) */
+#define KP_TAG_MAX 16
+/* TLS 1.2 GCM records (RFC 5288): 13-byte AAD, 8-byte explicit nonce, 16-byte tag. */
+#define KP_TLS_AAD_LEN EVP_AEAD_TLS1_AAD_LEN
+#define KP_TLS_EXPLICIT_IV EVP_GCM_TLS_EXPLICIT_IV_LEN
+#define KP_TLS_TAG EVP_GCM_TLS_TAG_LEN
+
+static int kp_debug;
+
+/* A key schedule shared by a context and its duplicates: read-only once set
+ * up, so sharing is safe, and a running GCM message keeps a pointer to it. */
+typedef struct kp_key {
+    kuai_key k;
+    atomic_int refs;
+} kp_key;
+
+static void kp_key_unref(kp_key *key)
+{
+    if (key != NULL && atomic_fetch_sub(&key->refs, 1) == 1) {
+        kuai_key_wipe(&key->k);
+        free(key);
+    }
+}
+
+enum kp_gcm_state { KP_GCM_NO_IV, KP_GCM_IV_BUFFERED, KP_GCM_RUNNING, KP_GCM_DONE };
+
+typedef struct kp_ctx {
+    const kp_alg *alg;
+    kp_key *key;
+    int enc;
+    unsigned padding;
+    size_t bs;    /* cipher block size */
+    size_t ivlen; /* fixed for ECB/CBC/CTR, settable for GCM */
+    int iv_set;
+    uint8_t oiv[KP_GCM_IV_MAX];  /* IV as given (GCM: the next message's IV) */
+    uint8_t iv[KUAI_MAX_BLOCK];  /* CBC chaining value / CTR counter */
+    uint8_t buf[KUAI_MAX_BLOCK]; /* ECB/CBC partial block */
+    size_t buflen;
+    uint8_t ks[KUAI_MAX_BLOCK]; /* CTR keystream of the partial block */
+    size_t num;                 /* bytes of ks used */
+    /* GCM */
+    enum kp_gcm_state gcm_state;
+    kuai_gcm_ctx gcm;
+    uint8_t tag[KP_TAG_MAX];
+    size_t taglen;                   /* 0 = not set */
+    int iv_gen;                      /* TLS-style fixed IV with an incrementing invocation field */
+    uint8_t tls_aad[KP_TLS_AAD_LEN]; /* TLS 1.2 record header for the next EVP_Cipher */
+    int tls_aad_set;
+    uint64_t bytes; /* processed, for KUAI_PROVIDER_DEBUG */
+} kp_ctx;
+
+static void *kp_newctx(void *provctx, const kp_alg *alg)
+{
+    (void)provctx;
+    kp_ctx *ctx = calloc(1, sizeof(*ctx));
+    if (ctx == NULL)
+        return NULL;
+    ctx->alg = alg;
+    ctx->padding = 1;
+    ctx->bs = kuai_block_size(alg->cipher);
+    ctx->ivlen = alg->mode == KP_ECB ? 0 : alg->mode == KP_GCM ? KP_GCM_IV_DEFAULT : ctx->bs;
+    return ctx;
+}
+
+static void kp_freectx(void *vctx)
+{
+    kp_ctx *ctx = vctx;
+    if (ctx == NULL)
+        return;
+    if (kp_debug && ctx->bytes > 0)
+        fprintf(stderr, "kuai-provider: %.*s freed after %llu bytes through kuai backend %s\n",
+                (int)strcspn(ctx->alg->names, ":"), ctx->alg->names, (unsigned long long)ctx->bytes,
+                ctx->key ? kuai_key_backend(&ctx->key->k) : "-");
+    kp_key_unref(ctx->key);
+    kuai_gcm_wipe(&ctx->gcm);
+    OPENSSL_cleanse(ctx, sizeof(*ctx));
+    free(ctx);
+}
+
+static void *kp_dupctx(void *vctx)
+{
+    kp_ctx *src = vctx;
+    kp_ctx *dst = malloc(sizeof(*dst));
+    if (dst == NULL)
+        return NULL;
+    memcpy(dst, src, sizeof(*dst));
+    if (dst->key != NULL)
+        atomic_fetch_add(&dst->key->refs, 1);
+    dst->bytes = 0;
+    return dst;
+}
+
+static int kp_set_key(kp_ctx *ctx, const unsigned char *key, size_t keylen)
+{
+    if (keylen != kuai_key_size(ctx->alg->cipher))
+        return 0;
+    kp_key *nk = malloc(sizeof(*nk));
+    if (nk == NULL)
+        return 0;
+    if (kuai_key_init(&nk->k, ctx->alg->cipher, key, keylen) != KUAI_OK) {
+        kuai_key_wipe(&nk->k);
+        free(nk);
+        return 0;
+    }
+    atomic_init(&nk->refs, 1);
+    kp_key_unref(ctx->key);
+    ctx->key = nk;
+    return 1;
+}
+
+static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
+
+static int kp_init(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                   size_t ivlen, const OSSL_PARAM params[], int enc)
+{
+    kp_ctx *ctx = vctx;
+    ctx->enc = enc;
+    ctx->buflen = 0;
+    ctx->num = 0;
+    if (ctx->alg->mode == KP_GCM) {
+        if (iv != NULL) {
+            if (ivlen == 0 || ivlen > KP_GCM_IV_MAX)
+                return 0;
+            ctx->ivlen = ivlen;
+            memcpy(ctx->oiv, iv, ivlen);
+            ctx->iv_set = 1;
+            ctx->iv_gen = 0;
+        }
+        /* A new key or IV (or a plain re-init) starts a new message. */
+        kuai_gcm_wipe(&ctx->gcm);
+        ctx->tls_aad_set = 0;
+        ctx->gcm_state = ctx->iv_set ? KP_GCM_IV_BUFFERED : KP_GCM_NO_IV;
+    } else if (iv != NULL && ctx->alg->mode != KP_ECB) {
+        if (ivlen != ctx->ivlen)
+            return 0;
+        memcpy(ctx->oiv, iv, ivlen);
+        memcpy(ctx->iv, iv, ivlen);
+        ctx->iv_set = 1;
+    } else if (ctx->iv_set && ctx->alg->mode == KP_CBC) {
+        /* As OpenSSL's own CBC: a re-init without an IV restarts from the original one. */
+        memcpy(ctx->iv, ctx->oiv, ctx->ivlen);
+    }
+    if (key != NULL) {
+        if (!kp_set_key(ctx, key, keylen))
+            return 0;
+        if (kp_debug)
+            fprintf(stderr, "kuai-provider: %.*s %s, kuai backend %s\n",
+                    (int)strcspn(ctx->alg->names, ":"), ctx->alg->names,
+                    enc ? "encrypt" : "decrypt", kuai_key_backend(&ctx->key->k));
+    }
+    return kp_set_ctx_params(ctx, params);
+}
+
+static int kp_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                    size_t ivlen, const OSSL_PARAM params[])
+{
+    return kp_init(vctx, key, keylen, iv, ivlen, params, 1);
+}
+
+static int kp_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                    size_t ivlen, const OSSL_PARAM params[])
+{
+    return kp_init(vctx, key, keylen, iv, ivlen, params, 0);
+}
+
+/* Whole blocks of ECB or CBC; len is a multiple of the block size. */
+static int kp_blocks(kp_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len)
+{
+    const kuai_key *k = &ctx->key->k;
+    int r;
+    if (len == 0)
+        return 1;
+    if (ctx->alg->mode == KP_ECB)
+        r = ctx->enc ? kuai_ecb_encrypt(k, in, out, len) : kuai_ecb_decrypt(k, in, out, len);
+    else
+        r = ctx->enc ? kuai_cbc_encrypt(k, ctx->iv, in, out, len)
+                     : kuai_cbc_decrypt(k, ctx->iv, in, out, len);
+    ctx->bytes += len;
+    return r == KUAI_OK;
+}
+
+static int kp_ctr(kp_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len)
+{
+    const kuai_key *k = &ctx->key->k;
+    size_t bs = ctx->bs;
+    ctx->bytes += len;
+    while (ctx->num != 0 && len > 0) {
+        *out++ = *in++ ^ ctx->ks[ctx->num];
+        ctx->num = (ctx->num + 1) % bs;
+        len--;
+    }
+    size_t whole = len - len % bs;
+    if (whole > 0 && kuai_ctr_crypt(k, ctx->iv, in, out, whole) != KUAI_OK)
+        return 0;
+    in += whole;
+    out += whole;
+    len -= whole;
+    if (len > 0) {
+        /* Keystream for the tail, kept so the next call continues inside it. */
+        memset(ctx->ks, 0, bs);
+        if (kuai_ctr_crypt(k, ctx->iv, ctx->ks, ctx->ks, bs) != KUAI_OK)
+            return 0;
+        for (size_t i = 0; i < len; i++)
+            out[i] = in[i] ^ ctx->ks[i];
+        ctx->num = len;
+    }
+    return 1;
+}
+
+static int kp_gcm_start(kp_ctx *ctx)
+{
+    if (ctx->gcm_state == KP_GCM_RUNNING)
+        return 1;
+    if (ctx->gcm_state != KP_GCM_IV_BUFFERED || ctx->key == NULL)
+        return 0;
+    if (kuai_gcm_init(&ctx->gcm, &ctx->key->k, ctx->oiv, ctx->ivlen) != KUAI_OK)
+        return 0;
+    ctx->gcm_state = KP_GCM_RUNNING;
+    return 1;
+}
+
+/* in != NULL: AAD when out == NULL, else data. in == NULL: the tag step. */
+static int kp_gcm_step(kp_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
+{
+    if (in == NULL) {
+        if (!kp_gcm_start(ctx))
+            return 0;
+        int r;
+        if (ctx->enc) {
+            r = kuai_gcm_encrypt_final(&ctx->gcm, ctx->tag, KP_TAG_MAX);
+            ctx->taglen = KP_TAG_MAX;
+        } else {
+            r = ctx->taglen == 0 ? KUAI_ERR_ARG
+                                 : kuai_gcm_decrypt_final(&ctx->gcm, ctx->tag, ctx->taglen);
+        }
+        kuai_gcm_wipe(&ctx->gcm);
+        ctx->gcm_state = KP_GCM_DONE;
+        return r == KUAI_OK;
+    }
+    if (!kp_gcm_start(ctx))
+        return 0;
+    if (len == 0)
+        return 1;
+    if (out == NULL)
+        return kuai_gcm_aad(&ctx->gcm, in, len) == KUAI_OK;
+    ctx->bytes += len;
+    return (ctx->enc ? kuai_gcm_encrypt_update(&ctx->gcm, in, out, len)
+                     : kuai_gcm_decrypt_update(&ctx->gcm, in, out, len)) == KUAI_OK;
+}
+
+/* One TLS 1.2 record, in place: explicit nonce || payload || tag. The nonce
+ * is the fixed IV's next invocation value (sending) or taken from the record
+ * (receiving); the AAD is the header given by EVP_CTRL_AEAD_TLS1_AAD. */
+static int kp_gcm_tls_record(kp_ctx *ctx, unsigned char *out, size_t *outl, const unsigned char *in,
+                             size_t len)
+{
+    int ok = 0;
+    ctx->tls_aad_set = 0;
+    ctx->gcm_state = KP_GCM_DONE;
+    if (out != in || len < KP_TLS_EXPLICIT_IV + KP_TLS_TAG || !ctx->iv_gen || ctx->ivlen != 12)
+        return 0;
+    uint8_t *inv = ctx->oiv + ctx->ivlen - KP_TLS_EXPLICIT_IV;
+    size_t plen = len - KP_TLS_EXPLICIT_IV - KP_TLS_TAG;
+    uint8_t *payload = out + KP_TLS_EXPLICIT_IV;
+    if (ctx->enc) {
+        memcpy(out, inv, KP_TLS_EXPLICIT_IV);
+        ok = kuai_gcm_encrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad, KP_TLS_AAD_LEN,
+                              payload, payload, plen, payload + plen, KP_TLS_TAG) == KUAI_OK;
+        for (size_t i = KP_TLS_EXPLICIT_IV; i-- > 0;)
+            if (++inv[i] != 0)
+                break;
+        *outl = len;
+    } else {
+        memcpy(inv, in, KP_TLS_EXPLICIT_IV);
+        ok = kuai_gcm_decrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad, KP_TLS_AAD_LEN,
+                              payload, payload, plen, payload + plen, KP_TLS_TAG) == KUAI_OK;
+        *outl = plen;
+    }
+    ctx->bytes += plen;
+    return ok;
+}
+
+static int kp_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                     const unsigned char *in, size_t inl)
+{
+    kp_ctx *ctx = vctx;
+    if (ctx->key == NULL)
+        return 0;
+    if (ctx->alg->mode == KP_GCM) {
+        if (in == NULL) { /* an empty update, never the tag step */
+            *outl = 0;
+            return inl == 0;
+        }
+        if (out != NULL && outsize < inl)
+            return 0;
+        /* libssl seals TLS 1.2 records through EVP_CipherUpdate on provided ciphers. */
+        if (ctx->tls_aad_set)
+            return kp_gcm_tls_record(ctx, out, outl, in, inl);
+        if (!kp_gcm_step(ctx, out, in, inl))
+            return 0;
+        *outl = inl;
+        return 1;
+    }
+    if (ctx->alg->mode != KP_ECB && !ctx->iv_set)
+        return 0;
+    if (ctx->alg->mode == KP_CTR) {
+        if (outsize < inl || !kp_ctr(ctx, in, out, inl))
+            return 0;
+        *outl = inl;
+        return 1;
+    }
+
+    /* ECB/CBC: keep partial blocks; a padded decryption holds back its last
+     * whole block until final, where the padding is checked. */
+    size_t bs = ctx->bs, written = 0;
+    int hold = !ctx->enc && ctx->padding;
+    size_t total = ctx->buflen + inl;
+    size_t out_blocks = total / bs;
+    if (hold && total % bs == 0 && out_blocks > 0)
+        out_blocks--;
+    if (outsize < out_blocks * bs)
+        return 0;
+    if (ctx->buflen > 0) {
+        size_t take = bs - ctx->buflen < inl ? bs - ctx->buflen : inl;
+        memcpy(ctx->buf + ctx->buflen, in, take);
+        ctx->buflen += take;
+        in += take;
+        inl -= take;
+        if (ctx->buflen == bs && out_blocks > 0) {
+            if (!kp_blocks(ctx, ctx->buf, out, bs))
+                return 0;
+            written = bs;
+            ctx->buflen = 0;
+        }
+    }
+    if (ctx->buflen == 0) {
+        size_t direct = out_blocks * bs - written;
+        if (!kp_blocks(ctx, in, out + written, direct))
+            return 0;
+        written += direct;
+        memcpy(ctx->buf, in + direct, inl - direct);
+        ctx->buflen = inl - direct;
+    }
+    *outl = written;
+    return 1;
+}
+
+static int kp_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
+    kp_ctx *ctx = vctx;
+    size_t bs = ctx->bs;
+    *outl = 0;
+    if (ctx->key == NULL)
+        return 0;
+    if (ctx->alg->mode == KP_GCM)
+        return kp_gcm_step(ctx, NULL, NULL, 0);
+    if (ctx->alg->mode == KP_CTR)
+        return 1;
+    if (ctx->enc) {
+        if (!ctx->padding)
+            return ctx->buflen == 0;
+        if (outsize < bs)
+            return 0;
+        uint8_t p = (uint8_t)(bs - ctx->buflen);
+        memset(ctx->buf + ctx->buflen, p, p);
+        if (!kp_blocks(ctx, ctx->buf, out, bs))
+            return 0;
+        ctx->buflen = 0;
+        *outl = bs;
+        return 1;
+    }
+    if (!ctx->padding)
+        return ctx->buflen == 0;
+    if (ctx->buflen != bs || !kp_blocks(ctx, ctx->buf, ctx->buf, bs))
+        return 0;
+    ctx->buflen = 0;
+    /* Padding check without a branch on any byte of the padding. */
+    unsigned p = ctx->buf[bs - 1];
+    unsigned bad = ((p - 1) >> 8) | ((unsigned)(bs - p) >> 8); /* p == 0 or p > bs */
+    for (size_t i = 0; i < bs; i++) {
+        unsigned in_pad = (unsigned)((bs - 1 - i) - p) >> 8 & 1; /* i >= bs - p */
+        bad |= in_pad & ((ctx->buf[i] ^ p) + 0xff) >> 8;
+    }
+    if (bad & 1) {
+        OPENSSL_cleanse(ctx->buf, bs);
+        return 0;
+    }
+    if (outsize < bs - p)
+        return 0;
+    memcpy(out, ctx->buf, bs - p);
+    OPENSSL_cleanse(ctx->buf, bs);
+    *outl = bs - p;
+    return 1;
+}
+
+/* EVP_Cipher: no buffering; for GCM, out == NULL is AAD and in == NULL the tag. */
+static int kp_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                     const unsigned char *in, size_t inl)
+{
+    kp_ctx *ctx = vctx;
+    if (ctx->key == NULL)
+        return 0;
+    if (ctx->alg->mode == KP_GCM) {
+        if (in != NULL && out != NULL && outsize < inl)
+            return 0;
+        if (ctx->tls_aad_set)
+            return kp_gcm_tls_record(ctx, out, outl, in, inl);
+        if (!kp_gcm_step(ctx, out, in, inl))
+            return 0;
+        *outl = in == NULL ? 0 : inl;
+        return 1;
+    }
+    if (outsize < inl || (ctx->alg->mode != KP_ECB && !ctx->iv_set))
+        return 0;
+    if (ctx->alg->mode == KP_CTR) {
+        if (!kp_ctr(ctx, in, out, inl))
+            return 0;
+    } else if (inl % ctx->bs != 0 || !kp_blocks(ctx, in, out, inl)) {
+        return 0;
+    }
+    *outl = inl;
+    return 1;
+}
+
+/* ---- parameters ---------------------------------------------------------- */
+
+static int kp_alg_get_params(const kp_alg *alg, OSSL_PARAM params[])
+{
+    size_t bs = kuai_block_size(alg->cipher);
+    size_t ivlen = alg->mode == KP_ECB ? 0 : alg->mode == KP_GCM ? KP_GCM_IV_DEFAULT : bs;
+    size_t evp_bs = alg->mode == KP_ECB || alg->mode == KP_CBC ? bs : 1;
+    int aead = alg->mode == KP_GCM;
+    OSSL_PARAM *p;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL &&
+        !OSSL_PARAM_set_uint(p, (unsigned)alg->mode))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, kuai_key_size(alg->cipher)))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, ivlen))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, evp_bs))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD)) != NULL &&
+        !OSSL_PARAM_set_int(p, aead))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CUSTOM_IV)) != NULL &&
+        !OSSL_PARAM_set_int(p, aead))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CTS)) != NULL && !OSSL_PARAM_set_int(p, 0))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK)) != NULL &&
+        !OSSL_PARAM_set_int(p, 0))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY)) != NULL &&
+        !OSSL_PARAM_set_int(p, 0))
+        return 0;
+    return 1;
+}
+
+static const OSSL_PARAM kp_gettable_alg[] = {
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL),
+    OSSL_PARAM_END};
+
+static const OSSL_PARAM *kp_gettable_params(void *provctx)
+{
+    (void)provctx;
+    return kp_gettable_alg;
+}
+
+static const OSSL_PARAM kp_gettable_block_ctx[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
+    OSSL_PARAM_END};
+static const OSSL_PARAM kp_settable_block_ctx[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL), OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+    OSSL_PARAM_END};
+static const OSSL_PARAM kp_gettable_gcm_ctx[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN, NULL, 0),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, NULL),
+    OSSL_PARAM_END};
+static const OSSL_PARAM kp_settable_gcm_ctx[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0), OSSL_PARAM_END};
+
+/* The SSH/TLS nonce discipline (EVP_CTRL_GCM_IV_GEN): this message runs
+ * under the current IV, whose last 8 bytes are then incremented. */
+static int kp_gcm_iv_gen(kp_ctx *ctx, OSSL_PARAM *p)
+{
+    if (!ctx->iv_gen || ctx->key == NULL || p->data_type != OSSL_PARAM_OCTET_STRING ||
+        ctx->ivlen < 8)
+        return 0;
+    kuai_gcm_wipe(&ctx->gcm);
+    ctx->gcm_state = KP_GCM_IV_BUFFERED;
+    if (!kp_gcm_start(ctx))
+        return 0;
+    size_t n = p->data_size == 0 || p->data_size > ctx->ivlen ? ctx->ivlen : p->data_size;
+    memcpy(p->data, ctx->oiv + ctx->ivlen - n, n);
+    p->return_size = n;
+    for (size_t i = ctx->ivlen; i-- > ctx->ivlen - 8;)
+        if (++ctx->oiv[i] != 0)
+            break;
+    return 1;
+}
+
+static int kp_get_ctx_params(void *vctx, OSSL_PARAM params[])
+{
+    kp_ctx *ctx = vctx;
+    OSSL_PARAM *p;
+    int gcm = ctx->alg->mode == KP_GCM;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, kuai_key_size(ctx->alg->cipher)))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, ctx->ivlen))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) != NULL && ctx->ivlen > 0 &&
+        !OSSL_PARAM_set_octet_string(p, ctx->oiv, ctx->ivlen))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) != NULL && ctx->ivlen > 0 &&
+        !OSSL_PARAM_set_octet_string(p, gcm ? ctx->oiv : ctx->iv, ctx->ivlen))
+        return 0;
+    if (!gcm) {
+        if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL &&
+            !OSSL_PARAM_set_uint(p, ctx->padding))
+            return 0;
+        if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) != NULL &&
+            !OSSL_PARAM_set_uint(p, (unsigned)ctx->num))
+            return 0;
+        return 1;
+    }
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, ctx->taglen ? ctx->taglen : KP_TAG_MAX))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
+        /* Only after an encryption's final, and at most the 16 bytes made. */
+        if (!ctx->enc || ctx->gcm_state != KP_GCM_DONE || p->data_size == 0 ||
+            p->data_size > KP_TAG_MAX || !OSSL_PARAM_set_octet_string(p, ctx->tag, p->data_size))
+            return 0;
+    }
+    /* What EVP_CTRL_AEAD_TLS1_AAD returns: the record grows by the tag. */
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) != NULL &&
+        (!ctx->tls_aad_set || !OSSL_PARAM_set_size_t(p, KP_TLS_TAG)))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN)) != NULL &&
+        !kp_gcm_iv_gen(ctx, p))
+        return 0;
+    return 1;
+}
+
+static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
+    kp_ctx *ctx = vctx;
+    const OSSL_PARAM *p;
+    if (params == NULL)
+        return 1;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
+        size_t kl;
+        if (!OSSL_PARAM_get_size_t(p, &kl) || kl != kuai_key_size(ctx->alg->cipher))
+            return 0;
+    }
+    if (ctx->alg->mode != KP_GCM) {
+        if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL) {
+            unsigned pad;
+            if (!OSSL_PARAM_get_uint(p, &pad))
+                return 0;
+            ctx->padding = pad != 0;
+        }
+        if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
+            unsigned num;
+            if (!OSSL_PARAM_get_uint(p, &num) || ctx->alg->mode != KP_CTR || num >= ctx->bs)
+                return 0;
+            ctx->num = num;
+        }
+        return 1;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN)) != NULL) {
+        size_t ivlen;
+        if (!OSSL_PARAM_get_size_t(p, &ivlen) || ivlen == 0 || ivlen > KP_GCM_IV_MAX)
+            return 0;
+        if (ivlen != ctx->ivlen) {
+            ctx->ivlen = ivlen;
+            ctx->iv_set = 0;
+            kuai_gcm_wipe(&ctx->gcm);
+            ctx->gcm_state = KP_GCM_NO_IV;
+        }
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
+        /* The expected tag of a decryption (a length alone is not enough). */
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || ctx->enc || p->data == NULL ||
+            p->data_size == 0 || p->data_size > KP_TAG_MAX)
+            return 0;
+        memcpy(ctx->tag, p->data, p->data_size);
+        ctx->taglen = p->data_size;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) != NULL) {
+        /* The record header; its length field counts the explicit nonce (and,
+         * received, the tag), which the authenticated length does not. */
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL ||
+            p->data_size != KP_TLS_AAD_LEN)
+            return 0;
+        uint8_t *a = ctx->tls_aad;
+        memcpy(a, p->data, KP_TLS_AAD_LEN);
+        size_t len = (size_t)a[KP_TLS_AAD_LEN - 2] << 8 | a[KP_TLS_AAD_LEN - 1];
+        size_t extra = KP_TLS_EXPLICIT_IV + (ctx->enc ? 0 : KP_TLS_TAG);
+        if (len < extra)
+            return 0;
+        len -= extra;
+        a[KP_TLS_AAD_LEN - 2] = (uint8_t)(len >> 8);
+        a[KP_TLS_AAD_LEN - 1] = (uint8_t)len;
+        ctx->tls_aad_set = 1;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) != NULL) {
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL)
+            return 0;
+        if (p->data_size == (size_t)-1) {
+            /* EVP_CTRL_GCM_SET_IV_FIXED with length -1: the whole IV (OpenSSH). */
+            memcpy(ctx->oiv, p->data, ctx->ivlen);
+        } else {
+            /* TLS: a fixed field of >= 4 bytes, then >= 8 invocation bytes. */
+            size_t n = p->data_size;
+            if (n < 4 || ctx->ivlen < n + 8)
+                return 0;
+            memcpy(ctx->oiv, p->data, n);
+            if (ctx->enc && getrandom(ctx->oiv + n, ctx->ivlen - n, 0) != (ssize_t)(ctx->ivlen - n))
+                return 0;
+        }
+        ctx->iv_set = 1;
+        ctx->iv_gen = 1;
+        kuai_gcm_wipe(&ctx->gcm);
+        ctx->gcm_state = KP_GCM_IV_BUFFERED;
+    }
+    return 1;
+}
+
+/* ---- one dispatch table per algorithm, all pointing at the generic code -- */
+
+#define KP_ALG_FUNCS(i, names, cipher, mode)                                                       \
+    static void *kp_newctx_##i(void *provctx)                                                      \
+    {                                                                                              \
+        return kp_newctx(provctx, &kp_algs[i]);                                                    \
+    }                                                                                              \
+    static int kp_get_params_##i(OSSL_PARAM params[])                                              \
+    {                                                                                              \
+        return kp_alg_get_params(&kp_algs[i], params);                                             \
+    }                                                                                              \
+    static const OSSL_PARAM *kp_gettable_ctx_##i(void *cctx, void *provctx)                        \
+    {                                                                                              \
+        (void)cctx;                                                                                \
+        (void)provctx;                                                                             \
+        return (mode) == KP_GCM ? kp_gettable_gcm_ctx : kp_gettable_block_ctx;                     \
+    }                                                                                              \
+    static const OSSL_PARAM *kp_settable_ctx_##i(void *cctx, void *provctx)                        \
+    {                                                                                              \
+        (void)cctx;                                                                                \
+        (void)provctx;                                                                             \
+        return (mode) == KP_GCM ? kp_settable_gcm_ctx : kp_settable_block_ctx;                     \
+    }                                                                                              \
+    static const OSSL_DISPATCH kp_dispatch_##i[] = {                                               \
+        {OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))kp_newctx_##i},                                  \
+        {OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))kp_freectx},                                    \
+        {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))kp_dupctx},                                      \
+        {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))kp_einit},                                 \
+        {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))kp_dinit},                                 \
+        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))kp_update},                                      \
+        {OSSL_FUNC_CIPHER_FINAL, (void (*)(void))kp_final},                                        \
+        {OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))kp_cipher},                                      \
+        {OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))kp_get_params_##i},                          \
+        {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))kp_gettable_params},                    \
+        {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))kp_get_ctx_params},                      \
+        {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))kp_set_ctx_params},                      \
+        {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (void (*)(void))kp_gettable_ctx_##i},               \
+        {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))kp_settable_ctx_##i},               \
+        {0, NULL}};
+
+KP_ALGS(KP_ALG_FUNCS)
+
+#define KP_DISPATCH_PTR(i, names, cipher, mode) kp_dispatch_##i,
+static const OSSL_DISPATCH *const kp_dispatches[] = {KP_ALGS(KP_DISPATCH_PTR)};
+
+/* ---- the provider -------------------------------------------------------- */
+
+typedef struct kp_provctx {
+    OSSL_ALGORITHM algs[KP_NALGS + 1];
+} kp_provctx;
+
+static const OSSL_ALGORITHM *kp_query(void *vprov, int operation_id, int *no_cache)
+{
+    kp_provctx *prov = vprov;
+    *no_cache = 0;
+    return operation_id == OSSL_OP_CIPHER ? prov->algs : NULL;
+}
+
+static const OSSL_PARAM kp_prov_gettable[] = {
+    OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, NULL, 0),
+    OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, NULL, 0),
+    OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, NULL, 0),
+    OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, NULL), OSSL_PARAM_END};
+
+static const OSSL_PARAM *kp_prov_gettable_params(void *provctx)
+{
+    (void)provctx;
+    return kp_prov_gettable;
+}
+
+static int kp_prov_get_params(void *provctx, OSSL_PARAM params[])
+{
+    (void)provctx;
+    OSSL_PARAM *p;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != NULL &&
+        !OSSL_PARAM_set_utf8_ptr(p, "kuai provider (uBlock, SM4, AES)"))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_VERSION)) != NULL &&
+        !OSSL_PARAM_set_utf8_ptr(p, KUAI_VERSION))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) != NULL &&
+        !OSSL_PARAM_set_utf8_ptr(p, "kuai " KUAI_VERSION))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != NULL &&
+        !OSSL_PARAM_set_int(p, 1))
+        return 0;
+    return 1;
+}
+
+static void kp_teardown(void *provctx)
+{
+    free(provctx);
+}
+
+static const OSSL_DISPATCH kp_prov_dispatch[] = {
+    {OSSL_FUNC_PROVIDER_TEARDOWN, (void (*)(void))kp_teardown},
+    {OSSL_FUNC_PROVIDER_GETTABLE_PARAMS, (void (*)(void))kp_prov_gettable_params},
+    {OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))kp_prov_get_params},
+    {OSSL_FUNC_PROVIDER_QUERY_OPERATION, (void (*)(void))kp_query},
+    {0, NULL}};
+
+/* Whether this build of the library implements cipher c (AES arrives in the
+ * library separately; until then its key setup says KUAI_ERR_UNSUPPORTED). */
+static int kp_cipher_supported(kuai_cipher c)
+{
+    static const uint8_t zero_key[32];
+    kuai_key *k = malloc(sizeof(*k));
+    if (k == NULL)
+        return 0;
+    int ok = kuai_key_init(k, c, zero_key, kuai_key_size(c)) == KUAI_OK;
+    kuai_key_wipe(k);
+    free(k);
+    return ok;
+}
+
+__attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HANDLE *handle,
+                                                              const OSSL_DISPATCH *in,
+                                                              const OSSL_DISPATCH **out,
+                                                              void **provctx);
+
+int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
+                       const OSSL_DISPATCH **out, void **provctx)
+{
+    (void)handle;
+    (void)in;
+    const char *dbg = getenv("KUAI_PROVIDER_DEBUG");
+    kp_debug = dbg != NULL && dbg[0] != '\0' && strcmp(dbg, "0") != 0;
+    kp_provctx *prov = calloc(1, sizeof(*prov));
+    if (prov == NULL)
+        return 0;
+    int supported[KUAI_AES_256 + 1];
+    for (int c = KUAI_UBLOCK_128_128; c <= KUAI_AES_256; c++)
+        supported[c] = kp_cipher_supported((kuai_cipher)c);
+    size_t n = 0;
+    for (size_t i = 0; i < KP_NALGS; i++) {
+        if (!supported[kp_algs[i].cipher])
+            continue;
+        prov->algs[n].algorithm_names = kp_algs[i].names;
+        prov->algs[n].property_definition = "provider=kuai";
+        prov->algs[n].implementation = kp_dispatches[i];
+        prov->algs[n].algorithm_description = NULL;
+        n++;
+    }
+    if (kp_debug)
+        fprintf(stderr, "kuai-provider: loaded, %zu ciphers (AES %s in this kuai build)\n", n,
+                supported[KUAI_AES_128] ? "available" : "not available");
+    *out = kp_prov_dispatch;
+    *provctx = prov;
+    return 1;
+}

@@ -1,0 +1,707 @@
+/*
+ * The kuai provider through EVP only: no kuai header, the module loaded by
+ * name from the directory given as argv[1] (default: the build directory).
+ *
+ * Every expected value is computed independently of the code under test's
+ * modes: ECB is checked against the known-answer files in tests/vectors,
+ * then CBC, CTR and GCM are rebuilt here from single ECB blocks (GHASH
+ * bit by bit), and SM4/AES are also compared with OpenSSL's default
+ * provider and SM4-GCM with libgcrypt and RFC 8998.
+ */
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/provider.h>
+
+#include <gcrypt.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int checks, failures;
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+            ERR_print_errors_fp(stdout);                                                           \
+        }                                                                                          \
+    } while (0)
+
+static uint64_t rng = 0x6b756169ULL;
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 11);
+}
+static void rnd_bytes(uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)rnd();
+}
+
+enum { ECB, CBC, CTR, GCM };
+static const char *const mode_names[] = {"ECB", "CBC", "CTR", "GCM"};
+
+typedef struct family {
+    const char *prefix; /* "UBLOCK-128-128" */
+    size_t keylen, bs;
+    const char *kat_file; /* tests/vectors/... */
+    int has_gcm, default_ref, is_aes;
+} family;
+
+static const family families[] = {
+    {"UBLOCK-128-128", 16, 16, "ublock-128-128.txt", 1, 0, 0},
+    {"UBLOCK-128-256", 32, 16, "ublock-128-256.txt", 1, 0, 0},
+    {"UBLOCK-256-256", 32, 32, "ublock-256-256.txt", 0, 0, 0},
+    {"SM4", 16, 16, "sm4.txt", 1, 1, 0},
+    {"AES-128", 16, 16, NULL, 1, 1, 1},
+    {"AES-192", 24, 16, NULL, 1, 1, 1},
+    {"AES-256", 32, 16, NULL, 1, 1, 1},
+};
+
+static EVP_CIPHER *fetch(const family *f, int mode, const char *props)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s-%s", f->prefix, mode_names[mode]);
+    return EVP_CIPHER_fetch(NULL, name, props);
+}
+
+/* ---- one-shot and chunked runs ------------------------------------------ */
+
+/* Random chunk sizes: empty, tiny, around the block size, and long runs. */
+static size_t chunk_len(size_t left)
+{
+    size_t n;
+    switch (rnd() % 4) {
+    case 0:
+        n = rnd() % 4;
+        break;
+    case 1:
+        n = rnd() % 40;
+        break;
+    case 2:
+        n = rnd() % 300;
+        break;
+    default:
+        n = rnd() % 5000;
+        break;
+    }
+    return n < left ? n : left;
+}
+
+/* Returns output length, or -1. chunked: random update sizes. */
+static long run(const EVP_CIPHER *c, int enc, int pad, const uint8_t *key, const uint8_t *iv,
+                const uint8_t *in, size_t len, uint8_t *out, int chunked)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    long total = -1;
+    int outl;
+    if (!EVP_CipherInit_ex2(ctx, c, key, iv, enc, NULL))
+        goto done;
+    EVP_CIPHER_CTX_set_padding(ctx, pad);
+    size_t pos = 0;
+    total = 0;
+    do {
+        size_t n = chunked ? chunk_len(len - pos) : len - pos;
+        if (!EVP_CipherUpdate(ctx, out + total, &outl, in + pos, (int)n)) {
+            total = -1;
+            goto done;
+        }
+        total += outl;
+        pos += n;
+    } while (pos < len);
+    if (!EVP_CipherFinal_ex(ctx, out + total, &outl))
+        total = -1;
+    else
+        total += outl;
+done:
+    EVP_CIPHER_CTX_free(ctx);
+    return total;
+}
+
+/* ---- references built from single ECB blocks ----------------------------- */
+
+static void ecb_block(const EVP_CIPHER *ecb, const uint8_t *key, const uint8_t *in, uint8_t *out,
+                      size_t bs)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int outl = 0;
+    EVP_EncryptInit_ex2(ctx, ecb, key, NULL, NULL);
+    EVP_CIPHER_CTX_set_padding(ctx, 0);
+    EVP_EncryptUpdate(ctx, out, &outl, in, (int)bs);
+    EVP_CIPHER_CTX_free(ctx);
+}
+
+static size_t ref_encrypt(const EVP_CIPHER *ecb, int mode, int pad, size_t bs, const uint8_t *key,
+                          const uint8_t *iv, const uint8_t *in, size_t len, uint8_t *out)
+{
+    uint8_t *buf = malloc(len + bs);
+    memcpy(buf, in, len);
+    size_t n = len;
+    if (pad && mode != CTR) {
+        size_t p = bs - len % bs;
+        memset(buf + len, (int)p, p);
+        n = len + p;
+    }
+    uint8_t chain[32], ctr[32], ks[32];
+    memcpy(chain, iv, bs);
+    memcpy(ctr, iv, bs);
+    for (size_t off = 0; off < n; off += bs) {
+        size_t m = n - off < bs ? n - off : bs;
+        if (mode == ECB) {
+            ecb_block(ecb, key, buf + off, out + off, bs);
+        } else if (mode == CBC) {
+            for (size_t i = 0; i < bs; i++)
+                chain[i] ^= buf[off + i];
+            ecb_block(ecb, key, chain, chain, bs);
+            memcpy(out + off, chain, bs);
+        } else {
+            ecb_block(ecb, key, ctr, ks, bs);
+            for (size_t i = 0; i < m; i++)
+                out[off + i] = buf[off + i] ^ ks[i];
+            for (size_t i = bs; i-- > 0;) /* whole block, big-endian */
+                if (++ctr[i] != 0)
+                    break;
+        }
+    }
+    free(buf);
+    return n;
+}
+
+/* GF(2^128) multiply, bit by bit (SP 800-38D, Algorithm 1). */
+static void gf_mul(uint8_t x[16], const uint8_t y[16])
+{
+    uint8_t z[16] = {0}, v[16];
+    memcpy(v, y, 16);
+    for (int i = 0; i < 128; i++) {
+        if (x[i / 8] >> (7 - i % 8) & 1)
+            for (int j = 0; j < 16; j++)
+                z[j] ^= v[j];
+        int lsb = v[15] & 1;
+        for (int j = 15; j > 0; j--)
+            v[j] = (uint8_t)(v[j] >> 1 | v[j - 1] << 7);
+        v[0] >>= 1;
+        if (lsb)
+            v[0] ^= 0xe1;
+    }
+    memcpy(x, z, 16);
+}
+
+static void ghash_update(uint8_t y[16], const uint8_t h[16], const uint8_t *p, size_t n)
+{
+    for (size_t off = 0; off < n; off += 16) {
+        for (size_t i = 0; i < 16 && off + i < n; i++)
+            y[i] ^= p[off + i];
+        gf_mul(y, h);
+    }
+}
+
+static void ghash_lengths(uint8_t y[16], const uint8_t h[16], uint64_t a, uint64_t c)
+{
+    uint8_t l[16];
+    for (int i = 0; i < 8; i++) {
+        l[7 - i] = (uint8_t)(a * 8 >> (8 * i));
+        l[15 - i] = (uint8_t)(c * 8 >> (8 * i));
+    }
+    ghash_update(y, h, l, 16);
+}
+
+static void ref_gcm(const EVP_CIPHER *ecb, const uint8_t *key, const uint8_t *iv, size_t ivlen,
+                    const uint8_t *aad, size_t aadlen, const uint8_t *in, size_t len, uint8_t *out,
+                    uint8_t tag[16])
+{
+    uint8_t h[16] = {0}, j0[16] = {0}, ctr[16], ks[16], y[16] = {0};
+    ecb_block(ecb, key, h, h, 16);
+    if (ivlen == 12) {
+        memcpy(j0, iv, 12);
+        j0[15] = 1;
+    } else {
+        ghash_update(j0, h, iv, ivlen);
+        ghash_lengths(j0, h, 0, ivlen);
+    }
+    memcpy(ctr, j0, 16);
+    for (size_t off = 0; off < len; off += 16) {
+        for (int i = 15; i >= 12; i--) /* inc32 */
+            if (++ctr[i] != 0)
+                break;
+        ecb_block(ecb, key, ctr, ks, 16);
+        for (size_t i = 0; i < 16 && off + i < len; i++)
+            out[off + i] = in[off + i] ^ ks[i];
+    }
+    ghash_update(y, h, aad, aadlen);
+    ghash_update(y, h, out, len);
+    ghash_lengths(y, h, aadlen, len);
+    ecb_block(ecb, key, j0, ks, 16);
+    for (int i = 0; i < 16; i++)
+        tag[i] = y[i] ^ ks[i];
+}
+
+/* ---- ECB known answers ---------------------------------------------------- */
+
+static size_t hex(const char *s, uint8_t *out, size_t max)
+{
+    size_t n = 0;
+    while (s[0] && s[1] && n < max) {
+        unsigned v;
+        if (sscanf(s, "%2x", &v) != 1)
+            break;
+        out[n++] = (uint8_t)v;
+        s += 2;
+    }
+    return n;
+}
+
+static void test_kat(const family *f, const EVP_CIPHER *ecb)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/vectors/%s", KUAI_SOURCE_DIR, f->kat_file);
+    FILE *fp = fopen(path, "r");
+    CHECK(fp != NULL, "cannot open %s", path);
+    if (!fp)
+        return;
+    char line[4096];
+    uint8_t key[32], pt[512], ct[512], out[600];
+    size_t kn = 0, pn = 0, cn;
+    int in_ecb = 0, n = 0;
+    while (fgets(line, sizeof line, fp)) {
+        if (line[0] == '[')
+            in_ecb = strncmp(line, "[ECB", 4) == 0;
+        char *eq = strchr(line, '=');
+        if (!in_ecb || !eq)
+            continue;
+        const char *v = eq + 2;
+        if (!strncmp(line, "key", 3))
+            kn = hex(v, key, sizeof key);
+        else if (!strncmp(line, "pt", 2))
+            pn = hex(v, pt, sizeof pt);
+        else if (!strncmp(line, "ct", 2)) {
+            cn = hex(v, ct, sizeof ct);
+            long r = run(ecb, 1, 0, key, NULL, pt, pn, out, 0);
+            CHECK(kn == f->keylen && r == (long)cn && memcmp(out, ct, cn) == 0,
+                  "%s-ECB known answer %d", f->prefix, n + 1);
+            n++;
+        }
+    }
+    fclose(fp);
+    CHECK(n > 0, "no ECB vectors in %s", path);
+}
+
+/* ---- ECB / CBC / CTR ------------------------------------------------------- */
+
+static void test_block_mode(const family *f, int mode, const EVP_CIPHER *c, const EVP_CIPHER *ecb)
+{
+    size_t bs = f->bs;
+    const char *name = EVP_CIPHER_get0_name(c);
+    CHECK((size_t)EVP_CIPHER_get_key_length(c) == f->keylen, "%s key length", name);
+    CHECK((size_t)EVP_CIPHER_get_iv_length(c) == (mode == ECB ? 0 : bs), "%s IV length", name);
+    CHECK((size_t)EVP_CIPHER_get_block_size(c) == (mode == CTR ? 1 : bs), "%s block size", name);
+    CHECK(EVP_CIPHER_get_mode(c) == (mode == ECB   ? EVP_CIPH_ECB_MODE
+                                     : mode == CBC ? EVP_CIPH_CBC_MODE
+                                                   : EVP_CIPH_CTR_MODE),
+          "%s mode", name);
+    EVP_CIPHER *dflt = f->default_ref ? fetch(f, mode, "provider=default") : NULL;
+
+    enum { MAXLEN = 20000 };
+    uint8_t *pt = malloc(MAXLEN), *exp = malloc(MAXLEN + 64), *got = malloc(MAXLEN + 64),
+            *back = malloc(MAXLEN + 64);
+    for (int trial = 0; trial < 40; trial++) {
+        uint8_t key[32], iv[32];
+        rnd_bytes(key, sizeof key);
+        rnd_bytes(iv, sizeof iv);
+        int pad = mode == CTR ? 0 : (int)(rnd() & 1);
+        size_t len = trial < 4 ? (size_t)trial * 7 : rnd() % (trial < 30 ? 700 : MAXLEN);
+        if (!pad && mode != CTR)
+            len -= len % bs;
+        rnd_bytes(pt, len);
+        size_t n = ref_encrypt(ecb, mode, pad, bs, key, iv, pt, len, exp);
+
+        long r = run(c, 1, pad, key, iv, pt, len, got, 0);
+        CHECK(r == (long)n && memcmp(got, exp, n) == 0, "%s one-shot, len %zu pad %d", name, len,
+              pad);
+        r = run(c, 1, pad, key, iv, pt, len, got, 1);
+        CHECK(r == (long)n && memcmp(got, exp, n) == 0, "%s chunked, len %zu pad %d", name, len,
+              pad);
+        r = run(c, 0, pad, key, iv, exp, n, back, 1);
+        CHECK(r == (long)len && memcmp(back, pt, len) == 0, "%s chunked decrypt, len %zu pad %d",
+              name, len, pad);
+        if (dflt) {
+            r = run(dflt, 1, pad, key, iv, pt, len, got, 0);
+            CHECK(r == (long)n && memcmp(got, exp, n) == 0, "%s = default provider, len %zu", name,
+                  len);
+        }
+
+        /* A copy made mid-stream continues exactly as the original. */
+        EVP_CIPHER_CTX *a = EVP_CIPHER_CTX_new(), *b = EVP_CIPHER_CTX_new();
+        int la = 0, lb = 0, t;
+        size_t cut = len ? rnd() % len : 0;
+        EVP_EncryptInit_ex2(a, c, key, iv, NULL);
+        EVP_CIPHER_CTX_set_padding(a, pad);
+        EVP_EncryptUpdate(a, got, &la, pt, (int)cut);
+        CHECK(EVP_CIPHER_CTX_copy(b, a), "%s copy", name);
+        lb = la;
+        memcpy(back, got, (size_t)la);
+        EVP_EncryptUpdate(a, got + la, &t, pt + cut, (int)(len - cut));
+        la += t;
+        EVP_EncryptFinal_ex(a, got + la, &t);
+        la += t;
+        EVP_EncryptUpdate(b, back + lb, &t, pt + cut, (int)(len - cut));
+        lb += t;
+        EVP_EncryptFinal_ex(b, back + lb, &t);
+        lb += t;
+        CHECK(la == (int)n && lb == (int)n && memcmp(got, exp, n) == 0 && memcmp(back, exp, n) == 0,
+              "%s copy at %zu of %zu", name, cut, len);
+        if (mode == CBC && !pad && n >= bs) {
+            uint8_t upd[32];
+            CHECK(EVP_CIPHER_CTX_get_updated_iv(b, upd, bs) && memcmp(upd, exp + n - bs, bs) == 0,
+                  "%s updated IV is the last ciphertext block", name);
+            CHECK(EVP_CIPHER_CTX_get_original_iv(b, upd, bs) && memcmp(upd, iv, bs) == 0,
+                  "%s original IV", name);
+        }
+        EVP_CIPHER_CTX_free(a);
+        EVP_CIPHER_CTX_free(b);
+    }
+
+    if (mode != CTR) {
+        /* A last block whose padding byte is 0 must be rejected. */
+        uint8_t key[32], iv[32], blk[32];
+        rnd_bytes(key, sizeof key);
+        rnd_bytes(iv, sizeof iv);
+        rnd_bytes(pt, 3 * bs);
+        pt[3 * bs - 1] = 0;
+        run(c, 1, 0, key, iv, pt, 3 * bs, got, 0);
+        CHECK(run(c, 0, 1, key, iv, got, 3 * bs, back, 1) == -1, "%s bad padding rejected", name);
+        /* and a partial block without padding is an error at final */
+        CHECK(run(c, 1, 0, key, iv, pt, 3 * bs - 1, got, 0) == -1, "%s unpadded partial block",
+              name);
+        (void)blk;
+    }
+    free(pt);
+    free(exp);
+    free(got);
+    free(back);
+    EVP_CIPHER_free(dflt);
+}
+
+/* ---- GCM -------------------------------------------------------------------- */
+
+/* AAD and data in random pieces; returns 1 on success. tag: in for decrypt. */
+static int gcm_run(const EVP_CIPHER *c, int enc, const uint8_t *key, const uint8_t *iv,
+                   size_t ivlen, const uint8_t *aad, size_t aadlen, const uint8_t *in, size_t len,
+                   uint8_t *out, uint8_t *tag, size_t taglen, int chunked)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int ok = 0, outl;
+    size_t pos = 0, total = 0;
+    if (!EVP_CipherInit_ex2(ctx, c, NULL, NULL, enc, NULL) ||
+        !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, (int)ivlen, NULL) ||
+        !EVP_CipherInit_ex2(ctx, NULL, key, iv, enc, NULL))
+        goto done;
+    do {
+        size_t n = chunked ? chunk_len(aadlen - pos) : aadlen - pos;
+        if (!EVP_CipherUpdate(ctx, NULL, &outl, aad + pos, (int)n))
+            goto done;
+        pos += n;
+    } while (pos < aadlen);
+    pos = 0;
+    do {
+        size_t n = chunked ? chunk_len(len - pos) : len - pos;
+        if (!EVP_CipherUpdate(ctx, out + total, &outl, in + pos, (int)n))
+            goto done;
+        total += (size_t)outl;
+        pos += n;
+    } while (pos < len);
+    if (!enc && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, (int)taglen, tag))
+        goto done;
+    if (!EVP_CipherFinal_ex(ctx, out + total, &outl) || outl != 0 || total != len)
+        goto done;
+    if (enc && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, (int)taglen, tag))
+        goto done;
+    ok = 1;
+done:
+    EVP_CIPHER_CTX_free(ctx);
+    return ok;
+}
+
+static int gcrypt_sm4_gcm(const uint8_t *key, const uint8_t *iv, size_t ivlen, const uint8_t *aad,
+                          size_t aadlen, const uint8_t *in, size_t len, uint8_t *out,
+                          uint8_t tag[16])
+{
+    gcry_cipher_hd_t h;
+    int ok = gcry_cipher_open(&h, GCRY_CIPHER_SM4, GCRY_CIPHER_MODE_GCM, 0) == 0;
+    ok = ok && gcry_cipher_setkey(h, key, 16) == 0 && gcry_cipher_setiv(h, iv, ivlen) == 0 &&
+         gcry_cipher_authenticate(h, aad, aadlen) == 0 &&
+         gcry_cipher_encrypt(h, out, len ? len : 1, in, len) == 0 &&
+         gcry_cipher_gettag(h, tag, 16) == 0;
+    gcry_cipher_close(h);
+    return ok;
+}
+
+static void test_gcm(const family *f, const EVP_CIPHER *c, const EVP_CIPHER *ecb)
+{
+    const char *name = EVP_CIPHER_get0_name(c);
+    CHECK((size_t)EVP_CIPHER_get_key_length(c) == f->keylen, "%s key length", name);
+    CHECK(EVP_CIPHER_get_iv_length(c) == 12, "%s IV length", name);
+    CHECK(EVP_CIPHER_get_mode(c) == EVP_CIPH_GCM_MODE, "%s mode", name);
+    CHECK(EVP_CIPHER_get_flags(c) & EVP_CIPH_FLAG_AEAD_CIPHER, "%s is AEAD", name);
+    EVP_CIPHER *dflt = f->default_ref && f->is_aes ? fetch(f, GCM, "provider=default") : NULL;
+    enum { MAXLEN = 6000 };
+    uint8_t *pt = malloc(MAXLEN), *exp = malloc(MAXLEN), *got = malloc(MAXLEN), *aad = malloc(600);
+    for (int trial = 0; trial < 40; trial++) {
+        uint8_t key[32], iv[64], tag[16], etag[16];
+        rnd_bytes(key, sizeof key);
+        size_t ivlen = trial % 3 ? 12 : 1 + rnd() % 60;
+        size_t taglen = trial % 5 ? 16 : 4 + rnd() % 13;
+        size_t aadlen = trial < 3 ? 0 : rnd() % 600,
+               len = trial < 2 ? (size_t)trial : rnd() % MAXLEN;
+        rnd_bytes(iv, ivlen);
+        rnd_bytes(aad, aadlen);
+        rnd_bytes(pt, len);
+        ref_gcm(ecb, key, iv, ivlen, aad, aadlen, pt, len, exp, etag);
+
+        CHECK(gcm_run(c, 1, key, iv, ivlen, aad, aadlen, pt, len, got, tag, taglen, 0) &&
+                  memcmp(got, exp, len) == 0 && memcmp(tag, etag, taglen) == 0,
+              "%s one-shot, iv %zu aad %zu len %zu", name, ivlen, aadlen, len);
+        CHECK(gcm_run(c, 1, key, iv, ivlen, aad, aadlen, pt, len, got, tag, taglen, 1) &&
+                  memcmp(got, exp, len) == 0 && memcmp(tag, etag, taglen) == 0,
+              "%s chunked, iv %zu aad %zu len %zu", name, ivlen, aadlen, len);
+        CHECK(gcm_run(c, 0, key, iv, ivlen, aad, aadlen, exp, len, got, etag, taglen, 1) &&
+                  memcmp(got, pt, len) == 0,
+              "%s chunked decrypt, len %zu", name, len);
+        uint8_t bad[16];
+        memcpy(bad, etag, 16);
+        bad[rnd() % taglen] ^= (uint8_t)(1u << (rnd() % 8));
+        CHECK(!gcm_run(c, 0, key, iv, ivlen, aad, aadlen, exp, len, got, bad, taglen, 1),
+              "%s wrong tag rejected", name);
+        if (aadlen > 0) {
+            aad[0] ^= 1;
+            CHECK(!gcm_run(c, 0, key, iv, ivlen, aad, aadlen, exp, len, got, etag, taglen, 1),
+                  "%s changed AAD rejected", name);
+            aad[0] ^= 1;
+        }
+        if (dflt) {
+            CHECK(gcm_run(dflt, 1, key, iv, ivlen, aad, aadlen, pt, len, got, tag, 16, 0) &&
+                      memcmp(got, exp, len) == 0 && memcmp(tag, etag, 16) == 0,
+                  "%s = default provider", name);
+        }
+        if (f->keylen == 16 && f->bs == 16 && !f->is_aes && strcmp(f->prefix, "SM4") == 0) {
+            CHECK(gcrypt_sm4_gcm(key, iv, ivlen, aad, aadlen, pt, len, got, tag) &&
+                      memcmp(got, exp, len) == 0 && memcmp(tag, etag, 16) == 0,
+                  "SM4-GCM = libgcrypt, iv %zu aad %zu len %zu", ivlen, aadlen, len);
+        }
+
+        /* Copy mid-stream (after the AAD and part of the data). */
+        EVP_CIPHER_CTX *a = EVP_CIPHER_CTX_new(), *b = EVP_CIPHER_CTX_new();
+        int l, t;
+        size_t cut = len ? rnd() % len : 0;
+        EVP_EncryptInit_ex2(a, c, key, NULL, NULL);
+        EVP_CIPHER_CTX_ctrl(a, EVP_CTRL_AEAD_SET_IVLEN, (int)ivlen, NULL);
+        EVP_EncryptInit_ex2(a, NULL, NULL, iv, NULL);
+        EVP_EncryptUpdate(a, NULL, &l, aad, (int)aadlen);
+        EVP_EncryptUpdate(a, got, &l, pt, (int)cut);
+        CHECK(EVP_CIPHER_CTX_copy(b, a), "%s copy", name);
+        EVP_CIPHER_CTX_free(a); /* the copy must not depend on the original */
+        EVP_EncryptUpdate(b, got + cut, &t, pt + cut, (int)(len - cut));
+        int fin = EVP_EncryptFinal_ex(b, got + len, &t);
+        CHECK(fin && EVP_CIPHER_CTX_ctrl(b, EVP_CTRL_AEAD_GET_TAG, 16, tag) &&
+                  memcmp(got, exp, len) == 0 && memcmp(tag, etag, 16) == 0,
+              "%s copy at %zu of %zu", name, cut, len);
+        EVP_CIPHER_CTX_free(b);
+    }
+
+    /* SSH's nonce discipline: a fixed IV, then IV_GEN before each message,
+     * EVP_Cipher for AAD, data and tag (OpenSSH's cipher.c). */
+    {
+        uint8_t key[32], iv[12], hdr[4], msg[64], out[64], tag[16], etag[16], exp2[64];
+        rnd_bytes(key, sizeof key);
+        rnd_bytes(iv, sizeof iv);
+        rnd_bytes(hdr, sizeof hdr);
+        rnd_bytes(msg, sizeof msg);
+        EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+        uint8_t last[1];
+        int ok = EVP_CipherInit(x, c, NULL, iv, 1) &&
+                 EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_SET_IV_FIXED, -1, iv) &&
+                 EVP_CipherInit(x, NULL, key, NULL, -1);
+        for (int m = 0; m < 3 && ok; m++) {
+            ok = EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_IV_GEN, 1, last) &&
+                 EVP_Cipher(x, NULL, hdr, sizeof hdr) >= 0 &&
+                 EVP_Cipher(x, out, msg, sizeof msg) >= 0 && EVP_Cipher(x, NULL, NULL, 0) >= 0 &&
+                 EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_GET_TAG, 16, tag);
+            ref_gcm(ecb, key, iv, 12, hdr, sizeof hdr, msg, sizeof msg, exp2, etag);
+            CHECK(ok && memcmp(out, exp2, sizeof msg) == 0 && memcmp(tag, etag, 16) == 0,
+                  "%s SSH-style message %d", name, m);
+            for (int i = 11; i >= 4; i--) /* the invocation counter: last 8 bytes */
+                if (++iv[i] != 0)
+                    break;
+        }
+        CHECK(ok, "%s SSH-style sequence", name);
+        EVP_CIPHER_CTX_free(x);
+    }
+
+    /* TLS 1.2 records (libssl's calls): a 4-byte fixed IV, then per record
+     * EVP_CTRL_AEAD_TLS1_AAD and one in-place EVP_Cipher over
+     * explicit nonce || payload || tag. */
+    {
+        uint8_t key[32], fixed[4], hdr[13], rec[8 + 300 + 16], msg[300], exp2[300], etag[16],
+            nonce[12];
+        rnd_bytes(key, sizeof key);
+        rnd_bytes(fixed, sizeof fixed);
+        EVP_CIPHER_CTX *s = EVP_CIPHER_CTX_new(), *r = EVP_CIPHER_CTX_new();
+        int ok = EVP_CipherInit_ex(s, c, NULL, key, NULL, 1) &&
+                 EVP_CIPHER_CTX_ctrl(s, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed) &&
+                 EVP_CipherInit_ex(r, c, NULL, key, NULL, 0) &&
+                 EVP_CIPHER_CTX_ctrl(r, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed);
+        for (int m = 0; m < 3 && ok; m++) {
+            size_t plen = 1 + rnd() % 300, rlen = 8 + plen + 16;
+            rnd_bytes(msg, plen);
+            rnd_bytes(hdr, 11);
+            hdr[11] = (uint8_t)((plen + 8) >> 8); /* sender: length without the tag */
+            hdr[12] = (uint8_t)(plen + 8);
+            memcpy(rec + 8, msg, plen);
+            int pad = EVP_CIPHER_CTX_ctrl(s, EVP_CTRL_AEAD_TLS1_AAD, 13, hdr);
+            int n = EVP_Cipher(s, rec, rec, (unsigned)rlen);
+            memcpy(nonce, fixed, 4);
+            memcpy(nonce + 4, rec, 8);
+            uint8_t aad2[13];
+            memcpy(aad2, hdr, 13);
+            aad2[11] = (uint8_t)(plen >> 8);
+            aad2[12] = (uint8_t)plen;
+            ref_gcm(ecb, key, nonce, 12, aad2, 13, msg, plen, exp2, etag);
+            CHECK(pad == 16 && n == (int)rlen && memcmp(rec + 8, exp2, plen) == 0 &&
+                      memcmp(rec + 8 + plen, etag, 16) == 0,
+                  "%s TLS 1.2 record %d sealed", name, m);
+            hdr[11] = (uint8_t)(rlen >> 8); /* receiver: the whole record */
+            hdr[12] = (uint8_t)rlen;
+            if (m == 2)
+                rec[rlen - 1] ^= 1;
+            pad = EVP_CIPHER_CTX_ctrl(r, EVP_CTRL_AEAD_TLS1_AAD, 13, hdr);
+            /* EVP_CipherUpdate: what libssl 3.0 calls for provided ciphers */
+            if (!EVP_CipherUpdate(r, rec, &n, rec, (int)rlen))
+                n = -1;
+            if (m == 2)
+                CHECK(n < 0, "%s TLS 1.2 record with a wrong tag rejected", name);
+            else
+                CHECK(pad == 16 && n == (int)plen && memcmp(rec + 8, msg, plen) == 0,
+                      "%s TLS 1.2 record %d opened", name, m);
+        }
+        CHECK(ok, "%s TLS 1.2 setup", name);
+        EVP_CIPHER_CTX_free(s);
+        EVP_CIPHER_CTX_free(r);
+    }
+    free(pt);
+    free(exp);
+    free(got);
+    free(aad);
+    EVP_CIPHER_free(dflt);
+}
+
+static void test_rfc8998(const EVP_CIPHER *c)
+{
+    const char *dir = getenv("KUAI_CRYPTOGRAPHY_VECTORS");
+    if (!dir || !*dir) {
+        printf("SKIP RFC 8998 SM4-GCM vector (KUAI_CRYPTOGRAPHY_VECTORS not set)\n");
+        return;
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/ciphers/SM4/rfc8998.txt", dir);
+    FILE *fp = fopen(path, "r");
+    CHECK(fp != NULL, "cannot open %s", path);
+    if (!fp)
+        return;
+    uint8_t key[16], iv[64], aad[256], tag[16], pt[512], ct[512], out[512], t[16];
+    size_t kn = 0, ivn = 0, an = 0, tn = 0, pn = 0, cn, n = 0;
+    char line[2048];
+    while (fgets(line, sizeof line, fp)) {
+        char *eq = strstr(line, " = ");
+        if (!eq)
+            continue;
+        const char *v = eq + 3;
+        if (!strncmp(line, "KEY", 3))
+            kn = hex(v, key, sizeof key);
+        else if (!strncmp(line, "IV", 2))
+            ivn = hex(v, iv, sizeof iv);
+        else if (!strncmp(line, "AAD", 3))
+            an = hex(v, aad, sizeof aad);
+        else if (!strncmp(line, "TAG", 3))
+            tn = hex(v, tag, sizeof tag);
+        else if (!strncmp(line, "PLAINTEXT", 9))
+            pn = hex(v, pt, sizeof pt);
+        else if (!strncmp(line, "CIPHERTEXT", 10)) {
+            cn = hex(v, ct, sizeof ct);
+            CHECK(kn == 16 && tn == 16 && pn == cn &&
+                      gcm_run(c, 1, key, iv, ivn, aad, an, pt, pn, out, t, 16, 1) &&
+                      memcmp(out, ct, cn) == 0 && memcmp(t, tag, 16) == 0,
+                  "RFC 8998 SM4-GCM vector %zu", n + 1);
+            n++;
+        }
+    }
+    fclose(fp);
+    CHECK(n > 0, "no vectors in %s", path);
+    printf("RFC 8998 SM4-GCM: %zu vector(s) from %s\n", n, path);
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = argc > 1 ? argv[1] : ".";
+    if (!OSSL_PROVIDER_set_default_search_path(NULL, dir)) {
+        printf("FAIL: cannot set the provider search path\n");
+        return 1;
+    }
+    OSSL_PROVIDER *kuai = OSSL_PROVIDER_load(NULL, "kuai");
+    OSSL_PROVIDER *dflt = OSSL_PROVIDER_load(NULL, "default");
+    if (!kuai || !dflt) {
+        printf("FAIL: cannot load the kuai provider from %s\n", dir);
+        ERR_print_errors_fp(stdout);
+        return 1;
+    }
+    if (!gcry_check_version(NULL))
+        return 1;
+    gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
+
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
+        const family *f = &families[i];
+        EVP_CIPHER *ecb = fetch(f, ECB, "provider=kuai");
+        if (!ecb) {
+            CHECK(f->is_aes, "%s not offered by the provider", f->prefix);
+            printf("SKIP %s: the kuai provider does not list it (no AES in this kuai build)\n",
+                   f->prefix);
+            ERR_clear_error();
+            continue;
+        }
+        if (f->kat_file)
+            test_kat(f, ecb);
+        int tests_before = checks, failures_before = failures;
+        for (int m = ECB; m <= GCM; m++) {
+            if (m == GCM && !f->has_gcm)
+                continue;
+            EVP_CIPHER *c = fetch(f, m, "provider=kuai");
+            CHECK(c != NULL, "%s-%s missing", f->prefix, mode_names[m]);
+            if (!c)
+                continue;
+            CHECK(strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(c)), "kuai") == 0,
+                  "%s-%s comes from kuai", f->prefix, mode_names[m]);
+            if (m == GCM)
+                test_gcm(f, c, ecb);
+            else
+                test_block_mode(f, m, c, ecb);
+            if (m == GCM && strcmp(f->prefix, "SM4") == 0)
+                test_rfc8998(c);
+            EVP_CIPHER_free(c);
+        }
+        printf("%-15s %d checks, %d failed\n", f->prefix, checks - tests_before,
+               failures - failures_before);
+        EVP_CIPHER_free(ecb);
+    }
+    OSSL_PROVIDER_unload(kuai);
+    OSSL_PROVIDER_unload(dflt);
+    printf("provider EVP test: %d checks, %d failed\n", checks, failures);
+    return failures != 0;
+}

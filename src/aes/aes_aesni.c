@@ -1,0 +1,103 @@
+/*
+ * AES, AES-NI backend: 8 blocks in flight on xmm registers for ECB, CBC
+ * decryption and CTR, the CBC chain in a register, and 8 streams of
+ * different keys interleaved for the multi-key calls (aes_ni_xmm.h).
+ *
+ * Compiled with -maes -mssse3 only, not -mavx: it is the AES backend of
+ * CPUs with AES-NI but without AVX (Westmere, Goldmont), and pshufb (for
+ * the counter blocks) is all it needs beyond AES-NI.
+ */
+#include "aes_ni_xmm.h"
+#include "aes_x86.h"
+
+/* 16 lanes in two groups of 8: one kernel call serves 16 streams, and a
+ * group of 8 is what keeps the AES units busy. */
+#define AESNI_MK_GROUPS 2
+
+static int aes_aesni_available(void)
+{
+    unsigned need = KUAI_CPU_AESNI | KUAI_CPU_SSSE3;
+    return (kuai_cpu_features() & need) == need;
+}
+
+static void aes_aesni_enc_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out,
+                                 size_t nblocks)
+{
+    const aes_sched *s = aes_sched_const(k);
+    AESX_BY_NR(s->nr, aesx_crypt_blocks((const uint8_t(*)[16])s->rk, NR, 0, in, out, nblocks))
+}
+
+static void aes_aesni_dec_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out,
+                                 size_t nblocks)
+{
+    const aes_sched *s = aes_sched_const(k);
+    AESX_BY_NR(s->nr, aesx_crypt_blocks((const uint8_t(*)[16])s->drk, NR, 1, in, out, nblocks))
+}
+
+static void aes_aesni_ctr_blocks(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
+                                 size_t nblocks)
+{
+    const aes_sched *s = aes_sched_const(k);
+    AESX_BY_NR(s->nr, aesx_ctr((const uint8_t(*)[16])s->rk, NR, ctr, in, out, nblocks))
+}
+
+void aes_aesni_cbc_enc_blocks(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                              size_t nblocks)
+{
+    const aes_sched *s = aes_sched_const(k);
+    AESX_BY_NR(s->nr, aesx_cbc_enc((const uint8_t(*)[16])s->rk, NR, iv, in, out, nblocks))
+}
+
+/* SubWord through aesenclast: with the word in all four columns ShiftRows
+ * moves nothing, and a zero round key leaves SubBytes alone. Constant time
+ * (no table). */
+static uint32_t aesx_subword(uint32_t w)
+{
+    __m128i x = _mm_aesenclast_si128(_mm_set1_epi32((int)w), _mm_setzero_si128());
+    return (uint32_t)_mm_cvtsi128_si32(x);
+}
+
+/* The shared schedule form (aes.h), with the S-box in hardware. */
+void aes_aesni_expand(kuai_key *k, const uint8_t *key)
+{
+    aes_expand_with(aes_sched_of(k), key, aes_key_bytes(k), aesx_subword);
+}
+
+
+static void aes_aesni_mk_setup(kuai_mk *m, const kuai_key *const *keys, size_t n)
+{
+    aesx_mk_fill(m, keys, n, AESX_W, AESNI_MK_GROUPS);
+}
+
+static void aes_aesni_mk_enc(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n)
+{
+    const aesx_mk_hdr *h = (const aesx_mk_hdr *)(const void *)m->b;
+    AESX_BY_NR(h->nr, aesx_mk_crypt(m, NR, 0, AESNI_MK_GROUPS, in, out, n))
+}
+
+static void aes_aesni_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n)
+{
+    const aesx_mk_hdr *h = (const aesx_mk_hdr *)(const void *)m->b;
+    AESX_BY_NR(h->nr, aesx_mk_crypt(m, NR, 1, AESNI_MK_GROUPS, in, out, n))
+}
+
+_Static_assert(AESX_MK_OFF(AESX_W, AESNI_MK_GROUPS, 2, 0, 0, 0) <= KUAI_MK_BYTES,
+               "AES-NI multi-key lanes must fit in kuai_mk");
+
+#define AESNI_IMPL(var, cipher_id)                                                                 \
+    const kuai_impl var = {.name = "aesni",                                                        \
+                           .cipher = cipher_id,                                                    \
+                           .available = aes_aesni_available,                                       \
+                           .expand = aes_aesni_expand,                                             \
+                           .enc_blocks = aes_aesni_enc_blocks,                                     \
+                           .dec_blocks = aes_aesni_dec_blocks,                                     \
+                           .ctr_blocks = aes_aesni_ctr_blocks,                                     \
+                           .cbc_enc_blocks = aes_aesni_cbc_enc_blocks,                             \
+                           .mk_lanes = AESX_W * AESNI_MK_GROUPS,                                   \
+                           .mk_setup = aes_aesni_mk_setup,                                         \
+                           .mk_enc = aes_aesni_mk_enc,                                             \
+                           .mk_dec = aes_aesni_mk_dec}
+
+AESNI_IMPL(aes128_aesni, KUAI_AES_128);
+AESNI_IMPL(aes192_aesni, KUAI_AES_192);
+AESNI_IMPL(aes256_aesni, KUAI_AES_256);

@@ -20,15 +20,13 @@ static int aes_aesni_available(void)
     return (kuai_cpu_features() & need) == need;
 }
 
-static void aes_aesni_enc_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out,
-                                 size_t nblocks)
+static void aes_aesni_enc_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
 {
     const aes_sched *s = aes_sched_const(k);
     AESX_BY_NR(s->nr, aesx_crypt_blocks((const uint8_t(*)[16])s->rk, NR, 0, in, out, nblocks))
 }
 
-static void aes_aesni_dec_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out,
-                                 size_t nblocks)
+static void aes_aesni_dec_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
 {
     const aes_sched *s = aes_sched_const(k);
     AESX_BY_NR(s->nr, aesx_crypt_blocks((const uint8_t(*)[16])s->drk, NR, 1, in, out, nblocks))
@@ -62,7 +60,6 @@ void aes_aesni_expand(kuai_key *k, const uint8_t *key)
 {
     aes_expand_with(aes_sched_of(k), key, aes_key_bytes(k), aesx_subword);
 }
-
 
 static void aes_aesni_mk_setup(kuai_mk *m, const kuai_key *const *keys, size_t n)
 {

@@ -240,7 +240,7 @@ static void aesx_mk_fill(kuai_mk *m, const kuai_key *const *keys, size_t n, size
  * group's round-0 keys; round r is r * AESX_W keys on). */
 AESX_INLINE void aesx_mk_group(const uint8_t *kp, int nr, int dec, __m128i *b)
 {
-#define AESX_MKK(r, i) _mm_load_si128((const __m128i *)(const void *)(kp + 16 * ((r) * AESX_W + (i))))
+#define AESX_MKK(r, i) _mm_load_si128((const __m128i *)(const void *)(kp + 16 * ((r)*AESX_W + (i))))
     for (int i = 0; i < AESX_W; i++)
         b[i] = _mm_xor_si128(b[i], AESX_MKK(0, i));
     for (int r = 1; r < nr; r++)
@@ -253,8 +253,8 @@ AESX_INLINE void aesx_mk_group(const uint8_t *kp, int nr, int dec, __m128i *b)
 #undef AESX_MKK
 }
 
-AESX_INLINE void aesx_mk_crypt(const kuai_mk *m, int nr, int dec, size_t ngroups,
-                               const uint8_t *in, uint8_t *out, size_t n)
+AESX_INLINE void aesx_mk_crypt(const kuai_mk *m, int nr, int dec, size_t ngroups, const uint8_t *in,
+                               uint8_t *out, size_t n)
 {
     for (size_t g = 0; g * AESX_W < n; g++) {
         size_t cnt = n - g * AESX_W < AESX_W ? n - g * AESX_W : AESX_W;

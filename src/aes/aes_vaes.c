@@ -124,9 +124,9 @@ AESY_INLINE void aesy_ctr_make(__m256i *b, int n, uint64_t hi, uint64_t lo)
     const __m256i rev = aesy_rev16();
     if (lo <= UINT64_MAX - (uint64_t)(2 * n - 1)) {
         /* (lo, hi) in both lanes, lane 1 one ahead */
-        __m256i v = _mm256_add_epi64(_mm256_set_epi64x((long long)hi, (long long)lo,
-                                                       (long long)hi, (long long)lo),
-                                     _mm256_set_epi64x(0, 1, 0, 0));
+        __m256i v = _mm256_add_epi64(
+            _mm256_set_epi64x((long long)hi, (long long)lo, (long long)hi, (long long)lo),
+            _mm256_set_epi64x(0, 1, 0, 0));
         for (int i = 0; i < n; i++)
             b[i] = _mm256_shuffle_epi8(_mm256_add_epi64(v, _mm256_set_epi64x(0, 2 * i, 0, 2 * i)),
                                        rev);
@@ -198,7 +198,7 @@ static void aes_vaes_mk_setup(kuai_mk *m, const kuai_key *const *keys, size_t n)
 AESY_INLINE void aesy_mk_group(const uint8_t *kp, int nr, int dec, __m256i *b)
 {
 #define AESY_MKK(r, i)                                                                             \
-    _mm256_load_si256((const __m256i *)(const void *)(kp + 16 * ((r) * AESY_GL + 2 * (i))))
+    _mm256_load_si256((const __m256i *)(const void *)(kp + 16 * ((r)*AESY_GL + 2 * (i))))
     for (int i = 0; i < AESY_V; i++)
         b[i] = _mm256_xor_si256(b[i], AESY_MKK(0, i));
     for (int r = 1; r < nr; r++)

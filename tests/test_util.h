@@ -136,5 +136,10 @@ void test_parallel(void);                 /* test_parallel.c */
 void test_sm4_backend_internals(void);    /* test_sm4.c */
 void test_sm4_openssl(void);              /* test_sm4.c */
 void test_sm4_cryptography_vectors(void); /* test_sm4.c */
+void test_aes_backend_internals(void);    /* test_aes.c */
+void test_aes_fips197(void);              /* test_aes.c */
+void test_aes_cryptography_vectors(void); /* test_aes.c */
+void test_aes_openssl(void);              /* test_aes.c */
+void test_aes_monte_carlo(void);          /* test_aes.c */
 
 #endif

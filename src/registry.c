@@ -1,4 +1,5 @@
 /* Backend tables per cipher, best first. */
+#include "aes/aes.h"
 #include "internal.h"
 #include "sm4/sm4.h"
 #include "ublock/ublock.h"
@@ -27,6 +28,9 @@ static const kuai_impl *const ublock256_256[] = {X86(&ublock256_256_avx512) X86(
  * usable entry, so it runs only when named. */
 static const kuai_impl *const sm4[] = {X86(&sm4_gfni) X86(&sm4_vaes) X86(&sm4_aesni) & sm4_ref,
                                        &sm4_ttable, NULL};
+static const kuai_impl *const aes128[] = {&aes128_ref, NULL};
+static const kuai_impl *const aes192[] = {&aes192_ref, NULL};
+static const kuai_impl *const aes256[] = {&aes256_ref, NULL};
 static const kuai_impl *const none[] = {NULL};
 
 const kuai_impl *const *kuai_impls(kuai_cipher c)
@@ -40,6 +44,12 @@ const kuai_impl *const *kuai_impls(kuai_cipher c)
         return ublock256_256;
     case KUAI_SM4:
         return sm4;
+    case KUAI_AES_128:
+        return aes128;
+    case KUAI_AES_192:
+        return aes192;
+    case KUAI_AES_256:
+        return aes256;
     default:
         return none;
     }

@@ -377,7 +377,7 @@ static void aes_ref_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, si
     const kuai_impl var = {                                                                        \
         .name = "ref",                                                                             \
         .cipher = c,                                                                               \
-        .available = aes_ref_available,                                                           \
+        .available = aes_ref_available,                                                            \
         .expand = aes_ref_expand,                                                                  \
         .enc_blocks = aes_ref_enc_blocks,                                                          \
         .dec_blocks = aes_ref_dec_blocks,                                                          \

@@ -1,4 +1,5 @@
 /* Backend tables per cipher, best first. */
+#include "aes/aes.h"
 #include "internal.h"
 #if defined(KUAI_X86_64)
 #include "aes/aes_x86.h"
@@ -30,10 +31,10 @@ static const kuai_impl *const ublock256_256[] = {X86(&ublock256_256_avx512) X86(
  * usable entry, so it runs only when named. */
 static const kuai_impl *const sm4[] = {X86(&sm4_gfni) X86(&sm4_vaes) X86(&sm4_aesni) & sm4_ref,
                                        &sm4_ttable, NULL};
-/* AES: VAES, then AES-NI. */
-static const kuai_impl *const aes128[] = {X86(&aes128_vaes) X86(&aes128_aesni) NULL};
-static const kuai_impl *const aes192[] = {X86(&aes192_vaes) X86(&aes192_aesni) NULL};
-static const kuai_impl *const aes256[] = {X86(&aes256_vaes) X86(&aes256_aesni) NULL};
+/* AES: VAES, then AES-NI, then the portable bitsliced ref. */
+static const kuai_impl *const aes128[] = {X86(&aes128_vaes) X86(&aes128_aesni) & aes128_ref, NULL};
+static const kuai_impl *const aes192[] = {X86(&aes192_vaes) X86(&aes192_aesni) & aes192_ref, NULL};
+static const kuai_impl *const aes256[] = {X86(&aes256_vaes) X86(&aes256_aesni) & aes256_ref, NULL};
 static const kuai_impl *const none[] = {NULL};
 
 const kuai_impl *const *kuai_impls(kuai_cipher c)

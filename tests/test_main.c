@@ -373,6 +373,7 @@ int main(int argc, char **argv)
     test_aes_cryptography_vectors();
     test_aes_openssl();
     test_aes_monte_carlo();
+    test_aes_sw();
     test_modes_diff();
     test_modes_unaligned();
     test_modes_multi();

@@ -78,6 +78,13 @@ static void aes_aesni_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, 
     AESX_BY_NR(h->nr, aesx_mk_crypt(m, NR, 1, AESNI_MK_GROUPS, in, out, n))
 }
 
+static void aes_aesni_mk_cbc_enc(const kuai_mk *m, uint8_t *ivs, const uint8_t *const *in,
+                                 uint8_t *const *out, size_t n, size_t nblocks)
+{
+    const aesx_mk_hdr *h = (const aesx_mk_hdr *)(const void *)m->b;
+    AESX_BY_NR(h->nr, aesx_mk_cbc_enc(m, NR, AESNI_MK_GROUPS, ivs, in, out, n, nblocks))
+}
+
 _Static_assert(AESX_MK_OFF(AESX_W, AESNI_MK_GROUPS, 2, 0, 0, 0) <= KUAI_MK_BYTES,
                "AES-NI multi-key lanes must fit in kuai_mk");
 
@@ -93,7 +100,8 @@ _Static_assert(AESX_MK_OFF(AESX_W, AESNI_MK_GROUPS, 2, 0, 0, 0) <= KUAI_MK_BYTES
                            .mk_lanes = AESX_W * AESNI_MK_GROUPS,                                   \
                            .mk_setup = aes_aesni_mk_setup,                                         \
                            .mk_enc = aes_aesni_mk_enc,                                             \
-                           .mk_dec = aes_aesni_mk_dec}
+                           .mk_dec = aes_aesni_mk_dec,                                             \
+                           .mk_cbc_enc = aes_aesni_mk_cbc_enc}
 
 AESNI_IMPL(aes128_aesni, KUAI_AES_128);
 AESNI_IMPL(aes192_aesni, KUAI_AES_192);

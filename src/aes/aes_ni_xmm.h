@@ -202,8 +202,10 @@ AESX_INLINE void aesx_ctr(const uint8_t (*rk)[16], int nr, uint8_t *ctr, const u
  * kuai_mk layout: a header, then every lane's round keys interleaved by
  * round, [dir][group][round][lane], 16 bytes each, lanes of a group
  * adjacent so that a 256-bit load takes the keys of two lanes. Lanes past
- * n in the last group repeat lane 0's keys: they compute garbage that is
- * never stored, and a full group costs no more than a partial one.
+ * n in the last group repeat the keys of the group's first lane: they
+ * compute garbage that is never stored (or, in CBC encryption, the first
+ * lane's own blocks again), and a full group costs no more than a partial
+ * one.
  */
 typedef struct aesx_mk_hdr {
     uint32_t nr, n;
@@ -227,7 +229,8 @@ static void aesx_mk_fill(kuai_mk *m, const kuai_key *const *keys, size_t n, size
     for (size_t g = 0; g < groups; g++) {
         for (size_t l = 0; l < glanes; l++) {
             size_t lane = g * glanes + l;
-            const aes_sched *s = aes_sched_const(keys[lane < n ? lane : 0]);
+            /* a spare lane repeats its group's first (see aesx_mk_cbc_enc) */
+            const aes_sched *s = aes_sched_const(keys[lane < n ? lane : g * glanes]);
             for (unsigned r = 0; r <= nr; r++) {
                 memcpy(m->b + AESX_MK_OFF(glanes, ngroups, 0, g, r, l), s->rk[r], 16);
                 memcpy(m->b + AESX_MK_OFF(glanes, ngroups, 1, g, r, l), s->drk[r], 16);
@@ -258,12 +261,59 @@ AESX_INLINE void aesx_mk_crypt(const kuai_mk *m, int nr, int dec, size_t ngroups
 {
     for (size_t g = 0; g * AESX_W < n; g++) {
         size_t cnt = n - g * AESX_W < AESX_W ? n - g * AESX_W : AESX_W;
+        const uint8_t *src = in + 16 * AESX_W * g;
+        uint8_t *dst = out + 16 * AESX_W * g;
+        /* A partial group goes through a buffer, so that every load and
+         * store below has a constant count (a variable one makes the
+         * compiler spill the blocks and copy them out with rep movs). */
+        uint8_t buf[16 * AESX_W];
+        if (cnt < AESX_W) {
+            memset(buf, 0, sizeof buf);
+            memcpy(buf, src, 16 * cnt);
+            src = dst = buf;
+        }
         __m128i b[AESX_W];
-        for (size_t i = 0; i < AESX_W; i++)
-            b[i] = i < cnt ? aesx_loadu(in + 16 * (g * AESX_W + i)) : _mm_setzero_si128();
+        for (int i = 0; i < AESX_W; i++)
+            b[i] = aesx_loadu(src + 16 * i);
         aesx_mk_group(m->b + AESX_MK_OFF(AESX_W, ngroups, dec, g, 0, 0), nr, dec, b);
-        for (size_t i = 0; i < cnt; i++)
-            aesx_storeu(out + 16 * (g * AESX_W + i), b[i]);
+        for (int i = 0; i < AESX_W; i++)
+            aesx_storeu(dst + 16 * i, b[i]);
+        if (cnt < AESX_W) {
+            memcpy(out + 16 * AESX_W * g, buf, 16 * cnt);
+            kuai_wipe(buf, sizeof buf);
+        }
+    }
+}
+
+/* Multi-key CBC encryption: the chains of a group's 8 lanes in registers,
+ * one block of every lane per step. A spare lane of a partial group runs
+ * the group's first stream again (same keys, chain, input and output), so
+ * every step has constant counts; its stores write the same bytes as the
+ * first lane's. */
+AESX_INLINE void aesx_mk_cbc_enc(const kuai_mk *m, int nr, size_t ngroups, uint8_t *ivs,
+                                 const uint8_t *const *in, uint8_t *const *out, size_t n,
+                                 size_t nblocks)
+{
+    for (size_t g = 0; g * AESX_W < n; g++) {
+        const uint8_t *kp = m->b + AESX_MK_OFF(AESX_W, ngroups, 0, g, 0, 0);
+        const uint8_t *ip[AESX_W];
+        uint8_t *op[AESX_W];
+        __m128i c[AESX_W];
+        for (size_t i = 0; i < AESX_W; i++) {
+            size_t lane = g * AESX_W + i < n ? g * AESX_W + i : g * AESX_W;
+            ip[i] = in[lane];
+            op[i] = out[lane];
+            c[i] = aesx_loadu(ivs + 16 * lane);
+        }
+        for (size_t off = 0; off < 16 * nblocks; off += 16) {
+            for (int i = 0; i < AESX_W; i++)
+                c[i] = _mm_xor_si128(c[i], aesx_loadu(ip[i] + off));
+            aesx_mk_group(kp, nr, 0, c);
+            for (int i = 0; i < AESX_W; i++)
+                aesx_storeu(op[i] + off, c[i]);
+        }
+        for (size_t i = 0; i < AESX_W && g * AESX_W + i < n; i++)
+            aesx_storeu(ivs + 16 * (g * AESX_W + i), c[i]);
     }
 }
 

@@ -250,6 +250,55 @@ static void aes_vaes_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, s
     AESX_BY_NR(h->nr, aesy_mk_crypt(m, NR, 1, in, out, n))
 }
 
+/* Multi-key CBC encryption: 16 chains in 8 registers, lanes 2j and 2j + 1
+ * sharing one; spare lanes rerun the group's first stream, as in
+ * aesx_mk_cbc_enc. */
+AESY_INLINE void aesy_mk_cbc_enc(const kuai_mk *m, int nr, uint8_t *ivs, const uint8_t *const *in,
+                                 uint8_t *const *out, size_t n, size_t nblocks)
+{
+    for (size_t g = 0; g * AESY_GL < n; g++) {
+        const uint8_t *kp = m->b + AESX_MK_OFF(AESY_GL, AESY_MK_GROUPS, 0, g, 0, 0);
+        const uint8_t *ip[AESY_GL];
+        uint8_t *op[AESY_GL];
+        __m128i iv[AESY_GL];
+        __m256i c[AESY_V];
+        for (size_t i = 0; i < AESY_GL; i++) {
+            size_t lane = g * AESY_GL + i < n ? g * AESY_GL + i : g * AESY_GL;
+            ip[i] = in[lane];
+            op[i] = out[lane];
+            iv[i] = aesx_loadu(ivs + 16 * lane);
+        }
+        for (int j = 0; j < AESY_V; j++)
+            c[j] = _mm256_set_m128i(iv[2 * j + 1], iv[2 * j]);
+        for (size_t off = 0; off < 16 * nblocks; off += 16) {
+            for (int j = 0; j < AESY_V; j++) {
+                __m256i x =
+                    _mm256_inserti128_si256(_mm256_castsi128_si256(aesx_loadu(ip[2 * j] + off)),
+                                            aesx_loadu(ip[2 * j + 1] + off), 1);
+                c[j] = _mm256_xor_si256(c[j], x);
+            }
+            aesy_mk_group(kp, nr, 0, c);
+            for (int j = 0; j < AESY_V; j++) {
+                aesx_storeu(op[2 * j] + off, _mm256_castsi256_si128(c[j]));
+                aesx_storeu(op[2 * j + 1] + off, _mm256_extracti128_si256(c[j], 1));
+            }
+        }
+        for (int j = 0; j < AESY_V; j++) {
+            iv[2 * j] = _mm256_castsi256_si128(c[j]);
+            iv[2 * j + 1] = _mm256_extracti128_si256(c[j], 1);
+        }
+        for (size_t i = 0; i < AESY_GL && g * AESY_GL + i < n; i++)
+            aesx_storeu(ivs + 16 * (g * AESY_GL + i), iv[i]);
+    }
+}
+
+static void aes_vaes_mk_cbc_enc(const kuai_mk *m, uint8_t *ivs, const uint8_t *const *in,
+                                uint8_t *const *out, size_t n, size_t nblocks)
+{
+    const aesx_mk_hdr *h = (const aesx_mk_hdr *)(const void *)m->b;
+    AESX_BY_NR(h->nr, aesy_mk_cbc_enc(m, NR, ivs, in, out, n, nblocks))
+}
+
 _Static_assert(AESX_MK_OFF(AESY_GL, AESY_MK_GROUPS, 2, 0, 0, 0) <= KUAI_MK_BYTES,
                "VAES multi-key lanes must fit in kuai_mk");
 
@@ -265,7 +314,8 @@ _Static_assert(AESX_MK_OFF(AESY_GL, AESY_MK_GROUPS, 2, 0, 0, 0) <= KUAI_MK_BYTES
                            .mk_lanes = AESY_GL * AESY_MK_GROUPS,                                   \
                            .mk_setup = aes_vaes_mk_setup,                                          \
                            .mk_enc = aes_vaes_mk_enc,                                              \
-                           .mk_dec = aes_vaes_mk_dec}
+                           .mk_dec = aes_vaes_mk_dec,                                              \
+                           .mk_cbc_enc = aes_vaes_mk_cbc_enc}
 
 VAES_IMPL(aes128_vaes, KUAI_AES_128);
 VAES_IMPL(aes192_vaes, KUAI_AES_192);

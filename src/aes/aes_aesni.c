@@ -49,16 +49,47 @@ void aes_aesni_cbc_enc_blocks(const kuai_key *k, uint8_t *iv, const uint8_t *in,
 /* SubWord through aesenclast: with the word in all four columns ShiftRows
  * moves nothing, and a zero round key leaves SubBytes alone. Constant time
  * (no table). */
-static uint32_t aesx_subword(uint32_t w)
+static inline uint32_t aesni_subword(uint32_t w)
 {
     __m128i x = _mm_aesenclast_si128(_mm_set1_epi32((int)w), _mm_setzero_si128());
     return (uint32_t)_mm_cvtsi128_si32(x);
 }
 
-/* The shared schedule form (aes.h), with the S-box in hardware. */
+/* The shared schedule form (aes.h): FIPS-197 section 5.2 with the S-box in
+ * hardware, and drk by aesimc (InvMixColumns), the same keys the portable
+ * aes_derive_dec computes (the tests compare both with aes_expand_raw's).
+ * Written out rather than through aes_expand_with: a call through a
+ * pointer per word and the portable InvMixColumns cost more than the rest
+ * of a short message. */
 void aes_aesni_expand(kuai_key *k, const uint8_t *key)
 {
-    aes_expand_with(aes_sched_of(k), key, aes_key_bytes(k), aesx_subword);
+    aes_sched *s = aes_sched_of(k);
+    const unsigned nk = aes_key_bytes(k) / 4, nr = nk + 6, total = 4 * (nr + 1);
+    uint32_t w[4 * (AES_MAX_ROUNDS + 1)];
+    uint32_t rcon = 1;
+    s->nr = nr;
+    s->nk = nk;
+    for (unsigned i = 0; i < nk; i++)
+        w[i] = load_be32(key + 4 * i);
+    /* j = i mod nk, kept by hand: a division per word would cost more
+     * than the S-boxes (i and nk are public, so are the branches). */
+    for (unsigned i = nk, j = 0; i < total; i++, j = j + 1 == nk ? 0 : j + 1) {
+        uint32_t t = w[i - 1];
+        if (j == 0) {
+            t = aesni_subword(t << 8 | t >> 24) ^ rcon << 24;
+            rcon = (rcon << 1) ^ (0x11bu & (0u - (rcon >> 7)));
+        } else if (nk > 6 && j == 4) {
+            t = aesni_subword(t);
+        }
+        w[i] = w[i - nk] ^ t;
+    }
+    for (unsigned i = 0; i < total; i++)
+        store_be32(s->rk[i / 4] + 4 * (i % 4), w[i]);
+    kuai_wipe(w, sizeof w);
+    aesx_storeu(s->drk[0], aesx_loadu(s->rk[nr]));
+    for (unsigned i = 1; i < nr; i++)
+        aesx_storeu(s->drk[i], _mm_aesimc_si128(aesx_loadu(s->rk[nr - i])));
+    aesx_storeu(s->drk[nr], aesx_loadu(s->rk[0]));
 }
 
 static void aes_aesni_mk_setup(kuai_mk *m, const kuai_key *const *keys, size_t n)

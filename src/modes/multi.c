@@ -147,14 +147,13 @@ int kuai_cbc_decrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
     return KUAI_OK;
 }
 
-/* 16 bytes XORed as one vector (GNU vector extension: SSE2 on x86, NEON
- * on Arm): the kernel reads each lane's block with one 16-byte load, which
- * a store made of two 8-byte halves cannot forward to (a stall of ~10
- * cycles per lane, more than AES-NI's whole round loop per block). */
-typedef uint64_t multi_u64x2 __attribute__((vector_size(16)));
+/* 16 bytes XORed as one vector: the kernel reads each lane's block with
+ * one 16-byte load, which a store made of two 8-byte halves cannot forward
+ * to (a stall of ~10 cycles per lane, more than AES-NI's whole round loop
+ * per block). */
 static inline void xor16(uint8_t *dst, const uint8_t *a, const uint8_t *b)
 {
-    multi_u64x2 x, y;
+    kuai_u64x2 x, y;
     memcpy(&x, a, 16);
     memcpy(&y, b, 16);
     x ^= y;

@@ -59,6 +59,12 @@ typedef struct kuai_impl {
      * two memory round trips per block gets closer to that bound. */
     void (*cbc_enc_blocks)(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
                            size_t nblocks);
+    /* Optional fused CBC decryption (NULL: dec_blocks, then the mode code
+     * XORs each chunk with the ciphertext shifted by a block). in == out
+     * allowed; iv as for cbc_enc_blocks. A fast kernel that XORs while
+     * the blocks are still in registers saves a pass over the data. */
+    void (*cbc_dec_blocks)(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                           size_t nblocks);
     /* Multi-key: block i of a batch of n <= mk_lanes blocks goes under
      * keys[i]. mk_setup runs once per set of keys, mk_enc/mk_dec once per
      * batch; in and out hold n contiguous blocks (in == out allowed). */

@@ -265,6 +265,22 @@ static void seam_kernels(kuai_cipher c, const kuai_impl *p)
             CHECK_MEM(got, want, nb * 16, what);
             CHECK_MEM(iv, want + (nb - 1) * 16, 16, what);
         }
+        if (p->cbc_dec_blocks) {
+            uint8_t iv[16], iv0[16];
+            rng_fill(iv0, 16);
+            ossl_crypt(c, A_CBC_DEC, key, iv0, in, want, nb * 16);
+            memcpy(iv, iv0, 16);
+            p->cbc_dec_blocks(k, iv, in, got, nb);
+            snprintf(what, sizeof what, "%s/%s cbc_dec_blocks(%zu)", cn, p->name, nb);
+            CHECK_MEM(got, want, nb * 16, what);
+            CHECK_MEM(iv, in + (nb - 1) * 16, 16, what);
+            memcpy(iv, iv0, 16);
+            memcpy(got, in, nb * 16);
+            p->cbc_dec_blocks(k, iv, got, got, nb);
+            snprintf(what, sizeof what, "%s/%s cbc_dec_blocks(%zu) in place", cn, p->name, nb);
+            CHECK_MEM(got, want, nb * 16, what);
+            CHECK_MEM(iv, in + (nb - 1) * 16, 16, what);
+        }
     }
     (void)kl;
     free(in);

@@ -39,6 +39,13 @@ static void aes_aesni_ctr_blocks(const kuai_key *k, uint8_t *ctr, const uint8_t 
     AESX_BY_NR(s->nr, aesx_ctr((const uint8_t(*)[16])s->rk, NR, ctr, in, out, nblocks))
 }
 
+static void aes_aesni_cbc_dec_blocks(const kuai_key *k, uint8_t *iv, const uint8_t *in,
+                                     uint8_t *out, size_t nblocks)
+{
+    const aes_sched *s = aes_sched_const(k);
+    AESX_BY_NR(s->nr, aesx_cbc_dec((const uint8_t(*)[16])s->drk, NR, iv, in, out, nblocks))
+}
+
 void aes_aesni_cbc_enc_blocks(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
                               size_t nblocks)
 {
@@ -128,6 +135,7 @@ _Static_assert(AESX_MK_OFF(AESX_W, AESNI_MK_GROUPS, 2, 0, 0, 0) <= KUAI_MK_BYTES
                            .dec_blocks = aes_aesni_dec_blocks,                                     \
                            .ctr_blocks = aes_aesni_ctr_blocks,                                     \
                            .cbc_enc_blocks = aes_aesni_cbc_enc_blocks,                             \
+                           .cbc_dec_blocks = aes_aesni_cbc_dec_blocks,                             \
                            .mk_lanes = AESX_W * AESNI_MK_GROUPS,                                   \
                            .mk_setup = aes_aesni_mk_setup,                                         \
                            .mk_enc = aes_aesni_mk_enc,                                             \

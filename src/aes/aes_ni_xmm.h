@@ -133,6 +133,53 @@ AESX_INLINE void aesx_cbc_enc(const uint8_t (*rk)[16], int nr, uint8_t *iv, cons
     aesx_storeu(iv, c);
 }
 
+/* ---- CBC decryption ------------------------------------------------------ */
+
+/* n blocks (a constant): decrypt, XOR with the ciphertext block before each
+ * (kept in registers, so in == out works), prev becomes the last one. */
+AESX_INLINE void aesx_cbc_dec_n(const __m128i *k, int nr, int n, __m128i *prev, const uint8_t *in,
+                                uint8_t *out)
+{
+    __m128i c[AESX_CTR_W], b[AESX_CTR_W];
+    for (int i = 0; i < n; i++)
+        b[i] = c[i] = aesx_loadu(in + 16 * i);
+    aesx_dec_n(b, n, k, nr);
+    aesx_storeu(out, _mm_xor_si128(b[0], *prev));
+    for (int i = 1; i < n; i++)
+        aesx_storeu(out + 16 * i, _mm_xor_si128(b[i], c[i - 1]));
+    *prev = c[n - 1];
+}
+
+AESX_INLINE void aesx_cbc_dec(const uint8_t (*drk)[16], int nr, uint8_t *iv, const uint8_t *in,
+                              uint8_t *out, size_t nblocks)
+{
+    __m128i k[AES_MAX_ROUNDS + 1];
+    aesx_load_keys(k, drk, nr);
+    __m128i prev = aesx_loadu(iv);
+    for (; nblocks >= AESX_CTR_W;
+         nblocks -= AESX_CTR_W, in += 16 * AESX_CTR_W, out += 16 * AESX_CTR_W)
+        aesx_cbc_dec_n(k, nr, AESX_CTR_W, &prev, in, out);
+    if (nblocks >= 8) {
+        aesx_cbc_dec_n(k, nr, 8, &prev, in, out);
+        in += 128;
+        out += 128;
+        nblocks -= 8;
+    }
+    if (nblocks & 4) {
+        aesx_cbc_dec_n(k, nr, 4, &prev, in, out);
+        in += 64;
+        out += 64;
+    }
+    if (nblocks & 2) {
+        aesx_cbc_dec_n(k, nr, 2, &prev, in, out);
+        in += 32;
+        out += 32;
+    }
+    if (nblocks & 1)
+        aesx_cbc_dec_n(k, nr, 1, &prev, in, out);
+    aesx_storeu(iv, prev);
+}
+
 /* ---- CTR ------------------------------------------------------------------ */
 
 /* The counter is a 128-bit big-endian integer. It is kept as (hi, lo) in a

@@ -111,6 +111,66 @@ static void aes_vaes_dec_blocks(const kuai_key *k, const uint8_t *in, uint8_t *o
     AESX_BY_NR(s->nr, aesy_crypt_blocks((const uint8_t(*)[16])s->drk, NR, 1, in, out, nblocks))
 }
 
+/* ---- CBC decryption ------------------------------------------------------ */
+
+/* n registers (2n blocks): decrypt, XOR with the ciphertext shifted by one
+ * block (the register before's upper block, or prev for the first), all
+ * loads before any store so in == out works. */
+AESY_INLINE void aesy_cbc_dec_n(const __m256i *k, int nr, int n, __m128i *prev, const uint8_t *in,
+                                uint8_t *out)
+{
+    __m256i b[AESY_V], s[AESY_V];
+    for (int i = 0; i < n; i++)
+        b[i] = aesy_loadu(in + 32 * i);
+    s[0] = _mm256_inserti128_si256(_mm256_castsi128_si256(*prev), _mm256_castsi256_si128(b[0]), 1);
+    for (int i = 1; i < n; i++)
+        s[i] = aesy_loadu(in + 32 * i - 16);
+    __m128i last = _mm256_extracti128_si256(b[n - 1], 1);
+    aesy_dec_n(b, n, k, nr);
+    for (int i = 0; i < n; i++)
+        aesy_storeu(out + 32 * i, _mm256_xor_si256(b[i], s[i]));
+    *prev = last;
+}
+
+AESY_INLINE void aesy_cbc_dec(const uint8_t (*drk)[16], int nr, uint8_t *iv, const uint8_t *in,
+                              uint8_t *out, size_t nblocks)
+{
+    __m256i k[AES_MAX_ROUNDS + 1];
+    aesy_load_keys(k, drk, nr);
+    __m128i prev = aesx_loadu(iv);
+    for (; nblocks >= 2 * AESY_V; nblocks -= 2 * AESY_V, in += 32 * AESY_V, out += 32 * AESY_V)
+        aesy_cbc_dec_n(k, nr, AESY_V, &prev, in, out);
+    if (nblocks & 8) {
+        aesy_cbc_dec_n(k, nr, 4, &prev, in, out);
+        in += 128;
+        out += 128;
+    }
+    if (nblocks & 4) {
+        aesy_cbc_dec_n(k, nr, 2, &prev, in, out);
+        in += 64;
+        out += 64;
+    }
+    if (nblocks & 2) {
+        aesy_cbc_dec_n(k, nr, 1, &prev, in, out);
+        in += 32;
+        out += 32;
+    }
+    if (nblocks & 1) {
+        __m128i kx[AES_MAX_ROUNDS + 1];
+        for (int r = 0; r <= nr; r++)
+            kx[r] = _mm256_castsi256_si128(k[r]);
+        aesx_cbc_dec_n(kx, nr, 1, &prev, in, out);
+    }
+    aesx_storeu(iv, prev);
+}
+
+static void aes_vaes_cbc_dec_blocks(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                                    size_t nblocks)
+{
+    const aes_sched *s = aes_sched_const(k);
+    AESX_BY_NR(s->nr, aesy_cbc_dec((const uint8_t(*)[16])s->drk, NR, iv, in, out, nblocks))
+}
+
 /* ---- CTR: as aes_ni_xmm.h, two counters per register ---------------------- */
 
 AESY_INLINE __m256i aesy_rev16(void)
@@ -311,6 +371,7 @@ _Static_assert(AESX_MK_OFF(AESY_GL, AESY_MK_GROUPS, 2, 0, 0, 0) <= KUAI_MK_BYTES
                            .dec_blocks = aes_vaes_dec_blocks,                                      \
                            .ctr_blocks = aes_vaes_ctr_blocks,                                      \
                            .cbc_enc_blocks = aes_aesni_cbc_enc_blocks,                             \
+                           .cbc_dec_blocks = aes_vaes_cbc_dec_blocks,                              \
                            .mk_lanes = AESY_GL * AESY_MK_GROUPS,                                   \
                            .mk_setup = aes_vaes_mk_setup,                                          \
                            .mk_enc = aes_vaes_mk_enc,                                              \

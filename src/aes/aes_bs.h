@@ -44,6 +44,7 @@
 #ifndef KUAI_AES_BS_H
 #define KUAI_AES_BS_H
 
+#include "../bytes.h"
 #include "aes.h"
 
 #include <string.h>
@@ -236,9 +237,11 @@ static AES_BS_INLINE void aes_bs_inv_mc(aes_v x[8])
 }
 
 /* One pass of AES_BS_BLOCKS blocks: in, out are AES_BS_BYTES bytes (may
- * alias); kb the stored keys K[0..nr]. */
-static AES_BS_INLINE void aes_bs_encrypt_pass(const unsigned char *kb, unsigned nr,
-                                              const uint8_t *in, uint8_t *out)
+ * alias); kb the stored keys K[0..nr]. With mask non-NULL (CTR: in holds
+ * counter blocks), out = E(in) + mask. */
+static AES_BS_INLINE void aes_bs_encrypt_pass_xor(const unsigned char *kb, unsigned nr,
+                                                  const uint8_t *in, uint8_t *out,
+                                                  const uint8_t *mask)
 {
     aes_v x[8];
 #pragma GCC unroll 8
@@ -257,7 +260,13 @@ static AES_BS_INLINE void aes_bs_encrypt_pass(const unsigned char *kb, unsigned 
     aes_bs_transpose(x);
 #pragma GCC unroll 8
     for (unsigned i = 0; i < 8; i++)
-        v_storeu(out + AES_V_BYTES * i, x[i]);
+        v_storeu(out + AES_V_BYTES * i, mask ? v_xor(x[i], v_loadu(mask + AES_V_BYTES * i)) : x[i]);
+}
+
+static AES_BS_INLINE void aes_bs_encrypt_pass(const unsigned char *kb, unsigned nr,
+                                              const uint8_t *in, uint8_t *out)
+{
+    aes_bs_encrypt_pass_xor(kb, nr, in, out, NULL);
 }
 
 static AES_BS_INLINE void aes_bs_decrypt_pass(const unsigned char *kb, unsigned nr,
@@ -333,6 +342,40 @@ static void aes_bs_crypt(const unsigned char *kb, unsigned nr, const uint8_t *in
     }
 }
 
+/* CTR: counter blocks built a pass at a time (the counter is public, so the
+ * carry may branch), encrypted and added to in, in registers. */
+static void aes_bs_ctr(const unsigned char *kb, unsigned nr, uint8_t *ctr, const uint8_t *in,
+                       uint8_t *out, size_t nblocks)
+{
+    uint8_t cb[AES_BS_BYTES];
+    uint64_t hi = load_be64(ctr), lo = load_be64(ctr + 8);
+    while (nblocks) {
+        size_t n = nblocks < AES_BS_BLOCKS ? nblocks : AES_BS_BLOCKS;
+        for (size_t b = 0; b < AES_BS_BLOCKS; b++) {
+            store_be64(cb + 16 * b, hi);
+            store_be64(cb + 16 * b + 8, lo);
+            hi += ++lo == 0;
+        }
+        if (n == AES_BS_BLOCKS) {
+            aes_bs_encrypt_pass_xor(kb, nr, cb, out, in);
+        } else {
+            uint8_t blk[AES_BS_BYTES] = {0};
+            memcpy(blk, in, 16 * n);
+            aes_bs_encrypt_pass_xor(kb, nr, cb, blk, blk);
+            memcpy(out, blk, 16 * n);
+            kuai_wipe(blk, sizeof blk);
+            /* the counter advances by the blocks used, not the pass */
+            hi = load_be64(cb + 16 * n);
+            lo = load_be64(cb + 16 * n + 8);
+        }
+        in += 16 * n;
+        out += 16 * n;
+        nblocks -= n;
+    }
+    store_be64(ctr, hi);
+    store_be64(ctr + 8, lo);
+}
+
 /* ---- backend functions ----------------------------------------------------------------- */
 
 _Static_assert(AES_BS_KEY_BYTES <= sizeof(((aes_sched *)0)->ext), "bitsliced keys fit in ext");
@@ -356,6 +399,13 @@ static void aes_bs_dec_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out
 {
     const aes_sched *s = aes_sched_const(k);
     aes_bs_crypt(s->ext, s->nr, in, out, nblocks, 1);
+}
+
+static void aes_bs_ctr_blocks(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
+                              size_t nblocks)
+{
+    const aes_sched *s = aes_sched_const(k);
+    aes_bs_ctr(s->ext, s->nr, ctr, in, out, nblocks);
 }
 
 /* Multi-key: kuai_mk holds nr (in a 64-byte header, so the keys stay
@@ -395,6 +445,7 @@ static void aes_bs_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, siz
                             .expand = aes_bs_expand,                                               \
                             .enc_blocks = aes_bs_enc_blocks,                                       \
                             .dec_blocks = aes_bs_dec_blocks,                                       \
+                            .ctr_blocks = aes_bs_ctr_blocks,                                       \
                             .mk_lanes = AES_BS_BLOCKS,                                             \
                             .mk_setup = aes_bs_mk_setup,                                           \
                             .mk_enc = aes_bs_mk_enc,                                               \
@@ -406,6 +457,7 @@ static void aes_bs_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, siz
                             .expand = aes_bs_expand,                                               \
                             .enc_blocks = aes_bs_enc_blocks,                                       \
                             .dec_blocks = aes_bs_dec_blocks,                                       \
+                            .ctr_blocks = aes_bs_ctr_blocks,                                       \
                             .mk_lanes = AES_BS_BLOCKS,                                             \
                             .mk_setup = aes_bs_mk_setup,                                           \
                             .mk_enc = aes_bs_mk_enc,                                               \
@@ -417,6 +469,7 @@ static void aes_bs_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, siz
                             .expand = aes_bs_expand,                                               \
                             .enc_blocks = aes_bs_enc_blocks,                                       \
                             .dec_blocks = aes_bs_dec_blocks,                                       \
+                            .ctr_blocks = aes_bs_ctr_blocks,                                       \
                             .mk_lanes = AES_BS_BLOCKS,                                             \
                             .mk_setup = aes_bs_mk_setup,                                           \
                             .mk_enc = aes_bs_mk_enc,                                               \

@@ -31,10 +31,14 @@ static const kuai_impl *const ublock256_256[] = {X86(&ublock256_256_avx512) X86(
  * usable entry, so it runs only when named. */
 static const kuai_impl *const sm4[] = {X86(&sm4_gfni) X86(&sm4_vaes) X86(&sm4_aesni) & sm4_ref,
                                        &sm4_ttable, NULL};
-/* AES: VAES, then AES-NI, then the portable bitsliced ref. */
-static const kuai_impl *const aes128[] = {X86(&aes128_vaes) X86(&aes128_aesni) & aes128_ref, NULL};
-static const kuai_impl *const aes192[] = {X86(&aes192_vaes) X86(&aes192_aesni) & aes192_ref, NULL};
-static const kuai_impl *const aes256[] = {X86(&aes256_vaes) X86(&aes256_aesni) & aes256_ref, NULL};
+/* AES: AES instructions first (VAES, AES-NI), then the bitsliced backends
+ * (avx2, ssse3) and the portable ref. */
+static const kuai_impl *const aes128[] = {
+    X86(&aes128_vaes) X86(&aes128_aesni) X86(&aes128_avx2) X86(&aes128_ssse3) & aes128_ref, NULL};
+static const kuai_impl *const aes192[] = {
+    X86(&aes192_vaes) X86(&aes192_aesni) X86(&aes192_avx2) X86(&aes192_ssse3) & aes192_ref, NULL};
+static const kuai_impl *const aes256[] = {
+    X86(&aes256_vaes) X86(&aes256_aesni) X86(&aes256_avx2) X86(&aes256_ssse3) & aes256_ref, NULL};
 static const kuai_impl *const none[] = {NULL};
 
 const kuai_impl *const *kuai_impls(kuai_cipher c)

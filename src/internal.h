@@ -59,6 +59,12 @@ typedef struct kuai_impl {
      * two memory round trips per block gets closer to that bound. */
     void (*cbc_enc_blocks)(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
                            size_t nblocks);
+    /* Optional fused CBC decryption (NULL: dec_blocks, then the mode code
+     * XORs each chunk with the ciphertext shifted by a block). in == out
+     * allowed; iv as for cbc_enc_blocks. A fast kernel that XORs while
+     * the blocks are still in registers saves a pass over the data. */
+    void (*cbc_dec_blocks)(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                           size_t nblocks);
     /* Multi-key: block i of a batch of n <= mk_lanes blocks goes under
      * keys[i]. mk_setup runs once per set of keys, mk_enc/mk_dec once per
      * batch; in and out hold n contiguous blocks (in == out allowed). */
@@ -70,6 +76,14 @@ typedef struct kuai_impl {
      * 128-bit one under AVX2) for batches of at most its mk_lanes blocks:
      * a wide bitsliced kernel costs the same for 4 blocks as for 32. */
     const struct kuai_impl *mk_narrow;
+    /* Optional fused multi-key CBC encryption (16-byte blocks only): n <=
+     * mk_lanes streams of nblocks blocks each after mk_setup; stream i
+     * reads in[i] and writes out[i] (in[i] == out[i] allowed), its chain
+     * is ivs + 16 i and is left as its last ciphertext block. A kernel
+     * that keeps the n chains in registers skips the per-block trip
+     * through a buffer that would cost as much as a fast cipher. */
+    void (*mk_cbc_enc)(const kuai_mk *m, uint8_t *ivs, const uint8_t *const *in,
+                       uint8_t *const *out, size_t n, size_t nblocks);
 } kuai_impl;
 
 /* Backend tables per cipher, best first, NULL-terminated (src/registry.c). */

@@ -1,5 +1,9 @@
 /* Backend tables per cipher, best first. */
+#include "aes/aes.h"
 #include "internal.h"
+#if defined(KUAI_X86_64)
+#include "aes/aes_x86.h"
+#endif
 #include "sm4/sm4.h"
 #include "ublock/ublock.h"
 
@@ -27,6 +31,14 @@ static const kuai_impl *const ublock256_256[] = {X86(&ublock256_256_avx512) X86(
  * usable entry, so it runs only when named. */
 static const kuai_impl *const sm4[] = {X86(&sm4_gfni) X86(&sm4_vaes) X86(&sm4_aesni) & sm4_ref,
                                        &sm4_ttable, NULL};
+/* AES: AES instructions first (VAES, AES-NI), then the bitsliced backends
+ * (avx2, ssse3) and the portable ref. */
+static const kuai_impl *const aes128[] = {
+    X86(&aes128_vaes) X86(&aes128_aesni) X86(&aes128_avx2) X86(&aes128_ssse3) & aes128_ref, NULL};
+static const kuai_impl *const aes192[] = {
+    X86(&aes192_vaes) X86(&aes192_aesni) X86(&aes192_avx2) X86(&aes192_ssse3) & aes192_ref, NULL};
+static const kuai_impl *const aes256[] = {
+    X86(&aes256_vaes) X86(&aes256_aesni) X86(&aes256_avx2) X86(&aes256_ssse3) & aes256_ref, NULL};
 static const kuai_impl *const none[] = {NULL};
 
 const kuai_impl *const *kuai_impls(kuai_cipher c)
@@ -40,6 +52,12 @@ const kuai_impl *const *kuai_impls(kuai_cipher c)
         return ublock256_256;
     case KUAI_SM4:
         return sm4;
+    case KUAI_AES_128:
+        return aes128;
+    case KUAI_AES_192:
+        return aes192;
+    case KUAI_AES_256:
+        return aes256;
     default:
         return none;
     }

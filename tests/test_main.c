@@ -368,6 +368,12 @@ int main(int argc, char **argv)
     test_sm4_backend_internals();
     test_sm4_cryptography_vectors();
     test_sm4_openssl();
+    test_aes_backend_internals();
+    test_aes_fips197();
+    test_aes_cryptography_vectors();
+    test_aes_openssl();
+    test_aes_monte_carlo();
+    test_aes_sw();
     test_modes_diff();
     test_modes_unaligned();
     test_modes_multi();

@@ -137,5 +137,11 @@ void test_guard_pages(void);              /* test_guard.c */
 void test_sm4_backend_internals(void);    /* test_sm4.c */
 void test_sm4_openssl(void);              /* test_sm4.c */
 void test_sm4_cryptography_vectors(void); /* test_sm4.c */
+void test_aes_backend_internals(void);    /* test_aes.c */
+void test_aes_fips197(void);              /* test_aes.c */
+void test_aes_cryptography_vectors(void); /* test_aes.c */
+void test_aes_openssl(void);              /* test_aes.c */
+void test_aes_monte_carlo(void);          /* test_aes.c */
+void test_aes_sw(void);                   /* test_aes_sw.c */
 
 #endif

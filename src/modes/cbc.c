@@ -32,6 +32,11 @@ int kuai_cbc_decrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t 
     if (r)
         return r;
     const kuai_impl *impl = kuai_key_impl(k);
+    if (impl->cbc_dec_blocks) {
+        if (len)
+            impl->cbc_dec_blocks(k, iv, in, out, len / bs);
+        return KUAI_OK;
+    }
     /* In place, a chunk's ciphertext is kept here before decryption
      * overwrites it; it is public, so the copy needs no wiping. */
     uint8_t saved[KUAI_CHUNK_BLOCKS * KUAI_MAX_BLOCK];

@@ -1,0 +1,147 @@
+/*
+ * AES, AES-NI backend: 8 blocks in flight on xmm registers for ECB, CBC
+ * decryption and CTR, the CBC chain in a register, and 8 streams of
+ * different keys interleaved for the multi-key calls (aes_ni_xmm.h).
+ *
+ * Compiled with -maes -mssse3 only, not -mavx: it is the AES backend of
+ * CPUs with AES-NI but without AVX (Westmere, Goldmont), and pshufb (for
+ * the counter blocks) is all it needs beyond AES-NI.
+ */
+#include "aes_ni_xmm.h"
+#include "aes_x86.h"
+
+/* 16 lanes in two groups of 8: one kernel call serves 16 streams, and a
+ * group of 8 is what keeps the AES units busy. */
+#define AESNI_MK_GROUPS 2
+
+static int aes_aesni_available(void)
+{
+    unsigned need = KUAI_CPU_AESNI | KUAI_CPU_SSSE3;
+    return (kuai_cpu_features() & need) == need;
+}
+
+static void aes_aesni_enc_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
+{
+    const aes_sched *s = aes_sched_const(k);
+    AESX_BY_NR(s->nr, aesx_crypt_blocks((const uint8_t(*)[16])s->rk, NR, 0, in, out, nblocks))
+}
+
+static void aes_aesni_dec_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
+{
+    const aes_sched *s = aes_sched_const(k);
+    AESX_BY_NR(s->nr, aesx_crypt_blocks((const uint8_t(*)[16])s->drk, NR, 1, in, out, nblocks))
+}
+
+static void aes_aesni_ctr_blocks(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
+                                 size_t nblocks)
+{
+    const aes_sched *s = aes_sched_const(k);
+    AESX_BY_NR(s->nr, aesx_ctr((const uint8_t(*)[16])s->rk, NR, ctr, in, out, nblocks))
+}
+
+static void aes_aesni_cbc_dec_blocks(const kuai_key *k, uint8_t *iv, const uint8_t *in,
+                                     uint8_t *out, size_t nblocks)
+{
+    const aes_sched *s = aes_sched_const(k);
+    AESX_BY_NR(s->nr, aesx_cbc_dec((const uint8_t(*)[16])s->drk, NR, iv, in, out, nblocks))
+}
+
+void aes_aesni_cbc_enc_blocks(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                              size_t nblocks)
+{
+    const aes_sched *s = aes_sched_const(k);
+    AESX_BY_NR(s->nr, aesx_cbc_enc((const uint8_t(*)[16])s->rk, NR, iv, in, out, nblocks))
+}
+
+/* SubWord through aesenclast: with the word in all four columns ShiftRows
+ * moves nothing, and a zero round key leaves SubBytes alone. Constant time
+ * (no table). */
+static inline uint32_t aesni_subword(uint32_t w)
+{
+    __m128i x = _mm_aesenclast_si128(_mm_set1_epi32((int)w), _mm_setzero_si128());
+    return (uint32_t)_mm_cvtsi128_si32(x);
+}
+
+/* The shared schedule form (aes.h): FIPS-197 section 5.2 with the S-box in
+ * hardware, and drk by aesimc (InvMixColumns), the same keys the portable
+ * aes_derive_dec computes (the tests compare both with aes_expand_raw's).
+ * Written out rather than through aes_expand_with: a call through a
+ * pointer per word and the portable InvMixColumns cost more than the rest
+ * of a short message. */
+void aes_aesni_expand(kuai_key *k, const uint8_t *key)
+{
+    aes_sched *s = aes_sched_of(k);
+    const unsigned nk = aes_key_bytes(k) / 4, nr = nk + 6, total = 4 * (nr + 1);
+    uint32_t w[4 * (AES_MAX_ROUNDS + 1)];
+    uint32_t rcon = 1;
+    s->nr = nr;
+    s->nk = nk;
+    for (unsigned i = 0; i < nk; i++)
+        w[i] = load_be32(key + 4 * i);
+    /* j = i mod nk, kept by hand: a division per word would cost more
+     * than the S-boxes (i and nk are public, so are the branches). */
+    for (unsigned i = nk, j = 0; i < total; i++, j = j + 1 == nk ? 0 : j + 1) {
+        uint32_t t = w[i - 1];
+        if (j == 0) {
+            t = aesni_subword(t << 8 | t >> 24) ^ rcon << 24;
+            rcon = (rcon << 1) ^ (0x11bu & (0u - (rcon >> 7)));
+        } else if (nk > 6 && j == 4) {
+            t = aesni_subword(t);
+        }
+        w[i] = w[i - nk] ^ t;
+    }
+    for (unsigned i = 0; i < total; i++)
+        store_be32(s->rk[i / 4] + 4 * (i % 4), w[i]);
+    kuai_wipe(w, sizeof w);
+    aesx_storeu(s->drk[0], aesx_loadu(s->rk[nr]));
+    for (unsigned i = 1; i < nr; i++)
+        aesx_storeu(s->drk[i], _mm_aesimc_si128(aesx_loadu(s->rk[nr - i])));
+    aesx_storeu(s->drk[nr], aesx_loadu(s->rk[0]));
+}
+
+static void aes_aesni_mk_setup(kuai_mk *m, const kuai_key *const *keys, size_t n)
+{
+    aesx_mk_fill(m, keys, n, AESX_W, AESNI_MK_GROUPS);
+}
+
+static void aes_aesni_mk_enc(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n)
+{
+    const aesx_mk_hdr *h = (const aesx_mk_hdr *)(const void *)m->b;
+    AESX_BY_NR(h->nr, aesx_mk_crypt(m, NR, 0, AESNI_MK_GROUPS, in, out, n))
+}
+
+static void aes_aesni_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n)
+{
+    const aesx_mk_hdr *h = (const aesx_mk_hdr *)(const void *)m->b;
+    AESX_BY_NR(h->nr, aesx_mk_crypt(m, NR, 1, AESNI_MK_GROUPS, in, out, n))
+}
+
+static void aes_aesni_mk_cbc_enc(const kuai_mk *m, uint8_t *ivs, const uint8_t *const *in,
+                                 uint8_t *const *out, size_t n, size_t nblocks)
+{
+    const aesx_mk_hdr *h = (const aesx_mk_hdr *)(const void *)m->b;
+    AESX_BY_NR(h->nr, aesx_mk_cbc_enc(m, NR, AESNI_MK_GROUPS, ivs, in, out, n, nblocks))
+}
+
+_Static_assert(AESX_MK_OFF(AESX_W, AESNI_MK_GROUPS, 2, 0, 0, 0) <= KUAI_MK_BYTES,
+               "AES-NI multi-key lanes must fit in kuai_mk");
+
+#define AESNI_IMPL(var, cipher_id)                                                                 \
+    const kuai_impl var = {.name = "aesni",                                                        \
+                           .cipher = cipher_id,                                                    \
+                           .available = aes_aesni_available,                                       \
+                           .expand = aes_aesni_expand,                                             \
+                           .enc_blocks = aes_aesni_enc_blocks,                                     \
+                           .dec_blocks = aes_aesni_dec_blocks,                                     \
+                           .ctr_blocks = aes_aesni_ctr_blocks,                                     \
+                           .cbc_enc_blocks = aes_aesni_cbc_enc_blocks,                             \
+                           .cbc_dec_blocks = aes_aesni_cbc_dec_blocks,                             \
+                           .mk_lanes = AESX_W * AESNI_MK_GROUPS,                                   \
+                           .mk_setup = aes_aesni_mk_setup,                                         \
+                           .mk_enc = aes_aesni_mk_enc,                                             \
+                           .mk_dec = aes_aesni_mk_dec,                                             \
+                           .mk_cbc_enc = aes_aesni_mk_cbc_enc}
+
+AESNI_IMPL(aes128_aesni, KUAI_AES_128);
+AESNI_IMPL(aes192_aesni, KUAI_AES_192);
+AESNI_IMPL(aes256_aesni, KUAI_AES_256);

@@ -1,0 +1,412 @@
+/*
+ * AES on 128-bit registers with the AES-NI instructions: key setup, ECB,
+ * CTR, CBC encryption and the multi-key lanes, as inline functions. The
+ * aesni backend (aes_aesni.c, legacy SSE encoding) is made of them; the
+ * vaes backend (aes_vaes.c, VEX encoding) takes key setup, CBC encryption
+ * and its short tails from here.
+ *
+ * Every function that runs rounds is specialised on the round count (10,
+ * 12, 14) through AESX_BY_NR, so the round loops are fully unrolled and
+ * the round keys can sit in registers.
+
+ */
+#ifndef KUAI_AES_NI_XMM_H
+#define KUAI_AES_NI_XMM_H
+
+#include "../bytes.h"
+#include "aes.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+#define AESX_INLINE static inline __attribute__((always_inline))
+/* Blocks in flight: aesenc has a latency of 4 cycles and a throughput of
+ * two per cycle on Zen (1 per cycle on Intel before Ice Lake), so 8
+ * independent blocks keep the AES units busy. */
+#define AESX_W 8
+#define AESX_CTR_W 12
+
+/* Run `call` with the enum constant NR equal to nr. */
+#define AESX_BY_NR(nr, call)                                                                       \
+    switch (nr) {                                                                                  \
+    case 10: {                                                                                     \
+        enum { NR = 10 };                                                                          \
+        call;                                                                                      \
+    } break;                                                                                       \
+    case 12: {                                                                                     \
+        enum { NR = 12 };                                                                          \
+        call;                                                                                      \
+    } break;                                                                                       \
+    default: {                                                                                     \
+        enum { NR = 14 };                                                                          \
+        call;                                                                                      \
+    } break;                                                                                       \
+    }
+
+#define aesx_loadu(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define aesx_storeu(p, x) _mm_storeu_si128((__m128i *)(void *)(p), x)
+
+/* ---- n blocks, one key ---------------------------------------------------- */
+
+AESX_INLINE void aesx_load_keys(__m128i *k, const uint8_t (*rk)[16], int nr)
+{
+    for (int r = 0; r <= nr; r++)
+        k[r] = aesx_loadu(rk[r]);
+}
+
+AESX_INLINE void aesx_enc_n(__m128i *b, int n, const __m128i *k, int nr)
+{
+    for (int i = 0; i < n; i++)
+        b[i] = _mm_xor_si128(b[i], k[0]);
+    for (int r = 1; r < nr; r++)
+        for (int i = 0; i < n; i++)
+            b[i] = _mm_aesenc_si128(b[i], k[r]);
+    for (int i = 0; i < n; i++)
+        b[i] = _mm_aesenclast_si128(b[i], k[nr]);
+}
+
+AESX_INLINE void aesx_dec_n(__m128i *b, int n, const __m128i *k, int nr)
+{
+    for (int i = 0; i < n; i++)
+        b[i] = _mm_xor_si128(b[i], k[0]);
+    for (int r = 1; r < nr; r++)
+        for (int i = 0; i < n; i++)
+            b[i] = _mm_aesdec_si128(b[i], k[r]);
+    for (int i = 0; i < n; i++)
+        b[i] = _mm_aesdeclast_si128(b[i], k[nr]);
+}
+
+/* n blocks from in to out (n a constant at every call). */
+AESX_INLINE void aesx_crypt_n(const __m128i *k, int nr, int dec, int n, const uint8_t *in,
+                              uint8_t *out)
+{
+    __m128i b[AESX_W];
+    for (int i = 0; i < n; i++)
+        b[i] = aesx_loadu(in + 16 * i);
+    if (dec)
+        aesx_dec_n(b, n, k, nr);
+    else
+        aesx_enc_n(b, n, k, nr);
+    for (int i = 0; i < n; i++)
+        aesx_storeu(out + 16 * i, b[i]);
+}
+
+/* ECB over nblocks: 8 at a time, then 4, 2, 1. */
+AESX_INLINE void aesx_crypt_blocks(const uint8_t (*rk)[16], int nr, int dec, const uint8_t *in,
+                                   uint8_t *out, size_t nblocks)
+{
+    __m128i k[AES_MAX_ROUNDS + 1];
+    aesx_load_keys(k, rk, nr);
+    for (; nblocks >= AESX_W; nblocks -= AESX_W, in += 16 * AESX_W, out += 16 * AESX_W)
+        aesx_crypt_n(k, nr, dec, AESX_W, in, out);
+    if (nblocks & 4) {
+        aesx_crypt_n(k, nr, dec, 4, in, out);
+        in += 64;
+        out += 64;
+    }
+    if (nblocks & 2) {
+        aesx_crypt_n(k, nr, dec, 2, in, out);
+        in += 32;
+        out += 32;
+    }
+    if (nblocks & 1)
+        aesx_crypt_n(k, nr, dec, 1, in, out);
+}
+
+/* ---- CBC encryption ----------------------------------------------------- */
+
+/* The chain stays in a register: per block one XOR, nr AES rounds. The
+ * plaintext is XORed with rk[0] off the chain, so the chain pays one XOR. */
+AESX_INLINE void aesx_cbc_enc(const uint8_t (*rk)[16], int nr, uint8_t *iv, const uint8_t *in,
+                              uint8_t *out, size_t nblocks)
+{
+    __m128i k[AES_MAX_ROUNDS + 1];
+    aesx_load_keys(k, rk, nr);
+    __m128i c = aesx_loadu(iv);
+    for (size_t b = 0; b < nblocks; b++, in += 16, out += 16) {
+        c = _mm_xor_si128(c, _mm_xor_si128(aesx_loadu(in), k[0]));
+        for (int r = 1; r < nr; r++)
+            c = _mm_aesenc_si128(c, k[r]);
+        c = _mm_aesenclast_si128(c, k[nr]);
+        aesx_storeu(out, c);
+    }
+    aesx_storeu(iv, c);
+}
+
+/* ---- CBC decryption ------------------------------------------------------ */
+
+/* n blocks (a constant): decrypt, XOR with the ciphertext block before each
+ * (kept in registers, so in == out works), prev becomes the last one. */
+AESX_INLINE void aesx_cbc_dec_n(const __m128i *k, int nr, int n, __m128i *prev, const uint8_t *in,
+                                uint8_t *out)
+{
+    __m128i c[AESX_CTR_W], b[AESX_CTR_W];
+    for (int i = 0; i < n; i++)
+        b[i] = c[i] = aesx_loadu(in + 16 * i);
+    aesx_dec_n(b, n, k, nr);
+    aesx_storeu(out, _mm_xor_si128(b[0], *prev));
+    for (int i = 1; i < n; i++)
+        aesx_storeu(out + 16 * i, _mm_xor_si128(b[i], c[i - 1]));
+    *prev = c[n - 1];
+}
+
+AESX_INLINE void aesx_cbc_dec(const uint8_t (*drk)[16], int nr, uint8_t *iv, const uint8_t *in,
+                              uint8_t *out, size_t nblocks)
+{
+    __m128i k[AES_MAX_ROUNDS + 1];
+    aesx_load_keys(k, drk, nr);
+    __m128i prev = aesx_loadu(iv);
+    for (; nblocks >= AESX_CTR_W;
+         nblocks -= AESX_CTR_W, in += 16 * AESX_CTR_W, out += 16 * AESX_CTR_W)
+        aesx_cbc_dec_n(k, nr, AESX_CTR_W, &prev, in, out);
+    if (nblocks >= 8) {
+        aesx_cbc_dec_n(k, nr, 8, &prev, in, out);
+        in += 128;
+        out += 128;
+        nblocks -= 8;
+    }
+    if (nblocks & 4) {
+        aesx_cbc_dec_n(k, nr, 4, &prev, in, out);
+        in += 64;
+        out += 64;
+    }
+    if (nblocks & 2) {
+        aesx_cbc_dec_n(k, nr, 2, &prev, in, out);
+        in += 32;
+        out += 32;
+    }
+    if (nblocks & 1)
+        aesx_cbc_dec_n(k, nr, 1, &prev, in, out);
+    aesx_storeu(iv, prev);
+}
+
+/* ---- CTR ------------------------------------------------------------------ */
+
+/* The counter is a 128-bit big-endian integer. It is kept as (hi, lo) in a
+ * register with lo in the low 64-bit lane, so paddq counts, and one pshufb
+ * that reverses the 16 bytes gives the block. lo carries into hi only when
+ * it wraps; a batch that would wrap builds each block from scalars. The
+ * counter is public (it comes from the IV), so branching on it is fine. */
+AESX_INLINE __m128i aesx_rev16(void)
+{
+    return _mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+}
+
+/* Counter blocks ctr + 0 .. ctr + n - 1 into b. */
+AESX_INLINE void aesx_ctr_make(__m128i *b, int n, uint64_t hi, uint64_t lo)
+{
+    const __m128i rev = aesx_rev16();
+    if (lo <= UINT64_MAX - (uint64_t)(n - 1)) {
+        __m128i v = _mm_set_epi64x((long long)hi, (long long)lo);
+        for (int i = 0; i < n; i++)
+            b[i] = _mm_shuffle_epi8(_mm_add_epi64(v, _mm_set_epi64x(0, i)), rev);
+    } else {
+        for (int i = 0; i < n; i++) {
+            uint64_t l = lo + (uint64_t)i, h = hi + (uint64_t)(l < lo);
+            b[i] = _mm_shuffle_epi8(_mm_set_epi64x((long long)h, (long long)l), rev);
+        }
+    }
+}
+
+#define AESX_CTR_ADD(hi, lo, n)                                                                    \
+    do {                                                                                           \
+        uint64_t aesx_old_ = (lo);                                                                 \
+        (lo) += (uint64_t)(n);                                                                     \
+        (hi) += (uint64_t)((lo) < aesx_old_);                                                      \
+    } while (0)
+
+AESX_INLINE void aesx_ctr(const uint8_t (*rk)[16], int nr, uint8_t *ctr, const uint8_t *in,
+                          uint8_t *out, size_t nblocks)
+{
+    __m128i k[AES_MAX_ROUNDS + 1];
+    aesx_load_keys(k, rk, nr);
+    uint64_t hi = load_be64(ctr), lo = load_be64(ctr + 8);
+    __m128i b[AESX_CTR_W];
+    /* The main loop keeps the counter blocks XORed with rk[0] in memory
+     * and rewrites only their last 32-bit word, from scalars (as OpenSSL's
+     * ctr32 code does): the AES units share their vector ports with the
+     * adds, shuffles and XORs that building blocks in registers takes, and
+     * those cost ~10 %. Valid while the upper 96 bits stay the same over a
+     * batch; a batch that crosses a 2^32 boundary is built in registers. */
+    _Alignas(16) uint8_t pre[AESX_CTR_W][16];
+    uint64_t pre_hi = ~hi, pre_mid = 0; /* the upper 96 bits pre[] holds */
+    uint32_t k0w3;
+    memcpy(&k0w3, rk[0] + 12, 4);
+    /* pre[] is written for the next batch as soon as this batch has
+     * loaded it: a 16-byte load right after a 4-byte store into it would
+     * wait for the store to reach the cache. */
+    int pre_ok = 0; /* pre[] holds the blocks of the batch at (hi, lo) */
+    for (; nblocks >= AESX_CTR_W;
+         nblocks -= AESX_CTR_W, in += 16 * AESX_CTR_W, out += 16 * AESX_CTR_W) {
+        uint32_t low = (uint32_t)lo;
+        if (low <= UINT32_MAX - (2 * AESX_CTR_W - 1)) {
+            if (!pre_ok || pre_hi != hi || pre_mid != lo >> 32) {
+                aesx_ctr_make(b, 1, hi, lo);
+                for (int i = 0; i < AESX_CTR_W; i++) {
+                    _mm_store_si128((__m128i *)(void *)pre[i], _mm_xor_si128(b[0], k[0]));
+                    uint32_t w = __builtin_bswap32(low + (uint32_t)i) ^ k0w3;
+                    memcpy(pre[i] + 12, &w, 4);
+                }
+                pre_hi = hi;
+                pre_mid = lo >> 32;
+            }
+            for (int i = 0; i < AESX_CTR_W; i++)
+                b[i] = _mm_load_si128((const __m128i *)(const void *)pre[i]);
+            /* the next batch's words (it cannot wrap: checked above) */
+            for (int i = 0; i < AESX_CTR_W; i++) {
+                uint32_t w = __builtin_bswap32(low + (uint32_t)(AESX_CTR_W + i)) ^ k0w3;
+                memcpy(pre[i] + 12, &w, 4);
+            }
+            pre_ok = 1;
+            for (int r = 1; r < nr; r++)
+                for (int i = 0; i < AESX_CTR_W; i++)
+                    b[i] = _mm_aesenc_si128(b[i], k[r]);
+            for (int i = 0; i < AESX_CTR_W; i++)
+                b[i] = _mm_aesenclast_si128(b[i], k[nr]);
+        } else {
+            pre_ok = 0;
+            aesx_ctr_make(b, AESX_CTR_W, hi, lo);
+            aesx_enc_n(b, AESX_CTR_W, k, nr);
+        }
+        for (int i = 0; i < AESX_CTR_W; i++)
+            aesx_storeu(out + 16 * i, _mm_xor_si128(b[i], aesx_loadu(in + 16 * i)));
+        AESX_CTR_ADD(hi, lo, AESX_CTR_W);
+    }
+    kuai_wipe(pre, sizeof pre);
+    if (nblocks) {
+        /* A whole batch costs what one block's latency does. */
+        uint8_t buf[16 * AESX_CTR_W];
+        memcpy(buf, in, 16 * nblocks);
+        aesx_ctr_make(b, AESX_CTR_W, hi, lo);
+        aesx_enc_n(b, AESX_CTR_W, k, nr);
+        for (int i = 0; i < AESX_CTR_W; i++)
+            aesx_storeu(buf + 16 * i, _mm_xor_si128(b[i], aesx_loadu(buf + 16 * i)));
+        memcpy(out, buf, 16 * nblocks);
+        kuai_wipe(buf, sizeof buf);
+        AESX_CTR_ADD(hi, lo, nblocks);
+    }
+    store_be64(ctr, hi);
+    store_be64(ctr + 8, lo);
+}
+
+/* ---- multi-key -------------------------------------------------------------
+ *
+ * kuai_mk layout: a header, then every lane's round keys interleaved by
+ * round, [dir][group][round][lane], 16 bytes each, lanes of a group
+ * adjacent so that a 256-bit load takes the keys of two lanes. Lanes past
+ * n in the last group repeat the keys of the group's first lane: they
+ * compute garbage that is never stored (or, in CBC encryption, the first
+ * lane's own blocks again), and a full group costs no more than a partial
+ * one.
+ */
+typedef struct aesx_mk_hdr {
+    uint32_t nr, n;
+} aesx_mk_hdr;
+
+#define AESX_MK_HDR 64
+/* Offset of the key of (dir, group, round, lane) in a kuai_mk whose groups
+ * hold `glanes` lanes and that has `ngroups` groups. */
+#define AESX_MK_OFF(glanes, ngroups, dir, g, r, l)                                                 \
+    (AESX_MK_HDR +                                                                                 \
+     16 * ((((size_t)(dir) * (ngroups) + (g)) * (AES_MAX_ROUNDS + 1) + (r)) * (glanes) + (l)))
+
+static void aesx_mk_fill(kuai_mk *m, const kuai_key *const *keys, size_t n, size_t glanes,
+                         size_t ngroups)
+{
+    aesx_mk_hdr *h = (aesx_mk_hdr *)(void *)m->b;
+    const unsigned nr = aes_sched_const(keys[0])->nr;
+    h->nr = nr;
+    h->n = (uint32_t)n;
+    size_t groups = (n + glanes - 1) / glanes;
+    for (size_t g = 0; g < groups; g++) {
+        for (size_t l = 0; l < glanes; l++) {
+            size_t lane = g * glanes + l;
+            /* a spare lane repeats its group's first (see aesx_mk_cbc_enc) */
+            const aes_sched *s = aes_sched_const(keys[lane < n ? lane : g * glanes]);
+            for (unsigned r = 0; r <= nr; r++) {
+                memcpy(m->b + AESX_MK_OFF(glanes, ngroups, 0, g, r, l), s->rk[r], 16);
+                memcpy(m->b + AESX_MK_OFF(glanes, ngroups, 1, g, r, l), s->drk[r], 16);
+            }
+        }
+    }
+}
+
+/* One group of AESX_W lanes, lane i under its own keys from kp (the
+ * group's round-0 keys; round r is r * AESX_W keys on). */
+AESX_INLINE void aesx_mk_group(const uint8_t *kp, int nr, int dec, __m128i *b)
+{
+#define AESX_MKK(r, i) _mm_load_si128((const __m128i *)(const void *)(kp + 16 * ((r)*AESX_W + (i))))
+    for (int i = 0; i < AESX_W; i++)
+        b[i] = _mm_xor_si128(b[i], AESX_MKK(0, i));
+    for (int r = 1; r < nr; r++)
+        for (int i = 0; i < AESX_W; i++)
+            b[i] = dec ? _mm_aesdec_si128(b[i], AESX_MKK(r, i))
+                       : _mm_aesenc_si128(b[i], AESX_MKK(r, i));
+    for (int i = 0; i < AESX_W; i++)
+        b[i] = dec ? _mm_aesdeclast_si128(b[i], AESX_MKK(nr, i))
+                   : _mm_aesenclast_si128(b[i], AESX_MKK(nr, i));
+#undef AESX_MKK
+}
+
+AESX_INLINE void aesx_mk_crypt(const kuai_mk *m, int nr, int dec, size_t ngroups, const uint8_t *in,
+                               uint8_t *out, size_t n)
+{
+    for (size_t g = 0; g * AESX_W < n; g++) {
+        size_t cnt = n - g * AESX_W < AESX_W ? n - g * AESX_W : AESX_W;
+        const uint8_t *src = in + 16 * AESX_W * g;
+        uint8_t *dst = out + 16 * AESX_W * g;
+        /* A partial group goes through a buffer, so that every load and
+         * store below has a constant count (a variable one makes the
+         * compiler spill the blocks and copy them out with rep movs). */
+        uint8_t buf[16 * AESX_W];
+        if (cnt < AESX_W) {
+            memset(buf, 0, sizeof buf);
+            memcpy(buf, src, 16 * cnt);
+            src = dst = buf;
+        }
+        __m128i b[AESX_W];
+        for (int i = 0; i < AESX_W; i++)
+            b[i] = aesx_loadu(src + 16 * i);
+        aesx_mk_group(m->b + AESX_MK_OFF(AESX_W, ngroups, dec, g, 0, 0), nr, dec, b);
+        for (int i = 0; i < AESX_W; i++)
+            aesx_storeu(dst + 16 * i, b[i]);
+        if (cnt < AESX_W) {
+            memcpy(out + 16 * AESX_W * g, buf, 16 * cnt);
+            kuai_wipe(buf, sizeof buf);
+        }
+    }
+}
+
+/* Multi-key CBC encryption: the chains of a group's 8 lanes in registers,
+ * one block of every lane per step. A spare lane of a partial group runs
+ * the group's first stream again (same keys, chain, input and output), so
+ * every step has constant counts; its stores write the same bytes as the
+ * first lane's. */
+AESX_INLINE void aesx_mk_cbc_enc(const kuai_mk *m, int nr, size_t ngroups, uint8_t *ivs,
+                                 const uint8_t *const *in, uint8_t *const *out, size_t n,
+                                 size_t nblocks)
+{
+    for (size_t g = 0; g * AESX_W < n; g++) {
+        const uint8_t *kp = m->b + AESX_MK_OFF(AESX_W, ngroups, 0, g, 0, 0);
+        const uint8_t *ip[AESX_W];
+        uint8_t *op[AESX_W];
+        __m128i c[AESX_W];
+        for (size_t i = 0; i < AESX_W; i++) {
+            size_t lane = g * AESX_W + i < n ? g * AESX_W + i : g * AESX_W;
+            ip[i] = in[lane];
+            op[i] = out[lane];
+            c[i] = aesx_loadu(ivs + 16 * lane);
+        }
+        for (size_t off = 0; off < 16 * nblocks; off += 16) {
+            for (int i = 0; i < AESX_W; i++)
+                c[i] = _mm_xor_si128(c[i], aesx_loadu(ip[i] + off));
+            aesx_mk_group(kp, nr, 0, c);
+            for (int i = 0; i < AESX_W; i++)
+                aesx_storeu(op[i] + off, c[i]);
+        }
+        for (size_t i = 0; i < AESX_W && g * AESX_W + i < n; i++)
+            aesx_storeu(ivs + 16 * (g * AESX_W + i), c[i]);
+    }
+}
+
+#endif

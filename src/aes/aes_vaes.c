@@ -1,0 +1,383 @@
+/*
+ * AES, VAES + AVX2 backend: two blocks per ymm register, 8 registers (16
+ * blocks) in flight for ECB, CBC decryption and CTR, and 32 multi-key
+ * lanes in groups of 16. CBC encryption is bound by one block's latency,
+ * which wider registers do not shorten: it is the AES-NI one. Compiled
+ * with -mavx2 -mvaes -maes for this file only; chosen at run time.
+ */
+#include "aes_ni_xmm.h"
+#include "aes_x86.h"
+
+#define AESY_INLINE static inline __attribute__((always_inline))
+/* ymm registers in flight: 16 blocks. With 8 blocks (4 registers) a VAES
+ * core with two AES units and a 4-cycle latency would idle half the time. */
+#define AESY_V 8
+#define AESY_MK_GROUPS 2
+
+#define aesy_loadu(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define aesy_storeu(p, x) _mm256_storeu_si256((__m256i *)(void *)(p), x)
+
+static int aes_vaes_available(void)
+{
+    /* built with -maes too: the compiler may use 128-bit AES-NI */
+    unsigned need = KUAI_CPU_VAES | KUAI_CPU_AVX2 | KUAI_CPU_AESNI;
+    return (kuai_cpu_features() & need) == need;
+}
+
+/* Round keys broadcast to both 128-bit lanes. */
+AESY_INLINE void aesy_load_keys(__m256i *k, const uint8_t (*rk)[16], int nr)
+{
+    for (int r = 0; r <= nr; r++)
+        k[r] = _mm256_broadcastsi128_si256(aesx_loadu(rk[r]));
+}
+
+AESY_INLINE void aesy_enc_n(__m256i *b, int n, const __m256i *k, int nr)
+{
+    for (int i = 0; i < n; i++)
+        b[i] = _mm256_xor_si256(b[i], k[0]);
+    for (int r = 1; r < nr; r++)
+        for (int i = 0; i < n; i++)
+            b[i] = _mm256_aesenc_epi128(b[i], k[r]);
+    for (int i = 0; i < n; i++)
+        b[i] = _mm256_aesenclast_epi128(b[i], k[nr]);
+}
+
+AESY_INLINE void aesy_dec_n(__m256i *b, int n, const __m256i *k, int nr)
+{
+    for (int i = 0; i < n; i++)
+        b[i] = _mm256_xor_si256(b[i], k[0]);
+    for (int r = 1; r < nr; r++)
+        for (int i = 0; i < n; i++)
+            b[i] = _mm256_aesdec_epi128(b[i], k[r]);
+    for (int i = 0; i < n; i++)
+        b[i] = _mm256_aesdeclast_epi128(b[i], k[nr]);
+}
+
+/* n registers (2n blocks) from in to out. */
+AESY_INLINE void aesy_crypt_n(const __m256i *k, int nr, int dec, int n, const uint8_t *in,
+                              uint8_t *out)
+{
+    __m256i b[AESY_V];
+    for (int i = 0; i < n; i++)
+        b[i] = aesy_loadu(in + 32 * i);
+    if (dec)
+        aesy_dec_n(b, n, k, nr);
+    else
+        aesy_enc_n(b, n, k, nr);
+    for (int i = 0; i < n; i++)
+        aesy_storeu(out + 32 * i, b[i]);
+}
+
+/* ECB: 16 blocks at a time, then 8, 4, 2; an odd last block on xmm. */
+AESY_INLINE void aesy_crypt_blocks(const uint8_t (*rk)[16], int nr, int dec, const uint8_t *in,
+                                   uint8_t *out, size_t nblocks)
+{
+    __m256i k[AES_MAX_ROUNDS + 1];
+    aesy_load_keys(k, rk, nr);
+    for (; nblocks >= 2 * AESY_V; nblocks -= 2 * AESY_V, in += 32 * AESY_V, out += 32 * AESY_V)
+        aesy_crypt_n(k, nr, dec, AESY_V, in, out);
+    if (nblocks & 8) {
+        aesy_crypt_n(k, nr, dec, 4, in, out);
+        in += 128;
+        out += 128;
+    }
+    if (nblocks & 4) {
+        aesy_crypt_n(k, nr, dec, 2, in, out);
+        in += 64;
+        out += 64;
+    }
+    if (nblocks & 2) {
+        aesy_crypt_n(k, nr, dec, 1, in, out);
+        in += 32;
+        out += 32;
+    }
+    if (nblocks & 1) {
+        __m128i kx[AES_MAX_ROUNDS + 1];
+        for (int r = 0; r <= nr; r++)
+            kx[r] = _mm256_castsi256_si128(k[r]);
+        aesx_crypt_n(kx, nr, dec, 1, in, out);
+    }
+}
+
+static void aes_vaes_enc_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
+{
+    const aes_sched *s = aes_sched_const(k);
+    AESX_BY_NR(s->nr, aesy_crypt_blocks((const uint8_t(*)[16])s->rk, NR, 0, in, out, nblocks))
+}
+
+static void aes_vaes_dec_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
+{
+    const aes_sched *s = aes_sched_const(k);
+    AESX_BY_NR(s->nr, aesy_crypt_blocks((const uint8_t(*)[16])s->drk, NR, 1, in, out, nblocks))
+}
+
+/* ---- CBC decryption ------------------------------------------------------ */
+
+/* n registers (2n blocks): decrypt, XOR with the ciphertext shifted by one
+ * block (the register before's upper block, or prev for the first), all
+ * loads before any store so in == out works. */
+AESY_INLINE void aesy_cbc_dec_n(const __m256i *k, int nr, int n, __m128i *prev, const uint8_t *in,
+                                uint8_t *out)
+{
+    __m256i b[AESY_V], s[AESY_V];
+    for (int i = 0; i < n; i++)
+        b[i] = aesy_loadu(in + 32 * i);
+    s[0] = _mm256_inserti128_si256(_mm256_castsi128_si256(*prev), _mm256_castsi256_si128(b[0]), 1);
+    for (int i = 1; i < n; i++)
+        s[i] = aesy_loadu(in + 32 * i - 16);
+    __m128i last = _mm256_extracti128_si256(b[n - 1], 1);
+    aesy_dec_n(b, n, k, nr);
+    for (int i = 0; i < n; i++)
+        aesy_storeu(out + 32 * i, _mm256_xor_si256(b[i], s[i]));
+    *prev = last;
+}
+
+AESY_INLINE void aesy_cbc_dec(const uint8_t (*drk)[16], int nr, uint8_t *iv, const uint8_t *in,
+                              uint8_t *out, size_t nblocks)
+{
+    __m256i k[AES_MAX_ROUNDS + 1];
+    aesy_load_keys(k, drk, nr);
+    __m128i prev = aesx_loadu(iv);
+    for (; nblocks >= 2 * AESY_V; nblocks -= 2 * AESY_V, in += 32 * AESY_V, out += 32 * AESY_V)
+        aesy_cbc_dec_n(k, nr, AESY_V, &prev, in, out);
+    if (nblocks & 8) {
+        aesy_cbc_dec_n(k, nr, 4, &prev, in, out);
+        in += 128;
+        out += 128;
+    }
+    if (nblocks & 4) {
+        aesy_cbc_dec_n(k, nr, 2, &prev, in, out);
+        in += 64;
+        out += 64;
+    }
+    if (nblocks & 2) {
+        aesy_cbc_dec_n(k, nr, 1, &prev, in, out);
+        in += 32;
+        out += 32;
+    }
+    if (nblocks & 1) {
+        __m128i kx[AES_MAX_ROUNDS + 1];
+        for (int r = 0; r <= nr; r++)
+            kx[r] = _mm256_castsi256_si128(k[r]);
+        aesx_cbc_dec_n(kx, nr, 1, &prev, in, out);
+    }
+    aesx_storeu(iv, prev);
+}
+
+static void aes_vaes_cbc_dec_blocks(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                                    size_t nblocks)
+{
+    const aes_sched *s = aes_sched_const(k);
+    AESX_BY_NR(s->nr, aesy_cbc_dec((const uint8_t(*)[16])s->drk, NR, iv, in, out, nblocks))
+}
+
+/* ---- CTR: as aes_ni_xmm.h, two counters per register ---------------------- */
+
+AESY_INLINE __m256i aesy_rev16(void)
+{
+    return _mm256_broadcastsi128_si256(aesx_rev16());
+}
+
+/* Counter blocks ctr + 0 .. ctr + 2n - 1 into b[0..n-1]. */
+AESY_INLINE void aesy_ctr_make(__m256i *b, int n, uint64_t hi, uint64_t lo)
+{
+    const __m256i rev = aesy_rev16();
+    if (lo <= UINT64_MAX - (uint64_t)(2 * n - 1)) {
+        /* (lo, hi) in both lanes, lane 1 one ahead */
+        __m256i v = _mm256_add_epi64(
+            _mm256_set_epi64x((long long)hi, (long long)lo, (long long)hi, (long long)lo),
+            _mm256_set_epi64x(0, 1, 0, 0));
+        for (int i = 0; i < n; i++)
+            b[i] = _mm256_shuffle_epi8(_mm256_add_epi64(v, _mm256_set_epi64x(0, 2 * i, 0, 2 * i)),
+                                       rev);
+    } else {
+        for (int i = 0; i < n; i++) {
+            uint64_t l0 = lo + (uint64_t)(2 * i), h0 = hi + (uint64_t)(l0 < lo);
+            uint64_t l1 = l0 + 1, h1 = h0 + (uint64_t)(l1 < l0);
+            b[i] = _mm256_shuffle_epi8(
+                _mm256_set_epi64x((long long)h1, (long long)l1, (long long)h0, (long long)l0), rev);
+        }
+    }
+}
+
+AESY_INLINE void aesy_ctr(const uint8_t (*rk)[16], int nr, uint8_t *ctr, const uint8_t *in,
+                          uint8_t *out, size_t nblocks)
+{
+    __m256i k[AES_MAX_ROUNDS + 1];
+    aesy_load_keys(k, rk, nr);
+    uint64_t hi = load_be64(ctr), lo = load_be64(ctr + 8);
+    __m256i b[AESY_V];
+    for (; nblocks >= 2 * AESY_V; nblocks -= 2 * AESY_V, in += 32 * AESY_V, out += 32 * AESY_V) {
+        aesy_ctr_make(b, AESY_V, hi, lo);
+        aesy_enc_n(b, AESY_V, k, nr);
+        for (int i = 0; i < AESY_V; i++)
+            aesy_storeu(out + 32 * i, _mm256_xor_si256(b[i], aesy_loadu(in + 32 * i)));
+        AESX_CTR_ADD(hi, lo, 2 * AESY_V);
+    }
+    if (nblocks) {
+        /* Up to 15 blocks: as many registers as they need (8 blocks cost
+         * the latency of one, so rounding up to 4, then 8, is free). */
+        uint8_t buf[32 * AESY_V];
+        memcpy(buf, in, 16 * nblocks);
+        if (nblocks <= 8) {
+            aesy_ctr_make(b, 4, hi, lo);
+            aesy_enc_n(b, 4, k, nr);
+            for (int i = 0; i < 4; i++)
+                aesy_storeu(buf + 32 * i, _mm256_xor_si256(b[i], aesy_loadu(buf + 32 * i)));
+        } else {
+            aesy_ctr_make(b, AESY_V, hi, lo);
+            aesy_enc_n(b, AESY_V, k, nr);
+            for (int i = 0; i < AESY_V; i++)
+                aesy_storeu(buf + 32 * i, _mm256_xor_si256(b[i], aesy_loadu(buf + 32 * i)));
+        }
+        memcpy(out, buf, 16 * nblocks);
+        kuai_wipe(buf, sizeof buf);
+        AESX_CTR_ADD(hi, lo, nblocks);
+    }
+    store_be64(ctr, hi);
+    store_be64(ctr + 8, lo);
+}
+
+static void aes_vaes_ctr_blocks(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
+                                size_t nblocks)
+{
+    const aes_sched *s = aes_sched_const(k);
+    AESX_BY_NR(s->nr, aesy_ctr((const uint8_t(*)[16])s->rk, NR, ctr, in, out, nblocks))
+}
+
+/* ---- multi-key: groups of 16 lanes, two per register ------------------------
+ * The layout of aes_ni_xmm.h with 16 lanes per group: lanes 2j and 2j + 1
+ * of a round are adjacent, one 256-bit load. */
+#define AESY_GL (2 * AESY_V)
+
+static void aes_vaes_mk_setup(kuai_mk *m, const kuai_key *const *keys, size_t n)
+{
+    aesx_mk_fill(m, keys, n, AESY_GL, AESY_MK_GROUPS);
+}
+
+AESY_INLINE void aesy_mk_group(const uint8_t *kp, int nr, int dec, __m256i *b)
+{
+#define AESY_MKK(r, i)                                                                             \
+    _mm256_load_si256((const __m256i *)(const void *)(kp + 16 * ((r)*AESY_GL + 2 * (i))))
+    for (int i = 0; i < AESY_V; i++)
+        b[i] = _mm256_xor_si256(b[i], AESY_MKK(0, i));
+    for (int r = 1; r < nr; r++)
+        for (int i = 0; i < AESY_V; i++)
+            b[i] = dec ? _mm256_aesdec_epi128(b[i], AESY_MKK(r, i))
+                       : _mm256_aesenc_epi128(b[i], AESY_MKK(r, i));
+    for (int i = 0; i < AESY_V; i++)
+        b[i] = dec ? _mm256_aesdeclast_epi128(b[i], AESY_MKK(nr, i))
+                   : _mm256_aesenclast_epi128(b[i], AESY_MKK(nr, i));
+#undef AESY_MKK
+}
+
+AESY_INLINE void aesy_mk_crypt(const kuai_mk *m, int nr, int dec, const uint8_t *in, uint8_t *out,
+                               size_t n)
+{
+    for (size_t g = 0; g * AESY_GL < n; g++) {
+        size_t cnt = n - g * AESY_GL < AESY_GL ? n - g * AESY_GL : AESY_GL;
+        const uint8_t *src = in + 16 * g * AESY_GL;
+        uint8_t *dst = out + 16 * g * AESY_GL;
+        uint8_t buf[16 * AESY_GL];
+        if (cnt < AESY_GL) {
+            memset(buf, 0, sizeof buf);
+            memcpy(buf, src, 16 * cnt);
+            src = buf;
+            dst = buf;
+        }
+        __m256i b[AESY_V];
+        for (int i = 0; i < AESY_V; i++)
+            b[i] = aesy_loadu(src + 32 * i);
+        aesy_mk_group(m->b + AESX_MK_OFF(AESY_GL, AESY_MK_GROUPS, dec, g, 0, 0), nr, dec, b);
+        for (int i = 0; i < AESY_V; i++)
+            aesy_storeu(dst + 32 * i, b[i]);
+        if (cnt < AESY_GL) {
+            memcpy(out + 16 * g * AESY_GL, buf, 16 * cnt);
+            kuai_wipe(buf, sizeof buf);
+        }
+    }
+}
+
+static void aes_vaes_mk_enc(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n)
+{
+    const aesx_mk_hdr *h = (const aesx_mk_hdr *)(const void *)m->b;
+    AESX_BY_NR(h->nr, aesy_mk_crypt(m, NR, 0, in, out, n))
+}
+
+static void aes_vaes_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n)
+{
+    const aesx_mk_hdr *h = (const aesx_mk_hdr *)(const void *)m->b;
+    AESX_BY_NR(h->nr, aesy_mk_crypt(m, NR, 1, in, out, n))
+}
+
+/* Multi-key CBC encryption: 16 chains in 8 registers, lanes 2j and 2j + 1
+ * sharing one; spare lanes rerun the group's first stream, as in
+ * aesx_mk_cbc_enc. */
+AESY_INLINE void aesy_mk_cbc_enc(const kuai_mk *m, int nr, uint8_t *ivs, const uint8_t *const *in,
+                                 uint8_t *const *out, size_t n, size_t nblocks)
+{
+    for (size_t g = 0; g * AESY_GL < n; g++) {
+        const uint8_t *kp = m->b + AESX_MK_OFF(AESY_GL, AESY_MK_GROUPS, 0, g, 0, 0);
+        const uint8_t *ip[AESY_GL];
+        uint8_t *op[AESY_GL];
+        __m128i iv[AESY_GL];
+        __m256i c[AESY_V];
+        for (size_t i = 0; i < AESY_GL; i++) {
+            size_t lane = g * AESY_GL + i < n ? g * AESY_GL + i : g * AESY_GL;
+            ip[i] = in[lane];
+            op[i] = out[lane];
+            iv[i] = aesx_loadu(ivs + 16 * lane);
+        }
+        for (int j = 0; j < AESY_V; j++)
+            c[j] = _mm256_set_m128i(iv[2 * j + 1], iv[2 * j]);
+        for (size_t off = 0; off < 16 * nblocks; off += 16) {
+            for (int j = 0; j < AESY_V; j++) {
+                __m256i x =
+                    _mm256_inserti128_si256(_mm256_castsi128_si256(aesx_loadu(ip[2 * j] + off)),
+                                            aesx_loadu(ip[2 * j + 1] + off), 1);
+                c[j] = _mm256_xor_si256(c[j], x);
+            }
+            aesy_mk_group(kp, nr, 0, c);
+            for (int j = 0; j < AESY_V; j++) {
+                aesx_storeu(op[2 * j] + off, _mm256_castsi256_si128(c[j]));
+                aesx_storeu(op[2 * j + 1] + off, _mm256_extracti128_si256(c[j], 1));
+            }
+        }
+        for (int j = 0; j < AESY_V; j++) {
+            iv[2 * j] = _mm256_castsi256_si128(c[j]);
+            iv[2 * j + 1] = _mm256_extracti128_si256(c[j], 1);
+        }
+        for (size_t i = 0; i < AESY_GL && g * AESY_GL + i < n; i++)
+            aesx_storeu(ivs + 16 * (g * AESY_GL + i), iv[i]);
+    }
+}
+
+static void aes_vaes_mk_cbc_enc(const kuai_mk *m, uint8_t *ivs, const uint8_t *const *in,
+                                uint8_t *const *out, size_t n, size_t nblocks)
+{
+    const aesx_mk_hdr *h = (const aesx_mk_hdr *)(const void *)m->b;
+    AESX_BY_NR(h->nr, aesy_mk_cbc_enc(m, NR, ivs, in, out, n, nblocks))
+}
+
+_Static_assert(AESX_MK_OFF(AESY_GL, AESY_MK_GROUPS, 2, 0, 0, 0) <= KUAI_MK_BYTES,
+               "VAES multi-key lanes must fit in kuai_mk");
+
+#define VAES_IMPL(var, cipher_id)                                                                  \
+    const kuai_impl var = {.name = "vaes",                                                         \
+                           .cipher = cipher_id,                                                    \
+                           .available = aes_vaes_available,                                        \
+                           .expand = aes_aesni_expand,                                             \
+                           .enc_blocks = aes_vaes_enc_blocks,                                      \
+                           .dec_blocks = aes_vaes_dec_blocks,                                      \
+                           .ctr_blocks = aes_vaes_ctr_blocks,                                      \
+                           .cbc_enc_blocks = aes_aesni_cbc_enc_blocks,                             \
+                           .cbc_dec_blocks = aes_vaes_cbc_dec_blocks,                              \
+                           .mk_lanes = AESY_GL * AESY_MK_GROUPS,                                   \
+                           .mk_setup = aes_vaes_mk_setup,                                          \
+                           .mk_enc = aes_vaes_mk_enc,                                              \
+                           .mk_dec = aes_vaes_mk_dec,                                              \
+                           .mk_cbc_enc = aes_vaes_mk_cbc_enc}
+
+VAES_IMPL(aes128_vaes, KUAI_AES_128);
+VAES_IMPL(aes192_vaes, KUAI_AES_192);
+VAES_IMPL(aes256_vaes, KUAI_AES_256);

@@ -1,0 +1,964 @@
+/*
+ * AES: every backend kuai_backends() lists for AES-128/192/256, checked
+ * against OpenSSL's AES (EVP), an implementation that shares no code with
+ * kuai, so nothing here depends on kuai's own "ref" backend:
+ *
+ *  - the backend seam: table entries, the shared schedule (FIPS-197
+ *    appendix A round keys, rk/drk equal to the portable expansion), and
+ *    the kernels directly (enc/dec/ctr/cbc_enc/multi-key) for 1..70 blocks,
+ *    counters across the 2^32, 2^64 and 2^128 carries;
+ *  - FIPS-197 appendix C;
+ *  - the NIST CAVP sets of the PyPI package cryptography-vectors (ECB and
+ *    CBC GFSbox/KeySbox/VarKey/VarTxt/MMT, RFC 3686 CTR, GCM encrypt and
+ *    decrypt with the FAIL cases) from $KUAI_CRYPTOGRAPHY_VECTORS, reported
+ *    SKIPPED without it;
+ *  - ECB/CBC/CTR/GCM against OpenSSL on random keys, IVs, AAD and lengths,
+ *    whole, in place and in pieces; and the AESAVS Monte Carlo chain for
+ *    ECB (100 x 1000 encryptions with the key updated) against OpenSSL
+ *    running the same chain.
+ */
+#include "test_util.h"
+
+#include "aes/aes.h"
+#include "vectors.h"
+
+#include <openssl/evp.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const kuai_cipher aes_ciphers[3] = {KUAI_AES_128, KUAI_AES_192, KUAI_AES_256};
+
+static int selected(const char *name)
+{
+    return !t_only_backend || strcmp(name, t_only_backend) == 0;
+}
+
+/* ---- OpenSSL, the oracle -------------------------------------------------- */
+
+typedef enum aes_op { A_ECB_ENC, A_ECB_DEC, A_CBC_ENC, A_CBC_DEC, A_CTR, A_N } aes_op;
+static const char *const a_names[A_N] = {"ECB-enc", "ECB-dec", "CBC-enc", "CBC-dec", "CTR"};
+
+static const EVP_CIPHER *ossl_cipher(kuai_cipher c, int mode /* 0 ECB 1 CBC 2 CTR 3 GCM */)
+{
+    static const EVP_CIPHER *(*const tab[3][4])(void) = {
+        {EVP_aes_128_ecb, EVP_aes_128_cbc, EVP_aes_128_ctr, EVP_aes_128_gcm},
+        {EVP_aes_192_ecb, EVP_aes_192_cbc, EVP_aes_192_ctr, EVP_aes_192_gcm},
+        {EVP_aes_256_ecb, EVP_aes_256_cbc, EVP_aes_256_ctr, EVP_aes_256_gcm}};
+    int i = c == KUAI_AES_128 ? 0 : c == KUAI_AES_192 ? 1 : 2;
+    return tab[i][mode]();
+}
+
+/* OpenSSL's answer for one whole message; 0 if OpenSSL failed. */
+static int ossl_crypt(kuai_cipher c, aes_op o, const uint8_t *key, const uint8_t iv[16],
+                      const uint8_t *in, uint8_t *out, size_t len)
+{
+    const EVP_CIPHER *ci = ossl_cipher(c, o <= A_ECB_DEC ? 0 : o <= A_CBC_DEC ? 1 : 2);
+    const int enc = o != A_ECB_DEC && o != A_CBC_DEC;
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int ok = ctx && EVP_CipherInit_ex(ctx, ci, NULL, key, o <= A_ECB_DEC ? NULL : iv, enc) &&
+             EVP_CIPHER_CTX_set_padding(ctx, 0);
+    size_t done = 0;
+    while (ok && done < len) {
+        int piece = len - done > (1u << 20) ? 1 << 20 : (int)(len - done), outl = 0;
+        ok = EVP_CipherUpdate(ctx, out + done, &outl, in + done, piece) && outl == piece;
+        done += (size_t)piece;
+    }
+    int fl = 0;
+    uint8_t fin[32];
+    ok = ok && EVP_CipherFinal_ex(ctx, fin, &fl) && fl == 0;
+    EVP_CIPHER_CTX_free(ctx);
+    return ok;
+}
+
+/* OpenSSL AES-GCM, one message. enc: writes out and tag (tag_len bytes).
+ * dec: returns 1 when the tag verifies, 0 when not, -1 on an API failure. */
+static int ossl_gcm(kuai_cipher c, int enc, const uint8_t *key, const uint8_t *iv, size_t iv_len,
+                    const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out, size_t len,
+                    uint8_t *tag, size_t tag_len)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int outl = 0, ok = ctx && EVP_CipherInit_ex(ctx, ossl_cipher(c, 3), NULL, NULL, NULL, enc) &&
+                       EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IVLEN, (int)iv_len, NULL) &&
+                       EVP_CipherInit_ex(ctx, NULL, NULL, key, iv, enc);
+    if (ok && aad_len)
+        ok = EVP_CipherUpdate(ctx, NULL, &outl, aad, (int)aad_len);
+    if (ok && len)
+        ok = EVP_CipherUpdate(ctx, out, &outl, in, (int)len) && (size_t)outl == len;
+    int r = ok ? 1 : -1;
+    if (ok && !enc)
+        ok = EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, (int)tag_len, tag);
+    if (ok) {
+        uint8_t fin[16];
+        int fl = 0;
+        int fr = EVP_CipherFinal_ex(ctx, fin, &fl);
+        if (enc)
+            r = fr && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, (int)tag_len, tag) ? 1 : -1;
+        else
+            r = fr ? 1 : 0;
+    } else {
+        r = -1;
+    }
+    EVP_CIPHER_CTX_free(ctx);
+    return r;
+}
+
+static int kuai_op(aes_op o, const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                   size_t len)
+{
+    switch (o) {
+    case A_ECB_ENC:
+        return kuai_ecb_encrypt(k, in, out, len);
+    case A_ECB_DEC:
+        return kuai_ecb_decrypt(k, in, out, len);
+    case A_CBC_ENC:
+        return kuai_cbc_encrypt(k, iv, in, out, len);
+    case A_CBC_DEC:
+        return kuai_cbc_decrypt(k, iv, in, out, len);
+    default:
+        return kuai_ctr_crypt(k, iv, in, out, len);
+    }
+}
+
+/* ---- the backend seam ------------------------------------------------------ */
+
+/* FIPS-197 appendix A: the cipher keys and their last round keys. */
+static const struct {
+    kuai_cipher c;
+    const char *key, *last_rk;
+} fips197_a[] = {
+    {KUAI_AES_128, "2b7e151628aed2a6abf7158809cf4f3c", "d014f9a8c9ee2589e13f0cc8b6630ca6"},
+    {KUAI_AES_192, "8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b",
+     "e98ba06f448c773c8ecc720401002202"},
+    {KUAI_AES_256, "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4",
+     "fe4890d1e6188d0b046df344706c631e"},
+};
+
+static void seam_table(kuai_cipher c)
+{
+    const char *cn = kuai_cipher_name(c);
+    const kuai_impl *const *impls = kuai_impls(c);
+    for (size_t n = 0; impls[n]; n++) {
+        const kuai_impl *p = impls[n];
+        CHECK(p->name && p->cipher == c && p->available && p->expand && p->enc_blocks &&
+                  p->dec_blocks && p->mk_lanes >= 1 && p->mk_lanes <= KUAI_MK_MAX_LANES &&
+                  p->mk_setup && p->mk_enc && p->mk_dec,
+              "%s: backend table entry %zu (%s) incomplete", cn, n, p->name ? p->name : "(null)");
+        for (size_t j = 0; j < n; j++)
+            CHECK(strcmp(impls[j]->name, p->name) != 0, "%s: backend %s listed twice", cn, p->name);
+    }
+}
+
+/* The schedule every backend stores: appendix A's last round key, and rk/drk
+ * identical to the portable expansion (aes_key.c) on random keys. */
+static void seam_schedule(kuai_cipher c, const char *backend)
+{
+    const char *cn = kuai_cipher_name(c);
+    const size_t kl = kuai_key_size(c);
+    kuai_key *k = key_alloc(1);
+    for (size_t i = 0; i < sizeof fips197_a / sizeof fips197_a[0]; i++) {
+        if (fips197_a[i].c != c)
+            continue;
+        uint8_t *key, *last;
+        size_t l1, l2;
+        hex_decode(fips197_a[i].key, &key, &l1);
+        hex_decode(fips197_a[i].last_rk, &last, &l2);
+        if (key_init_ok(k, c, key, backend)) {
+            const aes_sched *s = aes_sched_const(k);
+            CHECK(s->nr == kl / 4 + 6 && s->nk == kl / 4, "%s/%s: nr %u nk %u", cn, backend, s->nr,
+                  s->nk);
+            char what[96];
+            snprintf(what, sizeof what, "%s/%s FIPS-197 appendix A last round key", cn, backend);
+            CHECK_MEM(s->rk[kl / 4 + 6], last, 16, what);
+            snprintf(what, sizeof what, "%s/%s FIPS-197 appendix A rk[0] (the key)", cn, backend);
+            CHECK_MEM(s->rk[0], key, 16, what);
+        }
+        free(key);
+        free(last);
+    }
+    static aes_sched want;
+    for (int t = 0; t < 8; t++) {
+        uint8_t key[32];
+        rng_fill(key, sizeof key);
+        if (!key_init_ok(k, c, key, backend))
+            break;
+        aes_expand_raw(&want, key, (unsigned)kl);
+        const aes_sched *s = aes_sched_const(k);
+        size_t nbytes = 16 * (want.nr + 1);
+        char kh[65], what[160];
+        to_hex(kh, key, kl);
+        snprintf(what, sizeof what, "%s/%s key %s: rk vs the portable expansion", cn, backend, kh);
+        if (!CHECK_MEM(s->rk, want.rk, nbytes, what))
+            break;
+        snprintf(what, sizeof what, "%s/%s key %s: drk vs the portable expansion", cn, backend, kh);
+        if (!CHECK_MEM(s->drk, want.drk, nbytes, what))
+            break;
+    }
+    kuai_wipe(&want, sizeof want);
+    kuai_key_wipe(k);
+    free(k);
+}
+
+/* A counter start for block count nb: random, or just below the 2^32,
+ * 2^64 or 2^128 carry so that the run crosses it. */
+static void ctr_start(uint8_t ctr[16], size_t nb, int kind)
+{
+    rng_fill(ctr, 16);
+    static const int tails[] = {0, 4, 8, 16};
+    int tail = tails[kind & 3];
+    if (tail) {
+        memset(ctr + 16 - tail, 0xff, (size_t)tail);
+        ctr[15] = (uint8_t)(0x100 - 1 - rng_below(nb < 200 ? nb : 200));
+    }
+}
+
+/* The kernels directly, 1..70 blocks, against OpenSSL. */
+static void seam_kernels(kuai_cipher c, const kuai_impl *p)
+{
+    const char *cn = kuai_cipher_name(c);
+    const size_t maxb = 70, kl = kuai_key_size(c);
+    kuai_key *k = key_alloc(1);
+    uint8_t key[32];
+    rng_fill(key, sizeof key);
+    int ok = key_init_ok(k, c, key, p->name);
+    uint8_t *in = xmalloc(maxb * 16), *want = xmalloc(maxb * 16), *got = xmalloc(maxb * 16);
+    char what[160];
+    for (size_t nb = 1; ok && nb <= maxb; nb++) {
+        rng_fill(in, nb * 16);
+        for (int dec = 0; dec <= 1; dec++) {
+            ossl_crypt(c, dec ? A_ECB_DEC : A_ECB_ENC, key, NULL, in, want, nb * 16);
+            (dec ? p->dec_blocks : p->enc_blocks)(k, in, got, nb);
+            snprintf(what, sizeof what, "%s/%s %s_blocks(%zu)", cn, p->name, dec ? "dec" : "enc",
+                     nb);
+            CHECK_MEM(got, want, nb * 16, what);
+            memcpy(got, in, nb * 16);
+            (dec ? p->dec_blocks : p->enc_blocks)(k, got, got, nb);
+            snprintf(what, sizeof what, "%s/%s %s_blocks(%zu) in place", cn, p->name,
+                     dec ? "dec" : "enc", nb);
+            CHECK_MEM(got, want, nb * 16, what);
+        }
+        if (p->ctr_blocks) {
+            uint8_t ctr[16], ctr_want[16], ctr0[16];
+            ctr_start(ctr0, nb, (int)nb);
+            ossl_crypt(c, A_CTR, key, ctr0, in, want, nb * 16);
+            memcpy(ctr_want, ctr0, 16);
+            for (size_t i = 0; i < nb; i++)
+                ctr_inc(ctr_want, 16);
+            memcpy(ctr, ctr0, 16);
+            p->ctr_blocks(k, ctr, in, got, nb);
+            char c0[33];
+            to_hex(c0, ctr0, 16);
+            snprintf(what, sizeof what, "%s/%s ctr_blocks(%zu) from %s", cn, p->name, nb, c0);
+            CHECK_MEM(got, want, nb * 16, what);
+            CHECK_MEM(ctr, ctr_want, 16, what);
+        }
+        if (p->cbc_enc_blocks) {
+            uint8_t iv[16], iv0[16];
+            rng_fill(iv0, 16);
+            ossl_crypt(c, A_CBC_ENC, key, iv0, in, want, nb * 16);
+            memcpy(iv, iv0, 16);
+            memcpy(got, in, nb * 16);
+            p->cbc_enc_blocks(k, iv, got, got, nb);
+            snprintf(what, sizeof what, "%s/%s cbc_enc_blocks(%zu) in place", cn, p->name, nb);
+            CHECK_MEM(got, want, nb * 16, what);
+            CHECK_MEM(iv, want + (nb - 1) * 16, 16, what);
+        }
+        if (p->cbc_dec_blocks) {
+            uint8_t iv[16], iv0[16];
+            rng_fill(iv0, 16);
+            ossl_crypt(c, A_CBC_DEC, key, iv0, in, want, nb * 16);
+            memcpy(iv, iv0, 16);
+            p->cbc_dec_blocks(k, iv, in, got, nb);
+            snprintf(what, sizeof what, "%s/%s cbc_dec_blocks(%zu)", cn, p->name, nb);
+            CHECK_MEM(got, want, nb * 16, what);
+            CHECK_MEM(iv, in + (nb - 1) * 16, 16, what);
+            memcpy(iv, iv0, 16);
+            memcpy(got, in, nb * 16);
+            p->cbc_dec_blocks(k, iv, got, got, nb);
+            snprintf(what, sizeof what, "%s/%s cbc_dec_blocks(%zu) in place", cn, p->name, nb);
+            CHECK_MEM(got, want, nb * 16, what);
+            CHECK_MEM(iv, in + (nb - 1) * 16, 16, what);
+        }
+    }
+    (void)kl;
+    free(in);
+    free(want);
+    free(got);
+    kuai_key_wipe(k);
+    free(k);
+}
+
+/* mk_setup/mk_enc/mk_dec for every batch size, keys of every usable backend
+ * mixed, against OpenSSL one key at a time. */
+static void seam_mk(kuai_cipher c, const kuai_impl *p)
+{
+    static kuai_mk mk; /* 32 KiB: not on the stack */
+    const char *cn = kuai_cipher_name(c);
+    const char *all[MAX_BACKENDS];
+    const size_t lanes = p->mk_lanes, nall = usable_backends(c, all, MAX_BACKENDS);
+    const size_t kl = kuai_key_size(c);
+    if (lanes < 1 || lanes > KUAI_MK_MAX_LANES || nall == 0)
+        return; /* reported by seam_table */
+    kuai_key *kobj = key_alloc(lanes);
+    uint8_t keybytes[KUAI_MK_MAX_LANES][32];
+    const kuai_key *keys[KUAI_MK_MAX_LANES];
+    size_t kidx[KUAI_MK_MAX_LANES];
+    uint8_t in[KUAI_MK_MAX_LANES * 16], want[sizeof in], got[sizeof in];
+    char what[160];
+    for (size_t i = 0; i < lanes; i++) {
+        rng_fill(keybytes[i], 32);
+        key_init_ok(&kobj[i], c, keybytes[i], all[i % nall]);
+    }
+    for (size_t n = 1; n <= lanes; n++) {
+        for (size_t i = 0; i < n; i++) {
+            kidx[i] = (i * 7 + n) % lanes;
+            keys[i] = &kobj[kidx[i]];
+        }
+        rng_fill(in, n * 16);
+        p->mk_setup(&mk, keys, n);
+        for (int dec = 0; dec <= 1; dec++) {
+            for (size_t i = 0; i < n; i++)
+                ossl_crypt(c, dec ? A_ECB_DEC : A_ECB_ENC, keybytes[kidx[i]], NULL, in + i * 16,
+                           want + i * 16, 16);
+            (dec ? p->mk_dec : p->mk_enc)(&mk, in, got, n);
+            snprintf(what, sizeof what, "%s/%s mk_%s, %zu lanes", cn, p->name, dec ? "dec" : "enc",
+                     n);
+            CHECK_MEM(got, want, n * 16, what);
+            memcpy(got, in, n * 16);
+            (dec ? p->mk_dec : p->mk_enc)(&mk, got, got, n);
+            snprintf(what, sizeof what, "%s/%s mk_%s, %zu lanes, in place", cn, p->name,
+                     dec ? "dec" : "enc", n);
+            CHECK_MEM(got, want, n * 16, what);
+        }
+    }
+    /* The fused multi-key CBC encryption, n streams of 1..3 blocks (in
+     * place for odd n), against OpenSSL's CBC per stream. */
+    for (size_t n = 1; p->mk_cbc_enc && n <= lanes; n++) {
+        size_t nb = 1 + n % 3;
+        uint8_t *buf = xmalloc(2 * n * nb * 16), ivs[KUAI_MK_MAX_LANES * 16];
+        uint8_t *wantb = xmalloc(n * nb * 16);
+        const uint8_t *ins[KUAI_MK_MAX_LANES];
+        uint8_t *outs[KUAI_MK_MAX_LANES];
+        rng_fill(buf, n * nb * 16);
+        rng_fill(ivs, n * 16);
+        for (size_t i = 0; i < n; i++) {
+            kidx[i] = (i * 5 + n) % lanes;
+            keys[i] = &kobj[kidx[i]];
+            ins[i] = buf + i * nb * 16;
+            outs[i] = n % 2 ? buf + i * nb * 16 : buf + (n + i) * nb * 16;
+            ossl_crypt(c, A_CBC_ENC, keybytes[kidx[i]], ivs + 16 * i, ins[i], wantb + i * nb * 16,
+                       nb * 16);
+        }
+        p->mk_setup(&mk, keys, n);
+        p->mk_cbc_enc(&mk, ivs, ins, outs, n, nb);
+        snprintf(what, sizeof what, "%s/%s mk_cbc_enc, %zu streams of %zu blocks%s", cn, p->name, n,
+                 nb, n % 2 ? ", in place" : "");
+        for (size_t i = 0; i < n; i++) {
+            if (!CHECK_MEM(outs[i], wantb + i * nb * 16, nb * 16, what))
+                break;
+            CHECK_MEM(ivs + 16 * i, wantb + (i * nb + nb - 1) * 16, 16, what);
+        }
+        free(buf);
+        free(wantb);
+    }
+    (void)kl;
+    for (size_t i = 0; i < lanes; i++)
+        kuai_key_wipe(&kobj[i]);
+    kuai_wipe(&mk, sizeof mk);
+    free(kobj);
+}
+
+void test_aes_backend_internals(void)
+{
+    group_begin("AES backend seam");
+    for (int ci = 0; ci < 3; ci++) {
+        kuai_cipher c = aes_ciphers[ci];
+        seam_table(c);
+        const kuai_impl *const *impls = kuai_impls(c);
+        for (size_t i = 0; impls[i]; i++) {
+            const kuai_impl *p = impls[i];
+            if (!p->available() || !selected(p->name))
+                continue;
+            seam_schedule(c, p->name);
+            seam_kernels(c, p);
+            seam_mk(c, p);
+        }
+    }
+    group_end();
+}
+
+/* ---- FIPS-197 appendix C ------------------------------------------------- */
+
+static const struct {
+    kuai_cipher c;
+    const char *key, *ct;
+} fips197_c[] = {
+    {KUAI_AES_128, "000102030405060708090a0b0c0d0e0f", "69c4e0d86a7b0430d8cdb78070b4c55a"},
+    {KUAI_AES_192, "000102030405060708090a0b0c0d0e0f1011121314151617",
+     "dda97ca4864cdfe06eaf70a0ec0d7191"},
+    {KUAI_AES_256, "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+     "8ea2b7ca516745bfeafc49904b496089"},
+};
+#define FIPS197_PT "00112233445566778899aabbccddeeff"
+
+void test_aes_fips197(void)
+{
+    group_begin("AES FIPS-197");
+    for (size_t i = 0; i < sizeof fips197_c / sizeof fips197_c[0]; i++) {
+        kuai_cipher c = fips197_c[i].c;
+        const char *be[MAX_BACKENDS];
+        size_t nbe = test_backends(c, be, MAX_BACKENDS);
+        uint8_t *key, *pt, *ct, got[16], back[16];
+        size_t l;
+        hex_decode(fips197_c[i].key, &key, &l);
+        hex_decode(FIPS197_PT, &pt, &l);
+        hex_decode(fips197_c[i].ct, &ct, &l);
+        for (size_t b = 0; b < nbe; b++) {
+            kuai_key k;
+            if (!key_init_ok(&k, c, key, be[b]))
+                continue;
+            char what[96];
+            snprintf(what, sizeof what, "%s/%s FIPS-197 C encrypt", kuai_cipher_name(c), be[b]);
+            CHECK_RC(kuai_ecb_encrypt(&k, pt, got, 16), KUAI_OK, what);
+            CHECK_MEM(got, ct, 16, what);
+            /* The comparison can fail: a vector with one bit flipped must
+             * not match what the backend computes. */
+            uint8_t bad[16];
+            memcpy(bad, ct, 16);
+            bad[rng_below(16)] ^= (uint8_t)(1u << rng_below(8));
+            CHECK(memcmp(got, bad, 16) != 0, "%s: a corrupted vector matched", what);
+            snprintf(what, sizeof what, "%s/%s FIPS-197 C decrypt", kuai_cipher_name(c), be[b]);
+            CHECK_RC(kuai_ecb_decrypt(&k, ct, back, 16), KUAI_OK, what);
+            CHECK_MEM(back, pt, 16, what);
+            kuai_key_wipe(&k);
+        }
+        free(key);
+        free(pt);
+        free(ct);
+    }
+    group_end();
+}
+
+/* ---- cryptography-vectors (NIST CAVP, RFC 3686) ---------------------------- */
+
+/* One record of a .rsp/.txt file: "NAME = hex" fields, "FAIL" flag. */
+typedef struct cavp_rec {
+    int line, decrypt, fail;
+    uint8_t *key, *iv, *pt, *ct, *aad, *tag;
+    size_t key_len, iv_len, pt_len, ct_len, aad_len, tag_len;
+} cavp_rec;
+
+static void cavp_free(cavp_rec *r)
+{
+    free(r->key);
+    free(r->iv);
+    free(r->pt);
+    free(r->ct);
+    free(r->aad);
+    free(r->tag);
+    int dec = r->decrypt;
+    memset(r, 0, sizeof *r);
+    r->decrypt = dec;
+}
+
+typedef enum cavp_kind { CV_ECB, CV_CBC, CV_CTR, CV_GCM } cavp_kind;
+
+typedef struct cavp_stats {
+    long records, skipped;
+    long per_backend[MAX_BACKENDS]; /* records whose checks all passed */
+} cavp_stats;
+
+static kuai_cipher cipher_for_key(size_t kl)
+{
+    return kl == 16 ? KUAI_AES_128 : kl == 24 ? KUAI_AES_192 : kl == 32 ? KUAI_AES_256 : 0;
+}
+
+/* One record under one backend; 1 when every check passed. */
+static int cavp_run(const cavp_rec *r, const char *file, cavp_kind kind, const char *backend,
+                    long *skipped)
+{
+    unsigned long long f0 = t_failed;
+    char what[256];
+    snprintf(what, sizeof what, "%s %s:%d %s", backend, file, r->line,
+             r->decrypt ? "decrypt" : "encrypt");
+    kuai_cipher c = cipher_for_key(r->key_len);
+    /* A GCM FAIL record has no plaintext. */
+    const int no_pt = kind == CV_GCM && r->decrypt && r->fail;
+    if (!CHECK(r->key && c && r->ct && (no_pt || (r->pt && r->pt_len == r->ct_len)),
+               "%s: record lacks a field or has the wrong sizes", what))
+        return 0;
+    kuai_key k;
+    if (!key_init_ok(&k, c, r->key, backend))
+        return 0;
+    const size_t len = r->ct_len;
+    uint8_t *out = xmalloc(len + 1), iv[16] = {0};
+    if (kind == CV_GCM) {
+        if (!CHECK(r->iv && r->tag && (r->aad || r->aad_len == 0), "%s: GCM record lacks a field",
+                   what))
+            goto done;
+        /* The API takes IVs of >= 1 byte and tags of 4..16 bytes. */
+        if (r->iv_len == 0 || r->tag_len < 4 || r->tag_len > 16) {
+            (*skipped)++;
+            goto done;
+        }
+        if (!r->decrypt) {
+            uint8_t tag[16];
+            CHECK_RC(kuai_gcm_encrypt(&k, r->iv, r->iv_len, r->aad, r->aad_len, r->pt, out, len,
+                                      tag, r->tag_len),
+                     KUAI_OK, what);
+            CHECK_MEM(out, r->ct, len, what);
+            CHECK_MEM(tag, r->tag, r->tag_len, what);
+        } else {
+            memset(out, 0x5a, len);
+            int rc = kuai_gcm_decrypt(&k, r->iv, r->iv_len, r->aad, r->aad_len, r->ct, out, len,
+                                      r->tag, r->tag_len);
+            if (r->fail) {
+                CHECK_RC(rc, KUAI_ERR_AUTH, what);
+                uint8_t *zero = calloc(1, len + 1);
+                CHECK_MEM(out, zero, len, what); /* no unauthenticated plaintext */
+                free(zero);
+            } else {
+                CHECK_RC(rc, KUAI_OK, what);
+                CHECK_MEM(out, r->pt, len, what);
+            }
+        }
+        goto done;
+    }
+    {
+        aes_op op = kind == CV_ECB   ? (r->decrypt ? A_ECB_DEC : A_ECB_ENC)
+                    : kind == CV_CBC ? (r->decrypt ? A_CBC_DEC : A_CBC_ENC)
+                                     : A_CTR;
+        if (!CHECK(kind == CV_ECB || (r->iv && r->iv_len == 16), "%s: IV missing", what))
+            goto done;
+        const uint8_t *src = r->decrypt ? r->ct : r->pt, *want = r->decrypt ? r->pt : r->ct;
+        if (r->iv)
+            memcpy(iv, r->iv, 16);
+        CHECK_RC(kuai_op(op, &k, iv, src, out, len), KUAI_OK, what);
+        CHECK_MEM(out, want, len, what);
+        /* The file states one direction; the inverse must give it back. */
+        aes_op inv = op == A_ECB_ENC   ? A_ECB_DEC
+                     : op == A_ECB_DEC ? A_ECB_ENC
+                     : op == A_CBC_ENC ? A_CBC_DEC
+                     : op == A_CBC_DEC ? A_CBC_ENC
+                                       : A_CTR;
+        if (r->iv)
+            memcpy(iv, r->iv, 16);
+        memcpy(out, want, len);
+        CHECK_RC(kuai_op(inv, &k, iv, out, out, len), KUAI_OK, what);
+        CHECK_MEM(out, src, len, what);
+    }
+done:
+    free(out);
+    kuai_key_wipe(&k);
+    return t_failed == f0;
+}
+
+/* Returns the records in the file, -1 if it is missing. */
+static long cavp_file(const char *dir, const char *sub, const char *name, cavp_kind kind,
+                      const char *const *be, size_t nbe, cavp_stats *st)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/ciphers/AES/%s/%s", dir, sub, name);
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return -1;
+    char *line = NULL;
+    size_t cap = 0;
+    int lineno = 0, in_rec = 0;
+    long count = 0;
+    cavp_rec r;
+    memset(&r, 0, sizeof r);
+    /* The GCM files have no sections: the direction is in the name. */
+    r.decrypt = kind == CV_GCM && strstr(name, "Decrypt") != NULL;
+    for (;;) {
+        ssize_t got = getline(&line, &cap, fp);
+        char *s = got >= 0 ? line : NULL;
+        if (s) {
+            lineno++;
+            size_t n = strlen(s);
+            while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+                s[--n] = 0;
+            while (*s == ' ' || *s == '\t')
+                s++;
+        }
+        int boundary = !s || !strncasecmp(s, "COUNT", 5) || *s == '[';
+        if (boundary && in_rec) {
+            for (size_t b = 0; b < nbe; b++)
+                st->per_backend[b] += cavp_run(&r, name, kind, be[b], &st->skipped);
+            count++;
+            cavp_free(&r);
+            in_rec = 0;
+        }
+        if (!s)
+            break;
+        if (!strcmp(s, "[ENCRYPT]"))
+            r.decrypt = 0;
+        else if (!strcmp(s, "[DECRYPT]"))
+            r.decrypt = 1;
+        if (!*s || *s == '#' || *s == '[')
+            continue;
+        if (!strcmp(s, "FAIL")) {
+            CHECK(in_rec, "%s:%d: FAIL outside a record", name, lineno);
+            r.fail = 1;
+            continue;
+        }
+        char *eq = strchr(s, '=');
+        if (!CHECK(eq, "%s:%d: expected \"NAME = value\": \"%s\"", name, lineno, s))
+            continue;
+        *eq = 0;
+        char *val = eq + 1;
+        while (*val == ' ')
+            val++;
+        char *end = eq;
+        while (end > s && end[-1] == ' ')
+            *--end = 0;
+        if (!strcasecmp(s, "COUNT")) {
+            in_rec = 1;
+            r.line = lineno;
+            continue;
+        }
+        uint8_t **dst = NULL;
+        size_t *dlen = NULL;
+        if (!strcasecmp(s, "KEY"))
+            dst = &r.key, dlen = &r.key_len;
+        else if (!strcasecmp(s, "IV"))
+            dst = &r.iv, dlen = &r.iv_len;
+        else if (!strcasecmp(s, "PLAINTEXT") || !strcasecmp(s, "PT"))
+            dst = &r.pt, dlen = &r.pt_len;
+        else if (!strcasecmp(s, "CIPHERTEXT") || !strcasecmp(s, "CT"))
+            dst = &r.ct, dlen = &r.ct_len;
+        else if (!strcasecmp(s, "AAD"))
+            dst = &r.aad, dlen = &r.aad_len;
+        else if (!strcasecmp(s, "TAG"))
+            dst = &r.tag, dlen = &r.tag_len;
+        if (!CHECK(dst && in_rec && !*dst, "%s:%d: unexpected field \"%s\"", name, lineno, s))
+            continue;
+        CHECK(hex_decode(val, dst, dlen), "%s:%d: bad hex in %s", name, lineno, s);
+    }
+    cavp_free(&r);
+    free(line);
+    fclose(fp);
+    st->records += count;
+    return count;
+}
+
+void test_aes_cryptography_vectors(void)
+{
+    const char *dir = getenv("KUAI_CRYPTOGRAPHY_VECTORS");
+    if (!dir || !*dir) {
+        printf("AES cryptography-vectors SKIPPED: KUAI_CRYPTOGRAPHY_VECTORS is not set (make "
+               "vectors; make test sets it)\n");
+        return;
+    }
+    group_begin("AES cryptography-vectors");
+    /* One list of backends over all three key sizes: every AES backend so
+     * far serves all three, and each record picks its cipher by key length. */
+    const char *be[MAX_BACKENDS];
+    const size_t nbe = test_backends(KUAI_AES_128, be, MAX_BACKENDS);
+    static const char *const kinds[] = {"GFSbox", "KeySbox", "VarKey", "VarTxt", "MMT"};
+    static const char *const sizes[] = {"128", "192", "256"};
+    cavp_stats st;
+    memset(&st, 0, sizeof st);
+    char name[64];
+    for (int m = 0; m < 2; m++) {
+        const char *sub = m ? "CBC" : "ECB";
+        for (size_t i = 0; i < 5; i++)
+            for (size_t s = 0; s < 3; s++) {
+                snprintf(name, sizeof name, "%s%s%s.rsp", sub, kinds[i], sizes[s]);
+                long n = cavp_file(dir, sub, name, m ? CV_CBC : CV_ECB, be, nbe, &st);
+                CHECK(n > 0, "%s/ciphers/AES/%s/%s: missing or no records", dir, sub, name);
+            }
+    }
+    for (size_t s = 0; s < 3; s++) {
+        snprintf(name, sizeof name, "aes-%s-ctr.txt", sizes[s]);
+        long n = cavp_file(dir, "CTR", name, CV_CTR, be, nbe, &st);
+        CHECK(n > 0, "%s/ciphers/AES/CTR/%s: missing or no records", dir, name);
+    }
+    for (int d = 0; d < 2; d++)
+        for (size_t s = 0; s < 3; s++) {
+            snprintf(name, sizeof name, "%s%s.rsp", d ? "gcmDecrypt" : "gcmEncryptExtIV", sizes[s]);
+            cavp_stats g;
+            memset(&g, 0, sizeof g);
+            long n = cavp_file(dir, "GCM", name, CV_GCM, be, nbe, &g);
+            CHECK(n > 0, "%s/ciphers/AES/GCM/%s: missing or no records", dir, name);
+            st.records += g.records;
+            st.skipped += g.skipped;
+            for (size_t b = 0; b < nbe; b++)
+                st.per_backend[b] += g.per_backend[b];
+        }
+    t_note("  %ld records (ECB, CBC, CTR, GCM incl. FAIL cases); %ld record-runs skipped as the "
+           "API forbids them",
+           st.records, st.skipped);
+    for (size_t b = 0; b < nbe; b++)
+        t_note("  %-8s %ld of %ld records passed", be[b], st.per_backend[b], st.records);
+    /* Every record was run by every backend: nothing may go missing. */
+    for (size_t b = 0; b < nbe; b++)
+        CHECK(st.per_backend[b] + st.skipped / (long)(nbe ? nbe : 1) == st.records,
+              "%s: %ld of %ld records passed", be[b], st.per_backend[b], st.records);
+    group_end();
+}
+
+/* ---- against OpenSSL on random inputs ------------------------------------- */
+
+static void iv_after(aes_op o, const uint8_t iv0[16], const uint8_t *in, const uint8_t *out,
+                     size_t len, uint8_t iv[16])
+{
+    memcpy(iv, iv0, 16);
+    if ((o == A_CBC_ENC || o == A_CBC_DEC) && len)
+        memcpy(iv, (o == A_CBC_ENC ? out : in) + len - 16, 16);
+    if (o == A_CTR)
+        for (size_t i = 0; i < (len + 15) / 16; i++)
+            ctr_inc(iv, 16);
+}
+
+static void diff_case(kuai_cipher c, const char *backend, aes_op o, size_t len)
+{
+    const char *cn = kuai_cipher_name(c);
+    uint8_t key[32], iv0[16], iv[16], ivw[16];
+    rng_fill(key, 32);
+    rng_fill(iv0, 16);
+    if (o == A_CTR && rng_below(3) == 0)
+        ctr_start(iv0, len / 16 + 1, 1 + (int)rng_below(3));
+    uint8_t *in = xmalloc(len + 1), *want = xmalloc(len + 1);
+    gbuf out = gbuf_new(len, rng_below(16));
+    rng_fill(in, len);
+    char what[192];
+    snprintf(what, sizeof what, "%s/%s %s len %zu vs OpenSSL", cn, backend, a_names[o], len);
+    if (!CHECK(ossl_crypt(c, o, key, iv0, in, want, len), "%s: OpenSSL call failed", what))
+        goto done;
+    iv_after(o, iv0, in, want, len, ivw);
+    kuai_key k;
+    if (!key_init_ok(&k, c, key, backend))
+        goto done;
+
+    memcpy(iv, iv0, 16);
+    CHECK_RC(kuai_op(o, &k, iv, in, out.p, len), KUAI_OK, what);
+    CHECK_MEM(out.p, want, len, what);
+    if (o >= A_CBC_ENC)
+        CHECK_MEM(iv, ivw, 16, what);
+    GBUF_CHECK(&out, what);
+
+    snprintf(what, sizeof what, "%s/%s %s len %zu vs OpenSSL, in place", cn, backend, a_names[o],
+             len);
+    memcpy(out.p, in, len);
+    memcpy(iv, iv0, 16);
+    CHECK_RC(kuai_op(o, &k, iv, out.p, out.p, len), KUAI_OK, what);
+    CHECK_MEM(out.p, want, len, what);
+    if (o >= A_CBC_ENC)
+        CHECK_MEM(iv, ivw, 16, what);
+    GBUF_CHECK(&out, what);
+
+    snprintf(what, sizeof what, "%s/%s %s len %zu vs OpenSSL, split calls", cn, backend, a_names[o],
+             len);
+    memset(out.p, 0, len);
+    memcpy(iv, iv0, 16);
+    size_t done = 0;
+    int rc = KUAI_OK;
+    for (int p = 0; p < 4 && rc == KUAI_OK; p++) {
+        size_t take = p == 3 ? len - done : rng_below((len - done) / 16 + 1) * 16;
+        rc = kuai_op(o, &k, iv, in + done, out.p + done, take);
+        done += take;
+    }
+    CHECK_RC(rc, KUAI_OK, what);
+    CHECK_MEM(out.p, want, len, what);
+    if (o >= A_CBC_ENC)
+        CHECK_MEM(iv, ivw, 16, what);
+    GBUF_CHECK(&out, what);
+    kuai_key_wipe(&k);
+done:
+    free(in);
+    free(want);
+    gbuf_free(&out);
+}
+
+/* One GCM message against OpenSSL: one-shot, in place, streamed in random
+ * pieces, decrypted back, and a forged tag refused with the output zeroed. */
+static void gcm_case(kuai_cipher c, const char *backend, size_t len)
+{
+    const char *cn = kuai_cipher_name(c);
+    uint8_t key[32], iv[64], tag[16], want_tag[16];
+    size_t iv_len = rng_below(4) ? 12 : 1 + rng_below(64);
+    size_t aad_len = rng_below(3) ? rng_below(80) : 0;
+    size_t tag_len = rng_below(2) ? 16 : 4 + rng_below(13);
+    rng_fill(key, 32);
+    rng_fill(iv, sizeof iv);
+    uint8_t *aad = xmalloc(aad_len + 1), *in = xmalloc(len + 1), *want = xmalloc(len + 1);
+    gbuf out = gbuf_new(len, rng_below(16));
+    rng_fill(aad, aad_len);
+    rng_fill(in, len);
+    char what[192];
+    snprintf(what, sizeof what, "%s/%s GCM len %zu iv %zu aad %zu tag %zu vs OpenSSL", cn, backend,
+             len, iv_len, aad_len, tag_len);
+    kuai_key k;
+    if (!CHECK(ossl_gcm(c, 1, key, iv, iv_len, aad, aad_len, in, want, len, want_tag, tag_len) == 1,
+               "%s: OpenSSL failed", what) ||
+        !key_init_ok(&k, c, key, backend))
+        goto done;
+    CHECK_RC(kuai_gcm_encrypt(&k, iv, iv_len, aad, aad_len, in, out.p, len, tag, tag_len), KUAI_OK,
+             what);
+    CHECK_MEM(out.p, want, len, what);
+    CHECK_MEM(tag, want_tag, tag_len, what);
+    GBUF_CHECK(&out, what);
+
+    /* in place */
+    memcpy(out.p, in, len);
+    CHECK_RC(kuai_gcm_encrypt(&k, iv, iv_len, aad, aad_len, out.p, out.p, len, tag, tag_len),
+             KUAI_OK, what);
+    CHECK_MEM(out.p, want, len, what);
+    CHECK_MEM(tag, want_tag, tag_len, what);
+
+    /* streamed: AAD and data in random pieces */
+    kuai_gcm_ctx ctx;
+    int rc = kuai_gcm_init(&ctx, &k, iv, iv_len);
+    for (size_t off = 0; rc == KUAI_OK && off < aad_len;) {
+        size_t take = 1 + rng_below(aad_len - off);
+        rc = kuai_gcm_aad(&ctx, aad + off, take);
+        off += take;
+    }
+    memset(out.p, 0, len);
+    for (size_t off = 0; rc == KUAI_OK && off < len;) {
+        size_t take = rng_below(2) ? 1 + rng_below(len - off) : 16 * (1 + rng_below(40));
+        if (take > len - off)
+            take = len - off;
+        rc = kuai_gcm_encrypt_update(&ctx, in + off, out.p + off, take);
+        off += take;
+    }
+    if (rc == KUAI_OK)
+        rc = kuai_gcm_encrypt_final(&ctx, tag, tag_len);
+    else
+        kuai_gcm_wipe(&ctx);
+    char w2[224];
+    snprintf(w2, sizeof w2, "%s, streamed", what);
+    CHECK_RC(rc, KUAI_OK, w2);
+    CHECK_MEM(out.p, want, len, w2);
+    CHECK_MEM(tag, want_tag, tag_len, w2);
+
+    /* decrypt, and refuse a forgery (one bit of tag or ciphertext) */
+    snprintf(w2, sizeof w2, "%s, decrypt", what);
+    CHECK_RC(kuai_gcm_decrypt(&k, iv, iv_len, aad, aad_len, want, out.p, len, want_tag, tag_len),
+             KUAI_OK, w2);
+    CHECK_MEM(out.p, in, len, w2);
+    uint8_t *forged = xmalloc(len + 1);
+    memcpy(forged, want, len);
+    uint8_t bad_tag[16];
+    memcpy(bad_tag, want_tag, 16);
+    if (len && rng_below(2))
+        forged[rng_below(len)] ^= (uint8_t)(1u << rng_below(8));
+    else
+        bad_tag[rng_below(tag_len)] ^= (uint8_t)(1u << rng_below(8));
+    snprintf(w2, sizeof w2, "%s, forgery", what);
+    CHECK(ossl_gcm(c, 0, key, iv, iv_len, aad, aad_len, forged, want, len, bad_tag, tag_len) == 0,
+          "%s: OpenSSL accepted the forgery", w2);
+    CHECK_RC(kuai_gcm_decrypt(&k, iv, iv_len, aad, aad_len, forged, out.p, len, bad_tag, tag_len),
+             KUAI_ERR_AUTH, w2);
+    uint8_t *zero = calloc(1, len + 1);
+    CHECK_MEM(out.p, zero, len, w2);
+    GBUF_CHECK(&out, w2);
+    free(zero);
+    free(forged);
+    kuai_key_wipe(&k);
+done:
+    free(aad);
+    free(in);
+    free(want);
+    gbuf_free(&out);
+}
+
+void test_aes_openssl(void)
+{
+    group_begin("AES vs OpenSSL");
+    static const size_t lens[] = {
+        0,   1,   15,  16,  17,  31,  32,   33,   63,         64,
+        100, 127, 128, 129, 255, 256, 1023, 4101, 65536 + 19, 300 * 1024 + 7};
+    for (int ci = 0; ci < 3; ci++) {
+        kuai_cipher c = aes_ciphers[ci];
+        const char *be[MAX_BACKENDS];
+        const size_t nbe = test_backends(c, be, MAX_BACKENDS);
+        for (size_t b = 0; b < nbe; b++) {
+            for (int o = 0; o < A_N; o++) {
+                for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+                    size_t len = o == A_CTR ? lens[i] : lens[i] / 16 * 16;
+                    diff_case(c, be[b], (aes_op)o, len);
+                }
+                for (int r = 0; r < 10; r++) {
+                    size_t len = rng_below(3000);
+                    diff_case(c, be[b], (aes_op)o, o == A_CTR ? len : len / 16 * 16);
+                }
+            }
+            for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
+                gcm_case(c, be[b], lens[i]);
+            for (int r = 0; r < 30; r++)
+                gcm_case(c, be[b], rng_below(5000));
+        }
+    }
+    group_end();
+}
+
+/* ---- Monte Carlo ------------------------------------------------------------
+ * AESAVS section 6.4.1 (ECB): 100 rounds of 1000 chained encryptions, the
+ * key updated from the last ciphertexts after each round. The CAVP MCT
+ * files are not in cryptography-vectors, so OpenSSL runs the same chain;
+ * 100,000 dependent encryptions and 100 key setups per backend and size. */
+static void mct_step_key(uint8_t *key, size_t kl, const uint8_t prev[16], const uint8_t last[16])
+{
+    /* key ^= the last kl bytes of (prev || last) */
+    uint8_t tail[32];
+    memcpy(tail, prev, 16);
+    memcpy(tail + 16, last, 16);
+    for (size_t i = 0; i < kl; i++)
+        key[i] ^= tail[32 - kl + i];
+}
+
+void test_aes_monte_carlo(void)
+{
+    group_begin("AES Monte Carlo");
+    for (int ci = 0; ci < 3; ci++) {
+        kuai_cipher c = aes_ciphers[ci];
+        const size_t kl = kuai_key_size(c);
+        const char *be[MAX_BACKENDS];
+        const size_t nbe = test_backends(c, be, MAX_BACKENDS);
+        uint8_t key0[32], pt0[16];
+        rng_fill(key0, sizeof key0);
+        rng_fill(pt0, sizeof pt0);
+        /* OpenSSL's chain */
+        uint8_t okey[32], opt[16], oprev[16] = {0};
+        memcpy(okey, key0, 32);
+        memcpy(opt, pt0, 16);
+        EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+        for (int i = 0; i < 100; i++) {
+            EVP_EncryptInit_ex(ctx, ossl_cipher(c, 0), NULL, okey, NULL);
+            EVP_CIPHER_CTX_set_padding(ctx, 0);
+            for (int j = 0; j < 1000; j++) {
+                int outl;
+                memcpy(oprev, opt, 16);
+                EVP_EncryptUpdate(ctx, opt, &outl, oprev, 16);
+            }
+            mct_step_key(okey, kl, oprev, opt);
+        }
+        EVP_CIPHER_CTX_free(ctx);
+        for (size_t b = 0; b < nbe; b++) {
+            uint8_t key[32], pt[16], prev[16] = {0};
+            memcpy(key, key0, 32);
+            memcpy(pt, pt0, 16);
+            kuai_key k;
+            int ok = 1;
+            for (int i = 0; ok && i < 100; i++) {
+                ok = kuai_key_init_backend(&k, c, key, kl, be[b]) == KUAI_OK;
+                for (int j = 0; ok && j < 1000; j++) {
+                    memcpy(prev, pt, 16);
+                    ok = kuai_ecb_encrypt(&k, prev, pt, 16) == KUAI_OK;
+                }
+                mct_step_key(key, kl, prev, pt);
+            }
+            char what[96];
+            snprintf(what, sizeof what, "%s/%s ECB Monte Carlo", kuai_cipher_name(c), be[b]);
+            CHECK(ok, "%s: a call failed", what);
+            CHECK_MEM(pt, opt, 16, what);
+            CHECK_MEM(key, okey, kl, what);
+            kuai_key_wipe(&k);
+        }
+    }
+    group_end();
+}

@@ -27,6 +27,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "kuai.h"
+#include "bench.h"
 
 #include <errno.h>
 #include <math.h>
@@ -57,11 +58,14 @@
 /* Small utilities                                                     */
 /* ------------------------------------------------------------------ */
 
+/* How the program is called in messages ("kuai_bench", or "kuai speed"). */
+static const char *prog = "kuai_bench";
+
 static void die(const char *fmt, ...)
 {
     va_list ap;
     fflush(stdout);
-    fputs("kuai_bench: ", stderr);
+    fprintf(stderr, "%s: ", prog);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
@@ -80,7 +84,7 @@ static void kcheck(int rc, const char *call, const char *cipher, const char *bac
 static void ossl_die(const char *what)
 {
     fflush(stdout);
-    fprintf(stderr, "kuai_bench: OpenSSL %s failed\n", what);
+    fprintf(stderr, "%s: OpenSSL %s failed\n", prog, what);
     ERR_print_errors_fp(stderr);
     exit(1);
 }
@@ -182,6 +186,9 @@ static double loadavg1(void)
     return l;
 }
 
+/* Thread counts the multi-threaded rows may use (--threads). */
+#define MAX_THREADS 64
+
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
 /* ------------------------------------------------------------------ */
@@ -193,14 +200,29 @@ typedef struct opts {
     int quick;           /* --quick */
     int no_sweep;        /* --no-sweep */
     int reps;            /* --reps N */
+    const char *mode;    /* --mode M: rows whose mode starts with M */
+    int threads;         /* --threads N: multi-threaded rows on 1 and N threads */
     double rep_ns;       /* target length of one repetition */
 } opts;
 
+/* The thread counts of multi-threaded rows: 1, then max. */
+static int next_threads(int nt, int max)
+{
+    return nt < max ? max : max + 1;
+}
+
+static int mode_wanted(const opts *o, const char *mode)
+{
+    return !o->mode || !strncmp(mode, o->mode, strlen(o->mode));
+}
+
 static void usage(FILE *f)
 {
+    fprintf(f, "usage: %s [--json FILE] [--quick] [--backend NAME] [--cipher NAME] [--reps N]\n"
+               "       [--mode M] [--threads N] [--no-sweep]\n",
+            prog);
     fprintf(
-        f, "usage: kuai_bench [--json FILE] [--quick] [--backend NAME] [--cipher NAME] [--reps N]\n"
-           "                  [--no-sweep]\n"
+        f, ""
            "  --json FILE     also write the rows as a JSON array of objects\n"
            "  --quick         fewer and shorter repetitions, 4-stream multi-key rows only,\n"
            "                  sweep up to 4 MB (smoke test)\n"
@@ -210,6 +232,10 @@ static void usage(FILE *f)
            "                  sm4)\n"
            "  --reps N        repetitions per row (default 7, quick 3); the best is reported\n"
            "  --no-sweep      skip the ECB size sweep (40 KB ... 40 MB, 1 and 2 threads)\n"
+           "  --mode M        only rows whose mode starts with M (ecb, cbc, ctr, gcm, cbc-enc-mk,\n"
+           "                  short, ecb-enc-sweep, ctr-parallel, ...)\n"
+           "  --threads N     multi-threaded rows (ecb-enc-sweep, ctr-parallel) on 1 and N\n"
+           "                  threads (default 2, at most 64)\n"
            "Run with OPENSSL_ia32cap=\"~0x200000200000000\" in the environment to measure the\n"
            "OpenSSL yardstick without AES-NI (it must be set before the process starts).\n");
 }
@@ -234,6 +260,15 @@ static void parse_opts(int argc, char **argv, opts *o)
             if (errno || *end || v < 1 || v > 1000)
                 die("--reps wants a number from 1 to 1000, not '%s'", argv[i]);
             reps = (int)v;
+        } else if (!strcmp(a, "--mode") && has_val) {
+            o->mode = argv[++i];
+        } else if (!strcmp(a, "--threads") && has_val) {
+            char *end;
+            errno = 0;
+            long v = strtol(argv[++i], &end, 10);
+            if (errno || *end || v < 1 || v > MAX_THREADS)
+                die("--threads wants a number from 1 to %d, not '%s'", MAX_THREADS, argv[i]);
+            o->threads = (int)v;
         } else if (!strcmp(a, "--quick")) {
             o->quick = 1;
         } else if (!strcmp(a, "--no-sweep")) {
@@ -247,6 +282,8 @@ static void parse_opts(int argc, char **argv, opts *o)
         }
     }
     o->reps = reps ? reps : (o->quick ? 3 : 7);
+    if (!o->threads)
+        o->threads = 2;
     /* Long enough that clock and TSC granularity vanish, short enough that
      * the full run (~320 rows) fits in ~2.5 minutes on 2 cores. */
     o->rep_ns = o->quick ? 3e6 : 25e6;
@@ -1227,7 +1264,8 @@ static void bench_backend(const bench_cipher *bc, const char *backend, const opt
         {"ctr-vs-openssl", w_ctr, Y_CTR_ALT},
     };
     for (size_t m = 0; m < sizeof long_modes / sizeof long_modes[0]; m++) {
-        if (long_modes[m].slot == Y_CTR_ALT && !bc->y[Y_CTR_ALT])
+        if ((long_modes[m].slot == Y_CTR_ALT && !bc->y[Y_CTR_ALT]) ||
+            !mode_wanted(o, long_modes[m].mode))
             continue;
         x->n = 1;
         x->len = LONG_LEN;
@@ -1236,7 +1274,7 @@ static void bench_backend(const bench_cipher *bc, const char *backend, const opt
     }
 
     /* GCM (128-bit blocks): whole 256 KiB messages, 12-byte IV, 16 B AAD */
-    if (x->bs == 16) {
+    if (x->bs == 16 && mode_wanted(o, "gcm")) {
         x->n = 1;
         x->len = LONG_LEN;
         a = (job){.fn = w_gcm_enc, .ctx = x, .bytes = LONG_LEN};
@@ -1272,6 +1310,8 @@ static void bench_backend(const bench_cipher *bc, const char *backend, const opt
             x->n = stream_counts[s];
             x->len = LONG_LEN;
             snprintf(mode, sizeof mode, "%s%zu", mk_modes[m].mode, x->n);
+            if (!mode_wanted(o, mode))
+                continue;
             a = (job){.fn = mk_modes[m].fn, .ctx = x, .bytes = LONG_LEN * x->n};
             measure_row(x, pstates, bc, mk_modes[m].slot, mode, &a, 0, x->n, o);
         }
@@ -1280,6 +1320,8 @@ static void bench_backend(const bench_cipher *bc, const char *backend, const opt
     /* short message: 64 bytes, i.e. 4 blocks of 16 or 2 of 32; no peer
      * (an EVP or gcry call this short would mostly time context setup) */
     size_t nblk = x->bs == 32 ? 2 : 4;
+    if (!mode_wanted(o, "short"))
+        goto done;
     x->n = 1;
     x->len = nblk * x->bs;
     a = (job){.fn = w_short_enc, .ctx = x, .bytes = x->len};
@@ -1294,6 +1336,7 @@ static void bench_backend(const bench_cipher *bc, const char *backend, const opt
     measure_row(x, pstates, bc, -1, "short-mk-enc", &a, 1, x->n, o);
     a = (job){.fn = w_short_mk_dec, .ctx = x, .bytes = x->n * x->len};
     measure_row(x, pstates, bc, -1, "short-mk-dec", &a, 1, x->n, o);
+done:
 
     for (int y = 0; y < Y_N; y++)
         if (pstates[y])
@@ -1325,7 +1368,6 @@ static void bench_backend(const bench_cipher *bc, const char *backend, const opt
  * (~8 ms, seen here) before the thread it waits for could run. Workers
  * are stopped before the next single-thread row so no spinning core
  * disturbs it. */
-#define MAX_THREADS 2
 static const size_t sweep_sizes[] = {40000, 400000, 4000000, 40000000};
 
 typedef struct pool {
@@ -1492,8 +1534,10 @@ static void w_ctr_parallel(void *p)
 static void bench_ctr_parallel(ctx *x, const uint8_t *in, uint8_t *out, size_t len, const opts *o)
 {
     par_job pj = {.x = x, .k = &x->keys[0], .in = in, .out = out, .len = len};
-    for (unsigned nt = 1; nt <= MAX_THREADS; nt++) {
-        pj.threads = nt;
+    if (!mode_wanted(o, "ctr-parallel"))
+        return;
+    for (int nt = 1; nt <= o->threads; nt = next_threads(nt, o->threads)) {
+        pj.threads = (unsigned)nt;
         job a = {.fn = w_ctr_parallel, .ctx = &pj, .bytes = len};
         measure(&a, NULL, o);
         add_row(x, "ctr-parallel", &a, NULL, 0, 1, len, (int)nt);
@@ -1533,7 +1577,8 @@ static void bench_sweep(const bench_cipher *bc, const char *backend, const opts 
             sw.pstate[t] = x->pr->ops->open(x->pr);
 
     double last_mbps = 0, last_peer_mbps = 0;
-    for (size_t si = 0; si < nsizes && sweep_sizes[si] <= maxlen; si++) {
+    for (size_t si = 0; si < nsizes && sweep_sizes[si] <= maxlen && mode_wanted(o, "ecb-enc-sweep");
+         si++) {
         size_t len = sweep_sizes[si];
         if (len % x->bs)
             continue;
@@ -1551,7 +1596,7 @@ static void bench_sweep(const bench_cipher *bc, const char *backend, const opts 
                    x->cname, backend, len);
             break;
         }
-        for (int nt = 1; nt <= MAX_THREADS; nt++) {
+        for (int nt = 1; nt <= o->threads; nt = next_threads(nt, o->threads)) {
             char mode[24];
             sw.nt = nt;
             sw.len = len;
@@ -1584,9 +1629,10 @@ static void bench_sweep(const bench_cipher *bc, const char *backend, const opts 
     free(x->keybytes);
 }
 
-int main(int argc, char **argv)
+int kuai_bench_main(const char *name, int argc, char **argv)
 {
     opts o;
+    prog = name;
     parse_opts(argc, argv, &o);
     gcry_setup();
     fill(gcm_iv, sizeof gcm_iv, 90);
@@ -1610,14 +1656,14 @@ int main(int argc, char **argv)
         }
     }
     if (!cipher_found) {
-        fprintf(stderr, "kuai_bench: unknown cipher '%s'; known:", o.cipher);
+        fprintf(stderr, "%s: unknown cipher '%s'; known:", prog, o.cipher);
         for (size_t i = 0; i < sizeof ciphers / sizeof ciphers[0]; i++)
             fprintf(stderr, " %s", kuai_cipher_name(ciphers[i].id));
         fputc('\n', stderr);
         return 2;
     }
     if (!backend_found) {
-        fprintf(stderr, "kuai_bench: backend '%s' is unknown or not usable on this CPU%s%s\n",
+        fprintf(stderr, "%s: backend '%s' is unknown or not usable on this CPU%s%s\n", prog,
                 o.backend, o.cipher ? " for " : "", o.cipher ? o.cipher : "");
         return 2;
     }
@@ -1635,7 +1681,7 @@ int main(int argc, char **argv)
 
     char hwf[512];
     gcry_hwflist(hwf, sizeof hwf);
-    printf("kuai_bench: kuai %s, %s, libgcrypt %s\n", KUAI_VERSION,
+    printf("%s: kuai %s, %s, libgcrypt %s\n", prog, KUAI_VERSION,
            OpenSSL_version(OPENSSL_VERSION), gcry_check_version(NULL));
     printf("cpu: %s (%ld online)\n", model, sysconf(_SC_NPROCESSORS_ONLN));
     if (HAVE_TSC)

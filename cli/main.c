@@ -190,10 +190,10 @@ static void parse_crypt_opts(int argc, char **argv, cli_opts *o)
             o->out = opt_value(argc, argv, &i, "--output");
         } else if (is_opt(a, "-j", "--threads")) {
             o->threads = (unsigned)parse_num(opt_value(argc, argv, &i, "--threads"),
-                                             "--threads", 1, 64);
+                                             "-j/--threads", 1, 64);
             threads_given = 1;
         } else if (!strncmp(a, "-j", 2) && a[2]) {
-            o->threads = (unsigned)parse_num(a + 2, "-j", 1, 64);
+            o->threads = (unsigned)parse_num(a + 2, "-j/--threads", 1, 64);
             threads_given = 1;
         } else if (is_opt(a, "-f", "--force")) {
             o->force = 1;

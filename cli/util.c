@@ -414,7 +414,11 @@ int output_commit(output *o)
 {
     if (!o->path)
         return 0;
-    if (fsync(o->fd) != 0 || close(o->fd) != 0) {
+    /* 0600 while incomplete; a finished file gets the mode any new file
+     * would (umask is process-wide, and only this thread runs now). */
+    mode_t mask = umask(077);
+    umask(mask);
+    if (fchmod(o->fd, 0666 & ~mask) != 0 || fsync(o->fd) != 0 || close(o->fd) != 0) {
         int e = errno;
         o->fd = -1;
         output_abort(o);

@@ -26,8 +26,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "kuai.h"
 #include "bench.h"
+#include "kuai.h"
 
 #include <errno.h>
 #include <math.h>
@@ -218,8 +218,9 @@ static int mode_wanted(const opts *o, const char *mode)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: %s [--json FILE] [--quick] [--backend NAME] [--cipher NAME] [--reps N]\n"
-               "       [--mode M] [--threads N] [--no-sweep]\n",
+    fprintf(f,
+            "usage: %s [--json FILE] [--quick] [--backend NAME] [--cipher NAME] [--reps N]\n"
+            "       [--mode M] [--threads N] [--no-sweep]\n",
             prog);
     fprintf(
         f, ""
@@ -1681,8 +1682,8 @@ int kuai_bench_main(const char *name, int argc, char **argv)
 
     char hwf[512];
     gcry_hwflist(hwf, sizeof hwf);
-    printf("%s: kuai %s, %s, libgcrypt %s\n", prog, KUAI_VERSION,
-           OpenSSL_version(OPENSSL_VERSION), gcry_check_version(NULL));
+    printf("%s: kuai %s, %s, libgcrypt %s\n", prog, KUAI_VERSION, OpenSSL_version(OPENSSL_VERSION),
+           gcry_check_version(NULL));
     printf("cpu: %s (%ld online)\n", model, sysconf(_SC_NPROCESSORS_ONLN));
     if (HAVE_TSC)
         printf("cycles: rdtsc ticks, TSC measured at %.3f GHz against CLOCK_MONOTONIC over 50 ms "
@@ -1691,7 +1692,8 @@ int kuai_bench_main(const char *name, int argc, char **argv)
     else
         printf("cycles: not measured on this architecture (null in JSON)\n");
     printf("timing: best of %d repetitions of ~%.0f ms after warm-up, kuai and peer alternating; "
-           "MB/s = 10^6 bytes/s; single thread except ecb-enc-sweep and ctr-parallel rows (thr); 64-byte aligned "
+           "MB/s = 10^6 bytes/s; single thread except ecb-enc-sweep and ctr-parallel rows (thr); "
+           "64-byte aligned "
            "buffers%s\n",
            o.reps, o.rep_ns / 1e6, o.quick ? " (--quick)" : "");
     printf("load average (1 min) at start: %.2f\n", loadavg1());

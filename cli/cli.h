@@ -102,8 +102,8 @@ int container_decrypt(const cli_opts *o, const key_material *km, int in_fd, outp
 
 /* raw.c */
 int parse_raw_cipher(const char *name, kuai_cipher *c, raw_mode *m);
-int raw_run(const cli_opts *o, const key_material *km, size_t key_index, int in_fd,
-            output *out, progress *pg, const char *in_name);
+int raw_run(const cli_opts *o, const key_material *km, size_t key_index, int in_fd, output *out,
+            progress *pg, const char *in_name);
 int raw_cbc_encrypt_lockstep(const cli_opts *o, const key_material *km, const int *in_fds,
                              output *outs, size_t n, progress *pg);
 

@@ -116,8 +116,8 @@ static void master_key(const key_material *km, const uint8_t *hdr, uint8_t *out,
     uint64_t maxmem = 128 * r * (n + 2) * p + (1u << 20);
     if (EVP_PBE_scrypt(km->password, km->password_len, hdr + 16, 16, n, r, p, maxmem, out,
                        MASTER_LEN) != 1)
-        fail(EXIT_INTERNAL, "scrypt (N=2^%u, r=%u, p=%u) failed: out of memory?", hdr[12],
-             hdr[13], hdr[14]);
+        fail(EXIT_INTERNAL, "scrypt (N=2^%u, r=%u, p=%u) failed: out of memory?", hdr[12], hdr[13],
+             hdr[14]);
     *out_len = MASTER_LEN;
 }
 
@@ -428,8 +428,8 @@ static int run_pipeline(const file_keys *fk, int decrypt, chunk_reader *rd, int 
                 pl_error(p, EXIT_VERIFY, "%s: truncated", in_name);
             else
                 pl_error(p, EXIT_VERIFY,
-                         "%s: truncated: chunk %llu is %zd bytes, shorter than its tag",
-                         in_name, (unsigned long long)idx, n);
+                         "%s: truncated: chunk %llu is %zd bytes, shorter than its tag", in_name,
+                         (unsigned long long)idx, n);
         } else {
             s->in_len = (size_t)n;
             s->idx = idx;
@@ -536,8 +536,7 @@ int container_decrypt(const cli_opts *o, const key_material *km, int in_fd, outp
         return EXIT_VERIFY;
     }
     if (hdr[8] != FORMAT_VERSION) {
-        msg("%s: format version %u, this kuai reads version %u", in_name, hdr[8],
-            FORMAT_VERSION);
+        msg("%s: format version %u, this kuai reads version %u", in_name, hdr[8], FORMAT_VERSION);
         return EXIT_VERIFY;
     }
     int kdf = hdr[10];
@@ -568,8 +567,8 @@ int container_decrypt(const cli_opts *o, const key_material *km, int in_fd, outp
         return EXIT_USAGE;
     }
     if (kdf == KDF_NONE && km->key_len != kuai_key_size(c)) {
-        msg("%s: the key is %zu bytes, %s needs %zu", in_name, km->key_len,
-            kuai_cipher_name(c), kuai_key_size(c));
+        msg("%s: the key is %zu bytes, %s needs %zu", in_name, km->key_len, kuai_cipher_name(c),
+            kuai_key_size(c));
         return EXIT_USAGE;
     }
     file_keys *fk = xmalloc(sizeof *fk);

@@ -1,8 +1,8 @@
 /* kuai: the command-line tool. Commands: encrypt, decrypt, speed, selftest,
  * info (docs/cli.md, kuai.1). */
 #define _GNU_SOURCE
-#include "cli.h"
 #include "bench.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -184,13 +184,12 @@ static void parse_crypt_opts(int argc, char **argv, cli_opts *o)
             o->password = 1;
         } else if (is_opt(a, NULL, "--scrypt-log2n")) {
             o->scrypt_log2n = (int)parse_num(opt_value(argc, argv, &i, "--scrypt-log2n"),
-                                             "--scrypt-log2n", SCRYPT_LOG2N_MIN,
-                                             SCRYPT_LOG2N_MAX);
+                                             "--scrypt-log2n", SCRYPT_LOG2N_MIN, SCRYPT_LOG2N_MAX);
         } else if (is_opt(a, "-o", "--output")) {
             o->out = opt_value(argc, argv, &i, "--output");
         } else if (is_opt(a, "-j", "--threads")) {
-            o->threads = (unsigned)parse_num(opt_value(argc, argv, &i, "--threads"),
-                                             "-j/--threads", 1, 64);
+            o->threads =
+                (unsigned)parse_num(opt_value(argc, argv, &i, "--threads"), "-j/--threads", 1, 64);
             threads_given = 1;
         } else if (!strncmp(a, "-j", 2) && a[2]) {
             o->threads = (unsigned)parse_num(a + 2, "-j/--threads", 1, 64);
@@ -333,8 +332,8 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
         output_check(outs[i], o->force);
         if (outs[i] && strcmp(o->inputs[i], "-")) {
             struct stat si, so;
-            if (stat(o->inputs[i], &si) == 0 && stat(outs[i], &so) == 0 &&
-                si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+            if (stat(o->inputs[i], &si) == 0 && stat(outs[i], &so) == 0 && si.st_dev == so.st_dev &&
+                si.st_ino == so.st_ino)
                 fail(EXIT_USAGE, "%s: input and output are the same file", o->inputs[i]);
         }
     }

@@ -64,8 +64,8 @@ static int setup(raw_ctx *r, const cli_opts *o, const key_material *km, size_t k
     memset(r, 0, sizeof *r);
     r->o = o;
     r->bs = kuai_block_size(o->cipher);
-    int rc = kuai_key_init(&r->key, o->cipher, km->keys[km->nkeys > 1 ? key_index : 0],
-                           km->key_len);
+    int rc =
+        kuai_key_init(&r->key, o->cipher, km->keys[km->nkeys > 1 ? key_index : 0], km->key_len);
     if (rc) {
         msg("%s: %s", kuai_cipher_name(o->cipher), kuai_strerror(rc));
         return kuai_exit_code(rc);
@@ -130,8 +130,8 @@ static int unpad(const uint8_t *blk, size_t bs, size_t *keep)
     return bad ? -1 : 0;
 }
 
-int raw_run(const cli_opts *o, const key_material *km, size_t key_index, int in_fd,
-            output *out, progress *pg, const char *in_name)
+int raw_run(const cli_opts *o, const key_material *km, size_t key_index, int in_fd, output *out,
+            progress *pg, const char *in_name)
 {
     raw_ctx *r = xmalloc(sizeof *r);
     int rc = setup(r, o, km, key_index);

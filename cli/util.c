@@ -110,10 +110,9 @@ int hex_decode(const char *hex, uint8_t *out, size_t max, size_t *len)
     return 0;
 }
 
-static const kuai_cipher all_ciphers[] = {KUAI_UBLOCK_128_128, KUAI_UBLOCK_128_256,
-                                          KUAI_UBLOCK_256_256, KUAI_SM4,
-                                          KUAI_AES_128,        KUAI_AES_192,
-                                          KUAI_AES_256};
+static const kuai_cipher all_ciphers[] = {
+    KUAI_UBLOCK_128_128, KUAI_UBLOCK_128_256, KUAI_UBLOCK_256_256, KUAI_SM4,
+    KUAI_AES_128,        KUAI_AES_192,        KUAI_AES_256};
 
 int parse_cipher(const char *name, kuai_cipher *c)
 {
@@ -134,8 +133,9 @@ void print_cipher_names(FILE *f)
 static void check_key_len(size_t got, size_t want, const char *where)
 {
     if (got != want)
-        fail(EXIT_USAGE, "%s: the key is %zu bytes (%zu hex digits); the cipher needs %zu bytes "
-                         "(%zu hex digits)",
+        fail(EXIT_USAGE,
+             "%s: the key is %zu bytes (%zu hex digits); the cipher needs %zu bytes "
+             "(%zu hex digits)",
              where, got, got * 2, want, want * 2);
 }
 
@@ -515,9 +515,8 @@ static void progress_draw(progress *p, double t, int final)
         for (int i = 0; i < 30; i++)
             bar[i] = i < fill ? '#' : '.';
         bar[30] = '\0';
-        double eta = rate > 0 ? (double)(p->total - (p->done < p->total ? p->done : p->total)) /
-                                    rate
-                              : 0;
+        double eta =
+            rate > 0 ? (double)(p->total - (p->done < p->total ? p->done : p->total)) / rate : 0;
         snprintf(line, sizeof line, "\r[%s] %3.0f%% %s / %s  %.1f MB/s  ETA %d:%02d ", bar,
                  frac * 100, done, total, rate / 1e6, (int)eta / 60, (int)eta % 60);
     } else {

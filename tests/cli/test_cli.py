@@ -18,6 +18,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ref_decrypt  # noqa: E402  (the independent decryptor of docs/format.md)
+
 KUAI = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/kuai")
 CHUNK = 1 << 20
 TAG = 16
@@ -483,6 +486,68 @@ def test_progress(d):
     report(rc == 0 and err == "", "no progress bar when stderr is not a terminal", repr(err))
 
 
+# The test vectors of docs/format.md.
+FORMAT_VECTORS = [
+    ("sm4", {"key": "000102030405060708090a0b0c0d0e0f"},
+     "4b5541490d0a1a0a010400140000000000000000000000000000000000000000"
+     "05b31de9324aa24346758d06b810ed0d7c87ed985920eba834be87af9b7c0ba9"
+     "d72e986bdcbdcf13e8845bcf4284c3a89d984a8b7c039f0e7cf4d60f9f88d520"
+     "372e30791035c961a84bf0"),
+    ("ublock-256-256", {"key": bytes(range(32)).hex()},
+     "4b5541490d0a1a0a010300140000000000000000000000000000000000000000"
+     "07def0f3eb793d0cbb6f0f8ad6495722ae67b98cdf85765faa3b46383e836966"
+     "e2234cb2b0436891f1efc3cec250a6990b8a945436b975f8de38e3c3a771eeea"
+     "f3ebd8384384269bd19bfd"),
+    ("sm4 (password)", {"password": "password"},
+     "4b5541490d0a1a0a010401140a080100a5ff21d706891499ac15ebd0dfc8de37"
+     "8484a9aad4c1e73f93069b36a755341bcfedf279b3a70f179f446be13f3ec132"
+     "24a541b79a9d2240533778c6b98d8a77304d492bc4f1c5acbd29260b78934f1c"
+     "45c484012ae1a2cc3473a2"),
+]
+
+
+def ref(data, key=None, password=None):
+    try:
+        return ref_decrypt.decrypt(data, bytes.fromhex(key) if key else None, password, KUAI)
+    except ref_decrypt.Rejected as e:
+        return e
+
+
+def test_format_spec(d, supported):
+    """docs/format.md is enough to decrypt: its vectors open in kuai and in
+    the independent decryptor, and what kuai writes opens in the latter."""
+    want = b"kuai container test vector\n"
+    for label, cred, hexdata in FORMAT_VECTORS:
+        data = bytes.fromhex(hexdata)
+        if "key" in cred:
+            rc, out, err = run(["decrypt", "-k", cred["key"]], data)
+        else:
+            rc, out, err = run(["decrypt", "-p"], data, {"KUAI_PASSWORD": cred["password"]})
+        report(rc == 0 and out == want, f"format.md vector {label}: kuai decrypts it", err)
+        got = ref(data, cred.get("key"), cred.get("password"))
+        report(got == want, f"format.md vector {label}: reference decryptor", repr(got)[:200])
+    for name in ("sm4", "ublock-128-128", "ublock-128-256", "ublock-256-256", "aes-128",
+                 "aes-192", "aes-256"):
+        if name not in supported:
+            skip(f"reference decryptor {name}", "not available in this build")
+            continue
+        if name.startswith("aes") and not shutil.which("openssl"):
+            skip(f"reference decryptor {name}", "no openssl command")
+            continue
+        k = key_hex(name)
+        pt = rbytes(2 * CHUNK + 333) if name in ("sm4", "ublock-256-256") else rbytes(5000)
+        rc, ct, err = run(["encrypt", "-c", name, "-k", k], pt)
+        got = ref(ct, k)
+        report(rc == 0 and got == pt, f"reference decryptor opens kuai's {name} file",
+               repr(got)[:200] if not isinstance(got, bytes) else "plaintext differs")
+        got = ref(flip(ct, len(ct) - 20), k)
+        report(isinstance(got, ref_decrypt.Rejected), f"reference decryptor rejects a flipped bit "
+               f"({name})", repr(got)[:100])
+    rc, ct, err = run(["encrypt", "-c", "ublock-128-128", "-p", "--scrypt-log2n", "11"], b"pw test",
+                      {"KUAI_PASSWORD": "hunter2"})
+    report(ref(ct, password="hunter2") == b"pw test", "reference decryptor: password file", err)
+
+
 def test_selftest_info_speed(d):
     rc, out, err = run(["selftest"])
     report(rc == 0 and b"PASS" in out and b"FAIL" not in out, "selftest passes", out.decode() + err)
@@ -514,6 +579,7 @@ def main():
         test_roundtrips(d, supported)
         test_tampering(d, supported)
         test_raw(d, supported)
+        test_format_spec(d, supported)
         test_progress(d)
         test_selftest_info_speed(d)
     finally:

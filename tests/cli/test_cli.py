@@ -244,6 +244,8 @@ def test_tampering(d, supported):
             ok = rc == EXIT_VERIFY and not os.path.exists(out) and not leftovers(d.path)
             report(ok and err.count("\n") == 1, f"{name}: {label} (to a file)",
                    f"rc={rc} exists={os.path.exists(out)} {err!r}")
+            if os.path.exists(out):  # keep one failure from spilling into the next case
+                os.unlink(out)
             # to standard output: only whole chunks that verified, in order
             rc, got, err = run(["decrypt", "-k", k], data)
             ok = rc == EXIT_VERIFY and pt.startswith(got) and len(got) % CHUNK == 0

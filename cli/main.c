@@ -290,11 +290,8 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
     memset(o, 0, sizeof *o);
     o->decrypt = decrypt;
     parse_crypt_opts(argc, argv, o);
-    static const char *stdin_only[] = {"-"};
-    if (!o->ninputs) {
-        o->inputs = stdin_only;
-        o->ninputs = 1;
-    }
+    if (!o->ninputs)
+        o->inputs[o->ninputs++] = "-";
     int dir_out = o->ninputs > 1 || is_dir(o->out);
     if (o->ninputs > 1 && !is_dir(o->out))
         fail(EXIT_USAGE, "several inputs need -o DIR, an existing directory");
@@ -321,6 +318,9 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
             fail(EXIT_UNAVAIL, "%s: %s", kuai_cipher_name(o->cipher), kuai_strerror(rc));
         kuai_key_wipe(&probe);
     }
+
+    if (!decrypt && !o->out && isatty(STDOUT_FILENO))
+        fail(EXIT_USAGE, "not writing ciphertext to a terminal; use -o FILE or redirect");
 
     /* Name every output and refuse existing ones before anything is
      * written. */
@@ -384,6 +384,7 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
         for (size_t i = 0; i < o->ninputs; i++)
             free(outs[i]);
     free(outs);
+    free(o->inputs);
     free_keys(&km);
     return rc;
 }

@@ -448,13 +448,15 @@ def test_errors(d, supported):
         report(rc == EXIT_UNAVAIL, "unsupported cipher: exit 5", f"rc={rc} {err}")
 
 
-def test_progress(d):
-    src = d.file("prog.pt", rbytes(3 * CHUNK))
-    k = key_hex("sm4")
-    out = d.file("prog.kuai")
+def on_pty(args):
+    """Runs kuai with all three standard streams on a pseudo-terminal;
+    returns (exit status, everything it printed)."""
     pid, fd = pty.fork()
-    if pid == 0:  # child: stderr (and stdout) on the pty
-        os.execv(KUAI, [KUAI, "encrypt", "-c", "sm4", "-k", k, "-o", out, src])
+    if pid == 0:
+        try:
+            os.execv(KUAI, [KUAI] + args)
+        finally:
+            os._exit(127)
     buf = b""
     while True:
         try:
@@ -465,24 +467,24 @@ def test_progress(d):
             break
         buf += chunk
     _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.WEXITSTATUS(status), buf
+
+
+def test_progress(d):
+    src = d.file("prog.pt", rbytes(3 * CHUNK))
+    k = key_hex("sm4")
+    out = d.file("prog.kuai")
+    status, buf = on_pty(["encrypt", "-c", "sm4", "-k", k, "-o", out, src])
     text = buf.decode(errors="replace")
-    report(os.WEXITSTATUS(status) == 0 and "MB/s" in text and "3.0 MiB" in text and "ETA" in text,
+    report(status == 0 and "MB/s" in text and "3.0 MiB" in text and "ETA" in text,
            "progress bar on a terminal", repr(text))
     os.unlink(out)
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execv(KUAI, [KUAI, "encrypt", "-q", "-c", "sm4", "-k", k, "-o", out, src])
-    buf = b""
-    while True:
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        buf += chunk
-    os.waitpid(pid, 0)
-    report(buf == b"", "-q silences the progress bar", repr(buf))
+    status, buf = on_pty(["encrypt", "-q", "-c", "sm4", "-k", k, "-o", out, src])
+    report(status == 0 and buf == b"", "-q silences the progress bar", repr(buf))
+    status, buf = on_pty(["encrypt", "-c", "sm4", "-k", k, src])
+    report(status == EXIT_USAGE and b"terminal" in buf and len(buf) < 200,
+           "no ciphertext written to a terminal", repr(buf[:200]))
     os.unlink(out)
     rc, _, err = run(["encrypt", "-c", "sm4", "-k", k, "-o", out, src])
     report(rc == 0 and err == "", "no progress bar when stderr is not a terminal", repr(err))

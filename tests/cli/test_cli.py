@@ -151,6 +151,19 @@ def test_roundtrips(d, supported):
     rc1, ct, e1 = run(["encrypt", "-c", "sm4", "--key-file", kf, "-"], pt)
     rc2, back, e2 = run(["decrypt", "--key-file", kf], ct)
     report(rc1 == 0 and rc2 == 0 and back == pt, "key file round trip", e1 + e2)
+    # --cipher on decryption must match the header
+    rc, _, err = run(["decrypt", "-k", k, "--cipher", "ublock-128-128"], ct)
+    report(rc == EXIT_VERIFY and "sm4" in err, "decrypt --cipher mismatch", f"rc={rc} {err}")
+    rc, back, err = run(["decrypt", "-k", k, "--cipher", "sm4"], ct)
+    report(rc == 0 and back == pt, "decrypt --cipher match", err)
+    # one input and -o DIR
+    od = d.file("one_dir")
+    os.makedirs(od, exist_ok=True)
+    src = d.file("single.bin", pt)
+    rc, _, err = run(["encrypt", "-c", "sm4", "-k", k, "-o", od, src])
+    rc2, _, err2 = run(["decrypt", "-k", k, "-o", od, os.path.join(od, "single.bin.kuai")])
+    report(rc == 0 and rc2 == 0 and open(os.path.join(od, "single.bin"), "rb").read() == pt,
+           "one input with -o DIR", err + err2)
     # two encryptions of the same input differ (random nonce)
     rc1, ct2, _ = run(["encrypt", "-c", "sm4", "-k", k], pt)
     report(ct2 != ct, "fresh nonce per file", "identical ciphertexts")
@@ -448,9 +461,10 @@ def test_errors(d, supported):
         report(rc == EXIT_UNAVAIL, "unsupported cipher: exit 5", f"rc={rc} {err}")
 
 
-def on_pty(args):
-    """Runs kuai with all three standard streams on a pseudo-terminal;
-    returns (exit status, everything it printed)."""
+def on_pty(args, typed=b""):
+    """Runs kuai with all three standard streams on a pseudo-terminal (its
+    controlling terminal), typing `typed` into it; returns (exit status,
+    everything it printed)."""
     pid, fd = pty.fork()
     if pid == 0:
         try:
@@ -458,6 +472,13 @@ def on_pty(args):
         finally:
             os._exit(127)
     buf = b""
+    for line in typed.splitlines(keepends=True):
+        # one line per prompt: wait for it, so the line is typed with echo off
+        seen = b""
+        while b":" not in seen:
+            seen += os.read(fd, 100)
+        buf += seen
+        os.write(fd, line)
     while True:
         try:
             chunk = os.read(fd, 4096)
@@ -552,6 +573,21 @@ def test_format_spec(d, supported):
     report(ref(ct, password="hunter2") == b"pw test", "reference decryptor: password file", err)
 
 
+def test_password_prompt(d):
+    src = d.file("prompt.pt", b"typed at the terminal")
+    out = d.file("prompt.kuai")
+    status, buf = on_pty(["encrypt", "-c", "sm4", "-p", "--scrypt-log2n", "10", "-q", "-o", out,
+                          src], b"s3cret phrase\ns3cret phrase\n")
+    rc, back, err = run(["decrypt", "-p", out], None, {"KUAI_PASSWORD": "s3cret phrase"})
+    report(status == 0 and b"Password" in buf and b"s3cret" not in buf and rc == 0
+           and back == b"typed at the terminal", "password typed at a terminal (no echo)",
+           f"{status} {buf!r} {rc} {err}")
+    os.unlink(out)
+    status, buf = on_pty(["encrypt", "-c", "sm4", "-p", "-q", "-o", out, src], b"one\ntwo\n")
+    report(status == EXIT_USAGE and b"do not match" in buf and not os.path.exists(out),
+           "mismatched passwords at the terminal", repr(buf))
+
+
 def test_selftest_info_speed(d):
     rc, out, err = run(["selftest"])
     report(rc == 0 and b"PASS" in out and b"FAIL" not in out, "selftest passes", out.decode() + err)
@@ -585,6 +621,7 @@ def main():
         test_raw(d, supported)
         test_format_spec(d, supported)
         test_progress(d)
+        test_password_prompt(d)
         test_selftest_info_speed(d)
     finally:
         shutil.rmtree(d.path, ignore_errors=True)

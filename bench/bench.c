@@ -1214,6 +1214,8 @@ static void cross_check(kuai_cipher c, const char *cname, const char *backend)
 static void measure_row(ctx *x, void *const *pstates, const bench_cipher *bc, int slot,
                         const char *mode, job *a, int short_msg, size_t streams, const opts *o)
 {
+    if (!mode_wanted(o, mode))
+        return;
     x->pr = slot >= 0 ? bc->y[slot] : NULL;
     x->pstate = slot >= 0 ? pstates[slot] : NULL;
     job b = {.fn = w_peer, .ctx = x, .bytes = a->bytes};
@@ -1275,7 +1277,7 @@ static void bench_backend(const bench_cipher *bc, const char *backend, const opt
     }
 
     /* GCM (128-bit blocks): whole 256 KiB messages, 12-byte IV, 16 B AAD */
-    if (x->bs == 16 && mode_wanted(o, "gcm")) {
+    if (x->bs == 16 && (mode_wanted(o, "gcm-enc") || mode_wanted(o, "gcm-dec"))) {
         x->n = 1;
         x->len = LONG_LEN;
         a = (job){.fn = w_gcm_enc, .ctx = x, .bytes = LONG_LEN};
@@ -1321,8 +1323,6 @@ static void bench_backend(const bench_cipher *bc, const char *backend, const opt
     /* short message: 64 bytes, i.e. 4 blocks of 16 or 2 of 32; no peer
      * (an EVP or gcry call this short would mostly time context setup) */
     size_t nblk = x->bs == 32 ? 2 : 4;
-    if (!mode_wanted(o, "short"))
-        goto done;
     x->n = 1;
     x->len = nblk * x->bs;
     a = (job){.fn = w_short_enc, .ctx = x, .bytes = x->len};
@@ -1337,7 +1337,6 @@ static void bench_backend(const bench_cipher *bc, const char *backend, const opt
     measure_row(x, pstates, bc, -1, "short-mk-enc", &a, 1, x->n, o);
     a = (job){.fn = w_short_mk_dec, .ctx = x, .bytes = x->n * x->len};
     measure_row(x, pstates, bc, -1, "short-mk-dec", &a, 1, x->n, o);
-done:
 
     for (int y = 0; y < Y_N; y++)
         if (pstates[y])

@@ -594,13 +594,14 @@ def test_selftest_info_speed(d):
     rc, out, err = run(["info"])
     report(rc == 0 and b"sm4" in out and b"cpu features" in out, "info", err)
     js = d.file("speed.json")
-    rc, out, err = run(["speed", "--cipher", "sm4", "--backend", "ref", "--mode", "ctr",
-                        "--no-sweep", "--quick", "--reps", "1", "--json", js])
-    ok = rc == 0
-    if ok:
-        rows = json.load(open(js))
-        ok = rows and all(r["mode"].startswith("ctr") and r["cipher"] == "sm4" for r in rows)
-    report(ok, "speed with filters writes JSON", err)
+    for mode in ("ctr", "gcm-dec", "short-mk"):
+        rc, out, err = run(["speed", "--cipher", "sm4", "--backend", "ref", "--mode", mode,
+                            "--no-sweep", "--quick", "--reps", "1", "--json", js])
+        ok = rc == 0
+        if ok:
+            rows = json.load(open(js))
+            ok = rows and all(r["mode"].startswith(mode) and r["cipher"] == "sm4" for r in rows)
+        report(ok, f"speed --mode {mode} writes those rows as JSON", err)
     rc, out, err = run(["speed", "--threads", "0"])
     report(rc != 0 and "--threads" in err, "speed --threads 0 refused", err)
 

@@ -335,15 +335,33 @@ unsigned default_threads(void)
 
 /* ---- output files ---- */
 
-/* The temporary file being written, removed if a signal ends the process
- * (unlink is async-signal-safe). */
-static volatile sig_atomic_t have_tmp;
-static char tmp_for_signal[4096];
+/* The temporary files being written (several at once in lockstep CBC),
+ * removed if a signal ends the process: the handler only reads this table
+ * and calls unlink, which is async-signal-safe. */
+#define MAX_TMP 256
+static char *volatile tmp_files[MAX_TMP];
+
+static void tmp_track(char *path)
+{
+    for (size_t i = 0; i < MAX_TMP; i++)
+        if (!tmp_files[i]) {
+            tmp_files[i] = path;
+            return;
+        }
+}
+
+static void tmp_untrack(const char *path)
+{
+    for (size_t i = 0; i < MAX_TMP; i++)
+        if (tmp_files[i] == path)
+            tmp_files[i] = NULL;
+}
 
 static void on_signal(int sig)
 {
-    if (have_tmp)
-        unlink(tmp_for_signal);
+    for (size_t i = 0; i < MAX_TMP; i++)
+        if (tmp_files[i])
+            unlink(tmp_files[i]);
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -396,17 +414,12 @@ int output_open(output *o, const char *path, int force)
     free(d);
     free(b);
     catch_signals();
-    if (strlen(o->tmp) < sizeof tmp_for_signal) {
-        memcpy(tmp_for_signal, o->tmp, strlen(o->tmp) + 1);
-        have_tmp = 1;
-    }
-    /* mkstemp creates with O_EXCL and mode 0600: nobody else can have the
+    /* mkostemp creates with O_EXCL and mode 0600: nobody else can have the
      * file open, and a plaintext is never readable by others meanwhile. */
     o->fd = mkostemp(o->tmp, O_CLOEXEC);
-    if (o->fd < 0) {
-        have_tmp = 0;
+    if (o->fd < 0)
         fail(EXIT_IO, "%s: cannot create a temporary file next to it: %s", path, strerror(errno));
-    }
+    tmp_track(o->tmp); /* the name mkostemp chose */
     return 0;
 }
 
@@ -443,7 +456,7 @@ int output_commit(output *o)
         }
         unlink(o->tmp);
     }
-    have_tmp = 0;
+    tmp_untrack(o->tmp);
     char *d = strdup(o->path);
     if (d) {
         int dfd = open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -465,8 +478,8 @@ void output_abort(output *o)
     if (o->fd >= 0)
         close(o->fd);
     o->fd = -1;
+    tmp_untrack(o->tmp);
     unlink(o->tmp);
-    have_tmp = 0;
     free(o->tmp);
     o->tmp = NULL;
 }

@@ -427,6 +427,32 @@ def test_overwrite(d):
            "several inputs with -o DIR", err + err2)
 
 
+def test_interrupted(d):
+    """Ctrl-C (SIGINT) or SIGTERM while the output is being written leaves
+    no temporary file behind."""
+    import signal
+    import time
+    k = key_hex("sm4")
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        sub = d.file(f"sig{int(sig)}")
+        os.makedirs(sub, exist_ok=True)
+        out = os.path.join(sub, "out")
+        p = subprocess.Popen([KUAI, "decrypt", "-k", k, "-o", out], stdin=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, start_new_session=True)
+        seen = False
+        for _ in range(200):  # until the temporary file exists (input still open)
+            if leftovers(sub):
+                seen = True
+                break
+            time.sleep(0.01)
+        p.send_signal(sig)
+        p.wait()
+        p.stdin.close()
+        report(seen and p.returncode == -sig and not leftovers(sub) and not os.path.exists(out),
+               f"signal {sig.name} removes the temporary file",
+               f"seen={seen} rc={p.returncode} left={os.listdir(sub)}")
+
+
 def test_errors(d, supported):
     k = key_hex("sm4")
     src = d.file("e.pt", b"x" * 100)
@@ -616,6 +642,7 @@ def main():
         test_help()
         test_errors(d, supported)
         test_overwrite(d)
+        test_interrupted(d)
         test_password(d)
         test_roundtrips(d, supported)
         test_tampering(d, supported)

@@ -333,7 +333,7 @@ static void *pl_writer(void *arg)
             break;
         pthread_mutex_unlock(&p->mu);
         int werr = write_full(p->out_fd, s->res, s->out_len) ? errno : 0;
-        progress_add(p->pg, p->decrypt ? s->in_len : s->in_len);
+        progress_add(p->pg, s->in_len);
         pthread_mutex_lock(&p->mu);
         if (werr) {
             pl_error(p, EXIT_IO, "write error: %s", strerror(werr));

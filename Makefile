@@ -8,7 +8,7 @@ CMAKE_FLAGS ?=
 # yardstick (see ../shared/bench.md); it must be set before libcrypto loads.
 OPENSSL_NO_AESNI = ~0x200000200000000
 
-.PHONY: all build test test-portable test-sanitize test-ct fuzz test-provider sftp-demo bench bench-quick plot install format clean vectors
+.PHONY: all build test test-cli test-portable test-sanitize test-ct fuzz test-provider sftp-demo bench bench-quick plot install format clean vectors
 
 all: build
 
@@ -21,10 +21,14 @@ build:
 # Where `make vectors` put the third-party vector files, for every suite run
 # of `make test` (prerequisites inherit it); expanded after `vectors` ran.
 test: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
-test: vectors build test-portable test-sanitize test-provider test-ct fuzz
+test: vectors build test-cli test-portable test-sanitize test-provider test-ct fuzz
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --quick > $(BUILD)/bench-smoke.txt
 	@echo "benchmark smoke run ok"
 	$(BUILD)/kuai_test
+
+# The kuai tool (tests/cli/test_cli.py, python3 standard library only).
+test-cli: build
+	python3 tests/cli/test_cli.py $(BUILD)/kuai
 
 # What a non-x86 build gets: the portable backends alone.
 test-portable:
@@ -62,9 +66,10 @@ fuzz:
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-sanitize:
 	cmake -S . -B $(BUILD)-sanitize -DCMAKE_BUILD_TYPE=Debug -DKUAI_WERROR=ON -DKUAI_SANITIZE=ON
-	cmake --build $(BUILD)-sanitize -j$(JOBS) --target kuai_test kuai_provider_test
+	cmake --build $(BUILD)-sanitize -j$(JOBS) --target kuai_test kuai_provider_test kuai
 	$(BUILD)-sanitize/kuai_test -q
 	$(BUILD)-sanitize/kuai_provider_test $(BUILD)-sanitize
+	python3 tests/cli/test_cli.py $(BUILD)-sanitize/kuai
 
 # The OpenSSL provider (build/kuai.so) through EVP and through the system
 # openssl command (docs/openssl-provider.md).
@@ -102,7 +107,7 @@ install: build
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX),)
 
 format:
-	clang-format -i include/*.h src/*.c src/*.h src/*/*.c src/*/*.h tests/*.c tests/*.h bench/*.c provider/*.c tests/provider/*.c
+	clang-format -i include/*.h src/*.c src/*.h src/*/*.c src/*/*.h tests/*.c tests/*.h bench/*.c bench/*.h cli/*.c cli/*.h provider/*.c tests/provider/*.c tests/ct/*.c fuzz/*.c
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-portable $(BUILD)-sanitize

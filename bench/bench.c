@@ -26,6 +26,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "bench.h"
 #include "kuai.h"
 
 #include <errno.h>
@@ -58,11 +59,14 @@
 /* Small utilities                                                     */
 /* ------------------------------------------------------------------ */
 
+/* How the program is called in messages ("kuai_bench", or "kuai speed"). */
+static const char *prog = "kuai_bench";
+
 static void die(const char *fmt, ...)
 {
     va_list ap;
     fflush(stdout);
-    fputs("kuai_bench: ", stderr);
+    fprintf(stderr, "%s: ", prog);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
@@ -81,7 +85,7 @@ static void kcheck(int rc, const char *call, const char *cipher, const char *bac
 static void ossl_die(const char *what)
 {
     fflush(stdout);
-    fprintf(stderr, "kuai_bench: OpenSSL %s failed\n", what);
+    fprintf(stderr, "%s: OpenSSL %s failed\n", prog, what);
     ERR_print_errors_fp(stderr);
     exit(1);
 }
@@ -183,6 +187,9 @@ static double loadavg1(void)
     return l;
 }
 
+/* Thread counts the multi-threaded rows may use (--threads). */
+#define MAX_THREADS 64
+
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
 /* ------------------------------------------------------------------ */
@@ -194,16 +201,31 @@ typedef struct opts {
     int quick;           /* --quick */
     int no_sweep;        /* --no-sweep */
     int reps;            /* --reps N */
+    const char *mode;    /* --mode M: rows whose mode starts with M */
+    int threads;         /* --threads N: multi-threaded rows on 1 and N threads */
     double rep_ns;       /* target length of one repetition */
     int child_fd;        /* --child-rows FD (internal): see run_aes_child */
 } opts;
 
+/* The thread counts of multi-threaded rows: 1, then max. */
+static int next_threads(int nt, int max)
+{
+    return nt < max ? max : max + 1;
+}
+
+static int mode_wanted(const opts *o, const char *mode)
+{
+    return !o->mode || !strncmp(mode, o->mode, strlen(o->mode));
+}
+
 static void usage(FILE *f)
 {
+    fprintf(f,
+            "usage: %s [--json FILE] [--quick] [--backend NAME] [--cipher NAME] [--reps N]\n"
+            "       [--mode M] [--threads N] [--no-sweep]\n",
+            prog);
     fprintf(
-        f, "usage: kuai_bench [--json FILE] [--quick] [--backend NAME] [--cipher NAME] [--reps N]\n"
-           "                  [--no-sweep]\n"
-           "  --json FILE     also write the rows as a JSON array of objects\n"
+        f, "  --json FILE     also write the rows as a JSON array of objects\n"
            "  --quick         fewer and shorter repetitions, 4-stream multi-key rows only,\n"
            "                  sweep up to 4 MB (smoke test)\n"
            "  --backend NAME  only this backend (ref, ssse3, avx2, avx512, gfni, vaes, aesni,\n"
@@ -212,6 +234,10 @@ static void usage(FILE *f)
            "                  sm4, aes-128, aes-192, aes-256)\n"
            "  --reps N        repetitions per row (default 7, quick 3); the best is reported\n"
            "  --no-sweep      skip the ECB size sweep (40 KB ... 40 MB, 1 and 2 threads)\n"
+           "  --mode M        only rows whose mode starts with M (ecb, cbc, ctr, gcm, cbc-enc-mk,\n"
+           "                  short, ecb-enc-sweep, ctr-parallel, ...)\n"
+           "  --threads N     multi-threaded rows (ecb-enc-sweep, ctr-parallel) on 1 and N\n"
+           "                  threads (default 2, at most 64)\n"
            "Run with OPENSSL_ia32cap=\"~0x200000200000000\" in the environment to measure the\n"
            "OpenSSL yardstick without AES-NI (it must be set before the process starts); the\n"
            "AES rows of the AES-NI/VAES backends then run in a child process without it, so\n"
@@ -241,6 +267,15 @@ static void parse_opts(int argc, char **argv, opts *o)
             reps = (int)v;
         } else if (!strcmp(a, "--child-rows") && has_val) {
             o->child_fd = atoi(argv[++i]);
+        } else if (!strcmp(a, "--mode") && has_val) {
+            o->mode = argv[++i];
+        } else if (!strcmp(a, "--threads") && has_val) {
+            char *end;
+            errno = 0;
+            long v = strtol(argv[++i], &end, 10);
+            if (errno || *end || v < 1 || v > MAX_THREADS)
+                die("--threads wants a number from 1 to %d, not '%s'", MAX_THREADS, argv[i]);
+            o->threads = (int)v;
         } else if (!strcmp(a, "--quick")) {
             o->quick = 1;
         } else if (!strcmp(a, "--no-sweep")) {
@@ -254,6 +289,8 @@ static void parse_opts(int argc, char **argv, opts *o)
         }
     }
     o->reps = reps ? reps : (o->quick ? 3 : 7);
+    if (!o->threads)
+        o->threads = 2;
     /* Long enough that clock and TSC granularity vanish, short enough that
      * the full run (~320 rows) fits in ~2.5 minutes on 2 cores. */
     o->rep_ns = o->quick ? 3e6 : 25e6;
@@ -1260,6 +1297,8 @@ static void cross_check(kuai_cipher c, const char *cname, const char *backend)
 static void measure_row(ctx *x, void *const *pstates, const bench_cipher *bc, int slot,
                         const char *mode, job *a, int short_msg, size_t streams, const opts *o)
 {
+    if (!mode_wanted(o, mode))
+        return;
     for (int second = 0; second <= 1; second++) {
         const peer *const *ys = second ? bc->y2 : bc->y;
         x->pr = slot >= 0 ? ys[slot] : NULL;
@@ -1319,7 +1358,8 @@ static void bench_backend(const bench_cipher *bc, const char *backend, const opt
         {"ctr-vs-openssl", w_ctr, Y_CTR_ALT},
     };
     for (size_t m = 0; m < sizeof long_modes / sizeof long_modes[0]; m++) {
-        if (long_modes[m].slot == Y_CTR_ALT && !bc->y[Y_CTR_ALT])
+        if ((long_modes[m].slot == Y_CTR_ALT && !bc->y[Y_CTR_ALT]) ||
+            !mode_wanted(o, long_modes[m].mode))
             continue;
         x->n = 1;
         x->len = LONG_LEN;
@@ -1328,7 +1368,7 @@ static void bench_backend(const bench_cipher *bc, const char *backend, const opt
     }
 
     /* GCM (128-bit blocks): whole 256 KiB messages, 12-byte IV, 16 B AAD */
-    if (x->bs == 16) {
+    if (x->bs == 16 && (mode_wanted(o, "gcm-enc") || mode_wanted(o, "gcm-dec"))) {
         x->n = 1;
         x->len = LONG_LEN;
         a = (job){.fn = w_gcm_enc, .ctx = x, .bytes = LONG_LEN};
@@ -1366,6 +1406,8 @@ static void bench_backend(const bench_cipher *bc, const char *backend, const opt
             x->n = stream_counts[s];
             x->len = LONG_LEN;
             snprintf(mode, sizeof mode, "%s%zu", mk_modes[m].mode, x->n);
+            if (!mode_wanted(o, mode))
+                continue;
             a = (job){.fn = mk_modes[m].fn, .ctx = x, .bytes = LONG_LEN * x->n};
             measure_row(x, pstates, bc, mk_modes[m].slot, mode, &a, 0, x->n, o);
         }
@@ -1422,7 +1464,6 @@ static void bench_backend(const bench_cipher *bc, const char *backend, const opt
  * (~8 ms, seen here) before the thread it waits for could run. Workers
  * are stopped before the next single-thread row so no spinning core
  * disturbs it. */
-#define MAX_THREADS 2
 static const size_t sweep_sizes[] = {40000, 400000, 4000000, 40000000};
 
 typedef struct pool {
@@ -1589,8 +1630,10 @@ static void w_ctr_parallel(void *p)
 static void bench_ctr_parallel(ctx *x, const uint8_t *in, uint8_t *out, size_t len, const opts *o)
 {
     par_job pj = {.x = x, .k = &x->keys[0], .in = in, .out = out, .len = len};
-    for (unsigned nt = 1; nt <= MAX_THREADS; nt++) {
-        pj.threads = nt;
+    if (!mode_wanted(o, "ctr-parallel"))
+        return;
+    for (int nt = 1; nt <= o->threads; nt = next_threads(nt, o->threads)) {
+        pj.threads = (unsigned)nt;
         job a = {.fn = w_ctr_parallel, .ctx = &pj, .bytes = len};
         measure(&a, NULL, o);
         add_row(x, "ctr-parallel", &a, NULL, 0, 1, len, (int)nt);
@@ -1630,7 +1673,8 @@ static void bench_sweep(const bench_cipher *bc, const char *backend, const opts 
             sw.pstate[t] = x->pr->ops->open(x->pr);
 
     double last_mbps = 0, last_peer_mbps = 0;
-    for (size_t si = 0; si < nsizes && sweep_sizes[si] <= maxlen; si++) {
+    for (size_t si = 0; si < nsizes && sweep_sizes[si] <= maxlen && mode_wanted(o, "ecb-enc-sweep");
+         si++) {
         size_t len = sweep_sizes[si];
         if (len % x->bs)
             continue;
@@ -1648,7 +1692,7 @@ static void bench_sweep(const bench_cipher *bc, const char *backend, const opts 
                    x->cname, backend, len);
             break;
         }
-        for (int nt = 1; nt <= MAX_THREADS; nt++) {
+        for (int nt = 1; nt <= o->threads; nt = next_threads(nt, o->threads)) {
             char mode[24];
             sw.nt = nt;
             sw.len = len;
@@ -1719,18 +1763,26 @@ static void run_aes_child(const char *cname, const char *backend, const opts *o)
         char fd[16], reps[16];
         snprintf(fd, sizeof fd, "%d", fds[1]);
         snprintf(reps, sizeof reps, "%d", o->reps);
-        char *args[] = {"kuai_bench",
-                        "--child-rows",
-                        fd,
-                        "--cipher",
-                        (char *)cname,
-                        "--backend",
-                        (char *)backend,
-                        "--no-sweep",
-                        "--reps",
-                        reps,
-                        o->quick ? "--quick" : NULL,
-                        NULL};
+        /* The same program: kuai_bench, or the kuai tool's speed command. */
+        char *args[16];
+        int na = 0;
+        if (!strcmp(prog, "kuai speed")) {
+            args[na++] = "kuai";
+            args[na++] = "speed";
+        } else {
+            args[na++] = "kuai_bench";
+        }
+        char *rest[] = {"--child-rows",  fd,           "--cipher", (char *)cname, "--backend",
+                        (char *)backend, "--no-sweep", "--reps",   reps};
+        for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
+            args[na++] = rest[i];
+        if (o->mode) {
+            args[na++] = "--mode";
+            args[na++] = (char *)o->mode;
+        }
+        if (o->quick)
+            args[na++] = "--quick";
+        args[na] = NULL;
         execv("/proc/self/exe", args);
         fprintf(stderr, "kuai_bench: exec /proc/self/exe: %s\n", strerror(errno));
         _exit(127);
@@ -1763,9 +1815,10 @@ static void run_aes_child(const char *cname, const char *backend, const opts *o)
         die("the child measuring %s/%s with OpenSSL's AES-NI failed", cname, backend);
 }
 
-int main(int argc, char **argv)
+int kuai_bench_main(const char *name, int argc, char **argv)
 {
     opts o;
+    prog = name;
     parse_opts(argc, argv, &o);
     gcry_setup();
     fill(gcm_iv, sizeof gcm_iv, 90);
@@ -1789,14 +1842,14 @@ int main(int argc, char **argv)
         }
     }
     if (!cipher_found) {
-        fprintf(stderr, "kuai_bench: unknown cipher '%s'; known:", o.cipher);
+        fprintf(stderr, "%s: unknown cipher '%s'; known:", prog, o.cipher);
         for (size_t i = 0; i < sizeof ciphers / sizeof ciphers[0]; i++)
             fprintf(stderr, " %s", kuai_cipher_name(ciphers[i].id));
         fputc('\n', stderr);
         return 2;
     }
     if (!backend_found) {
-        fprintf(stderr, "kuai_bench: backend '%s' is unknown or not usable on this CPU%s%s\n",
+        fprintf(stderr, "%s: backend '%s' is unknown or not usable on this CPU%s%s\n", prog,
                 o.backend, o.cipher ? " for " : "", o.cipher ? o.cipher : "");
         return 2;
     }
@@ -1816,7 +1869,7 @@ int main(int argc, char **argv)
     char hwf[512];
     gcry_hwflist(hwf, sizeof hwf);
     if (row_fd < 0) {
-        printf("kuai_bench: kuai %s, %s, libgcrypt %s\n", KUAI_VERSION,
+        printf("%s: kuai %s, %s, libgcrypt %s\n", prog, KUAI_VERSION,
                OpenSSL_version(OPENSSL_VERSION), gcry_check_version(NULL));
         printf("cpu: %s (%ld online)\n", model, sysconf(_SC_NPROCESSORS_ONLN));
         if (HAVE_TSC)

@@ -1,0 +1,117 @@
+/* The kuai command-line tool: shared declarations. */
+#ifndef KUAI_CLI_H
+#define KUAI_CLI_H
+
+#include "kuai.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* Exit codes (documented in docs/cli.md and kuai.1). */
+enum {
+    EXIT_OK = 0,
+    EXIT_USAGE = 1,    /* bad option, cipher name, hex key or IV, key length */
+    EXIT_IO = 2,       /* cannot open, read or write; output exists without --force */
+    EXIT_VERIFY = 3,   /* input rejected: not a kuai file, wrong key/password, tampered,
+                          truncated, bad padding, length not a multiple of the block */
+    EXIT_SELFTEST = 4, /* a known-answer test failed */
+    EXIT_UNAVAIL = 5,  /* cipher not available in this build or on this CPU */
+    EXIT_INTERNAL = 70 /* unexpected library or OpenSSL failure, out of memory */
+};
+
+/* Container chunk: 1 MiB of plaintext, then a 16-byte tag. */
+#define CHUNK_LOG2 20
+#define CHUNK_SIZE ((size_t)1 << CHUNK_LOG2)
+#define TAG_SIZE 16
+#define HEADER_SIZE 64
+#define SCRYPT_LOG2N_DEFAULT 17
+#define SCRYPT_LOG2N_MIN 10
+#define SCRYPT_LOG2N_MAX 20
+
+typedef enum { MODE_ECB = 1, MODE_CBC, MODE_CTR } raw_mode;
+
+/* Options of encrypt/decrypt, as parsed. */
+typedef struct cli_opts {
+    int decrypt;
+    const char *cipher_arg;
+    kuai_cipher cipher; /* 0 when not given */
+    raw_mode mode;      /* --raw only */
+    const char *key_hex, *key_file, *iv_hex, *out;
+    int password, force, quiet, raw, nopad;
+    int scrypt_log2n;
+    unsigned threads;
+    const char **inputs;
+    size_t ninputs;
+} cli_opts;
+
+/* Keys as given: raw bytes (one per input with a multi-line key file, else
+ * one), or a password. */
+typedef struct key_material {
+    uint8_t (*keys)[32];
+    size_t nkeys, key_len;
+    char *password;
+    size_t password_len;
+} key_material;
+
+/* util.c */
+extern const char *cli_cmd; /* "encrypt", "decrypt", ... for messages */
+void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+_Noreturn void fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void *xmalloc(size_t n);
+int hex_decode(const char *hex, uint8_t *out, size_t max, size_t *len);
+int parse_cipher(const char *name, kuai_cipher *c);
+void print_cipher_names(FILE *f);
+int load_keys(const cli_opts *o, key_material *km, size_t want_len);
+void free_keys(key_material *km);
+int read_password(int confirm, key_material *km);
+ssize_t read_full(int fd, uint8_t *buf, size_t n);
+int write_full(int fd, const uint8_t *buf, size_t n);
+unsigned default_threads(void);
+
+/* Output files: written under a temporary name in the target's directory,
+ * renamed into place only by output_commit. */
+typedef struct output {
+    int fd;
+    const char *path; /* final path; NULL for standard output */
+    char *tmp;        /* temporary path while writing */
+    int force;
+} output;
+int output_check(const char *path, int force);
+int output_open(output *o, const char *path, int force);
+int output_commit(output *o);
+void output_abort(output *o);
+
+/* Progress bar on standard error (only when it is a terminal). */
+typedef struct progress {
+    int on;
+    uint64_t total, done; /* total 0: unknown */
+    double t0, last;
+} progress;
+void progress_start(progress *p, int quiet, uint64_t total);
+void progress_add(progress *p, uint64_t n);
+void progress_end(progress *p);
+double now_seconds(void);
+
+/* container.c */
+int container_encrypt(const cli_opts *o, const key_material *km, int in_fd, output *out,
+                      progress *pg, const char *in_name);
+int container_decrypt(const cli_opts *o, const key_material *km, int in_fd, output *out,
+                      progress *pg, const char *in_name);
+
+/* raw.c */
+int parse_raw_cipher(const char *name, kuai_cipher *c, raw_mode *m);
+int raw_run(const cli_opts *o, const key_material *km, size_t key_index, int in_fd, output *out,
+            progress *pg, const char *in_name);
+int raw_cbc_encrypt_lockstep(const cli_opts *o, const key_material *km, const int *in_fds,
+                             output *outs, size_t n, progress *pg);
+
+/* selftest.c */
+int cmd_selftest(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+/* Library error to exit code and message. */
+int kuai_exit_code(int err);
+
+#endif

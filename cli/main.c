@@ -1,0 +1,444 @@
+/* kuai: the command-line tool. Commands: encrypt, decrypt, speed, selftest,
+ * info (docs/cli.md, kuai.1). */
+#define _GNU_SOURCE
+#include "bench.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char usage_main[] =
+    "usage: kuai COMMAND [OPTIONS] [ARGS]\n"
+    "\n"
+    "Fast, constant-time uBlock, SM4 and AES.\n"
+    "\n"
+    "commands:\n"
+    "  encrypt    encrypt files or standard input (authenticated kuai container;\n"
+    "             --raw: openssl-enc compatible bytes)\n"
+    "  decrypt    decrypt and verify; writes nothing unless the input verifies\n"
+    "  speed      benchmark the ciphers against OpenSSL and libgcrypt\n"
+    "  selftest   run known-answer tests through every backend usable here\n"
+    "  info       CPU features and the backend chosen for each cipher\n"
+    "  help CMD   help on a command (same as kuai CMD --help)\n"
+    "\n"
+    "options: --version, --help\n"
+    "exit codes: 0 ok, 1 usage, 2 I/O or output exists, 3 input rejected (tampered,\n"
+    "truncated, wrong key or password, not a kuai file, bad padding), 4 self-test\n"
+    "failure, 5 cipher not available here, 70 internal error.\n"
+    "See kuai(1) and docs/cli.md.\n";
+
+static const char usage_encrypt[] =
+    "usage: kuai encrypt --cipher NAME (--key HEX | --key-file F | --password)\n"
+    "                    [-o OUT] [-j N] [-f] [-q] [IN ...]\n"
+    "       kuai encrypt --raw --cipher NAME-MODE (--key HEX | --key-file F) [--iv HEX]\n"
+    "                    [--nopad] [-o OUT] [-j N] [-f] [-q] [IN ...]\n"
+    "\n"
+    "Encrypts each IN (standard input when none is given, or '-') to OUT (standard\n"
+    "output when no -o). The output is a kuai container (docs/format.md): every\n"
+    "1 MiB chunk sealed with GCM (uBlock-256/256: CTR + HMAC-SHA-256), chunk\n"
+    "order, truncation and appending all detected on decryption.\n"
+    "\n"
+    "  -c, --cipher NAME   ublock-128-128, ublock-128-256, ublock-256-256, sm4,\n"
+    "                      aes-128, aes-192, aes-256; with --raw NAME-ecb, NAME-cbc\n"
+    "                      or NAME-ctr (e.g. sm4-ctr, aes-256-cbc)\n"
+    "  -k, --key HEX       the key in hex (as many bytes as the cipher's key)\n"
+    "      --key-file F    a file holding the key in hex; with --raw and several\n"
+    "                      inputs, one key per line gives each input its own key\n"
+    "  -p, --password      derive the key from a password with scrypt (OpenSSL\n"
+    "                      libcrypto; N=2^17, r=8, p=1, random 16-byte salt in the\n"
+    "                      header); asked on the terminal, or taken from\n"
+    "                      $KUAI_PASSWORD when there is no terminal\n"
+    "      --scrypt-log2n N  scrypt cost N=2^N (10..20, default 17); lower only for\n"
+    "                      tests or slow machines\n"
+    "  -o, --output OUT    output file; with several inputs a directory, where each\n"
+    "                      IN becomes DIR/BASENAME.kuai (--raw: BASENAME.enc)\n"
+    "  -j, --threads N     threads sealing chunks (default: all cores, here %u)\n"
+    "  -f, --force         overwrite existing output files\n"
+    "  -q, --quiet         no progress bar (it is shown only when stderr is a terminal)\n"
+    "      --raw           no container: the bytes of openssl enc -K HEX -iv HEX\n"
+    "      --iv HEX        the IV (CBC) or initial counter block (CTR), one block\n"
+    "      --nopad         no PKCS#7 padding in ECB/CBC (openssl enc -nopad)\n"
+    "  -h, --help          this help\n"
+    "\n"
+    "With --raw, CBC and several inputs, the files are encrypted in lockstep\n"
+    "through the multi-key call (kuai_cbc_encrypt_multi). Output files are\n"
+    "written under a temporary name and renamed when complete.\n";
+
+static const char usage_decrypt[] =
+    "usage: kuai decrypt (--key HEX | --key-file F | --password) [-o OUT] [-j N]\n"
+    "                    [-f] [-q] [IN ...]\n"
+    "       kuai decrypt --raw --cipher NAME-MODE (--key HEX | --key-file F) [--iv HEX]\n"
+    "                    [--nopad] [-o OUT] [-j N] [-f] [-q] [IN ...]\n"
+    "\n"
+    "Decrypts and verifies each IN (standard input when none, or '-') to OUT\n"
+    "(standard output when no -o). The cipher and KDF settings come from the\n"
+    "header. To a file: written under a temporary name next to OUT, renamed only\n"
+    "once the whole input has verified; on any failure nothing is left. To\n"
+    "standard output: each 1 MiB chunk is written only after it has verified; a\n"
+    "later failure ends the output early with exit code 3.\n"
+    "\n"
+    "  -k, --key HEX       the key in hex\n"
+    "      --key-file F    a file holding the key in hex\n"
+    "  -p, --password      the password ($KUAI_PASSWORD when there is no terminal)\n"
+    "  -c, --cipher NAME   optional: fail unless the file uses this cipher;\n"
+    "                      with --raw required, NAME-ecb/-cbc/-ctr\n"
+    "  -o, --output OUT    output file; with several inputs a directory, where each\n"
+    "                      IN.kuai becomes DIR/IN (other names: DIR/IN.out)\n"
+    "  -j, --threads N     threads opening chunks (default: all cores, here %u)\n"
+    "  -f, --force         overwrite existing output files\n"
+    "  -q, --quiet         no progress bar\n"
+    "      --raw           openssl enc -d -K HEX -iv HEX compatible (NOT authenticated:\n"
+    "                      only the padding is checked)\n"
+    "      --iv HEX        the IV or initial counter block\n"
+    "      --nopad         no PKCS#7 padding\n"
+    "  -h, --help          this help\n";
+
+static const char usage_speed[] =
+    "usage: kuai speed [--cipher NAME] [--mode M] [--backend B] [--threads N]\n"
+    "                  [--json FILE] [--quick] [--reps N] [--no-sweep]\n"
+    "\n"
+    "The library's benchmark (bench/bench.c, also built as kuai_bench): the uBlock\n"
+    "paper's scenarios (long and short messages, single and multi-key), GCM, the\n"
+    "SM4 study's ECB size ladder on 1 and N threads, with OpenSSL and libgcrypt\n"
+    "measured in the same run where they have the cipher, and the ratios.\n"
+    "--json output is what bench/plot.py draws.\n"
+    "\n"
+    "  --cipher NAME   only this cipher\n"
+    "  --mode M        only rows whose mode starts with M (ecb, cbc, ctr, gcm,\n"
+    "                  cbc-enc-mk, short, ecb-enc-sweep, ctr-parallel)\n"
+    "  --backend B     only this backend (ref, ssse3, avx2, aesni, gfni, ...)\n"
+    "  --threads N     multi-threaded rows on 1 and N threads (default 2)\n"
+    "  --json FILE     also write the rows as JSON\n"
+    "  --quick         short repetitions (a smoke test)\n"
+    "  --reps N        repetitions per row (best reported; default 7)\n"
+    "  --no-sweep      skip the ECB size ladder and ctr-parallel rows\n"
+    "  -h, --help      this help\n"
+    "Set OPENSSL_ia32cap=\"~0x200000200000000\" to hold kuai against OpenSSL's\n"
+    "software AES (as make bench does).\n";
+
+static void usage_exit(const char *text, int code)
+{
+    FILE *f = code ? stderr : stdout;
+    fprintf(f, text, default_threads());
+    exit(code);
+}
+
+/* --opt VALUE or --opt=VALUE */
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (a[n] == '=')
+        return a + n + 1;
+    if (*i + 1 >= argc)
+        fail(EXIT_USAGE, "%s needs a value", name);
+    return argv[++*i];
+}
+
+static int is_opt(const char *a, const char *s, const char *l)
+{
+    size_t n = l ? strlen(l) : 0;
+    return (s && !strcmp(a, s)) || (l && !strncmp(a, l, n) && (a[n] == '\0' || a[n] == '='));
+}
+
+static long parse_num(const char *s, const char *what, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || !*s || *end || v < lo || v > hi)
+        fail(EXIT_USAGE, "%s wants a number from %ld to %ld, not '%s'", what, lo, hi, s);
+    return v;
+}
+
+static void parse_crypt_opts(int argc, char **argv, cli_opts *o)
+{
+    int threads_given = 0;
+    o->inputs = calloc((size_t)argc + 1, sizeof *o->inputs);
+    if (!o->inputs)
+        fail(EXIT_INTERNAL, "out of memory");
+    o->scrypt_log2n = SCRYPT_LOG2N_DEFAULT;
+    int only_files = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_files || a[0] != '-' || !strcmp(a, "-")) {
+            o->inputs[o->ninputs++] = a;
+        } else if (!strcmp(a, "--")) {
+            only_files = 1;
+        } else if (is_opt(a, "-h", "--help")) {
+            usage_exit(o->decrypt ? usage_decrypt : usage_encrypt, 0);
+        } else if (is_opt(a, "-c", "--cipher")) {
+            o->cipher_arg = opt_value(argc, argv, &i, "--cipher");
+        } else if (is_opt(a, "-k", "--key")) {
+            o->key_hex = opt_value(argc, argv, &i, "--key");
+        } else if (is_opt(a, NULL, "--key-file")) {
+            o->key_file = opt_value(argc, argv, &i, "--key-file");
+        } else if (is_opt(a, "-p", "--password")) {
+            if (strchr(a, '='))
+                fail(EXIT_USAGE, "--password takes no value (it asks, or reads KUAI_PASSWORD)");
+            o->password = 1;
+        } else if (is_opt(a, NULL, "--scrypt-log2n")) {
+            o->scrypt_log2n = (int)parse_num(opt_value(argc, argv, &i, "--scrypt-log2n"),
+                                             "--scrypt-log2n", SCRYPT_LOG2N_MIN, SCRYPT_LOG2N_MAX);
+        } else if (is_opt(a, "-o", "--output")) {
+            o->out = opt_value(argc, argv, &i, "--output");
+        } else if (is_opt(a, "-j", "--threads")) {
+            o->threads =
+                (unsigned)parse_num(opt_value(argc, argv, &i, "--threads"), "-j/--threads", 1, 64);
+            threads_given = 1;
+        } else if (!strncmp(a, "-j", 2) && a[2]) {
+            o->threads = (unsigned)parse_num(a + 2, "-j/--threads", 1, 64);
+            threads_given = 1;
+        } else if (is_opt(a, "-f", "--force")) {
+            o->force = 1;
+        } else if (is_opt(a, "-q", "--quiet")) {
+            o->quiet = 1;
+        } else if (is_opt(a, NULL, "--raw")) {
+            o->raw = 1;
+        } else if (is_opt(a, NULL, "--iv")) {
+            o->iv_hex = opt_value(argc, argv, &i, "--iv");
+        } else if (is_opt(a, NULL, "--nopad") || is_opt(a, NULL, "--no-pad")) {
+            o->nopad = 1;
+        } else {
+            fail(EXIT_USAGE, "unknown option '%s' (see kuai %s --help)", a, cli_cmd);
+        }
+    }
+    if (!threads_given)
+        o->threads = default_threads();
+    if (o->raw) {
+        if (!o->cipher_arg)
+            fail(EXIT_USAGE, "--raw needs --cipher NAME-MODE (e.g. sm4-cbc, aes-128-ctr)");
+        if (parse_raw_cipher(o->cipher_arg, &o->cipher, &o->mode)) {
+            msg("unknown cipher '%s'; with --raw give NAME-ecb, NAME-cbc or NAME-ctr, NAME one "
+                "of:",
+                o->cipher_arg);
+            print_cipher_names(stderr);
+            fputc('\n', stderr);
+            exit(EXIT_USAGE);
+        }
+        if (o->password)
+            fail(EXIT_USAGE, "--raw takes --key or --key-file, not --password");
+        if (o->mode == MODE_ECB && o->iv_hex)
+            fail(EXIT_USAGE, "ECB takes no IV");
+        if (o->mode != MODE_ECB && !o->iv_hex)
+            fail(EXIT_USAGE, "%s needs --iv HEX", o->cipher_arg);
+        if (o->mode == MODE_CTR && o->nopad)
+            fail(EXIT_USAGE, "--nopad is for ECB and CBC; CTR is never padded");
+    } else {
+        if (o->iv_hex || o->nopad)
+            fail(EXIT_USAGE, "--iv and --nopad go with --raw (the container makes its own "
+                             "nonces)");
+        if (o->cipher_arg && parse_cipher(o->cipher_arg, &o->cipher)) {
+            msg("unknown cipher '%s'; one of:", o->cipher_arg);
+            print_cipher_names(stderr);
+            fputs(" (a mode suffix such as -cbc goes with --raw)\n", stderr);
+            exit(EXIT_USAGE);
+        }
+        if (!o->decrypt && !o->cipher_arg)
+            fail(EXIT_USAGE, "--cipher NAME is required (e.g. --cipher sm4)");
+    }
+}
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* DIR/BASENAME with the suffix the command gives it. */
+static char *output_name(const cli_opts *o, const char *dir, const char *in)
+{
+    char *b = strdup(in);
+    if (!b)
+        fail(EXIT_INTERNAL, "out of memory");
+    char *base = basename(b);
+    const char *suffix = o->raw ? ".enc" : ".kuai";
+    size_t bl = strlen(base), sl = strlen(suffix);
+    size_t n = strlen(dir) + bl + 16;
+    char *out = xmalloc(n);
+    if (!o->decrypt)
+        snprintf(out, n, "%s/%s%s", dir, base, suffix);
+    else if (bl > sl && !strcmp(base + bl - sl, suffix))
+        snprintf(out, n, "%s/%.*s", dir, (int)(bl - sl), base);
+    else
+        snprintf(out, n, "%s/%s.out", dir, base);
+    free(b);
+    return out;
+}
+
+static int open_input(const char *in)
+{
+    if (!strcmp(in, "-"))
+        return STDIN_FILENO;
+    int fd = open(in, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        fail(EXIT_IO, "%s: cannot open: %s", in, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+        fail(EXIT_IO, "%s: is a directory", in);
+    return fd;
+}
+
+static int cmd_crypt(int argc, char **argv, int decrypt)
+{
+    cli_opts O, *o = &O;
+    memset(o, 0, sizeof *o);
+    o->decrypt = decrypt;
+    parse_crypt_opts(argc, argv, o);
+    if (!o->ninputs)
+        o->inputs[o->ninputs++] = "-";
+    int dir_out = o->ninputs > 1 || is_dir(o->out);
+    if (o->ninputs > 1 && !is_dir(o->out))
+        fail(EXIT_USAGE, "several inputs need -o DIR, an existing directory");
+    size_t nstdin = 0;
+    for (size_t i = 0; i < o->ninputs; i++)
+        nstdin += !strcmp(o->inputs[i], "-");
+    if (dir_out && nstdin)
+        fail(EXIT_USAGE, "standard input ('-') has no name to put in -o DIR");
+
+    key_material km;
+    size_t want = o->cipher ? kuai_key_size(o->cipher) : 0;
+    load_keys(o, &km, o->password ? 0 : want);
+    if (km.nkeys > 1 && (!o->raw || km.nkeys != o->ninputs))
+        fail(EXIT_USAGE,
+             "%s holds %zu keys: several keys are for --raw with that many inputs (one each)",
+             o->key_file, km.nkeys);
+    if (!o->raw && !decrypt && o->cipher) {
+        /* Fail early, before any output exists, when the cipher is not in
+         * this build (AES before its backends land). */
+        kuai_key probe;
+        static const uint8_t zero[32];
+        int rc = kuai_key_init(&probe, o->cipher, zero, kuai_key_size(o->cipher));
+        if (rc == KUAI_ERR_UNSUPPORTED || rc == KUAI_ERR_BACKEND)
+            fail(EXIT_UNAVAIL, "%s: %s", kuai_cipher_name(o->cipher), kuai_strerror(rc));
+        kuai_key_wipe(&probe);
+    }
+
+    if (!decrypt && !o->out && isatty(STDOUT_FILENO))
+        fail(EXIT_USAGE, "not writing ciphertext to a terminal; use -o FILE or redirect");
+
+    /* Name every output and refuse existing ones before anything is
+     * written. */
+    char **outs = calloc(o->ninputs, sizeof *outs);
+    if (!outs)
+        fail(EXIT_INTERNAL, "out of memory");
+    for (size_t i = 0; i < o->ninputs; i++) {
+        outs[i] = dir_out ? output_name(o, o->out, o->inputs[i]) : (char *)o->out;
+        output_check(outs[i], o->force);
+        if (outs[i] && strcmp(o->inputs[i], "-")) {
+            struct stat si, so;
+            if (stat(o->inputs[i], &si) == 0 && stat(outs[i], &so) == 0 && si.st_dev == so.st_dev &&
+                si.st_ino == so.st_ino)
+                fail(EXIT_USAGE, "%s: input and output are the same file", o->inputs[i]);
+        }
+    }
+
+    int rc = 0;
+    progress pg;
+    if (o->raw && o->mode == MODE_CBC && !decrypt && o->ninputs > 1) {
+        int *fds = calloc(o->ninputs, sizeof *fds);
+        output *os = calloc(o->ninputs, sizeof *os);
+        if (!fds || !os)
+            fail(EXIT_INTERNAL, "out of memory");
+        for (size_t i = 0; i < o->ninputs; i++) {
+            fds[i] = open_input(o->inputs[i]);
+            output_open(&os[i], outs[i], o->force);
+        }
+        rc = raw_cbc_encrypt_lockstep(o, &km, fds, os, o->ninputs, &pg);
+        for (size_t i = 0; i < o->ninputs; i++) {
+            close(fds[i]);
+            if (rc)
+                output_abort(&os[i]);
+            else
+                output_commit(&os[i]);
+        }
+        free(fds);
+        free(os);
+    } else {
+        for (size_t i = 0; i < o->ninputs && !rc; i++) {
+            const char *in = o->inputs[i];
+            const char *name = strcmp(in, "-") ? in : "standard input";
+            int fd = open_input(in);
+            output out;
+            output_open(&out, outs[i], o->force);
+            if (o->raw)
+                rc = raw_run(o, &km, i, fd, &out, &pg, name);
+            else if (decrypt)
+                rc = container_decrypt(o, &km, fd, &out, &pg, name);
+            else
+                rc = container_encrypt(o, &km, fd, &out, &pg, name);
+            if (fd != STDIN_FILENO)
+                close(fd);
+            if (rc)
+                output_abort(&out);
+            else
+                output_commit(&out);
+        }
+    }
+    if (dir_out)
+        for (size_t i = 0; i < o->ninputs; i++)
+            free(outs[i]);
+    free(outs);
+    free(o->inputs);
+    free_keys(&km);
+    return rc;
+}
+
+static int cmd_speed(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs(usage_speed, stdout);
+            return 0;
+        }
+    return kuai_bench_main("kuai speed", argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        usage_exit(usage_main, EXIT_USAGE);
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help"))
+        usage_exit(usage_main, 0);
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+        printf("kuai %s\n", KUAI_VERSION);
+        return 0;
+    }
+    if (!strcmp(cmd, "help")) {
+        if (argc < 3)
+            usage_exit(usage_main, 0);
+        const char *h = argv[2];
+        if (!strcmp(h, "encrypt"))
+            usage_exit(usage_encrypt, 0);
+        if (!strcmp(h, "decrypt"))
+            usage_exit(usage_decrypt, 0);
+        char *args[] = {argv[0], "--help", NULL};
+        if (!strcmp(h, "speed"))
+            return cmd_speed(2, args);
+        if (!strcmp(h, "selftest"))
+            return cmd_selftest(2, args);
+        if (!strcmp(h, "info"))
+            return cmd_info(2, args);
+        fail(EXIT_USAGE, "no command '%s' (encrypt, decrypt, speed, selftest, info)", h);
+    }
+    cli_cmd = cmd;
+    if (!strcmp(cmd, "encrypt") || !strcmp(cmd, "enc"))
+        return cmd_crypt(argc - 1, argv + 1, 0);
+    if (!strcmp(cmd, "decrypt") || !strcmp(cmd, "dec"))
+        return cmd_crypt(argc - 1, argv + 1, 1);
+    if (!strcmp(cmd, "speed"))
+        return cmd_speed(argc - 1, argv + 1);
+    if (!strcmp(cmd, "selftest"))
+        return cmd_selftest(argc - 1, argv + 1);
+    if (!strcmp(cmd, "info"))
+        return cmd_info(argc - 1, argv + 1);
+    cli_cmd = NULL;
+    fail(EXIT_USAGE, "unknown command '%s' (encrypt, decrypt, speed, selftest, info; kuai --help)",
+         cmd);
+}

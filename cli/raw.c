@@ -1,0 +1,306 @@
+/*
+ * --raw: the bytes `openssl enc -K HEX -iv HEX` reads and writes, no header
+ * and no authentication. ECB and CBC are padded with PKCS#7 unless --nopad;
+ * CTR uses the whole block as a big-endian counter, as OpenSSL does.
+ */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+
+/* Buffer per read: a multiple of every block size, and large enough that the
+ * library's parallel calls split it over the threads. */
+#define RAW_BUF ((size_t)4 << 20)
+/* Per-stream step of the lockstep multi-key CBC encryption. */
+#define LOCKSTEP_BUF ((size_t)1 << 20)
+
+int parse_raw_cipher(const char *name, kuai_cipher *c, raw_mode *m)
+{
+    size_t n = strlen(name);
+    static const struct {
+        const char *suffix;
+        raw_mode mode;
+    } modes[] = {{"-ecb", MODE_ECB}, {"-cbc", MODE_CBC}, {"-ctr", MODE_CTR}};
+    for (size_t i = 0; i < 3; i++) {
+        size_t sl = strlen(modes[i].suffix);
+        if (n > sl && !strcmp(name + n - sl, modes[i].suffix)) {
+            char base[64];
+            if (n - sl >= sizeof base)
+                return -1;
+            memcpy(base, name, n - sl);
+            base[n - sl] = '\0';
+            if (parse_cipher(base, c))
+                return -1;
+            *m = modes[i].mode;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static uint64_t input_size(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        return (uint64_t)st.st_size;
+    return 0;
+}
+
+typedef struct raw_ctx {
+    const cli_opts *o;
+    kuai_key key;
+    uint8_t iv[KUAI_MAX_BLOCK];
+    size_t bs;
+} raw_ctx;
+
+static int setup(raw_ctx *r, const cli_opts *o, const key_material *km, size_t key_index)
+{
+    memset(r, 0, sizeof *r);
+    r->o = o;
+    r->bs = kuai_block_size(o->cipher);
+    int rc =
+        kuai_key_init(&r->key, o->cipher, km->keys[km->nkeys > 1 ? key_index : 0], km->key_len);
+    if (rc) {
+        msg("%s: %s", kuai_cipher_name(o->cipher), kuai_strerror(rc));
+        return kuai_exit_code(rc);
+    }
+    if (o->mode != MODE_ECB) {
+        size_t n;
+        if (hex_decode(o->iv_hex, r->iv, sizeof r->iv, &n) || n != r->bs)
+            fail(EXIT_USAGE, "--iv: need %zu hex digits (one %zu-byte block) for %s", r->bs * 2,
+                 r->bs, o->cipher_arg);
+    }
+    return 0;
+}
+
+static int check(int rc)
+{
+    if (rc)
+        fail(kuai_exit_code(rc), "%s", kuai_strerror(rc));
+    return 0;
+}
+
+/* Encrypt or decrypt full blocks (any length for CTR). */
+static void crypt_buf(raw_ctx *r, uint8_t *buf, size_t len)
+{
+    const cli_opts *o = r->o;
+    unsigned t = o->threads;
+    if (!len)
+        return;
+    switch (o->mode) {
+    case MODE_CTR:
+        check(kuai_ctr_crypt_parallel(&r->key, r->iv, buf, buf, len, t));
+        break;
+    case MODE_ECB:
+        check(o->decrypt ? kuai_ecb_decrypt_parallel(&r->key, buf, buf, len, t)
+                         : kuai_ecb_encrypt_parallel(&r->key, buf, buf, len, t));
+        break;
+    case MODE_CBC:
+        check(o->decrypt ? kuai_cbc_decrypt_parallel(&r->key, r->iv, buf, buf, len, t)
+                         : kuai_cbc_encrypt(&r->key, r->iv, buf, buf, len));
+        break;
+    }
+}
+
+static int out_write(output *out, const uint8_t *buf, size_t len)
+{
+    if (len && write_full(out->fd, buf, len)) {
+        msg("%s: write error: %s", out->path ? out->path : "standard output", strerror(errno));
+        return EXIT_IO;
+    }
+    return 0;
+}
+
+/* PKCS#7: 1..bs bytes, each holding the count. Checked without an early
+ * exit on the first bad byte. */
+static int unpad(const uint8_t *blk, size_t bs, size_t *keep)
+{
+    unsigned p = blk[bs - 1], bad = (p == 0) | (p > bs);
+    for (size_t i = 0; i < bs; i++) {
+        unsigned in_pad = i >= bs - (p > bs ? bs : p);
+        bad |= in_pad & (blk[i] != p);
+    }
+    *keep = bad ? 0 : bs - p;
+    return bad ? -1 : 0;
+}
+
+int raw_run(const cli_opts *o, const key_material *km, size_t key_index, int in_fd, output *out,
+            progress *pg, const char *in_name)
+{
+    raw_ctx *r = xmalloc(sizeof *r);
+    int rc = setup(r, o, km, key_index);
+    if (rc) {
+        free(r);
+        return rc;
+    }
+    size_t bs = r->bs;
+    int padded = o->mode != MODE_CTR && !o->nopad;
+    /* One block more than a read: decryption holds the last block back
+     * until it knows it is the last (it carries the padding). */
+    uint8_t *buf = xmalloc(RAW_BUF + 2 * KUAI_MAX_BLOCK);
+    size_t held = 0; /* bytes at the start of buf carried over */
+    progress_start(pg, o->quiet, input_size(in_fd));
+    for (;;) {
+        ssize_t n = read_full(in_fd, buf + held, RAW_BUF);
+        if (n < 0) {
+            msg("%s: read error: %s", in_name, strerror(errno));
+            rc = EXIT_IO;
+            break;
+        }
+        progress_add(pg, (uint64_t)n);
+        size_t have = held + (size_t)n;
+        int eof = (size_t)n < RAW_BUF;
+        if (!eof) {
+            /* Keep the tail that is not a whole block, and for padded
+             * decryption one whole block more. */
+            size_t keep = o->mode == MODE_CTR ? 0 : have % bs;
+            if (padded && o->decrypt && keep == 0)
+                keep = bs;
+            crypt_buf(r, buf, have - keep);
+            if ((rc = out_write(out, buf, have - keep)))
+                break;
+            memmove(buf, buf + have - keep, keep);
+            held = keep;
+            continue;
+        }
+        /* end of input */
+        if (o->mode == MODE_CTR) {
+            crypt_buf(r, buf, have);
+            rc = out_write(out, buf, have);
+        } else if (!o->decrypt && padded) {
+            size_t p = bs - have % bs;
+            memset(buf + have, (int)p, p);
+            have += p;
+            crypt_buf(r, buf, have);
+            rc = out_write(out, buf, have);
+        } else if (have % bs) {
+            msg("%s: %s input is not a whole number of %zu-byte blocks%s", in_name,
+                o->decrypt ? "encrypted" : "the", bs,
+                o->decrypt ? " (truncated, or not this cipher)" : " (--nopad needs that)");
+            rc = EXIT_VERIFY;
+        } else if (o->decrypt && padded) {
+            size_t keep;
+            if (have == 0) {
+                msg("%s: empty input: padded ciphertext holds at least one block", in_name);
+                rc = EXIT_VERIFY;
+                break;
+            }
+            crypt_buf(r, buf, have);
+            if (unpad(buf + have - bs, bs, &keep)) {
+                msg("%s: bad decrypt: the padding is wrong (wrong key or IV, or damaged data)",
+                    in_name);
+                rc = EXIT_VERIFY;
+            } else {
+                rc = out_write(out, buf, have - bs + keep);
+            }
+        } else {
+            crypt_buf(r, buf, have);
+            rc = out_write(out, buf, have);
+        }
+        break;
+    }
+    progress_end(pg);
+    OPENSSL_cleanse(buf, RAW_BUF + 2 * KUAI_MAX_BLOCK);
+    free(buf);
+    kuai_key_wipe(&r->key);
+    free(r);
+    return rc;
+}
+
+/*
+ * Several files in CBC encryption at once: each round reads up to 1 MiB of
+ * every file still open, and the files that filled their buffer go through
+ * one kuai_cbc_encrypt_multi call, which interleaves the serial CBC chains
+ * of all of them across the vector lanes. A file whose read came up short
+ * is at its end: its last piece is padded and finished alone.
+ */
+int raw_cbc_encrypt_lockstep(const cli_opts *o, const key_material *km, const int *in_fds,
+                             output *outs, size_t n, progress *pg)
+{
+    raw_ctx *r = xmalloc(n * sizeof *r);
+    uint8_t **bufs = calloc(n, sizeof *bufs);
+    const kuai_key **keys = calloc(n, sizeof *keys);
+    uint8_t **ivs = calloc(n, sizeof *ivs);
+    const uint8_t **ins = calloc(n, sizeof *ins);
+    uint8_t **outp = calloc(n, sizeof *outp);
+    size_t *lens = calloc(n, sizeof *lens);
+    int *active = calloc(n, sizeof *active);
+    if (!bufs || !keys || !ivs || !ins || !outp || !lens || !active)
+        fail(EXIT_INTERNAL, "out of memory");
+    uint64_t total = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        rc = setup(&r[i], o, km, i);
+        bufs[i] = xmalloc(LOCKSTEP_BUF + KUAI_MAX_BLOCK);
+        active[i] = 1;
+        total += input_size(in_fds[i]);
+    }
+    size_t bs = kuai_block_size(o->cipher), nactive = rc ? 0 : n;
+    progress_start(pg, o->quiet, total);
+    while (nactive && !rc) {
+        size_t m = 0;
+        for (size_t i = 0; i < n && !rc; i++) {
+            if (!active[i])
+                continue;
+            ssize_t got = read_full(in_fds[i], bufs[i], LOCKSTEP_BUF);
+            if (got < 0) {
+                msg("%s: read error: %s", o->inputs[i], strerror(errno));
+                rc = EXIT_IO;
+                break;
+            }
+            progress_add(pg, (uint64_t)got);
+            lens[i] = (size_t)got;
+            if ((size_t)got == LOCKSTEP_BUF) {
+                keys[m] = &r[i].key;
+                ivs[m] = r[i].iv;
+                ins[m] = bufs[i];
+                outp[m] = bufs[i];
+                m++;
+            }
+        }
+        if (rc)
+            break;
+        if (m)
+            check(kuai_cbc_encrypt_multi(keys, ivs, ins, outp, m, LOCKSTEP_BUF));
+        for (size_t i = 0; i < n && !rc; i++) {
+            if (!active[i])
+                continue;
+            size_t len = lens[i];
+            if (len < LOCKSTEP_BUF) {
+                if (o->nopad && len % bs) {
+                    msg("%s: the input is not a whole number of %zu-byte blocks (--nopad needs "
+                        "that)",
+                        o->inputs[i], bs);
+                    rc = EXIT_VERIFY;
+                    break;
+                }
+                if (!o->nopad) {
+                    size_t p = bs - len % bs;
+                    memset(bufs[i] + len, (int)p, p);
+                    len += p;
+                }
+                if (len)
+                    check(kuai_cbc_encrypt(&r[i].key, r[i].iv, bufs[i], bufs[i], len));
+                active[i] = 0;
+                nactive--;
+            }
+            rc = out_write(&outs[i], bufs[i], len);
+        }
+    }
+    progress_end(pg);
+    for (size_t i = 0; i < n; i++) {
+        if (bufs[i]) {
+            OPENSSL_cleanse(bufs[i], LOCKSTEP_BUF + KUAI_MAX_BLOCK);
+            free(bufs[i]);
+        }
+        kuai_key_wipe(&r[i].key);
+    }
+    free(r), free(bufs), free(keys), free(ivs), free(ins), free(outp), free(lens), free(active);
+    return rc;
+}

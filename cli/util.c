@@ -1,0 +1,561 @@
+/* The kuai tool: messages, hex, keys, passwords, output files, progress. */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+
+const char *cli_cmd = NULL;
+
+static void vmsg(const char *fmt, va_list ap)
+{
+    fflush(stdout);
+    if (cli_cmd)
+        fprintf(stderr, "kuai %s: ", cli_cmd);
+    else
+        fputs("kuai: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void msg(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg(fmt, ap);
+    va_end(ap);
+}
+
+_Noreturn void fail(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg(fmt, ap);
+    va_end(ap);
+    exit(code);
+}
+
+void *xmalloc(size_t n)
+{
+    /* 64-byte alignment: the SIMD backends read whole cache lines. */
+    void *p = NULL;
+    if (posix_memalign(&p, 64, n ? n : 1))
+        fail(EXIT_INTERNAL, "out of memory (%zu bytes)", n);
+    return p;
+}
+
+int kuai_exit_code(int err)
+{
+    switch (err) {
+    case KUAI_ERR_UNSUPPORTED:
+    case KUAI_ERR_BACKEND:
+        return EXIT_UNAVAIL;
+    case KUAI_ERR_AUTH:
+        return EXIT_VERIFY;
+    case KUAI_ERR_KEY_LEN:
+        return EXIT_USAGE;
+    default:
+        return EXIT_INTERNAL;
+    }
+}
+
+/* Whitespace around the digits is allowed (key files end in a newline);
+ * returns 0 on success, -1 for a non-hex character or odd length, -2 when
+ * the value is longer than max bytes. */
+int hex_decode(const char *hex, uint8_t *out, size_t max, size_t *len)
+{
+    size_t n = 0;
+    int hi = -1;
+    while (isspace((unsigned char)*hex))
+        hex++;
+    if (hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X'))
+        hex += 2;
+    for (; *hex && !isspace((unsigned char)*hex); hex++) {
+        int v;
+        char ch = *hex;
+        if (ch >= '0' && ch <= '9')
+            v = ch - '0';
+        else if (ch >= 'a' && ch <= 'f')
+            v = ch - 'a' + 10;
+        else if (ch >= 'A' && ch <= 'F')
+            v = ch - 'A' + 10;
+        else
+            return -1;
+        if (hi < 0) {
+            hi = v;
+        } else {
+            if (n == max)
+                return -2;
+            out[n++] = (uint8_t)(hi << 4 | v);
+            hi = -1;
+        }
+    }
+    while (isspace((unsigned char)*hex))
+        hex++;
+    if (*hex || hi >= 0)
+        return -1;
+    *len = n;
+    return 0;
+}
+
+static const kuai_cipher all_ciphers[] = {
+    KUAI_UBLOCK_128_128, KUAI_UBLOCK_128_256, KUAI_UBLOCK_256_256, KUAI_SM4,
+    KUAI_AES_128,        KUAI_AES_192,        KUAI_AES_256};
+
+int parse_cipher(const char *name, kuai_cipher *c)
+{
+    for (size_t i = 0; i < sizeof all_ciphers / sizeof all_ciphers[0]; i++)
+        if (!strcmp(name, kuai_cipher_name(all_ciphers[i]))) {
+            *c = all_ciphers[i];
+            return 0;
+        }
+    return -1;
+}
+
+void print_cipher_names(FILE *f)
+{
+    for (size_t i = 0; i < sizeof all_ciphers / sizeof all_ciphers[0]; i++)
+        fprintf(f, "%s%s", i ? ", " : "", kuai_cipher_name(all_ciphers[i]));
+}
+
+static void check_key_len(size_t got, size_t want, const char *where)
+{
+    if (got != want)
+        fail(EXIT_USAGE,
+             "%s: the key is %zu bytes (%zu hex digits); the cipher needs %zu bytes "
+             "(%zu hex digits)",
+             where, got, got * 2, want, want * 2);
+}
+
+/* --key HEX, or --key-file F with one key per line (blank lines and lines
+ * starting with '#' ignored), or --password. want_len 0: the length is not
+ * known yet (container decryption: the header names the cipher), then the
+ * key is checked later. */
+int load_keys(const cli_opts *o, key_material *km, size_t want_len)
+{
+    memset(km, 0, sizeof *km);
+    int sources = !!o->key_hex + !!o->key_file + !!o->password;
+    if (sources != 1)
+        fail(EXIT_USAGE, sources ? "give only one of --key, --key-file and --password"
+                                 : "no key: give --key HEX, --key-file FILE or --password");
+    if (o->password)
+        return read_password(!o->decrypt, km);
+    if (o->key_hex) {
+        size_t n;
+        km->keys = xmalloc(32);
+        km->nkeys = 1;
+        int rc = hex_decode(o->key_hex, km->keys[0], 32, &n);
+        if (rc == -2)
+            fail(EXIT_USAGE, "--key: longer than any key (at most 64 hex digits)");
+        if (rc)
+            fail(EXIT_USAGE, "--key: not a hex string (hex digits 0-9a-f, an even number of "
+                             "them)");
+        if (want_len)
+            check_key_len(n, want_len, "--key");
+        km->key_len = n;
+        return 0;
+    }
+    FILE *f = fopen(o->key_file, "r");
+    if (!f)
+        fail(EXIT_IO, "%s: cannot open key file: %s", o->key_file, strerror(errno));
+    char line[1024];
+    size_t cap = 0, lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *s = line;
+        while (isspace((unsigned char)*s))
+            s++;
+        if (!*s || *s == '#')
+            continue;
+        if (km->nkeys == cap) {
+            cap = cap ? cap * 2 : 4;
+            uint8_t(*nk)[32] = xmalloc(cap * 32);
+            if (km->keys) {
+                memcpy(nk, km->keys, km->nkeys * 32);
+                OPENSSL_cleanse(km->keys, km->nkeys * 32);
+                free(km->keys);
+            }
+            km->keys = nk;
+        }
+        size_t n;
+        int rc = hex_decode(s, km->keys[km->nkeys], 32, &n);
+        if (rc) {
+            fclose(f);
+            fail(EXIT_USAGE, "%s, line %zu: not a hex key of at most 64 digits", o->key_file,
+                 lineno);
+        }
+        if (km->nkeys && n != km->key_len)
+            fail(EXIT_USAGE, "%s, line %zu: keys of different lengths", o->key_file, lineno);
+        km->key_len = n;
+        km->nkeys++;
+    }
+    OPENSSL_cleanse(line, sizeof line);
+    int err = ferror(f);
+    fclose(f);
+    if (err)
+        fail(EXIT_IO, "%s: read error", o->key_file);
+    if (!km->nkeys)
+        fail(EXIT_USAGE, "%s: no key in the file (expected hex digits)", o->key_file);
+    if (want_len)
+        check_key_len(km->key_len, want_len, o->key_file);
+    return 0;
+}
+
+void free_keys(key_material *km)
+{
+    if (km->keys) {
+        OPENSSL_cleanse(km->keys, km->nkeys * 32);
+        free(km->keys);
+    }
+    if (km->password) {
+        OPENSSL_cleanse(km->password, km->password_len);
+        free(km->password);
+    }
+    memset(km, 0, sizeof *km);
+}
+
+/* One line from the terminal with echo off. */
+static char *tty_line(int fd, const char *prompt)
+{
+    struct termios old, quiet;
+    int have = tcgetattr(fd, &old) == 0;
+    if (have) {
+        quiet = old;
+        quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
+        quiet.c_lflag |= ICANON;
+        tcsetattr(fd, TCSAFLUSH, &quiet);
+    }
+    if (write(fd, prompt, strlen(prompt)) < 0) {
+        /* the prompt is a courtesy; reading still works */
+    }
+    char *buf = xmalloc(1024);
+    size_t n = 0;
+    for (;;) {
+        char ch;
+        ssize_t r = read(fd, &ch, 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0 || ch == '\n' || ch == '\r')
+            break;
+        if (n + 1 < 1024)
+            buf[n++] = ch;
+    }
+    buf[n] = '\0';
+    if (have)
+        tcsetattr(fd, TCSAFLUSH, &old);
+    if (write(fd, "\n", 1) < 0) {
+        /* as above */
+    }
+    return buf;
+}
+
+/* The terminal when there is one (the controlling terminal, so it works
+ * with both standard streams redirected), else $KUAI_PASSWORD. */
+int read_password(int confirm, key_material *km)
+{
+    int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    char *pw;
+    if (fd >= 0) {
+        pw = tty_line(fd, "Password: ");
+        if (confirm) {
+            char *again = tty_line(fd, "Password (again): ");
+            int same = !strcmp(pw, again);
+            OPENSSL_cleanse(again, strlen(again));
+            free(again);
+            if (!same) {
+                close(fd);
+                fail(EXIT_USAGE, "the passwords do not match");
+            }
+        }
+        close(fd);
+    } else {
+        const char *env = getenv("KUAI_PASSWORD");
+        if (!env)
+            fail(EXIT_USAGE, "--password: no terminal to ask on, and KUAI_PASSWORD is not set");
+        pw = strdup(env);
+        if (!pw)
+            fail(EXIT_INTERNAL, "out of memory");
+    }
+    if (!*pw)
+        fail(EXIT_USAGE, "--password: empty password");
+    km->password = pw;
+    km->password_len = strlen(pw);
+    return 0;
+}
+
+ssize_t read_full(int fd, uint8_t *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+int write_full(int fd, const uint8_t *buf, size_t n)
+{
+    while (n) {
+        ssize_t r = write(fd, buf, n);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        buf += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+unsigned default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
+}
+
+/* ---- output files ---- */
+
+/* The temporary files being written (several at once in lockstep CBC),
+ * removed if a signal ends the process: the handler only reads this table
+ * and calls unlink, which is async-signal-safe. */
+#define MAX_TMP 256
+static char *volatile tmp_files[MAX_TMP];
+
+static void tmp_track(char *path)
+{
+    for (size_t i = 0; i < MAX_TMP; i++)
+        if (!tmp_files[i]) {
+            tmp_files[i] = path;
+            return;
+        }
+}
+
+static void tmp_untrack(const char *path)
+{
+    for (size_t i = 0; i < MAX_TMP; i++)
+        if (tmp_files[i] == path)
+            tmp_files[i] = NULL;
+}
+
+static void on_signal(int sig)
+{
+    for (size_t i = 0; i < MAX_TMP; i++)
+        if (tmp_files[i])
+            unlink(tmp_files[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void catch_signals(void)
+{
+    static int done;
+    if (done)
+        return;
+    done = 1;
+    int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+int output_check(const char *path, int force)
+{
+    struct stat st;
+    if (!path)
+        return 0;
+    if (lstat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            fail(EXIT_IO, "%s: is a directory", path);
+        if (!force)
+            fail(EXIT_IO, "%s: exists; not overwriting it (use --force)", path);
+    }
+    return 0;
+}
+
+int output_open(output *o, const char *path, int force)
+{
+    memset(o, 0, sizeof *o);
+    o->force = force;
+    if (!path) {
+        o->fd = STDOUT_FILENO;
+        return 0;
+    }
+    output_check(path, force);
+    o->path = path;
+    char *d = strdup(path), *b = strdup(path);
+    if (!d || !b)
+        fail(EXIT_INTERNAL, "out of memory");
+    size_t n = strlen(path) + 32;
+    o->tmp = xmalloc(n);
+    snprintf(o->tmp, n, "%s/.%s.kuai-tmp-XXXXXX", dirname(d), basename(b));
+    free(d);
+    free(b);
+    catch_signals();
+    /* mkostemp creates with O_EXCL and mode 0600: nobody else can have the
+     * file open, and a plaintext is never readable by others meanwhile. */
+    o->fd = mkostemp(o->tmp, O_CLOEXEC);
+    if (o->fd < 0)
+        fail(EXIT_IO, "%s: cannot create a temporary file next to it: %s", path, strerror(errno));
+    tmp_track(o->tmp); /* the name mkostemp chose */
+    return 0;
+}
+
+int output_commit(output *o)
+{
+    if (!o->path)
+        return 0;
+    /* 0600 while incomplete; a finished file gets the mode any new file
+     * would (umask is process-wide, and only this thread runs now). */
+    mode_t mask = umask(077);
+    umask(mask);
+    if (fchmod(o->fd, 0666 & ~mask) != 0 || fsync(o->fd) != 0 || close(o->fd) != 0) {
+        int e = errno;
+        o->fd = -1;
+        output_abort(o);
+        fail(EXIT_IO, "%s: cannot write: %s", o->path, strerror(e));
+    }
+    o->fd = -1;
+    if (o->force) {
+        if (rename(o->tmp, o->path) != 0) {
+            int e = errno;
+            output_abort(o);
+            fail(EXIT_IO, "%s: cannot rename the temporary file into place: %s", o->path,
+                 strerror(e));
+        }
+    } else {
+        /* link fails if the target appeared meanwhile: never overwrite. */
+        if (link(o->tmp, o->path) != 0) {
+            int e = errno;
+            output_abort(o);
+            if (e == EEXIST)
+                fail(EXIT_IO, "%s: exists; not overwriting it (use --force)", o->path);
+            fail(EXIT_IO, "%s: cannot create: %s", o->path, strerror(e));
+        }
+        unlink(o->tmp);
+    }
+    tmp_untrack(o->tmp);
+    char *d = strdup(o->path);
+    if (d) {
+        int dfd = open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0) {
+            fsync(dfd); /* the rename itself survives a crash */
+            close(dfd);
+        }
+        free(d);
+    }
+    free(o->tmp);
+    o->tmp = NULL;
+    return 0;
+}
+
+void output_abort(output *o)
+{
+    if (!o->path || !o->tmp)
+        return;
+    if (o->fd >= 0)
+        close(o->fd);
+    o->fd = -1;
+    tmp_untrack(o->tmp);
+    unlink(o->tmp);
+    free(o->tmp);
+    o->tmp = NULL;
+}
+
+/* ---- progress ---- */
+
+double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void progress_start(progress *p, int quiet, uint64_t total)
+{
+    memset(p, 0, sizeof *p);
+    p->on = !quiet && isatty(STDERR_FILENO);
+    p->total = total;
+    p->t0 = p->last = now_seconds();
+}
+
+static void human(char *buf, size_t n, double v)
+{
+    const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int i = 0;
+    while (v >= 1024 && i < 4) {
+        v /= 1024;
+        i++;
+    }
+    snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
+}
+
+static void progress_draw(progress *p, double t, int final)
+{
+    char done[32], total[32], line[160];
+    double dt = t - p->t0;
+    double rate = dt > 0 ? (double)p->done / dt : 0;
+    human(done, sizeof done, (double)p->done);
+    if (p->total) {
+        human(total, sizeof total, (double)p->total);
+        double frac = (double)p->done / (double)p->total;
+        if (frac > 1)
+            frac = 1;
+        char bar[31];
+        int fill = (int)(frac * 30);
+        for (int i = 0; i < 30; i++)
+            bar[i] = i < fill ? '#' : '.';
+        bar[30] = '\0';
+        double eta =
+            rate > 0 ? (double)(p->total - (p->done < p->total ? p->done : p->total)) / rate : 0;
+        snprintf(line, sizeof line, "\r[%s] %3.0f%% %s / %s  %.1f MB/s  ETA %d:%02d ", bar,
+                 frac * 100, done, total, rate / 1e6, (int)eta / 60, (int)eta % 60);
+    } else {
+        snprintf(line, sizeof line, "\r%s  %.1f MB/s ", done, rate / 1e6);
+    }
+    fputs(line, stderr);
+    if (final)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+void progress_add(progress *p, uint64_t n)
+{
+    p->done += n;
+    if (!p->on)
+        return;
+    double t = now_seconds();
+    if (t - p->last >= 0.2) {
+        p->last = t;
+        progress_draw(p, t, 0);
+    }
+}
+
+void progress_end(progress *p)
+{
+    if (p->on)
+        progress_draw(p, now_seconds(), 1);
+    p->on = 0;
+}

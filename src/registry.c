@@ -10,19 +10,32 @@
 #else
 #define X86(x)
 #endif
+#if defined(KUAI_AARCH64)
+#define A64(x) x,
+#else
+#define A64(x)
+#endif
+#if defined(KUAI_LOONGARCH64)
+#define LA64(x) x,
+#else
+#define LA64(x)
+#endif
 
-static const kuai_impl *const ublock128_128[] = {X86(&ublock128_128_avx512) X86(&ublock128_128_avx2)
-                                                         X86(&ublock128_128_ssse3) &
-                                                     ublock128_128_ref,
-                                                 NULL};
-static const kuai_impl *const ublock128_256[] = {X86(&ublock128_256_avx512) X86(&ublock128_256_avx2)
-                                                         X86(&ublock128_256_ssse3) &
-                                                     ublock128_256_ref,
-                                                 NULL};
-static const kuai_impl *const ublock256_256[] = {X86(&ublock256_256_avx512) X86(&ublock256_256_avx2)
-                                                         X86(&ublock256_256_ssse3) &
-                                                     ublock256_256_ref,
-                                                 NULL};
+static const kuai_impl *const ublock128_128[] = {
+    A64(&ublock128_128_neon) LA64(&ublock128_128_lsx) X86(&ublock128_128_avx512)
+            X86(&ublock128_128_avx2) X86(&ublock128_128_ssse3) &
+        ublock128_128_ref,
+    NULL};
+static const kuai_impl *const ublock128_256[] = {
+    A64(&ublock128_256_neon) LA64(&ublock128_256_lsx) X86(&ublock128_256_avx512)
+            X86(&ublock128_256_avx2) X86(&ublock128_256_ssse3) &
+        ublock128_256_ref,
+    NULL};
+static const kuai_impl *const ublock256_256[] = {
+    A64(&ublock256_256_neon) LA64(&ublock256_256_lsx) X86(&ublock256_256_avx512)
+            X86(&ublock256_256_avx2) X86(&ublock256_256_ssse3) &
+        ublock256_256_ref,
+    NULL};
 /* ttable last: it is not constant time, and kuai_key_init takes the first
  * usable entry, so it runs only when named. */
 static const kuai_impl *const sm4[] = {X86(&sm4_gfni) X86(&sm4_vaes) X86(&sm4_aesni) & sm4_ref,

@@ -8,7 +8,7 @@ CMAKE_FLAGS ?=
 # yardstick (see ../shared/bench.md); it must be set before libcrypto loads.
 OPENSSL_NO_AESNI = ~0x200000200000000
 
-.PHONY: all build test test-portable test-sanitize bench bench-quick plot install format clean vectors
+.PHONY: all build test test-portable test-sanitize test-cross bench bench-quick plot install format clean vectors
 
 all: build
 
@@ -31,6 +31,26 @@ test-portable:
 	cmake -S . -B $(BUILD)-portable -DCMAKE_BUILD_TYPE=Release -DKUAI_WERROR=ON -DKUAI_PORTABLE_ONLY=ON
 	cmake --build $(BUILD)-portable -j$(JOBS) --target kuai_test
 	$(BUILD)-portable/kuai_test -q
+
+# The suite cross-built for ARM64 and LoongArch64 (zig cc from PyPI, static
+# musl; toolchain files in cmake/) and run under QEMU user mode, once per
+# backend the emulated CPU ("-cpu max") offers; see tests/cross-run.sh.
+# Needs qemu-user-static from bookworm-backports (QEMU >= 8 runs LSX).
+ZIGLANG_VERSION = 0.14.1
+CROSS_ARCHES = aarch64 loongarch64
+test-cross: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
+test-cross: vectors
+	@.venv/bin/python -c 'import ziglang' 2>/dev/null && \
+	  test "$$(.venv/bin/python -m ziglang version)" = $(ZIGLANG_VERSION) || \
+	  .venv/bin/pip install -q ziglang==$(ZIGLANG_VERSION)
+	set -e; for a in $(CROSS_ARCHES); do \
+	  cmake -S . -B $(BUILD)-$$a -DCMAKE_TOOLCHAIN_FILE=cmake/$$a-zig.cmake \
+	    -DCMAKE_BUILD_TYPE=Release -DKUAI_WERROR=ON; \
+	  cmake --build $(BUILD)-$$a -j$(JOBS) --target kuai_test; \
+	done
+	ok=0; for a in $(CROSS_ARCHES); do \
+	  tests/cross-run.sh $$a qemu-$$a-static $(BUILD)-$$a/kuai_test || ok=1; \
+	done; exit $$ok
 
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-sanitize:
@@ -66,4 +86,4 @@ format:
 	clang-format -i include/*.h src/*.c src/*.h src/*/*.c src/*/*.h tests/*.c tests/*.h bench/*.c
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-portable $(BUILD)-sanitize
+	rm -rf $(BUILD) $(BUILD)-portable $(BUILD)-sanitize $(BUILD)-aarch64 $(BUILD)-loongarch64

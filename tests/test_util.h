@@ -28,6 +28,9 @@
 
 extern unsigned long long t_passed, t_failed;
 extern int t_quiet;
+/* Set by KUAI_TEST_SHORT=1 (make test-cross: emulated runs): the random and
+ * long-buffer loops run fewer, shorter cases. Never fewer vectors. */
+extern int t_short;
 
 /* Prints "FAIL file:line [group] message"; counts the failure. */
 void t_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -2,7 +2,7 @@
  * uBlock, LoongArch LSX backend: ublock_v128.h (the bitsliced algorithm of
  * ublock_bs.h on 128-bit vectors) over LSX registers, vshuf.b as the byte
  * shuffle (both sources the same vector, so indices 0..15 pick from it as
- * pshufb does). 32 vector registers: three uBlock-128 passes side by side.
+ * pshufb does). Two uBlock-128 passes side by side, as on NEON.
  * Compiled with -mlsx for this file only; chosen from HWCAP_LOONGARCH_LSX.
  */
 #include "ublock.h"
@@ -52,5 +52,5 @@ static int ublock_lsx_available(void)
 #define UB_V128_ISA lsx
 #define UB_V128_NAME "lsx"
 #define UB_V128_AVAILABLE ublock_lsx_available
-#define UB_V128_NS128 3
+#define UB_V128_NS128 2
 #include "ublock_v128.h"

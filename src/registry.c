@@ -38,9 +38,10 @@ static const kuai_impl *const ublock256_256[] = {
     NULL};
 /* ttable last: it is not constant time, and kuai_key_init takes the first
  * usable entry, so it runs only when named. */
-static const kuai_impl *const sm4[] = {
-    A64(&sm4_armce) A64(&sm4_armaes) X86(&sm4_gfni) X86(&sm4_vaes) X86(&sm4_aesni) & sm4_ref,
-    &sm4_ttable, NULL};
+static const kuai_impl *const sm4[] = {A64(&sm4_armce) A64(&sm4_armaes) A64(&sm4_neon)
+                                               X86(&sm4_gfni) X86(&sm4_vaes) X86(&sm4_aesni) &
+                                           sm4_ref,
+                                       &sm4_ttable, NULL};
 static const kuai_impl *const none[] = {NULL};
 
 const kuai_impl *const *kuai_impls(kuai_cipher c)

@@ -39,7 +39,8 @@ static const kuai_impl *const ublock256_256[] = {
 /* ttable last: it is not constant time, and kuai_key_init takes the first
  * usable entry, so it runs only when named. */
 static const kuai_impl *const sm4[] = {A64(&sm4_armce) A64(&sm4_armaes) A64(&sm4_neon)
-                                               X86(&sm4_gfni) X86(&sm4_vaes) X86(&sm4_aesni) &
+                                               LA64(&sm4_lsx) X86(&sm4_gfni) X86(&sm4_vaes)
+                                                   X86(&sm4_aesni) &
                                            sm4_ref,
                                        &sm4_ttable, NULL};
 static const kuai_impl *const none[] = {NULL};

@@ -21,7 +21,7 @@ build:
 # Where `make vectors` put the third-party vector files, for every suite run
 # of `make test` (prerequisites inherit it); expanded after `vectors` ran.
 test: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
-test: vectors build test-portable test-sanitize
+test: vectors build test-portable test-sanitize test-cross
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --quick > $(BUILD)/bench-smoke.txt
 	@echo "benchmark smoke run ok"
 	$(BUILD)/kuai_test
@@ -48,9 +48,13 @@ test-cross: vectors
 	    -DCMAKE_BUILD_TYPE=Release -DKUAI_WERROR=ON; \
 	  cmake --build $(BUILD)-$$a -j$(JOBS) --target kuai_test; \
 	done
-	ok=0; for a in $(CROSS_ARCHES); do \
-	  tests/cross-run.sh $$a qemu-$$a-static $(BUILD)-$$a/kuai_test || ok=1; \
-	done; exit $$ok
+	@# The architectures run side by side (one emulator each, 2 cores),
+	@# each into its log, printed in order afterwards.
+	pids=""; for a in $(CROSS_ARCHES); do \
+	  tests/cross-run.sh $$a qemu-$$a-static $(BUILD)-$$a/kuai_test \
+	    > $(BUILD)-$$a/test-cross.log 2>&1 & pids="$$pids $$!"; \
+	done; ok=0; for p in $$pids; do wait $$p || ok=1; done; \
+	for a in $(CROSS_ARCHES); do cat $(BUILD)-$$a/test-cross.log; done; exit $$ok
 
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-sanitize:

@@ -384,38 +384,48 @@ static inline void aes_bs_store_be64(uint8_t *p, uint64_t v)
 #endif
 }
 
-/* CTR: counter blocks built a pass at a time (the counter is public, so the
- * carry may branch), encrypted and added to in, in registers. */
+/* AES_BS_BLOCKS counter blocks from (hi, lo), which advance past them. The
+ * counter is public, so the carry may branch. */
+static inline void aes_bs_ctr_fill(uint8_t *cb, uint64_t *hi, uint64_t *lo)
+{
+    for (size_t b = 0; b < AES_BS_BLOCKS; b++) {
+        aes_bs_store_be64(cb + 16 * b, *hi);
+        aes_bs_store_be64(cb + 16 * b + 8, *lo);
+        *hi += ++*lo == 0;
+    }
+}
+
+/* CTR: the keystream is added to in, in registers. The counter blocks of
+ * the next pass are stored before this pass runs: loading a vector just
+ * written by two 8-byte stores would miss store forwarding and stall. */
 static void aes_bs_ctr(const unsigned char *kb, unsigned nr, uint8_t *ctr, const uint8_t *in,
                        uint8_t *out, size_t nblocks)
 {
-    uint8_t cb[AES_BS_BYTES];
+    uint8_t cb[2][AES_BS_BYTES];
     uint64_t hi = load_be64(ctr), lo = load_be64(ctr + 8);
+    uint64_t end_lo = lo + nblocks, end_hi = hi + (end_lo < lo);
+    unsigned cur = 0;
+    aes_bs_ctr_fill(cb[0], &hi, &lo);
     while (nblocks) {
         size_t n = nblocks < AES_BS_BLOCKS ? nblocks : AES_BS_BLOCKS;
-        for (size_t b = 0; b < AES_BS_BLOCKS; b++) {
-            aes_bs_store_be64(cb + 16 * b, hi);
-            aes_bs_store_be64(cb + 16 * b + 8, lo);
-            hi += ++lo == 0;
-        }
+        if (nblocks > AES_BS_BLOCKS)
+            aes_bs_ctr_fill(cb[cur ^ 1], &hi, &lo);
         if (n == AES_BS_BLOCKS) {
-            aes_bs_encrypt_pass_xor(kb, nr, cb, out, in);
+            aes_bs_encrypt_pass_xor(kb, nr, cb[cur], out, in);
         } else {
             uint8_t blk[AES_BS_BYTES] = {0};
             memcpy(blk, in, 16 * n);
-            aes_bs_encrypt_pass_xor(kb, nr, cb, blk, blk);
+            aes_bs_encrypt_pass_xor(kb, nr, cb[cur], blk, blk);
             memcpy(out, blk, 16 * n);
             kuai_wipe(blk, sizeof blk);
-            /* the counter advances by the blocks used, not the pass */
-            hi = load_be64(cb + 16 * n);
-            lo = load_be64(cb + 16 * n + 8);
         }
+        cur ^= 1;
         in += 16 * n;
         out += 16 * n;
         nblocks -= n;
     }
-    store_be64(ctr, hi);
-    store_be64(ctr + 8, lo);
+    store_be64(ctr, end_hi);
+    store_be64(ctr + 8, end_lo);
 }
 
 /* ---- backend functions ----------------------------------------------------------------- */

@@ -1,4 +1,5 @@
 /* Backend tables per cipher, best first. */
+#include "aes/aes.h"
 #include "internal.h"
 #include "sm4/sm4.h"
 #include "ublock/ublock.h"
@@ -43,6 +44,9 @@ static const kuai_impl *const sm4[] = {A64(&sm4_armce) A64(&sm4_armaes) A64(&sm4
                                                    X86(&sm4_aesni) &
                                            sm4_ref,
                                        &sm4_ttable, NULL};
+static const kuai_impl *const aes128[] = {X86(&aes128_avx2) X86(&aes128_ssse3) & aes128_ref, NULL};
+static const kuai_impl *const aes192[] = {X86(&aes192_avx2) X86(&aes192_ssse3) & aes192_ref, NULL};
+static const kuai_impl *const aes256[] = {X86(&aes256_avx2) X86(&aes256_ssse3) & aes256_ref, NULL};
 static const kuai_impl *const none[] = {NULL};
 
 const kuai_impl *const *kuai_impls(kuai_cipher c)
@@ -56,6 +60,12 @@ const kuai_impl *const *kuai_impls(kuai_cipher c)
         return ublock256_256;
     case KUAI_SM4:
         return sm4;
+    case KUAI_AES_128:
+        return aes128;
+    case KUAI_AES_192:
+        return aes192;
+    case KUAI_AES_256:
+        return aes256;
     default:
         return none;
     }

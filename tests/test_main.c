@@ -398,6 +398,7 @@ int main(int argc, char **argv)
     test_sm4_backend_internals();
     test_sm4_cryptography_vectors();
     test_sm4_openssl();
+    test_aes_sw();
     test_modes_diff();
     test_modes_unaligned();
     test_modes_multi();

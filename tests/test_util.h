@@ -146,5 +146,6 @@ void test_parallel(void);                 /* test_parallel.c */
 void test_sm4_backend_internals(void);    /* test_sm4.c */
 void test_sm4_openssl(void);              /* test_sm4.c */
 void test_sm4_cryptography_vectors(void); /* test_sm4.c */
+void test_aes_sw(void);                   /* test_aes_sw.c */
 
 #endif

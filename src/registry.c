@@ -44,9 +44,12 @@ static const kuai_impl *const sm4[] = {A64(&sm4_armce) A64(&sm4_armaes) A64(&sm4
                                                    X86(&sm4_aesni) &
                                            sm4_ref,
                                        &sm4_ttable, NULL};
-static const kuai_impl *const aes128[] = {X86(&aes128_avx2) X86(&aes128_ssse3) & aes128_ref, NULL};
-static const kuai_impl *const aes192[] = {X86(&aes192_avx2) X86(&aes192_ssse3) & aes192_ref, NULL};
-static const kuai_impl *const aes256[] = {X86(&aes256_avx2) X86(&aes256_ssse3) & aes256_ref, NULL};
+static const kuai_impl *const aes128[] = {
+    A64(&aes128_armce) X86(&aes128_avx2) X86(&aes128_ssse3) & aes128_ref, NULL};
+static const kuai_impl *const aes192[] = {
+    A64(&aes192_armce) X86(&aes192_avx2) X86(&aes192_ssse3) & aes192_ref, NULL};
+static const kuai_impl *const aes256[] = {
+    A64(&aes256_armce) X86(&aes256_avx2) X86(&aes256_ssse3) & aes256_ref, NULL};
 static const kuai_impl *const none[] = {NULL};
 
 const kuai_impl *const *kuai_impls(kuai_cipher c)

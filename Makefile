@@ -8,7 +8,7 @@ CMAKE_FLAGS ?=
 # yardstick (see ../shared/bench.md); it must be set before libcrypto loads.
 OPENSSL_NO_AESNI = ~0x200000200000000
 
-.PHONY: all build test test-cli test-portable test-sanitize test-ct fuzz test-provider sftp-demo bench bench-quick plot install format clean vectors
+.PHONY: all build test test-cli test-portable test-sanitize test-ct fuzz test-provider test-cross sftp-demo bench bench-quick plot install format clean vectors
 
 all: build
 
@@ -21,7 +21,7 @@ build:
 # Where `make vectors` put the third-party vector files, for every suite run
 # of `make test` (prerequisites inherit it); expanded after `vectors` ran.
 test: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
-test: vectors build test-cli test-portable test-sanitize test-provider test-ct fuzz
+test: vectors build test-cli test-portable test-sanitize test-provider test-ct fuzz test-cross
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --quick > $(BUILD)/bench-smoke.txt
 	@echo "benchmark smoke run ok"
 	$(BUILD)/kuai_test
@@ -62,6 +62,30 @@ fuzz:
 	    || { tail -60 $(BUILD)-fuzz/$$t.log; exit 1; }; \
 	  grep -E "stat::number_of_executed_units|stat::new_units_added" $(BUILD)-fuzz/$$t.log; \
 	done
+
+# The suite cross-built for ARM64 and LoongArch64 (zig cc from PyPI, static
+# musl; toolchain files in cmake/) and run under QEMU user mode, once per
+# backend the emulated CPU ("-cpu max") offers; see tests/cross-run.sh.
+# Needs qemu-user-static from bookworm-backports (QEMU >= 8 runs LSX).
+ZIGLANG_VERSION = 0.14.1
+CROSS_ARCHES = aarch64 loongarch64
+test-cross: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
+test-cross: vectors
+	@.venv/bin/python -c 'import ziglang' 2>/dev/null && \
+	  test "$$(.venv/bin/python -m ziglang version)" = $(ZIGLANG_VERSION) || \
+	  .venv/bin/pip install -q ziglang==$(ZIGLANG_VERSION)
+	set -e; for a in $(CROSS_ARCHES); do \
+	  cmake -S . -B $(BUILD)-$$a -DCMAKE_TOOLCHAIN_FILE=cmake/$$a-zig.cmake \
+	    -DCMAKE_BUILD_TYPE=Release -DKUAI_WERROR=ON; \
+	  cmake --build $(BUILD)-$$a -j$(JOBS) --target kuai_test; \
+	done
+	@# The architectures run side by side (one emulator each, 2 cores),
+	@# each into its log, printed in order afterwards.
+	pids=""; for a in $(CROSS_ARCHES); do \
+	  tests/cross-run.sh $$a qemu-$$a-static $(BUILD)-$$a/kuai_test \
+	    > $(BUILD)-$$a/test-cross.log 2>&1 & pids="$$pids $$!"; \
+	done; ok=0; for p in $$pids; do wait $$p || ok=1; done; \
+	for a in $(CROSS_ARCHES); do cat $(BUILD)-$$a/test-cross.log; done; exit $$ok
 
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-sanitize:
@@ -110,4 +134,4 @@ format:
 	clang-format -i include/*.h src/*.c src/*.h src/*/*.c src/*/*.h tests/*.c tests/*.h bench/*.c bench/*.h cli/*.c cli/*.h provider/*.c tests/provider/*.c tests/ct/*.c fuzz/*.c
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-portable $(BUILD)-sanitize
+	rm -rf $(BUILD) $(BUILD)-portable $(BUILD)-sanitize $(BUILD)-aarch64 $(BUILD)-loongarch64

@@ -45,6 +45,41 @@ static unsigned detect(void)
     }
     return f;
 }
+#elif defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+
+/* Linux's arch/arm64/include/uapi/asm/hwcap.h; spelled out because musl and
+ * older glibc headers lack some of them. */
+#define KUAI_HWCAP_ASIMD (1ul << 1)
+#define KUAI_HWCAP_AES (1ul << 3)
+#define KUAI_HWCAP_PMULL (1ul << 4)
+#define KUAI_HWCAP_SM4 (1ul << 19)
+
+static unsigned detect(void)
+{
+    unsigned long h = getauxval(AT_HWCAP);
+    unsigned f = 0;
+    if (h & KUAI_HWCAP_ASIMD)
+        f |= KUAI_CPU_NEON;
+    /* The crypto-instruction backends use NEON registers around them. */
+    if ((h & KUAI_HWCAP_ASIMD) && (h & KUAI_HWCAP_AES))
+        f |= KUAI_CPU_ARM_AES;
+    if ((h & KUAI_HWCAP_ASIMD) && (h & KUAI_HWCAP_PMULL))
+        f |= KUAI_CPU_ARM_PMULL;
+    if ((h & KUAI_HWCAP_ASIMD) && (h & KUAI_HWCAP_SM4))
+        f |= KUAI_CPU_ARM_SM4;
+    return f;
+}
+#elif defined(__loongarch64) && defined(__linux__)
+#include <sys/auxv.h>
+
+/* Linux's arch/loongarch/include/uapi/asm/hwcap.h */
+#define KUAI_HWCAP_LOONGARCH_LSX (1ul << 4)
+
+static unsigned detect(void)
+{
+    return (getauxval(AT_HWCAP) & KUAI_HWCAP_LOONGARCH_LSX) ? KUAI_CPU_LSX : 0;
+}
 #else
 static unsigned detect(void)
 {

@@ -17,7 +17,14 @@ enum {
     KUAI_CPU_VPCLMUL = 1u << 5,
     KUAI_CPU_AVX512 = 1u << 6, /* F+BW+VL, with OS support for ZMM state */
     KUAI_CPU_AVX512VBMI = 1u << 7,
-    KUAI_CPU_GFNI = 1u << 8
+    KUAI_CPU_GFNI = 1u << 8,
+    /* ARM64, from getauxval(AT_HWCAP) */
+    KUAI_CPU_NEON = 1u << 9, /* ASIMD */
+    KUAI_CPU_ARM_AES = 1u << 10,
+    KUAI_CPU_ARM_PMULL = 1u << 11,
+    KUAI_CPU_ARM_SM4 = 1u << 12,
+    /* LoongArch64, from getauxval(AT_HWCAP) */
+    KUAI_CPU_LSX = 1u << 13
 };
 unsigned kuai_cpu_features(void);
 

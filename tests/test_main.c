@@ -3,9 +3,11 @@
  * group, and the final line "N passed, N failed" (counts of checks).
  *
  *   kuai_test [--backend NAME] [-q]
+ *   kuai_test --list-backends
  *
  * Environment: KUAI_TEST_SEED (PRNG seed, decimal or 0x hex; default: the
- * clock), KUAI_VECTORS_DIR (vector files; default: the source tree).
+ * clock), KUAI_VECTORS_DIR (vector files; default: the source tree),
+ * KUAI_TEST_SHORT=1 (shorter random loops for emulated runs; same vectors).
  */
 #include "test_util.h"
 
@@ -19,6 +21,7 @@
 
 unsigned long long t_passed, t_failed;
 int t_quiet;
+int t_short;
 const char *t_only_backend;
 uint64_t t_rng_state;
 
@@ -315,9 +318,31 @@ static uint64_t parse_seed(const char *s)
     return (uint64_t)v;
 }
 
+/* Every backend name usable on this CPU (any cipher), once each, one a
+ * line: what make test-cross runs one by one. */
+static int list_backends(void)
+{
+    const char *seen[ALL_CIPHERS_N * MAX_BACKENDS];
+    size_t nseen = 0;
+    for (size_t ci = 0; ci < ALL_CIPHERS_N; ci++) {
+        const char *names[MAX_BACKENDS];
+        size_t n = usable_backends(all_ciphers[ci], names, MAX_BACKENDS);
+        for (size_t i = 0; i < n; i++) {
+            size_t j = 0;
+            while (j < nseen && strcmp(seen[j], names[i]) != 0)
+                j++;
+            if (j == nseen) {
+                seen[nseen++] = names[i];
+                printf("%s\n", names[i]);
+            }
+        }
+    }
+    return 0;
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: kuai_test [--backend NAME] [-q]\n");
+    fprintf(stderr, "usage: kuai_test [--backend NAME] [-q] | --list-backends\n");
     exit(2);
 }
 
@@ -330,17 +355,22 @@ int main(int argc, char **argv)
             t_only_backend = argv[i] + 10;
         else if (strcmp(argv[i], "-q") == 0)
             t_quiet = 1;
+        else if (strcmp(argv[i], "--list-backends") == 0)
+            return list_backends();
         else
             usage();
     }
 
+    const char *short_env = getenv("KUAI_TEST_SHORT");
+    t_short = short_env && *short_env && strcmp(short_env, "0") != 0;
     const char *seed_env = getenv("KUAI_TEST_SEED");
     uint64_t seed = seed_env && *seed_env
                         ? parse_seed(seed_env)
                         : (uint64_t)time(NULL) ^ ((uint64_t)(now_seconds() * 1e9) << 20);
     t_rng_state = seed;
-    printf("kuai %s test: seed KUAI_TEST_SEED=0x%016" PRIx64 "%s%s\n", KUAI_VERSION, seed,
-           t_only_backend ? ", backend " : "", t_only_backend ? t_only_backend : "");
+    printf("kuai %s test: seed KUAI_TEST_SEED=0x%016" PRIx64 "%s%s%s\n", KUAI_VERSION, seed,
+           t_only_backend ? ", backend " : "", t_only_backend ? t_only_backend : "",
+           t_short ? ", short loops (KUAI_TEST_SHORT)" : "");
     fflush(stdout);
 
     double t0 = now_seconds();

@@ -62,5 +62,6 @@ void aes_derive_dec(aes_sched *s);
 extern const kuai_impl aes128_ref, aes192_ref, aes256_ref;
 extern const kuai_impl aes128_ssse3, aes192_ssse3, aes256_ssse3;
 extern const kuai_impl aes128_avx2, aes192_avx2, aes256_avx2;
+extern const kuai_impl aes128_armce, aes192_armce, aes256_armce;
 
 #endif

@@ -39,8 +39,15 @@ _Static_assert(sizeof(((kuai_gcm_ctx *)0)->priv_hkey) == GHASH_KEY_BYTES + 64,
 #define X86(x)
 #endif
 
+#if defined(KUAI_AARCH64)
+#define A64(x) x,
+#else
+#define A64(x)
+#endif
+
 static const ghash_impl *const ghash_table[] = {
-    X86(&ghash_vpclmul512) X86(&ghash_vpclmul) X86(&ghash_pclmul) & ghash_ref, NULL};
+    A64(&ghash_pmull) X86(&ghash_vpclmul512) X86(&ghash_vpclmul) X86(&ghash_pclmul) & ghash_ref,
+    NULL};
 
 const ghash_impl *const *kuai_ghash_impls(void)
 {

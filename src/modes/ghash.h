@@ -45,6 +45,9 @@ extern const ghash_impl ghash_pclmul;
 extern const ghash_impl ghash_vpclmul;
 extern const ghash_impl ghash_vpclmul512;
 #endif
+#if defined(KUAI_AARCH64)
+extern const ghash_impl ghash_pmull;
+#endif
 
 /* h' = reflect(H) * y mod P*, as a big-endian block: the one key form
  * every backend starts from (ghash_ref.c). */

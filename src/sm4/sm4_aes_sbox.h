@@ -96,6 +96,7 @@ static inline sm4v sm4v_round(sm4v x0, sm4v t)
     return sm4v_xor(sm4v_xor(x0, b0), sm4v_xor(b24, m));
 }
 
+#if defined(__x86_64__) || defined(__i386__)
 /*
  * tau for key setup, on one word: with the word in all four columns,
  * ShiftRows only moves equal bytes, so column 0 of aesenclast's output is
@@ -118,6 +119,7 @@ static inline uint32_t sm4_aes_tau(uint32_t a)
     return (uint32_t)_mm_cvtsi128_si32(x);
 }
 #define SM4S_TAU sm4_aes_tau
+#endif /* x86; other ISAs define their own SM4S_TAU */
 
 #define sm4v_xor4(a, b, c, d) sm4v_xor(sm4v_xor(a, b), sm4v_xor(c, d))
 

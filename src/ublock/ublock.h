@@ -46,5 +46,7 @@ extern const kuai_impl ublock128_128_ref, ublock128_256_ref, ublock256_256_ref;
 extern const kuai_impl ublock128_128_ssse3, ublock128_256_ssse3, ublock256_256_ssse3;
 extern const kuai_impl ublock128_128_avx2, ublock128_256_avx2, ublock256_256_avx2;
 extern const kuai_impl ublock128_128_avx512, ublock128_256_avx512, ublock256_256_avx512;
+extern const kuai_impl ublock128_128_neon, ublock128_256_neon, ublock256_256_neon;
+extern const kuai_impl ublock128_128_lsx, ublock128_256_lsx, ublock256_256_lsx;
 
 #endif

@@ -1,0 +1,97 @@
+/*
+ * SM4, LoongArch LSX backend: the S-box as eight 32-byte tables read with
+ * vshuf.b (which picks from two registers by the low five index bits),
+ * each result kept where the top three bits of the input byte select its
+ * table; 4 blocks per group (sm4_simd.h), 4 groups in flight. LSX has no
+ * AES instruction, so this is the table-free route. Constant time: the
+ * tables are read whole into registers at fixed addresses, every byte goes
+ * through all eight lookups, the selection is by masks.
+ * Compiled with -mlsx for this file only; chosen from HWCAP_LOONGARCH_LSX.
+ */
+#include "sm4.h"
+#include "sm4_sbox.h"
+
+#include <lsxintrin.h>
+
+typedef __m128i sm4v;
+#define SM4V_W 4
+#define SM4S_G 4
+#define SM4S_MK_G 4
+
+#define sm4v_loadu(p) __lsx_vld((const void *)(p), 0)
+#define sm4v_storeu(p, x) __lsx_vst(x, (void *)(p), 0)
+#define sm4v_xor(a, b) __lsx_vxor_v(a, b)
+#define sm4v_and(a, b) __lsx_vand_v(a, b)
+#define sm4v_or(a, b) __lsx_vor_v(a, b)
+#define sm4v_set1(w) __lsx_vreplgr2vr_w((int)(w))
+#define sm4v_add32(a, b) __lsx_vadd_w(a, b)
+/* vilvl.w vd, vj, vk = {vk.w0, vj.w0, vk.w1, vj.w1}: the unpacks with the
+ * operands swapped; likewise for .d */
+#define sm4v_unpacklo32(a, b) __lsx_vilvl_w(b, a)
+#define sm4v_unpackhi32(a, b) __lsx_vilvh_w(b, a)
+#define sm4v_unpacklo64(a, b) __lsx_vilvl_d(b, a)
+#define sm4v_unpackhi64(a, b) __lsx_vilvh_d(b, a)
+#define sm4v_xor4(a, b, c, d) sm4v_xor(sm4v_xor(a, b), sm4v_xor(c, d))
+/* vshuf4i.b with 0b00011011: bytes 3, 2, 1, 0 of every word */
+#define sm4v_bswap32(x) __lsx_vshuf4i_b(x, 0x1b)
+#define SM4_LSX_ROL(x, n) __lsx_vrotri_w(x, 32 - (n))
+
+static inline sm4v sm4v_lane_blocks(void)
+{
+    static const int p[4] = {0, 1, 2, 3};
+    return __lsx_vld(p, 0);
+}
+
+#define SM4_LSX_BYTE(s) s,
+static const _Alignas(16) uint8_t sm4_lsx_sbox[256] = {SM4_SBOX(SM4_LSX_BYTE)};
+#undef SM4_LSX_BYTE
+
+static inline sm4v sm4_lsx_sub(sm4v x)
+{
+    sm4v idx = __lsx_vandi_b(x, 0x1f), top = __lsx_vsrli_b(x, 5), r = __lsx_vreplgr2vr_b(0);
+    for (int k = 0; k < 8; k++) {
+        sm4v lo = __lsx_vld(sm4_lsx_sbox + 32 * k, 0),
+             hi = __lsx_vld(sm4_lsx_sbox + 32 * k + 16, 0);
+        /* vshuf.b vd, vj, vk, va: index < 16 picks vk, 16..31 picks vj */
+        sm4v v = __lsx_vshuf_b(hi, lo, idx);
+        r = __lsx_vor_v(r, __lsx_vand_v(v, __lsx_vseq_b(top, __lsx_vreplgr2vr_b(k))));
+    }
+    return r;
+}
+
+/* x0 ^ L(tau(t)), L(B) = B ^ (B <<< 2) ^ (B <<< 10) ^ (B <<< 18) ^ (B <<< 24). */
+static inline sm4v sm4v_round(sm4v x0, sm4v t)
+{
+    sm4v b = sm4_lsx_sub(t);
+    sm4v m = sm4v_xor(sm4v_xor(b, SM4_LSX_ROL(b, 8)), SM4_LSX_ROL(b, 16));
+    return sm4v_xor(sm4v_xor(x0, b), sm4v_xor(SM4_LSX_ROL(b, 24), SM4_LSX_ROL(m, 2)));
+}
+
+/* x[0..3] = the 128-bit counter (w[0] most significant) + off, per lane:
+ * word 3 wrapped iff it ended below the addend; the carry, an all-ones
+ * mask, passes on through every word that became 0 (subtracting it adds 1). */
+static inline void sm4v_ctr(sm4v x[4], const uint32_t w[4], sm4v off)
+{
+    x[3] = __lsx_vadd_w(sm4v_set1(w[3]), off);
+    sm4v c = __lsx_vslt_wu(x[3], off);
+    for (int j = 2; j >= 0; j--) {
+        x[j] = __lsx_vsub_w(sm4v_set1(w[j]), c);
+        c = __lsx_vand_v(c, __lsx_vseqi_w(x[j], 0));
+    }
+}
+
+/* tau for key setup through the same masked lookups. */
+static inline uint32_t sm4_lsx_tau(uint32_t a)
+{
+    return (uint32_t)__lsx_vpickve2gr_w(sm4_lsx_sub(sm4v_set1(a)), 0);
+}
+#define SM4S_TAU sm4_lsx_tau
+
+#include "sm4_simd.h"
+
+static int sm4_lsx_available(void)
+{
+    return (kuai_cpu_features() & KUAI_CPU_LSX) != 0;
+}
+
+SM4S_IMPLS(sm4_lsx, "lsx", sm4_lsx_available);

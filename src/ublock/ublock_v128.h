@@ -1,0 +1,230 @@
+/*
+ * uBlock on 128-bit vectors: the three members over the bitsliced algorithm
+ * of ublock_bs.h, for any ISA with a 16-byte byte shuffle (SSSE3 pshufb,
+ * NEON tbl, LSX vshuf.b). A pass is 8 blocks for both block sizes; a
+ * uBlock-256 plane-half is two vectors ("lanes" 0 and 1 of ublock_bs.h's
+ * layout L).
+ *
+ * The including file defines ublock_bs.h's vocabulary (ub_v, ub_xor, ...,
+ * UB_ROW16) and then:
+ *   ub_shuf(x, idx)          out byte i = x[idx[i]], idx bytes 0..15
+ *   ub_unpacklo32/hi32(a, b) dwords {a0, b0, a1, b1} / {a2, b2, a3, b3}
+ *   ub_even32/odd32(a, b)    dwords {a0, a2, b0, b2} / {a1, a3, b1, b3}
+ *   UB_V128_ISA              token for the names (ssse3 -> ublock128_ssse3_*)
+ *   UB_V128_NAME             backend name string
+ *   UB_V128_AVAILABLE        int (*)(void), the run-time check
+ *   UB_V128_NS128            uBlock-128 passes run side by side (2 for 16
+ *                            registers, 3 for 32)
+ * and includes ublock_bs.h once (shared part), then this header once.
+ */
+#define UB_V128_PASTE(a, b, c) a##b##c
+#define UB_V128_XPASTE(a, b, c) UB_V128_PASTE(a, b, c)
+#define UB_V128_FN(member, name) UB_V128_XPASTE(member, UB_V128_ISA, _##name)
+#define UB_V128_VAR(member) UB_V128_XPASTE(member, UB_V128_ISA, )
+
+/* ---- uBlock-128: 8 blocks per pass, drifting layouts -------------------- */
+
+static inline void UB_V128_FN(ublock128_, key_layout)(ub_v x[8], unsigned i)
+{
+    ub_v p = ub_row(ub128_tab[i & 7][UB128_KEY]);
+    for (int j = 0; j < 8; j++)
+        x[j] = ub_shuf(x[j], p);
+}
+
+#define UBM_FN(name) UB_V128_FN(ublock128_, name)
+#define UBM_H ub_v
+#define UBM_XOR ub_xor
+#define UBM_AND ub_and
+#define UBM_OR ub_or
+#define UBM_ANDN ub_andn
+#define UBM_ONES ub_ones
+#define UBM_ROT(x, l, row) ub_shuf(x, ub_row(ub128_tab[l][row]))
+#define UBM_ROT1 UB128_ROT1
+#define UBM_ROT2 UB128_ROT2
+#define UBM_ROT5 UB128_ROT5
+#define UBM_PERM_L(x, l) (x)
+#define UBM_PERM_R(x, l) ub_shuf(x, ub_row(ub128_tab[l][UB128_FIX]))
+#define UBM_PERM_L_INV(x, l) (x)
+#define UBM_PERM_R_INV(x, l) ub_shuf(x, ub_row(ub128_tab[l][UB128_FIX_INV]))
+#define UBM_LAYOUT_MASK 7u
+#define UBM_DRIFT 1
+#define UBM_BLOCK 16
+#define UBM_PASS 8
+#define UBM_NS UB_V128_NS128
+#define UBM_LOAD(x, in) ub128_load(x, in)
+#define UBM_STORE(out, x) ub128_store(out, x)
+#define UBM_STORE_XOR(out, in, x) ub128_store_xor(out, in, x)
+#define UBM_KEY_LAYOUT(x, i) UB_V128_FN(ublock128_, key_layout)(x, i)
+#include "ublock_bs.h"
+
+/* ---- uBlock-256: 8 blocks per pass, plane-half = two xmm ---------------- */
+
+typedef struct ub256_h {
+    ub_v l, h; /* lane 0: words 0-1 of the half, lane 1: words 2-3 */
+} ub256_h;
+
+static inline ub256_h ub256_make(ub_v l, ub_v h)
+{
+    ub256_h r = {l, h};
+    return r;
+}
+
+static inline ub256_h ub256_xor(ub256_h a, ub256_h b)
+{
+    return ub256_make(ub_xor(a.l, b.l), ub_xor(a.h, b.h));
+}
+
+static inline ub256_h ub256_and(ub256_h a, ub256_h b)
+{
+    return ub256_make(ub_and(a.l, b.l), ub_and(a.h, b.h));
+}
+
+static inline ub256_h ub256_or(ub256_h a, ub256_h b)
+{
+    return ub256_make(ub_or(a.l, b.l), ub_or(a.h, b.h));
+}
+
+static inline ub256_h ub256_andn(ub256_h a, ub256_h b)
+{
+    return ub256_make(ub_andn(a.l, b.l), ub_andn(a.h, b.h));
+}
+
+static inline ub256_h ub256_ones(void)
+{
+    return ub256_make(ub_ones(), ub_ones());
+}
+
+/* pshufb of each lane by its half of a 32-byte ub256_tab row */
+static inline ub256_h ub256_shuf(ub256_h x, int row)
+{
+    return ub256_make(ub_shuf(x.l, ub_row(ub256_tab[row])),
+                      ub_shuf(x.h, ub_row(ub256_tab[row] + 16)));
+}
+
+/* The dword gathers of layout L (see ublock_bs.h): PL takes qword 0 of
+ * both lanes into lane 0 and qword 1 into lane 1; PR takes dwords 0, 2 of
+ * both lanes into lane 0 and dwords 1, 3 into lane 1. */
+static inline ub256_h ub256_pl(ub256_h x)
+{
+    return ub256_shuf(ub256_make(ub_unpacklo64(x.l, x.h), ub_unpackhi64(x.l, x.h)), UB256_PL);
+}
+
+static inline ub256_h ub256_pr(ub256_h x)
+{
+    return ub256_shuf(ub256_make(ub_even32(x.l, x.h), ub_odd32(x.l, x.h)), UB256_PR);
+}
+
+static inline ub256_h ub256_pl_inv(ub256_h x)
+{
+    ub256_h t = ub256_shuf(x, UB256_PL_INV);
+    return ub256_make(ub_unpacklo64(t.l, t.h), ub_unpackhi64(t.l, t.h));
+}
+
+static inline ub256_h ub256_pr_inv(ub256_h x)
+{
+    ub256_h t = ub256_shuf(x, UB256_PR_INV);
+    return ub256_make(ub_unpacklo32(t.l, t.h), ub_unpackhi32(t.l, t.h));
+}
+
+/* Block b is two xmm: half X0 (bytes 0-15) and half X1 (bytes 16-31),
+ * transposed separately; the unpacks give pairs 0..7 ("lane 0") and 8..15
+ * ("lane 1") of each half in split layout, to_l moves them to layout L. */
+static inline void UB_V128_FN(ublock256_, load)(ub256_h x[8], const uint8_t *in)
+{
+    ub_v r0[8], r1[8];
+    for (int b = 0; b < 8; b++) {
+        r0[b] = ub_loadu(in + 32 * b);
+        r1[b] = ub_loadu(in + 32 * b + 16);
+    }
+    ub_transpose8(r0);
+    ub_transpose8(r1);
+    for (int j = 0; j < 4; j++) {
+        x[j] =
+            ub256_shuf(ub256_make(ub_unpacklo64(r0[j + 4], r0[j]), ub_unpackhi64(r0[j + 4], r0[j])),
+                       UB256_TO_L);
+        x[4 + j] =
+            ub256_shuf(ub256_make(ub_unpacklo64(r1[j + 4], r1[j]), ub_unpackhi64(r1[j + 4], r1[j])),
+                       UB256_TO_L);
+    }
+}
+
+static inline void UB_V128_FN(ublock256_, to_blocks)(ub_v r0[8], ub_v r1[8], const ub256_h x[8])
+{
+    for (int j = 0; j < 4; j++) {
+        ub256_h a = ub256_shuf(x[j], UB256_FROM_L), b = ub256_shuf(x[4 + j], UB256_FROM_L);
+        r0[j + 4] = ub_unpacklo64(a.l, a.h);
+        r0[j] = ub_unpackhi64(a.l, a.h);
+        r1[j + 4] = ub_unpacklo64(b.l, b.h);
+        r1[j] = ub_unpackhi64(b.l, b.h);
+    }
+    ub_transpose8(r0);
+    ub_transpose8(r1);
+}
+
+static inline void UB_V128_FN(ublock256_, store)(uint8_t *out, const ub256_h x[8])
+{
+    ub_v r0[8], r1[8];
+    UB_V128_FN(ublock256_, to_blocks)(r0, r1, x);
+    for (int b = 0; b < 8; b++) {
+        ub_storeu(out + 32 * b, r0[b]);
+        ub_storeu(out + 32 * b + 16, r1[b]);
+    }
+}
+
+static inline void UB_V128_FN(ublock256_, store_xor)(uint8_t *out, const uint8_t *in,
+                                                     const ub256_h x[8])
+{
+    ub_v r0[8], r1[8];
+    UB_V128_FN(ublock256_, to_blocks)(r0, r1, x);
+    for (int b = 0; b < 8; b++) {
+        ub_storeu(out + 32 * b, ub_xor(r0[b], ub_loadu(in + 32 * b)));
+        ub_storeu(out + 32 * b + 16, ub_xor(r1[b], ub_loadu(in + 32 * b + 16)));
+    }
+}
+
+#define UBM_FN(name) UB_V128_FN(ublock256_, name)
+#define UBM_H ub256_h
+#define UBM_XOR ub256_xor
+#define UBM_AND ub256_and
+#define UBM_OR ub256_or
+#define UBM_ANDN ub256_andn
+#define UBM_ONES ub256_ones
+#define UBM_ROT(x, l, row) ub256_shuf(x, row)
+#define UBM_ROT1 UB256_ROT1
+#define UBM_ROT2 UB256_ROT2
+#define UBM_ROT5 UB256_ROT5
+#define UBM_PERM_L(x, l) ub256_pl(x)
+#define UBM_PERM_R(x, l) ub256_pr(x)
+#define UBM_PERM_L_INV(x, l) ub256_pl_inv(x)
+#define UBM_PERM_R_INV(x, l) ub256_pr_inv(x)
+#define UBM_LAYOUT_MASK 0u
+#define UBM_DRIFT 0
+#define UBM_BLOCK 32
+#define UBM_PASS 8
+#define UBM_NS 1
+#define UBM_LOAD(x, in) UB_V128_FN(ublock256_, load)(x, in)
+#define UBM_STORE(out, x) UB_V128_FN(ublock256_, store)(out, x)
+#define UBM_STORE_XOR(out, in, x) UB_V128_FN(ublock256_, store_xor)(out, in, x)
+#define UBM_KEY_LAYOUT(x, i) ((void)(x), (void)(i))
+#include "ublock_bs.h"
+
+/* ---- backend tables ------------------------------------------------------ */
+
+#define UB_V128_IMPL(var, member, cipher_id)                                                       \
+    const kuai_impl var = {                                                                        \
+        .name = UB_V128_NAME,                                                                      \
+        .cipher = cipher_id,                                                                       \
+        .available = UB_V128_AVAILABLE,                                                            \
+        .expand = UB_V128_FN(member, expand),                                                      \
+        .enc_blocks = UB_V128_FN(member, enc_blocks),                                              \
+        .dec_blocks = UB_V128_FN(member, dec_blocks),                                              \
+        .ctr_blocks = UB_V128_FN(member, ctr_blocks),                                              \
+        .mk_lanes = 8,                                                                             \
+        .mk_setup = UB_V128_FN(member, mk_setup),                                                  \
+        .mk_enc = UB_V128_FN(member, mk_enc),                                                      \
+        .mk_dec = UB_V128_FN(member, mk_dec),                                                      \
+    }
+UB_V128_IMPL(UB_V128_VAR(ublock128_128_), ublock128_, KUAI_UBLOCK_128_128);
+UB_V128_IMPL(UB_V128_VAR(ublock128_256_), ublock128_, KUAI_UBLOCK_128_256);
+UB_V128_IMPL(UB_V128_VAR(ublock256_256_), ublock256_, KUAI_UBLOCK_256_256);
+#undef UB_V128_IMPL

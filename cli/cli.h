@@ -4,6 +4,7 @@
 
 #include "kuai.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -80,6 +81,8 @@ typedef struct output {
 } output;
 int output_check(const char *path, int force);
 int output_open(output *o, const char *path, int force);
+/* pthread_create with every signal blocked in the new thread. */
+int cli_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 int output_commit(output *o);
 void output_abort(output *o);
 

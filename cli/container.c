@@ -405,9 +405,9 @@ static int run_pipeline(const file_keys *fk, int decrypt, chunk_reader *rd, int 
     if (!tids)
         fail(EXIT_INTERNAL, "out of memory");
     for (unsigned t = 0; t < threads; t++)
-        if (pthread_create(&tids[t], NULL, pl_worker, p))
+        if (cli_thread_start(&tids[t], pl_worker, p))
             fail(EXIT_INTERNAL, "cannot start a thread");
-    if (pthread_create(&tids[threads], NULL, pl_writer, p))
+    if (cli_thread_start(&tids[threads], pl_writer, p))
         fail(EXIT_INTERNAL, "cannot start a thread");
 
     size_t want = decrypt ? CHUNK_SIZE + TAG_SIZE : CHUNK_SIZE;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -381,6 +382,18 @@ static void catch_signals(void)
     }
 }
 
+int cli_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+    /* Signals are handled by the main thread only, so that masking it while
+     * a temporary file is created is enough (see output_open). */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int r = pthread_create(t, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return r;
+}
+
 int output_check(const char *path, int force)
 {
     struct stat st;
@@ -414,12 +427,21 @@ int output_open(output *o, const char *path, int force)
     free(d);
     free(b);
     catch_signals();
+    /* A signal between creating the file and tracking it would leave the
+     * file behind; other threads started by the CLI block these signals
+     * (cli_thread_start), so masking this thread closes the window. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
     /* mkostemp creates with O_EXCL and mode 0600: nobody else can have the
      * file open, and a plaintext is never readable by others meanwhile. */
     o->fd = mkostemp(o->tmp, O_CLOEXEC);
+    int e = errno;
+    if (o->fd >= 0)
+        tmp_track(o->tmp); /* the name mkostemp chose */
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (o->fd < 0)
-        fail(EXIT_IO, "%s: cannot create a temporary file next to it: %s", path, strerror(errno));
-    tmp_track(o->tmp); /* the name mkostemp chose */
+        fail(EXIT_IO, "%s: cannot create a temporary file next to it: %s", path, strerror(e));
     return 0;
 }
 
@@ -478,8 +500,8 @@ void output_abort(output *o)
     if (o->fd >= 0)
         close(o->fd);
     o->fd = -1;
+    unlink(o->tmp); /* before untracking: a signal in between still removes it */
     tmp_untrack(o->tmp);
-    unlink(o->tmp);
     free(o->tmp);
     o->tmp = NULL;
 }

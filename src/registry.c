@@ -48,17 +48,21 @@ static const kuai_impl *const sm4[] = {A64(&sm4_armce) A64(&sm4_armaes) A64(&sm4
                                            sm4_ref,
                                        &sm4_ttable, NULL};
 /* AES: AES instructions first (VAES, AES-NI, the ARMv8 Cryptography
- * Extensions), then the bitsliced backends (avx2, ssse3) and the portable ref. */
+ * Extensions), then the bitsliced backends (avx2, ssse3; neon, lsx) and the
+ * portable ref. */
 static const kuai_impl *const aes128[] = {A64(&aes128_armce) X86(&aes128_vaes) X86(&aes128_aesni)
-                                                  X86(&aes128_avx2) X86(&aes128_ssse3) &
+                                                  X86(&aes128_avx2) X86(&aes128_ssse3)
+                                                      A64(&aes128_neon) LA64(&aes128_lsx) &
                                               aes128_ref,
                                           NULL};
 static const kuai_impl *const aes192[] = {A64(&aes192_armce) X86(&aes192_vaes) X86(&aes192_aesni)
-                                                  X86(&aes192_avx2) X86(&aes192_ssse3) &
+                                                  X86(&aes192_avx2) X86(&aes192_ssse3)
+                                                      A64(&aes192_neon) LA64(&aes192_lsx) &
                                               aes192_ref,
                                           NULL};
 static const kuai_impl *const aes256[] = {A64(&aes256_armce) X86(&aes256_vaes) X86(&aes256_aesni)
-                                                  X86(&aes256_avx2) X86(&aes256_ssse3) &
+                                                  X86(&aes256_avx2) X86(&aes256_ssse3)
+                                                      A64(&aes256_neon) LA64(&aes256_lsx) &
                                               aes256_ref,
                                           NULL};
 static const kuai_impl *const none[] = {NULL};

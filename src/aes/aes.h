@@ -63,5 +63,7 @@ extern const kuai_impl aes128_ref, aes192_ref, aes256_ref;
 extern const kuai_impl aes128_ssse3, aes192_ssse3, aes256_ssse3;
 extern const kuai_impl aes128_avx2, aes192_avx2, aes256_avx2;
 extern const kuai_impl aes128_armce, aes192_armce, aes256_armce;
+extern const kuai_impl aes128_neon, aes192_neon, aes256_neon;
+extern const kuai_impl aes128_lsx, aes192_lsx, aes256_lsx;
 
 #endif

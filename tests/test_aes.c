@@ -40,13 +40,13 @@ static int selected(const char *name)
     return !t_only_backend || strcmp(name, t_only_backend) == 0;
 }
 
-typedef enum aes_op { A_ECB_ENC, A_ECB_DEC, A_CBC_ENC, A_CBC_DEC, A_CTR, A_N } aes_op;
-static const char *const a_names[A_N] = {"ECB-enc", "ECB-dec", "CBC-enc", "CBC-dec", "CTR"};
-
-static int kuai_op(aes_op o, const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
-                   size_t len);
-
 /* ---- OpenSSL, the oracle -------------------------------------------------- */
+
+#if KUAI_TEST_THIRD_PARTY
+#define ORACLE "OpenSSL"
+#else
+#define ORACLE "ref (no OpenSSL here)"
+#endif
 
 #if KUAI_TEST_THIRD_PARTY
 
@@ -60,26 +60,13 @@ static const EVP_CIPHER *ossl_cipher(kuai_cipher c, int mode /* 0 ECB 1 CBC 2 CT
     return tab[i][mode]();
 }
 
-/* OpenSSL's answer for one whole message; 0 if OpenSSL failed. */
-static int ossl_crypt(kuai_cipher c, aes_op o, const uint8_t *key, const uint8_t iv[16],
+static int ossl_crypt(kuai_cipher c, mode_op o, const uint8_t *key, const uint8_t iv[16],
                       const uint8_t *in, uint8_t *out, size_t len)
 {
-    const EVP_CIPHER *ci = ossl_cipher(c, o <= A_ECB_DEC ? 0 : o <= A_CBC_DEC ? 1 : 2);
-    const int enc = o != A_ECB_DEC && o != A_CBC_DEC;
-    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-    int ok = ctx && EVP_CipherInit_ex(ctx, ci, NULL, key, o <= A_ECB_DEC ? NULL : iv, enc) &&
-             EVP_CIPHER_CTX_set_padding(ctx, 0);
-    size_t done = 0;
-    while (ok && done < len) {
-        int piece = len - done > (1u << 20) ? 1 << 20 : (int)(len - done), outl = 0;
-        ok = EVP_CipherUpdate(ctx, out + done, &outl, in + done, piece) && outl == piece;
-        done += (size_t)piece;
-    }
-    int fl = 0;
-    uint8_t fin[32];
-    ok = ok && EVP_CipherFinal_ex(ctx, fin, &fl) && fl == 0;
-    EVP_CIPHER_CTX_free(ctx);
-    return ok;
+    return ossl_mode_crypt(ossl_cipher(c, o <= OP_ECB_DEC   ? 0
+                                          : o <= OP_CBC_DEC ? 1
+                                                            : 2),
+                           o, key, iv, in, out, len);
 }
 
 /* OpenSSL AES-GCM, one message. enc: writes out and tag (tag_len bytes).
@@ -123,7 +110,7 @@ static void oracle_ecb_mct(kuai_cipher c, uint8_t key[32], uint8_t pt[16]);
 /* Cross builds (make test-cross) have no OpenSSL for the target: kuai's ref
  * backend stands in as the oracle. It shares no code with the SIMD
  * backends' rounds, and the FIPS-197 and CAVP vectors check it first. */
-static int ossl_crypt(kuai_cipher c, aes_op o, const uint8_t *key, const uint8_t iv[16],
+static int ossl_crypt(kuai_cipher c, mode_op o, const uint8_t *key, const uint8_t iv[16],
                       const uint8_t *in, uint8_t *out, size_t len)
 {
     kuai_key k;
@@ -132,7 +119,7 @@ static int ossl_crypt(kuai_cipher c, aes_op o, const uint8_t *key, const uint8_t
         memcpy(ivc, iv, 16);
     if (kuai_key_init_backend(&k, c, key, kuai_key_size(c), "ref") != KUAI_OK)
         return 0;
-    int ok = kuai_op(o, &k, ivc, in, out, len) == KUAI_OK;
+    int ok = mode_op_run(o, &k, ivc, in, out, len) == KUAI_OK;
     kuai_key_wipe(&k);
     return ok;
 }
@@ -152,23 +139,6 @@ static int ossl_gcm(kuai_cipher c, int enc, const uint8_t *key, const uint8_t *i
 
 static void oracle_ecb_mct(kuai_cipher c, uint8_t key[32], uint8_t pt[16]);
 #endif /* KUAI_TEST_THIRD_PARTY */
-
-static int kuai_op(aes_op o, const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
-                   size_t len)
-{
-    switch (o) {
-    case A_ECB_ENC:
-        return kuai_ecb_encrypt(k, in, out, len);
-    case A_ECB_DEC:
-        return kuai_ecb_decrypt(k, in, out, len);
-    case A_CBC_ENC:
-        return kuai_cbc_encrypt(k, iv, in, out, len);
-    case A_CBC_DEC:
-        return kuai_cbc_decrypt(k, iv, in, out, len);
-    default:
-        return kuai_ctr_crypt(k, iv, in, out, len);
-    }
-}
 
 /* ---- the backend seam ------------------------------------------------------ */
 
@@ -276,7 +246,7 @@ static void seam_kernels(kuai_cipher c, const kuai_impl *p)
     for (size_t nb = 1; ok && nb <= maxb; nb++) {
         rng_fill(in, nb * 16);
         for (int dec = 0; dec <= 1; dec++) {
-            ossl_crypt(c, dec ? A_ECB_DEC : A_ECB_ENC, key, NULL, in, want, nb * 16);
+            ossl_crypt(c, dec ? OP_ECB_DEC : OP_ECB_ENC, key, NULL, in, want, nb * 16);
             (dec ? p->dec_blocks : p->enc_blocks)(k, in, got, nb);
             snprintf(what, sizeof what, "%s/%s %s_blocks(%zu)", cn, p->name, dec ? "dec" : "enc",
                      nb);
@@ -290,7 +260,7 @@ static void seam_kernels(kuai_cipher c, const kuai_impl *p)
         if (p->ctr_blocks) {
             uint8_t ctr[16], ctr_want[16], ctr0[16];
             ctr_start(ctr0, nb, (int)nb);
-            ossl_crypt(c, A_CTR, key, ctr0, in, want, nb * 16);
+            ossl_crypt(c, OP_CTR, key, ctr0, in, want, nb * 16);
             memcpy(ctr_want, ctr0, 16);
             for (size_t i = 0; i < nb; i++)
                 ctr_inc(ctr_want, 16);
@@ -305,7 +275,7 @@ static void seam_kernels(kuai_cipher c, const kuai_impl *p)
         if (p->cbc_enc_blocks) {
             uint8_t iv[16], iv0[16];
             rng_fill(iv0, 16);
-            ossl_crypt(c, A_CBC_ENC, key, iv0, in, want, nb * 16);
+            ossl_crypt(c, OP_CBC_ENC, key, iv0, in, want, nb * 16);
             memcpy(iv, iv0, 16);
             memcpy(got, in, nb * 16);
             p->cbc_enc_blocks(k, iv, got, got, nb);
@@ -316,7 +286,7 @@ static void seam_kernels(kuai_cipher c, const kuai_impl *p)
         if (p->cbc_dec_blocks) {
             uint8_t iv[16], iv0[16];
             rng_fill(iv0, 16);
-            ossl_crypt(c, A_CBC_DEC, key, iv0, in, want, nb * 16);
+            ossl_crypt(c, OP_CBC_DEC, key, iv0, in, want, nb * 16);
             memcpy(iv, iv0, 16);
             p->cbc_dec_blocks(k, iv, in, got, nb);
             snprintf(what, sizeof what, "%s/%s cbc_dec_blocks(%zu)", cn, p->name, nb);
@@ -368,7 +338,7 @@ static void seam_mk(kuai_cipher c, const kuai_impl *p)
         p->mk_setup(&mk, keys, n);
         for (int dec = 0; dec <= 1; dec++) {
             for (size_t i = 0; i < n; i++)
-                ossl_crypt(c, dec ? A_ECB_DEC : A_ECB_ENC, keybytes[kidx[i]], NULL, in + i * 16,
+                ossl_crypt(c, dec ? OP_ECB_DEC : OP_ECB_ENC, keybytes[kidx[i]], NULL, in + i * 16,
                            want + i * 16, 16);
             (dec ? p->mk_dec : p->mk_enc)(&mk, in, got, n);
             snprintf(what, sizeof what, "%s/%s mk_%s, %zu lanes", cn, p->name, dec ? "dec" : "enc",
@@ -396,7 +366,7 @@ static void seam_mk(kuai_cipher c, const kuai_impl *p)
             keys[i] = &kobj[kidx[i]];
             ins[i] = buf + i * nb * 16;
             outs[i] = n % 2 ? buf + i * nb * 16 : buf + (n + i) * nb * 16;
-            ossl_crypt(c, A_CBC_ENC, keybytes[kidx[i]], ivs + 16 * i, ins[i], wantb + i * nb * 16,
+            ossl_crypt(c, OP_CBC_ENC, keybytes[kidx[i]], ivs + 16 * i, ins[i], wantb + i * nb * 16,
                        nb * 16);
         }
         p->mk_setup(&mk, keys, n);
@@ -575,26 +545,26 @@ static int cavp_run(const cavp_rec *r, const char *file, cavp_kind kind, const c
         goto done;
     }
     {
-        aes_op op = kind == CV_ECB   ? (r->decrypt ? A_ECB_DEC : A_ECB_ENC)
-                    : kind == CV_CBC ? (r->decrypt ? A_CBC_DEC : A_CBC_ENC)
-                                     : A_CTR;
+        mode_op op = kind == CV_ECB   ? (r->decrypt ? OP_ECB_DEC : OP_ECB_ENC)
+                     : kind == CV_CBC ? (r->decrypt ? OP_CBC_DEC : OP_CBC_ENC)
+                                      : OP_CTR;
         if (!CHECK(kind == CV_ECB || (r->iv && r->iv_len == 16), "%s: IV missing", what))
             goto done;
         const uint8_t *src = r->decrypt ? r->ct : r->pt, *want = r->decrypt ? r->pt : r->ct;
         if (r->iv)
             memcpy(iv, r->iv, 16);
-        CHECK_RC(kuai_op(op, &k, iv, src, out, len), KUAI_OK, what);
+        CHECK_RC(mode_op_run(op, &k, iv, src, out, len), KUAI_OK, what);
         CHECK_MEM(out, want, len, what);
         /* The file states one direction; the inverse must give it back. */
-        aes_op inv = op == A_ECB_ENC   ? A_ECB_DEC
-                     : op == A_ECB_DEC ? A_ECB_ENC
-                     : op == A_CBC_ENC ? A_CBC_DEC
-                     : op == A_CBC_DEC ? A_CBC_ENC
-                                       : A_CTR;
+        mode_op inv = op == OP_ECB_ENC   ? OP_ECB_DEC
+                      : op == OP_ECB_DEC ? OP_ECB_ENC
+                      : op == OP_CBC_ENC ? OP_CBC_DEC
+                      : op == OP_CBC_DEC ? OP_CBC_ENC
+                                         : OP_CTR;
         if (r->iv)
             memcpy(iv, r->iv, 16);
         memcpy(out, want, len);
-        CHECK_RC(kuai_op(inv, &k, iv, out, out, len), KUAI_OK, what);
+        CHECK_RC(mode_op_run(inv, &k, iv, out, out, len), KUAI_OK, what);
         CHECK_MEM(out, src, len, what);
     }
 done:
@@ -750,75 +720,30 @@ void test_aes_cryptography_vectors(void)
 
 /* ---- against OpenSSL on random inputs ------------------------------------- */
 
-static void iv_after(aes_op o, const uint8_t iv0[16], const uint8_t *in, const uint8_t *out,
-                     size_t len, uint8_t iv[16])
+static void diff_case(kuai_cipher c, const char *backend, mode_op o, size_t len)
 {
-    memcpy(iv, iv0, 16);
-    if ((o == A_CBC_ENC || o == A_CBC_DEC) && len)
-        memcpy(iv, (o == A_CBC_ENC ? out : in) + len - 16, 16);
-    if (o == A_CTR)
-        for (size_t i = 0; i < (len + 15) / 16; i++)
-            ctr_inc(iv, 16);
-}
-
-static void diff_case(kuai_cipher c, const char *backend, aes_op o, size_t len)
-{
-    const char *cn = kuai_cipher_name(c);
-    uint8_t key[32], iv0[16], iv[16], ivw[16];
+    uint8_t key[32], iv0[16];
     rng_fill(key, 32);
     rng_fill(iv0, 16);
-    if (o == A_CTR && rng_below(3) == 0)
+    if (o == OP_CTR && rng_below(3) == 0)
         ctr_start(iv0, len / 16 + 1, 1 + (int)rng_below(3));
     uint8_t *in = xmalloc(len + 1), *want = xmalloc(len + 1);
-    gbuf out = gbuf_new(len, rng_below(16));
     rng_fill(in, len);
     char what[192];
-    snprintf(what, sizeof what, "%s/%s %s len %zu vs OpenSSL", cn, backend, a_names[o], len);
-    if (!CHECK(ossl_crypt(c, o, key, iv0, in, want, len), "%s: OpenSSL call failed", what))
-        goto done;
-    iv_after(o, iv0, in, want, len, ivw);
+    snprintf(what, sizeof what, "%s/%s vs " ORACLE, kuai_cipher_name(c), backend);
     kuai_key k;
-    if (!key_init_ok(&k, c, key, backend))
-        goto done;
-
-    memcpy(iv, iv0, 16);
-    CHECK_RC(kuai_op(o, &k, iv, in, out.p, len), KUAI_OK, what);
-    CHECK_MEM(out.p, want, len, what);
-    if (o >= A_CBC_ENC)
-        CHECK_MEM(iv, ivw, 16, what);
-    GBUF_CHECK(&out, what);
-
-    snprintf(what, sizeof what, "%s/%s %s len %zu vs OpenSSL, in place", cn, backend, a_names[o],
-             len);
-    memcpy(out.p, in, len);
-    memcpy(iv, iv0, 16);
-    CHECK_RC(kuai_op(o, &k, iv, out.p, out.p, len), KUAI_OK, what);
-    CHECK_MEM(out.p, want, len, what);
-    if (o >= A_CBC_ENC)
-        CHECK_MEM(iv, ivw, 16, what);
-    GBUF_CHECK(&out, what);
-
-    snprintf(what, sizeof what, "%s/%s %s len %zu vs OpenSSL, split calls", cn, backend, a_names[o],
-             len);
-    memset(out.p, 0, len);
-    memcpy(iv, iv0, 16);
-    size_t done = 0;
-    int rc = KUAI_OK;
-    for (int p = 0; p < 4 && rc == KUAI_OK; p++) {
-        size_t take = p == 3 ? len - done : rng_below((len - done) / 16 + 1) * 16;
-        rc = kuai_op(o, &k, iv, in + done, out.p + done, take);
-        done += take;
+    if (CHECK(ossl_crypt(c, o, key, iv0, in, want, len), "%s %s: oracle call failed", what,
+              mode_op_names[o]) &&
+        key_init_ok(&k, c, key, backend)) {
+        uint8_t ivw[16];
+        mode_op_iv_after(o, iv0, in, want, len, ivw);
+        const int ecb = o <= OP_ECB_DEC;
+        const tcase t = {o, len, 16, in, want, ecb ? NULL : iv0, ecb ? NULL : ivw};
+        check_case(&k, what, &t, rng_below(16), rng_below(16), V_ALL);
+        kuai_key_wipe(&k);
     }
-    CHECK_RC(rc, KUAI_OK, what);
-    CHECK_MEM(out.p, want, len, what);
-    if (o >= A_CBC_ENC)
-        CHECK_MEM(iv, ivw, 16, what);
-    GBUF_CHECK(&out, what);
-    kuai_key_wipe(&k);
-done:
     free(in);
     free(want);
-    gbuf_free(&out);
 }
 
 /* One GCM message against OpenSSL: one-shot, in place, streamed in random
@@ -837,7 +762,7 @@ static void gcm_case(kuai_cipher c, const char *backend, size_t len)
     rng_fill(aad, aad_len);
     rng_fill(in, len);
     char what[192];
-    snprintf(what, sizeof what, "%s/%s GCM len %zu iv %zu aad %zu tag %zu vs OpenSSL", cn, backend,
+    snprintf(what, sizeof what, "%s/%s GCM len %zu iv %zu aad %zu tag %zu vs " ORACLE, cn, backend,
              len, iv_len, aad_len, tag_len);
     kuai_key k;
     if (!CHECK(ossl_gcm(c, 1, key, iv, iv_len, aad, aad_len, in, want, len, want_tag, tag_len) == 1,
@@ -916,7 +841,7 @@ done:
 
 void test_aes_openssl(void)
 {
-    group_begin(KUAI_TEST_THIRD_PARTY ? "AES vs OpenSSL" : "AES vs ref (no OpenSSL here)");
+    group_begin("AES vs " ORACLE);
     static const size_t lens[] = {
         0,   1,   15,  16,  17,  31,  32,   33,   63,         64,
         100, 127, 128, 129, 255, 256, 1023, 4101, 65536 + 19, 300 * 1024 + 7};
@@ -925,14 +850,14 @@ void test_aes_openssl(void)
         const char *be[MAX_BACKENDS];
         const size_t nbe = test_backends(c, be, MAX_BACKENDS);
         for (size_t b = 0; b < nbe; b++) {
-            for (int o = 0; o < A_N; o++) {
+            for (int o = 0; o < OP_N; o++) {
                 for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
-                    size_t len = o == A_CTR ? lens[i] : lens[i] / 16 * 16;
-                    diff_case(c, be[b], (aes_op)o, len);
+                    size_t len = o == OP_CTR ? lens[i] : lens[i] / 16 * 16;
+                    diff_case(c, be[b], (mode_op)o, len);
                 }
                 for (int r = 0; r < 10; r++) {
                     size_t len = rng_below(3000);
-                    diff_case(c, be[b], (aes_op)o, o == A_CTR ? len : len / 16 * 16);
+                    diff_case(c, be[b], (mode_op)o, o == OP_CTR ? len : len / 16 * 16);
                 }
             }
             for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)

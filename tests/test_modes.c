@@ -64,106 +64,6 @@ int model_ctr(const kuai_key *ref, size_t bs, uint8_t *ctr, const uint8_t *in, u
     return rc;
 }
 
-/* ---- one operation, its expected result, and the ways to run it --------- */
-
-typedef enum op { OP_ECB_ENC, OP_ECB_DEC, OP_CBC_ENC, OP_CBC_DEC, OP_CTR, OP_N } op;
-static const char *const op_names[OP_N] = {"ECB-enc", "ECB-dec", "CBC-enc", "CBC-dec", "CTR"};
-
-static int run_op(op o, const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len)
-{
-    switch (o) {
-    case OP_ECB_ENC:
-        return kuai_ecb_encrypt(k, in, out, len);
-    case OP_ECB_DEC:
-        return kuai_ecb_decrypt(k, in, out, len);
-    case OP_CBC_ENC:
-        return kuai_cbc_encrypt(k, iv, in, out, len);
-    case OP_CBC_DEC:
-        return kuai_cbc_decrypt(k, iv, in, out, len);
-    case OP_CTR:
-        return kuai_ctr_crypt(k, iv, in, out, len);
-    case OP_N:
-        break;
-    }
-    return 99;
-}
-
-/* What one call should do: in -> want, iv/ctr iv0 -> iv_want (NULL for ECB). */
-typedef struct tcase {
-    op o;
-    size_t len, bs;
-    const uint8_t *in, *want, *iv0, *iv_want;
-} tcase;
-
-enum { V_WHOLE = 1, V_INPLACE = 2, V_SPLIT = 4, V_SPLIT_INPLACE = 8, V_ALL = 15 };
-
-/* Runs t with key k in the variants asked for; off_in/off_out are the
- * misalignments of the buffers (and of the IV: off_in). */
-static void check_case(const kuai_key *k, const char *ctx, const tcase *t, size_t off_in,
-                       size_t off_out, unsigned variants)
-{
-    const size_t len = t->len, bs = t->bs;
-    char what[320];
-    gbuf in = gbuf_new(len, off_in), out = gbuf_new(len, off_out);
-    gbuf iv = gbuf_new(bs, (off_in * 3 + 1) & 15);
-    memcpy(in.p, t->in, len);
-
-    for (unsigned v = 1; v <= V_SPLIT_INPLACE; v <<= 1) {
-        if (!(variants & v))
-            continue;
-        const int inplace = v == V_INPLACE || v == V_SPLIT_INPLACE;
-        const int split = v == V_SPLIT || v == V_SPLIT_INPLACE;
-        uint8_t *dst = inplace ? in.p : out.p;
-        const gbuf *dstbuf = inplace ? &in : &out;
-        memset(out.p, GUARD_FILL, len);
-        memcpy(in.p, t->in, len);
-        if (t->iv0)
-            memcpy(iv.p, t->iv0, bs);
-        uint8_t *ivp = t->iv0 ? iv.p : NULL;
-
-        /* Pieces at block multiples (empty ones included: they must be
-         * no-ops that keep the IV); only the last may have a partial block. */
-        char layout[96] = "";
-        int rc = 0;
-        if (!split) {
-            rc = run_op(t->o, k, ivp, in.p, dst, len);
-        } else {
-            size_t nb = len / bs, done = 0, npieces = 2 + rng_below(4), lp = 0;
-            for (size_t p = 0; p < npieces && !rc; p++) {
-                size_t take = p + 1 == npieces ? len - done : rng_below(nb - done / bs + 1) * bs;
-                rc = run_op(t->o, k, ivp, in.p + done, dst + done, take);
-                if (lp < sizeof layout - 24)
-                    lp += (size_t)snprintf(layout + lp, sizeof layout - lp, "%s%zu",
-                                           p ? "+" : " pieces ", take);
-                done += take;
-            }
-        }
-        snprintf(what, sizeof what, "%s %s len=%zu %s%s%s (in+%zu out+%zu)", ctx, op_names[t->o],
-                 len, split ? "split" : "whole", inplace ? " in place" : " out of place", layout,
-                 off_in, inplace ? off_in : off_out);
-        if (!CHECK_RC(rc, KUAI_OK, what))
-            continue;
-        CHECK_MEM(dst, t->want, len, what);
-        GBUF_CHECK(dstbuf, what);
-        if (!inplace) {
-            char w2[360];
-            snprintf(w2, sizeof w2, "%s: input buffer modified", what);
-            CHECK_MEM(in.p, t->in, len, w2);
-            GBUF_CHECK(&in, w2);
-        }
-        if (t->iv0) {
-            char w2[360];
-            snprintf(w2, sizeof w2, "%s: %s after the call", what,
-                     t->o == OP_CTR ? "counter" : "IV");
-            CHECK_MEM(iv.p, t->iv_want, bs, w2);
-            GBUF_CHECK(&iv, w2);
-        }
-    }
-    gbuf_free(&in);
-    gbuf_free(&out);
-    gbuf_free(&iv);
-}
-
 /* ---- counters near wrap-around ------------------------------------------ */
 
 /* Counter patterns whose carries cross byte, 32-, 64- and 128-bit word
@@ -410,8 +310,8 @@ static int run_multi(int cbc, int enc, const kuai_key *const *keys, uint8_t *con
 static int run_single(int cbc, int enc, const kuai_key *k, uint8_t *iv, const uint8_t *in,
                       uint8_t *out, size_t len)
 {
-    return run_op(cbc ? (enc ? OP_CBC_ENC : OP_CBC_DEC) : (enc ? OP_ECB_ENC : OP_ECB_DEC), k, iv,
-                  in, out, len);
+    return mode_op_run(cbc ? (enc ? OP_CBC_ENC : OP_CBC_DEC) : (enc ? OP_ECB_ENC : OP_ECB_DEC), k,
+                       iv, in, out, len);
 }
 
 /*

@@ -203,128 +203,44 @@ void test_sm4_backend_internals(void)
 
 /* ---- against OpenSSL ------------------------------------------------------ */
 
-typedef enum sm4_op { S_ECB_ENC, S_ECB_DEC, S_CBC_ENC, S_CBC_DEC, S_CTR, S_N } sm4_op;
-static const char *const s_names[S_N] = {"ECB-enc", "ECB-dec", "CBC-enc", "CBC-dec", "CTR"};
-
 #if KUAI_TEST_THIRD_PARTY
-/* OpenSSL's answer for one whole message; 0 if OpenSSL failed. */
-static int ossl_crypt(sm4_op o, const uint8_t key[16], const uint8_t iv[16], const uint8_t *in,
+static int ossl_crypt(mode_op o, const uint8_t key[16], const uint8_t iv[16], const uint8_t *in,
                       uint8_t *out, size_t len)
 {
-    const EVP_CIPHER *c = o <= S_ECB_DEC   ? EVP_sm4_ecb()
-                          : o <= S_CBC_DEC ? EVP_sm4_cbc()
-                                           : EVP_sm4_ctr();
-    const int enc = o != S_ECB_DEC && o != S_CBC_DEC;
-    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-    int ok = ctx && c && EVP_CipherInit_ex(ctx, c, NULL, key, o <= S_ECB_DEC ? NULL : iv, enc) &&
-             EVP_CIPHER_CTX_set_padding(ctx, 0);
-    size_t done = 0;
-    /* EVP_CipherUpdate takes an int length: feed big messages in pieces. */
-    while (ok && done < len) {
-        int piece = len - done > (1u << 20) ? 1 << 20 : (int)(len - done), outl = 0;
-        ok = EVP_CipherUpdate(ctx, out + done, &outl, in + done, piece) && outl == piece;
-        done += (size_t)piece;
-    }
-    int fl = 0;
-    uint8_t fin[32];
-    ok = ok && EVP_CipherFinal_ex(ctx, fin, &fl) && fl == 0;
-    EVP_CIPHER_CTX_free(ctx);
-    return ok;
-}
-#endif
-
-static int kuai_op(sm4_op o, const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
-                   size_t len)
-{
-    switch (o) {
-    case S_ECB_ENC:
-        return kuai_ecb_encrypt(k, in, out, len);
-    case S_ECB_DEC:
-        return kuai_ecb_decrypt(k, in, out, len);
-    case S_CBC_ENC:
-        return kuai_cbc_encrypt(k, iv, in, out, len);
-    case S_CBC_DEC:
-        return kuai_cbc_decrypt(k, iv, in, out, len);
-    default:
-        return kuai_ctr_crypt(k, iv, in, out, len);
-    }
-}
-
-#if KUAI_TEST_THIRD_PARTY
-/* The IV/counter after a whole message, by the definitions: CBC's is the
- * last ciphertext block (unchanged for an empty message), CTR's is the
- * start plus one per block, a partial last block included. */
-static void iv_after(sm4_op o, const uint8_t iv0[16], const uint8_t *in, const uint8_t *out,
-                     size_t len, uint8_t iv[16])
-{
-    memcpy(iv, iv0, 16);
-    if ((o == S_CBC_ENC || o == S_CBC_DEC) && len)
-        memcpy(iv, (o == S_CBC_ENC ? out : in) + len - 16, 16);
-    if (o == S_CTR)
-        for (size_t i = 0; i < (len + 15) / 16; i++)
-            ctr_inc(iv, 16);
+    const EVP_CIPHER *c = o <= OP_ECB_DEC   ? EVP_sm4_ecb()
+                          : o <= OP_CBC_DEC ? EVP_sm4_cbc()
+                                            : EVP_sm4_ctr();
+    return ossl_mode_crypt(c, o, key, iv, in, out, len);
 }
 
 /* One message: whole, in place, and in pieces at block multiples (only the
  * last piece may have a partial block, in CTR), each against OpenSSL. */
-static void diff_case(const char *backend, sm4_op o, size_t len)
+static void diff_case(const char *backend, mode_op o, size_t len)
 {
-    uint8_t key[16], iv0[16], iv[16], ivw[16];
+    uint8_t key[16], iv0[16];
     rng_fill(key, 16);
     rng_fill(iv0, 16);
-    if (o == S_CTR && rng_below(3) == 0) {
+    if (o == OP_CTR && rng_below(3) == 0) {
         size_t tail = 1 + rng_below(16); /* carries out of the low bytes */
         memset(iv0 + 16 - tail, 0xff, tail);
     }
     uint8_t *in = xmalloc(len), *want = xmalloc(len);
-    gbuf out = gbuf_new(len, rng_below(16));
     rng_fill(in, len);
     char what[192];
-    snprintf(what, sizeof what, "sm4/%s %s len %zu vs OpenSSL", backend, s_names[o], len);
-    if (!CHECK(ossl_crypt(o, key, iv0, in, want, len), "%s: OpenSSL call failed", what))
-        goto done;
-    iv_after(o, iv0, in, want, len, ivw);
+    snprintf(what, sizeof what, "sm4/%s vs OpenSSL", backend);
     kuai_key k;
-    if (!key_init_ok(&k, KUAI_SM4, key, backend))
-        goto done;
-
-    memcpy(iv, iv0, 16);
-    CHECK_RC(kuai_op(o, &k, iv, in, out.p, len), KUAI_OK, what);
-    CHECK_MEM(out.p, want, len, what);
-    if (o >= S_CBC_ENC)
-        CHECK_MEM(iv, ivw, 16, what);
-    GBUF_CHECK(&out, what);
-
-    snprintf(what, sizeof what, "sm4/%s %s len %zu vs OpenSSL, in place", backend, s_names[o], len);
-    memcpy(out.p, in, len);
-    memcpy(iv, iv0, 16);
-    CHECK_RC(kuai_op(o, &k, iv, out.p, out.p, len), KUAI_OK, what);
-    CHECK_MEM(out.p, want, len, what);
-    if (o >= S_CBC_ENC)
-        CHECK_MEM(iv, ivw, 16, what);
-    GBUF_CHECK(&out, what);
-
-    snprintf(what, sizeof what, "sm4/%s %s len %zu vs OpenSSL, split calls", backend, s_names[o],
-             len);
-    memset(out.p, 0, len);
-    memcpy(iv, iv0, 16);
-    size_t done = 0;
-    int rc = KUAI_OK;
-    for (int p = 0; p < 4 && rc == KUAI_OK; p++) {
-        size_t take = p == 3 ? len - done : rng_below((len - done) / 16 + 1) * 16;
-        rc = kuai_op(o, &k, iv, in + done, out.p + done, take);
-        done += take;
+    if (CHECK(ossl_crypt(o, key, iv0, in, want, len), "%s %s: oracle call failed", what,
+              mode_op_names[o]) &&
+        key_init_ok(&k, KUAI_SM4, key, backend)) {
+        uint8_t ivw[16];
+        mode_op_iv_after(o, iv0, in, want, len, ivw);
+        const int ecb = o <= OP_ECB_DEC;
+        const tcase t = {o, len, 16, in, want, ecb ? NULL : iv0, ecb ? NULL : ivw};
+        check_case(&k, what, &t, rng_below(16), rng_below(16), V_ALL);
+        kuai_key_wipe(&k);
     }
-    CHECK_RC(rc, KUAI_OK, what);
-    CHECK_MEM(out.p, want, len, what);
-    if (o >= S_CBC_ENC)
-        CHECK_MEM(iv, ivw, 16, what);
-    GBUF_CHECK(&out, what);
-    kuai_key_wipe(&k);
-done:
     free(in);
     free(want);
-    gbuf_free(&out);
 }
 
 void test_sm4_openssl(void)
@@ -354,15 +270,15 @@ void test_sm4_openssl(void)
     const char *be[MAX_BACKENDS];
     const size_t nbe = test_backends(KUAI_SM4, be, MAX_BACKENDS);
     for (size_t b = 0; b < nbe; b++) {
-        for (int o = 0; o < S_N; o++) {
+        for (int o = 0; o < OP_N; o++) {
             for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
                 /* ECB and CBC: the block multiple at or below the length. */
-                size_t len = o == S_CTR ? lens[i] : lens[i] / 16 * 16;
-                diff_case(be[b], (sm4_op)o, len);
+                size_t len = o == OP_CTR ? lens[i] : lens[i] / 16 * 16;
+                diff_case(be[b], (mode_op)o, len);
             }
             for (int r = 0; r < 12; r++) {
                 size_t len = rng_below(2048);
-                diff_case(be[b], (sm4_op)o, o == S_CTR ? len : len / 16 * 16);
+                diff_case(be[b], (mode_op)o, o == OP_CTR ? len : len / 16 * 16);
             }
         }
     }
@@ -396,14 +312,14 @@ static void nist_rec_free(nist_rec *r)
     memset(r, 0, sizeof *r);
 }
 
-static void nist_run(const nist_rec *r, const char *file, sm4_op enc_op, sm4_op dec_op,
+static void nist_run(const nist_rec *r, const char *file, mode_op enc_op, mode_op dec_op,
                      const char *backend)
 {
     char what[256];
     snprintf(what, sizeof what, "sm4/%s %s:%d", backend, file, r->line);
-    const int need_iv = enc_op != S_ECB_ENC;
+    const int need_iv = enc_op != OP_ECB_ENC;
     if (!CHECK(r->key && r->pt && r->ct && r->key_len == 16 && r->pt_len == r->ct_len &&
-                   r->pt_len > 0 && (enc_op == S_CTR || r->pt_len % 16 == 0) &&
+                   r->pt_len > 0 && (enc_op == OP_CTR || r->pt_len % 16 == 0) &&
                    (!need_iv || (r->iv && r->iv_len == 16)),
                "%s: record lacks a field or has the wrong sizes", what))
         return;
@@ -415,10 +331,10 @@ static void nist_run(const nist_rec *r, const char *file, sm4_op enc_op, sm4_op 
     for (int dir = 0; dir <= 1; dir++) {
         const uint8_t *src = dir ? r->ct : r->pt, *want = dir ? r->pt : r->ct;
         char w2[300];
-        snprintf(w2, sizeof w2, "%s %s", what, s_names[dir ? dec_op : enc_op]);
+        snprintf(w2, sizeof w2, "%s %s", what, mode_op_names[dir ? dec_op : enc_op]);
         if (need_iv)
             memcpy(iv, r->iv, 16);
-        CHECK_RC(kuai_op(dir ? dec_op : enc_op, &k, iv, src, out, len), KUAI_OK, w2);
+        CHECK_RC(mode_op_run(dir ? dec_op : enc_op, &k, iv, src, out, len), KUAI_OK, w2);
         CHECK_MEM(out, want, len, w2);
     }
     free(out);
@@ -426,7 +342,7 @@ static void nist_run(const nist_rec *r, const char *file, sm4_op enc_op, sm4_op 
 }
 
 /* Returns the number of records run per backend, -1 if the file is missing. */
-static long nist_file(const char *dir, const char *name, sm4_op enc_op, sm4_op dec_op,
+static long nist_file(const char *dir, const char *name, mode_op enc_op, mode_op dec_op,
                       const char *const *be, size_t nbe)
 {
     char path[1024];
@@ -511,11 +427,11 @@ void test_sm4_cryptography_vectors(void)
     group_begin("SM4 cryptography-vectors");
     static const struct {
         const char *file;
-        sm4_op enc, dec;
+        mode_op enc, dec;
     } sets[] = {
-        {"draft-ribose-cfrg-sm4-10-ecb.txt", S_ECB_ENC, S_ECB_DEC},
-        {"draft-ribose-cfrg-sm4-10-cbc.txt", S_CBC_ENC, S_CBC_DEC},
-        {"draft-ribose-cfrg-sm4-10-ctr.txt", S_CTR, S_CTR},
+        {"draft-ribose-cfrg-sm4-10-ecb.txt", OP_ECB_ENC, OP_ECB_DEC},
+        {"draft-ribose-cfrg-sm4-10-cbc.txt", OP_CBC_ENC, OP_CBC_DEC},
+        {"draft-ribose-cfrg-sm4-10-ctr.txt", OP_CTR, OP_CTR},
     };
     const char *be[MAX_BACKENDS];
     const size_t nbe = test_backends(KUAI_SM4, be, MAX_BACKENDS);

@@ -128,6 +128,36 @@ int model_ctr(const kuai_key *ref, size_t bs, uint8_t *ctr, const uint8_t *in, u
 /* ctr += 1 as a big-endian integer of n bytes, wrapping to zero. */
 void ctr_inc(uint8_t *ctr, size_t n);
 
+/* ---- one message through ECB/CBC/CTR (mode_ops.c) ----------------------- */
+
+typedef enum mode_op { OP_ECB_ENC, OP_ECB_DEC, OP_CBC_ENC, OP_CBC_DEC, OP_CTR, OP_N } mode_op;
+extern const char *const mode_op_names[OP_N];
+/* The library call for o; iv is the IV/counter (unused by ECB), updated. */
+int mode_op_run(mode_op o, const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                size_t len);
+/* The IV/counter a whole message of len bytes leaves behind. */
+void mode_op_iv_after(mode_op o, const uint8_t iv0[16], const uint8_t *in, const uint8_t *out,
+                      size_t len, uint8_t iv[16]);
+/* What one call should do: in -> want, iv/ctr iv0 -> iv_want (NULL for ECB). */
+typedef struct tcase {
+    mode_op o;
+    size_t len, bs;
+    const uint8_t *in, *want, *iv0, *iv_want;
+} tcase;
+
+enum { V_WHOLE = 1, V_INPLACE = 2, V_SPLIT = 4, V_SPLIT_INPLACE = 8, V_ALL = 15 };
+
+/* Runs t with key k in the variants asked for; off_in/off_out are the
+ * misalignments of the buffers (and of the IV: off_in). */
+void check_case(const kuai_key *k, const char *ctx, const tcase *t, size_t off_in, size_t off_out,
+                unsigned variants);
+#if KUAI_TEST_THIRD_PARTY
+/* OpenSSL's answer for one whole message, no padding; 0 if it failed. */
+typedef struct evp_cipher_st EVP_CIPHER;
+int ossl_mode_crypt(const EVP_CIPHER *ci, mode_op o, const uint8_t *key, const uint8_t iv[16],
+                    const uint8_t *in, uint8_t *out, size_t len);
+#endif
+
 /* ---- test groups (each in its own file) -------------------------------- */
 
 void test_api_helpers(void);              /* test_api.c */

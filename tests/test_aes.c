@@ -462,25 +462,6 @@ void test_aes_fips197(void)
 /* ---- cryptography-vectors (NIST CAVP, RFC 3686) ---------------------------- */
 
 /* One record of a .rsp/.txt file: "NAME = hex" fields, "FAIL" flag. */
-typedef struct cavp_rec {
-    int line, decrypt, fail;
-    uint8_t *key, *iv, *pt, *ct, *aad, *tag;
-    size_t key_len, iv_len, pt_len, ct_len, aad_len, tag_len;
-} cavp_rec;
-
-static void cavp_free(cavp_rec *r)
-{
-    free(r->key);
-    free(r->iv);
-    free(r->pt);
-    free(r->ct);
-    free(r->aad);
-    free(r->tag);
-    int dec = r->decrypt;
-    memset(r, 0, sizeof *r);
-    r->decrypt = dec;
-}
-
 typedef enum cavp_kind { CV_ECB, CV_CBC, CV_CTR, CV_GCM } cavp_kind;
 
 typedef struct cavp_stats {
@@ -494,7 +475,7 @@ static kuai_cipher cipher_for_key(size_t kl)
 }
 
 /* One record under one backend; 1 when every check passed. */
-static int cavp_run(const cavp_rec *r, const char *file, cavp_kind kind, const char *backend,
+static int cavp_run(const nist_rec *r, const char *file, cavp_kind kind, const char *backend,
                     long *skipped)
 {
     unsigned long long f0 = t_failed;
@@ -573,93 +554,34 @@ done:
     return t_failed == f0;
 }
 
+typedef struct cavp_ctx {
+    const char *name;
+    cavp_kind kind;
+    const char *const *be;
+    size_t nbe;
+    cavp_stats *st;
+} cavp_ctx;
+
+static void cavp_record(const nist_rec *r, void *arg)
+{
+    cavp_ctx *c = arg;
+    for (size_t b = 0; b < c->nbe; b++)
+        c->st->per_backend[b] += cavp_run(r, c->name, c->kind, c->be[b], &c->st->skipped);
+}
+
 /* Returns the records in the file, -1 if it is missing. */
 static long cavp_file(const char *dir, const char *sub, const char *name, cavp_kind kind,
                       const char *const *be, size_t nbe, cavp_stats *st)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/ciphers/AES/%s/%s", dir, sub, name);
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return -1;
-    char *line = NULL;
-    size_t cap = 0;
-    int lineno = 0, in_rec = 0;
-    long count = 0;
-    cavp_rec r;
-    memset(&r, 0, sizeof r);
+    cavp_ctx c = {name, kind, be, nbe, st};
     /* The GCM files have no sections: the direction is in the name. */
-    r.decrypt = kind == CV_GCM && strstr(name, "Decrypt") != NULL;
-    for (;;) {
-        ssize_t got = getline(&line, &cap, fp);
-        char *s = got >= 0 ? line : NULL;
-        if (s) {
-            lineno++;
-            size_t n = strlen(s);
-            while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
-                s[--n] = 0;
-            while (*s == ' ' || *s == '\t')
-                s++;
-        }
-        int boundary = !s || !strncasecmp(s, "COUNT", 5) || *s == '[';
-        if (boundary && in_rec) {
-            for (size_t b = 0; b < nbe; b++)
-                st->per_backend[b] += cavp_run(&r, name, kind, be[b], &st->skipped);
-            count++;
-            cavp_free(&r);
-            in_rec = 0;
-        }
-        if (!s)
-            break;
-        if (!strcmp(s, "[ENCRYPT]"))
-            r.decrypt = 0;
-        else if (!strcmp(s, "[DECRYPT]"))
-            r.decrypt = 1;
-        if (!*s || *s == '#' || *s == '[')
-            continue;
-        if (!strcmp(s, "FAIL")) {
-            CHECK(in_rec, "%s:%d: FAIL outside a record", name, lineno);
-            r.fail = 1;
-            continue;
-        }
-        char *eq = strchr(s, '=');
-        if (!CHECK(eq, "%s:%d: expected \"NAME = value\": \"%s\"", name, lineno, s))
-            continue;
-        *eq = 0;
-        char *val = eq + 1;
-        while (*val == ' ')
-            val++;
-        char *end = eq;
-        while (end > s && end[-1] == ' ')
-            *--end = 0;
-        if (!strcasecmp(s, "COUNT")) {
-            in_rec = 1;
-            r.line = lineno;
-            continue;
-        }
-        uint8_t **dst = NULL;
-        size_t *dlen = NULL;
-        if (!strcasecmp(s, "KEY"))
-            dst = &r.key, dlen = &r.key_len;
-        else if (!strcasecmp(s, "IV"))
-            dst = &r.iv, dlen = &r.iv_len;
-        else if (!strcasecmp(s, "PLAINTEXT") || !strcasecmp(s, "PT"))
-            dst = &r.pt, dlen = &r.pt_len;
-        else if (!strcasecmp(s, "CIPHERTEXT") || !strcasecmp(s, "CT"))
-            dst = &r.ct, dlen = &r.ct_len;
-        else if (!strcasecmp(s, "AAD"))
-            dst = &r.aad, dlen = &r.aad_len;
-        else if (!strcasecmp(s, "TAG"))
-            dst = &r.tag, dlen = &r.tag_len;
-        if (!CHECK(dst && in_rec && !*dst, "%s:%d: unexpected field \"%s\"", name, lineno, s))
-            continue;
-        CHECK(hex_decode(val, dst, dlen), "%s:%d: bad hex in %s", name, lineno, s);
-    }
-    cavp_free(&r);
-    free(line);
-    fclose(fp);
-    st->records += count;
-    return count;
+    long n = nist_file_read(path, name, kind == CV_GCM && strstr(name, "Decrypt") != NULL,
+                            cavp_record, &c);
+    if (n > 0)
+        st->records += n;
+    return n;
 }
 
 void test_aes_cryptography_vectors(void)

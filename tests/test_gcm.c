@@ -15,6 +15,7 @@
  *  - argument and state errors.
  */
 #include "test_util.h"
+#include "vectors.h"
 
 #include "modes/ghash.h"
 
@@ -595,26 +596,36 @@ static void test_gcm_ciphers(void)
 
 /* ---- SM4-GCM against libgcrypt and RFC 8998 ----------------------------- */
 
-static int hexval(int ch)
+/* One RFC 8998 record (the file is in the NIST record format). */
+static void rfc8998_record(const nist_rec *r, void *arg)
 {
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
-/* Hex after "NAME = " into out (at most max bytes); returns the length. */
-static size_t parse_hex(const char *s, uint8_t *out, size_t max)
-{
-    size_t n = 0;
-    while (*s && hexval(s[0]) >= 0 && hexval(s[1]) >= 0 && n < max) {
-        out[n++] = (uint8_t)(hexval(s[0]) << 4 | hexval(s[1]));
-        s += 2;
+    const char *path = arg;
+    if (!CHECK(r->key && r->key_len == 16 && r->iv && r->tag && r->tag_len == 16 && r->pt &&
+                   r->ct && r->pt_len == r->ct_len,
+               "RFC 8998: malformed vector at %s:%d", path, r->line))
+        return;
+    const char *be[MAX_BACKENDS];
+    size_t nbe = test_backends(KUAI_SM4, be, MAX_BACKENDS);
+    kuai_key *k = key_alloc(1);
+    uint8_t *out = xmalloc(r->pt_len + 1), t[16];
+    for (size_t b = 0; b < nbe; b++) {
+        if (!key_init_ok(k, KUAI_SM4, r->key, be[b]))
+            continue;
+        char what[96];
+        snprintf(what, sizeof what, "RFC 8998 SM4-GCM, sm4/%s", be[b]);
+        CHECK_RC(
+            kuai_gcm_encrypt(k, r->iv, r->iv_len, r->aad, r->aad_len, r->pt, out, r->pt_len, t, 16),
+            KUAI_OK, what);
+        CHECK_MEM(out, r->ct, r->ct_len, what);
+        CHECK_MEM(t, r->tag, 16, what);
+        CHECK_RC(kuai_gcm_decrypt(k, r->iv, r->iv_len, r->aad, r->aad_len, r->ct, out, r->ct_len,
+                                  r->tag, 16),
+                 KUAI_OK, what);
+        CHECK_MEM(out, r->pt, r->pt_len, what);
+        kuai_key_wipe(k);
     }
-    return n;
+    free(out);
+    free(k);
 }
 
 static void test_rfc8998(void)
@@ -626,63 +637,16 @@ static void test_rfc8998(void)
     }
     static const char *const tails[] = {"/ciphers/SM4/rfc8998.txt",
                                         "/cryptography_vectors/ciphers/SM4/rfc8998.txt"};
-    FILE *f = NULL;
     char path[1024];
-    for (size_t i = 0; i < 2 && !f; i++) {
+    long vectors = -1;
+    for (size_t i = 0; i < 2 && vectors < 0; i++) {
         snprintf(path, sizeof path, "%s%s", dir, tails[i]);
-        f = fopen(path, "r");
+        vectors = nist_file_read(path, "rfc8998.txt", 0, rfc8998_record, path);
     }
-    if (!CHECK(f != NULL, "RFC 8998: no ciphers/SM4/rfc8998.txt under %s", dir))
+    if (!CHECK(vectors >= 0, "RFC 8998: no ciphers/SM4/rfc8998.txt under %s", dir))
         return;
-    uint8_t key[16], iv[64], aad[256], tag[16], pt[512], ct[512];
-    size_t key_n = 0, iv_n = 0, aad_n = 0, tag_n = 0, pt_n = 0, ct_n = 0;
-    int vectors = 0;
-    char line[2048];
-    while (fgets(line, sizeof line, f)) {
-        char *eq = strstr(line, " = ");
-        if (!eq)
-            continue;
-        const char *v = eq + 3;
-        if (!strncmp(line, "KEY", 3))
-            key_n = parse_hex(v, key, sizeof key);
-        else if (!strncmp(line, "IV", 2))
-            iv_n = parse_hex(v, iv, sizeof iv);
-        else if (!strncmp(line, "AAD", 3))
-            aad_n = parse_hex(v, aad, sizeof aad);
-        else if (!strncmp(line, "TAG", 3))
-            tag_n = parse_hex(v, tag, sizeof tag);
-        else if (!strncmp(line, "PLAINTEXT", 9))
-            pt_n = parse_hex(v, pt, sizeof pt);
-        else if (!strncmp(line, "CIPHERTEXT", 10)) {
-            ct_n = parse_hex(v, ct, sizeof ct);
-            if (!CHECK(key_n == 16 && iv_n && tag_n == 16 && pt_n == ct_n,
-                       "RFC 8998: malformed vector in %s", path))
-                continue;
-            const char *be[MAX_BACKENDS];
-            size_t nbe = test_backends(KUAI_SM4, be, MAX_BACKENDS);
-            kuai_key *k = key_alloc(1);
-            for (size_t b = 0; b < nbe; b++) {
-                if (!key_init_ok(k, KUAI_SM4, key, be[b]))
-                    continue;
-                uint8_t out[512], t[16];
-                char what[96];
-                snprintf(what, sizeof what, "RFC 8998 SM4-GCM, sm4/%s", be[b]);
-                CHECK_RC(kuai_gcm_encrypt(k, iv, iv_n, aad, aad_n, pt, out, pt_n, t, 16), KUAI_OK,
-                         what);
-                CHECK_MEM(out, ct, ct_n, what);
-                CHECK_MEM(t, tag, 16, what);
-                CHECK_RC(kuai_gcm_decrypt(k, iv, iv_n, aad, aad_n, ct, out, ct_n, tag, 16), KUAI_OK,
-                         what);
-                CHECK_MEM(out, pt, pt_n, what);
-                kuai_key_wipe(k);
-            }
-            free(k);
-            vectors++;
-        }
-    }
-    fclose(f);
     CHECK(vectors > 0, "RFC 8998: no vectors in %s", path);
-    t_note("  RFC 8998 SM4-GCM: %d vector(s) from %s", vectors, path);
+    t_note("  RFC 8998 SM4-GCM: %ld vector(s) from %s", vectors, path);
 }
 
 static void test_gcm_sm4(void)

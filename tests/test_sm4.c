@@ -297,21 +297,6 @@ void test_sm4_openssl(void)
 
 /* NIST-style records: "[ENCRYPT]" / "[DECRYPT]" sections, "COUNT = n",
  * then KEY, IV (not for ECB), PLAINTEXT, CIPHERTEXT in hex. */
-typedef struct nist_rec {
-    int line;
-    uint8_t *key, *iv, *pt, *ct;
-    size_t key_len, iv_len, pt_len, ct_len;
-} nist_rec;
-
-static void nist_rec_free(nist_rec *r)
-{
-    free(r->key);
-    free(r->iv);
-    free(r->pt);
-    free(r->ct);
-    memset(r, 0, sizeof *r);
-}
-
 static void nist_run(const nist_rec *r, const char *file, mode_op enc_op, mode_op dec_op,
                      const char *backend)
 {
@@ -341,78 +326,28 @@ static void nist_run(const nist_rec *r, const char *file, mode_op enc_op, mode_o
     kuai_key_wipe(&k);
 }
 
+typedef struct nist_ctx {
+    const char *name;
+    mode_op enc_op, dec_op;
+    const char *const *be;
+    size_t nbe;
+} nist_ctx;
+
+static void nist_record(const nist_rec *r, void *arg)
+{
+    nist_ctx *c = arg;
+    for (size_t b = 0; b < c->nbe; b++)
+        nist_run(r, c->name, c->enc_op, c->dec_op, c->be[b]);
+}
+
 /* Returns the number of records run per backend, -1 if the file is missing. */
 static long nist_file(const char *dir, const char *name, mode_op enc_op, mode_op dec_op,
                       const char *const *be, size_t nbe)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/ciphers/SM4/%s", dir, name);
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return -1;
-    char *line = NULL;
-    size_t cap = 0;
-    int lineno = 0;
-    long count = 0;
-    nist_rec r;
-    memset(&r, 0, sizeof r);
-    int in_rec = 0;
-    for (;;) {
-        ssize_t got = getline(&line, &cap, fp);
-        char *s = got >= 0 ? line : NULL;
-        if (s) {
-            lineno++;
-            size_t n = strlen(s);
-            while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
-                s[--n] = 0;
-            while (*s == ' ' || *s == '\t')
-                s++;
-        }
-        /* A record ends at the next COUNT, section header, or end of file. */
-        int boundary = !s || !strncmp(s, "COUNT", 5) || *s == '[';
-        if (boundary && in_rec) {
-            for (size_t b = 0; b < nbe; b++)
-                nist_run(&r, name, enc_op, dec_op, be[b]);
-            count++;
-            nist_rec_free(&r);
-            in_rec = 0;
-        }
-        if (!s)
-            break;
-        if (!*s || *s == '#' || *s == '[')
-            continue;
-        char *eq = strchr(s, '=');
-        if (!CHECK(eq, "%s:%d: expected \"NAME = value\": \"%s\"", name, lineno, s))
-            continue;
-        *eq = 0;
-        char *val = eq + 1;
-        while (*val == ' ')
-            val++;
-        char *end = eq;
-        while (end > s && end[-1] == ' ')
-            *--end = 0;
-        if (!strcmp(s, "COUNT")) {
-            in_rec = 1;
-            r.line = lineno;
-            continue;
-        }
-        uint8_t **dst = !strcmp(s, "KEY")          ? &r.key
-                        : !strcmp(s, "IV")         ? &r.iv
-                        : !strcmp(s, "PLAINTEXT")  ? &r.pt
-                        : !strcmp(s, "CIPHERTEXT") ? &r.ct
-                                                   : NULL;
-        size_t *dlen = dst == &r.key  ? &r.key_len
-                       : dst == &r.iv ? &r.iv_len
-                       : dst == &r.pt ? &r.pt_len
-                                      : &r.ct_len;
-        if (!CHECK(dst && in_rec && !*dst, "%s:%d: unexpected field \"%s\"", name, lineno, s))
-            continue;
-        CHECK(hex_decode(val, dst, dlen), "%s:%d: bad hex in %s", name, lineno, s);
-    }
-    nist_rec_free(&r);
-    free(line);
-    fclose(fp);
-    return count;
+    nist_ctx c = {name, enc_op, dec_op, be, nbe};
+    return nist_file_read(path, name, 0, nist_record, &c);
 }
 
 void test_sm4_cryptography_vectors(void)

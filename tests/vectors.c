@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char *vectors_dir(void)
 {
@@ -272,4 +273,101 @@ void test_vector_files(void)
         kat_free(&f);
     }
     group_end();
+}
+
+/* Frees a record's fields; the direction carries over to the next one. */
+static void nist_rec_clear(nist_rec *r)
+{
+    free(r->key);
+    free(r->iv);
+    free(r->pt);
+    free(r->ct);
+    free(r->aad);
+    free(r->tag);
+    int dec = r->decrypt;
+    memset(r, 0, sizeof *r);
+    r->decrypt = dec;
+}
+
+long nist_file_read(const char *path, const char *name, int decrypt0,
+                    void (*run)(const nist_rec *r, void *arg), void *arg)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return -1;
+    char *line = NULL;
+    size_t cap = 0;
+    int lineno = 0, in_rec = 0;
+    long count = 0;
+    nist_rec r;
+    memset(&r, 0, sizeof r);
+    r.decrypt = decrypt0;
+    for (;;) {
+        ssize_t got = getline(&line, &cap, fp);
+        char *s = got >= 0 ? line : NULL;
+        if (s) {
+            lineno++;
+            size_t n = strlen(s);
+            while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+                s[--n] = 0;
+            while (*s == ' ' || *s == '\t')
+                s++;
+        }
+        int boundary = !s || !strncasecmp(s, "COUNT", 5) || *s == '[';
+        if (boundary && in_rec) {
+            run(&r, arg);
+            count++;
+            nist_rec_clear(&r);
+            in_rec = 0;
+        }
+        if (!s)
+            break;
+        if (!strcmp(s, "[ENCRYPT]"))
+            r.decrypt = 0;
+        else if (!strcmp(s, "[DECRYPT]"))
+            r.decrypt = 1;
+        if (!*s || *s == '#' || *s == '[')
+            continue;
+        if (!strcmp(s, "FAIL")) {
+            CHECK(in_rec, "%s:%d: FAIL outside a record", name, lineno);
+            r.fail = 1;
+            continue;
+        }
+        char *eq = strchr(s, '=');
+        if (!CHECK(eq, "%s:%d: expected \"NAME = value\": \"%s\"", name, lineno, s))
+            continue;
+        *eq = 0;
+        char *val = eq + 1;
+        while (*val == ' ')
+            val++;
+        char *end = eq;
+        while (end > s && end[-1] == ' ')
+            *--end = 0;
+        if (!strcasecmp(s, "COUNT")) {
+            in_rec = 1;
+            r.line = lineno;
+            continue;
+        }
+        uint8_t **dst = NULL;
+        size_t *dlen = NULL;
+        if (!strcasecmp(s, "KEY"))
+            dst = &r.key, dlen = &r.key_len;
+        else if (!strcasecmp(s, "IV"))
+            dst = &r.iv, dlen = &r.iv_len;
+        else if (!strcasecmp(s, "PLAINTEXT") || !strcasecmp(s, "PT"))
+            dst = &r.pt, dlen = &r.pt_len;
+        else if (!strcasecmp(s, "CIPHERTEXT") || !strcasecmp(s, "CT"))
+            dst = &r.ct, dlen = &r.ct_len;
+        else if (!strcasecmp(s, "AAD"))
+            dst = &r.aad, dlen = &r.aad_len;
+        else if (!strcasecmp(s, "TAG"))
+            dst = &r.tag, dlen = &r.tag_len;
+        if (!CHECK(dst && in_rec && !*dst, "%s:%d: unexpected field \"%s\"", name, lineno, s))
+            continue;
+        CHECK(hex_decode(val, dst, dlen), "%s:%d: bad hex in %s", name, lineno, s);
+    }
+    nist_rec_clear(&r);
+    free(line);
+    fclose(fp);
+    return count;
 }

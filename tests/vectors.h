@@ -33,6 +33,23 @@ typedef struct kat_file {
 /* Decodes a whole hex string into a fresh malloc'd buffer; 0 if malformed. */
 int hex_decode(const char *s, uint8_t **out, size_t *len);
 
+/* One record of a NIST CAVP-style file (the cryptography-vectors sets):
+ * "COUNT = n" starts it, then "NAME = hex" fields; "FAIL" marks a record
+ * whose tag must be rejected; "[ENCRYPT]" / "[DECRYPT]" set the direction. */
+typedef struct nist_rec {
+    int line, decrypt, fail;
+    uint8_t *key, *iv, *pt, *ct, *aad, *tag;
+    size_t key_len, iv_len, pt_len, ct_len, aad_len, tag_len;
+} nist_rec;
+
+/* Reads the file at path (name: for messages) and calls run on every
+ * record; decrypt0 is the direction before any section header. Fields:
+ * KEY, IV, PLAINTEXT/PT, CIPHERTEXT/CT, AAD, TAG (any case); anything else
+ * is reported as a failure. Returns the number of records, -1 if the file
+ * cannot be opened. */
+long nist_file_read(const char *path, const char *name, int decrypt0,
+                    void (*run)(const nist_rec *r, void *arg), void *arg);
+
 /* Directory of the vector files: $KUAI_VECTORS_DIR or the source tree. */
 const char *vectors_dir(void);
 

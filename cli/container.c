@@ -558,6 +558,16 @@ int container_decrypt(const cli_opts *o, const key_material *km, int in_fd, outp
         msg("%s: damaged header (an unknown cipher, chunk size or KDF setting)", in_name);
         return EXIT_VERIFY;
     }
+    /* The header tag can only be checked after scrypt, so an unverified
+     * header chooses scrypt's memory and time: cap them at the most kuai
+     * itself writes (N = 2^20, r = 8, p = 1: 1 GiB). */
+    if (kdf == KDF_SCRYPT &&
+        ((uint64_t)1 << hdr[12]) * hdr[13] * hdr[14] > ((uint64_t)1 << SCRYPT_LOG2N_MAX) * 8) {
+        msg("%s: scrypt cost N=2^%u, r=%u, p=%u is above what kuai accepts (N*r*p <= 2^%d); "
+            "not spending that memory and time on an unverified header",
+            in_name, hdr[12], hdr[13], hdr[14], SCRYPT_LOG2N_MAX + 3);
+        return EXIT_VERIFY;
+    }
     kuai_cipher c = (kuai_cipher)hdr[9];
     if (o->cipher && o->cipher != c) {
         msg("%s: encrypted with %s, not %s", in_name, kuai_cipher_name(c),

@@ -193,6 +193,14 @@ def test_password(d):
     rc2, back, e2 = run(["decrypt", "-p"], ct, pw)
     report(rc1 == 0 and rc2 == 0 and back == b"hello" and ct[12] == 17 and ct[13] == 8
            and ct[14] == 1, "default scrypt N=2^17, r=8, p=1", e1 + e2)
+    # a header asking for more scrypt work than kuai ever writes (here
+    # N=2^20, r=32: 4 GiB) is refused before scrypt runs
+    big = bytearray(ct)
+    big[12], big[13] = 20, 32
+    out = d.file("big.out")
+    rc, _, err = run(["decrypt", "-p", "-o", out], bytes(big), pw)
+    report(rc == EXIT_VERIFY and "scrypt cost" in err and not os.path.exists(out),
+           "scrypt cost above the cap refused before scrypt", f"rc={rc} {err}")
 
 
 def chunks_of(ct):

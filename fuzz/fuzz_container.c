@@ -27,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "fuzz_input.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,12 +44,6 @@ static uint8_t FUZZ_KEY[1][32] = {{0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x0
 #define SEALED (CHUNK_SIZE + TAG_SIZE)
 #define PT_MAX (CHUNK_SIZE + 1 + ROUNDTRIP_MAX) /* the longest plaintext made below */
 #define CT_MAX (HEADER_SIZE + PT_MAX + 2 * TAG_SIZE + 64)
-
-static void must(int cond)
-{
-    if (!cond)
-        abort();
-}
 
 static int fd_in, fd_out; /* memfds, reused */
 

@@ -7,16 +7,11 @@
  * on KUAI_OK (the fuzzer found a forgery, or was fed a real message)
  * encrypting the plaintext must give back the ciphertext and tag.
  */
+#include "fuzz_input.h"
 #include "kuai.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static void must(int cond)
-{
-    if (!cond)
-        abort();
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

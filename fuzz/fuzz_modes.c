@@ -5,37 +5,13 @@
  * is cut into pieces; the backend's result, computed in pieces and in place
  * or not, must equal ref's computed in one call. Any difference aborts.
  */
+#include "fuzz_input.h"
 #include "kuai.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define MAXDATA 4096
-
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint8_t take_u8(reader *r)
-{
-    if (!r->n)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
-
-static void take(reader *r, uint8_t *out, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        out[i] = take_u8(r);
-}
-
-static void must(int cond)
-{
-    if (!cond)
-        abort();
-}
 
 /* mode 0..4: ecb-enc, ecb-dec, cbc-enc, cbc-dec, ctr; 5: gcm-enc. */
 static int run(const kuai_key *k, int mode, uint8_t *iv, const uint8_t *in, uint8_t *out,

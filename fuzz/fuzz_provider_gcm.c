@@ -27,6 +27,7 @@
  *
  * Any violation, or an EVP call that fails where it must not, aborts.
  */
+#include "fuzz_input.h"
 #include "kuai.h"
 
 #include <openssl/core.h>
@@ -40,31 +41,6 @@
 
 #define MAXDATA 4096
 #define NCUTS 8
-
-static void must(int cond)
-{
-    if (!cond)
-        abort();
-}
-
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint8_t take_u8(reader *r)
-{
-    if (!r->n)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
-
-static void take(reader *r, uint8_t *out, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        out[i] = take_u8(r);
-}
 
 /* How one message runs: bits of a flags byte, piece sizes, copy point. */
 enum {

@@ -115,6 +115,21 @@ void check_case(const kuai_key *k, const char *ctx, const tcase *t, size_t off_i
     gbuf_free(&iv);
 }
 
+void check_vs_want(kuai_cipher c, const char *backend, const uint8_t *key, mode_op o,
+                   const uint8_t iv0[16], const uint8_t *in, const uint8_t *want, size_t len,
+                   const char *what)
+{
+    kuai_key k;
+    if (!key_init_ok(&k, c, key, backend))
+        return;
+    uint8_t ivw[16];
+    mode_op_iv_after(o, iv0, in, want, len, ivw);
+    const int ecb = o <= OP_ECB_DEC;
+    const tcase t = {o, len, 16, in, want, ecb ? NULL : iv0, ecb ? NULL : ivw};
+    check_case(&k, what, &t, rng_below(16), rng_below(16), V_ALL);
+    kuai_key_wipe(&k);
+}
+
 #if KUAI_TEST_THIRD_PARTY
 int ossl_mode_crypt(const EVP_CIPHER *ci, mode_op o, const uint8_t *key, const uint8_t iv[16],
                     const uint8_t *in, uint8_t *out, size_t len)

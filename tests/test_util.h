@@ -151,6 +151,11 @@ enum { V_WHOLE = 1, V_INPLACE = 2, V_SPLIT = 4, V_SPLIT_INPLACE = 8, V_ALL = 15 
  * misalignments of the buffers (and of the IV: off_in). */
 void check_case(const kuai_key *k, const char *ctx, const tcase *t, size_t off_in, size_t off_out,
                 unsigned variants);
+/* A 16-byte-block cipher c on backend must turn in (IV iv0) into want, as
+ * the oracle said: check_case with every variant at random misalignments. */
+void check_vs_want(kuai_cipher c, const char *backend, const uint8_t *key, mode_op o,
+                   const uint8_t iv0[16], const uint8_t *in, const uint8_t *want, size_t len,
+                   const char *what);
 #if KUAI_TEST_THIRD_PARTY
 /* OpenSSL's answer for one whole message, no padding; 0 if it failed. */
 typedef struct evp_cipher_st EVP_CIPHER;

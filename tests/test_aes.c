@@ -44,11 +44,6 @@ static int selected(const char *name)
 
 #if KUAI_TEST_THIRD_PARTY
 #define ORACLE "OpenSSL"
-#else
-#define ORACLE "ref (no OpenSSL here)"
-#endif
-
-#if KUAI_TEST_THIRD_PARTY
 
 static const EVP_CIPHER *ossl_cipher(kuai_cipher c, int mode /* 0 ECB 1 CBC 2 CTR 3 GCM */)
 {
@@ -101,11 +96,8 @@ static int ossl_gcm(kuai_cipher c, int enc, const uint8_t *key, const uint8_t *i
     return r;
 }
 
-/* The AESAVS ECB Monte Carlo chain (see test_aes_monte_carlo) as OpenSSL
- * runs it: key and pt in, the final key and ciphertext out. */
-static void oracle_ecb_mct(kuai_cipher c, uint8_t key[32], uint8_t pt[16]);
-
-#else  /* !KUAI_TEST_THIRD_PARTY */
+#else /* !KUAI_TEST_THIRD_PARTY */
+#define ORACLE "ref (no OpenSSL here)"
 
 /* Cross builds (make test-cross) have no OpenSSL for the target: kuai's ref
  * backend stands in as the oracle. It shares no code with the SIMD
@@ -136,8 +128,6 @@ static int ossl_gcm(kuai_cipher c, int enc, const uint8_t *key, const uint8_t *i
     kuai_key_wipe(&k);
     return r == KUAI_OK ? 1 : r == KUAI_ERR_AUTH ? 0 : -1;
 }
-
-static void oracle_ecb_mct(kuai_cipher c, uint8_t key[32], uint8_t pt[16]);
 #endif /* KUAI_TEST_THIRD_PARTY */
 
 /* ---- the backend seam ------------------------------------------------------ */
@@ -798,6 +788,27 @@ static void mct_step_key(uint8_t *key, size_t kl, const uint8_t prev[16], const 
         key[i] ^= tail[32 - kl + i];
 }
 
+/* The chain on one kuai backend: key and pt in, the final key and
+ * ciphertext out; 0 if a call failed. */
+static int ecb_mct(kuai_cipher c, const char *backend, uint8_t key[32], uint8_t pt[16])
+{
+    const size_t kl = kuai_key_size(c);
+    uint8_t prev[16] = {0};
+    kuai_key k;
+    int ok = 1;
+    for (int i = 0; ok && i < 100; i++) {
+        ok = kuai_key_init_backend(&k, c, key, kl, backend) == KUAI_OK;
+        for (int j = 0; ok && j < 1000; j++) {
+            memcpy(prev, pt, 16);
+            ok = kuai_ecb_encrypt(&k, prev, pt, 16) == KUAI_OK;
+        }
+        mct_step_key(key, kl, prev, pt);
+        kuai_key_wipe(&k);
+    }
+    return ok;
+}
+
+/* The same chain as the oracle runs it. */
 #if KUAI_TEST_THIRD_PARTY
 static void oracle_ecb_mct(kuai_cipher c, uint8_t key[32], uint8_t pt[16])
 {
@@ -817,21 +828,10 @@ static void oracle_ecb_mct(kuai_cipher c, uint8_t key[32], uint8_t pt[16])
     EVP_CIPHER_CTX_free(ctx);
 }
 #else
+/* No OpenSSL in cross builds: the chain on ref. */
 static void oracle_ecb_mct(kuai_cipher c, uint8_t key[32], uint8_t pt[16])
 {
-    const size_t kl = kuai_key_size(c);
-    uint8_t prev[16] = {0};
-    kuai_key k;
-    for (int i = 0; i < 100; i++) {
-        if (kuai_key_init_backend(&k, c, key, kl, "ref") != KUAI_OK)
-            return;
-        for (int j = 0; j < 1000; j++) {
-            memcpy(prev, pt, 16);
-            kuai_ecb_encrypt(&k, prev, pt, 16);
-        }
-        mct_step_key(key, kl, prev, pt);
-    }
-    kuai_key_wipe(&k);
+    ecb_mct(c, "ref", key, pt);
 }
 #endif
 
@@ -851,25 +851,14 @@ void test_aes_monte_carlo(void)
         memcpy(opt, pt0, 16);
         oracle_ecb_mct(c, okey, opt);
         for (size_t b = 0; b < nbe; b++) {
-            uint8_t key[32], pt[16], prev[16] = {0};
+            uint8_t key[32], pt[16];
             memcpy(key, key0, 32);
             memcpy(pt, pt0, 16);
-            kuai_key k;
-            int ok = 1;
-            for (int i = 0; ok && i < 100; i++) {
-                ok = kuai_key_init_backend(&k, c, key, kl, be[b]) == KUAI_OK;
-                for (int j = 0; ok && j < 1000; j++) {
-                    memcpy(prev, pt, 16);
-                    ok = kuai_ecb_encrypt(&k, prev, pt, 16) == KUAI_OK;
-                }
-                mct_step_key(key, kl, prev, pt);
-            }
             char what[96];
             snprintf(what, sizeof what, "%s/%s ECB Monte Carlo", kuai_cipher_name(c), be[b]);
-            CHECK(ok, "%s: a call failed", what);
+            CHECK(ecb_mct(c, be[b], key, pt), "%s: a call failed", what);
             CHECK_MEM(pt, opt, 16, what);
             CHECK_MEM(key, okey, kl, what);
-            kuai_key_wipe(&k);
         }
     }
     group_end();

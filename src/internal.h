@@ -47,6 +47,8 @@ typedef struct kuai_mk {
  * ublock_sched), then anything of its own after it. So a key set up with
  * one backend can join a multi-key call run by another.
  */
+struct ghash_impl; /* src/modes/ghash.h */
+
 typedef struct kuai_impl {
     const char *name;
     kuai_cipher cipher;
@@ -91,6 +93,16 @@ typedef struct kuai_impl {
      * through a buffer that would cost as much as a fast cipher. */
     void (*mk_cbc_enc)(const kuai_mk *m, uint8_t *ivs, const uint8_t *const *in,
                        uint8_t *const *out, size_t n, size_t nblocks);
+    /* Optional fused GCM over whole blocks (NULL: the mode code runs CTR,
+     * then GHASH, a chunk at a time): CTR with the low 32 bits of ctr
+     * counting (the caller keeps them from wrapping and never passes a
+     * key-derived counter) and GHASH of the ciphertext into y, in one pass,
+     * so the AES and carry-less multiply units work side by side. hkey is
+     * the key material of the GHASH backend gcm_ghash, the only one the
+     * kernel reads; y as in src/modes/ghash.h. in == out allowed. */
+    const struct ghash_impl *gcm_ghash;
+    void (*gcm_blocks)(const kuai_key *k, const unsigned char *hkey, uint8_t y[16], uint8_t *ctr,
+                       const uint8_t *in, uint8_t *out, size_t nblocks, int enc);
 } kuai_impl;
 
 /* Backend tables per cipher, best first, NULL-terminated (src/registry.c). */

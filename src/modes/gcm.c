@@ -241,7 +241,22 @@ static void gcm_crypt(kuai_gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t l
         ghash_blocks(c, c->priv_part, 1);
     }
 
-    /* Whole blocks, a chunk at a time: CTR and GHASH over the same 4 KiB. */
+    /* Whole blocks: in one pass where the cipher backend has a fused kernel
+     * for this GHASH backend, else a chunk at a time, CTR and GHASH over the
+     * same 4 KiB. */
+    const kuai_impl *impl = kuai_key_impl(k);
+    if (len >= 16 && impl->gcm_blocks && impl->gcm_ghash == ctx_ghash(c) && !c->priv_ctr_secret) {
+        size_t nb = len / 16;
+        /* A counter from a 12-byte IV cannot reach the 2^32 wrap within
+         * GCM_MAX_DATA; the kernel needs that, so it is checked anyway. */
+        uint64_t room = (UINT64_C(1) << 32) - load_be32(c->priv_ctr + 12);
+        if ((uint64_t)nb > room)
+            nb = (size_t)room;
+        impl->gcm_blocks(k, ctx_hkey(c), c->priv_y, c->priv_ctr, in, out, nb, enc);
+        in += 16 * nb;
+        out += 16 * nb;
+        len -= 16 * nb;
+    }
     while (len >= 16) {
         size_t nb = len / 16 < GCM_CHUNK_BLOCKS ? len / 16 : GCM_CHUNK_BLOCKS;
         if (enc) {

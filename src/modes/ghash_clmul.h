@@ -5,6 +5,8 @@
 #define KUAI_GHASH_CLMUL_H
 
 #include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
 
 static inline __m128i bswap128(__m128i x)
 {
@@ -39,6 +41,55 @@ static inline __m128i mul(__m128i a, __m128i b)
 static inline __m128i karatsuba_word(__m128i h)
 {
     return _mm_xor_si128(h, _mm_shuffle_epi32(h, 0x4E));
+}
+
+/* ghash_pclmul's key material, here because the AES-NI backend's fused
+ * GCM kernel (aes_aesni.c) hashes with it too. pow[i] = H^(AGG-i) for
+ * i < AGG (descending, so a run of n blocks starts at pow[AGG-n]), then
+ * kar[i] = lo ^ hi of pow[i] in the low word, for the Karatsuba middle
+ * product. */
+#define GHASH_PCLMUL_AGG 8
+typedef struct pclmul_key {
+    __m128i pow[GHASH_PCLMUL_AGG];
+    __m128i kar[GHASH_PCLMUL_AGG];
+} pclmul_key;
+
+/* Products summed unreduced: lo + mid y^64 + hi y^128 before the middle
+ * Karatsuba correction. */
+typedef struct clmul_sum {
+    __m128i lo, mid, hi;
+} clmul_sum;
+
+/* s += x * pow[j], x a block as loaded (wire order). */
+static inline void pclmul_sum_block(clmul_sum *s, const pclmul_key *k, size_t j, __m128i x)
+{
+    x = bswap128(x);
+    __m128i h = k->pow[j];
+    s->lo = _mm_xor_si128(s->lo, _mm_clmulepi64_si128(x, h, 0x00));
+    s->hi = _mm_xor_si128(s->hi, _mm_clmulepi64_si128(x, h, 0x11));
+    s->mid = _mm_xor_si128(s->mid, _mm_clmulepi64_si128(karatsuba_word(x), k->kar[j], 0x00));
+}
+
+static inline __m128i pclmul_sum_reduce(clmul_sum s)
+{
+    return reduce(s.lo, _mm_xor_si128(s.mid, _mm_xor_si128(s.lo, s.hi)), s.hi);
+}
+
+/* n (1..AGG) blocks folded into the accumulator acc (reflected form) with
+ * one reduction: the products X_i * H^(n-i) are summed unreduced
+ * (Karatsuba, three multiplications each), which takes the two dependent
+ * reduction multiplications off the per-block critical path. */
+static inline __m128i pclmul_fold(const pclmul_key *k, __m128i acc, const uint8_t *in, size_t n)
+{
+    clmul_sum s = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128()};
+    size_t base = GHASH_PCLMUL_AGG - n;
+    for (size_t i = 0; i < n; i++) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(in + 16 * i));
+        if (i == 0)
+            x = _mm_xor_si128(x, bswap128(acc));
+        pclmul_sum_block(&s, k, base + i, x);
+    }
+    return pclmul_sum_reduce(s);
 }
 
 #endif

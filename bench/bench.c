@@ -1893,8 +1893,8 @@ int kuai_bench_main(const char *name, int argc, char **argv)
         printf(
             "timing: best of %d repetitions of ~%.0f ms after warm-up, kuai and peer alternating; "
             "MB/s = 10^6 bytes/s; single thread except ecb-enc-sweep and ctr-parallel rows (thr); "
-            "64-byte aligned "
-            "buffers%s\n",
+            "64-byte aligned buffers, the streams' at distinct cache-line offsets in the "
+            "page%s\n",
             o.reps, o.rep_ns / 1e6, o.quick ? " (--quick)" : "");
         printf("load average (1 min) at start: %.2f\n", loadavg1());
         printf("OPENSSL_ia32cap: %s%s\n", cap ? cap : "(unset)",

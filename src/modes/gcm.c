@@ -3,10 +3,12 @@
  * the optional fused ctr_blocks) and the GHASH seam (ghash.h), for every
  * cipher with a 128-bit block.
  *
- * Pass structure: data goes in chunks of GCM_CHUNK_BLOCKS blocks (4 KiB):
- * CTR over the chunk, then GHASH over the same chunk while it is still in
- * L1. Decryption hashes the ciphertext chunk before decrypting it, which
- * is also what makes in == out work.
+ * Pass structure: a backend with a fused kernel for the context's GHASH
+ * backend (gcm_blocks, e.g. aesni with pclmul) takes all whole blocks in
+ * one loop. Otherwise data goes in chunks of GCM_CHUNK_BLOCKS blocks
+ * (4 KiB): CTR over the chunk, then GHASH over the same chunk while it is
+ * still in L1. Decryption hashes the ciphertext chunk before decrypting
+ * it, which is also what makes in == out work.
  *
  * The one-shot calls run the streaming code on a context on the stack;
  * the one-shot decrypt decrypts in that single pass and, on a tag

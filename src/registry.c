@@ -44,7 +44,7 @@ static const kuai_impl *const ublock256_256[] = {
  * usable entry, so it runs only when named. */
 static const kuai_impl *const sm4[] = {A64(&sm4_armce) A64(&sm4_armaes) A64(&sm4_neon)
                                                LA64(&sm4_lsx) X86(&sm4_gfni) X86(&sm4_vaes)
-                                                   X86(&sm4_aesni) &
+                                                   X86(&sm4_aesni_avx) X86(&sm4_aesni) &
                                            sm4_ref,
                                        &sm4_ttable, NULL};
 /* AES: AES instructions first (VAES, AES-NI, the ARMv8 Cryptography

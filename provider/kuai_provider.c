@@ -169,6 +169,18 @@ static int kp_set_key(kp_ctx *ctx, const unsigned char *key, size_t keylen)
 {
     if (keylen != kuai_key_size(ctx->alg->cipher))
         return 0;
+    if (ctx->key != NULL && atomic_load(&ctx->key->refs) == 1) {
+        /* No copy shares it: set the new key up in place. Same cipher, so
+         * the new schedule covers the old one's bytes, and the 8 KiB
+         * allocation, wipe and free per re-key (openssl speed re-keys every
+         * call; TLS and SSH at every rekey) cost more than the AES key
+         * expansion itself. */
+        if (kuai_key_init(&ctx->key->k, ctx->alg->cipher, key, keylen) == KUAI_OK)
+            return 1;
+        kp_key_unref(ctx->key);
+        ctx->key = NULL;
+        return 0;
+    }
     kp_key *nk = malloc(sizeof(*nk));
     if (nk == NULL)
         return 0;

@@ -648,6 +648,58 @@ static void test_rfc8998(const EVP_CIPHER *c)
     printf("RFC 8998 SM4-GCM: %zu vector(s) from %s\n", n, path);
 }
 
+/* One context re-keyed several times (the provider sets a sole owner's key
+ * up in place) must give what a fresh context gives under each key, and a
+ * copy taken before a re-key must keep the old key. GCM: the tag too. */
+static void test_rekey(const family *f, int mode, const EVP_CIPHER *c)
+{
+    size_t kl = (size_t)EVP_CIPHER_get_key_length(c), il = (size_t)EVP_CIPHER_get_iv_length(c);
+    uint8_t key[3][32], iv[32], in[333], out[400], want[400], tag[16], want_tag[16];
+    size_t len = mode == ECB || mode == CBC ? 320 : sizeof in;
+    rnd_bytes(iv, sizeof iv);
+    rnd_bytes(in, sizeof in);
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new(), *copy = EVP_CIPHER_CTX_new();
+    int outl = 0;
+    for (int r = 0; r < 3; r++) {
+        rnd_bytes(key[r], kl);
+        /* no cipher after the first: EVP keeps the provider's context */
+        CHECK(EVP_EncryptInit_ex2(ctx, r ? NULL : c, key[r], il ? iv : NULL, NULL),
+              "%s-%s re-key %d", f->prefix, mode_names[mode], r);
+        EVP_CIPHER_CTX_set_padding(ctx, 0);
+        if (r == 1)
+            CHECK(EVP_CIPHER_CTX_copy(copy, ctx), "%s-%s copy", f->prefix, mode_names[mode]);
+        CHECK(EVP_EncryptUpdate(ctx, out, &outl, in, (int)len) && outl == (int)len,
+              "%s-%s update after re-key %d", f->prefix, mode_names[mode], r);
+        EVP_CIPHER_CTX *fresh = EVP_CIPHER_CTX_new();
+        int wl = 0;
+        CHECK(EVP_EncryptInit_ex2(fresh, c, key[r], il ? iv : NULL, NULL), "fresh init");
+        EVP_CIPHER_CTX_set_padding(fresh, 0);
+        CHECK(EVP_EncryptUpdate(fresh, want, &wl, in, (int)len) && wl == (int)len, "fresh update");
+        CHECK(memcmp(out, want, len) == 0, "%s-%s re-key %d differs from a fresh context",
+              f->prefix, mode_names[mode], r);
+        if (mode == GCM) {
+            CHECK(EVP_EncryptFinal_ex(ctx, out, &outl) && EVP_EncryptFinal_ex(fresh, want, &wl),
+                  "final");
+            EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag);
+            EVP_CIPHER_CTX_ctrl(fresh, EVP_CTRL_AEAD_GET_TAG, 16, want_tag);
+            CHECK(memcmp(tag, want_tag, 16) == 0, "%s-GCM re-key %d tag", f->prefix, r);
+        }
+        EVP_CIPHER_CTX_free(fresh);
+    }
+    /* the copy was taken under key[1] and must still run under it */
+    CHECK(EVP_EncryptUpdate(copy, out, &outl, in, (int)len) && outl == (int)len, "copy update");
+    EVP_CIPHER_CTX *fresh = EVP_CIPHER_CTX_new();
+    int wl = 0;
+    CHECK(EVP_EncryptInit_ex2(fresh, c, key[1], il ? iv : NULL, NULL), "fresh init");
+    EVP_CIPHER_CTX_set_padding(fresh, 0);
+    CHECK(EVP_EncryptUpdate(fresh, want, &wl, in, (int)len) && wl == (int)len, "fresh update");
+    CHECK(memcmp(out, want, len) == 0, "%s-%s copy lost its key after the original re-keyed",
+          f->prefix, mode_names[mode]);
+    EVP_CIPHER_CTX_free(fresh);
+    EVP_CIPHER_CTX_free(copy);
+    EVP_CIPHER_CTX_free(ctx);
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : ".";
@@ -692,6 +744,7 @@ int main(int argc, char **argv)
                 test_gcm(f, c, ecb);
             else
                 test_block_mode(f, m, c, ecb);
+            test_rekey(f, m, c);
             if (m == GCM && strcmp(f->prefix, "SM4") == 0)
                 test_rfc8998(c);
             EVP_CIPHER_free(c);

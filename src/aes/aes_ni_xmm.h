@@ -140,14 +140,19 @@ AESX_INLINE void aesx_cbc_enc(const uint8_t (*rk)[16], int nr, uint8_t *iv, cons
 AESX_INLINE void aesx_cbc_dec_n(const __m128i *k, int nr, int n, __m128i *prev, const uint8_t *in,
                                 uint8_t *out)
 {
-    __m128i c[AESX_CTR_W], b[AESX_CTR_W];
+    __m128i b[AESX_CTR_W];
     for (int i = 0; i < n; i++)
-        b[i] = c[i] = aesx_loadu(in + 16 * i);
+        b[i] = aesx_loadu(in + 16 * i);
     aesx_dec_n(b, n, k, nr);
+    /* The ciphertext for the XORs is read again rather than kept in
+     * registers (12 blocks and their copies would not fit in 16), with the
+     * stores last block first: in == out then overwrites each ciphertext
+     * block only after the block after it has read it. */
+    __m128i last = aesx_loadu(in + 16 * (n - 1));
+    for (int i = n - 1; i > 0; i--)
+        aesx_storeu(out + 16 * i, _mm_xor_si128(b[i], aesx_loadu(in + 16 * (i - 1))));
     aesx_storeu(out, _mm_xor_si128(b[0], *prev));
-    for (int i = 1; i < n; i++)
-        aesx_storeu(out + 16 * i, _mm_xor_si128(b[i], c[i - 1]));
-    *prev = c[n - 1];
+    *prev = last;
 }
 
 AESX_INLINE void aesx_cbc_dec(const uint8_t (*drk)[16], int nr, uint8_t *iv, const uint8_t *in,

@@ -97,7 +97,7 @@ typedef struct kuai_impl {
      * then GHASH, a chunk at a time): CTR with the low 32 bits of ctr
      * counting (the caller keeps them from wrapping and never passes a
      * key-derived counter) and GHASH of the ciphertext into y, in one pass,
-     * so the AES and carry-less multiply units work side by side. hkey is
+     * so the AES and carry-less multiply units can work side by side. hkey is
      * the key material of the GHASH backend gcm_ghash, the only one the
      * kernel reads; y as in src/modes/ghash.h. in == out allowed. */
     const struct ghash_impl *gcm_ghash;

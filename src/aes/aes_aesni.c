@@ -59,9 +59,10 @@ void aes_aesni_cbc_enc_blocks(const kuai_key *k, uint8_t *iv, const uint8_t *in,
 
 /*
  * GCM in one pass: 8 counter blocks through AES while the previous 8
- * ciphertext blocks go through GHASH (pclmul_fold). Run one after the
- * other, each pass leaves the other's units idle: GHASH alone runs at
- * about half CTR's speed. In one loop the core overlaps them.
+ * ciphertext blocks go through GHASH (pclmul_fold), so that a core whose
+ * AES and carry-less multiply units are separate can overlap them. On Zen
+ * 1 they are not: this ran no faster than the two passes it replaces, and
+ * its VEX build (below) is what brought GCM to OpenSSL's speed there.
  *
  * Encryption hashes its own output, so it lags one batch behind; decryption
  * hashes its input, read before the same batch's stores (in == out). The
@@ -79,21 +80,16 @@ AESX_INLINE void aesni_gcm(const uint8_t (*rk)[16], int nr, const pclmul_key *hk
     memcpy(&k0w3, rk[0] + 12, 4);
     _Alignas(16) uint8_t pre[W][16];
     const __m128i top = _mm_xor_si128(aesx_loadu(ctr), k[0]);
-    for (int i = 0; i < W; i++) {
+    for (int i = 0; i < W; i++)
         _mm_store_si128((__m128i *)(void *)pre[i], top);
-        uint32_t w = __builtin_bswap32(low + (uint32_t)i) ^ k0w3;
-        memcpy(pre[i] + 12, &w, 4);
-    }
+    aesx_pre_words(pre, W, low, k0w3);
     const uint8_t *lag = NULL; /* encryption: the output still to hash */
     for (; nblocks >= W; nblocks -= W, in += 16 * W, out += 16 * W) {
         for (int i = 0; i < W; i++)
             b[i] = _mm_load_si128((const __m128i *)(const void *)pre[i]);
         /* The next batch's words; past the caller's last block they are
          * never loaded, so their wrap does not matter. */
-        for (int i = 0; i < W; i++) {
-            uint32_t w = __builtin_bswap32(low + (uint32_t)(W + i)) ^ k0w3;
-            memcpy(pre[i] + 12, &w, 4);
-        }
+        aesx_pre_words(pre, W, low + W, k0w3);
         low += W;
         /* One block's multiplications after each round: Zen's FP scheduler
          * holds too few operations to find them behind a whole batch of
@@ -126,11 +122,9 @@ AESX_INLINE void aesni_gcm(const uint8_t (*rk)[16], int nr, const pclmul_key *hk
         memcpy(buf, in, 16 * nblocks);
         if (!enc)
             acc = pclmul_fold(hk, acc, buf, nblocks);
-        for (int i = 0; i < W; i++) {
-            memcpy(pre[i], ctr, 12);
-            store_be32(pre[i] + 12, low + (uint32_t)i);
-            b[i] = _mm_load_si128((const __m128i *)(const void *)pre[i]);
-        }
+        /* low has not wrapped (the caller's promise), so 64-bit counting
+         * from the current counter block is inc32 here */
+        aesx_ctr_make(b, W, load_be64(ctr), (load_be64(ctr + 8) & ~(uint64_t)UINT32_MAX) | low);
         aesx_enc_n(b, W, k, nr);
         for (int i = 0; i < W; i++)
             aesx_storeu(buf + 16 * i, _mm_xor_si128(b[i], aesx_loadu(buf + 16 * i)));

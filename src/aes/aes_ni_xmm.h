@@ -220,6 +220,17 @@ AESX_INLINE void aesx_ctr_make(__m128i *b, int n, uint64_t hi, uint64_t lo)
         (hi) += (uint64_t)((lo) < aesx_old_);                                                      \
     } while (0)
 
+/* The last words of n counter blocks kept XORed with rk[0] (k0w3: rk[0]'s
+ * last word): counters low, low + 1, ... big-endian. The other 96 bits of
+ * pre[] stay as they are. */
+AESX_INLINE void aesx_pre_words(uint8_t (*pre)[16], int n, uint32_t low, uint32_t k0w3)
+{
+    for (int i = 0; i < n; i++) {
+        uint32_t w = __builtin_bswap32(low + (uint32_t)i) ^ k0w3;
+        memcpy(pre[i] + 12, &w, 4);
+    }
+}
+
 AESX_INLINE void aesx_ctr(const uint8_t (*rk)[16], int nr, uint8_t *ctr, const uint8_t *in,
                           uint8_t *out, size_t nblocks)
 {
@@ -247,21 +258,16 @@ AESX_INLINE void aesx_ctr(const uint8_t (*rk)[16], int nr, uint8_t *ctr, const u
         if (low <= UINT32_MAX - (2 * AESX_CTR_W - 1)) {
             if (!pre_ok || pre_hi != hi || pre_mid != lo >> 32) {
                 aesx_ctr_make(b, 1, hi, lo);
-                for (int i = 0; i < AESX_CTR_W; i++) {
+                for (int i = 0; i < AESX_CTR_W; i++)
                     _mm_store_si128((__m128i *)(void *)pre[i], _mm_xor_si128(b[0], k[0]));
-                    uint32_t w = __builtin_bswap32(low + (uint32_t)i) ^ k0w3;
-                    memcpy(pre[i] + 12, &w, 4);
-                }
+                aesx_pre_words(pre, AESX_CTR_W, low, k0w3);
                 pre_hi = hi;
                 pre_mid = lo >> 32;
             }
             for (int i = 0; i < AESX_CTR_W; i++)
                 b[i] = _mm_load_si128((const __m128i *)(const void *)pre[i]);
             /* the next batch's words (it cannot wrap: checked above) */
-            for (int i = 0; i < AESX_CTR_W; i++) {
-                uint32_t w = __builtin_bswap32(low + (uint32_t)(AESX_CTR_W + i)) ^ k0w3;
-                memcpy(pre[i] + 12, &w, 4);
-            }
+            aesx_pre_words(pre, AESX_CTR_W, low + AESX_CTR_W, k0w3);
             pre_ok = 1;
             for (int r = 1; r < nr; r++)
                 for (int i = 0; i < AESX_CTR_W; i++)

@@ -8,7 +8,7 @@ CMAKE_FLAGS ?=
 # yardstick (see ../shared/bench.md); it must be set before libcrypto loads.
 OPENSSL_NO_AESNI = ~0x200000200000000
 
-.PHONY: all build test test-cli test-portable test-sanitize test-ct fuzz test-provider test-cross sftp-demo bench bench-quick plot install format clean vectors
+.PHONY: all build test test-cli test-portable test-sanitize test-ct fuzz test-provider test-cross test-shim sftp-demo bench bench-quick plot install format clean vectors
 
 all: build
 
@@ -21,7 +21,7 @@ build:
 # Where `make vectors` put the third-party vector files, for every suite run
 # of `make test` (prerequisites inherit it); expanded after `vectors` ran.
 test: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
-test: vectors build test-cli test-portable test-sanitize test-provider test-ct fuzz test-cross
+test: vectors build test-cli test-portable test-sanitize test-provider test-ct fuzz test-cross test-shim
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --quick > $(BUILD)/bench-smoke.txt
 	@echo "benchmark smoke run ok"
 	$(BUILD)/kuai_test
@@ -97,6 +97,27 @@ test-cross: vectors build
 	    "$$($(BUILD)/kuai_test --list-backends)"; \
 	fi
 
+# The x86 backends that need AVX-512, GFNI, VPCLMULQDQ or VAES, on any
+# AVX2 + AES-NI machine: a build with those instructions replaced by plain
+# C (tests/shim/isa_shim.h) and the CPU said to have them, then the suite
+# once per such backend (short loops; every vector file). Each run also
+# drives both VPCLMULQDQ GHASH backends directly, and every GCM in it runs
+# on the 512-bit one. It tests the kernels' logic; their instruction
+# encodings run only on CPUs that have them (and VAES under QEMU above).
+SHIM_BACKENDS = avx512 gfni vaes
+test-shim: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
+test-shim: vectors
+	@if [ "$$(uname -m)" != x86_64 ]; then echo "test-shim: x86-64 only, skipped"; exit 0; fi; \
+	set -e; \
+	cmake -S . -B $(BUILD)-shim -DCMAKE_BUILD_TYPE=Release -DKUAI_WERROR=ON -DKUAI_ISA_SHIM=ON; \
+	cmake --build $(BUILD)-shim -j$(JOBS) --target kuai_test; \
+	for be in $(SHIM_BACKENDS); do \
+	  t0=$$(date +%s); \
+	  KUAI_TEST_SHORT=1 $(BUILD)-shim/kuai_test --backend $$be -q > $(BUILD)-shim/$$be.log 2>&1 || \
+	    { cat $(BUILD)-shim/$$be.log; echo "test-shim: backend $$be FAILED"; exit 1; }; \
+	  echo "test-shim: backend $$be ok ($$(tail -n 1 $(BUILD)-shim/$$be.log), $$(($$(date +%s) - t0)) s)"; \
+	done
+
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-sanitize:
 	cmake -S . -B $(BUILD)-sanitize -DCMAKE_BUILD_TYPE=Debug -DKUAI_WERROR=ON -DKUAI_SANITIZE=ON
@@ -141,7 +162,7 @@ install: build
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX),)
 
 format:
-	clang-format -i include/*.h src/*.c src/*.h src/*/*.c src/*/*.h tests/*.c tests/*.h bench/*.c bench/*.h cli/*.c cli/*.h provider/*.c tests/provider/*.c tests/ct/*.c fuzz/*.c
+	clang-format -i include/*.h src/*.c src/*.h src/*/*.c src/*/*.h tests/*.c tests/*.h bench/*.c bench/*.h cli/*.c cli/*.h provider/*.c tests/provider/*.c tests/ct/*.c tests/shim/*.h fuzz/*.c
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-portable $(BUILD)-sanitize $(BUILD)-aarch64 $(BUILD)-loongarch64

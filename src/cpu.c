@@ -43,6 +43,14 @@ static unsigned detect(void)
         if (zmm_ok && (c & bit_AVX512VBMI))
             f |= KUAI_CPU_AVX512VBMI;
     }
+#if KUAI_ISA_SHIM
+    /* make test-shim's build only (CMakeLists.txt): these instructions are
+     * plain C there, built on the AVX2, AES-NI and PCLMULQDQ ones. */
+    unsigned base = KUAI_CPU_AVX2 | KUAI_CPU_AESNI | KUAI_CPU_PCLMUL | KUAI_CPU_SSSE3;
+    if ((f & base) == base)
+        f |= KUAI_CPU_VAES | KUAI_CPU_VPCLMUL | KUAI_CPU_AVX512 | KUAI_CPU_AVX512VBMI |
+             KUAI_CPU_GFNI;
+#endif
     return f;
 }
 #elif defined(__aarch64__) && defined(__linux__)

@@ -1,0 +1,514 @@
+/*
+ * make test-shim: the x86 instructions that neither this CPU nor QEMU may
+ * have (AVX-512 F/BW/VL/VBMI, GFNI, VPCLMULQDQ, VAES), as plain C, for a
+ * test build only (KUAI_ISA_SHIM in CMakeLists.txt).
+ *
+ * The backend files that use them are compiled once more with this header
+ * forced in front (-include) and without the missing ISA flags, so every
+ * intrinsic they name resolves to a function below and the compiler cannot
+ * emit one of those instructions. What that tests is the kernels' logic:
+ * lane layouts, masks, immediates, tails, key layouts. The instruction
+ * encodings are the compiler's and are not tested here (QEMU runs the real
+ * VAES encodings in make test-cross; VPCLMULQDQ, GFNI and AVX-512 it cannot).
+ *
+ * Each function follows the operation pseudocode of Intel's Intrinsics
+ * Guide. An error here shows as a backend disagreeing with the portable
+ * one on the vectors, not as a pass: the shim has no way to agree with ref
+ * except by computing what the instruction computes.
+ *
+ * Not constant time and slow; never linked into the library.
+ */
+#ifndef KUAI_ISA_SHIM_H
+#define KUAI_ISA_SHIM_H
+
+#include <immintrin.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef union kshim512 {
+    __m512i v;
+    uint8_t b[64];
+    uint32_t d[16];
+    uint64_t q[8];
+    __m128i x[4];
+    __m256i y[2];
+} kshim512;
+
+typedef union kshim256 {
+    __m256i v;
+    uint64_t q[4];
+    __m128i x[2];
+} kshim256;
+
+#define KSHIM static inline __attribute__((unused))
+
+/* ---- 512-bit whole-register operations --------------------------------- */
+
+KSHIM __m512i kshim_setzero(void)
+{
+    kshim512 r;
+    memset(&r, 0, sizeof r);
+    return r.v;
+}
+
+KSHIM __m512i kshim_set1_8(char c)
+{
+    kshim512 r;
+    memset(r.b, (unsigned char)c, 64);
+    return r.v;
+}
+
+KSHIM __m512i kshim_set1_32(int w)
+{
+    kshim512 r;
+    for (int i = 0; i < 16; i++)
+        r.d[i] = (uint32_t)w;
+    return r.v;
+}
+
+KSHIM __m512i kshim_set1_64(long long w)
+{
+    kshim512 r;
+    for (int i = 0; i < 8; i++)
+        r.q[i] = (uint64_t)w;
+    return r.v;
+}
+
+KSHIM __m512i kshim_setr_32(int e0, int e1, int e2, int e3, int e4, int e5, int e6, int e7, int e8,
+                            int e9, int e10, int e11, int e12, int e13, int e14, int e15)
+{
+    const int e[16] = {e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15};
+    kshim512 r;
+    for (int i = 0; i < 16; i++)
+        r.d[i] = (uint32_t)e[i];
+    return r.v;
+}
+
+KSHIM __m512i kshim_loadu(const void *p)
+{
+    kshim512 r;
+    memcpy(r.b, p, 64);
+    return r.v;
+}
+
+KSHIM void kshim_storeu(void *p, __m512i a)
+{
+    kshim512 u = {.v = a};
+    memcpy(p, u.b, 64);
+}
+
+/* Masked-off quadwords are not read (the backends rely on it at the end of
+ * a buffer, and the guard-page tests check it). */
+KSHIM __m512i kshim_maskz_loadu_64(__mmask8 k, const void *p)
+{
+    kshim512 r;
+    for (int i = 0; i < 8; i++) {
+        r.q[i] = 0;
+        if (k >> i & 1)
+            memcpy(&r.q[i], (const uint8_t *)p + 8 * i, 8);
+    }
+    return r.v;
+}
+
+/* Any bitwise function of three inputs: bit (a << 2 | b << 1 | c) of imm. */
+KSHIM __m512i kshim_ternarylogic(__m512i a, __m512i b, __m512i c, int imm)
+{
+    kshim512 ua = {.v = a}, ub = {.v = b}, uc = {.v = c}, r;
+    for (int i = 0; i < 8; i++) {
+        uint64_t x = 0;
+        for (int t = 0; t < 8; t++)
+            if (imm >> t & 1)
+                x |= (t & 4 ? ua.q[i] : ~ua.q[i]) & (t & 2 ? ub.q[i] : ~ub.q[i]) &
+                     (t & 1 ? uc.q[i] : ~uc.q[i]);
+        r.q[i] = x;
+    }
+    return r.v;
+}
+
+#define KSHIM_BITWISE(name, expr)                                                                  \
+    KSHIM __m512i name(__m512i a, __m512i b)                                                       \
+    {                                                                                              \
+        kshim512 ua = {.v = a}, ub = {.v = b}, r;                                                  \
+        for (int i = 0; i < 8; i++)                                                                \
+            r.q[i] = expr;                                                                         \
+        return r.v;                                                                                \
+    }
+KSHIM_BITWISE(kshim_xor, ua.q[i] ^ ub.q[i])
+KSHIM_BITWISE(kshim_and, ua.q[i] & ub.q[i])
+KSHIM_BITWISE(kshim_or, ua.q[i] | ub.q[i])
+KSHIM_BITWISE(kshim_andnot, ~ua.q[i] & ub.q[i])
+
+/* ---- per-element arithmetic, shifts and compares ----------------------- */
+
+KSHIM __m512i kshim_srli_64(__m512i a, unsigned n)
+{
+    kshim512 u = {.v = a};
+    for (int i = 0; i < 8; i++)
+        u.q[i] = n > 63 ? 0 : u.q[i] >> n;
+    return u.v;
+}
+
+KSHIM __m512i kshim_slli_64(__m512i a, unsigned n)
+{
+    kshim512 u = {.v = a};
+    for (int i = 0; i < 8; i++)
+        u.q[i] = n > 63 ? 0 : u.q[i] << n;
+    return u.v;
+}
+
+KSHIM __m512i kshim_rol_32(__m512i a, int n)
+{
+    kshim512 u = {.v = a};
+    unsigned s = (unsigned)n & 31;
+    for (int i = 0; i < 16; i++)
+        u.d[i] = s ? u.d[i] << s | u.d[i] >> (32 - s) : u.d[i];
+    return u.v;
+}
+
+KSHIM __m512i kshim_mask_add_32(__m512i src, __mmask16 k, __m512i a, __m512i b)
+{
+    kshim512 us = {.v = src}, ua = {.v = a}, ub = {.v = b};
+    for (int i = 0; i < 16; i++)
+        if (k >> i & 1)
+            us.d[i] = ua.d[i] + ub.d[i];
+    return us.v;
+}
+
+KSHIM __m512i kshim_add_32(__m512i a, __m512i b)
+{
+    return kshim_mask_add_32(a, 0xffff, a, b);
+}
+
+KSHIM __mmask16 kshim_cmplt_epu32_mask(__m512i a, __m512i b)
+{
+    kshim512 ua = {.v = a}, ub = {.v = b};
+    unsigned k = 0;
+    for (int i = 0; i < 16; i++)
+        k |= (unsigned)(ua.d[i] < ub.d[i]) << i;
+    return (__mmask16)k;
+}
+
+KSHIM __mmask16 kshim_mask_cmpeq_32_mask(__mmask16 m, __m512i a, __m512i b)
+{
+    kshim512 ua = {.v = a}, ub = {.v = b};
+    unsigned k = 0;
+    for (int i = 0; i < 16; i++)
+        k |= (unsigned)(ua.d[i] == ub.d[i]) << i;
+    return (__mmask16)(k & m);
+}
+
+KSHIM __mmask64 kshim_test_8_mask(__m512i a, __m512i b)
+{
+    kshim512 ua = {.v = a}, ub = {.v = b};
+    __mmask64 k = 0;
+    for (int i = 0; i < 64; i++)
+        k |= (__mmask64)((ua.b[i] & ub.b[i]) != 0) << i;
+    return k;
+}
+
+KSHIM __m512i kshim_movm_8(__mmask64 k)
+{
+    kshim512 r;
+    for (int i = 0; i < 64; i++)
+        r.b[i] = (k >> i & 1) ? 0xff : 0;
+    return r.v;
+}
+
+/* ---- shuffles, within 128-bit lanes and across the register ------------ */
+
+KSHIM __m512i kshim_unpack_32(__m512i a, __m512i b, int hi)
+{
+    kshim512 ua = {.v = a}, ub = {.v = b}, r;
+    for (int l = 0; l < 4; l++)
+        for (int i = 0; i < 2; i++) {
+            r.d[4 * l + 2 * i] = ua.d[4 * l + 2 * hi + i];
+            r.d[4 * l + 2 * i + 1] = ub.d[4 * l + 2 * hi + i];
+        }
+    return r.v;
+}
+
+KSHIM __m512i kshim_unpack_64(__m512i a, __m512i b, int hi)
+{
+    kshim512 ua = {.v = a}, ub = {.v = b}, r;
+    for (int l = 0; l < 4; l++) {
+        r.q[2 * l] = ua.q[2 * l + hi];
+        r.q[2 * l + 1] = ub.q[2 * l + hi];
+    }
+    return r.v;
+}
+
+KSHIM __m512i kshim_shuffle_8(__m512i a, __m512i idx)
+{
+    kshim512 ua = {.v = a}, ui = {.v = idx}, r;
+    for (int i = 0; i < 64; i++)
+        r.b[i] = (ui.b[i] & 0x80) ? 0 : ua.b[(i & ~15) + (ui.b[i] & 15)];
+    return r.v;
+}
+
+KSHIM __m512i kshim_shuffle_32(__m512i a, int imm)
+{
+    kshim512 ua = {.v = a}, r;
+    for (int i = 0; i < 16; i++)
+        r.d[i] = ua.d[(i & ~3) + (imm >> (2 * (i & 3)) & 3)];
+    return r.v;
+}
+
+KSHIM __m512i kshim_permutexvar_8(__m512i idx, __m512i a)
+{
+    kshim512 ua = {.v = a}, ui = {.v = idx}, r;
+    for (int i = 0; i < 64; i++)
+        r.b[i] = ua.b[ui.b[i] & 63];
+    return r.v;
+}
+
+KSHIM __m512i kshim_permutex2var_8(__m512i a, __m512i idx, __m512i b)
+{
+    kshim512 ua = {.v = a}, ui = {.v = idx}, ub = {.v = b}, r;
+    for (int i = 0; i < 64; i++)
+        r.b[i] = (ui.b[i] & 64) ? ub.b[ui.b[i] & 63] : ua.b[ui.b[i] & 63];
+    return r.v;
+}
+
+KSHIM __m512i kshim_broadcast_128(__m128i a)
+{
+    kshim512 r;
+    for (int l = 0; l < 4; l++)
+        r.x[l] = a;
+    return r.v;
+}
+
+KSHIM __m512i kshim_broadcast_256(__m256i a)
+{
+    kshim512 r;
+    r.y[0] = r.y[1] = a;
+    return r.v;
+}
+
+KSHIM __m256i kshim_extract_256(__m512i a, int i)
+{
+    kshim512 u = {.v = a};
+    return u.y[i & 1];
+}
+
+KSHIM __m256i kshim_cast_256(__m512i a)
+{
+    return kshim_extract_256(a, 0);
+}
+
+KSHIM __m512i kshim_zext_128(__m128i a)
+{
+    kshim512 r;
+    memset(&r, 0, sizeof r);
+    r.x[0] = a;
+    return r.v;
+}
+
+/* ---- carry-less multiplication, per 128-bit lane ----------------------- */
+
+/* Built with -mpclmul: the 128-bit instruction once per lane. */
+#define KSHIM_CLMUL_LANES(u, ua, ub, n, imm)                                                       \
+    for (int l = 0; l < (n); l++)                                                                  \
+    u.x[l] = (imm) == 0x00   ? _mm_clmulepi64_si128(ua.x[l], ub.x[l], 0x00)                        \
+             : (imm) == 0x01 ? _mm_clmulepi64_si128(ua.x[l], ub.x[l], 0x01)                        \
+             : (imm) == 0x10 ? _mm_clmulepi64_si128(ua.x[l], ub.x[l], 0x10)                        \
+                             : _mm_clmulepi64_si128(ua.x[l], ub.x[l], 0x11)
+
+KSHIM __m256i kshim_clmul256(__m256i a, __m256i b, int imm)
+{
+    kshim256 ua = {.v = a}, ub = {.v = b}, r;
+    KSHIM_CLMUL_LANES(r, ua, ub, 2, imm & 0x11);
+    return r.v;
+}
+
+KSHIM __m512i kshim_clmul512(__m512i a, __m512i b, int imm)
+{
+    kshim512 ua = {.v = a}, ub = {.v = b}, r;
+    KSHIM_CLMUL_LANES(r, ua, ub, 4, imm & 0x11);
+    return r.v;
+}
+
+/* ---- VAES: the 128-bit AES-NI round once per lane ---------------------- */
+
+#define KSHIM_AES256(name, insn)                                                                   \
+    KSHIM __m256i name(__m256i a, __m256i k)                                                       \
+    {                                                                                              \
+        kshim256 ua = {.v = a}, uk = {.v = k};                                                     \
+        for (int l = 0; l < 2; l++)                                                                \
+            ua.x[l] = insn(ua.x[l], uk.x[l]);                                                      \
+        return ua.v;                                                                               \
+    }
+KSHIM_AES256(kshim_aesenc256, _mm_aesenc_si128)
+KSHIM_AES256(kshim_aesenclast256, _mm_aesenclast_si128)
+KSHIM_AES256(kshim_aesdec256, _mm_aesdec_si128)
+KSHIM_AES256(kshim_aesdeclast256, _mm_aesdeclast_si128)
+
+/* ---- GFNI affine transforms, per byte ---------------------------------- */
+
+/* Product in GF(2^8) modulo x^8 + x^4 + x^3 + x + 1, GFNI's field. */
+KSHIM uint8_t kshim_gf_mul(uint8_t a, uint8_t b)
+{
+    unsigned p = 0, x = a;
+    for (int i = 0; i < 8; i++) {
+        if (b >> i & 1)
+            p ^= x;
+        x = (x << 1) ^ ((x & 0x80) ? 0x11b : 0);
+    }
+    return (uint8_t)p;
+}
+
+/* x^-1, and 0 for 0: a table of x^254, filled once (the multi-threaded
+ * tests reach it from several threads). */
+static uint8_t kshim_inv_table[256];
+
+static void kshim_inv_fill(void)
+{
+    for (int v = 0; v < 256; v++) {
+        uint8_t r = 1, sq = (uint8_t)v;
+        for (int e = 254; e; e >>= 1) {
+            if (e & 1)
+                r = kshim_gf_mul(r, sq);
+            sq = kshim_gf_mul(sq, sq);
+        }
+        kshim_inv_table[v] = r;
+    }
+}
+
+KSHIM uint8_t kshim_gf_inv(uint8_t x)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, kshim_inv_fill);
+    return kshim_inv_table[x];
+}
+
+/* Output bit i of each byte: parity of (byte 7 - i of its quadword of m)
+ * AND the input byte, XOR bit i of c. */
+KSHIM void kshim_affine_bytes(uint8_t *r, const uint8_t *x, const uint8_t *m, int n, int c, int inv)
+{
+    for (int j = 0; j < n; j++) {
+        uint8_t in = inv ? kshim_gf_inv(x[j]) : x[j], out = 0;
+        const uint8_t *q = m + (j & ~7);
+        for (int i = 0; i < 8; i++)
+            out |= (uint8_t)(__builtin_parity(q[7 - i] & in) << i);
+        r[j] = out ^ (uint8_t)c;
+    }
+}
+
+KSHIM __m512i kshim_affine512(__m512i x, __m512i m, int c, int inv)
+{
+    kshim512 ux = {.v = x}, um = {.v = m}, r;
+    kshim_affine_bytes(r.b, ux.b, um.b, 64, c, inv);
+    return r.v;
+}
+
+KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
+{
+    uint8_t ux[16], um[16], r[16];
+    memcpy(ux, &x, 16);
+    memcpy(um, &m, 16);
+    kshim_affine_bytes(r, ux, um, 16, c, inv);
+    __m128i v;
+    memcpy(&v, r, 16);
+    return v;
+}
+
+/* ---- the intrinsics' names, to the functions above --------------------- */
+
+/* Some of these are macros in gcc's headers when not optimizing. */
+#undef _mm512_setzero_si512
+#undef _mm512_set1_epi8
+#undef _mm512_set1_epi32
+#undef _mm512_set1_epi64
+#undef _mm512_setr_epi32
+#undef _mm512_loadu_si512
+#undef _mm512_load_si512
+#undef _mm512_storeu_si512
+#undef _mm512_maskz_loadu_epi64
+#undef _mm512_ternarylogic_epi64
+#undef _mm512_ternarylogic_epi32
+#undef _mm512_xor_si512
+#undef _mm512_and_si512
+#undef _mm512_or_si512
+#undef _mm512_andnot_si512
+#undef _mm512_srli_epi64
+#undef _mm512_slli_epi64
+#undef _mm512_rol_epi32
+#undef _mm512_add_epi32
+#undef _mm512_mask_add_epi32
+#undef _mm512_cmplt_epu32_mask
+#undef _mm512_mask_cmpeq_epi32_mask
+#undef _mm512_test_epi8_mask
+#undef _mm512_movm_epi8
+#undef _mm512_unpacklo_epi32
+#undef _mm512_unpackhi_epi32
+#undef _mm512_unpacklo_epi64
+#undef _mm512_unpackhi_epi64
+#undef _mm512_shuffle_epi8
+#undef _mm512_shuffle_epi32
+#undef _mm512_permutexvar_epi8
+#undef _mm512_permutex2var_epi8
+#undef _mm512_broadcast_i32x4
+#undef _mm512_broadcast_i64x4
+#undef _mm512_extracti64x4_epi64
+#undef _mm512_castsi512_si256
+#undef _mm512_zextsi128_si512
+#undef _mm256_clmulepi64_epi128
+#undef _mm512_clmulepi64_epi128
+#undef _mm256_aesenc_epi128
+#undef _mm256_aesenclast_epi128
+#undef _mm256_aesdec_epi128
+#undef _mm256_aesdeclast_epi128
+#undef _mm_gf2p8affine_epi64_epi8
+#undef _mm_gf2p8affineinv_epi64_epi8
+#undef _mm512_gf2p8affine_epi64_epi8
+#undef _mm512_gf2p8affineinv_epi64_epi8
+
+#define _mm512_setzero_si512() kshim_setzero()
+#define _mm512_set1_epi8(c) kshim_set1_8(c)
+#define _mm512_set1_epi32(w) kshim_set1_32(w)
+#define _mm512_set1_epi64(w) kshim_set1_64(w)
+#define _mm512_setr_epi32 kshim_setr_32
+#define _mm512_loadu_si512(p) kshim_loadu(p)
+#define _mm512_load_si512(p) kshim_loadu(p)
+#define _mm512_storeu_si512(p, a) kshim_storeu(p, a)
+#define _mm512_maskz_loadu_epi64(k, p) kshim_maskz_loadu_64(k, p)
+#define _mm512_ternarylogic_epi64(a, b, c, imm) kshim_ternarylogic(a, b, c, imm)
+#define _mm512_ternarylogic_epi32(a, b, c, imm) kshim_ternarylogic(a, b, c, imm)
+#define _mm512_xor_si512(a, b) kshim_xor(a, b)
+#define _mm512_and_si512(a, b) kshim_and(a, b)
+#define _mm512_or_si512(a, b) kshim_or(a, b)
+#define _mm512_andnot_si512(a, b) kshim_andnot(a, b)
+#define _mm512_srli_epi64(a, n) kshim_srli_64(a, n)
+#define _mm512_slli_epi64(a, n) kshim_slli_64(a, n)
+#define _mm512_rol_epi32(a, n) kshim_rol_32(a, n)
+#define _mm512_add_epi32(a, b) kshim_add_32(a, b)
+#define _mm512_mask_add_epi32(s, k, a, b) kshim_mask_add_32(s, k, a, b)
+#define _mm512_cmplt_epu32_mask(a, b) kshim_cmplt_epu32_mask(a, b)
+#define _mm512_mask_cmpeq_epi32_mask(k, a, b) kshim_mask_cmpeq_32_mask(k, a, b)
+#define _mm512_test_epi8_mask(a, b) kshim_test_8_mask(a, b)
+#define _mm512_movm_epi8(k) kshim_movm_8(k)
+#define _mm512_unpacklo_epi32(a, b) kshim_unpack_32(a, b, 0)
+#define _mm512_unpackhi_epi32(a, b) kshim_unpack_32(a, b, 1)
+#define _mm512_unpacklo_epi64(a, b) kshim_unpack_64(a, b, 0)
+#define _mm512_unpackhi_epi64(a, b) kshim_unpack_64(a, b, 1)
+#define _mm512_shuffle_epi8(a, b) kshim_shuffle_8(a, b)
+#define _mm512_shuffle_epi32(a, imm) kshim_shuffle_32(a, (int)(imm))
+#define _mm512_permutexvar_epi8(i, a) kshim_permutexvar_8(i, a)
+#define _mm512_permutex2var_epi8(a, i, b) kshim_permutex2var_8(a, i, b)
+#define _mm512_broadcast_i32x4(a) kshim_broadcast_128(a)
+#define _mm512_broadcast_i64x4(a) kshim_broadcast_256(a)
+#define _mm512_extracti64x4_epi64(a, i) kshim_extract_256(a, i)
+#define _mm512_castsi512_si256(a) kshim_cast_256(a)
+#define _mm512_zextsi128_si512(a) kshim_zext_128(a)
+#define _mm256_clmulepi64_epi128(a, b, imm) kshim_clmul256(a, b, imm)
+#define _mm512_clmulepi64_epi128(a, b, imm) kshim_clmul512(a, b, imm)
+#define _mm256_aesenc_epi128(a, k) kshim_aesenc256(a, k)
+#define _mm256_aesenclast_epi128(a, k) kshim_aesenclast256(a, k)
+#define _mm256_aesdec_epi128(a, k) kshim_aesdec256(a, k)
+#define _mm256_aesdeclast_epi128(a, k) kshim_aesdeclast256(a, k)
+#define _mm_gf2p8affine_epi64_epi8(x, m, c) kshim_affine128(x, m, c, 0)
+#define _mm_gf2p8affineinv_epi64_epi8(x, m, c) kshim_affine128(x, m, c, 1)
+#define _mm512_gf2p8affine_epi64_epi8(x, m, c) kshim_affine512(x, m, c, 0)
+#define _mm512_gf2p8affineinv_epi64_epi8(x, m, c) kshim_affine512(x, m, c, 1)
+
+#endif

@@ -79,6 +79,12 @@ typedef struct kuai_impl {
      * batch; in and out hold n contiguous blocks (in == out allowed). */
     size_t mk_lanes;
     void (*mk_setup)(kuai_mk *m, const kuai_key *const *keys, size_t n);
+    /* The bytes of kuai_mk (from the start) that mk_setup may write: what
+     * the mode code wipes afterwards. The whole 32 KiB cost more than the
+     * cipher in short multi-key calls. 0 would mean all of it; every
+     * backend sets it, and tests/test_modes.c checks that mk_setup stays
+     * inside. */
+    size_t mk_bytes;
     void (*mk_enc)(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n);
     void (*mk_dec)(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n);
     /* Optional: a narrower multi-key kernel of the same ISA family (e.g. the

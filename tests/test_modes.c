@@ -7,6 +7,8 @@
  */
 #include "test_util.h"
 
+#include "internal.h" /* kuai_impls, kuai_mk: the multi-key scratch bound */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -393,8 +395,64 @@ static void multi_case(kuai_cipher c, kuai_key *kobj, const size_t *key_of, size
     }
 }
 
+/* mk_bytes bounds what a backend's mk_setup writes into kuai_mk, and it is
+ * all the mode code wipes afterwards: a write past it would leave lane keys
+ * on the stack. Each backend (and its narrow kernel) sets up a full batch
+ * of random keys over a patterned area; past mk_bytes the pattern must
+ * stand, and before it the keys must have gone in. */
+static void test_mk_bytes(void)
+{
+    group_begin("multi-key scratch bound");
+    kuai_mk *m = aligned_alloc(64, sizeof *m);
+    kuai_key *keys = key_alloc(KUAI_MK_MAX_LANES);
+    const kuai_key *kp[KUAI_MK_MAX_LANES];
+    for (size_t ci = 0; ci < ALL_CIPHERS_N; ci++) {
+        const kuai_cipher c = all_ciphers[ci];
+        const kuai_impl *const *impls = kuai_impls(c);
+        for (size_t i = 0; impls[i]; i++) {
+            const kuai_impl *top = impls[i];
+            if (!top->available() || (t_only_backend && strcmp(top->name, t_only_backend) != 0))
+                continue;
+            for (const kuai_impl *p = top; p; p = p == top ? top->mk_narrow : NULL) {
+                char what[96];
+                snprintf(what, sizeof what, "%s/%s%s, %zu lanes", kuai_cipher_name(c), p->name,
+                         p == top ? "" : " narrow", p->mk_lanes);
+                if (!CHECK(p->mk_bytes > 0 && p->mk_bytes <= sizeof *m,
+                           "%s: mk_bytes %zu not in 1..%zu", what, p->mk_bytes, sizeof *m))
+                    continue;
+                for (size_t k = 0; k < p->mk_lanes; k++) {
+                    uint8_t kb[64];
+                    rng_fill(kb, sizeof kb);
+                    key_init_ok(&keys[k], c, kb, top->name);
+                    kp[k] = &keys[k];
+                }
+                static const uint8_t pats[] = {0xa5, 0x5a};
+                for (size_t pi = 0; pi < sizeof pats; pi++) {
+                    const uint8_t pat = pats[pi];
+                    memset(m, pat, sizeof *m);
+                    p->mk_setup(m, kp, p->mk_lanes);
+                    size_t past = 0, inside = 0;
+                    for (size_t b = p->mk_bytes; b < sizeof *m; b++)
+                        past += m->b[b] != pat;
+                    for (size_t b = 0; b < p->mk_bytes; b++)
+                        inside += m->b[b] != pat;
+                    CHECK(past == 0, "%s: mk_setup wrote %zu bytes past mk_bytes (%zu)", what, past,
+                          p->mk_bytes);
+                    CHECK(inside > p->mk_bytes / 4, "%s: mk_setup wrote only %zu of %zu bytes",
+                          what, inside, p->mk_bytes);
+                }
+            }
+        }
+    }
+    kuai_wipe(m, sizeof *m);
+    free(m);
+    free(keys);
+    group_end();
+}
+
 void test_modes_multi(void)
 {
+    test_mk_bytes();
     group_begin("multi-key");
     static const size_t ns[] = {1, 2, 3, 4, 5, 8, 16, 17, 33};
     static const size_t nblocks[] = {0, 1, 6, 259};

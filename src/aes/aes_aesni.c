@@ -311,6 +311,7 @@ _Static_assert(AESX_MK_OFF(AESX_W, AESNI_MK_GROUPS, 2, 0, 0, 0) <= KUAI_MK_BYTES
                            .cbc_dec_blocks = aes_aesni_cbc_dec_blocks,                             \
                            .mk_lanes = AESX_W * AESNI_MK_GROUPS,                                   \
                            .mk_setup = aes_aesni_mk_setup,                                         \
+                           .mk_bytes = AESX_MK_OFF(AESX_W, AESNI_MK_GROUPS, 2, 0, 0, 0),           \
                            .mk_enc = aes_aesni_mk_enc,                                             \
                            .mk_dec = aes_aesni_mk_dec,                                             \
                            .mk_cbc_enc = aes_aesni_mk_cbc_enc,                                     \

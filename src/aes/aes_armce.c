@@ -150,6 +150,7 @@ static void aes_armce_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, 
         .cbc_enc_blocks = aes_armce_cbc_enc_blocks,                                                \
         .mk_lanes = 8,                                                                             \
         .mk_setup = aes_armce_mk_setup,                                                            \
+        .mk_bytes = 8 * sizeof(const kuai_key *),                                                  \
         .mk_enc = aes_armce_mk_enc,                                                                \
         .mk_dec = aes_armce_mk_dec,                                                                \
     }

@@ -327,23 +327,31 @@ static AES_BS_INLINE void aes_bs_decrypt_pass(const unsigned char *kb, unsigned 
  * decryption. */
 static void aes_bs_keys(unsigned char *kb, const aes_sched *const *s, size_t ns, int dec)
 {
-    uint8_t blk[AES_BS_BYTES];
+    uint8_t blk[AES_BS_BYTES], one[16];
+    aes_v x[8];
     unsigned nr = s[0]->nr;
     for (unsigned r = 0; r <= nr; r++) {
+        const aes_sched *placed = NULL;
         for (size_t n = 0; n < AES_BS_BLOCKS; n++) {
-            const uint8_t *rk = s[n < ns ? n : 0]->rk[r];
-            for (unsigned j = 0; j < 16; j++)
-                blk[16 * n + aes_bs_layout[(dec ? r - nr : r) & 3][j]] =
-                    (uint8_t)(rk[j] ^ (r > 0 ? 0x63 : 0));
+            const aes_sched *sn = s[n < ns ? n : 0];
+            /* lanes under the key just placed (a single key: all of them)
+             * copy it rather than place its 16 bytes again */
+            if (sn != placed) {
+                for (unsigned j = 0; j < 16; j++)
+                    one[aes_bs_layout[(dec ? r - nr : r) & 3][j]] =
+                        (uint8_t)(sn->rk[r][j] ^ (r > 0 ? 0x63 : 0));
+                placed = sn;
+            }
+            memcpy(blk + 16 * n, one, 16);
         }
-        aes_v x[8];
         for (unsigned i = 0; i < 8; i++)
             x[i] = v_loadu(blk + AES_V_BYTES * i);
         aes_bs_transpose(x);
         for (unsigned b = 0; b < 8; b++)
             v_storeu(kb + AES_V_BYTES * (8 * r + b), x[b]);
-        kuai_wipe(x, sizeof x);
     }
+    kuai_wipe(x, sizeof x);
+    kuai_wipe(one, sizeof one);
     kuai_wipe(blk, sizeof blk);
 }
 
@@ -503,6 +511,7 @@ static void aes_bs_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, siz
                             .ctr_blocks = aes_bs_ctr_blocks,                                       \
                             .mk_lanes = AES_BS_BLOCKS,                                             \
                             .mk_setup = aes_bs_mk_setup,                                           \
+                            .mk_bytes = AES_BS_MK_HDR + AES_BS_KEYS_BYTES,                         \
                             .mk_enc = aes_bs_mk_enc,                                               \
                             .mk_dec = aes_bs_mk_dec,                                               \
                             .mk_narrow = narrow128};                                               \
@@ -515,6 +524,7 @@ static void aes_bs_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, siz
                             .ctr_blocks = aes_bs_ctr_blocks,                                       \
                             .mk_lanes = AES_BS_BLOCKS,                                             \
                             .mk_setup = aes_bs_mk_setup,                                           \
+                            .mk_bytes = AES_BS_MK_HDR + AES_BS_KEYS_BYTES,                         \
                             .mk_enc = aes_bs_mk_enc,                                               \
                             .mk_dec = aes_bs_mk_dec,                                               \
                             .mk_narrow = narrow192};                                               \
@@ -527,6 +537,7 @@ static void aes_bs_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, siz
                             .ctr_blocks = aes_bs_ctr_blocks,                                       \
                             .mk_lanes = AES_BS_BLOCKS,                                             \
                             .mk_setup = aes_bs_mk_setup,                                           \
+                            .mk_bytes = AES_BS_MK_HDR + AES_BS_KEYS_BYTES,                         \
                             .mk_enc = aes_bs_mk_enc,                                               \
                             .mk_dec = aes_bs_mk_dec,                                               \
                             .mk_narrow = narrow256}

@@ -2,57 +2,16 @@
  * AES key expansion (FIPS-197 section 5.2) and the equivalent inverse
  * cipher's round keys (section 5.3.5), shared by every AES backend.
  *
- * Constant time: the S-box is computed, not looked up (inversion in
- * GF(2^8) as a fixed chain of multiplications, then the affine map), and
- * xtime uses a mask instead of a branch. Key setup runs once per key, so
- * plain scalar code is fast enough for the portable path; backends with a
- * one-instruction S-box pass their own subword to aes_expand_with.
+ * Constant time: the S-box is computed, not looked up (aes_subword_ct in
+ * aes_ref.c, the reference backend's boolean circuit on one word), and
+ * xtime uses a mask instead of a branch. Backends with a one-instruction
+ * S-box pass their own subword to aes_expand_with.
  */
 #include "aes.h"
 
 #include "../bytes.h"
 
 #include <string.h>
-
-/* Multiplication in GF(2^8) mod x^8 + x^4 + x^3 + x + 1, without branches. */
-static uint8_t gf_mul(uint8_t a, uint8_t b)
-{
-    unsigned r = 0, x = a;
-    for (int i = 0; i < 8; i++) {
-        r ^= x & (0u - ((b >> i) & 1u));
-        x = (x << 1) ^ (0x11bu & (0u - (x >> 7)));
-    }
-    return (uint8_t)r;
-}
-
-/* a^254 = a^-1 (0 -> 0): the chain 2, 3, 6, 12, 15, 30, 60, 120, 240, 252, 254. */
-static uint8_t gf_inv(uint8_t a)
-{
-    uint8_t a2 = gf_mul(a, a), a3 = gf_mul(a2, a);
-    uint8_t a12 = gf_mul(gf_mul(a3, a3), gf_mul(a3, a3));
-    uint8_t a15 = gf_mul(a12, a3);
-    uint8_t t = gf_mul(a15, a15); /* 30 */
-    t = gf_mul(t, t);             /* 60 */
-    t = gf_mul(t, t);             /* 120 */
-    t = gf_mul(t, t);             /* 240 */
-    t = gf_mul(t, a12);           /* 252 */
-    return gf_mul(t, a2);         /* 254 */
-}
-
-/* S(x) = A x^-1 + 0x63, A's row i selects bits i, i+4, i+5, i+6, i+7. */
-static uint8_t sbox_ct(uint8_t x)
-{
-    unsigned v = gf_inv(x);
-    unsigned r = v ^ (v << 1) ^ (v << 2) ^ (v << 3) ^ (v << 4);
-    return (uint8_t)((r ^ (r >> 8)) ^ 0x63u);
-}
-
-uint32_t aes_subword_ct(uint32_t w)
-{
-    return (uint32_t)sbox_ct((uint8_t)(w >> 24)) << 24 |
-           (uint32_t)sbox_ct((uint8_t)(w >> 16)) << 16 | (uint32_t)sbox_ct((uint8_t)(w >> 8)) << 8 |
-           sbox_ct((uint8_t)w);
-}
 
 static uint8_t xtime(uint8_t x)
 {

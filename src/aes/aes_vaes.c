@@ -374,6 +374,7 @@ _Static_assert(AESX_MK_OFF(AESY_GL, AESY_MK_GROUPS, 2, 0, 0, 0) <= KUAI_MK_BYTES
                            .cbc_dec_blocks = aes_vaes_cbc_dec_blocks,                              \
                            .mk_lanes = AESY_GL * AESY_MK_GROUPS,                                   \
                            .mk_setup = aes_vaes_mk_setup,                                          \
+                           .mk_bytes = AESX_MK_OFF(AESY_GL, AESY_MK_GROUPS, 2, 0, 0, 0),           \
                            .mk_enc = aes_vaes_mk_enc,                                              \
                            .mk_dec = aes_vaes_mk_dec,                                              \
                            .mk_cbc_enc = aes_vaes_mk_cbc_enc}

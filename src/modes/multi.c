@@ -29,6 +29,12 @@ static const kuai_impl *mk_impl_for(const kuai_impl *impl, size_t n)
     return impl;
 }
 
+/* What of a kuai_mk the impl's mk_setup may have written, to wipe. */
+static size_t mk_used(const kuai_impl *impl)
+{
+    return impl->mk_bytes ? impl->mk_bytes : sizeof(kuai_mk);
+}
+
 /* Every check before anything is written: all keys valid and of one cipher,
  * every buffer present and not partially overlapping. */
 static int check_multi(const multi_args *a, int need_iv, size_t *bs)
@@ -88,7 +94,7 @@ static void slots_run(const multi_args *a, const kuai_impl *impl, size_t bs, int
             m = 0;
         }
     }
-    kuai_wipe(&mk, sizeof mk);
+    kuai_wipe(&mk, mk_used(impl));
     kuai_wipe(inbuf, sizeof inbuf);
     kuai_wipe(outbuf, sizeof outbuf);
 }
@@ -207,7 +213,7 @@ int kuai_cbc_encrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
         for (size_t s = 0; s < m; s++)
             memcpy(ivs[g + s], buf + s * bs, bs);
     }
-    kuai_wipe(&mk, sizeof mk);
+    kuai_wipe(&mk, mk_used(impl));
     kuai_wipe(buf, sizeof buf);
     return KUAI_OK;
 }

@@ -168,6 +168,7 @@ const kuai_impl sm4_armce = {
     .cbc_enc_blocks = sm4_armce_cbc_enc_blocks,
     .mk_lanes = 8,
     .mk_setup = sm4_armce_mk_setup,
+    .mk_bytes = 8 * sizeof(const kuai_key *),
     .mk_enc = sm4_armce_mk_enc,
     .mk_dec = sm4_armce_mk_dec,
 };

@@ -411,6 +411,7 @@ const kuai_impl sm4_ref = {
     .ctr_blocks = NULL,
     .mk_lanes = SM4_REF_MK_LANES,
     .mk_setup = sm4_ref_mk_setup,
+    .mk_bytes = 32 * 8 * sizeof(plane),
     .mk_enc = sm4_ref_mk_enc,
     .mk_dec = sm4_ref_mk_dec,
 };

@@ -503,14 +503,14 @@ static void sm4s_expand(kuai_key *k, const uint8_t *key)
 
 #define SM4S_IMPLS(var, label, avail)                                                              \
     static const kuai_impl var##_narrow = {                                                        \
-        SM4S_IMPL_COMMON(label, avail), .mk_lanes = SM4V_W,     .mk_setup = sm4s_mk1_setup,        \
-        .mk_enc = sm4s_mk1_enc,         .mk_dec = sm4s_mk1_dec,                                    \
+        SM4S_IMPL_COMMON(label, avail),   .mk_lanes = SM4V_W,     .mk_setup = sm4s_mk1_setup,      \
+        .mk_bytes = SM4S_MK_WORDS(1) * 4, .mk_enc = sm4s_mk1_enc, .mk_dec = sm4s_mk1_dec,          \
     };                                                                                             \
-    const kuai_impl var =                                                                          \
-        {                                                                                          \
-            SM4S_IMPL_COMMON(label, avail), .mk_lanes = SM4S_MK_G * SM4V_W,                        \
-            .mk_setup = sm4s_mk_setup,      .mk_enc = sm4s_mk_enc,                                 \
-            .mk_dec = sm4s_mk_dec,          .mk_narrow = &var##_narrow,                            \
+    const kuai_impl var = {                                                                        \
+        SM4S_IMPL_COMMON(label, avail), .mk_lanes = SM4S_MK_G * SM4V_W,                            \
+        .mk_setup = sm4s_mk_setup,      .mk_bytes = SM4S_MK_WORDS(SM4S_MK_G) * 4,                  \
+        .mk_enc = sm4s_mk_enc,          .mk_dec = sm4s_mk_dec,                                     \
+        .mk_narrow = &var##_narrow,                                                                \
     }
 
 #endif

@@ -119,6 +119,7 @@ const kuai_impl sm4_ttable = {
     .ctr_blocks = NULL,
     .mk_lanes = 8,
     .mk_setup = sm4_ttable_mk_setup,
+    .mk_bytes = 8 * sizeof(const kuai_key *),
     .mk_enc = sm4_ttable_mk_enc,
     .mk_dec = sm4_ttable_mk_dec,
 };

@@ -168,6 +168,7 @@ const kuai_impl ublock128_128_avx2 = {
     .ctr_blocks = ublock128_avx2_ctr_blocks,
     .mk_lanes = 16,
     .mk_setup = ublock128_avx2_mk_setup,
+    .mk_bytes = ublock128_avx2_mk_bytes,
     .mk_enc = ublock128_avx2_mk_enc,
     .mk_dec = ublock128_avx2_mk_dec,
 };
@@ -182,6 +183,7 @@ const kuai_impl ublock128_256_avx2 = {
     .ctr_blocks = ublock128_avx2_ctr_blocks,
     .mk_lanes = 16,
     .mk_setup = ublock128_avx2_mk_setup,
+    .mk_bytes = ublock128_avx2_mk_bytes,
     .mk_enc = ublock128_avx2_mk_enc,
     .mk_dec = ublock128_avx2_mk_dec,
 };
@@ -196,6 +198,7 @@ const kuai_impl ublock256_256_avx2 = {
     .ctr_blocks = ublock256_avx2_ctr_blocks,
     .mk_lanes = 8,
     .mk_setup = ublock256_avx2_mk_setup,
+    .mk_bytes = ublock256_avx2_mk_bytes,
     .mk_enc = ublock256_avx2_mk_enc,
     .mk_dec = ublock256_avx2_mk_dec,
 };

@@ -359,6 +359,7 @@ const kuai_impl ublock128_128_avx512 = {
     .ctr_blocks = ublock128_avx512_ctr_blocks,
     .mk_lanes = 32,
     .mk_setup = ublock128_avx512_mkw_mk_setup,
+    .mk_bytes = ublock128_avx512_mkw_mk_bytes,
     .mk_enc = ublock128_avx512_mkw_mk_enc,
     .mk_dec = ublock128_avx512_mkw_mk_dec,
 };
@@ -373,6 +374,7 @@ const kuai_impl ublock128_256_avx512 = {
     .ctr_blocks = ublock128_avx512_ctr_blocks,
     .mk_lanes = 32,
     .mk_setup = ublock128_avx512_mkw_mk_setup,
+    .mk_bytes = ublock128_avx512_mkw_mk_bytes,
     .mk_enc = ublock128_avx512_mkw_mk_enc,
     .mk_dec = ublock128_avx512_mkw_mk_dec,
 };
@@ -387,6 +389,7 @@ const kuai_impl ublock256_256_avx512 = {
     .ctr_blocks = ublock256_avx512_ctr_blocks,
     .mk_lanes = 16,
     .mk_setup = ublock256_avx512_mkw_mk_setup,
+    .mk_bytes = ublock256_avx512_mkw_mk_bytes,
     .mk_enc = ublock256_avx512_mkw_mk_enc,
     .mk_dec = ublock256_avx512_mkw_mk_dec,
 };

@@ -954,8 +954,9 @@ static void UBM_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *i
  * 8 plane-halves in which lane bit b carries the key of pass block b.
  */
 #define UBM_MK_KEYS(m) ((UBM_K *)(void *)((m)->b + 64))
-_Static_assert(64 + sizeof(UBM_K) * 8 * (UBLOCK_MAX_ROUNDS + 1) <= KUAI_MK_BYTES,
-               "multi-key masks must fit in kuai_mk");
+/* the backend table's mk_bytes */
+enum { UBM_FN(mk_bytes) = 64 + sizeof(UBM_K) * 8 * (UBLOCK_MAX_ROUNDS + 1) };
+_Static_assert(UBM_FN(mk_bytes) <= KUAI_MK_BYTES, "multi-key masks must fit in kuai_mk");
 
 static void UBM_FN(mk_setup)(kuai_mk *m, const kuai_key *const *keys, size_t n)
 {

@@ -316,6 +316,7 @@ static void ublock_ref_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out,
         .ctr_blocks = NULL,                                                                        \
         .mk_lanes = 8,                                                                             \
         .mk_setup = ublock_ref_mk_setup,                                                           \
+        .mk_bytes = 8 * sizeof(const kuai_key *),                                                  \
         .mk_enc = ublock_ref_mk_enc,                                                               \
         .mk_dec = ublock_ref_mk_dec,                                                               \
     }

@@ -221,6 +221,7 @@ static inline void UB_V128_FN(ublock256_, store_xor)(uint8_t *out, const uint8_t
         .ctr_blocks = UB_V128_FN(member, ctr_blocks),                                              \
         .mk_lanes = 8,                                                                             \
         .mk_setup = UB_V128_FN(member, mk_setup),                                                  \
+        .mk_bytes = UB_V128_FN(member, mk_bytes),                                                  \
         .mk_enc = UB_V128_FN(member, mk_enc),                                                      \
         .mk_dec = UB_V128_FN(member, mk_dec),                                                      \
     }

@@ -32,14 +32,23 @@ static inline const ublock_sched *ublock_sched_const(const kuai_key *k)
 }
 
 /* The portable key schedule (ublock_ref.c): fills rk, nbytes, rounds. Every
- * backend calls it first and then derives its own form into ext. */
+ * backend calls it (or the same on nibbles with pshufb,
+ * ublock_expand_raw_ssse3 in ublock_ssse3.c, for the x86 backends: the
+ * scalar nibble permutation was most of a short message's cost) first and
+ * then derives its own form into ext. */
 void ublock_expand_raw(ublock_sched *s, kuai_cipher c, const uint8_t *key);
+void ublock_expand_raw_ssse3(ublock_sched *s, kuai_cipher c, const uint8_t *key);
 
-/* Spec tables (ublock_tables.c), shared by all backends. Source:
- * ../shared/spec/ublock.md (Wu, Zhang, Zheng, Li, JCR 2019 6(6)). */
+/* Spec tables (ublock_tables.c; the key schedule's in ublock_ref.c), shared
+ * by all backends. Source: ../shared/spec/ublock.md (Wu, Zhang, Zheng, Li,
+ * JCR 2019 6(6)). */
 extern const uint8_t ublock_pl128[8], ublock_pr128[8], ublock_pl256[16], ublock_pr256[16];
 extern const uint8_t ublock_pl128_inv[8], ublock_pr128_inv[8], ublock_pl256_inv[16],
     ublock_pr256_inv[16];
+/* key schedule: nibble permutations PK1-3 (new nibble j = old nibble
+ * pk[j]) and the round constants RC1..RC24 */
+extern const uint8_t ublock_pk1[16], ublock_pk2[32], ublock_pk3[32];
+extern const uint32_t ublock_rc[24];
 
 /* Backend tables (one impl per member per backend). */
 extern const kuai_impl ublock128_128_ref, ublock128_256_ref, ublock256_256_ref;

@@ -31,6 +31,8 @@ typedef __m256i ub_v;
 #define ub_row(p) _mm256_load_si256((const __m256i *)(const void *)(p))
 #define ub_ones() _mm256_set1_epi32(-1)
 
+/* every x86-64 CPU with this ISA has SSSE3 */
+#define UB_EXPAND_RAW ublock_expand_raw_ssse3
 #include "ublock_bs.h"
 
 static int ublock_avx2_available(void)
@@ -39,6 +41,20 @@ static int ublock_avx2_available(void)
 }
 
 /* ---- uBlock-128: 16 blocks per pass, drifting layouts ------------------ */
+
+/* What ub128_load makes of a pass whose 16 blocks all equal blk: byte k of
+ * r[t] (after the transposition) is 0xff where bit t of byte k of the
+ * block is set. Single-key round keys take this instead of 16 copies and a
+ * transposition (avx512 does the same with a mask register). */
+static inline void ublock128_avx2_load_same(ub_v x[8], const uint8_t *blk)
+{
+    ub_v b = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)blk)), r[8];
+    for (int t = 0; t < 8; t++) {
+        ub_v m = ub_set1_8(1u << t);
+        r[t] = _mm256_cmpeq_epi8(ub_and(b, m), m);
+    }
+    ub128_planes_from_transposed(x, r);
+}
 
 static inline void ublock128_avx2_key_layout(ub_v x[8], unsigned i)
 {
@@ -68,6 +84,7 @@ static inline void ublock128_avx2_key_layout(ub_v x[8], unsigned i)
 #define UBM_PASS 16
 #define UBM_NS 2
 #define UBM_LOAD(x, in) ub128_load(x, in)
+#define UBM_LOAD_SAME(x, blk) ublock128_avx2_load_same(x, blk)
 #define UBM_STORE(out, x) ub128_store(out, x)
 #define UBM_STORE_XOR(out, in, x) ub128_store_xor(out, in, x)
 #define UBM_KEY_LAYOUT(x, i) ublock128_avx2_key_layout(x, i)

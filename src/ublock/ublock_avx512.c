@@ -48,6 +48,8 @@ typedef __m512i ub_v;
 #define ub_row(p) _mm512_load_si512((const void *)(p))
 #define ub_ones() _mm512_set1_epi32(-1)
 
+/* every x86-64 CPU with this ISA has SSSE3 */
+#define UB_EXPAND_RAW ublock_expand_raw_ssse3
 #include "ublock_bs.h"
 
 static int ublock_avx512_available(void)

@@ -65,6 +65,12 @@
 #ifndef UBLOCK_BS_SHARED
 #define UBLOCK_BS_SHARED
 
+/* The schedule every backend derives its own from: the portable one unless
+ * the file names a faster one for its ISA (before including this). */
+#ifndef UB_EXPAND_RAW
+#define UB_EXPAND_RAW ublock_expand_raw
+#endif
+
 /* The kernels take ns (passes side by side) as an argument that is a
  * constant in each caller; only inlined does it unroll the pass loops and
  * keep the state in registers. gcc clones them by itself, clang (zig cc,
@@ -805,7 +811,7 @@ static void UBM_FN(expand)(kuai_key *k, const uint8_t *key)
     ublock_sched *s = ublock_sched_of(k);
     UBM_K *dst = (UBM_K *)(void *)s->ext;
     UBM_H x[8];
-    ublock_expand_raw(s, (kuai_cipher)k->priv_cipher, key);
+    UB_EXPAND_RAW(s, (kuai_cipher)k->priv_cipher, key);
 #ifdef UBM_LOAD_SAME
     for (unsigned i = 0; i <= s->rounds; i++) {
         UBM_LOAD_SAME(x, s->rk[i]);

@@ -1,5 +1,6 @@
-/* uBlock permutation tables. Source: ../shared/spec/ublock.md, "Tables"
- * (Wu, Zhang, Zheng, Li, Journal of Cryptologic Research 2019, 6(6)). */
+/* uBlock permutation tables (the key schedule's are in ublock_ref.c).
+ * Source: ../shared/spec/ublock.md, "Tables" (Wu, Zhang, Zheng, Li,
+ * Journal of Cryptologic Research 2019, 6(6)). */
 #include "ublock.h"
 
 const uint8_t ublock_pl128[8] = {1, 3, 4, 6, 0, 2, 7, 5};

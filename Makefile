@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The two commands of the README:
 #   make bench   builds, runs the benchmark, prints the table, writes build/bench.json + build/bench.png
 #   make test    builds (warnings are errors) and runs every test
@@ -111,6 +112,8 @@ test-shim: vectors
 	set -e; \
 	cmake -S . -B $(BUILD)-shim -DCMAKE_BUILD_TYPE=Release -DKUAI_WERROR=ON -DKUAI_ISA_SHIM=ON; \
 	cmake --build $(BUILD)-shim -j$(JOBS) --target kuai_test; \
+	if objdump -d $(BUILD)-shim/kuai_test | grep -Eq '%zmm|%k[0-7]|gf2p8|(vpclmulqdq|vaes[a-z]*) .*%ymm'; then \
+	  echo "test-shim: the shim build holds an instruction it replaces"; exit 1; fi; \
 	for be in $(SHIM_BACKENDS); do \
 	  t0=$$(date +%s); \
 	  KUAI_TEST_SHORT=1 $(BUILD)-shim/kuai_test --backend $$be -q > $(BUILD)-shim/$$be.log 2>&1 || \

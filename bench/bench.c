@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kuai_bench — the benchmark driver (see ../docs/benchmarks.md and the
  * measuring protocol in shared/bench.md).

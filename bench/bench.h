@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The benchmark driver as a function, shared by kuai_bench and `kuai speed`. */
 #ifndef KUAI_BENCH_H
 #define KUAI_BENCH_H

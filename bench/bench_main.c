@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kuai_bench: the benchmark driver of bench.c as its own program. */
 #include "bench.h"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Turn kuai_bench --json output into a PNG bar chart.
 
 Usage: plot.py results.json out.png

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The kuai command-line tool: shared declarations. */
 #ifndef KUAI_CLI_H
 #define KUAI_CLI_H

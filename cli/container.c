@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The kuai container (docs/format.md): a 64-byte header, then 1 MiB chunks,
  * each sealed on its own with its index and a final-chunk flag bound in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kuai: the command-line tool. Commands: encrypt, decrypt, speed, selftest,
  * info (docs/cli.md, kuai.1). */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * --raw: the bytes `openssl enc -K HEX -iv HEX` reads and writes, no header
  * and no authentication. ECB and CBC are padded with PKCS#7 unless --nopad;

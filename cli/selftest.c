@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kuai selftest: known-answer vectors through every backend usable here;
  * kuai info: the CPU features the library sees and its choice per cipher.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The kuai tool: messages, hex, keys, passwords, output files, progress. */
 #define _GNU_SOURCE
 #include "cli.h"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # LoongArch64 Linux, static musl, through zig cc (see zig-common.cmake).
 set(KUAI_ZIG_ARCH loongarch64)
 set(KUAI_ZIG_TARGET loongarch64-linux-musl)

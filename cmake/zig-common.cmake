@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared part of the zig cc cross toolchains (aarch64-zig.cmake,
 # loongarch64-zig.cmake): static musl binaries that qemu-user runs as they
 # are. Zig comes from PyPI (ziglang, pinned in the Makefile) in the

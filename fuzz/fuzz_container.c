@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target: the kuai container (cli/container.c, docs/format.md),
  * read and written by the tool's own code.

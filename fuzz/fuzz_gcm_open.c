@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target: kuai_gcm_decrypt on arbitrary bytes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What every fuzz target shares: the fuzzer's bytes read front to back as
  * parameters (zeros once they run out, so every input is a valid test),

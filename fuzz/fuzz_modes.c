@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target: every backend against ref, on inputs the fuzzer picks.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target: the provider's GCM (provider/kuai_provider.c, compiled
  * in and registered as a built-in provider) through EVP, against the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kuai (快) — fast, constant-time block ciphers: uBlock, SM4, AES.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kuai.so: an OpenSSL 3 provider exposing kuai's uBlock, SM4 and AES through
  * EVP. One generic cipher implementation serves every algorithm; the table

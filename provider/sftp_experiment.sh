@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The AES paper's experiment with a real client: OpenSSH's sftp moving a large
 # file over 127.0.0.1 with aes128-ctr and aes256-gcm@openssh.com, once with
 # OpenSSL's default provider and once with an openssl.cnf that loads kuai and

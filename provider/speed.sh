@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `openssl speed -evp` through OpenSSL's default provider and through kuai,
 # one cipher after the other in the same run, 16 KiB blocks.
 #   provider/speed.sh [DIR_WITH_kuai.so] [SECONDS] [CIPHER[:dec] ...]

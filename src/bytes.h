@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Big-endian loads and stores, byte by byte: no alignment or host-order
  * assumptions, and compilers turn them into one bswap'd move. */
 #ifndef KUAI_BYTES_H

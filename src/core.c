@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Key setup, backend choice and the small public helpers. */
 #include "internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CPU feature detection, done once and cached. */
 #include "internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Marking values public for the constant-time check (make test-ct).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The seam between the mode code (written once) and the cipher backends. */
 #ifndef KUAI_INTERNAL_H
 #define KUAI_INTERNAL_H

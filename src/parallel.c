@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Multi-threaded ECB, CTR and CBC decryption of one long buffer.
  *

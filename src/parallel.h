@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Limits of the multi-threaded calls (src/parallel.c), shared with the tests
  * so they can aim at both sides of the split threshold. */
 #ifndef KUAI_PARALLEL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Backend tables per cipher, best first. */
 #include "aes/aes.h"
 #include "internal.h"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # make test-cross, one architecture: run a cross-built kuai_test under
 # qemu-user once per backend the emulated CPU offers (kuai_test
 # --list-backends), with the short random loops (KUAI_TEST_SHORT=1; every

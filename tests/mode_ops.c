@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * One message through ECB/CBC/CTR for the differential tests of SM4 and
  * AES (test_sm4.c, test_aes.c): the five operations by number, the

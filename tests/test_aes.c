@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * AES: every backend kuai_backends() lists for AES-128/192/256, checked
  * against OpenSSL's AES (EVP), an implementation that shares no code with

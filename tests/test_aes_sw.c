@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * AES backends without AES instructions (src/aes/aes_ref.c, aes_ssse3.c,
  * aes_avx2.c): the FIPS-197 examples through every AES backend, each

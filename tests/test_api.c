@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The public API's small print: helpers, every error path (and that an
  * error writes nothing), key wipe, and the KUAI_BACKEND variable.

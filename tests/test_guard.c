@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Buffers that touch unmapped memory: every backend and mode with its input
  * and output ending exactly at a PROT_NONE page, and starting exactly after

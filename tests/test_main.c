@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kuai test runner: no framework, one line per failure, a summary per
  * group, and the final line "N passed, N failed" (counts of checks).

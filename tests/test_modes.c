@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Modes on random data: every usable backend against the oracle (modes
  * rebuilt here from one-block ECB calls on a "ref" key), whole and split,

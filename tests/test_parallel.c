@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The multi-threaded calls (src/parallel.c) against the single-threaded ones:
  * same output, same IV/counter afterwards, same errors, for thread counts

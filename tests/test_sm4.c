@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * SM4: checks on the backend seam (src/internal.h, src/sm4/sm4.h), every
  * backend against OpenSSL's SM4 (EVP_sm4_ecb/cbc/ctr) on random keys, IVs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * uBlock: the three vectors of the spec table through every backend, and
  * checks below the public API on the backend seam (src/internal.h,

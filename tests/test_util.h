@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Shared pieces of the kuai test runner: check counters, failure reports,
  * a seeded PRNG, guarded buffers and the backend filter.

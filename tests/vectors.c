@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Vector file parser and the known-answer group (every cipher that has a
  * backend, every backend, every section of its file). */
 #include "test_util.h"

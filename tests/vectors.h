@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Known-answer vector files (tests/vectors/<cipher name>.txt).
  *

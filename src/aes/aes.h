@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* AES (FIPS-197): the schedule form every AES backend shares. */
 #ifndef KUAI_AES_H
 #define KUAI_AES_H

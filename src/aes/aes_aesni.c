@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * AES, AES-NI backend: 8 blocks in flight on xmm registers for ECB, CBC
  * decryption and CTR, the CBC chain in a register, and 8 streams of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * AES, ARMv8 Cryptography Extensions backend: AESE/AESMC for encryption,
  * AESD/AESIMC for decryption, eight blocks interleaved so that the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * AES without AES instructions, AVX2: the bitsliced cipher of aes_bs.h on
  * 256-bit vectors, 16 blocks per pass (two independent 8-block halves, one

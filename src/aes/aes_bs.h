@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * AES, bitsliced over a small vector vocabulary, with no AES instruction:
  * the cipher written once; each ISA file (aes_ssse3.c, aes_avx2.c; NEON and

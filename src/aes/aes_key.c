@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * AES key expansion (FIPS-197 section 5.2) and the equivalent inverse
  * cipher's round keys (section 5.3.5), shared by every AES backend.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * AES without AES instructions, LoongArch LSX (Loongson 3A5000/3A6000 have
  * no AES instructions): the bitsliced cipher of aes_bs.h on 128-bit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * AES on 128-bit registers with the AES-NI instructions: key setup, ECB,
  * CTR, CBC encryption and the multi-key lanes, as inline functions. The

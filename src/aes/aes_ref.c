@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * AES (FIPS-197), portable reference backend: the oracle for every other AES
  * backend and the fallback on every architecture.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * AES without AES instructions, SSSE3: the bitsliced cipher of aes_bs.h on
  * 128-bit vectors, 8 blocks per pass, pshufb for the byte shuffles.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * AES, VAES + AVX2 backend: two blocks per ymm register, 8 registers (16
  * blocks) in flight for ECB, CBC decryption and CTR, and 32 multi-key

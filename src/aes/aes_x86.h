@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* AES backends on x86: the AES-NI and VAES tables, and the AES-NI pieces
  * the VAES backend reuses. */
 #ifndef KUAI_AES_X86_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CBC: encryption is one block at a time by nature; decryption runs the
  * backend over whole chunks and chains afterwards. */
 #include "modes.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CTR: the backend's fused kernel when it has one, otherwise counter blocks
  * built here and pushed through enc_blocks. */
 #include "modes.h"

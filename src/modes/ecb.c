@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ECB over the backend kernels. */
 #include "modes.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * GCM (NIST SP 800-38D), written once over the cipher seam (enc_blocks and
  * the optional fused ctr_blocks) and the GHASH seam (ghash.h), for every

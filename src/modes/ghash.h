@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The GHASH seam: GCM's mode code (gcm.c) is written once over these
  * function pointers; the backend is chosen at run time from

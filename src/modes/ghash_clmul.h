@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* 128-bit carry-less arithmetic shared by the PCLMULQDQ GHASH backends
  * (ghash_pclmul.c, ghash_vpclmul.c, ghash_vpclmul512.c); each of them is
  * built with -mpclmul -mssse3 or more. */

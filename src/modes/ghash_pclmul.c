@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * GHASH with PCLMULQDQ (built with -mpclmul -mssse3): eight blocks per
  * reduction (pclmul_fold in ghash_clmul.h), in the reflected Montgomery

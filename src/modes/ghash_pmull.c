@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * GHASH with the ARMv8 PMULL instruction (built with -mcpu=generic+aes:
  * PMULL belongs to the AES extension). The PCLMULQDQ backend

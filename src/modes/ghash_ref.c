@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Portable GHASH, constant time: no table lookups and no branches on data
  * or key, only shifts, ANDs, XORs and integer multiplications (constant

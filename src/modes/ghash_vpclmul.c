@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * GHASH with VPCLMULQDQ on 256-bit registers (built with -mvpclmulqdq
  * -mavx2 -mpclmul): two blocks per register, sixteen blocks per reduction.

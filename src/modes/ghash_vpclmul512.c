@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * GHASH with VPCLMULQDQ on 512-bit registers (built with -mvpclmulqdq
  * -mpclmul -mavx512f -mavx512bw -mavx512vl): four blocks per register,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the mode files. */
 #ifndef KUAI_MODES_H
 #define KUAI_MODES_H

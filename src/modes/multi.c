@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Multi-key calls: n independent streams, stream i under keys[i].
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SM4 (GB/T 32907-2016): the schedule form every SM4 backend shares. */
 #ifndef KUAI_SM4_H
 #define KUAI_SM4_H

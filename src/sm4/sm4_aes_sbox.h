@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * SM4's round function T through the AES instruction, shared by the AES-NI
  * (xmm) and VAES (ymm) backends; included by them before sm4_simd.h, after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * SM4, AES-NI backend (128-bit vectors): the S-box through aesenclast
  * between two affine maps of nibble lookups (sm4_aes_sbox.h), 4 blocks per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * SM4, the aesni backend's code (sm4_aesni.c) compiled with -mavx: VEX
  * encoding, whose three-operand forms drop the register copies the

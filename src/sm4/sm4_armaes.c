@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * SM4, ARMv8 AES-instruction backend: the AES-NI method (sm4_aes_sbox.h,
  * the S-box through the AES S-box between two affine maps of nibble

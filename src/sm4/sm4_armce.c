@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * SM4, ARMv8 Cryptography Extensions backend (FEAT_SM4): SM4E runs four
  * rounds of one block per instruction, SM4EKEY four rounds of the key

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * SM4, AVX-512 + GFNI backend: the S-box is two instructions per 64 bytes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * SM4, LoongArch LSX backend: the S-box as eight 32-byte tables read with
  * vshuf.b (which picks from two registers by the low five index bits),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * SM4, plain NEON backend (any ARMv8-A core, no crypto instructions: e.g.
  * the Cortex-A72 of a Raspberry Pi 4): the S-box as a 256-byte table held

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sm4_simd.h's vocabulary on NEON (uint32x4_t, one block per word lane
  * set), shared by sm4_armaes.c and sm4_neon.c; each defines SM4S_G and
  * SM4S_MK_G first. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * SM4 (GB/T 32907-2016), portable reference backend: the oracle for every
  * other SM4 backend, the fallback on every architecture, and the home of the

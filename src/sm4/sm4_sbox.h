@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SM4's S-box as an X-macro, for the backends that build tables from it
  * (sm4_ttable.c: T-tables; sm4_neon.c: the byte table kept in registers). */
 #ifndef KUAI_SM4_SBOX_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * SM4 on vectors of 32-bit words: the round structure, the transposition,
  * counter generation, tails and the multi-key lanes, written once over a

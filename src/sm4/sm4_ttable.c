@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * SM4 with the classic T-tables: NOT CONSTANT TIME. Never a default.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * SM4, VAES + AVX2 backend: the AES-NI method (sm4_aes_sbox.h) on ymm
  * registers, vaesenclast doing two 128-bit lanes at once; 8 blocks per ymm

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sm4_simd.h's vocabulary on 128-bit SSE registers with AES-NI, shared by
  * sm4_aesni.c (legacy SSE encoding) and sm4_aesni_avx.c (the same code in
  * VEX encoding); each includes it, then sm4_aes_sbox.h and sm4_simd.h. */

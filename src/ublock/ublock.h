@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* uBlock: parameters and the schedule form every uBlock backend shares. */
 #ifndef KUAI_UBLOCK_H
 #define KUAI_UBLOCK_H

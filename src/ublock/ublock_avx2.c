@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * uBlock, AVX2 backend: the bitsliced algorithm of ublock_bs.h on ymm
  * registers. uBlock-128 runs 16 blocks per pass (two lanes of 8),

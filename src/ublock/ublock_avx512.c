@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * uBlock, AVX-512 backend: the bitsliced algorithm of ublock_bs.h on zmm
  * registers (F/BW for the rounds, VBMI for the cross-lane byte permutes).

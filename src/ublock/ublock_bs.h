@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * uBlock, bitsliced by nibble bit-plane: the algorithm written once over a
  * small vector vocabulary. Each ISA file (ublock_ssse3.c, ublock_avx2.c)

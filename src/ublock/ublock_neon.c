@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * uBlock, ARM64 NEON backend: ublock_v128.h (the bitsliced algorithm of
  * ublock_bs.h on 128-bit vectors) over NEON registers, tbl as the byte

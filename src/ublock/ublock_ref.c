@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * uBlock, portable reference backend: the oracle for every other backend
  * and the fallback on every architecture. It follows the spec line by line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * uBlock, SSSE3 backend: ublock_v128.h (the bitsliced algorithm of
  * ublock_bs.h on 128-bit vectors) over xmm registers and pshufb.

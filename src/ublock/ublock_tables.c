@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* uBlock permutation tables (the key schedule's are in ublock_ref.c).
  * Source: ../shared/spec/ublock.md, "Tables" (Wu, Zhang, Zheng, Li,
  * Journal of Cryptologic Research 2019, 6(6)). */

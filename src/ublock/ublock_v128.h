@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * uBlock on 128-bit vectors: the three members over the bitsliced algorithm
  * of ublock_bs.h, for any ISA with a 16-byte byte shuffle (SSSE3 pshufb,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """An independent decryptor for the kuai container, written from
 docs/format.md alone (no kuai code): HKDF, HMAC, scrypt and GHASH here in
 Python; the block cipher E through a command that encrypts raw blocks in

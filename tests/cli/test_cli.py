@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Tests of the kuai command-line tool (python3 standard library only).
 
 usage: test_cli.py [path/to/kuai]      (default: build/kuai)

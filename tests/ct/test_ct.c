@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * make test-ct: constant time, checked the ctgrind way.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The kuai provider through EVP only: no kuai header, the module loaded by
  * name from the directory given as argv[1] (default: the build directory).

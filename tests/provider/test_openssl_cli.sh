@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The kuai provider through the system `openssl` command alone.
 #   tests/provider/test_openssl_cli.sh BUILD_DIR
 # Needs BUILD_DIR/kuai.so; uses BUILD_DIR/kuai (the CLI) for the uBlock

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * make test-shim: the x86 instructions that neither this CPU nor QEMU may
  * have (AVX-512 F/BW/VL/VBMI, GFNI, VPCLMULQDQ, VAES), as plain C, for a

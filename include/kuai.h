@@ -107,6 +107,27 @@ KUAI_API int kuai_ctr_crypt(const kuai_key *k, uint8_t *ctr, const uint8_t *in, 
                             size_t len);
 
 /*
+ * One-shot ECB for short messages: key setup and the cipher in one call,
+ * nothing kept (the schedule lives only inside the call and is wiped before
+ * it returns). Same rules as kuai_ecb_encrypt for in, out and len; the key
+ * and backend choice as kuai_key_init. For a message or two under a key
+ * that is not used again, this is the fastest form.
+ */
+KUAI_API int kuai_ecb_encrypt_oneshot(kuai_cipher c, const uint8_t *key, size_t key_len,
+                                      const uint8_t *in, uint8_t *out, size_t len);
+KUAI_API int kuai_ecb_decrypt_oneshot(kuai_cipher c, const uint8_t *key, size_t key_len,
+                                      const uint8_t *in, uint8_t *out, size_t len);
+/* n keys (key_len bytes each), one short message each: in[i] (len bytes)
+ * under keys[i] into out[i]. Everything is checked before anything is
+ * written. */
+KUAI_API int kuai_ecb_encrypt_oneshot_multi(kuai_cipher c, const uint8_t *const *keys,
+                                            size_t key_len, const uint8_t *const *in,
+                                            uint8_t *const *out, size_t n, size_t len);
+KUAI_API int kuai_ecb_decrypt_oneshot_multi(kuai_cipher c, const uint8_t *const *keys,
+                                            size_t key_len, const uint8_t *const *in,
+                                            uint8_t *const *out, size_t n, size_t len);
+
+/*
  * Multi-key: n independent streams of len bytes each, stream i under keys[i]
  * (and ivs[i]), processed in lockstep so that even CBC encryption, serial
  * within one stream, fills the vector lanes. All keys must be the same cipher

@@ -412,6 +412,7 @@ int main(int argc, char **argv)
     test_modes_key_placement();
     test_gcm();
     test_parallel();
+    test_oneshot();
     test_guard_pages();
 
     if (!t_quiet)

@@ -179,6 +179,7 @@ void test_modes_threads(void);            /* test_modes.c */
 void test_modes_key_placement(void);      /* test_modes.c */
 void test_gcm(void);                      /* test_gcm.c */
 void test_parallel(void);                 /* test_parallel.c */
+void test_oneshot(void);                  /* test_oneshot.c */
 void test_guard_pages(void);              /* test_guard.c */
 void test_sm4_backend_internals(void);    /* test_sm4.c */
 void test_sm4_openssl(void);              /* test_sm4.c */

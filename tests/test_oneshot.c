@@ -17,7 +17,8 @@ static void oneshot_single(kuai_cipher c)
         rng_fill(in, len);
         CHECK_RC(kuai_key_init_backend(&k, c, key, kl, "ref"), KUAI_OK, "ref key");
         for (int enc = 0; enc < 2; enc++) {
-            CHECK_RC(enc ? kuai_ecb_encrypt(&k, in, want, len) : kuai_ecb_decrypt(&k, in, want, len),
+            CHECK_RC(enc ? kuai_ecb_encrypt(&k, in, want, len)
+                         : kuai_ecb_decrypt(&k, in, want, len),
                      KUAI_OK, "ref ecb");
             int r = enc ? kuai_ecb_encrypt_oneshot(c, key, kl, in, got, len)
                         : kuai_ecb_decrypt_oneshot(c, key, kl, in, got, len);

@@ -17,14 +17,14 @@ static int oneshot(kuai_cipher c, const uint8_t *key, size_t key_len, const uint
     return r;
 }
 
-int kuai_ecb_encrypt_oneshot(kuai_cipher c, const uint8_t *key, size_t key_len,
-                             const uint8_t *in, uint8_t *out, size_t len)
+int kuai_ecb_encrypt_oneshot(kuai_cipher c, const uint8_t *key, size_t key_len, const uint8_t *in,
+                             uint8_t *out, size_t len)
 {
     return oneshot(c, key, key_len, in, out, len, 1);
 }
 
-int kuai_ecb_decrypt_oneshot(kuai_cipher c, const uint8_t *key, size_t key_len,
-                             const uint8_t *in, uint8_t *out, size_t len)
+int kuai_ecb_decrypt_oneshot(kuai_cipher c, const uint8_t *key, size_t key_len, const uint8_t *in,
+                             uint8_t *out, size_t len)
 {
     return oneshot(c, key, key_len, in, out, len, 0);
 }

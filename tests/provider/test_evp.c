@@ -701,6 +701,76 @@ static void test_rekey(const family *f, int mode, const EVP_CIPHER *c)
     EVP_CIPHER_CTX_free(ctx);
 }
 
+/* ---- issue 15: defects found by adversarial testing ---------------------- */
+
+/* Defect 1: after a finished GCM encryption the context must refuse to
+ * encrypt again until a new IV is set, however the IV came (init, the
+ * fixed-IV parameter, or generated): a second message under the same key
+ * and IV gives away c1 ^ c2 = p1 ^ p2 and the GHASH key. As OpenSSL's
+ * default provider: a re-init without an IV (with or without a key) keeps
+ * the refusal; a new IV lifts it. */
+static void test_gcm_nonce_reuse(const char *name, const EVP_CIPHER *c)
+{
+    uint8_t key[32], iv[12], iv2[12], pt[40], out[64], tag[16];
+    rnd_bytes(key, sizeof key);
+    rnd_bytes(iv, sizeof iv);
+    memcpy(iv2, iv, sizeof iv);
+    iv2[11] ^= 1;
+    rnd_bytes(pt, sizeof pt);
+    static const char *const how[] = {"init", "fixed-IV parameter", "generated"};
+    for (int h = 0; h < 3; h++) {
+        EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+        int l, ok = EVP_EncryptInit_ex2(x, c, key, h == 0 ? iv : NULL, NULL);
+        if (h == 1)
+            ok = ok && EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_SET_IV_FIXED, -1, iv);
+        ok = ok && EVP_EncryptUpdate(x, NULL, &l, pt, 5) && EVP_EncryptUpdate(x, out, &l, pt, 40) &&
+             EVP_EncryptFinal_ex(x, out + 40, &l) &&
+             EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, tag);
+        CHECK(ok, "%s first message (IV by %s)", name, how[h]);
+        CHECK(EVP_EncryptInit_ex(x, NULL, NULL, NULL, NULL), "%s re-init", name);
+        CHECK(!EVP_EncryptUpdate(x, out, &l, pt, 40),
+              "%s: a second message under the same key and IV (IV by %s, re-init without IV)", name,
+              how[h]);
+        CHECK(!EVP_EncryptUpdate(x, NULL, &l, pt, 5), "%s: AAD after re-init without IV (%s)", name,
+              how[h]);
+        CHECK(!EVP_EncryptFinal_ex(x, out, &l), "%s: final after re-init without IV (%s)", name,
+              how[h]);
+        CHECK(EVP_EncryptInit_ex(x, NULL, NULL, key, NULL), "%s re-init with the key", name);
+        CHECK(!EVP_EncryptUpdate(x, out, &l, pt, 40),
+              "%s: a second message after re-init with the key only (IV by %s)", name, how[h]);
+        CHECK(EVP_EncryptInit_ex(x, NULL, NULL, NULL, iv2) &&
+                  EVP_EncryptUpdate(x, out, &l, pt, 40) && EVP_EncryptFinal_ex(x, out + 40, &l),
+              "%s: a new IV lifts the refusal (%s)", name, how[h]);
+        EVP_CIPHER_CTX_free(x);
+    }
+}
+
+/* Defect 11: padding turned off after a padded decryption's update; final
+ * then returns the held-back last block as it is (the default provider's
+ * behaviour), never fails and never loses it. */
+static void test_padding_off_at_final(const char *name, const EVP_CIPHER *c, size_t bs)
+{
+    uint8_t key[32], iv[32], pt[64], ct[128], out[128];
+    rnd_bytes(key, sizeof key);
+    rnd_bytes(iv, sizeof iv);
+    rnd_bytes(pt, sizeof pt);
+    size_t n = 2 * bs; /* padded: one more block of bs bytes of value bs */
+    long cl = run(c, 1, 1, key, iv, pt, n, ct, 0);
+    CHECK(cl == (long)(3 * bs), "%s padded encryption", name);
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    int l1 = 0, l2 = -1;
+    int ok = EVP_DecryptInit_ex2(x, c, key, iv, NULL) &&
+             EVP_DecryptUpdate(x, out, &l1, ct, (int)(3 * bs)) &&
+             EVP_CIPHER_CTX_set_padding(x, 0) && EVP_DecryptFinal_ex(x, out + l1, &l2);
+    int pad_block = 1;
+    for (size_t i = 0; ok && l1 + l2 == (int)(3 * bs) && i < bs; i++)
+        pad_block &= out[n + i] == bs;
+    CHECK(ok && l1 == (int)n && l2 == (int)bs && memcmp(out, pt, n) == 0 && pad_block,
+          "%s: padding off after a padded decrypt update: final %d, %d + %d bytes", name, ok, l1,
+          l2);
+    EVP_CIPHER_CTX_free(x);
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : ".";
@@ -741,10 +811,23 @@ int main(int argc, char **argv)
                 continue;
             CHECK(strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(c)), "kuai") == 0,
                   "%s-%s comes from kuai", f->prefix, mode_names[m]);
-            if (m == GCM)
+            char nm[64];
+            snprintf(nm, sizeof nm, "%s-%s", f->prefix, mode_names[m]);
+            EVP_CIPHER *ref = f->default_ref ? fetch(f, m, "provider=default") : NULL;
+            if (m == GCM) {
                 test_gcm(f, c, ecb);
-            else
+                test_gcm_nonce_reuse(nm, c);
+                if (ref) /* the same expectations hold on OpenSSL's own provider */
+                    test_gcm_nonce_reuse("default provider's", ref);
+            } else {
                 test_block_mode(f, m, c, ecb);
+                if (m != CTR) {
+                    test_padding_off_at_final(nm, c, f->bs);
+                    if (ref)
+                        test_padding_off_at_final("default provider's", ref, f->bs);
+                }
+            }
+            EVP_CIPHER_free(ref);
             test_rekey(f, m, c);
             if (m == GCM && strcmp(f->prefix, "SM4") == 0)
                 test_rfc8998(c);

@@ -202,22 +202,30 @@ static int kp_init(void *vctx, const unsigned char *key, size_t keylen, const un
                    size_t ivlen, const OSSL_PARAM params[], int enc)
 {
     kp_ctx *ctx = vctx;
+    int was_enc = ctx->enc;
     ctx->enc = enc;
     ctx->buflen = 0;
     ctx->num = 0;
     if (ctx->alg->mode == KP_GCM) {
+        /* An IV encrypts at most one message (defect 1 of issue 15): only a
+         * new IV starts one. Without an IV, a finished message stays
+         * finished (every later update, AAD or final is refused, as in
+         * OpenSSL's default provider), and a running one goes on only if
+         * neither the key nor the direction changes; never does a re-init
+         * restart a message under an IV that was already used. */
         if (iv != NULL) {
             if (ivlen == 0 || ivlen > KP_GCM_IV_MAX)
                 return 0;
             ctx->ivlen = ivlen;
             memcpy(ctx->oiv, iv, ivlen);
-            ctx->iv_set = 1;
             ctx->iv_gen = 0;
+            kuai_gcm_wipe(&ctx->gcm);
+            ctx->gcm_state = KP_GCM_IV_BUFFERED;
+        } else if (ctx->gcm_state == KP_GCM_RUNNING && (key != NULL || enc != was_enc)) {
+            kuai_gcm_wipe(&ctx->gcm);
+            ctx->gcm_state = KP_GCM_DONE;
         }
-        /* A new key or IV (or a plain re-init) starts a new message. */
-        kuai_gcm_wipe(&ctx->gcm);
         ctx->tls_aad_set = 0;
-        ctx->gcm_state = ctx->iv_set ? KP_GCM_IV_BUFFERED : KP_GCM_NO_IV;
     } else if (iv != NULL && ctx->alg->mode != KP_ECB) {
         if (ivlen != ctx->ivlen)
             return 0;
@@ -299,7 +307,18 @@ static int kp_gcm_start(kp_ctx *ctx)
 {
     if (ctx->gcm_state == KP_GCM_RUNNING)
         return 1;
-    if (ctx->gcm_state != KP_GCM_IV_BUFFERED || ctx->key == NULL)
+    if (ctx->key == NULL)
+        return 0;
+    if (ctx->gcm_state == KP_GCM_NO_IV) {
+        /* As OpenSSL's default provider: an encryption given no IV runs
+         * under a random one of at least 12 bytes (read back with
+         * OSSL_CIPHER_PARAM_IV); a decryption needs the sender's. */
+        if (!ctx->enc || ctx->ivlen < KP_GCM_IV_DEFAULT ||
+            getrandom(ctx->oiv, ctx->ivlen, 0) != (ssize_t)ctx->ivlen)
+            return 0;
+        ctx->gcm_state = KP_GCM_IV_BUFFERED;
+    }
+    if (ctx->gcm_state != KP_GCM_IV_BUFFERED)
         return 0;
     if (kuai_gcm_init(&ctx->gcm, &ctx->key->k, ctx->oiv, ctx->ivlen) != KUAI_OK)
         return 0;
@@ -375,10 +394,12 @@ static int kp_update(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
     if (ctx->key == NULL)
         return 0;
     if (ctx->alg->mode == KP_GCM) {
-        if (in == NULL) { /* an empty update, never the tag step */
+        if (inl == 0) { /* an empty update, never the tag step; accepted in any state */
             *outl = 0;
-            return inl == 0;
+            return 1;
         }
+        if (in == NULL)
+            return 0;
         if (out != NULL && outsize < inl)
             return 0;
         /* libssl seals TLS 1.2 records through EVP_CipherUpdate on provided ciphers. */
@@ -457,8 +478,18 @@ static int kp_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize
         *outl = bs;
         return 1;
     }
-    if (!ctx->padding)
-        return ctx->buflen == 0;
+    if (!ctx->padding) {
+        if (ctx->buflen == 0)
+            return 1;
+        /* The block a padded update held back before padding was turned
+         * off: returned as it is, unchecked (defect 11 of issue 15; the
+         * default provider does the same). */
+        if (ctx->buflen != bs || outsize < bs || !kp_blocks(ctx, ctx->buf, out, bs))
+            return 0;
+        ctx->buflen = 0;
+        *outl = bs;
+        return 1;
+    }
     if (ctx->buflen != bs || !kp_blocks(ctx, ctx->buf, ctx->buf, bs))
         return 0;
     ctx->buflen = 0;
@@ -644,9 +675,10 @@ static int kp_get_ctx_params(void *vctx, OSSL_PARAM params[])
         !OSSL_PARAM_set_size_t(p, ctx->taglen ? ctx->taglen : KP_TAG_MAX))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
-        /* Only after an encryption's final, and at most the 16 bytes made. */
-        if (!ctx->enc || ctx->gcm_state != KP_GCM_DONE || p->data_size == 0 ||
-            p->data_size > KP_TAG_MAX || !OSSL_PARAM_set_octet_string(p, ctx->tag, p->data_size))
+        /* Once an encryption has made one (the last one made, as OpenSSL's
+         * default provider), and at most its 16 bytes. */
+        if (!ctx->enc || ctx->taglen == 0 || p->data_size == 0 || p->data_size > KP_TAG_MAX ||
+            !OSSL_PARAM_set_octet_string(p, ctx->tag, p->data_size))
             return 0;
     }
     /* What EVP_CTRL_AEAD_TLS1_AAD returns: the record grows by the tag. */
@@ -690,10 +722,13 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         if (!OSSL_PARAM_get_size_t(p, &ivlen) || ivlen == 0 || ivlen > KP_GCM_IV_MAX)
             return 0;
         if (ivlen != ctx->ivlen) {
+            /* An IV already set (or generated) does not become another of
+             * the new length: until a new IV comes, nothing runs. */
             ctx->ivlen = ivlen;
-            ctx->iv_set = 0;
-            kuai_gcm_wipe(&ctx->gcm);
-            ctx->gcm_state = KP_GCM_NO_IV;
+            if (ctx->gcm_state != KP_GCM_NO_IV) {
+                kuai_gcm_wipe(&ctx->gcm);
+                ctx->gcm_state = KP_GCM_DONE;
+            }
         }
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
@@ -736,7 +771,6 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             if (ctx->enc && getrandom(ctx->oiv + n, ctx->ivlen - n, 0) != (ssize_t)(ctx->ivlen - n))
                 return 0;
         }
-        ctx->iv_set = 1;
         ctx->iv_gen = 1;
         kuai_gcm_wipe(&ctx->gcm);
         ctx->gcm_state = KP_GCM_IV_BUFFERED;

@@ -771,6 +771,28 @@ static void test_padding_off_at_final(const char *name, const EVP_CIPHER *c, siz
     EVP_CIPHER_CTX_free(x);
 }
 
+/* Defect 12: `openssl enc` keeps IVs in a 16-byte buffer, so with a 32-byte
+ * IV cipher the provider gets the IV's first 16 bytes followed by the first
+ * 16 bytes of the key (the buffer after it). An IV whose second half is the
+ * key's first half is refused; any other 32-byte IV works. */
+static void test_iv_half_key(const char *name, const EVP_CIPHER *c)
+{
+    uint8_t key[32], iv[32], pt[64], out[96];
+    rnd_bytes(key, sizeof key);
+    rnd_bytes(iv, sizeof iv);
+    rnd_bytes(pt, sizeof pt);
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    CHECK(EVP_EncryptInit_ex2(x, c, key, iv, NULL), "%s: a random 32-byte IV", name);
+    memcpy(iv + 16, key, 16);
+    for (int enc = 0; enc < 2; enc++)
+        CHECK(!EVP_CipherInit_ex2(x, c, key, iv, enc, NULL),
+              "%s: IV = 16 bytes || the key's first 16 (openssl enc's buffer) accepted (%s)", name,
+              enc ? "encrypt" : "decrypt");
+    int l;
+    CHECK(!EVP_EncryptUpdate(x, out, &l, pt, 64), "%s: update after the refused init", name);
+    EVP_CIPHER_CTX_free(x);
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : ".";
@@ -821,6 +843,8 @@ int main(int argc, char **argv)
                     test_gcm_nonce_reuse("default provider's", ref);
             } else {
                 test_block_mode(f, m, c, ecb);
+                if (f->bs > 16 && m != ECB)
+                    test_iv_half_key(nm, c);
                 if (m != CTR) {
                     test_padding_off_at_final(nm, c, f->bs);
                     if (ref)

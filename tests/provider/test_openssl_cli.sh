@@ -78,6 +78,23 @@ for c in ublock-128-128 ublock-128-256 ublock-256-256; do
 done
 [ -x "$build/kuai" ] || echo "SKIP kuai encrypt --raw cross-check: $build/kuai not built"
 
+# 2b. uBlock-256/256 CBC/CTR through openssl enc (issue 15, defect 12): enc
+# keeps IVs in a 16-byte buffer, so the provider is handed the given IV's
+# first 16 bytes followed by the first 16 bytes of the key. That must be
+# refused (non-zero exit), never a silently wrong ciphertext; -pass aborts
+# in openssl itself (EVP_BytesToKey/PBKDF2 into the same buffer).
+key=$(hexkey 32)
+for m in cbc ctr; do
+    for d in "" -d; do
+        if openssl enc $d -ublock-256-256-$m -nopad -K "$key" -iv "$(hexkey 32)" -in "$tmp/in32" \
+            -out "$tmp/wrong" "${prov[@]}" 2>/dev/null; then
+            bad "openssl enc $d -ublock-256-256-$m -iv <64 hex digits> exited 0 (IV half key)"
+        else
+            ok
+        fi
+    done
+done
+
 # 3. SM4 and AES through kuai give exactly the default provider's bytes.
 ciphers=(sm4:16)
 [ $aes = 1 ] && ciphers+=(aes-128:16 aes-192:24 aes-256:32)

@@ -229,6 +229,19 @@ static int kp_init(void *vctx, const unsigned char *key, size_t keylen, const un
     } else if (iv != NULL && ctx->alg->mode != KP_ECB) {
         if (ivlen != ctx->ivlen)
             return 0;
+        /* `openssl enc` keeps IVs in a 16-byte buffer (EVP_MAX_IV_LENGTH)
+         * followed by the key's, so a 32-byte IV reaches us as 16 given
+         * bytes || the key's first 16 (defect 12 of issue 15). That IV is
+         * refused, and the context keeps no IV: no output under a wrong IV.
+         * A caller's own IV matches the key that way with probability
+         * 2^-128. CRYPTO_memcmp: no branch on key bytes. */
+        if (key != NULL && ivlen > EVP_MAX_IV_LENGTH &&
+            CRYPTO_memcmp(iv + EVP_MAX_IV_LENGTH, key,
+                          ivlen - EVP_MAX_IV_LENGTH < keylen ? ivlen - EVP_MAX_IV_LENGTH
+                                                             : keylen) == 0) {
+            ctx->iv_set = 0;
+            return 0;
+        }
         memcpy(ctx->oiv, iv, ivlen);
         memcpy(ctx->iv, iv, ivlen);
         ctx->iv_set = 1;

@@ -404,13 +404,15 @@ static int kp_update(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
                      const unsigned char *in, size_t inl)
 {
     kp_ctx *ctx = vctx;
+    if (ctx->alg->mode == KP_GCM && inl == 0) {
+        /* an empty update, never the tag step: accepted in any state, as
+         * by the default provider */
+        *outl = 0;
+        return 1;
+    }
     if (ctx->key == NULL)
         return 0;
     if (ctx->alg->mode == KP_GCM) {
-        if (inl == 0) { /* an empty update, never the tag step; accepted in any state */
-            *outl = 0;
-            return 1;
-        }
         if (in == NULL)
             return 0;
         if (out != NULL && outsize < inl)
@@ -478,6 +480,8 @@ static int kp_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize
         return kp_gcm_step(ctx, NULL, NULL, 0);
     if (ctx->alg->mode == KP_CTR)
         return 1;
+    if (ctx->alg->mode == KP_CBC && !ctx->iv_set)
+        return 0; /* as update: no CBC block under an IV nobody set */
     if (ctx->enc) {
         if (!ctx->padding)
             return ctx->buflen == 0;

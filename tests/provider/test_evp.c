@@ -9,6 +9,8 @@
  * bit by bit), and SM4/AES are also compared with OpenSSL's default
  * provider and SM4-GCM with libgcrypt and RFC 8998.
  */
+#include "provider_test.h"
+
 #include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -22,18 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int checks, failures;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-            ERR_print_errors_fp(stdout);                                                           \
-        }                                                                                          \
-    } while (0)
+int checks, failures;
 
 static uint64_t rng = 0x6b756169ULL;
 static uint32_t rnd(void)
@@ -861,6 +852,7 @@ int main(int argc, char **argv)
                failures - failures_before);
         EVP_CIPHER_free(ecb);
     }
+    test_evp_model();
     OSSL_PROVIDER_unload(kuai);
     OSSL_PROVIDER_unload(dflt);
     printf("provider EVP test: %d checks, %d failed\n", checks, failures);

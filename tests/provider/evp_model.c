@@ -303,8 +303,12 @@ static int do_set_tag(model *m, const uint8_t *tag, int n)
     char what[32];
     snprintf(what, sizeof what, "set_tag(%d)", n);
     int a = agree(m, what, r[0], r[1], NULL, NULL, 0, 0, 0);
-    if (a >= 0) /* refused, the default provider has still copied it in */
-        m->tag_random = !a;
+    /* Refused, the default provider has still copied it in; a shorter tag
+     * leaves the bytes after it as they were. */
+    if (a == 0)
+        m->tag_random = 1;
+    else if (a == 1 && n == 16)
+        m->tag_random = 0;
     return a;
 }
 

@@ -55,6 +55,14 @@ static int value(const char *v, uint8_t *out, size_t max, size_t *len)
     return 1;
 }
 
+/* Copies a field's text, cut to the buffer (the data's names are short). */
+static void set_str(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src) < size - 1 ? strlen(src) : size - 1;
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
 /* Reads the next record (a "Cipher = " block); 0 at the end of the file. */
 static int next_record(FILE *fp, rec *r, int *line)
 {
@@ -88,13 +96,13 @@ static int next_record(FILE *fp, rec *r, int *line)
         if (strcmp(k, "Cipher") == 0) {
             in_rec = 1;
             r->line = *line;
-            snprintf(r->cipher, sizeof r->cipher, "%s", v);
-            snprintf(r->avail, sizeof r->avail, "%s", pending_avail);
+            set_str(r->cipher, sizeof r->cipher, v);
+            set_str(r->avail, sizeof r->avail, pending_avail);
             continue;
         }
         if (!in_rec) {
             if (strcmp(k, "Availablein") == 0)
-                snprintf(pending_avail, sizeof pending_avail, "%s", v);
+                set_str(pending_avail, sizeof pending_avail, v);
             continue; /* Title, FIPSversion, ... */
         }
         int ok = 1;
@@ -115,16 +123,16 @@ static int next_record(FILE *fp, rec *r, int *line)
         else if (strcmp(k, "NextIV") == 0)
             ok = r->has_next_iv = value(v, r->next_iv, sizeof r->next_iv, &r->next_ivlen);
         else if (strcmp(k, "Operation") == 0)
-            snprintf(r->op, sizeof r->op, "%s", v);
+            set_str(r->op, sizeof r->op, v);
         else if (strcmp(k, "Result") == 0)
-            snprintf(r->result, sizeof r->result, "%s", v);
+            set_str(r->result, sizeof r->result, v);
         else if (!r->unknown) {
             r->unknown = 1;
-            snprintf(r->unknown_key, sizeof r->unknown_key, "%s", k);
+            set_str(r->unknown_key, sizeof r->unknown_key, k);
         }
         if (!ok) {
             r->unknown = 1;
-            snprintf(r->unknown_key, sizeof r->unknown_key, "bad %s", k);
+            set_str(r->unknown_key, sizeof r->unknown_key, k); /* a value not understood */
         }
     }
     return in_rec;

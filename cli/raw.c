@@ -112,7 +112,7 @@ static void crypt_buf(raw_ctx *r, uint8_t *buf, size_t len)
 static int out_write(output *out, const uint8_t *buf, size_t len)
 {
     if (len && write_full(out->fd, buf, len)) {
-        msg("%s: write error: %s", out->path ? out->path : "standard output", strerror(errno));
+        msg("%s: write error: %s", out_name(out), strerror(errno));
         return EXIT_IO;
     }
     return 0;

@@ -119,8 +119,8 @@ double now_seconds(void);
 /* container.c */
 int container_encrypt(const cli_opts *o, const key_material *km, int in_fd, output *out,
                       progress *pg, const char *in_name);
-int container_decrypt(const cli_opts *o, const key_material *km, int in_fd, output *out,
-                      progress *pg, const char *in_name);
+int container_decrypt(const cli_opts *o, key_material *km, int in_fd, output *out, progress *pg,
+                      const char *in_name);
 
 /* raw.c */
 int parse_raw_cipher(const char *name, kuai_cipher *c, raw_mode *m);

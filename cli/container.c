@@ -525,8 +525,8 @@ int container_encrypt(const cli_opts *o, const key_material *km, int in_fd, outp
     return rc;
 }
 
-int container_decrypt(const cli_opts *o, const key_material *km, int in_fd, output *out,
-                      progress *pg, const char *in_name)
+int container_decrypt(const cli_opts *o, key_material *km, int in_fd, output *out, progress *pg,
+                      const char *in_name)
 {
     uint8_t hdr[HEADER_SIZE], tag[TAG_SIZE];
     ssize_t n = read_full(in_fd, hdr, HEADER_SIZE);
@@ -576,7 +576,14 @@ int container_decrypt(const cli_opts *o, const key_material *km, int in_fd, outp
         return EXIT_VERIFY;
     }
     if (kdf == KDF_SCRYPT && !km->password) {
-        msg("%s: encrypted with a password; use --password", in_name);
+        if (km->nkeys) {
+            msg("%s: encrypted with a password; use --password", in_name);
+            return EXIT_USAGE;
+        }
+        read_password(0, km); /* no key option given: ask, as -p would */
+    }
+    if (kdf == KDF_NONE && !km->nkeys && !km->password) {
+        msg("%s: encrypted with a key; give --key HEX or --key-file FILE", in_name);
         return EXIT_USAGE;
     }
     if (kdf == KDF_NONE && km->password) {

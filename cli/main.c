@@ -45,8 +45,8 @@ static const char usage_encrypt[] =
     "order, truncation and appending all detected on decryption.\n"
     "\n"
     "  -c, --cipher NAME   ublock-128-128, ublock-128-256, ublock-256-256, sm4,\n"
-    "                      aes-128, aes-192, aes-256; with --raw NAME-ecb, NAME-cbc\n"
-    "                      or NAME-ctr (e.g. sm4-ctr, aes-256-cbc)\n"
+    "                      aes-128, aes-192, aes-256 (any case); with --raw NAME-ecb,\n"
+    "                      NAME-cbc or NAME-ctr (e.g. sm4-ctr, aes-256-cbc)\n"
     "  -k, --key HEX       the key in hex (as many bytes as the cipher's key)\n"
     "      --key-file F    a file holding the key in hex; with --raw and several\n"
     "                      inputs, one key per line gives each input its own key\n"
@@ -71,7 +71,7 @@ static const char usage_encrypt[] =
     "written under a temporary name and renamed when complete.\n";
 
 static const char usage_decrypt[] =
-    "usage: kuai decrypt (--key HEX | --key-file F | --password) [-o OUT] [-j N]\n"
+    "usage: kuai decrypt [--key HEX | --key-file F | --password] [-o OUT] [-j N]\n"
     "                    [-f] [-q] [IN ...]\n"
     "       kuai decrypt --raw --cipher NAME-MODE (--key HEX | --key-file F) [--iv HEX]\n"
     "                    [--nopad] [-o OUT] [-j N] [-f] [-q] [IN ...]\n"
@@ -85,7 +85,9 @@ static const char usage_decrypt[] =
     "\n"
     "  -k, --key HEX       the key in hex\n"
     "      --key-file F    a file holding the key in hex\n"
-    "  -p, --password      the password ($KUAI_PASSWORD when there is no terminal)\n"
+    "  -p, --password      the password ($KUAI_PASSWORD when there is no terminal);\n"
+    "                      with no key option it is asked for anyway when the\n"
+    "                      file was encrypted with a password\n"
     "  -c, --cipher NAME   optional: fail unless the file uses this cipher;\n"
     "                      with --raw required, NAME-ecb/-cbc/-ctr\n"
     "  -o, --output OUT    output file; with several inputs a directory, where each\n"

@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <termios.h>
 #include <time.h>
@@ -126,7 +128,7 @@ static const kuai_cipher all_ciphers[] = {
 int parse_cipher(const char *name, kuai_cipher *c)
 {
     for (size_t i = 0; i < sizeof all_ciphers / sizeof all_ciphers[0]; i++)
-        if (!strcmp(name, kuai_cipher_name(all_ciphers[i]))) {
+        if (!strcasecmp(name, kuai_cipher_name(all_ciphers[i]))) { /* SM4 = sm4 */
             *c = all_ciphers[i];
             return 0;
         }
@@ -156,6 +158,10 @@ int load_keys(const cli_opts *o, key_material *km, size_t want_len)
 {
     memset(km, 0, sizeof *km);
     int sources = !!o->key_hex + !!o->key_file + !!o->password;
+    /* container decryption without a key option: the header says whether
+     * to ask for a password (container_decrypt) */
+    if (sources == 0 && o->decrypt && !o->raw)
+        return 0;
     if (sources != 1)
         fail(EXIT_USAGE, sources ? "give only one of --key, --key-file and --password"
                                  : "no key: give --key HEX, --key-file FILE or --password");
@@ -683,6 +689,7 @@ void progress_start(progress *p, int quiet, uint64_t total)
     p->t0 = p->last = now_seconds();
 }
 
+/* Sizes and rates in one unit family: B, KiB, MiB, ... (rates per s). */
 static void human(char *buf, size_t n, double v)
 {
     const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -694,30 +701,54 @@ static void human(char *buf, size_t n, double v)
     snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
 }
 
+static int term_cols(void)
+{
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 80;
+}
+
 static void progress_draw(progress *p, double t, int final)
 {
-    char done[32], total[32], line[160];
+    char done[32], total[32], rate_s[32], text[160], line[400];
     double dt = t - p->t0;
     double rate = dt > 0 ? (double)p->done / dt : 0;
     human(done, sizeof done, (double)p->done);
+    human(rate_s, sizeof rate_s, rate);
+    /* The line never reaches the last column (no wrap), and \033[K clears
+     * what a longer earlier line left. */
+    int cols = term_cols() - 1;
+    if (cols > (int)sizeof line - 16)
+        cols = (int)sizeof line - 16;
     if (p->total) {
         human(total, sizeof total, (double)p->total);
         double frac = (double)p->done / (double)p->total;
         if (frac > 1)
             frac = 1;
-        char bar[31];
-        int fill = (int)(frac * 30);
-        for (int i = 0; i < 30; i++)
-            bar[i] = i < fill ? '#' : '.';
-        bar[30] = '\0';
         double eta =
             rate > 0 ? (double)(p->total - (p->done < p->total ? p->done : p->total)) / rate : 0;
-        snprintf(line, sizeof line, "\r[%s] %3.0f%% %s / %s  %.1f MB/s  ETA %d:%02d ", bar,
-                 frac * 100, done, total, rate / 1e6, (int)eta / 60, (int)eta % 60);
+        snprintf(text, sizeof text, "%3.0f%% %s / %s  %s/s  ETA %d:%02d", frac * 100, done, total,
+                 rate_s, (int)eta / 60, (int)eta % 60);
+        int width = cols - (int)strlen(text) - 3; /* "[", "] " */
+        if (width > 30)
+            width = 30;
+        if (width >= 5) {
+            char bar[31];
+            int fill = (int)(frac * width);
+            for (int i = 0; i < width; i++)
+                bar[i] = i < fill ? '#' : '.';
+            bar[width] = '\0';
+            snprintf(line, sizeof line, "\r[%s] %s", bar, text);
+        } else {
+            snprintf(line, sizeof line, "\r%.*s", cols > 0 ? cols : 0, text);
+        }
     } else {
-        snprintf(line, sizeof line, "\r%s  %.1f MB/s ", done, rate / 1e6);
+        snprintf(text, sizeof text, "%s  %s/s", done, rate_s);
+        snprintf(line, sizeof line, "\r%.*s", cols > 0 ? cols : 0, text);
     }
     fputs(line, stderr);
+    fputs("\033[K", stderr);
     if (final)
         fputc('\n', stderr);
     fflush(stderr);

@@ -839,14 +839,19 @@ def test_output_matrix(d):
     print(f"output matrix: {cells} cells")
 
 
-def on_pty(args, typed=b""):
+def on_pty(args, typed=b"", cols=None, env=None):
     """Runs kuai with all three standard streams on a pseudo-terminal (its
-    controlling terminal), typing `typed` into it; returns (exit status,
-    everything it printed)."""
+    controlling terminal, `cols` wide), typing `typed` into it; returns
+    (exit status, everything it printed)."""
     pid, fd = pty.fork()
     if pid == 0:
         try:
-            os.execv(KUAI, [KUAI] + args)
+            if cols:
+                import fcntl
+                import struct
+                import termios
+                fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, cols, 0, 0))
+            os.execve(KUAI, [KUAI] + args, dict(os.environ, **(env or {})))
         finally:
             os._exit(127)
     buf = b""
@@ -876,8 +881,16 @@ def test_progress(d):
     out = d.file("prog.kuai")
     status, buf = on_pty(["encrypt", "-c", "sm4", "-k", k, "-o", out, src])
     text = buf.decode(errors="replace")
-    report(status == 0 and "MB/s" in text and "3.0 MiB" in text and "ETA" in text,
-           "progress bar on a terminal", repr(text))
+    report(status == 0 and "MiB/s" in text and "MB/s" not in text and "3.0 MiB" in text
+           and "ETA" in text and "\033[K" in text, "progress bar on a terminal (one unit family, "
+           "clears to the end of the line)", repr(text))
+    for cols in (40, 60, 100):
+        os.unlink(out)
+        status, buf = on_pty(["encrypt", "-c", "sm4", "-k", k, "-o", out, src], cols=cols)
+        lines = [ln.replace("\033[K", "").rstrip("\n") for ln in
+                 buf.decode(errors="replace").replace("\r\n", "\n").split("\r") if ln.strip()]
+        report(status == 0 and lines and all(len(ln) < cols for ln in lines),
+               f"progress bar fits a {cols}-column terminal", repr(lines))
     os.unlink(out)
     status, buf = on_pty(["encrypt", "-q", "-c", "sm4", "-k", k, "-o", out, src])
     report(status == 0 and buf == b"", "-q silences the progress bar", repr(buf))
@@ -914,6 +927,45 @@ def ref(data, key=None, password=None):
         return ref_decrypt.decrypt(data, bytes.fromhex(key) if key else None, password, KUAI)
     except ref_decrypt.Rejected as e:
         return e
+
+
+def test_polish(d):
+    """Issue 16 item 8: cipher names in any case, decrypt asks for the
+    password of a password file without -p, the bash completion."""
+    k = key_hex("sm4")
+    for name in ("SM4", "Sm4", "UBLOCK-128-128"):
+        rc, ct, err = run(["encrypt", "-c", name, "-k", k if name.lower() != "ublock-128-128"
+                           else key_hex("ublock-128-128")], b"case")
+        report(rc == 0, f"cipher name {name} accepted", err)
+    rc, ct, err = run(["encrypt", "--raw", "-c", "SM4-CBC", "-k", k, "--iv", "00" * 16], b"case")
+    rc2, back, err2 = run(["decrypt", "--raw", "-c", "sm4-cbc", "-k", k, "--iv", "00" * 16], ct)
+    report(rc == 0 and back == b"case", "raw cipher name SM4-CBC accepted", err + err2)
+    pw = {"KUAI_PASSWORD": "asked anyway"}
+    rc, ct, err = run(["encrypt", "-c", "sm4", "-p", "--scrypt-log2n", "10"], b"no -p", pw)
+    src = d.file("pol.kuai", ct)
+    rc, back, err = run(["decrypt", src], None, pw)
+    report(rc == 0 and back == b"no -p", "decrypt of a password file without -p (KUAI_PASSWORD)",
+           f"rc={rc} {err}")
+    out = d.file("pol.out")
+    status, buf = on_pty(["decrypt", "-q", "-o", out, src], b"asked anyway\n")
+    report(status == 0 and b"Password" in buf and open(out, "rb").read() == b"no -p",
+           "decrypt of a password file without -p asks on the terminal", repr(buf))
+    rc, ct, _ = run(["encrypt", "-c", "sm4", "-k", k], b"key file")
+    rc, _, err = run(["decrypt"], ct)
+    report(rc == EXIT_USAGE and "--key" in err, "decrypt of a key file without a key: usage",
+           f"rc={rc} {err}")
+    comp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "cli",
+                        "completions", "kuai.bash")
+    if shutil.which("bash"):
+        script = (f'source "{comp}"; complete -p kuai >/dev/null || exit 9; '
+                  'f() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _kuai; '
+                  'echo "${COMPREPLY[*]}"; }; '
+                  'f kuai de; f kuai encrypt --raw -c sm4-c; f kuai decrypt -c ublock-256; '
+                  'f kuai encrypt --key-f')
+        p = subprocess.run(["bash", "-c", script], capture_output=True, text=True)
+        want = ["decrypt", "sm4-cbc sm4-ctr", "ublock-256-256", "--key-file"]
+        report(p.returncode == 0 and p.stdout.splitlines() == want, "bash completion",
+               f"{p.stdout!r} {p.stderr!r}")
 
 
 def test_format_spec(d, supported):
@@ -1004,6 +1056,7 @@ def main():
         test_format_spec(d, supported)
         test_progress(d)
         test_password_prompt(d)
+        test_polish(d)
         test_selftest_info_speed(d)
     finally:
         shutil.rmtree(d.path, ignore_errors=True)

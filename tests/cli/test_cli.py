@@ -603,14 +603,19 @@ def test_issue15(d):
                f"multi-file --raw CBC, second input {'a directory' if second == sub else 'missing'}"
                ": nothing left", f"rc={rc} {os.listdir(od)} {err}")
     pw = {"KUAI_PASSWORD": "pw"}
+    with open(KUAI, "rb") as f:
+        asan = b"__asan_init" in f.read()
+    if asan:  # AddressSanitizer's shadow memory does not fit under ulimit -v
+        skip("scrypt out of memory (ulimit -v)", "an AddressSanitizer build")
     rc, ctp, _ = run(["encrypt", "-c", "sm4", "-p", "--scrypt-log2n", "20"], b"x", pw)
     out = os.path.join(sub, "scrypt.out")
-    p = subprocess.run(["sh", "-c", f'ulimit -v 400000; exec "$0" "$@"', KUAI, "decrypt", "-p",
+    p = subprocess.run(["sh", "-c", 'ulimit -v 400000; exec "$0" "$@"', KUAI, "decrypt", "-p",
                         "-o", out], input=ctp, capture_output=True,
                        env=dict(os.environ, **pw), start_new_session=True)
-    report(rc == 0 and p.returncode == 70 and b"scrypt" in p.stderr and not leftovers(sub)
-           and not os.path.exists(out), "scrypt out of memory (ulimit -v): nothing left",
-           f"rc={p.returncode} {p.stderr!r} {os.listdir(sub)}")
+    if not asan:
+        report(rc == 0 and p.returncode == 70 and b"scrypt" in p.stderr and not leftovers(sub)
+               and not os.path.exists(out), "scrypt out of memory (ulimit -v): nothing left",
+               f"rc={p.returncode} {p.stderr!r} {os.listdir(sub)}")
     # 5: two inputs mapping to one output are refused before anything is written
     for x in ("a", "b"):
         os.makedirs(os.path.join(sub, x))

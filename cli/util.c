@@ -448,8 +448,11 @@ static out_kind output_classify(const char *path, int force, char **target, stru
     }
     *st = lst;
     if (S_ISLNK(lst.st_mode)) {
-        if (stat(path, st) != 0)
-            fail(EXIT_IO, "%s: not writing through a dangling symbolic link", path);
+        if (stat(path, st) != 0) {
+            if (errno == ENOENT)
+                fail(EXIT_IO, "%s: not writing through a dangling symbolic link", path);
+            fail(EXIT_IO, "%s: cannot follow the symbolic link: %s", path, strerror(errno));
+        }
         if (S_ISREG(st->st_mode)) {
             *target = realpath(path, NULL);
             if (!*target)

@@ -9,7 +9,7 @@ CMAKE_FLAGS ?=
 # yardstick (see ../shared/bench.md); it must be set before libcrypto loads.
 OPENSSL_NO_AESNI = ~0x200000200000000
 
-.PHONY: all build test test-cli test-portable test-sanitize test-ct fuzz test-provider test-cross test-shim sftp-demo bench bench-quick plot install format clean vectors
+.PHONY: all build test test-cli test-cli-faults test-portable test-sanitize test-ct fuzz test-provider test-cross test-shim sftp-demo bench bench-quick plot install format clean vectors
 
 all: build
 
@@ -22,7 +22,7 @@ build:
 # Where `make vectors` put the third-party vector files, for every suite run
 # of `make test` (prerequisites inherit it); expanded after `vectors` ran.
 test: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
-test: vectors build test-cli test-portable test-sanitize test-provider test-ct fuzz test-cross test-shim
+test: vectors build test-cli test-cli-faults test-portable test-sanitize test-provider test-ct fuzz test-cross test-shim
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --quick > $(BUILD)/bench-smoke.txt
 	@echo "benchmark smoke run ok"
 	$(BUILD)/kuai_test
@@ -30,6 +30,12 @@ test: vectors build test-cli test-portable test-sanitize test-provider test-ct f
 # The kuai tool (tests/cli/test_cli.py, python3 standard library only).
 test-cli: build
 	python3 tests/cli/test_cli.py $(BUILD)/kuai
+
+# Every call the tool makes to open, read, write, fsync, close, rename,
+# malloc, scrypt, ... failed in turn through an LD_PRELOAD shim
+# (tests/cli/fault_shim.c, tests/cli/test_faults.py); about 40 s.
+test-cli-faults: build
+	python3 tests/cli/test_faults.py $(BUILD)/kuai $(BUILD)/libkuai_fault_shim.so
 
 # What a non-x86 build gets: the portable backends alone.
 test-portable:

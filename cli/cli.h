@@ -72,13 +72,21 @@ ssize_t read_full(int fd, uint8_t *buf, size_t n);
 int write_full(int fd, const uint8_t *buf, size_t n);
 unsigned default_threads(void);
 
-/* Output files: written under a temporary name in the target's directory,
- * renamed into place only by output_commit. */
+/* Output files: a regular file (new, or replacing one with --force) is
+ * written under a temporary name in the target's directory and moved into
+ * place only by output_commit; a character device or FIFO is written
+ * directly, like standard output. A symlink leads to its target. */
 typedef struct output {
     int fd;
-    const char *path; /* final path; NULL for standard output */
+    const char *path; /* as given, for messages; NULL for standard output */
+    char *target;     /* the file to replace or create (a symlink resolved) */
     char *tmp;        /* temporary path while writing */
     int force;
+    int direct;  /* device or FIFO: written in place, nothing to commit */
+    int replace; /* an existing regular file is replaced: keep its mode */
+    mode_t mode;
+    uid_t uid;
+    gid_t gid;
 } output;
 int output_check(const char *path, int force);
 int output_open(output *o, const char *path, int force);
@@ -86,6 +94,16 @@ int output_open(output *o, const char *path, int force);
 int cli_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 int output_commit(output *o);
 void output_abort(output *o);
+/* Mode, owner, fsync and close: all that can fail before the rename. */
+void output_finish(output *o);
+/* rc 0: commits the n outputs (every one written and synced before the
+ * first is moved into place); else removes them all. */
+void output_end(output *os, size_t n, int rc);
+/* The output's name in messages. */
+static inline const char *out_name(const output *o)
+{
+    return o->path ? o->path : "standard output";
+}
 
 /* Progress bar on standard error (only when it is a terminal). */
 typedef struct progress {
@@ -101,8 +119,8 @@ double now_seconds(void);
 /* container.c */
 int container_encrypt(const cli_opts *o, const key_material *km, int in_fd, output *out,
                       progress *pg, const char *in_name);
-int container_decrypt(const cli_opts *o, const key_material *km, int in_fd, output *out,
-                      progress *pg, const char *in_name);
+int container_decrypt(const cli_opts *o, key_material *km, int in_fd, output *out, progress *pg,
+                      const char *in_name);
 
 /* raw.c */
 int parse_raw_cipher(const char *name, kuai_cipher *c, raw_mode *m);

@@ -246,6 +246,7 @@ typedef struct pipeline {
     int err_code;      /* exit code of the first error */
     char err_msg[512]; /* and its message */
     int out_fd;
+    const char *in_name, *out_name; /* for messages */
     progress *pg;
 } pipeline;
 
@@ -301,17 +302,17 @@ static void *pl_worker(void *arg)
         s->state = SLOT_DONE;
         if (s->rc == 1)
             pl_error(p, EXIT_VERIFY,
-                     "truncated: the file ends after chunk %llu, which is not its last chunk",
-                     (unsigned long long)s->idx);
+                     "%s: truncated: the file ends after chunk %llu, which is not its last chunk",
+                     p->in_name, (unsigned long long)s->idx);
         else if (s->rc == KUAI_ERR_AUTH)
             pl_error(p, EXIT_VERIFY,
-                     "chunk %llu (at byte %llu) failed authentication: the file was modified, "
-                     "damaged, truncated or reordered",
-                     (unsigned long long)s->idx,
+                     "%s: chunk %llu (at byte %llu) failed authentication: the file was "
+                     "modified, damaged, truncated or reordered",
+                     p->in_name, (unsigned long long)s->idx,
                      (unsigned long long)(HEADER_SIZE + s->idx * (CHUNK_SIZE + TAG_SIZE)));
         else if (s->rc)
-            pl_error(p, kuai_exit_code(s->rc), "chunk %llu: %s", (unsigned long long)s->idx,
-                     kuai_strerror(s->rc));
+            pl_error(p, kuai_exit_code(s->rc), "%s: chunk %llu: %s", p->in_name,
+                     (unsigned long long)s->idx, kuai_strerror(s->rc));
         pthread_cond_broadcast(&p->cv);
     }
     pthread_cond_broadcast(&p->cv);
@@ -337,7 +338,7 @@ static void *pl_writer(void *arg)
         progress_add(p->pg, s->in_len);
         pthread_mutex_lock(&p->mu);
         if (werr) {
-            pl_error(p, EXIT_IO, "write error: %s", strerror(werr));
+            pl_error(p, EXIT_IO, "%s: write error: %s", p->out_name, strerror(werr));
             break;
         }
         s->state = SLOT_FREE;
@@ -380,14 +381,16 @@ static ssize_t read_chunk(chunk_reader *r, uint8_t *buf, size_t want, int *last)
     return (ssize_t)got;
 }
 
-static int run_pipeline(const file_keys *fk, int decrypt, chunk_reader *rd, int out_fd,
+static int run_pipeline(const file_keys *fk, int decrypt, chunk_reader *rd, const output *out,
                         unsigned threads, progress *pg, const char *in_name)
 {
     pipeline P, *p = &P;
     memset(p, 0, sizeof *p);
     p->fk = fk;
     p->decrypt = decrypt;
-    p->out_fd = out_fd;
+    p->out_fd = out->fd;
+    p->in_name = in_name;
+    p->out_name = out_name(out);
     p->pg = pg;
     p->total = UINT64_MAX;
     /* Enough slots that the reader and the writer each have one to work on
@@ -465,10 +468,7 @@ static int run_pipeline(const file_keys *fk, int decrypt, chunk_reader *rd, int 
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
     if (p->stop) {
-        if (p->err_msg[0] && strncmp(p->err_msg, in_name, strlen(in_name)))
-            msg("%s: %s", in_name, p->err_msg);
-        else
-            msg("%s", p->err_msg);
+        msg("%s", p->err_msg); /* each names its file: the input or the output */
         return p->err_code;
     }
     return 0;
@@ -513,20 +513,20 @@ int container_encrypt(const cli_opts *o, const key_material *km, int in_fd, outp
     if (write_full(out->fd, hdr, HEADER_SIZE)) {
         fk_free(fk);
         free(fk);
-        msg("%s: write error: %s", out->path ? out->path : "standard output", strerror(errno));
+        msg("%s: write error: %s", out_name(out), strerror(errno));
         return EXIT_IO;
     }
     progress_start(pg, o->quiet, input_size(in_fd));
     chunk_reader rd = {.fd = in_fd};
-    rc = run_pipeline(fk, 0, &rd, out->fd, o->threads, pg, in_name);
+    rc = run_pipeline(fk, 0, &rd, out, o->threads, pg, in_name);
     progress_end(pg);
     fk_free(fk);
     free(fk);
     return rc;
 }
 
-int container_decrypt(const cli_opts *o, const key_material *km, int in_fd, output *out,
-                      progress *pg, const char *in_name)
+int container_decrypt(const cli_opts *o, key_material *km, int in_fd, output *out, progress *pg,
+                      const char *in_name)
 {
     uint8_t hdr[HEADER_SIZE], tag[TAG_SIZE];
     ssize_t n = read_full(in_fd, hdr, HEADER_SIZE);
@@ -576,17 +576,27 @@ int container_decrypt(const cli_opts *o, const key_material *km, int in_fd, outp
         return EXIT_VERIFY;
     }
     if (kdf == KDF_SCRYPT && !km->password) {
-        msg("%s: encrypted with a password; use --password", in_name);
+        if (km->nkeys) {
+            msg("%s: encrypted with a password; use --password", in_name);
+            return EXIT_USAGE;
+        }
+        read_password(0, km); /* no key option given: ask, as -p would */
+    }
+    if (kdf == KDF_NONE && !km->nkeys && !km->password) {
+        msg("%s: encrypted with a key; give --key HEX or --key-file FILE", in_name);
         return EXIT_USAGE;
     }
     if (kdf == KDF_NONE && km->password) {
         msg("%s: encrypted with a key, not a password; use --key or --key-file", in_name);
         return EXIT_USAGE;
     }
+    /* The cipher id is not verified yet (the header tag needs the key), so
+     * a key of another length is a wrong key or a damaged header alike. */
     if (kdf == KDF_NONE && km->key_len != kuai_key_size(c)) {
-        msg("%s: the key is %zu bytes, %s needs %zu", in_name, km->key_len, kuai_cipher_name(c),
-            kuai_key_size(c));
-        return EXIT_USAGE;
+        msg("%s: wrong key, or a damaged header (the header names %s, whose key is %zu bytes; "
+            "the key given is %zu)",
+            in_name, kuai_cipher_name(c), kuai_key_size(c), km->key_len);
+        return EXIT_VERIFY;
     }
     file_keys *fk = xmalloc(sizeof *fk);
     int rc = derive(fk, km, hdr, tag);
@@ -606,7 +616,7 @@ int container_decrypt(const cli_opts *o, const key_material *km, int in_fd, outp
     uint64_t sz = input_size(in_fd);
     progress_start(pg, o->quiet, sz > HEADER_SIZE ? sz - HEADER_SIZE : 0);
     chunk_reader rd = {.fd = in_fd};
-    rc = run_pipeline(fk, 1, &rd, out->fd, o->threads, pg, in_name);
+    rc = run_pipeline(fk, 1, &rd, out, o->threads, pg, in_name);
     progress_end(pg);
     fk_free(fk);
     free(fk);

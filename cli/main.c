@@ -45,8 +45,8 @@ static const char usage_encrypt[] =
     "order, truncation and appending all detected on decryption.\n"
     "\n"
     "  -c, --cipher NAME   ublock-128-128, ublock-128-256, ublock-256-256, sm4,\n"
-    "                      aes-128, aes-192, aes-256; with --raw NAME-ecb, NAME-cbc\n"
-    "                      or NAME-ctr (e.g. sm4-ctr, aes-256-cbc)\n"
+    "                      aes-128, aes-192, aes-256 (any case); with --raw NAME-ecb,\n"
+    "                      NAME-cbc or NAME-ctr (e.g. sm4-ctr, aes-256-cbc)\n"
     "  -k, --key HEX       the key in hex (as many bytes as the cipher's key)\n"
     "      --key-file F    a file holding the key in hex; with --raw and several\n"
     "                      inputs, one key per line gives each input its own key\n"
@@ -71,7 +71,7 @@ static const char usage_encrypt[] =
     "written under a temporary name and renamed when complete.\n";
 
 static const char usage_decrypt[] =
-    "usage: kuai decrypt (--key HEX | --key-file F | --password) [-o OUT] [-j N]\n"
+    "usage: kuai decrypt [--key HEX | --key-file F | --password] [-o OUT] [-j N]\n"
     "                    [-f] [-q] [IN ...]\n"
     "       kuai decrypt --raw --cipher NAME-MODE (--key HEX | --key-file F) [--iv HEX]\n"
     "                    [--nopad] [-o OUT] [-j N] [-f] [-q] [IN ...]\n"
@@ -85,7 +85,9 @@ static const char usage_decrypt[] =
     "\n"
     "  -k, --key HEX       the key in hex\n"
     "      --key-file F    a file holding the key in hex\n"
-    "  -p, --password      the password ($KUAI_PASSWORD when there is no terminal)\n"
+    "  -p, --password      the password ($KUAI_PASSWORD when there is no terminal);\n"
+    "                      with no key option it is asked for anyway when the\n"
+    "                      file was encrypted with a password\n"
     "  -c, --cipher NAME   optional: fail unless the file uses this cipher;\n"
     "                      with --raw required, NAME-ecb/-cbc/-ctr\n"
     "  -o, --output OUT    output file; with several inputs a directory, where each\n"
@@ -230,6 +232,14 @@ static void parse_crypt_opts(int argc, char **argv, cli_opts *o)
             fail(EXIT_USAGE, "%s needs --iv HEX", o->cipher_arg);
         if (o->mode == MODE_CTR && o->nopad)
             fail(EXIT_USAGE, "--nopad is for ECB and CBC; CTR is never padded");
+        if (o->iv_hex) {
+            /* checked here, before any output exists */
+            uint8_t iv[KUAI_MAX_BLOCK];
+            size_t n, bs = kuai_block_size(o->cipher);
+            if (hex_decode(o->iv_hex, iv, sizeof iv, &n) || n != bs)
+                fail(EXIT_USAGE, "--iv: need %zu hex digits (one %zu-byte block) for %s", bs * 2,
+                     bs, o->cipher_arg);
+        }
     } else {
         if (o->iv_hex || o->nopad)
             fail(EXIT_USAGE, "--iv and --nopad go with --raw (the container makes its own "
@@ -331,6 +341,12 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
     for (size_t i = 0; i < o->ninputs; i++) {
         outs[i] = dir_out ? output_name(o, o->out, o->inputs[i]) : (char *)o->out;
         output_check(outs[i], o->force);
+        /* a/x and b/x both become DIR/x.kuai: the second would replace the
+         * first */
+        for (size_t j = 0; j < i; j++)
+            if (outs[i] && outs[j] && !strcmp(outs[i], outs[j]))
+                fail(EXIT_USAGE, "%s and %s would both be written to %s", o->inputs[j],
+                     o->inputs[i], outs[i]);
         if (outs[i] && strcmp(o->inputs[i], "-")) {
             struct stat si, so;
             if (stat(o->inputs[i], &si) == 0 && stat(outs[i], &so) == 0 && si.st_dev == so.st_dev &&
@@ -346,40 +362,44 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
         output *os = calloc(o->ninputs, sizeof *os);
         if (!fds || !os)
             fail(EXIT_INTERNAL, "out of memory");
-        for (size_t i = 0; i < o->ninputs; i++) {
+        /* every input open before the first output exists */
+        for (size_t i = 0; i < o->ninputs; i++)
             fds[i] = open_input(o->inputs[i]);
+        for (size_t i = 0; i < o->ninputs; i++)
             output_open(&os[i], outs[i], o->force);
-        }
         rc = raw_cbc_encrypt_lockstep(o, &km, fds, os, o->ninputs, &pg);
-        for (size_t i = 0; i < o->ninputs; i++) {
+        for (size_t i = 0; i < o->ninputs; i++)
             close(fds[i]);
-            if (rc)
-                output_abort(&os[i]);
-            else
-                output_commit(&os[i]);
-        }
+        output_end(os, o->ninputs, rc);
         free(fds);
         free(os);
     } else {
-        for (size_t i = 0; i < o->ninputs && !rc; i++) {
+        /* Every output is finished before the first is moved into place: a
+         * failure on the last input leaves all the existing outputs as
+         * they were. */
+        output *os = calloc(o->ninputs, sizeof *os);
+        if (!os)
+            fail(EXIT_INTERNAL, "out of memory");
+        size_t n = 0;
+        for (size_t i = 0; i < o->ninputs && !rc; i++, n++) {
             const char *in = o->inputs[i];
             const char *name = strcmp(in, "-") ? in : "standard input";
             int fd = open_input(in);
-            output out;
-            output_open(&out, outs[i], o->force);
+            output *out = &os[i];
+            output_open(out, outs[i], o->force);
             if (o->raw)
-                rc = raw_run(o, &km, i, fd, &out, &pg, name);
+                rc = raw_run(o, &km, i, fd, out, &pg, name);
             else if (decrypt)
-                rc = container_decrypt(o, &km, fd, &out, &pg, name);
+                rc = container_decrypt(o, &km, fd, out, &pg, name);
             else
-                rc = container_encrypt(o, &km, fd, &out, &pg, name);
+                rc = container_encrypt(o, &km, fd, out, &pg, name);
             if (fd != STDIN_FILENO)
                 close(fd);
-            if (rc)
-                output_abort(&out);
-            else
-                output_commit(&out);
+            if (!rc)
+                output_finish(out); /* synced and closed: one descriptor at a time */
         }
+        output_end(os, n, rc);
+        free(os);
     }
     if (dir_out)
         for (size_t i = 0; i < o->ninputs; i++)

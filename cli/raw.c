@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,7 +31,7 @@ int parse_raw_cipher(const char *name, kuai_cipher *c, raw_mode *m)
     } modes[] = {{"-ecb", MODE_ECB}, {"-cbc", MODE_CBC}, {"-ctr", MODE_CTR}};
     for (size_t i = 0; i < 3; i++) {
         size_t sl = strlen(modes[i].suffix);
-        if (n > sl && !strcmp(name + n - sl, modes[i].suffix)) {
+        if (n > sl && !strcasecmp(name + n - sl, modes[i].suffix)) {
             char base[64];
             if (n - sl >= sizeof base)
                 return -1;
@@ -112,7 +113,7 @@ static void crypt_buf(raw_ctx *r, uint8_t *buf, size_t len)
 static int out_write(output *out, const uint8_t *buf, size_t len)
 {
     if (len && write_full(out->fd, buf, len)) {
-        msg("%s: write error: %s", out->path ? out->path : "standard output", strerror(errno));
+        msg("%s: write error: %s", out_name(out), strerror(errno));
         return EXIT_IO;
     }
     return 0;

@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <termios.h>
 #include <time.h>
@@ -40,12 +42,18 @@ void msg(const char *fmt, ...)
     va_end(ap);
 }
 
+static void remove_temporaries(void);
+
+/* Every exit on an error goes through here, so it is also where the
+ * temporary files being written are removed: no error path can leave one
+ * behind. */
 _Noreturn void fail(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vmsg(fmt, ap);
     va_end(ap);
+    remove_temporaries();
     exit(code);
 }
 
@@ -73,9 +81,10 @@ int kuai_exit_code(int err)
     }
 }
 
-/* Whitespace around the digits is allowed (key files end in a newline);
- * returns 0 on success, -1 for a non-hex character or odd length, -2 when
- * the value is longer than max bytes. */
+/* Whitespace anywhere is skipped (key files end in a newline, and keys are
+ * often written in groups: "0011 2233 ..."); returns 0 on success, -1 for
+ * a non-hex character or odd length, -2 when the value is longer than max
+ * bytes. */
 int hex_decode(const char *hex, uint8_t *out, size_t max, size_t *len)
 {
     size_t n = 0;
@@ -84,9 +93,11 @@ int hex_decode(const char *hex, uint8_t *out, size_t max, size_t *len)
         hex++;
     if (hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X'))
         hex += 2;
-    for (; *hex && !isspace((unsigned char)*hex); hex++) {
+    for (; *hex; hex++) {
         int v;
         char ch = *hex;
+        if (isspace((unsigned char)ch))
+            continue;
         if (ch >= '0' && ch <= '9')
             v = ch - '0';
         else if (ch >= 'a' && ch <= 'f')
@@ -104,9 +115,7 @@ int hex_decode(const char *hex, uint8_t *out, size_t max, size_t *len)
             hi = -1;
         }
     }
-    while (isspace((unsigned char)*hex))
-        hex++;
-    if (*hex || hi >= 0)
+    if (hi >= 0)
         return -1;
     *len = n;
     return 0;
@@ -119,7 +128,7 @@ static const kuai_cipher all_ciphers[] = {
 int parse_cipher(const char *name, kuai_cipher *c)
 {
     for (size_t i = 0; i < sizeof all_ciphers / sizeof all_ciphers[0]; i++)
-        if (!strcmp(name, kuai_cipher_name(all_ciphers[i]))) {
+        if (!strcasecmp(name, kuai_cipher_name(all_ciphers[i]))) { /* SM4 = sm4 */
             *c = all_ciphers[i];
             return 0;
         }
@@ -149,6 +158,10 @@ int load_keys(const cli_opts *o, key_material *km, size_t want_len)
 {
     memset(km, 0, sizeof *km);
     int sources = !!o->key_hex + !!o->key_file + !!o->password;
+    /* container decryption without a key option: the header says whether
+     * to ask for a password (container_decrypt) */
+    if (sources == 0 && o->decrypt && !o->raw)
+        return 0;
     if (sources != 1)
         fail(EXIT_USAGE, sources ? "give only one of --key, --key-file and --password"
                                  : "no key: give --key HEX, --key-file FILE or --password");
@@ -172,9 +185,10 @@ int load_keys(const cli_opts *o, key_material *km, size_t want_len)
     FILE *f = fopen(o->key_file, "r");
     if (!f)
         fail(EXIT_IO, "%s: cannot open key file: %s", o->key_file, strerror(errno));
-    char line[1024];
-    size_t cap = 0, lineno = 0;
-    while (fgets(line, sizeof line, f)) {
+    /* getline: a line of any length (a long comment is still one line) */
+    char *line = NULL;
+    size_t line_cap = 0, cap = 0, lineno = 0;
+    while (getline(&line, &line_cap, f) >= 0) {
         lineno++;
         char *s = line;
         while (isspace((unsigned char)*s))
@@ -195,6 +209,7 @@ int load_keys(const cli_opts *o, key_material *km, size_t want_len)
         int rc = hex_decode(s, km->keys[km->nkeys], 32, &n);
         if (rc) {
             fclose(f);
+            OPENSSL_cleanse(line, line_cap);
             fail(EXIT_USAGE, "%s, line %zu: not a hex key of at most 64 digits", o->key_file,
                  lineno);
         }
@@ -203,7 +218,9 @@ int load_keys(const cli_opts *o, key_material *km, size_t want_len)
         km->key_len = n;
         km->nkeys++;
     }
-    OPENSSL_cleanse(line, sizeof line);
+    if (line)
+        OPENSSL_cleanse(line, line_cap);
+    free(line);
     int err = ferror(f);
     fclose(f);
     if (err)
@@ -340,16 +357,17 @@ unsigned default_threads(void)
 /* The temporary files being written (several at once in lockstep CBC),
  * removed if a signal ends the process: the handler only reads this table
  * and calls unlink, which is async-signal-safe. */
-#define MAX_TMP 256
+#define MAX_TMP 65536
 static char *volatile tmp_files[MAX_TMP];
 
-static void tmp_track(char *path)
+static int tmp_track(char *path)
 {
     for (size_t i = 0; i < MAX_TMP; i++)
         if (!tmp_files[i]) {
             tmp_files[i] = path;
-            return;
+            return 0;
         }
+    return -1;
 }
 
 static void tmp_untrack(const char *path)
@@ -357,6 +375,22 @@ static void tmp_untrack(const char *path)
     for (size_t i = 0; i < MAX_TMP; i++)
         if (tmp_files[i] == path)
             tmp_files[i] = NULL;
+}
+
+/* unlink, saying so when the file stays (the user has to remove it). */
+static void remove_tmp(const char *tmp)
+{
+    if (unlink(tmp) != 0 && errno != ENOENT)
+        msg("cannot remove the temporary file %s: %s", tmp, strerror(errno));
+}
+
+static void remove_temporaries(void)
+{
+    for (size_t i = 0; i < MAX_TMP; i++)
+        if (tmp_files[i]) {
+            remove_tmp(tmp_files[i]);
+            tmp_files[i] = NULL;
+        }
 }
 
 static void on_signal(int sig)
@@ -395,17 +429,59 @@ int cli_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
     return r;
 }
 
+/* What an output name is now, and how it will be written (docs/cli.md,
+ * "Where the output goes"). */
+typedef enum { OUT_NEW, OUT_REPLACE, OUT_DIRECT } out_kind;
+
+/* Classifies path; fails (exit 2) for what is never written. For a symlink,
+ * *target receives the file it leads to (malloc'd), which is then replaced
+ * or written instead of the link, as cp does. st gets the target's status
+ * (OUT_REPLACE, OUT_DIRECT). */
+static out_kind output_classify(const char *path, int force, char **target, struct stat *st)
+{
+    struct stat lst;
+    *target = NULL;
+    if (lstat(path, &lst) != 0) {
+        if (errno == ENOENT)
+            return OUT_NEW;
+        fail(EXIT_IO, "%s: cannot write: %s", path, strerror(errno));
+    }
+    *st = lst;
+    if (S_ISLNK(lst.st_mode)) {
+        if (stat(path, st) != 0) {
+            if (errno == ENOENT)
+                fail(EXIT_IO, "%s: not writing through a dangling symbolic link", path);
+            fail(EXIT_IO, "%s: cannot follow the symbolic link: %s", path, strerror(errno));
+        }
+        if (S_ISREG(st->st_mode)) {
+            *target = realpath(path, NULL);
+            if (!*target)
+                fail(EXIT_IO, "%s: cannot resolve the symbolic link: %s", path, strerror(errno));
+        }
+    }
+    if (S_ISDIR(st->st_mode))
+        fail(EXIT_IO, "%s: is a directory", path);
+    /* Writing to a character device or a FIFO replaces nothing: no --force
+     * needed, and the node itself is never replaced. */
+    if (S_ISCHR(st->st_mode) || S_ISFIFO(st->st_mode))
+        return OUT_DIRECT;
+    if (!force)
+        fail(EXIT_IO, "%s: exists; not overwriting it (use --force)", path);
+    if (S_ISBLK(st->st_mode))
+        return OUT_DIRECT;
+    if (!S_ISREG(st->st_mode))
+        fail(EXIT_IO, "%s: not a regular file, device or FIFO; not writing to it", path);
+    return OUT_REPLACE;
+}
+
 int output_check(const char *path, int force)
 {
-    struct stat st;
     if (!path)
         return 0;
-    if (lstat(path, &st) == 0) {
-        if (S_ISDIR(st.st_mode))
-            fail(EXIT_IO, "%s: is a directory", path);
-        if (!force)
-            fail(EXIT_IO, "%s: exists; not overwriting it (use --force)", path);
-    }
+    char *target;
+    struct stat st;
+    output_classify(path, force, &target, &st);
+    free(target);
     return 0;
 }
 
@@ -413,20 +489,40 @@ int output_open(output *o, const char *path, int force)
 {
     memset(o, 0, sizeof *o);
     o->force = force;
+    o->fd = -1;
     if (!path) {
         o->fd = STDOUT_FILENO;
         return 0;
     }
-    output_check(path, force);
     o->path = path;
-    char *d = strdup(path), *b = strdup(path);
-    if (!d || !b)
+    char *target;
+    struct stat st;
+    out_kind kind = output_classify(path, force, &target, &st);
+    if (kind == OUT_DIRECT) {
+        o->direct = 1;
+        o->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        if (o->fd < 0)
+            fail(EXIT_IO, "%s: cannot open for writing: %s", path, strerror(errno));
+        return 0;
+    }
+    o->target = target ? target : strdup(path);
+    if (!o->target)
         fail(EXIT_INTERNAL, "out of memory");
-    size_t n = strlen(path) + 32;
+    o->replace = kind == OUT_REPLACE;
+    if (o->replace) {
+        o->mode = st.st_mode & 07777;
+        o->uid = st.st_uid;
+        o->gid = st.st_gid;
+    }
+    /* The temporary name does not grow with the target's: a 255-byte name
+     * still has a temporary name within NAME_MAX. */
+    char *d = strdup(o->target);
+    if (!d)
+        fail(EXIT_INTERNAL, "out of memory");
+    size_t n = strlen(o->target) + 32;
     o->tmp = xmalloc(n);
-    snprintf(o->tmp, n, "%s/.%s.kuai-tmp-XXXXXX", dirname(d), basename(b));
+    snprintf(o->tmp, n, "%s/.kuai-tmp-XXXXXX", dirname(d));
     free(d);
-    free(b);
     catch_signals();
     /* A signal between creating the file and tracking it would leave the
      * file behind; other threads started by the CLI block these signals
@@ -438,73 +534,145 @@ int output_open(output *o, const char *path, int force)
      * file open, and a plaintext is never readable by others meanwhile. */
     o->fd = mkostemp(o->tmp, O_CLOEXEC);
     int e = errno;
-    if (o->fd >= 0)
-        tmp_track(o->tmp); /* the name mkostemp chose */
+    if (o->fd >= 0 && tmp_track(o->tmp)) { /* the name mkostemp chose */
+        remove_tmp(o->tmp);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        fail(EXIT_USAGE, "%s: more than %d outputs at once", path, MAX_TMP);
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (o->fd < 0)
+    if (o->fd < 0) {
+        free(o->tmp);
+        o->tmp = NULL;
         fail(EXIT_IO, "%s: cannot create a temporary file next to it: %s", path, strerror(e));
+    }
     return 0;
 }
 
-int output_commit(output *o)
+/* Moves the finished temporary file to the target without ever replacing
+ * a file that appeared meanwhile: renameat2(RENAME_NOREPLACE), or where the
+ * file system lacks it link + unlink. */
+static int publish_new(const char *tmp, const char *target)
 {
-    if (!o->path)
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_NOREPLACE) == 0)
         return 0;
-    /* 0600 while incomplete; a finished file gets the mode any new file
-     * would (umask is process-wide, and only this thread runs now). */
-    mode_t mask = umask(077);
-    umask(mask);
-    if (fchmod(o->fd, 0666 & ~mask) != 0 || fsync(o->fd) != 0 || close(o->fd) != 0) {
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+    if (link(tmp, target) != 0)
+        return -1;
+    remove_tmp(tmp); /* the file is in place under both names: drop the temporary one */
+    return 0;
+}
+
+/* Everything that can fail before the rename: mode, owner, fsync, close. */
+void output_finish(output *o)
+{
+    if (!o->path || o->fd < 0)
+        return;
+    if (o->direct) {
+        int r = close(o->fd);
+        o->fd = -1;
+        /* close on a device or FIFO can report a failed write */
+        if (r != 0 && errno != EINTR)
+            fail(EXIT_IO, "%s: cannot write: %s", o->path, strerror(errno));
+        return;
+    }
+    int ok;
+    if (o->replace) {
+        /* Keep what the replaced file had: owner and group where allowed
+         * (fchown clears set-id bits, so the mode comes after), and never
+         * wider permissions. */
+        if (fchown(o->fd, o->uid, o->gid) != 0 && fchown(o->fd, (uid_t)-1, o->gid) != 0) {
+            /* not allowed: the file stays ours, with the old mode */
+        }
+        ok = fchmod(o->fd, o->mode) == 0;
+    } else {
+        /* 0600 while incomplete; a finished file gets the mode any new file
+         * would (umask is process-wide, and only this thread runs now). */
+        mode_t mask = umask(077);
+        umask(mask);
+        ok = fchmod(o->fd, 0666 & ~mask) == 0;
+    }
+    if (!ok || fsync(o->fd) != 0 || close(o->fd) != 0) {
         int e = errno;
         o->fd = -1;
         output_abort(o);
         fail(EXIT_IO, "%s: cannot write: %s", o->path, strerror(e));
     }
     o->fd = -1;
-    if (o->force) {
-        if (rename(o->tmp, o->path) != 0) {
+}
+
+/* Moves the finished file into place. */
+static void output_publish(output *o)
+{
+    if (!o->path || o->direct)
+        return;
+    if (o->force && o->replace) {
+        if (rename(o->tmp, o->target) != 0) {
             int e = errno;
             output_abort(o);
             fail(EXIT_IO, "%s: cannot rename the temporary file into place: %s", o->path,
                  strerror(e));
         }
-    } else {
-        /* link fails if the target appeared meanwhile: never overwrite. */
-        if (link(o->tmp, o->path) != 0) {
-            int e = errno;
-            output_abort(o);
-            if (e == EEXIST)
-                fail(EXIT_IO, "%s: exists; not overwriting it (use --force)", o->path);
-            fail(EXIT_IO, "%s: cannot create: %s", o->path, strerror(e));
-        }
-        unlink(o->tmp);
+    } else if (publish_new(o->tmp, o->target) != 0) {
+        int e = errno;
+        output_abort(o);
+        if (e == EEXIST)
+            fail(EXIT_IO, "%s: exists; not overwriting it (use --force)", o->path);
+        fail(EXIT_IO, "%s: cannot create: %s", o->path, strerror(e));
     }
     tmp_untrack(o->tmp);
-    char *d = strdup(o->path);
-    if (d) {
-        int dfd = open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    /* the rename itself survives a crash (no allocation: nothing to fail
+     * after the output is in place but this best effort) */
+    char dir[4096];
+    if (strlen(o->target) < sizeof dir) {
+        strcpy(dir, o->target);
+        int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd >= 0) {
-            fsync(dfd); /* the rename itself survives a crash */
+            fsync(dfd);
             close(dfd);
         }
-        free(d);
     }
     free(o->tmp);
     o->tmp = NULL;
+    free(o->target);
+    o->target = NULL;
+}
+
+int output_commit(output *o)
+{
+    output_finish(o);
+    output_publish(o);
     return 0;
+}
+
+void output_end(output *os, size_t n, int rc)
+{
+    if (rc) {
+        for (size_t i = 0; i < n; i++)
+            output_abort(&os[i]);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        output_finish(&os[i]);
+    for (size_t i = 0; i < n; i++)
+        output_publish(&os[i]);
 }
 
 void output_abort(output *o)
 {
-    if (!o->path || !o->tmp)
+    if (!o->path)
         return;
     if (o->fd >= 0)
         close(o->fd);
     o->fd = -1;
-    unlink(o->tmp); /* before untracking: a signal in between still removes it */
-    tmp_untrack(o->tmp);
-    free(o->tmp);
-    o->tmp = NULL;
+    if (o->tmp) {
+        remove_tmp(o->tmp); /* before untracking: a signal in between still removes it */
+        tmp_untrack(o->tmp);
+        free(o->tmp);
+        o->tmp = NULL;
+    }
+    free(o->target);
+    o->target = NULL;
 }
 
 /* ---- progress ---- */
@@ -524,6 +692,7 @@ void progress_start(progress *p, int quiet, uint64_t total)
     p->t0 = p->last = now_seconds();
 }
 
+/* Sizes and rates in one unit family: B, KiB, MiB, ... (rates per s). */
 static void human(char *buf, size_t n, double v)
 {
     const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -535,30 +704,54 @@ static void human(char *buf, size_t n, double v)
     snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
 }
 
+static int term_cols(void)
+{
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 80;
+}
+
 static void progress_draw(progress *p, double t, int final)
 {
-    char done[32], total[32], line[160];
+    char done[32], total[32], rate_s[32], text[160], line[400];
     double dt = t - p->t0;
     double rate = dt > 0 ? (double)p->done / dt : 0;
     human(done, sizeof done, (double)p->done);
+    human(rate_s, sizeof rate_s, rate);
+    /* The line never reaches the last column (no wrap), and \033[K clears
+     * what a longer earlier line left. */
+    int cols = term_cols() - 1;
+    if (cols > (int)sizeof line - 16)
+        cols = (int)sizeof line - 16;
     if (p->total) {
         human(total, sizeof total, (double)p->total);
         double frac = (double)p->done / (double)p->total;
         if (frac > 1)
             frac = 1;
-        char bar[31];
-        int fill = (int)(frac * 30);
-        for (int i = 0; i < 30; i++)
-            bar[i] = i < fill ? '#' : '.';
-        bar[30] = '\0';
         double eta =
             rate > 0 ? (double)(p->total - (p->done < p->total ? p->done : p->total)) / rate : 0;
-        snprintf(line, sizeof line, "\r[%s] %3.0f%% %s / %s  %.1f MB/s  ETA %d:%02d ", bar,
-                 frac * 100, done, total, rate / 1e6, (int)eta / 60, (int)eta % 60);
+        snprintf(text, sizeof text, "%3.0f%% %s / %s  %s/s  ETA %d:%02d", frac * 100, done, total,
+                 rate_s, (int)eta / 60, (int)eta % 60);
+        int width = cols - (int)strlen(text) - 3; /* "[", "] " */
+        if (width > 30)
+            width = 30;
+        if (width >= 5) {
+            char bar[31];
+            int fill = (int)(frac * width);
+            for (int i = 0; i < width; i++)
+                bar[i] = i < fill ? '#' : '.';
+            bar[width] = '\0';
+            snprintf(line, sizeof line, "\r[%s] %s", bar, text);
+        } else {
+            snprintf(line, sizeof line, "\r%.*s", cols > 0 ? cols : 0, text);
+        }
     } else {
-        snprintf(line, sizeof line, "\r%s  %.1f MB/s ", done, rate / 1e6);
+        snprintf(text, sizeof text, "%s  %s/s", done, rate_s);
+        snprintf(line, sizeof line, "\r%.*s", cols > 0 ? cols : 0, text);
     }
     fputs(line, stderr);
+    fputs("\033[K", stderr);
     if (final)
         fputc('\n', stderr);
     fflush(stderr);

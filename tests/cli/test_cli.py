@@ -496,14 +496,367 @@ def test_errors(d, supported):
         report(rc == EXIT_UNAVAIL, "unsupported cipher: exit 5", f"rc={rc} {err}")
 
 
-def on_pty(args, typed=b""):
+def make_dev(d, name, minor):
+    """A character device node 1:minor (/dev/null is 3, /dev/full 7) in d,
+    or None where that is not allowed."""
+    import stat as st_
+    p = os.path.join(d, name)
+    try:
+        os.mknod(p, st_.S_IFCHR | 0o666, os.makedev(1, minor))
+    except OSError:
+        return None
+    return p
+
+
+def is_dev(p, minor):
+    import stat as st_
+    s = os.lstat(p)
+    return st_.S_ISCHR(s.st_mode) and s.st_rdev == os.makedev(1, minor)
+
+
+def test_issue15(d):
+    """The defects of issue 15 (2-9), each as it was found."""
+    import stat as st_
+    k = key_hex("sm4")
+    src = d.file("i15.pt", b"issue 15 plaintext")
+    sub = d.file("i15")
+    os.makedirs(sub, exist_ok=True)
+    # 2: a device or FIFO is written to, never replaced; no --force needed.
+    # Device nodes made here (as root), so that a regression replaces those
+    # and not the system's /dev/null.
+    devnull, devfull = make_dev(sub, "null", 3), make_dev(sub, "full", 7)
+    if not devnull:
+        skip("-o DEVICE", "cannot make device nodes (not root?)")
+    for force in ([], ["-f"]):
+        if not devnull:
+            break
+        rc, _, err = run(["encrypt", "-c", "sm4", "-k", k, "-o", devnull] + force + [src])
+        report(rc == 0 and is_dev(devnull, 3) and not leftovers(sub),
+               f"-o DEV/null {' '.join(force)}: written, not replaced", f"rc={rc} {err}")
+    if devfull:
+        rc, _, err = run(["encrypt", "-c", "sm4", "-k", k, "-o", devfull, "-f", src])
+        report(rc == EXIT_IO and devfull in err and "No space" in err and is_dev(devfull, 7)
+               and not leftovers(sub), "-o DEV/full -f: ENOSPC, exit 2, the device stays",
+               f"rc={rc} {err}")
+    rc, _, err = run(["encrypt", "-c", "sm4", "-k", k, "-o", "/dev/null", src])
+    report(rc == 0, "-o /dev/null needs no --force", f"rc={rc} {err}")
+    fifo = os.path.join(sub, "fifo")
+    os.mkfifo(fifo)
+    import threading
+    got = []
+    t = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()), daemon=True)
+    t.start()
+    rc, _, err = run(["encrypt", "-c", "sm4", "-k", k, "-o", fifo, "-f", src])
+    t.join(10)
+    rc2, back, _ = run(["decrypt", "-k", k], got[0] if got else b"")
+    report(rc == 0 and st_.S_ISFIFO(os.lstat(fifo).st_mode) and back == b"issue 15 plaintext",
+           "-o FIFO -f: written through the FIFO, which stays", f"rc={rc} {err}")
+    # a symlink is written through to its target, atomically; the link stays
+    target = d.file("i15/target", b"old target")
+    link = os.path.join(sub, "link")
+    os.symlink("target", link)
+    rc, _, err = run(["encrypt", "-c", "sm4", "-k", k, "-o", link, src])
+    report(rc == EXIT_IO and "exists" in err and d.read("i15/target") == b"old target",
+           "-o SYMLINK without -f: refused", f"rc={rc} {err}")
+    rc, _, err = run(["encrypt", "-c", "sm4", "-k", k, "-o", link, "-f", src])
+    rc2, back, _ = run(["decrypt", "-k", k, target])
+    report(rc == 0 and os.path.islink(link) and back == b"issue 15 plaintext"
+           and not leftovers(sub), "-o SYMLINK -f: the target replaced, the link kept",
+           f"rc={rc} {err}")
+    dangling = os.path.join(sub, "dangling")
+    os.symlink("nowhere", dangling)
+    rc, _, err = run(["encrypt", "-c", "sm4", "-k", k, "-o", dangling, "-f", src])
+    report(rc == EXIT_IO and "dangling" in err and not os.path.exists(os.path.join(sub, "nowhere")),
+           "-o DANGLING-SYMLINK -f: refused", f"rc={rc} {err}")
+    # 3: replacing keeps the mode; a new file follows the umask
+    ct = d.file("i15/ct.kuai")
+    run(["encrypt", "-c", "sm4", "-k", k, "-o", ct, src])
+    plain = d.file("i15/plain", b"old plaintext")
+    os.chmod(plain, 0o600)
+    rc, _, err = run(["decrypt", "-k", k, "-f", "-o", plain, ct])
+    mode = st_.S_IMODE(os.stat(plain).st_mode)
+    report(rc == 0 and mode == 0o600, "decrypt -f over a 0600 file keeps 0600", f"{oct(mode)} {err}")
+    os.chmod(plain, 0o640)
+    rc, _, err = run(["encrypt", "-c", "sm4", "-k", k, "-f", "-o", plain, src])
+    mode = st_.S_IMODE(os.stat(plain).st_mode)
+    report(rc == 0 and mode == 0o640, "encrypt -f over a 0640 file keeps 0640", f"{oct(mode)} {err}")
+    old = os.umask(0o027)
+    try:
+        newf = os.path.join(sub, "new-umask")
+        rc, _, err = run(["decrypt", "-k", k, "-o", newf, ct])
+        mode = st_.S_IMODE(os.stat(newf).st_mode) if os.path.exists(newf) else None
+    finally:
+        os.umask(old)
+    report(rc == 0 and mode == 0o640, "a new file follows the umask (027 -> 0640)", f"{mode} {err}")
+    # 4: no temporary file after a failure
+    out = os.path.join(sub, "badiv.enc")
+    rc, _, err = run(["encrypt", "--raw", "-c", "sm4-cbc", "-k", k, "--iv", "00" * 8, "-o", out,
+                      src])
+    report(rc == EXIT_USAGE and not leftovers(sub) and not os.path.exists(out),
+           "--raw bad --iv with -o: nothing left", f"rc={rc} {os.listdir(sub)}")
+    od = os.path.join(sub, "multi")
+    os.makedirs(od)
+    for second in (os.path.join(sub, "missing"), sub):
+        rc, _, err = run(["encrypt", "--raw", "-c", "sm4-cbc", "-k", k, "--iv", "00" * 16, "-o",
+                          od, src, second])
+        report(rc == EXIT_IO and os.listdir(od) == [],
+               f"multi-file --raw CBC, second input {'a directory' if second == sub else 'missing'}"
+               ": nothing left", f"rc={rc} {os.listdir(od)} {err}")
+    pw = {"KUAI_PASSWORD": "pw"}
+    with open(KUAI, "rb") as f:
+        asan = b"__asan_init" in f.read()
+    if asan:  # AddressSanitizer's shadow memory does not fit under ulimit -v
+        skip("scrypt out of memory (ulimit -v)", "an AddressSanitizer build")
+    rc, ctp, _ = run(["encrypt", "-c", "sm4", "-p", "--scrypt-log2n", "20"], b"x", pw)
+    out = os.path.join(sub, "scrypt.out")
+    p = subprocess.run(["sh", "-c", 'ulimit -v 400000; exec "$0" "$@"', KUAI, "decrypt", "-p",
+                        "-o", out], input=ctp, capture_output=True,
+                       env=dict(os.environ, **pw), start_new_session=True)
+    if not asan:
+        report(rc == 0 and p.returncode == 70 and b"scrypt" in p.stderr and not leftovers(sub)
+               and not os.path.exists(out), "scrypt out of memory (ulimit -v): nothing left",
+               f"rc={p.returncode} {p.stderr!r} {os.listdir(sub)}")
+    # 5: two inputs mapping to one output are refused before anything is written
+    for x in ("a", "b"):
+        os.makedirs(os.path.join(sub, x))
+        with open(os.path.join(sub, x, "x"), "wb") as f:
+            f.write(x.encode() * 10)
+    od = os.path.join(sub, "same")
+    os.makedirs(od)
+    rc, _, err = run(["encrypt", "-c", "sm4", "-k", k, "-f", "-o", od,
+                      os.path.join(sub, "a", "x"), os.path.join(sub, "b", "x")])
+    report(rc == EXIT_USAGE and os.listdir(od) == [] and "x.kuai" in err,
+           "two inputs to one output refused, nothing written", f"rc={rc} {os.listdir(od)} {err}")
+    # 6: write errors name the output
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "wb") as full:
+            p = subprocess.run([KUAI, "encrypt", "-c", "sm4", "-k", k, src], stdout=full,
+                               stderr=subprocess.PIPE, start_new_session=True)
+        e = p.stderr.decode()
+        report(p.returncode == EXIT_IO and "standard output" in e and src not in e,
+               "a write error to standard output names it", e)
+        with open("/dev/full", "wb") as full:
+            p = subprocess.run([KUAI, "decrypt", "-k", k, ct], stdout=full,
+                               stderr=subprocess.PIPE, start_new_session=True)
+        e = p.stderr.decode()
+        report(p.returncode == EXIT_IO and "standard output" in e and ct not in e,
+               "a decrypt write error names standard output", e)
+    p = subprocess.run([KUAI, "encrypt", "-c", "sm4", "-k", k, src], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, start_new_session=True,
+                       preexec_fn=lambda: os.close(1))
+    e = p.stderr.decode()
+    report(p.returncode == EXIT_IO and "standard output" in e and src not in e,
+           "closed standard output named", e)
+    # 7: output names of 239..255 bytes
+    for n in (239, 247, 255):
+        name = os.path.join(sub, "n" * n)
+        rc, _, err = run(["encrypt", "-c", "sm4", "-k", k, "-o", name, src])
+        rc2, _, err2 = run(["encrypt", "-c", "sm4", "-k", k, "-f", "-o", name, src])
+        report(rc == 0 and rc2 == 0 and os.path.exists(name) and not leftovers(sub),
+               f"{n}-byte output name (new and -f)", f"rc={rc},{rc2} {err}{err2}")
+        if os.path.exists(name):
+            os.unlink(name)
+    # 8: key files: long comment lines, keys written in groups
+    kb = bytes.fromhex(k)
+    grouped = " ".join(k[i:i + 4] for i in range(0, len(k), 4))
+    for label, text in [("a # comment line of 3000 characters", "#" + "c" * 3000 + "\n" + k + "\n"),
+                        ("a key in groups of 4 digits", grouped + "\n"),
+                        ("a key with tabs inside", k[:8] + "\t" + k[8:] + "\n")]:
+        kf = d.file("i15.key", text.encode())
+        rc, ct2, err = run(["encrypt", "-c", "sm4", "--key-file", kf], b"kf")
+        rc2, back, err2 = run(["decrypt", "-k", kb.hex()], ct2)
+        report(rc == 0 and rc2 == 0 and back == b"kf", f"--key-file: {label}", err + err2)
+    rc, ct2, err = run(["encrypt", "-c", "sm4", "-k", grouped], b"kg")
+    rc2, back, err2 = run(["decrypt", "-k", k], ct2)
+    report(rc == 0 and back == b"kg", "--key in groups", err + err2)
+    # 9: a cipher id changed to one with another key length: damaged header, exit 3
+    rc, ct2, _ = run(["encrypt", "-c", "sm4", "-k", k], b"id")
+    bad = bytearray(ct2)
+    bad[9] = 3  # ublock-256-256 (32-byte key)
+    rc, _, err = run(["decrypt", "-k", k], bytes(bad))
+    report(rc == EXIT_VERIFY and "damaged header" in err, "cipher id changed: damaged header, exit 3",
+           f"rc={rc} {err}")
+
+
+def test_output_matrix(d):
+    """Every kind of -o target x with and without --force x every command
+    that writes (docs/cli.md, "Where the output goes")."""
+    import stat as st_
+    import threading
+    k = key_hex("sm4")
+    iv = rbytes(16).hex()
+    pt = rbytes(CHUNK + 77)
+    src = d.file("mx.pt", pt)
+    _, ct, _ = run(["encrypt", "-c", "sm4", "-k", k], pt)
+    _, raw_ct, _ = run(["encrypt", "--raw", "-c", "sm4-cbc", "-k", k, "--iv", iv], pt)
+    ct_f, raw_f = d.file("mx.kuai", ct), d.file("mx.enc", raw_ct)
+    raw = ["--raw", "-c", "sm4-cbc", "-k", k, "--iv", iv]
+    commands = {  # name: (args before -o, input, check of what was written)
+        "encrypt": (["encrypt", "-c", "sm4", "-k", k], src,
+                    lambda b: run(["decrypt", "-k", k], b)[1] == pt),
+        "decrypt": (["decrypt", "-k", k], ct_f, lambda b: b == pt),
+        "encrypt --raw": (["encrypt"] + raw, src, lambda b: run(["decrypt"] + raw, b)[1] == pt),
+        "decrypt --raw": (["decrypt"] + raw, raw_f, lambda b: b == pt),
+    }
+    old, old_mode = b"old content", 0o640
+    cells = 0
+    base = d.file("mx")
+    os.makedirs(base, exist_ok=True)
+    os.chmod(d.path, 0o755)
+    os.chmod(base, 0o755)
+    for f in (src, ct_f, raw_f):
+        os.chmod(f, 0o644)
+
+    def fresh():
+        w = tempfile.mkdtemp(dir=base)
+        os.chmod(w, 0o755)
+        return w
+
+    def write_old(p):
+        with open(p, "wb") as f:
+            f.write(old)
+        os.chmod(p, old_mode)
+
+    def unchanged(p):
+        return open(p, "rb").read() == old and st_.S_IMODE(os.stat(p).st_mode) == old_mode
+
+    def readf(p):
+        return open(p, "rb").read()
+
+    umask = os.umask(0o022)
+    os.umask(umask)
+    new_mode = 0o666 & ~umask
+    nobody_kuai = os.path.join(d.path, "kuai-for-nobody")
+    for cname, (args, inp, good) in commands.items():
+        for force in (False, True):
+            fl = ["-f"] if force else []
+            label = f"matrix {cname}{' -f' if force else ''}"
+
+            def go(out, **kw):
+                return run(args + fl + ["-o", out, inp], **kw)
+            # missing
+            w = fresh()
+            out = os.path.join(w, "out")
+            rc, _, err = go(out)
+            report(rc == 0 and good(readf(out)) and st_.S_IMODE(os.stat(out).st_mode) == new_mode
+                   and not leftovers(w), f"{label}: missing -> created, umask mode", f"rc={rc} {err}")
+            cells += 1
+            # regular
+            w = fresh()
+            out = os.path.join(w, "out")
+            write_old(out)
+            rc, _, err = go(out)
+            if force:
+                ok = rc == 0 and good(readf(out)) and st_.S_IMODE(os.stat(out).st_mode) == old_mode
+            else:
+                ok = rc == EXIT_IO and "exists" in err and unchanged(out)
+            report(ok and not leftovers(w), f"{label}: regular file", f"rc={rc} {err}")
+            cells += 1
+            # symlink to a regular file
+            w = fresh()
+            out, tgt = os.path.join(w, "link"), os.path.join(w, "target")
+            write_old(tgt)
+            os.symlink("target", out)
+            rc, _, err = go(out)
+            if force:
+                ok = (rc == 0 and os.path.islink(out) and good(readf(tgt))
+                      and st_.S_IMODE(os.stat(tgt).st_mode) == old_mode)
+            else:
+                ok = rc == EXIT_IO and os.path.islink(out) and unchanged(tgt)
+            report(ok and not leftovers(w), f"{label}: symlink", f"rc={rc} {err}")
+            cells += 1
+            # hard link
+            w = fresh()
+            out, other = os.path.join(w, "out"), os.path.join(w, "other")
+            write_old(out)
+            os.link(out, other)
+            rc, _, err = go(out)
+            if force:
+                ok = rc == 0 and good(readf(out)) and unchanged(other) and \
+                    st_.S_IMODE(os.stat(out).st_mode) == old_mode
+            else:
+                ok = rc == EXIT_IO and unchanged(out) and unchanged(other)
+            report(ok and not leftovers(w), f"{label}: hard link", f"rc={rc} {err}")
+            cells += 1
+            # character device
+            w = fresh()
+            dev = make_dev(w, "null", 3)
+            if dev:
+                rc, _, err = go(dev)
+                report(rc == 0 and is_dev(dev, 3) and not leftovers(w),
+                       f"{label}: character device", f"rc={rc} {err}")
+                cells += 1
+            else:
+                skip(f"{label}: character device", "cannot make device nodes")
+            # FIFO
+            w = fresh()
+            fifo = os.path.join(w, "fifo")
+            os.mkfifo(fifo)
+            got = []
+            t = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()), daemon=True)
+            t.start()
+            rc, _, err = go(fifo)
+            t.join(10)
+            report(rc == 0 and got and good(got[0]) and st_.S_ISFIFO(os.lstat(fifo).st_mode)
+                   and not leftovers(w), f"{label}: FIFO", f"rc={rc} {err}")
+            cells += 1
+            # directory: the output goes inside
+            w = fresh()
+            rc, _, err = go(w)
+            inside = [f for f in os.listdir(w)]
+            report(rc == 0 and len(inside) == 1 and good(readf(os.path.join(w, inside[0]))),
+                   f"{label}: directory", f"rc={rc} {inside} {err}")
+            cells += 1
+            # unwritable directory (as nobody when root: root writes anywhere)
+            w = fresh()
+            out = os.path.join(w, "out")
+            if force:
+                write_old(out)
+                os.chmod(out, 0o644)
+            os.chmod(w, 0o555)
+            before = sorted(os.listdir(w))
+            if os.geteuid() == 0:
+                if not os.path.exists(nobody_kuai):
+                    shutil.copy(KUAI, nobody_kuai)  # the build tree may be closed to nobody
+                p = subprocess.run([nobody_kuai] + args + fl + ["-o", out, inp], capture_output=True,
+                                   preexec_fn=lambda: (os.setgid(65534), os.setuid(65534)),
+                                   start_new_session=True)
+                rc, err = p.returncode, p.stderr.decode()
+            else:
+                rc, _, err = go(out)
+            ok = rc == EXIT_IO and out in err and sorted(os.listdir(w)) == before
+            if force:
+                ok = ok and open(out, "rb").read() == old
+            else:
+                ok = ok and "exists" not in err
+            report(ok, f"{label}: unwritable directory", f"rc={rc} {err}")
+            os.chmod(w, 0o755)
+            cells += 1
+            # 255-byte name (with -f: it exists already)
+            w = fresh()
+            out = os.path.join(w, "n" * 255)
+            if force:
+                write_old(out)
+            rc, _, err = go(out)
+            report(rc == 0 and good(readf(out)) and not leftovers(w), f"{label}: 255-byte name",
+                   f"rc={rc} {err}")
+            cells += 1
+    print(f"output matrix: {cells} cells")
+
+
+def on_pty(args, typed=b"", cols=None, env=None):
     """Runs kuai with all three standard streams on a pseudo-terminal (its
-    controlling terminal), typing `typed` into it; returns (exit status,
-    everything it printed)."""
+    controlling terminal, `cols` wide), typing `typed` into it; returns
+    (exit status, everything it printed)."""
     pid, fd = pty.fork()
     if pid == 0:
         try:
-            os.execv(KUAI, [KUAI] + args)
+            if cols:
+                import fcntl
+                import struct
+                import termios
+                fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, cols, 0, 0))
+            os.execve(KUAI, [KUAI] + args, dict(os.environ, **(env or {})))
         finally:
             os._exit(127)
     buf = b""
@@ -533,8 +886,16 @@ def test_progress(d):
     out = d.file("prog.kuai")
     status, buf = on_pty(["encrypt", "-c", "sm4", "-k", k, "-o", out, src])
     text = buf.decode(errors="replace")
-    report(status == 0 and "MB/s" in text and "3.0 MiB" in text and "ETA" in text,
-           "progress bar on a terminal", repr(text))
+    report(status == 0 and "MiB/s" in text and "MB/s" not in text and "3.0 MiB" in text
+           and "ETA" in text and "\033[K" in text, "progress bar on a terminal (one unit family, "
+           "clears to the end of the line)", repr(text))
+    for cols in (40, 60, 100):
+        os.unlink(out)
+        status, buf = on_pty(["encrypt", "-c", "sm4", "-k", k, "-o", out, src], cols=cols)
+        lines = [ln.replace("\033[K", "").rstrip("\n") for ln in
+                 buf.decode(errors="replace").replace("\r\n", "\n").split("\r") if ln.strip()]
+        report(status == 0 and lines and all(len(ln) < cols for ln in lines),
+               f"progress bar fits a {cols}-column terminal", repr(lines))
     os.unlink(out)
     status, buf = on_pty(["encrypt", "-q", "-c", "sm4", "-k", k, "-o", out, src])
     report(status == 0 and buf == b"", "-q silences the progress bar", repr(buf))
@@ -571,6 +932,45 @@ def ref(data, key=None, password=None):
         return ref_decrypt.decrypt(data, bytes.fromhex(key) if key else None, password, KUAI)
     except ref_decrypt.Rejected as e:
         return e
+
+
+def test_polish(d):
+    """Issue 16 item 8: cipher names in any case, decrypt asks for the
+    password of a password file without -p, the bash completion."""
+    k = key_hex("sm4")
+    for name in ("SM4", "Sm4", "UBLOCK-128-128"):
+        rc, ct, err = run(["encrypt", "-c", name, "-k", k if name.lower() != "ublock-128-128"
+                           else key_hex("ublock-128-128")], b"case")
+        report(rc == 0, f"cipher name {name} accepted", err)
+    rc, ct, err = run(["encrypt", "--raw", "-c", "SM4-CBC", "-k", k, "--iv", "00" * 16], b"case")
+    rc2, back, err2 = run(["decrypt", "--raw", "-c", "sm4-cbc", "-k", k, "--iv", "00" * 16], ct)
+    report(rc == 0 and back == b"case", "raw cipher name SM4-CBC accepted", err + err2)
+    pw = {"KUAI_PASSWORD": "asked anyway"}
+    rc, ct, err = run(["encrypt", "-c", "sm4", "-p", "--scrypt-log2n", "10"], b"no -p", pw)
+    src = d.file("pol.kuai", ct)
+    rc, back, err = run(["decrypt", src], None, pw)
+    report(rc == 0 and back == b"no -p", "decrypt of a password file without -p (KUAI_PASSWORD)",
+           f"rc={rc} {err}")
+    out = d.file("pol.out")
+    status, buf = on_pty(["decrypt", "-q", "-o", out, src], b"asked anyway\n")
+    report(status == 0 and b"Password" in buf and open(out, "rb").read() == b"no -p",
+           "decrypt of a password file without -p asks on the terminal", repr(buf))
+    rc, ct, _ = run(["encrypt", "-c", "sm4", "-k", k], b"key file")
+    rc, _, err = run(["decrypt"], ct)
+    report(rc == EXIT_USAGE and "--key" in err, "decrypt of a key file without a key: usage",
+           f"rc={rc} {err}")
+    comp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "cli",
+                        "completions", "kuai.bash")
+    if shutil.which("bash"):
+        script = (f'source "{comp}"; complete -p kuai >/dev/null || exit 9; '
+                  'f() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _kuai; '
+                  'echo "${COMPREPLY[*]}"; }; '
+                  'f kuai de; f kuai encrypt --raw -c sm4-c; f kuai decrypt -c ublock-256; '
+                  'f kuai encrypt --key-f')
+        p = subprocess.run(["bash", "-c", script], capture_output=True, text=True)
+        want = ["decrypt", "sm4-cbc sm4-ctr", "ublock-256-256", "--key-file"]
+        report(p.returncode == 0 and p.stdout.splitlines() == want, "bash completion",
+               f"{p.stdout!r} {p.stderr!r}")
 
 
 def test_format_spec(d, supported):
@@ -651,6 +1051,8 @@ def main():
         test_help()
         test_errors(d, supported)
         test_overwrite(d)
+        test_issue15(d)
+        test_output_matrix(d)
         test_interrupted(d)
         test_password(d)
         test_roundtrips(d, supported)
@@ -659,6 +1061,7 @@ def main():
         test_format_spec(d, supported)
         test_progress(d)
         test_password_prompt(d)
+        test_polish(d)
         test_selftest_info_speed(d)
     finally:
         shutil.rmtree(d.path, ignore_errors=True)

@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * LD_PRELOAD fault injector for the kuai tool (tests/cli/test_faults.py).
+ *
+ * Counts the calls the kuai executable itself makes (calls from libc or
+ * libcrypto are passed through uncounted: the return address must lie in
+ * the main program's code) to each function below, and makes the Nth call
+ * of one of them fail:
+ *
+ *   KUAI_FAULT=FUNC:N         the Nth call of FUNC fails (errno as a real
+ *                             failure would set it)
+ *   KUAI_FAULT=write:N:short  the Nth write writes half its bytes and says so
+ *   KUAI_FAULT_ALSO=unlink    and every unlink fails too (a second fault:
+ *                             the temporary file cannot be removed)
+ *   KUAI_FAULT_LOG=FILE       appends "inject FUNC N WHAT" when it fails a
+ *                             call (WHAT: the path, "fd=K PATH" for a
+ *                             descriptor, or "memory", "scrypt", ...) and,
+ *                             at exit, "count FUNC N" for every FUNC called
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/* clang-format off */
+#define FUNCS(X)                                                                                   \
+    X(open) X(openat) X(fopen) X(mkostemp) X(read) X(write) X(fsync) X(close) X(fchmod)           \
+    X(link) X(linkat) X(rename) X(renameat2) X(unlink) X(malloc) X(calloc) X(realloc)              \
+    X(posix_memalign) X(strdup) X(realpath) X(pthread_create) X(EVP_PBE_scrypt) X(RAND_bytes)
+/* clang-format on */
+
+enum {
+#define X(f) F_##f,
+    FUNCS(X)
+#undef X
+        NFUNCS
+};
+static const char *const names[] = {
+#define X(f) #f,
+    FUNCS(X)
+#undef X
+};
+
+static unsigned long counts[NFUNCS];
+static int fault_func = -1;
+static unsigned long fault_n;
+static int fault_short;
+static int unlink_always;
+static const char *log_path;
+static uintptr_t main_lo, main_hi; /* the main program's executable segment(s) */
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+
+static int find_main(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+            if (!main_lo || lo < main_lo)
+                main_lo = lo;
+            if (hi > main_hi)
+                main_hi = hi;
+        }
+    }
+    return 1; /* the first object is the main program */
+}
+
+static void log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void log_line(const char *fmt, ...)
+{
+    if (!log_path)
+        return;
+    char buf[4200];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof buf)
+        n = sizeof buf - 1;
+    /* raw system calls: the shim's own writes are not the tool's */
+    long fd =
+        syscall(SYS_openat, AT_FDCWD, log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        if (syscall(SYS_write, fd, buf, (size_t)n) < 0) {
+            /* nothing to do: the test then sees no log line */
+        }
+        syscall(SYS_close, fd);
+    }
+}
+
+__attribute__((constructor)) static void shim_init(void)
+{
+    dl_iterate_phdr(find_main, NULL);
+    log_path = getenv("KUAI_FAULT_LOG");
+    const char *spec = getenv("KUAI_FAULT");
+    if (!spec)
+        return;
+    const char *colon = strchr(spec, ':');
+    if (!colon)
+        return;
+    for (int i = 0; i < NFUNCS; i++)
+        if (strlen(names[i]) == (size_t)(colon - spec) &&
+            !strncmp(spec, names[i], strlen(names[i])))
+            fault_func = i;
+    fault_n = strtoul(colon + 1, NULL, 10);
+    fault_short = strstr(colon + 1, ":short") != NULL;
+    const char *also = getenv("KUAI_FAULT_ALSO");
+    unlink_always = also && !strcmp(also, "unlink");
+}
+
+__attribute__((destructor)) static void shim_fini(void)
+{
+    for (int i = 0; i < NFUNCS; i++)
+        if (counts[i])
+            log_line("count %s %lu\n", names[i], counts[i]);
+}
+
+/* Counts a call made by the main program; true when this one must fail. */
+static int hit(int f, void *ret)
+{
+    uintptr_t a = (uintptr_t)ret;
+    if (a < main_lo || a >= main_hi)
+        return 0;
+    unsigned long n = __atomic_add_fetch(&counts[f], 1, __ATOMIC_RELAXED);
+    return f == fault_func && n == fault_n;
+}
+#define HIT(f) hit(F_##f, __builtin_return_address(0))
+
+static void describe_fd(const char *func, int fd)
+{
+    char link[64], path[4096];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, path, sizeof path - 1);
+    path[n > 0 ? n : 0] = '\0';
+    log_line("inject %s %lu fd=%d %s\n", func, fault_n, fd, path);
+}
+
+static void describe(const char *func, const char *what)
+{
+    log_line("inject %s %lu %s\n", func, fault_n, what);
+}
+
+#define REAL(ret, name, ...)                                                                       \
+    static ret (*real_fn)(__VA_ARGS__);                                                            \
+    if (!real_fn)                                                                                  \
+    *(void **)&real_fn = dlsym(RTLD_NEXT, name)
+
+int open(const char *path, int flags, ...)
+{
+    mode_t mode = 0;
+    if (flags & (O_CREAT | O_TMPFILE)) {
+        va_list ap;
+        va_start(ap, flags);
+        mode = (mode_t)va_arg(ap, int);
+        va_end(ap);
+    }
+    if (HIT(open)) {
+        describe("open", path);
+        errno = EACCES;
+        return -1;
+    }
+    return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+int open64(const char *path, int flags, ...) __attribute__((alias("open")));
+
+int openat(int dfd, const char *path, int flags, ...)
+{
+    mode_t mode = 0;
+    if (flags & (O_CREAT | O_TMPFILE)) {
+        va_list ap;
+        va_start(ap, flags);
+        mode = (mode_t)va_arg(ap, int);
+        va_end(ap);
+    }
+    if (HIT(openat)) {
+        describe("openat", path);
+        errno = EACCES;
+        return -1;
+    }
+    return (int)syscall(SYS_openat, dfd, path, flags, mode);
+}
+
+FILE *fopen(const char *path, const char *mode)
+{
+    REAL(FILE *, "fopen", const char *, const char *);
+    if (HIT(fopen)) {
+        describe("fopen", path);
+        errno = EACCES;
+        return NULL;
+    }
+    return real_fn(path, mode);
+}
+
+int mkostemp(char *tmpl, int flags)
+{
+    REAL(int, "mkostemp", char *, int);
+    if (HIT(mkostemp)) {
+        describe("mkostemp", tmpl);
+        errno = EACCES;
+        return -1;
+    }
+    return real_fn(tmpl, flags);
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+    if (HIT(read)) {
+        describe_fd("read", fd);
+        errno = EIO;
+        return -1;
+    }
+    return syscall(SYS_read, fd, buf, n);
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+    if (HIT(write)) {
+        describe_fd("write", fd);
+        if (fault_short && n > 1)
+            return syscall(SYS_write, fd, buf, n / 2);
+        if (!fault_short) {
+            errno = ENOSPC;
+            return -1;
+        }
+    }
+    return syscall(SYS_write, fd, buf, n);
+}
+
+int fsync(int fd)
+{
+    if (HIT(fsync)) {
+        describe_fd("fsync", fd);
+        errno = EIO;
+        return -1;
+    }
+    return (int)syscall(SYS_fsync, fd);
+}
+
+int close(int fd)
+{
+    if (HIT(close)) {
+        /* as NFS can: the descriptor is closed, the error reported */
+        describe_fd("close", fd);
+        syscall(SYS_close, fd);
+        errno = EIO;
+        return -1;
+    }
+    return (int)syscall(SYS_close, fd);
+}
+
+int fchmod(int fd, mode_t mode)
+{
+    if (HIT(fchmod)) {
+        describe_fd("fchmod", fd);
+        errno = EPERM;
+        return -1;
+    }
+    return (int)syscall(SYS_fchmod, fd, mode);
+}
+
+int link(const char *a, const char *b)
+{
+    if (HIT(link)) {
+        describe("link", b);
+        errno = EIO;
+        return -1;
+    }
+    return (int)syscall(SYS_linkat, AT_FDCWD, a, AT_FDCWD, b, 0);
+}
+
+int linkat(int da, const char *a, int db, const char *b, int flags)
+{
+    if (HIT(linkat)) {
+        describe("linkat", b);
+        errno = EIO;
+        return -1;
+    }
+    return (int)syscall(SYS_linkat, da, a, db, b, flags);
+}
+
+int rename(const char *a, const char *b)
+{
+    if (HIT(rename)) {
+        describe("rename", b);
+        errno = EIO;
+        return -1;
+    }
+    return (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, 0);
+}
+
+int renameat2(int da, const char *a, int db, const char *b, unsigned flags)
+{
+    if (HIT(renameat2)) {
+        describe("renameat2", b);
+        errno = EIO;
+        return -1;
+    }
+    return (int)syscall(SYS_renameat2, da, a, db, b, flags);
+}
+
+int unlink(const char *path)
+{
+    uintptr_t ret = (uintptr_t)__builtin_return_address(0);
+    if (HIT(unlink)) {
+        describe("unlink", path);
+        errno = EIO;
+        return -1;
+    }
+    if (unlink_always && ret >= main_lo && ret < main_hi) {
+        log_line("unlink-failed %s\n", path);
+        errno = EIO;
+        return -1;
+    }
+    return (int)syscall(SYS_unlinkat, AT_FDCWD, path, 0);
+}
+
+void *malloc(size_t n)
+{
+    if (HIT(malloc)) {
+        describe("malloc", "memory");
+        errno = ENOMEM;
+        return NULL;
+    }
+    return __libc_malloc(n);
+}
+
+void *calloc(size_t a, size_t b)
+{
+    if (HIT(calloc)) {
+        describe("calloc", "memory");
+        errno = ENOMEM;
+        return NULL;
+    }
+    return __libc_calloc(a, b);
+}
+
+void *realloc(void *p, size_t n)
+{
+    if (HIT(realloc)) {
+        describe("realloc", "memory");
+        errno = ENOMEM;
+        return NULL;
+    }
+    return __libc_realloc(p, n);
+}
+
+int posix_memalign(void **p, size_t align, size_t n)
+{
+    if (HIT(posix_memalign)) {
+        describe("posix_memalign", "memory");
+        return ENOMEM;
+    }
+    void *q = __libc_memalign(align, n ? n : 1);
+    if (!q)
+        return ENOMEM;
+    *p = q;
+    return 0;
+}
+
+char *strdup(const char *s)
+{
+    if (HIT(strdup)) {
+        describe("strdup", "memory");
+        errno = ENOMEM;
+        return NULL;
+    }
+    size_t n = strlen(s) + 1;
+    char *d = __libc_malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+char *realpath(const char *path, char *resolved)
+{
+    REAL(char *, "realpath", const char *, char *);
+    if (HIT(realpath)) {
+        describe("realpath", path);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return real_fn(path, resolved);
+}
+
+int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+    REAL(int, "pthread_create", pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+    if (HIT(pthread_create)) {
+        describe("pthread_create", "thread");
+        return EAGAIN;
+    }
+    return real_fn(t, attr, fn, arg);
+}
+
+int EVP_PBE_scrypt(const char *pass, size_t passlen, const unsigned char *salt, size_t saltlen,
+                   uint64_t N, uint64_t r, uint64_t p, uint64_t maxmem, unsigned char *key,
+                   size_t keylen)
+{
+    REAL(int, "EVP_PBE_scrypt", const char *, size_t, const unsigned char *, size_t, uint64_t,
+         uint64_t, uint64_t, uint64_t, unsigned char *, size_t);
+    if (HIT(EVP_PBE_scrypt)) {
+        describe("EVP_PBE_scrypt", "scrypt");
+        return 0;
+    }
+    return real_fn(pass, passlen, salt, saltlen, N, r, p, maxmem, key, keylen);
+}
+
+int RAND_bytes(unsigned char *buf, int num)
+{
+    REAL(int, "RAND_bytes", unsigned char *, int);
+    if (HIT(RAND_bytes)) {
+        describe("RAND_bytes", "RAND_bytes");
+        return 0;
+    }
+    return real_fn(buf, num);
+}

@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Fault injection for the kuai tool (python3 standard library only).
+
+usage: test_faults.py path/to/kuai path/to/libkuai_fault_shim.so
+
+For every scenario (encrypt, decrypt, password/scrypt, --raw, multi-file,
+standard output), a first run counts the calls the tool makes to each
+function the shim (fault_shim.c) wraps; then one run per call makes exactly
+that call fail. Every injected fault must give: an exit status > 0 (no
+crash), a message naming the right file (the input, the output -- not its
+temporary name --, the key file, standard input/output, or "memory" /
+"scrypt" / "thread" for those), no temporary file anywhere, and every
+pre-existing output unchanged byte for byte and mode for mode. A fault the
+tool may survive (the terminal it asks on, the directory fsync after the
+rename) must then give the correct output. Short writes (half the bytes
+written) must give the correct output too.
+"""
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+
+KUAI = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/kuai")
+SHIM = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else "build/libkuai_fault_shim.so")
+KEY = "000102030405060708090a0b0c0d0e0f"
+IV = "f0e0d0c0b0a090807060504030201000"
+PW = "fault password"
+OLD = b"precious old output"
+OLD_MODE = 0o640
+
+failures = []
+injected = tolerated = shorts = doubles = 0
+per_func = {}
+
+
+def kuai(args, stdin=b"", env=None, shim=None):
+    e = dict(os.environ)
+    e.pop("KUAI_BACKEND", None)
+    e["KUAI_PASSWORD"] = PW
+    if env:
+        e.update(env)
+    if shim:
+        e["LD_PRELOAD"] = SHIM
+        e.update(shim)
+    p = subprocess.run([KUAI] + args, input=stdin, capture_output=True, env=e,
+                       start_new_session=True)
+    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
+
+
+def decrypt_ok(args_of, want):
+    """A check: decrypting what the run wrote gives want."""
+    def check(ws, out):
+        rc, back, _ = kuai(args_of(ws, out))
+        return rc == 0 and back == want
+    return check
+
+
+class Scenario:
+    def __init__(self, name, args, outputs, check, stdin=None):
+        self.name, self.args, self.outputs, self.check, self.stdin = (
+            name, args, outputs, check, stdin)
+
+
+def build(root):
+    src = os.path.join(root, "src")
+    os.makedirs(src)
+    rnd = open("/dev/urandom", "rb")
+    big, small = rnd.read(2 * (1 << 20) + 500007), rnd.read(100003)
+    with open(os.path.join(src, "big"), "wb") as f:
+        f.write(big)
+    with open(os.path.join(src, "small"), "wb") as f:
+        f.write(small)
+    with open(os.path.join(src, "key.txt"), "w") as f:
+        f.write("# the key\n" + KEY + "\n")
+    files = {}
+    for name, args in [("big.kuai", ["encrypt", "-c", "sm4", "-k", KEY]),
+                       ("big.pw.kuai", ["encrypt", "-c", "sm4", "-p", "--scrypt-log2n", "10"]),
+                       ("big.ctr", ["encrypt", "--raw", "-c", "sm4-ctr", "-k", KEY, "--iv", IV])]:
+        rc, out, err = kuai(args, big)
+        assert rc == 0, err
+        with open(os.path.join(src, name), "wb") as f:
+            f.write(out)
+        files[name] = out
+    S = lambda n: os.path.join(src, n)  # noqa: E731
+    raw_cbc = lambda ws, p: ["decrypt", "--raw", "-c", "sm4-cbc", "-k", KEY, "--iv", IV, p]  # noqa
+    dec_k = lambda ws, p: ["decrypt", "-k", KEY, p]  # noqa: E731
+    read = lambda p: open(p, "rb").read()  # noqa: E731
+    same = lambda want: (lambda ws, p: read(p) == want)  # noqa: E731
+    return [
+        Scenario("encrypt -f over a file", ["encrypt", "-c", "sm4", "-k", KEY, "-f", "-o", "{out}",
+                                            S("big")], ["out"], decrypt_ok(dec_k, big)),
+        Scenario("encrypt to a new file", ["encrypt", "-c", "sm4", "-k", KEY, "-o", "{out}",
+                                           S("big")], [], decrypt_ok(dec_k, big)),
+        Scenario("encrypt --key-file", ["encrypt", "-c", "sm4", "--key-file", S("key.txt"), "-f",
+                                        "-o", "{out}", S("small")], ["out"],
+                 decrypt_ok(dec_k, small)),
+        Scenario("decrypt -f over a file", ["decrypt", "-k", KEY, "-f", "-o", "{out}",
+                                            S("big.kuai")], ["out"], same(big)),
+        Scenario("encrypt --password (scrypt)", ["encrypt", "-c", "sm4", "-p", "--scrypt-log2n",
+                                                 "10", "-f", "-o", "{out}", S("small")], ["out"],
+                 decrypt_ok(lambda ws, p: ["decrypt", "-p", p], small)),
+        Scenario("decrypt --password (scrypt)", ["decrypt", "-p", "-f", "-o", "{out}",
+                                                 S("big.pw.kuai")], ["out"], same(big)),
+        Scenario("--raw CBC encrypt -f", ["encrypt", "--raw", "-c", "sm4-cbc", "-k", KEY, "--iv",
+                                          IV, "-f", "-o", "{out}", S("big")], ["out"],
+                 decrypt_ok(raw_cbc, big)),
+        Scenario("--raw CTR decrypt -f", ["decrypt", "--raw", "-c", "sm4-ctr", "-k", KEY, "--iv",
+                                          IV, "-f", "-o", "{out}", S("big.ctr")], ["out"],
+                 same(big)),
+        Scenario("multi-file encrypt -f", ["encrypt", "-c", "sm4", "-k", KEY, "-f", "-o", "{dir}",
+                                           S("big"), S("small")], ["d/big.kuai", "d/small.kuai"],
+                 lambda ws, p: all(decrypt_ok(dec_k, w)(ws, os.path.join(ws, "d", n))
+                                   for n, w in (("big.kuai", big), ("small.kuai", small)))),
+        Scenario("multi-file --raw CBC (lockstep) -f",
+                 ["encrypt", "--raw", "-c", "sm4-cbc", "-k", KEY, "--iv", IV, "-f", "-o", "{dir}",
+                  S("big"), S("small")], ["d/big.enc", "d/small.enc"],
+                 lambda ws, p: all(decrypt_ok(raw_cbc, w)(ws, os.path.join(ws, "d", n))
+                                   for n, w in (("big.enc", big), ("small.enc", small)))),
+        Scenario("encrypt to standard output", ["encrypt", "-c", "sm4", "-k", KEY, S("big")], [],
+                 None),
+        Scenario("decrypt standard input to standard output", ["decrypt", "-k", KEY], [],
+                 None, stdin=files["big.kuai"]),
+    ], big, {"inputs": [S("big"), S("small"), S("big.kuai"), S("big.pw.kuai"), S("big.ctr")],
+             "key": S("key.txt")}
+
+
+def parse_log(path):
+    counts, inj = {}, None
+    if os.path.exists(path):
+        for line in open(path):
+            parts = line.rstrip("\n").split(" ", 3)
+            if parts[0] == "count":
+                counts[parts[1]] = int(parts[2])
+            elif parts[0] == "inject":
+                inj = (parts[1], parts[3] if len(parts) > 3 else "")
+    return counts, inj
+
+
+def temporaries(root):
+    return [os.path.join(dp, f) for dp, _, fs in os.walk(root) for f in fs if ".kuai-tmp-" in f]
+
+
+def expected_names(func, what, ws, outs, named):
+    """What the message must name for a fault in `what` (None: a call the
+    tool may survive, so the run must then succeed): closing an input, the
+    terminal kuai would ask on, the directory synced after the rename, a
+    thread the library's parallel calls can do without."""
+    if func == "close" and what.partition(" ")[2] in named["inputs"]:
+        return None
+    if what == "thread":
+        return None
+    if what in ("memory", "scrypt"):
+        return [what]
+    if what == "RAND_bytes":
+        return ["RAND_bytes"]
+    fd = None
+    if what.startswith("fd="):
+        fd, _, what = what.partition(" ")
+        fd = int(fd[3:])
+    if fd == 0 or what.startswith("pipe:") and fd == 0:
+        return ["standard input"]
+    if fd == 1:
+        return ["standard output"]
+    if ".kuai-tmp-" in what:
+        d = os.path.dirname(what)
+        return [o for o in outs if os.path.dirname(o) == d] or [None]
+    if what in outs or what in named["inputs"] or what == named["key"]:
+        return [what]
+    return None
+
+
+def run_scenario(sc, root, make_ws):
+    global injected, tolerated, shorts
+    ws, args, outs = make_ws(sc)
+    log = os.path.join(root, "log")
+    if os.path.exists(log):
+        os.unlink(log)
+    stdin = sc.stdin or b""
+    rc, out, err = kuai(args, stdin, shim={"KUAI_FAULT_LOG": log})
+    counts, _ = parse_log(log)
+    if rc != 0 or (sc.check and not sc.check(ws, outs[0] if outs else None)):
+        failures.append(f"{sc.name}: the run without a fault failed: rc={rc} {err}")
+        return
+    good_stdout = out
+    # Second faults: a failed write whose temporary file then cannot be
+    # removed either: the message must name the file left behind.
+    global doubles
+    for i in range(1, counts.get("write", 0) + 1):
+        ws, args, outs = make_ws(sc)
+        if os.path.exists(log):
+            os.unlink(log)
+        rc, out, err = kuai(args, stdin, shim={"KUAI_FAULT_LOG": log, "KUAI_FAULT": f"write:{i}",
+                                               "KUAI_FAULT_ALSO": "unlink"})
+        _, inj = parse_log(log)
+        kept = [ln.split(" ", 1)[1].rstrip("\n") for ln in open(log)
+                if ln.startswith("unlink-failed ")] if os.path.exists(log) else []
+        left = temporaries(root)
+        label = f"{sc.name}: write #{i} and unlink"
+        if not inj:
+            continue
+        doubles += 1
+        if rc <= 0:
+            failures.append(f"{label}: rc={rc} {err}")
+        if sorted(left) != sorted(kept) or not all(t in err for t in left):
+            failures.append(f"{label}: temporary files {left} (unlink refused for {kept}) not "
+                            f"all named: {err!r}")
+        for t in left:
+            os.unlink(t)
+    for func, n in sorted(counts.items()):
+        modes = [""] + ([":short"] if func == "write" else [])
+        for mode in modes:
+            for i in range(1, n + 1):
+                ws, args, outs = make_ws(sc)
+                if os.path.exists(log):
+                    os.unlink(log)
+                rc, out, err = kuai(args, stdin, shim={"KUAI_FAULT_LOG": log,
+                                                       "KUAI_FAULT": f"{func}:{i}{mode}"})
+                _, inj = parse_log(log)
+                label = f"{sc.name}: {func} #{i}{mode}"
+                if not inj:
+                    continue  # fewer calls this time (threads): nothing injected
+                left = temporaries(root)
+                if left:
+                    failures.append(f"{label}: temporary files left: {left}")
+                    for t in left:
+                        os.unlink(t)
+                if mode == ":short":
+                    shorts += 1
+                    ok = rc == 0 and (sc.check(ws, outs[0] if outs else None) if sc.check
+                                      else out == good_stdout or sc.stdin is None)
+                    if not ok:
+                        failures.append(f"{label}: a short write was not completed: rc={rc} {err}")
+                    continue
+                injected += 1
+                per_func[func] = per_func.get(func, 0) + 1
+                names = expected_names(func, inj[1], ws, outs, NAMED)
+                if rc == 0:
+                    # survived: only where the call was not needed, and the
+                    # output must then be right
+                    ok = names is None and (sc.check(ws, outs[0] if outs else None)
+                                            if sc.check else sc.stdin is None or out == good_stdout)
+                    if ok:
+                        tolerated += 1
+                    else:
+                        failures.append(f"{label} ({inj[1]}): exit 0 after a failed call")
+                    continue
+                if rc < 0:
+                    failures.append(f"{label} ({inj[1]}): killed by signal {-rc}: {err}")
+                    continue
+                if names is None:
+                    names = []
+                if names and not any(n and n in err for n in names):
+                    failures.append(f"{label} ({inj[1]}): the message does not name {names}: "
+                                    f"{err!r}")
+                if not err.startswith("kuai ") or err.count("\n") > 2:
+                    failures.append(f"{label}: not one message: {err!r}")
+                # The outputs of several inputs are all written and synced
+                # before the first rename; a failing rename of the k-th
+                # leaves the k-1 before it in place (docs/cli.md).
+                renamed = i - 1 if func in ("rename", "renameat2", "link") else 0
+                for o in PREEXISTING(ws, sc)[renamed:]:
+                    s = os.stat(o)
+                    if open(o, "rb").read() != OLD or stat.S_IMODE(s.st_mode) != OLD_MODE:
+                        failures.append(f"{label}: the existing {o} was changed")
+                if not sc.outputs:
+                    for o in outs:
+                        if o and os.path.exists(o):
+                            failures.append(f"{label}: {o} exists after a failure")
+
+
+def PREEXISTING(ws, sc):
+    return [os.path.join(ws, o) for o in sc.outputs]
+
+
+NAMED = {}
+
+
+def main():
+    if not os.path.exists(SHIM):
+        print(f"test_faults: no shim at {SHIM}")
+        return 2
+    t0 = time.time()
+    root = tempfile.mkdtemp(prefix="kuai-faults-")
+    try:
+        scenarios, _, named = build(root)
+        NAMED.update(named)
+        counter = [0]
+
+        def make_ws(sc):
+            counter[0] += 1
+            ws = os.path.join(root, "ws")
+            if os.path.exists(ws):
+                shutil.rmtree(ws)
+            os.makedirs(os.path.join(ws, "d"))
+            for o in sc.outputs:
+                p = os.path.join(ws, o)
+                with open(p, "wb") as f:
+                    f.write(OLD)
+                os.chmod(p, OLD_MODE)
+            out, d = os.path.join(ws, "out"), os.path.join(ws, "d")
+            args = [a.replace("{out}", out).replace("{dir}", d) for a in sc.args]
+            if "{dir}" in " ".join(sc.args):
+                outs = [os.path.join(ws, o) for o in sc.outputs]
+            elif "{out}" in " ".join(sc.args):
+                outs = [out]
+            else:
+                outs = []
+            return ws, args, outs
+
+        for sc in scenarios:
+            t1 = time.time()
+            before = injected + shorts
+            run_scenario(sc, root, make_ws)
+            print(f"  {sc.name}: {injected + shorts - before} faults, {time.time() - t1:.1f} s")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    for f in failures:
+        print("FAIL", f)
+    funcs = ", ".join(f"{k} {v}" for k, v in sorted(per_func.items()))
+    print(f"cli fault injection: {injected} failed calls injected ({funcs}), {tolerated} of them "
+          f"survived with correct output; {shorts} short writes; {doubles} failed writes whose "
+          f"temporary file could not be removed either; {len(failures)} failures; "
+          f"{time.time() - t0:.0f} s")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -2,6 +2,7 @@
 # The two commands of the README:
 #   make bench   builds, runs the benchmark, prints the table, writes build/bench.json + build/bench.png
 #   make test    builds (warnings are errors) and runs every test
+# Both first run make deps (the Debian packages they need, .ci/deps.sh).
 BUILD ?= build
 JOBS ?= 2
 CMAKE_FLAGS ?=
@@ -9,9 +10,14 @@ CMAKE_FLAGS ?=
 # yardstick (see ../shared/bench.md); it must be set before libcrypto loads.
 OPENSSL_NO_AESNI = ~0x200000200000000
 
-.PHONY: all build test test-cli test-cli-faults test-portable test-sanitize test-ct fuzz test-provider test-cross test-shim sftp-demo bench bench-quick plot install format clean vectors
+.PHONY: all deps deb test-package build test test-cli test-cli-faults test-portable test-sanitize test-ct fuzz test-provider test-cross test-shim sftp-demo bench bench-quick plot install format clean vectors
 
 all: build
+
+# Installs the missing Debian 12 packages when run as root; otherwise prints
+# the apt-get command and stops. Quick when everything is installed.
+deps:
+	.ci/deps.sh
 
 build:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKUAI_WERROR=ON $(CMAKE_FLAGS)
@@ -22,7 +28,7 @@ build:
 # Where `make vectors` put the third-party vector files, for every suite run
 # of `make test` (prerequisites inherit it); expanded after `vectors` ran.
 test: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
-test: vectors build test-cli test-cli-faults test-portable test-sanitize test-provider test-ct fuzz test-cross test-shim
+test: deps vectors build test-cli test-cli-faults test-portable test-sanitize test-provider test-ct fuzz test-cross test-shim test-package
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --quick > $(BUILD)/bench-smoke.txt
 	@echo "benchmark smoke run ok"
 	$(BUILD)/kuai_test
@@ -146,7 +152,7 @@ test-provider: build
 sftp-demo: build
 	provider/sftp_experiment.sh $(BUILD)
 
-bench: build
+bench: deps build
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --json $(BUILD)/bench.json
 	$(MAKE) plot
 
@@ -167,11 +173,32 @@ vectors:
 	@test -x .venv/bin/python || python3 -m venv .venv
 	@.venv/bin/pip install -q cryptography-vectors==$(CRYPTOGRAPHY_VECTORS_VERSION)
 
+# The prefix is fixed at configure time (GNUInstallDirs: with /usr the
+# library goes to the multiarch directory, found by ld.so with no more ado);
+# under /usr/local ld.so needs its cache refreshed, hence ldconfig as root.
 install: build
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX),)
+	@if [ "$$(id -u)" = 0 ]; then ldconfig; fi
+
+# Debian packages (CPack, packaging/deb.cmake) in $(BUILD)-deb: libkuai0,
+# libkuai-dev, kuai, kuai-openssl-provider. A separate build for prefix /usr
+# with the tool and provider and without tests or benchmark.
+deb:
+	cmake -S . -B $(BUILD)-deb -DCMAKE_BUILD_TYPE=Release -DKUAI_WERROR=ON -DCMAKE_INSTALL_PREFIX=/usr \
+	  -DKUAI_BUILD_TESTS=OFF -DKUAI_BUILD_BENCH=OFF -DKUAI_BUILD_CLI=ON -DKUAI_BUILD_PROVIDER=ON
+	cmake --build $(BUILD)-deb -j$(JOBS)
+	rm -f $(BUILD)-deb/*.deb
+	cd $(BUILD)-deb && cpack -G DEB
+	@ls -1 $(BUILD)-deb/*.deb
+
+# The packages as a user gets them (tests/package/test_package.sh): unpacked
+# into a throwaway root, their contents and exported symbols checked, and a
+# consumer built through pkg-config and through find_package(kuai), and run.
+test-package: deb
+	tests/package/test_package.sh $(BUILD)-deb
 
 format:
 	clang-format -i include/*.h src/*.c src/*.h src/*/*.c src/*/*.h tests/*.c tests/*.h bench/*.c bench/*.h cli/*.c cli/*.h provider/*.c tests/provider/*.c tests/ct/*.c tests/shim/*.h fuzz/*.c
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-portable $(BUILD)-sanitize $(BUILD)-aarch64 $(BUILD)-loongarch64
+	rm -rf $(BUILD) $(BUILD)-deb $(BUILD)-portable $(BUILD)-sanitize $(BUILD)-aarch64 $(BUILD)-loongarch64

@@ -20,7 +20,16 @@
 extern "C" {
 #endif
 
-#define KUAI_VERSION "0.1.0"
+/* The version of this header; kuai_version() gives the library's. The three
+ * numbers are the one place the version is written (CMake reads them). */
+#define KUAI_VERSION_MAJOR 0
+#define KUAI_VERSION_MINOR 1
+#define KUAI_VERSION_PATCH 0
+#define KUAI_VERSION_STR_(x) #x
+#define KUAI_VERSION_STR(x) KUAI_VERSION_STR_(x)
+#define KUAI_VERSION                                                                               \
+    KUAI_VERSION_STR(KUAI_VERSION_MAJOR)                                                           \
+    "." KUAI_VERSION_STR(KUAI_VERSION_MINOR) "." KUAI_VERSION_STR(KUAI_VERSION_PATCH)
 
 #if defined(__GNUC__)
 #define KUAI_API __attribute__((visibility("default")))
@@ -88,6 +97,9 @@ KUAI_API const char *kuai_cipher_name(kuai_cipher c);
  * names and returns how many there are in total. */
 KUAI_API size_t kuai_backends(kuai_cipher c, const char **names, size_t max);
 KUAI_API const char *kuai_strerror(int err);
+/* The library's version, "MAJOR.MINOR.PATCH": KUAI_VERSION of the build that
+ * made the library (which may differ from the header a program was built with). */
+KUAI_API const char *kuai_version(void);
 
 /*
  * Modes. len is in bytes; ECB and CBC need a multiple of the block size

@@ -69,6 +69,11 @@ const char *kuai_cipher_name(kuai_cipher c)
     return NULL;
 }
 
+const char *kuai_version(void)
+{
+    return KUAI_VERSION;
+}
+
 const char *kuai_strerror(int err)
 {
     switch (err) {

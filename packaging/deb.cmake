@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: Apache-2.0
+# make deb: Debian binary packages from the CMake install components, by
+# CPack (`cpack -G DEB` in the build directory). CPack rather than a debian/
+# directory: the install rules in CMakeLists.txt are the one description of
+# what goes where, no debhelper is needed, and the packages come out of the
+# same build the tests use.
+#
+#   libkuai0               component lib: libkuai.so.0*
+#   libkuai-dev            component dev: kuai.h, libkuai.a, libkuai.so, kuai.pc, CMake files
+#   kuai                   component tool: the kuai command, its man page (and completions)
+#   kuai-openssl-provider  component provider: kuai.so in OpenSSL's module directory,
+#                          an openssl.cnf example under /usr/share/doc
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME kuai)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_VENDOR "kuai")
+set(CPACK_PACKAGE_CONTACT "kuai maintainers <kuai@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "fast, constant-time block ciphers: uBlock, SM4, AES")
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_ALL lib dev tool provider)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION libs)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+# Run-time dependencies from the binaries (dpkg-shlibdeps, package dpkg-dev).
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+
+set(CPACK_DEBIAN_LIB_PACKAGE_NAME libkuai${KUAI_SOVERSION})
+set(CPACK_DEBIAN_LIB_PACKAGE_SECTION libs)
+set(CPACK_COMPONENT_LIB_DESCRIPTION "fast, constant-time block ciphers: uBlock, SM4, AES (shared library)
+ kuai is a C11 library of the block ciphers uBlock (128/128, 128/256,
+ 256/256), SM4 and AES in ECB, CBC, CTR, GCM and multi-key modes, with a
+ backend per instruction set chosen at run time.")
+
+set(CPACK_DEBIAN_DEV_PACKAGE_NAME libkuai-dev)
+set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libkuai${KUAI_SOVERSION} (= ${PROJECT_VERSION})")
+set(CPACK_COMPONENT_DEV_DESCRIPTION "fast, constant-time block ciphers: uBlock, SM4, AES (development files)
+ Header, static library, pkg-config file (kuai.pc) and CMake package
+ (find_package(kuai), target kuai::kuai) of the kuai library.")
+
+set(CPACK_DEBIAN_TOOL_PACKAGE_NAME kuai)
+set(CPACK_DEBIAN_TOOL_PACKAGE_SECTION utils)
+set(CPACK_COMPONENT_TOOL_DESCRIPTION "file encryption with uBlock, SM4 and AES (command-line tool)
+ The kuai command: authenticated encrypted containers, openssl-enc
+ compatible raw modes, self-test and benchmark of the kuai library.")
+
+set(CPACK_DEBIAN_PROVIDER_PACKAGE_NAME kuai-openssl-provider)
+set(CPACK_DEBIAN_PROVIDER_PACKAGE_SECTION libs)
+set(CPACK_COMPONENT_PROVIDER_DESCRIPTION "OpenSSL 3 provider for uBlock, SM4 and AES from kuai
+ kuai.so in OpenSSL's module directory: UBLOCK-*, SM4-* (with SM4-GCM) and
+ AES-* ciphers under the property provider=kuai for every libcrypto program.
+ An openssl.cnf that prefers it is in /usr/share/doc/kuai-openssl-provider/examples.")
+
+# Every package carries the licence and the NOTICE as its copyright file
+# (EXCLUDE_FROM_ALL: only in the packages, not in a plain cmake --install).
+file(READ ${PROJECT_SOURCE_DIR}/NOTICE KUAI_NOTICE_TEXT)
+foreach(comp lib dev tool provider)
+  string(TOUPPER ${comp} COMP)
+  set(pkg ${CPACK_DEBIAN_${COMP}_PACKAGE_NAME})
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/copyright.in
+    ${CMAKE_CURRENT_BINARY_DIR}/copyright/${pkg}/copyright @ONLY)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/copyright/${pkg}/copyright
+    DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${pkg} COMPONENT ${comp} EXCLUDE_FROM_ALL)
+endforeach()
+
+include(CPack)

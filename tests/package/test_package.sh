@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# make test-package: the Debian packages of make deb as a user gets them.
+# Unpacks them (dpkg-deb -x) into a throwaway root, checks what each holds
+# and that libkuai.so exports exactly the API, then builds the consumer of
+# tests/package against that root through pkg-config and through
+# find_package(kuai) + kuai::kuai (and kuai::kuai_static), and runs them;
+# the packaged tool and provider run once each.
+# Usage: test_package.sh BUILD_DIR   (the directory make deb wrote *.deb to)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+dir=$(cd "$1" && pwd)
+root=$dir/pkgroot
+rm -rf "$root" "$dir/consumer-pc" "$dir/consumer-cmake"
+mkdir -p "$root" "$dir/consumer-pc"
+ma=$(gcc -print-multiarch)
+libdir=usr/lib/$ma
+fail() { echo "test-package: FAIL: $*" >&2; exit 1; }
+
+# Each package: present once, unpacked, holding its files.
+declare -A want=(
+  [libkuai0]="$libdir/libkuai.so.0 usr/share/doc/libkuai0/copyright"
+  [libkuai-dev]="usr/include/kuai.h $libdir/libkuai.a $libdir/libkuai.so $libdir/pkgconfig/kuai.pc
+    $libdir/cmake/kuai/kuai-config.cmake $libdir/cmake/kuai/kuai-config-version.cmake
+    $libdir/cmake/kuai/kuai-targets.cmake"
+  [kuai]="usr/bin/kuai usr/share/man/man1/kuai.1"
+  [kuai-openssl-provider]="$libdir/ossl-modules/kuai.so
+    usr/share/doc/kuai-openssl-provider/examples/kuai.cnf"
+)
+for pkg in "${!want[@]}"; do
+  debs=("$dir"/"${pkg}"_*.deb)
+  [ ${#debs[@]} = 1 ] && [ -f "${debs[0]}" ] || fail "no single ${pkg}_*.deb in $dir"
+  dpkg-deb -x "${debs[0]}" "$root"
+  list=$(dpkg-deb -c "${debs[0]}")
+  for f in ${want[$pkg]}; do
+    grep -q " \./$f\( \|$\)" <<< "$list" || fail "$pkg lacks /$f"
+  done
+  echo "test-package: $(basename "${debs[0]}"): $(grep -vc '/$' <<< "$list") files," \
+    "Depends: $(dpkg-deb -f "${debs[0]}" Depends)"
+done
+dpkg-deb -f "$dir"/libkuai-dev_*.deb Depends | grep -q '^libkuai0 (= ' || fail "libkuai-dev must depend on libkuai0 (= version)"
+
+"$here/check_symbols.sh" "$root/$libdir/libkuai.so" "$root/usr/include/kuai.h"
+
+# pkg-config, with the root as sysroot (it prefixes -I and -L).
+export PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$root/$libdir/pkgconfig
+flags=$(pkg-config --cflags --libs kuai)
+echo "test-package: pkg-config --cflags --libs kuai: $flags"
+# shellcheck disable=SC2086
+cc -O2 -Wall -Werror -o "$dir/consumer-pc/consumer" "$here/consumer.c" $flags
+unset PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
+# The root is not where ld.so looks; an installed package would be.
+LD_LIBRARY_PATH=$root/$libdir "$dir/consumer-pc/consumer"
+LD_LIBRARY_PATH=$root/$libdir ldd "$dir/consumer-pc/consumer" | grep -q "$root/$libdir/libkuai.so.0" ||
+  fail "the pkg-config consumer does not use the packaged libkuai.so.0"
+
+# find_package(kuai) from the root (the CMake files are relocatable).
+cmake -S "$here" -B "$dir/consumer-cmake" -DCMAKE_PREFIX_PATH="$root/usr" \
+  -DCMAKE_C_FLAGS="-Wall -Werror" > "$dir/consumer-cmake.log" || { cat "$dir/consumer-cmake.log"; exit 1; }
+grep -- "-- kuai " "$dir/consumer-cmake.log"
+cmake --build "$dir/consumer-cmake" > /dev/null
+"$dir/consumer-cmake/consumer"
+ldd "$dir/consumer-cmake/consumer" | grep -q "$root/$libdir/libkuai.so.0" ||
+  fail "the find_package consumer does not use the packaged libkuai.so.0"
+"$dir/consumer-cmake/consumer_static"
+! ldd "$dir/consumer-cmake/consumer_static" | grep -q libkuai ||
+  fail "kuai::kuai_static linked libkuai.so"
+
+# The tool (the library linked in statically) and the provider through the
+# packaged openssl.cnf example, with its module path moved into the root.
+"$root/usr/bin/kuai" --version
+! ldd "$root/usr/bin/kuai" | grep -q libkuai || fail "the kuai tool needs libkuai.so"
+sed "s|^module = /|module = $root/|" "$root/usr/share/doc/kuai-openssl-provider/examples/kuai.cnf" \
+  > "$dir/kuai.cnf"
+out=$(echo hello | KUAI_PROVIDER_DEBUG=1 OPENSSL_CONF=$dir/kuai.cnf openssl enc -sm4-ctr \
+  -K 000102030405060708090a0b0c0d0e0f -iv 000102030405060708090a0b0c0d0e0f 2>&1 >/dev/null)
+grep -q "kuai-provider: SM4-CTR encrypt" <<< "$out" || fail "openssl with kuai.cnf did not use kuai: $out"
+echo "test-package: openssl enc -sm4-ctr with the packaged kuai.cnf ran on kuai.so"
+echo "test-package: ok"

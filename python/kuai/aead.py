@@ -11,7 +11,7 @@ nonce || ciphertext || tag (the layout of Spark's aes_encrypt)."""
 from __future__ import annotations
 
 import os
-from typing import Any, List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Literal, Optional, Sequence, Union
 
 from . import _kuai
 from ._names import cipher_id
@@ -93,7 +93,8 @@ def gcm_encrypt_batch(cipher: str, key: Any, nonces: _Buffers, datas: Sequence[A
 
 
 def gcm_decrypt_batch(cipher: str, key: Any, nonces: _Buffers, datas: Sequence[Any],
-                      aad: Optional[Any] = None, errors: str = "raise") -> List[Optional[bytes]]:
+                      aad: Optional[Any] = None,
+                      errors: Literal["raise", "none"] = "raise") -> List[Optional[bytes]]:
     """Decrypt [ct_i || tag_i]. A failed tag raises InvalidTag (naming the
     message) with ``errors="raise"``, or gives None in its place with
     ``errors="none"``."""

@@ -24,7 +24,7 @@ import platform
 import sys
 import time
 from itertools import repeat
-from typing import Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from . import Cipher, _kuai, aead, modes
 
@@ -43,7 +43,7 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
-def loop(fn: Callable, args: tuple, n: int) -> int:
+def loop(fn: Callable[..., Any], args: Any, n: int) -> int:
     t0 = time.perf_counter_ns()
     for _ in repeat(None, n):
         fn(*args)
@@ -54,7 +54,8 @@ class Impl:
     """One way to do a row's operation at one size: run(n) -> ns for n calls."""
 
     def __init__(self, name: str, run: Callable[[int], int]) -> None:
-        self.name, self.run, self.n, self.samples = name, run, 1, []
+        self.name, self.run, self.n = name, run, 1
+        self.samples: List[float] = []
 
     def calibrate(self, seconds: float) -> None:
         n = 1
@@ -75,26 +76,27 @@ def impls_for(row: str, size: int) -> List[Impl]:
     data = os.urandom(size)
     out: List[Impl] = []
 
-    def py(name, fn, *args):
+    def py(name: str, fn: Callable[..., Any], *args: Any) -> None:
         out.append(Impl(name, lambda n: loop(fn, args, n)))
 
-    def c(k, op):
+    def c(k: Any, op: str) -> None:
         out.append(Impl("C", lambda n: _kuai._c_speed(k, op, size, n)))
 
+    CC: Any = None
     try:
         from cryptography.hazmat.primitives.ciphers import Cipher as CC, algorithms, modes as cm
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM as CAESGCM
     except ImportError:
-        CC = None
+        pass
     try:
-        from gmssl import sm4 as gm
+        from gmssl import sm4 as gm  # type: ignore[import-untyped]
     except ImportError:
         gm = None
 
     if row in ("SM4-CBC", "SM4-CTR", "uBlock-128/128-CTR"):
         name = "ublock-128-128" if row.startswith("uBlock") else "sm4"
-        k = Cipher(name, key16)
-        mode = modes.CBC(iv16) if row.endswith("CBC") else modes.CTR(iv16)
+        k: Any = Cipher(name, key16)
+        mode: modes.Mode = modes.CBC(iv16) if row.endswith("CBC") else modes.CTR(iv16)
         py("kuai", k.encryptor(mode).update, data)
         if CC is not None and name == "sm4":
             cmode = cm.CBC(iv16) if row.endswith("CBC") else cm.CTR(iv16)
@@ -105,15 +107,15 @@ def impls_for(row: str, size: int) -> List[Impl]:
             py("gmssl", g.crypt_cbc, iv16, data)
         c(k, "cbc" if row.endswith("CBC") else "ctr")
     elif row in ("SM4-GCM", "AES-128-GCM", "uBlock-128/128-GCM"):
-        cls = {"SM4-GCM": aead.SM4GCM, "AES-128-GCM": aead.AESGCM, "uBlock-128/128-GCM": aead.UBlockGCM}[row]
-        k = cls(key16)
+        cls: Any = {"SM4-GCM": aead.SM4GCM, "AES-128-GCM": aead.AESGCM, "uBlock-128/128-GCM": aead.UBlockGCM}[row]
+        k = cls(key16)  # noqa
         py("kuai", k.encrypt, nonce, data, None)
         if CC is not None and row == "AES-128-GCM":
             py("cryptography", CAESGCM(key16).encrypt, nonce, data, None)
         if CC is not None and row == "SM4-GCM":
-            def sm4gcm(nonce=nonce, data=data, key=key16):
+            def sm4gcm(nonce: bytes = nonce, data: bytes = data, key: bytes = key16) -> bytes:
                 e = CC(algorithms.SM4(key), cm.GCM(nonce)).encryptor()
-                return e.update(data) + e.finalize() + e.tag
+                return bytes(e.update(data) + e.finalize() + e.tag)
             py("cryptography", sm4gcm)
         c(k, "gcm")
     return out
@@ -131,7 +133,7 @@ def batch_row(seconds: float, rounds: int) -> Dict[str, float]:
     blob = b"".join(datas)
     offs = array.array("q", range(0, 64 * 1001, 64))
 
-    def each():
+    def each() -> List[bytes]:
         enc = k.encrypt
         return [enc(n, d, None) for n, d in zip(nlist, datas)]
 

@@ -114,13 +114,13 @@ class CryptSM4:
             if not self._decrypting_key:
                 return _kuai.stream(self._key, _CBC_ENC, iv).update(data)
             # gmssl's CBC chain over its decryption round keys.
-            out = bytearray()
+            chain = bytearray()
             prev = iv
             for i in range(0, len(data), 16):
                 x = bytes(a ^ b for a, b in zip(data[i:i + 16], prev))
                 prev = self._ecb(x)
-                out += prev
-            return bytes(out)
+                chain += prev
+            return bytes(chain)
         if len(data) % 16:
             raise GmsslInputError(f"SM4 input must be whole 16-byte blocks, got {len(data)} bytes")
         if self._decrypting_key:

@@ -762,7 +762,18 @@ static PyObject *gcm_packed(PyObject *o, PyObject *args, PyObject *kwds, int enc
             goto done;
         }
     }
-    result = enc ? PyTuple_Pack(2, out, outoff) : PyTuple_Pack(3, out, outoff, ok);
+    {
+        /* The offsets as int64 items (format "q"), so that they index, go to
+         * numpy/Arrow and come back to decrypt_packed as they are. */
+        PyObject *mv = PyMemoryView_FromObject(outoff);
+        PyObject *q = mv ? PyObject_CallMethod(mv, "cast", "s", "q") : NULL;
+        Py_XDECREF(mv);
+        if (q == NULL) {
+            goto done;
+        }
+        result = enc ? PyTuple_Pack(2, out, q) : PyTuple_Pack(3, out, q, ok);
+        Py_DECREF(q);
+    }
 done:
     Py_XDECREF(out);
     Py_XDECREF(outoff);

@@ -31,7 +31,8 @@ test: vectors build test-python test-cli test-portable test-sanitize test-provid
 # own venv by pip (scikit-build-core), then its pytest suite, with the peers
 # it is compared with pinned. Budget: 4 minutes with the build.
 PY_VENV = .venv-python
-PY_TEST_DEPS = pytest==9.2.0 hypothesis==6.170.15 cryptography==50.0.2 gmssl==3.2.2 numpy==2.4.6
+PY_TEST_DEPS = pytest==9.2.0 hypothesis==6.170.15 cryptography==50.0.2 gmssl==3.2.2 numpy==2.4.6 \
+  cryptography-vectors==$(CRYPTOGRAPHY_VECTORS_VERSION)
 python-venv:
 	@test -x $(PY_VENV)/bin/python || python3 -m venv $(PY_VENV)
 	$(PY_VENV)/bin/pip install -q $(PY_TEST_DEPS)

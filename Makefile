@@ -10,7 +10,7 @@ CMAKE_FLAGS ?=
 # yardstick (see ../shared/bench.md); it must be set before libcrypto loads.
 OPENSSL_NO_AESNI = ~0x200000200000000
 
-.PHONY: all deps deb test-package build test test-cli test-cli-faults test-portable test-sanitize test-ct fuzz test-provider test-cross test-shim sftp-demo bench bench-quick plot install format clean vectors
+.PHONY: all deps deb test-package build test test-cli test-cli-faults test-portable test-sanitize test-ct fuzz test-provider test-cross test-shim sftp-demo bench bench-quick plot install format clean vectors test-python bench-python python-venv
 
 all: build
 
@@ -28,10 +28,29 @@ build:
 # Where `make vectors` put the third-party vector files, for every suite run
 # of `make test` (prerequisites inherit it); expanded after `vectors` ran.
 test: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
-test: deps vectors build test-cli test-cli-faults test-portable test-sanitize test-provider test-ct fuzz test-cross test-shim test-package
+test: deps vectors build test-cli test-cli-faults test-portable test-sanitize test-provider test-ct fuzz test-cross test-shim test-package test-python
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --quick > $(BUILD)/bench-smoke.txt
 	@echo "benchmark smoke run ok"
 	$(BUILD)/kuai_test
+
+# The Python package (python/, docs/python.md): built and installed into its
+# own venv by pip (scikit-build-core), then its pytest suite, with the peers
+# it is compared with pinned. Budget: 4 minutes with the build.
+PY_VENV = .venv-python
+PY_TEST_DEPS = pytest==9.2.0 hypothesis==6.170.15 cryptography==50.0.2 gmssl==3.2.2 numpy==2.4.6 \
+  cryptography-vectors==$(CRYPTOGRAPHY_VECTORS_VERSION)
+python-venv:
+	@test -x $(PY_VENV)/bin/python || python3 -m venv $(PY_VENV)
+	$(PY_VENV)/bin/pip install -q $(PY_TEST_DEPS)
+	$(PY_VENV)/bin/pip install -q ./python
+test-python: python-venv
+	$(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests
+
+# python -m kuai.bench: the binding against cryptography, gmssl and the C
+# library itself (not part of make bench: it needs the venv above).
+bench-python: python-venv
+	@mkdir -p $(BUILD)
+	$(PY_VENV)/bin/python -m kuai.bench --json $(BUILD)/bench-python.json
 
 # The kuai tool (tests/cli/test_cli.py, python3 standard library only).
 test-cli: build

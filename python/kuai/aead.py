@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: Apache-2.0
+"""GCM with cryptography's AEAD signatures: ``encrypt(nonce, data,
+associated_data) -> ciphertext || tag`` (16-byte tag), ``decrypt(nonce,
+ciphertext || tag, associated_data)`` raising :class:`kuai.InvalidTag`.
+
+Batches: many messages under one key, each with its own nonce, in ONE C call
+with the GIL released: ``encrypt_batch``/``decrypt_batch`` on lists, and
+``encrypt_packed``/``decrypt_packed`` on one contiguous buffer + Arrow-style
+offsets (what an Arrow binary column is), optionally writing each row as
+nonce || ciphertext || tag (the layout of Spark's aes_encrypt)."""
+from __future__ import annotations
+
+import os
+from typing import Any, List, Literal, Optional, Sequence, Union
+
+from . import _kuai
+from ._names import cipher_id
+
+__all__ = ["SM4GCM", "AESGCM", "UBlockGCM", "gcm_encrypt_batch", "gcm_decrypt_batch"]
+
+
+class _GCM(_kuai.Key):
+    __slots__ = ()
+    _family = ""
+
+    def __new__(cls, key: Any) -> "_GCM":
+        try:
+            cid = cipher_id(cls._family, key)
+        except ValueError:
+            bits = memoryview(key).nbytes * 8
+            raise ValueError(f"Invalid key size ({bits} bits) for {cls.__name__}") from None
+        return super().__new__(cls, cid, key)
+
+    # The C methods themselves: one C call per message, no Python frame.
+    encrypt = _kuai.Key.gcm_encrypt
+    decrypt = _kuai.Key.gcm_decrypt
+    encrypt_batch = _kuai.Key.gcm_encrypt_batch
+    decrypt_batch = _kuai.Key.gcm_decrypt_batch
+    encrypt_packed = _kuai.Key.gcm_encrypt_packed
+    decrypt_packed = _kuai.Key.gcm_decrypt_packed
+
+    def __repr__(self) -> str:
+        return f"<kuai.aead.{type(self).__name__} backend={self.backend}>"
+
+
+class SM4GCM(_GCM):
+    """SM4-GCM (as RFC 8998 uses it). Key: 16 bytes."""
+
+    __slots__ = ()
+    _family = "sm4"
+
+    @classmethod
+    def generate_key(cls) -> bytes:
+        return os.urandom(16)
+
+
+class AESGCM(_GCM):
+    """AES-GCM. Key: 16, 24 or 32 bytes."""
+
+    __slots__ = ()
+    _family = "aes"
+
+    @classmethod
+    def generate_key(cls, bit_length: int) -> bytes:
+        if bit_length not in (128, 192, 256):
+            raise ValueError("bit_length must be 128, 192, or 256")
+        return os.urandom(bit_length // 8)
+
+
+class UBlockGCM(_GCM):
+    """GCM over uBlock-128/128 (16-byte key) or uBlock-128/256 (32-byte key)."""
+
+    __slots__ = ()
+    _family = "ublock-128"
+
+    @classmethod
+    def generate_key(cls, bit_length: int = 128) -> bytes:
+        if bit_length not in (128, 256):
+            raise ValueError("bit_length must be 128 or 256")
+        return os.urandom(bit_length // 8)
+
+
+_Buffers = Union[Sequence[Any], bytes, bytearray, memoryview]
+
+
+def gcm_encrypt_batch(cipher: str, key: Any, nonces: _Buffers, datas: Sequence[Any],
+                      aad: Optional[Any] = None) -> List[bytes]:
+    """Encrypt datas[i] with nonces[i] under one key: [ct_i || tag_i].
+
+    ``nonces``: a sequence of nonces, or one buffer of len(datas) * 12 bytes
+    (e.g. ``os.urandom(12 * n)``). ``aad``: None, one for all, or one each."""
+    return _kuai.Key(cipher_id(cipher, key), key).gcm_encrypt_batch(nonces, datas, aad)
+
+
+def gcm_decrypt_batch(cipher: str, key: Any, nonces: _Buffers, datas: Sequence[Any],
+                      aad: Optional[Any] = None,
+                      errors: Literal["raise", "none"] = "raise") -> List[Optional[bytes]]:
+    """Decrypt [ct_i || tag_i]. A failed tag raises InvalidTag (naming the
+    message) with ``errors="raise"``, or gives None in its place with
+    ``errors="none"``."""
+    return _kuai.Key(cipher_id(cipher, key), key).gcm_decrypt_batch(nonces, datas, aad, errors)

@@ -10,31 +10,39 @@
  * reduced by 0xE1 into the top byte (OpenSSL's crypto/modes/xts128gb.c).
  * Ciphertext stealing is the same in both.
  *
- * Speed: the tweaks of a whole chunk (KUAI_CHUNK_BLOCKS blocks) are computed
- * first into a buffer, with the tweak held in two 64-bit words and the
- * reduction taken by mask, never by branch (the tweak is secret); then one
- * XOR pass, the backend's enc_blocks/dec_blocks over the whole chunk (so the
- * wide kernels run at full width), and a second XOR pass.
+ * Speed: a chunk (KUAI_CHUNK_BLOCKS blocks) at a time, the tweaks are made
+ * with the tweak held in two 64-bit words and the reduction taken by mask,
+ * never by branch (the tweak is secret), and XORed into the input in the
+ * same pass; then the backend's enc_blocks/dec_blocks run over the whole
+ * chunk (so the wide kernels run at full width), and a second pass XORs
+ * the tweaks again.
  */
-#include "../bytes.h"
 #include "modes.h"
 
 /* IEEE Std 1619-2018: at most 2^20 blocks per data unit (OpenSSL enforces
  * the same for both standards). */
 #define XTS_MAX_LEN ((size_t)16 << 20)
 
-static inline uint64_t load_le64(const uint8_t *p)
+/* 64-bit words in either byte order through memcpy and a byte swap: one
+ * load or store each (byte-at-a-time stores would cost 16 store-port slots
+ * per tweak, more than AES-NI spends on the block). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define HOST_BE 1
+#else
+#define HOST_BE 0
+#endif
+
+static inline uint64_t load64(const uint8_t *p, int be)
 {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return be != HOST_BE ? __builtin_bswap64(v) : v;
 }
 
-static inline void store_le64(uint8_t *p, uint64_t v)
+static inline void store64(uint8_t *p, uint64_t v, int be)
 {
-    for (int i = 0; i < 8; i++, v >>= 8)
-        p[i] = (uint8_t)v;
+    v = be != HOST_BE ? __builtin_bswap64(v) : v;
+    memcpy(p, &v, 8);
 }
 
 /* The current tweak as two words: IEEE holds (lo, hi) of the little-endian
@@ -47,27 +55,34 @@ typedef struct xts_tweak {
 static void tweak_load(xts_tweak *t, const uint8_t b[16], int gb)
 {
     t->gb = gb;
-    t->w[0] = gb ? load_be64(b) : load_le64(b);
-    t->w[1] = gb ? load_be64(b + 8) : load_le64(b + 8);
+    t->w[0] = load64(b, gb);
+    t->w[1] = load64(b + 8, gb);
 }
 
-/* n successive tweaks into out (16 n bytes); t then holds the next one. The
- * loop for each standard is branch-free inside. */
-static void tweaks(xts_tweak *t, uint8_t *out, size_t n)
+/* n successive tweaks into tw (16 n bytes) and in ^ tweak into out (in ==
+ * out allowed), in one pass; t then holds the next tweak. The loop of each
+ * standard is branch-free inside. */
+static void tweaks_xor(xts_tweak *t, uint8_t *tw, const uint8_t *in, uint8_t *out, size_t n)
 {
     uint64_t a = t->w[0], b = t->w[1];
-    if (t->gb) {
-        for (size_t i = 0; i < n; i++) {
-            store_be64(out + 16 * i, a);
-            store_be64(out + 16 * i + 8, b);
+    const int be = t->gb;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x0, x1, t0, t1;
+        store64(tw + 16 * i, a, be);
+        store64(tw + 16 * i + 8, b, be);
+        memcpy(&t0, tw + 16 * i, 8);
+        memcpy(&t1, tw + 16 * i + 8, 8);
+        memcpy(&x0, in + 16 * i, 8);
+        memcpy(&x1, in + 16 * i + 8, 8);
+        x0 ^= t0;
+        x1 ^= t1;
+        memcpy(out + 16 * i, &x0, 8);
+        memcpy(out + 16 * i + 8, &x1, 8);
+        if (be) {
             uint64_t red = (0 - (b & 1)) & UINT64_C(0xe100000000000000);
             b = b >> 1 | a << 63;
             a = a >> 1 ^ red;
-        }
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            store_le64(out + 16 * i, a);
-            store_le64(out + 16 * i + 8, b);
+        } else {
             uint64_t red = (0 - (b >> 63)) & 0x87;
             b = b << 1 | a >> 63;
             a = a << 1 ^ red;
@@ -129,8 +144,7 @@ static int xts_crypt(const kuai_key *k1, const kuai_key *k2, const uint8_t *twea
     size_t rest = len % 16, bulk = len / 16 - (rest ? 1 : 0);
     for (size_t done = 0; done < bulk;) {
         size_t n = bulk - done < KUAI_CHUNK_BLOCKS ? bulk - done : KUAI_CHUNK_BLOCKS;
-        tweaks(&t, tw, n);
-        xor_bytes(out + 16 * done, in + 16 * done, tw, 16 * n);
+        tweaks_xor(&t, tw, in + 16 * done, out + 16 * done, n);
         f(k1, out + 16 * done, out + 16 * done, n);
         xor_bytes(out + 16 * done, out + 16 * done, tw, 16 * n);
         done += n;
@@ -142,7 +156,8 @@ static int xts_crypt(const kuai_key *k1, const kuai_key *k2, const uint8_t *twea
          * rest of CC) under T_m. Decryption swaps the two tweaks. */
         size_t p = 16 * bulk;
         uint8_t last[16], cc[16];
-        tweaks(&t, tw, 2);
+        uint8_t two[32] = {0};
+        tweaks_xor(&t, tw, two, two, 2);
         memcpy(last, in + p + 16, rest);
         xts_block(k1, f, enc ? tw : tw + 16, in + p, cc);
         memcpy(last + rest, cc + rest, 16 - rest);

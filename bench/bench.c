@@ -1829,6 +1829,8 @@ static void run_aes_child(const char *cname, const char *backend, const opts *o)
 
 int kuai_bench_main(const char *name, int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--modes-ext"))
+        return kuai_bench_modes_ext(name, argc - 1, argv + 1);
     opts o;
     prog = name;
     parse_opts(argc, argv, &o);

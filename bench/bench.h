@@ -7,5 +7,7 @@
  * name is how messages call the program. Returns the exit status; exits
  * the process on a fatal error. Call at most once per process. */
 int kuai_bench_main(const char *name, int argc, char **argv);
+/* `--modes-ext` (first argument): XTS/CCM/CFB/CMAC rows (bench_modes_ext.c). */
+int kuai_bench_modes_ext(const char *name, int argc, char **argv);
 
 #endif

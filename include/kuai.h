@@ -223,6 +223,88 @@ KUAI_API int kuai_gcm_decrypt_final(kuai_gcm_ctx *ctx, const uint8_t *tag, size_
 KUAI_API void kuai_gcm_wipe(kuai_gcm_ctx *ctx);
 
 /*
+ * More modes for the 128-bit-block ciphers (SM4, AES, uBlock-128/128 and 128/256); a
+ * 256-bit-block key gives KUAI_ERR_UNSUPPORTED. The usual rules: 0 or a
+ * negative KUAI_ERR_*, nothing written on failure, in == out allowed and
+ * other overlaps refused (KUAI_ERR_ARG).
+ *
+ * XTS (IEEE Std 1619 / NIST SP 800-38E, or GB/T 17964-2021) over one data
+ * unit of len bytes, 16 <= len <= 2^24 (IEEE 1619's 2^20 blocks; else
+ * KUAI_ERR_LENGTH), with ciphertext stealing when len is not a multiple of
+ * 16. data_key encrypts the data, tweak_key (same cipher, else
+ * KUAI_ERR_MISMATCH) the 16-byte tweak (IEEE: the data unit number as a
+ * little-endian integer). The two keys must be different keys (not
+ * checked). The standards differ in the tweak's multiplication by x: IEEE
+ * 1619 takes the tweak as a little-endian number, GB/T 17964 as GCM does
+ * (big-endian, bits reflected); that is OpenSSL's SM4-XTS xts_standard
+ * "IEEE" or "GB".
+ */
+typedef enum kuai_xts_standard { KUAI_XTS_IEEE1619 = 0, KUAI_XTS_GB17964 = 1 } kuai_xts_standard;
+KUAI_API int kuai_xts_encrypt(const kuai_key *data_key, const kuai_key *tweak_key,
+                              const uint8_t tweak[16], const uint8_t *in, uint8_t *out, size_t len,
+                              kuai_xts_standard std);
+KUAI_API int kuai_xts_decrypt(const kuai_key *data_key, const kuai_key *tweak_key,
+                              const uint8_t tweak[16], const uint8_t *in, uint8_t *out, size_t len,
+                              kuai_xts_standard std);
+
+/*
+ * CCM (NIST SP 800-38C, RFC 3610; SM4-CCM of RFC 8998): nonce of 7..13
+ * bytes, tag of 4, 6, ..., 16 bytes (else KUAI_ERR_ARG); the message length
+ * must fit the 15 - nonce_len byte length field (else KUAI_ERR_LENGTH). aad
+ * may be NULL when aad_len is 0, in/out when len is 0. kuai_ccm_decrypt
+ * returns KUAI_ERR_AUTH when the tag does not match (compared in constant
+ * time); out then holds zeros, never unauthenticated plaintext, so out must
+ * not be read by anyone before the call returns.
+ */
+KUAI_API int kuai_ccm_encrypt(const kuai_key *k, const uint8_t *nonce, size_t nonce_len,
+                              const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out,
+                              size_t len, uint8_t *tag, size_t tag_len);
+KUAI_API int kuai_ccm_decrypt(const kuai_key *k, const uint8_t *nonce, size_t nonce_len,
+                              const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out,
+                              size_t len, const uint8_t *tag, size_t tag_len);
+
+/*
+ * CFB128 and OFB (NIST SP 800-38A), any length. iv (16 bytes) is advanced
+ * in place as CBC's is, to the last ciphertext block (CFB) or the last
+ * keystream block (OFB), so a message may be processed in pieces whose
+ * lengths are multiples of 16. A final partial block of r bytes ends the
+ * stream; iv then holds, as OpenSSL's ivec does with num = r: for CFB the r
+ * ciphertext bytes followed by the 16 - r unused keystream bytes, for OFB
+ * the keystream block whose first r bytes were used. OFB encryption and
+ * decryption are the same operation.
+ */
+KUAI_API int kuai_cfb_encrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                              size_t len);
+KUAI_API int kuai_cfb_decrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                              size_t len);
+KUAI_API int kuai_ofb_crypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                            size_t len);
+
+/*
+ * CMAC (NIST SP 800-38B, RFC 4493): the leading tag_len (4..16) bytes of the
+ * MAC of msg (NULL allowed when len is 0). Streaming: init, any number of
+ * updates of any lengths, final. The context keeps a pointer to the key,
+ * which must stay set up until final; it allocates nothing, may be copied,
+ * and holds the subkeys: final wipes it (after a successful call), and
+ * kuai_cmac_wipe abandons a message. Use after final gives KUAI_ERR_ARG.
+ * To verify a MAC, compare in constant time.
+ */
+typedef struct kuai_cmac_ctx {
+    const kuai_key *priv_key;
+    uint32_t priv_magic, priv_buf_len;
+    unsigned char priv_mac[16]; /* CBC-MAC chain */
+    unsigned char priv_buf[16]; /* the last block seen, held back until final */
+    unsigned char priv_k1[16], priv_k2[16];
+} kuai_cmac_ctx;
+
+KUAI_API int kuai_cmac(const kuai_key *k, const uint8_t *msg, size_t len, uint8_t *tag,
+                       size_t tag_len);
+KUAI_API int kuai_cmac_init(kuai_cmac_ctx *ctx, const kuai_key *k);
+KUAI_API int kuai_cmac_update(kuai_cmac_ctx *ctx, const uint8_t *msg, size_t len);
+KUAI_API int kuai_cmac_final(kuai_cmac_ctx *ctx, uint8_t *tag, size_t tag_len);
+KUAI_API void kuai_cmac_wipe(kuai_cmac_ctx *ctx);
+
+/*
  * Threads: one long buffer split into contiguous, block-aligned pieces run on
  * up to `threads` threads (0 = all online CPUs; at most 64), the calling
  * thread included. Results, IV/counter updates and error codes are exactly

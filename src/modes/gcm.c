@@ -20,6 +20,7 @@
 #include "../bytes.h"
 #include "../ct.h"
 #include "ghash.h"
+#include "mac.h"
 #include "modes.h"
 
 #define GCM_MAGIC 0x67636d21u /* "gcm!": set by init, cleared by wipe */
@@ -302,16 +303,6 @@ static void gcm_tag(kuai_gcm_ctx *c, uint8_t tag[16])
     store_be64(lens + 8, c->priv_data_len * 8);
     ghash_blocks(c, lens, 1);
     xor_bytes(tag, c->priv_y, c->priv_ekj0, 16);
-}
-
-/* 0 when the first n bytes agree; time independent of where they differ. */
-static int tag_differs(const uint8_t *a, const uint8_t *b, size_t n)
-{
-    unsigned d = 0;
-    for (size_t i = 0; i < n; i++)
-        d |= (unsigned)(a[i] ^ b[i]);
-    /* d in 0..255: (d - 1) >> 8 is all ones exactly when d == 0. */
-    return (int)(1 & ~((d - 1) >> 8));
 }
 
 /* ---- argument checks ---------------------------------------------------- */

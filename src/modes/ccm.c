@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * CCM (NIST SP 800-38C, RFC 3610; RFC 8998's SM4-CCM) for the 128-bit-block
+ * ciphers: a CBC-MAC over the formatted nonce, AAD and plaintext, and CTR
+ * for the payload and to mask the tag.
+ *
+ * The payload goes a chunk at a time (KUAI_CHUNK_BLOCKS blocks): the CBC-MAC
+ * over the chunk's plaintext through the backend's fused CBC kernel when it
+ * has one, and CTR over the same chunk through the backend's CTR kernel,
+ * while the chunk is in L1. Encryption MACs the chunk before encrypting it,
+ * decryption decrypts before MACing, which is also what makes in == out
+ * work. The counter field is L = 15 - nonce_len bytes wide and a legal
+ * message never carries out of it, so the backends' whole-block counter
+ * gives the same counter blocks.
+ */
+#include "../bytes.h"
+#include "../ct.h"
+#include "mac.h"
+#include "modes.h"
+
+static int ccm_check(const kuai_key *k, const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
+                     size_t aad_len, const uint8_t *in, const uint8_t *out, size_t len,
+                     const uint8_t *tag, size_t tag_len)
+{
+    int r = kuai_key_check(k);
+    if (r)
+        return r;
+    if (kuai_block_size((kuai_cipher)k->priv_cipher) != 16)
+        return KUAI_ERR_UNSUPPORTED;
+    if (!nonce || nonce_len < 7 || nonce_len > 13 || !tag || tag_len < 4 || tag_len > 16 ||
+        tag_len % 2 || (aad_len && !aad) || !buffers_ok(in, out, len))
+        return KUAI_ERR_ARG;
+    /* The length field holds L = 15 - nonce_len bytes (L >= 2). */
+    size_t l = 15 - nonce_len;
+    if (l < sizeof(uint64_t) && (uint64_t)len >> (8 * l))
+        return KUAI_ERR_LENGTH;
+    return KUAI_OK;
+}
+
+/* B_0 and the formatted AAD through the CBC-MAC; ctr gets A_0. */
+static void ccm_start(const kuai_key *k, uint8_t mac[16], uint8_t ctr[16], const uint8_t *nonce,
+                      size_t nonce_len, const uint8_t *aad, size_t aad_len, size_t len,
+                      size_t tag_len)
+{
+    size_t l = 15 - nonce_len;
+    uint8_t b[16];
+    b[0] = (uint8_t)((aad_len ? 64 : 0) | (tag_len - 2) / 2 << 3 | (l - 1));
+    memcpy(b + 1, nonce, nonce_len);
+    uint64_t q = len;
+    for (size_t i = 15; i > nonce_len; i--, q >>= 8)
+        b[i] = (uint8_t)q;
+    memset(mac, 0, 16);
+    kuai_cbc_mac(k, mac, b, 1);
+    kuai_wipe(b, sizeof b);
+
+    memset(ctr, 0, 16);
+    ctr[0] = (uint8_t)(l - 1);
+    memcpy(ctr + 1, nonce, nonce_len);
+
+    if (!aad_len)
+        return;
+    /* The AAD behind its length (2, 6 or 10 bytes), zero-padded to whole
+     * blocks: staged a chunk at a time, as the prefix shifts it off the
+     * block grid. */
+    uint8_t stage[KUAI_CHUNK_BLOCKS * 16];
+    size_t pos = 0;
+    uint64_t a = aad_len;
+    if (a < 0xff00) {
+        store_be32(stage, (uint32_t)a << 16);
+        pos = 2;
+    } else if (a <= 0xffffffffu) {
+        stage[0] = 0xff, stage[1] = 0xfe;
+        store_be32(stage + 2, (uint32_t)a);
+        pos = 6;
+    } else {
+        stage[0] = 0xff, stage[1] = 0xff;
+        store_be64(stage + 2, a);
+        pos = 10;
+    }
+    while (aad_len) {
+        size_t n = sizeof stage - pos < aad_len ? sizeof stage - pos : aad_len;
+        memcpy(stage + pos, aad, n);
+        aad += n;
+        aad_len -= n;
+        pos += n;
+        if (pos % 16) {
+            memset(stage + pos, 0, 16 - pos % 16);
+            pos += 16 - pos % 16;
+        }
+        kuai_cbc_mac(k, mac, stage, pos / 16);
+        pos = 0;
+    }
+}
+
+/* The payload: MAC and CTR a chunk at a time (see the top of the file). */
+static void ccm_payload(const kuai_key *k, uint8_t mac[16], uint8_t ctr[16], const uint8_t *in,
+                        uint8_t *out, size_t len, int enc)
+{
+    while (len >= 16) {
+        size_t nb = len / 16 < KUAI_CHUNK_BLOCKS ? len / 16 : KUAI_CHUNK_BLOCKS;
+        if (enc)
+            kuai_cbc_mac(k, mac, in, nb);
+        kuai_ctr_crypt(k, ctr, in, out, 16 * nb);
+        if (!enc)
+            kuai_cbc_mac(k, mac, out, nb);
+        in += 16 * nb;
+        out += 16 * nb;
+        len -= 16 * nb;
+    }
+    if (len) {
+        uint8_t pad[16] = {0};
+        if (enc)
+            memcpy(pad, in, len);
+        kuai_ctr_crypt(k, ctr, in, out, len);
+        if (!enc)
+            memcpy(pad, out, len);
+        kuai_cbc_mac(k, mac, pad, 1);
+        kuai_wipe(pad, sizeof pad);
+    }
+}
+
+/* The full masked tag: the CBC-MAC XOR E(A_0). */
+static void ccm_tag(const kuai_key *k, uint8_t mac[16], uint8_t a0[16])
+{
+    kuai_key_impl(k)->enc_blocks(k, a0, a0, 1);
+    xor_bytes(mac, mac, a0, 16);
+}
+
+int kuai_ccm_encrypt(const kuai_key *k, const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
+                     size_t aad_len, const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag,
+                     size_t tag_len)
+{
+    int r = ccm_check(k, nonce, nonce_len, aad, aad_len, in, out, len, tag, tag_len);
+    if (r)
+        return r;
+    uint8_t mac[16], a0[16], ctr[16];
+    ccm_start(k, mac, a0, nonce, nonce_len, aad, aad_len, len, tag_len);
+    memcpy(ctr, a0, 16);
+    ctr[15] = 1;
+    ccm_payload(k, mac, ctr, in, out, len, 1);
+    ccm_tag(k, mac, a0);
+    memcpy(tag, mac, tag_len);
+    kuai_wipe(mac, sizeof mac);
+    kuai_wipe(a0, sizeof a0);
+    return KUAI_OK;
+}
+
+int kuai_ccm_decrypt(const kuai_key *k, const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
+                     size_t aad_len, const uint8_t *in, uint8_t *out, size_t len,
+                     const uint8_t *tag, size_t tag_len)
+{
+    int r = ccm_check(k, nonce, nonce_len, aad, aad_len, in, out, len, tag, tag_len);
+    if (r)
+        return r;
+    uint8_t mac[16], a0[16], ctr[16];
+    ccm_start(k, mac, a0, nonce, nonce_len, aad, aad_len, len, tag_len);
+    memcpy(ctr, a0, 16);
+    ctr[15] = 1;
+    ccm_payload(k, mac, ctr, in, out, len, 0);
+    ccm_tag(k, mac, a0);
+    int bad = tag_differs(mac, tag, tag_len);
+    kuai_declassify(&bad, sizeof bad); /* the verdict is public */
+    kuai_wipe(mac, sizeof mac);
+    kuai_wipe(a0, sizeof a0);
+    if (bad) {
+        /* Never hand back plaintext that failed authentication. */
+        if (len)
+            kuai_wipe(out, len);
+        return KUAI_ERR_AUTH;
+    }
+    return KUAI_OK;
+}

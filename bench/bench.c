@@ -44,7 +44,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_ublock_paper.h"
+
+/* libgcrypt is a peer in kuai_bench only (CMakeLists.txt sets
+ * KUAI_BENCH_GCRYPT for it): `kuai speed`, which links this file too,
+ * compares with OpenSSL alone and does not link libgcrypt. */
+#ifndef KUAI_BENCH_GCRYPT
+#define KUAI_BENCH_GCRYPT 0
+#endif
+#if KUAI_BENCH_GCRYPT
 #include <gcrypt.h>
+#endif
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -236,7 +246,8 @@ static void usage(FILE *f)
            "  --reps N        repetitions per row (default 7, quick 3); the best is reported\n"
            "  --no-sweep      skip the ECB size sweep (40 KB ... 40 MB, 1 and 2 threads)\n"
            "  --mode M        only rows whose mode starts with M (ecb, cbc, ctr, gcm, cbc-enc-mk,\n"
-           "                  short, ecb-enc-sweep, ctr-parallel, ...)\n"
+           "                  short, ecb-enc-sweep, ctr-parallel, paper (the uBlock paper's\n"
+           "                  matrix: short/long, 1/4 keys, key setup, one-shot, crossovers)...)\n"
            "  --threads N     multi-threaded rows (ecb-enc-sweep, ctr-parallel) on 1 and N\n"
            "                  threads (default 2, at most 64)\n"
            "Run with OPENSSL_ia32cap=\"~0x200000200000000\" in the environment to measure the\n"
@@ -536,6 +547,7 @@ static void ossl_close(void *state)
 
 static const peer_ops ossl_ops = {ossl_label, ossl_open, ossl_prepare, ossl_run, ossl_close};
 
+#if KUAI_BENCH_GCRYPT
 /* ---- libgcrypt ----
  * Initialised once in main (gcry_check_version, then
  * GCRYCTL_INITIALIZATION_FINISHED); it picks its own AES-NI/AVX2/VAES
@@ -681,6 +693,16 @@ static void gcry_hwflist(char *buf, size_t n)
     free(txt);
 }
 
+#else
+static void gcry_setup(void)
+{
+}
+static void gcry_hwflist(char *buf, size_t n)
+{
+    snprintf(buf, n, "(libgcrypt not linked: kuai_bench has its rows)");
+}
+#endif
+
 /* ---- The peers used ---- */
 
 /* uBlock exists in no library installed here, so its yardstick is the
@@ -697,6 +719,7 @@ static const peer peer_ossl_aes128gcm_dec = {
  * AVX2 SM4 for CTR, CBC decryption and GCM), and OpenSSL's SM4-CTR (plain
  * C) as a second CTR peer. */
 static const peer peer_ossl_sm4ctr = {.ops = &ossl_ops, .algo = "sm4-ctr", .impl = "SM4-CTR"};
+#if KUAI_BENCH_GCRYPT
 #define GSM4(name, mode, dec, ae)                                                                  \
     {                                                                                              \
         .ops = &gcry_ops, .algo = (name), .gcry_algo = GCRY_CIPHER_SM4,                            \
@@ -710,6 +733,17 @@ static const peer peer_gcry_sm4ctr = GSM4("sm4-ctr", CTR, 0, 0);
 static const peer peer_gcry_sm4gcm_enc = GSM4("sm4-gcm-enc", GCM, 0, 1);
 static const peer peer_gcry_sm4gcm_dec = GSM4("sm4-gcm-dec", GCM, 1, 1);
 #undef GSM4
+#else
+/* without libgcrypt: OpenSSL's SM4 (plain C on x86) in the row's own mode */
+#define OSM4(name, d, dec)                                                                         \
+    {                                                                                              \
+        .ops = &ossl_ops, .algo = (name), .impl = (d), .decrypt = (dec)                            \
+    }
+static const peer peer_ossl_sm4[4] = {
+    OSM4("sm4-ecb-enc", "SM4-ECB", 0), OSM4("sm4-ecb-dec", "SM4-ECB", 1),
+    OSM4("sm4-cbc-enc", "SM4-CBC", 0), OSM4("sm4-cbc-dec", "SM4-CBC", 1)};
+#undef OSM4
+#endif
 
 /* AES: OpenSSL EVP and libgcrypt, each in the row's own mode and direction,
  * indexed by row kind (Y_*; the sweep is ECB encryption). The OpenSSL peers
@@ -747,12 +781,14 @@ static const peer peer_gcry_sm4gcm_dec = GSM4("sm4-gcm-dec", GCM, 1, 1);
             GAES(bits, "gcm-dec", GCM, 1, 1), GAES(bits, "ecb-enc", ECB, 0, 0)                     \
     }
 static const peer ossl_aes[3][9] = {OSSL_AES_PEERS(128), OSSL_AES_PEERS(192), OSSL_AES_PEERS(256)};
+#if KUAI_BENCH_GCRYPT
 static const peer gcry_aes[3][9] = {GCRY_AES_PEERS(128), GCRY_AES_PEERS(192), GCRY_AES_PEERS(256)};
+#endif
+#undef GAES
+#undef GCRY_AES_PEERS
 #undef OAES
 #undef OAES_DEC
-#undef GAES
 #undef OSSL_AES_PEERS
-#undef GCRY_AES_PEERS
 
 /* ------------------------------------------------------------------ */
 /* What to measure                                                     */
@@ -797,13 +833,21 @@ static const bench_cipher ciphers[] = {
     {KUAI_UBLOCK_128_256, UBLOCK_PEERS(&peer_ossl_aes128gcm_enc, &peer_ossl_aes128gcm_dec)},
     /* 256-bit blocks: no GCM */
     {KUAI_UBLOCK_256_256, UBLOCK_PEERS(NULL, NULL)},
+#if KUAI_BENCH_GCRYPT
     {KUAI_SM4,
      {&peer_gcry_sm4ecb_enc, &peer_gcry_sm4ecb_dec, &peer_gcry_sm4cbc_enc, &peer_gcry_sm4cbc_dec,
       &peer_gcry_sm4ctr, &peer_ossl_sm4ctr, &peer_gcry_sm4gcm_enc, &peer_gcry_sm4gcm_dec,
       &peer_gcry_sm4ecb_enc},
      {0}},
+#else
+    {KUAI_SM4,
+     {&peer_ossl_sm4[0], &peer_ossl_sm4[1], &peer_ossl_sm4[2], &peer_ossl_sm4[3], &peer_ossl_sm4ctr,
+      NULL, NULL, NULL, &peer_ossl_sm4[0]},
+     {0}},
+#endif
 /* AES: OpenSSL in the row's own mode, then the same row against libgcrypt;
  * the sweep against libgcrypt (OPENSSL_ia32cap does not reach it). */
+#if KUAI_BENCH_GCRYPT
 #define AES_PEERS(i)                                                                               \
     {&ossl_aes[i][0], &ossl_aes[i][1], &ossl_aes[i][2], &ossl_aes[i][3], &ossl_aes[i][4], NULL,    \
      &ossl_aes[i][6], &ossl_aes[i][7], &gcry_aes[i][8]},                                           \
@@ -811,6 +855,14 @@ static const bench_cipher ciphers[] = {
         &gcry_aes[i][0], &gcry_aes[i][1], &gcry_aes[i][2], &gcry_aes[i][3], &gcry_aes[i][4], NULL, \
             &gcry_aes[i][6], &gcry_aes[i][7], NULL                                                 \
     }
+#else
+#define AES_PEERS(i)                                                                               \
+    {&ossl_aes[i][0], &ossl_aes[i][1], &ossl_aes[i][2], &ossl_aes[i][3], &ossl_aes[i][4], NULL,    \
+     &ossl_aes[i][6], &ossl_aes[i][7], &ossl_aes[i][8]},                                           \
+    {                                                                                              \
+        0                                                                                          \
+    }
+#endif
     {KUAI_AES_128, AES_PEERS(0)},
     {KUAI_AES_192, AES_PEERS(1)},
     {KUAI_AES_256, AES_PEERS(2)},
@@ -1202,6 +1254,7 @@ static void ref_check(kuai_cipher c, const char *cname, const char *backend)
     free(kb), free(in), free(a), free(b), free(kr), free(kx);
 }
 
+#if KUAI_BENCH_GCRYPT
 /* libgcrypt SM4 in `mode` over len bytes under key (16 bytes), as an
  * independent reference for kuai's SM4: ECB, or one GCM message with the
  * benchmark's IV and AAD (tag written). */
@@ -1217,6 +1270,8 @@ static void gcry_sm4_ref(int mode, const uint8_t *key, const uint8_t *in, uint8_
         G(gcry_cipher_encrypt(h, out, len, in, len), "gcry_cipher_encrypt (check)");
     gcry_cipher_close(h);
 }
+
+#endif
 
 /* GCM on a 128-bit-block cipher: the backend must give ref's ciphertext
  * and tag, decrypt its own message back, and refuse a wrong tag. For SM4
@@ -1247,6 +1302,7 @@ static void gcm_check(kuai_cipher c, const char *cname, const char *backend)
         if (memcmp(a, b, LEN) || memcmp(ta, tb, GCM_TAG_LEN))
             what = "GCM encryption (vs ref)";
     }
+#if KUAI_BENCH_GCRYPT
     if (!what && c == KUAI_SM4) {
         gcry_sm4_ref(GCRY_CIPHER_MODE_GCM, kb, in, b, LEN, tb);
         if (memcmp(a, b, LEN) != 0)
@@ -1260,6 +1316,7 @@ static void gcm_check(kuai_cipher c, const char *cname, const char *backend)
         if (memcmp(a, b, 4096) != 0)
             what = "SM4-ECB encryption (vs libgcrypt)";
     }
+#endif
     if (!what) {
         kcheck(kuai_gcm_encrypt(kx, gcm_iv, GCM_IV_LEN, gcm_aad, GCM_AAD_LEN, in, a, LEN, ta,
                                 GCM_TAG_LEN),
@@ -1883,8 +1940,13 @@ int kuai_bench_main(const char *name, int argc, char **argv)
     char hwf[512];
     gcry_hwflist(hwf, sizeof hwf);
     if (row_fd < 0) {
+#if KUAI_BENCH_GCRYPT
         printf("%s: kuai %s, %s, libgcrypt %s\n", prog, KUAI_VERSION,
                OpenSSL_version(OPENSSL_VERSION), gcry_check_version(NULL));
+#else
+        printf("%s: kuai %s, %s (libgcrypt peers: kuai_bench only)\n", prog, KUAI_VERSION,
+               OpenSSL_version(OPENSSL_VERSION));
+#endif
         printf("cpu: %s (%ld online)\n", model, sysconf(_SC_NPROCESSORS_ONLN));
         if (HAVE_TSC)
             printf(
@@ -1902,6 +1964,7 @@ int kuai_bench_main(const char *name, int argc, char **argv)
         printf("load average (1 min) at start: %.2f\n", loadavg1());
         printf("OPENSSL_ia32cap: %s%s\n", cap ? cap : "(unset)",
                cap && !strcmp(cap, OSSL_NO_AESNI_CAP) ? " (OpenSSL AES-NI paths off)" : "");
+#if KUAI_BENCH_GCRYPT
         printf("libgcrypt hwflist: %s\n", hwf);
         printf(
             "peers: uBlock vs OpenSSL AES-128-CTR (gcm rows: AES-128-GCM); SM4 vs libgcrypt in the "
@@ -1912,6 +1975,13 @@ int kuai_bench_main(const char *name, int argc, char **argv)
             "peers: AES vs OpenSSL EVP in the row's own mode, then the same row vs libgcrypt; the "
             "aesni/vaes rows run in a child process where OpenSSL has AES-NI (OPENSSL_ia32cap "
             "removed), the portable AES backends meet the OpenSSL this process got\n\n");
+#else
+        (void)hwf;
+        printf("peers: uBlock vs OpenSSL AES-128-CTR (gcm rows: AES-128-GCM); SM4 and AES vs "
+               "OpenSSL EVP in the row's own mode (SM4 GCM rows: none); gcm rows: 12-byte IV, %d B "
+               "AAD, %d B tag per message; libgcrypt rows: kuai_bench\n\n",
+               GCM_AAD_LEN, GCM_TAG_LEN);
+#endif
         print_header_row();
     }
 
@@ -1945,6 +2015,12 @@ int kuai_bench_main(const char *name, int argc, char **argv)
 
     if (row_fd >= 0)
         return 0;
+    if (mode_wanted(&o, "paper")) {
+        /* many short repetitions: the best of them is the one the machine
+         * left alone (these rows run in microseconds) */
+        bench_paper_opts po = {o.backend, o.cipher, o.quick ? 5 : 31, o.quick, 2e6};
+        bench_ublock_paper(&po);
+    }
     printf("\nload average (1 min) at end: %.2f (this run alone adds about 1)\n", loadavg1());
     if (json) {
         write_json(json, o.json);

@@ -108,6 +108,14 @@ typedef struct kuai_impl {
      * the key material of the GHASH backend gcm_ghash, the only one the
      * kernel reads; y as in src/modes/ghash.h. in == out allowed. */
     const struct ghash_impl *gcm_ghash;
+    /* Optional one-shot ECB (src/modes/oneshot.c; NULL: key setup into a
+     * kuai_key, then ECB): n streams, stream i nblocks blocks from in[i] to
+     * out[i] (in[i] == out[i] allowed) under the raw key keys[i] of
+     * kuai_key_size(c) bytes. Everything is checked; nothing may be kept.
+     * A backend whose short path reads only a small schedule skips the 8 KiB
+     * key and its wipe, and runs one block of several keys as one pass. */
+    void (*oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
+                    uint8_t *const *out, size_t n, size_t nblocks, int enc);
     void (*gcm_blocks)(const kuai_key *k, const unsigned char *hkey, uint8_t y[16], uint8_t *ctr,
                        const uint8_t *in, uint8_t *out, size_t nblocks, int enc);
 } kuai_impl;

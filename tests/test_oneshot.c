@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The one-shot ECB calls against key setup + kuai_ecb_* on the portable
- * backend: every cipher, 0..64 blocks, in place and out, 1..33 keys. */
+ * backend: every cipher, 0..64 blocks, in place and out, 1..33 keys; run
+ * once per backend, chosen through KUAI_BACKEND as kuai_key_init would
+ * (uBlock's x86 backends take their own one-shot path). */
 #include "test_util.h"
 
 #include <stdlib.h>
@@ -89,9 +91,21 @@ static void oneshot_multi(kuai_cipher c)
 void test_oneshot(void)
 {
     group_begin("oneshot");
+    const char *prev = getenv("KUAI_BACKEND");
+    char *saved = prev ? strdup(prev) : NULL;
     for (size_t i = 0; i < ALL_CIPHERS_N; i++) {
-        oneshot_single(all_ciphers[i]);
-        oneshot_multi(all_ciphers[i]);
+        const char *be[MAX_BACKENDS];
+        size_t nbe = test_backends(all_ciphers[i], be, MAX_BACKENDS);
+        for (size_t b = 0; b < nbe; b++) {
+            setenv("KUAI_BACKEND", be[b], 1);
+            oneshot_single(all_ciphers[i]);
+            oneshot_multi(all_ciphers[i]);
+        }
     }
+    if (saved)
+        setenv("KUAI_BACKEND", saved, 1);
+    else
+        unsetenv("KUAI_BACKEND");
+    free(saved);
     group_end();
 }

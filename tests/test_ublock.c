@@ -12,6 +12,7 @@
 #include "ublock/ublock.h"
 #include "vectors.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +247,257 @@ static void check_mk_kernels(kuai_cipher c, const kuai_impl *p, const kuai_impl 
     free(kobj);
 }
 
+/* ---- the low-latency kernel and its dispatch ------------------------------ */
+
+/* enc_blocks/dec_blocks/ctr_blocks (the low-latency kernel below the
+ * crossover, the wide one above, tails split between them) for 0..64
+ * blocks, whole and split in two calls at several points, against ref.
+ * A fresh key per count, so the wide kernel's masks are built by whichever
+ * call comes first (split calls start small). */
+static void check_split_calls(kuai_cipher c, const kuai_impl *p, const kuai_impl *ref)
+{
+    const char *cn = kuai_cipher_name(c);
+    const size_t bs = kuai_block_size(c), maxb = 64;
+    kuai_key *k = key_alloc(1), *r = key_alloc(1);
+    uint8_t *in = xmalloc(maxb * bs + 1), *want = xmalloc(maxb * bs), *got = xmalloc(maxb * bs);
+    char what[160];
+    for (size_t nb = 0; nb <= maxb; nb++) {
+        uint8_t key[32];
+        rng_fill(key, sizeof key);
+        if (!key_init_ok(k, c, key, p->name) || !key_init_ok(r, c, key, "ref"))
+            break;
+        rng_fill(in, nb * bs);
+        const size_t cuts[4] = {0, 1, nb / 2, nb ? nb - 1 : 0};
+        for (int dec = 0; dec <= 1; dec++) {
+            if (nb)
+                (dec ? ref->dec_blocks : ref->enc_blocks)(r, in, want, nb);
+            for (size_t ci = 0; ci < 4; ci++) {
+                size_t a = cuts[ci] > nb ? nb : cuts[ci];
+                memset(got, 0xa5, maxb * bs);
+                if (a)
+                    (dec ? p->dec_blocks : p->enc_blocks)(k, in, got, a);
+                if (nb - a)
+                    (dec ? p->dec_blocks : p->enc_blocks)(k, in + a * bs, got + a * bs, nb - a);
+                snprintf(what, sizeof what, "%s/%s %s %zu blocks as %zu + %zu", cn, p->name,
+                         dec ? "dec" : "enc", nb, a, nb - a);
+                CHECK_MEM(got, want, nb * bs, what);
+                CHECK(nb == maxb || got[nb * bs] == 0xa5, "%s: wrote past the end", what);
+            }
+        }
+    }
+    free(in);
+    free(want);
+    free(got);
+    kuai_key_wipe(k);
+    kuai_key_wipe(r);
+    free(k);
+    free(r);
+}
+
+/* cbc_enc_blocks (the chain in registers) over long chains, in place and
+ * out, against ref's one block at a time. */
+static void check_cbc_chain(kuai_cipher c, const kuai_impl *p, const kuai_impl *ref)
+{
+    if (!p->cbc_enc_blocks)
+        return;
+    const char *cn = kuai_cipher_name(c);
+    const size_t bs = kuai_block_size(c), nb = t_short ? 300 : 3000;
+    kuai_key *k = key_alloc(1), *r = key_alloc(1);
+    uint8_t key[32], iv[32], ivw[32], *in = xmalloc(nb * bs), *want = xmalloc(nb * bs),
+                                      *got = xmalloc(nb * bs);
+    char what[160];
+    rng_fill(key, sizeof key);
+    rng_fill(iv, sizeof iv);
+    rng_fill(in, nb * bs);
+    if (key_init_ok(k, c, key, p->name) && key_init_ok(r, c, key, "ref")) {
+        memcpy(ivw, iv, bs);
+        for (size_t i = 0; i < nb; i++) {
+            for (size_t j = 0; j < bs; j++)
+                ivw[j] ^= in[i * bs + j];
+            ref->enc_blocks(r, ivw, ivw, 1);
+            memcpy(want + i * bs, ivw, bs);
+        }
+        for (int inplace = 0; inplace <= 1; inplace++) {
+            uint8_t ivg[32];
+            memcpy(ivg, iv, bs);
+            if (inplace)
+                memcpy(got, in, nb * bs);
+            p->cbc_enc_blocks(k, ivg, inplace ? got : in, got, nb);
+            snprintf(what, sizeof what, "%s/%s cbc_enc_blocks(%zu)%s", cn, p->name, nb,
+                     inplace ? " in place" : "");
+            CHECK_MEM(got, want, nb * bs, what);
+            snprintf(what, sizeof what, "%s/%s cbc_enc_blocks(%zu): chain after", cn, p->name, nb);
+            CHECK_MEM(ivg, ivw, bs, what);
+        }
+    }
+    free(in);
+    free(want);
+    free(got);
+    kuai_key_wipe(k);
+    kuai_key_wipe(r);
+    free(k);
+    free(r);
+}
+
+/* The public multi-key calls with 1..33 streams of this backend's keys
+ * (few streams go to the low-latency narrow kernel, more to the wide one),
+ * ECB and CBC both ways, against each stream alone on ref. */
+static void check_multi_streams(kuai_cipher c, const kuai_impl *p)
+{
+    enum { MAXN = 33, MAXB = 6 };
+    const char *cn = kuai_cipher_name(c);
+    const size_t bs = kuai_block_size(c), kl = kuai_key_size(c);
+    kuai_key *k = key_alloc(MAXN), *r = key_alloc(1);
+    static uint8_t in[MAXN][MAXB * 32], got[MAXN][MAXB * 32], want[MAXN][MAXB * 32];
+    static uint8_t iv[MAXN][32], ivw[MAXN][32];
+    const kuai_key *kp[MAXN];
+    const uint8_t *ip[MAXN];
+    uint8_t *op[MAXN], *ivp[MAXN];
+    uint8_t keys[MAXN][32];
+    char what[160];
+    for (size_t i = 0; i < MAXN; i++) {
+        rng_fill(keys[i], sizeof keys[i]);
+        key_init_ok(&k[i], c, keys[i], p->name);
+        kp[i] = &k[i];
+        ip[i] = in[i];
+        op[i] = got[i];
+        ivp[i] = iv[i];
+    }
+    for (size_t n = 1; n <= MAXN; n += t_short ? 3 : 1) {
+        size_t len = (1 + rng_below(MAXB)) * bs;
+        for (int mode = 0; mode < 4; mode++) { /* ecb enc, ecb dec, cbc enc, cbc dec */
+            for (size_t i = 0; i < n; i++) {
+                rng_fill(in[i], len);
+                rng_fill(iv[i], bs);
+                memcpy(ivw[i], iv[i], bs);
+                key_init_ok(r, c, keys[i], "ref");
+                int rc = mode == 0   ? kuai_ecb_encrypt(r, in[i], want[i], len)
+                         : mode == 1 ? kuai_ecb_decrypt(r, in[i], want[i], len)
+                         : mode == 2 ? kuai_cbc_encrypt(r, ivw[i], in[i], want[i], len)
+                                     : kuai_cbc_decrypt(r, ivw[i], in[i], want[i], len);
+                CHECK_RC(rc, KUAI_OK, "ref stream");
+            }
+            int rc = mode == 0   ? kuai_ecb_encrypt_multi(kp, ip, op, n, len)
+                     : mode == 1 ? kuai_ecb_decrypt_multi(kp, ip, op, n, len)
+                     : mode == 2 ? kuai_cbc_encrypt_multi(kp, ivp, ip, op, n, len)
+                                 : kuai_cbc_decrypt_multi(kp, ivp, ip, op, n, len);
+            snprintf(what, sizeof what, "%s/%s %s multi, %zu streams of %zu blocks", cn, p->name,
+                     mode == 0   ? "ecb enc"
+                     : mode == 1 ? "ecb dec"
+                     : mode == 2 ? "cbc enc"
+                                 : "cbc dec",
+                     n, len / bs);
+            CHECK_RC(rc, KUAI_OK, what);
+            for (size_t i = 0; i < n; i++) {
+                CHECK_MEM(got[i], want[i], len, what);
+                if (mode >= 2)
+                    CHECK_MEM(iv[i], ivw[i], bs, what);
+            }
+        }
+    }
+    (void)kl;
+    for (size_t i = 0; i < MAXN; i++)
+        kuai_key_wipe(&k[i]);
+    kuai_key_wipe(r);
+    free(k);
+    free(r);
+}
+
+/* The oneshot hook against ref: 1..9 streams of 0..33 blocks (one block
+ * per stream is the multi-key pass). */
+static void check_oneshot_hook(kuai_cipher c, const kuai_impl *p, const kuai_impl *ref)
+{
+    if (!p->oneshot)
+        return;
+    enum { MAXN = 9, MAXB = 33 };
+    const char *cn = kuai_cipher_name(c);
+    const size_t bs = kuai_block_size(c), kl = kuai_key_size(c);
+    static uint8_t keys[MAXN][32], in[MAXN][MAXB * 32], got[MAXN][MAXB * 32], want[MAXN][MAXB * 32];
+    const uint8_t *kp[MAXN], *ip[MAXN];
+    uint8_t *op[MAXN];
+    kuai_key *r = key_alloc(1);
+    char what[160];
+    for (size_t n = 1; n <= MAXN; n++) {
+        for (size_t nb = 0; nb <= MAXB; nb += (nb < 4 ? 1 : 7)) {
+            for (int enc = 0; enc <= 1; enc++) {
+                int inplace = (int)((n + nb) & 1);
+                for (size_t i = 0; i < n; i++) {
+                    rng_fill(keys[i], kl);
+                    rng_fill(in[i], nb * bs);
+                    kp[i] = keys[i];
+                    key_init_ok(r, c, keys[i], "ref");
+                    if (nb)
+                        (enc ? ref->enc_blocks : ref->dec_blocks)(r, in[i], want[i], nb);
+                    if (inplace)
+                        memcpy(got[i], in[i], nb * bs);
+                    ip[i] = inplace ? got[i] : in[i];
+                    op[i] = got[i];
+                }
+                p->oneshot(c, kp, ip, op, n, nb, enc);
+                snprintf(what, sizeof what, "%s/%s oneshot %s, %zu streams of %zu blocks%s", cn,
+                         p->name, enc ? "enc" : "dec", n, nb, inplace ? ", in place" : "");
+                for (size_t i = 0; i < n; i++)
+                    CHECK_MEM(got[i], want[i], nb * bs, what);
+            }
+        }
+    }
+    kuai_key_wipe(r);
+    free(r);
+}
+
+/* One fresh key, shared: threads race to the first bulk call, which builds
+ * the wide kernel's masks lazily (one builds them in the key, the others
+ * may use their own copy); every result must match ref. */
+typedef struct race_arg {
+    const kuai_key *k;
+    const uint8_t *in;
+    uint8_t out[64 * 32];
+    size_t nb, bs;
+} race_arg;
+
+static void *race_run(void *p)
+{
+    race_arg *a = p;
+    kuai_ecb_encrypt(a->k, a->in, a->out, a->nb * a->bs);
+    return NULL;
+}
+
+static void check_lazy_race(kuai_cipher c, const kuai_impl *p)
+{
+    enum { NT = 4 };
+    const char *cn = kuai_cipher_name(c);
+    const size_t bs = kuai_block_size(c), nb = 64;
+    kuai_key *k = key_alloc(1), *r = key_alloc(1);
+    static race_arg args[NT];
+    static uint8_t in[64 * 32], want[64 * 32];
+    for (int t = 0; t < (t_short ? 4 : 40); t++) {
+        uint8_t key[32];
+        rng_fill(key, sizeof key);
+        rng_fill(in, nb * bs);
+        if (!key_init_ok(k, c, key, p->name) || !key_init_ok(r, c, key, "ref"))
+            break;
+        CHECK_RC(kuai_ecb_encrypt(r, in, want, nb * bs), KUAI_OK, "ref");
+        pthread_t th[NT];
+        for (int i = 0; i < NT; i++) {
+            args[i].k = k;
+            args[i].in = in;
+            args[i].nb = nb;
+            args[i].bs = bs;
+            CHECK(pthread_create(&th[i], NULL, race_run, &args[i]) == 0, "pthread_create");
+        }
+        for (int i = 0; i < NT; i++) {
+            pthread_join(th[i], NULL);
+            char what[96];
+            snprintf(what, sizeof what, "%s/%s first bulk call from %d threads", cn, p->name, NT);
+            CHECK_MEM(args[i].out, want, nb * bs, what);
+        }
+    }
+    kuai_key_wipe(k);
+    kuai_key_wipe(r);
+    free(k);
+    free(r);
+}
+
 void test_ublock_backend_internals(void)
 {
     group_begin("uBlock backend seam");
@@ -265,6 +517,13 @@ void test_ublock_backend_internals(void)
             check_raw_schedule(c, p->name);
             check_kernels(c, p, ref);
             check_mk_kernels(c, p, ref);
+            if (p->mk_narrow)
+                check_mk_kernels(c, p->mk_narrow, ref);
+            check_split_calls(c, p, ref);
+            check_cbc_chain(c, p, ref);
+            check_multi_streams(c, p);
+            check_oneshot_hook(c, p, ref);
+            check_lazy_race(c, p);
         }
     }
     group_end();

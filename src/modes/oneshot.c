@@ -1,15 +1,84 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* One-shot ECB for short messages: key setup and cipher in one call, the
- * schedule kept on this stack frame only and wiped before return. This
- * generic form sets the key up the ordinary way; a backend's low-latency
- * path may replace it without changing what the caller sees. */
+ * schedule kept on this stack frame only and wiped before return. The
+ * generic form sets the key up the ordinary way; a backend with a oneshot
+ * hook (uBlock's low-latency kernel) runs short calls without a kuai_key,
+ * after the same checks, so the caller sees the same results. */
 #include "modes.h"
+
+#include <stdlib.h>
+
+/* Up to this many blocks per stream the hook runs; longer messages are
+ * better served by key setup and the backend's wide kernels. */
+#define ONESHOT_HOOK_MAX_BLOCKS 32
+
+/* The backend kuai_key_init would pick (KUAI_BACKEND honoured the same way:
+ * the first listed name the cipher has), if it has a oneshot hook and is
+ * available; NULL sends the call down the generic path, which also reports
+ * every error. */
+static const kuai_impl *oneshot_impl(kuai_cipher c)
+{
+    if (kuai_cipher_name(c) == NULL)
+        return NULL;
+    const kuai_impl *const *impls = kuai_impls(c), *found = NULL;
+    const char *list = getenv("KUAI_BACKEND");
+    if (!list || !*list) {
+        for (const kuai_impl *const *p = impls; *p && !found; p++)
+            if ((*p)->available())
+                found = *p;
+    } else {
+        while (*list && !found) {
+            size_t n = strcspn(list, ",");
+            for (const kuai_impl *const *p = impls; *p && !found; p++)
+                if (n > 0 && strlen((*p)->name) == n && !strncmp((*p)->name, list, n))
+                    found = (*p)->available() ? *p : NULL;
+            if (found)
+                break;
+            list += n + (list[n] == ',');
+        }
+    }
+    return found && found->oneshot ? found : NULL;
+}
+
+/* The hook's path when it applies: every check of the generic path first
+ * (key, key length, buffers, length), in its order, so errors match. */
+static int oneshot_fast(kuai_cipher c, const uint8_t *const *keys, size_t key_len,
+                        const uint8_t *const *in, uint8_t *const *out, size_t n, size_t len,
+                        int enc, int *done)
+{
+    *done = 0;
+    const kuai_impl *impl = oneshot_impl(c);
+    if (!impl)
+        return KUAI_OK;
+    size_t bs = kuai_block_size(c);
+    if (len / bs > ONESHOT_HOOK_MAX_BLOCKS)
+        return KUAI_OK;
+    *done = 1;
+    for (size_t i = 0; i < n; i++)
+        if (!keys[i])
+            return KUAI_ERR_ARG;
+    if (key_len != kuai_key_size(c))
+        return KUAI_ERR_KEY_LEN;
+    for (size_t i = 0; i < n; i++) {
+        if (!buffers_ok(in[i], out[i], len))
+            return KUAI_ERR_ARG;
+        if (len % bs)
+            return KUAI_ERR_LENGTH;
+    }
+    if (len)
+        impl->oneshot(c, keys, in, out, n, len / bs, enc);
+    return KUAI_OK;
+}
 
 static int oneshot(kuai_cipher c, const uint8_t *key, size_t key_len, const uint8_t *in,
                    uint8_t *out, size_t len, int enc)
 {
+    int done;
+    int r = oneshot_fast(c, &key, key_len, &in, &out, 1, len, enc, &done);
+    if (done)
+        return r;
     kuai_key k;
-    int r = kuai_key_init(&k, c, key, key_len);
+    r = kuai_key_init(&k, c, key, key_len);
     if (r)
         return r;
     r = enc ? kuai_ecb_encrypt(&k, in, out, len) : kuai_ecb_decrypt(&k, in, out, len);
@@ -41,8 +110,12 @@ static int oneshot_multi(kuai_cipher c, const uint8_t *const *keys, size_t key_l
     for (size_t i = 0; i < n; i++)
         if (!keys[i])
             return KUAI_ERR_ARG;
+    int done;
+    int r = oneshot_fast(c, keys, key_len, in, out, n, len, enc, &done);
+    if (done)
+        return r;
     kuai_key k;
-    int r = kuai_key_init(&k, c, keys[0], key_len);
+    r = kuai_key_init(&k, c, keys[0], key_len);
     if (r)
         return r;
     size_t bs;

@@ -15,10 +15,16 @@
  */
 typedef struct ublock_sched {
     uint8_t rk[UBLOCK_MAX_ROUNDS + 1][32];
-    uint32_t nbytes;               /* block size: 16 or 32 */
-    uint32_t rounds;               /* 16 or 24 */
-    unsigned char ext[8192 - 808]; /* 8-byte aligned: backends load it unaligned */
+    uint32_t nbytes; /* block size: 16 or 32 */
+    uint32_t rounds; /* 16 or 24 */
+    /* Backends that build their wide kernel's round-key masks on first bulk
+     * use (UBLOCK_MASKS_*, atomic: a const key may be shared by threads). */
+    uint32_t masks;
+    uint32_t pad;
+    unsigned char ext[8192 - 816]; /* 8-byte aligned: backends load it unaligned */
 } ublock_sched;
+
+enum { UBLOCK_MASKS_NONE = 0, UBLOCK_MASKS_BUSY = 1, UBLOCK_MASKS_READY = 2 };
 
 _Static_assert(sizeof(ublock_sched) <= sizeof(((kuai_key *)0)->priv_sched),
                "uBlock schedule must fit in kuai_key");

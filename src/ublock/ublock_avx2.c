@@ -89,6 +89,7 @@ static inline void ublock128_avx2_key_layout(ub_v x[8], unsigned i)
 #define UBM_STORE(out, x) ub128_store(out, x)
 #define UBM_STORE_XOR(out, in, x) ub128_store_xor(out, in, x)
 #define UBM_KEY_LAYOUT(x, i) ublock128_avx2_key_layout(x, i)
+#define UBM_LAZY_MASKS
 #include "ublock_bs.h"
 
 /* ---- uBlock-256: 8 blocks per pass, layout L --------------------------- */
@@ -172,51 +173,51 @@ static inline void ublock256_avx2_store_xor(uint8_t *out, const uint8_t *in, con
 #define UBM_STORE(out, x) ublock256_avx2_store(out, x)
 #define UBM_STORE_XOR(out, in, x) ublock256_avx2_store_xor(out, in, x)
 #define UBM_KEY_LAYOUT(x, i) ((void)(x), (void)(i))
+#define UBM_LAZY_MASKS
 #include "ublock_bs.h"
+
+/* ---- the low-latency kernel in front (xmm, VEX-encoded) ------------------ */
+
+#define ul_v __m128i
+#define ul_xor _mm_xor_si128
+#define ul_and _mm_and_si128
+#define ul_or _mm_or_si128
+#define ul_shuf _mm_shuffle_epi8
+#define ul_srl64 _mm_srli_epi64
+#define ul_sll64 _mm_slli_epi64
+#define ul_set1_8(c) _mm_set1_epi8((char)(c))
+#define ul_unpacklo64 _mm_unpacklo_epi64
+#define ul_unpackhi64 _mm_unpackhi_epi64
+#define ul_unpacklo32 _mm_unpacklo_epi32
+#define ul_unpackhi32 _mm_unpackhi_epi32
+#define ul_even32(a, b)                                                                            \
+    _mm_castps_si128(                                                                              \
+        _mm_shuffle_ps(_mm_castsi128_ps(a), _mm_castsi128_ps(b), _MM_SHUFFLE(2, 0, 2, 0)))
+#define ul_odd32(a, b)                                                                             \
+    _mm_castps_si128(                                                                              \
+        _mm_shuffle_ps(_mm_castsi128_ps(a), _mm_castsi128_ps(b), _MM_SHUFFLE(3, 1, 3, 1)))
+#define ul_loadu(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define ul_storeu(p, x) _mm_storeu_si128((__m128i *)(void *)(p), x)
+#define ul_row(p) _mm_load_si128((const __m128i *)(const void *)(p))
+#define UL_FN(name) ublock_ll_avx2_##name
+#define UL_EXPAND_RAW ublock_expand_raw_ssse3
+#include "ublock_ll.h"
+
+/* Crossovers (blocks), from kuai_bench --mode paper's crossover rows on a
+ * Zen 1 EPYC (docs/performance.md): uBlock-128 below 9 (a wide pass is 16
+ * blocks; 128/256 measured 8, one setting serves both), uBlock-256/256
+ * below 5 (a pass is 8). */
+UL_FRONT(ublock128_avx2_, 9, 16)
+UL_FRONT(ublock256_avx2_, 5, 8)
+UL_NARROW_IMPL(ublock128_128_avx2_ll, "avx2", KUAI_UBLOCK_128_128, ublock_avx2_available);
+UL_NARROW_IMPL(ublock128_256_avx2_ll, "avx2", KUAI_UBLOCK_128_256, ublock_avx2_available);
+UL_NARROW_IMPL(ublock256_256_avx2_ll, "avx2", KUAI_UBLOCK_256_256, ublock_avx2_available);
 
 /* ---- backend tables ------------------------------------------------------ */
 
-const kuai_impl ublock128_128_avx2 = {
-    .name = "avx2",
-    .cipher = KUAI_UBLOCK_128_128,
-    .available = ublock_avx2_available,
-    .expand = ublock128_avx2_expand,
-    .enc_blocks = ublock128_avx2_enc_blocks,
-    .dec_blocks = ublock128_avx2_dec_blocks,
-    .ctr_blocks = ublock128_avx2_ctr_blocks,
-    .mk_lanes = 16,
-    .mk_setup = ublock128_avx2_mk_setup,
-    .mk_bytes = ublock128_avx2_mk_bytes,
-    .mk_enc = ublock128_avx2_mk_enc,
-    .mk_dec = ublock128_avx2_mk_dec,
-};
-
-const kuai_impl ublock128_256_avx2 = {
-    .name = "avx2",
-    .cipher = KUAI_UBLOCK_128_256,
-    .available = ublock_avx2_available,
-    .expand = ublock128_avx2_expand,
-    .enc_blocks = ublock128_avx2_enc_blocks,
-    .dec_blocks = ublock128_avx2_dec_blocks,
-    .ctr_blocks = ublock128_avx2_ctr_blocks,
-    .mk_lanes = 16,
-    .mk_setup = ublock128_avx2_mk_setup,
-    .mk_bytes = ublock128_avx2_mk_bytes,
-    .mk_enc = ublock128_avx2_mk_enc,
-    .mk_dec = ublock128_avx2_mk_dec,
-};
-
-const kuai_impl ublock256_256_avx2 = {
-    .name = "avx2",
-    .cipher = KUAI_UBLOCK_256_256,
-    .available = ublock_avx2_available,
-    .expand = ublock256_avx2_expand,
-    .enc_blocks = ublock256_avx2_enc_blocks,
-    .dec_blocks = ublock256_avx2_dec_blocks,
-    .ctr_blocks = ublock256_avx2_ctr_blocks,
-    .mk_lanes = 8,
-    .mk_setup = ublock256_avx2_mk_setup,
-    .mk_bytes = ublock256_avx2_mk_bytes,
-    .mk_enc = ublock256_avx2_mk_enc,
-    .mk_dec = ublock256_avx2_mk_dec,
-};
+UL_IMPL(ublock128_128_avx2, "avx2", KUAI_UBLOCK_128_128, ublock_avx2_available, ublock128_avx2_, 16,
+        &ublock128_128_avx2_ll);
+UL_IMPL(ublock128_256_avx2, "avx2", KUAI_UBLOCK_128_256, ublock_avx2_available, ublock128_avx2_, 16,
+        &ublock128_256_avx2_ll);
+UL_IMPL(ublock256_256_avx2, "avx2", KUAI_UBLOCK_256_256, ublock_avx2_available, ublock256_avx2_, 8,
+        &ublock256_256_avx2_ll);

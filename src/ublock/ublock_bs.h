@@ -807,12 +807,10 @@ static inline void UBM_FN(key_masks)(UBM_K *dst, UBM_H x[8], unsigned i)
 _Static_assert(sizeof(UBM_K) * 8 * (UBLOCK_MAX_ROUNDS + 1) <= sizeof(((ublock_sched *)0)->ext),
                "bitsliced round keys must fit in ublock_sched.ext");
 
-static void UBM_FN(expand)(kuai_key *k, const uint8_t *key)
+/* The wide kernel's round-key masks from the raw schedule. */
+static void UBM_FN(build_masks)(UBM_K *dst, const ublock_sched *s)
 {
-    ublock_sched *s = ublock_sched_of(k);
-    UBM_K *dst = (UBM_K *)(void *)s->ext;
     UBM_H x[8];
-    UB_EXPAND_RAW(s, (kuai_cipher)k->priv_cipher, key);
 #ifdef UBM_LOAD_SAME
     for (unsigned i = 0; i <= s->rounds; i++) {
         UBM_LOAD_SAME(x, s->rk[i]);
@@ -829,6 +827,62 @@ static void UBM_FN(expand)(kuai_key *k, const uint8_t *key)
     kuai_wipe(kbuf, sizeof kbuf);
 #endif
 }
+
+#ifdef UBM_LAZY_MASKS
+/*
+ * Key setup stores the raw schedule only (what the low-latency kernel
+ * reads); the masks are built on the first bulk call, so short calls never
+ * pay for them. A const key may be shared by threads: the first caller to
+ * claim the build (compare-and-swap) writes the masks and publishes them
+ * with a release store; a caller that finds them being built makes its own
+ * copy on its stack (no waiting, no allocation).
+ */
+static void UBM_FN(expand)(kuai_key *k, const uint8_t *key)
+{
+    ublock_sched *s = ublock_sched_of(k);
+    UB_EXPAND_RAW(s, (kuai_cipher)k->priv_cipher, key);
+    __atomic_store_n(&s->masks, UBLOCK_MASKS_NONE, __ATOMIC_RELAXED);
+}
+
+enum { UBM_FN(nmasks) = 8 * (UBLOCK_MAX_ROUNDS + 1) };
+
+static const UBM_K *UBM_FN(masks)(const kuai_key *k, UBM_K *tmp)
+{
+    /* the key's own storage: writable memory the caller handed us as const */
+    ublock_sched *s = (ublock_sched *)(uintptr_t)(const void *)k->priv_sched;
+    UBM_K *ext = (UBM_K *)(void *)s->ext;
+    uint32_t st = __atomic_load_n(&s->masks, __ATOMIC_ACQUIRE);
+    if (st == UBLOCK_MASKS_READY)
+        return ext;
+    uint32_t none = UBLOCK_MASKS_NONE;
+    if (__atomic_compare_exchange_n(&s->masks, &none, UBLOCK_MASKS_BUSY, 0, __ATOMIC_ACQUIRE,
+                                    __ATOMIC_RELAXED)) {
+        UBM_FN(build_masks)(ext, s);
+        __atomic_store_n(&s->masks, UBLOCK_MASKS_READY, __ATOMIC_RELEASE);
+        return ext;
+    }
+    UBM_FN(build_masks)(tmp, s);
+    return tmp;
+}
+#define UBM_MASKS_BEGIN(k, rk)                                                                     \
+    UBM_K masks_tmp_[UBM_FN(nmasks)];                                                              \
+    const UBM_K *rk = UBM_FN(masks)(k, masks_tmp_)
+#define UBM_MASKS_END(rk)                                                                          \
+    do {                                                                                           \
+        if (rk == masks_tmp_)                                                                      \
+            kuai_wipe(masks_tmp_, sizeof masks_tmp_);                                              \
+    } while (0)
+#else
+static void UBM_FN(expand)(kuai_key *k, const uint8_t *key)
+{
+    ublock_sched *s = ublock_sched_of(k);
+    UB_EXPAND_RAW(s, (kuai_cipher)k->priv_cipher, key);
+    UBM_FN(build_masks)((UBM_K *)(void *)s->ext, s);
+}
+#define UBM_MASKS_BEGIN(k, rk)                                                                     \
+    const UBM_K *rk = (const UBM_K *)(const void *)ublock_sched_const(k)->ext
+#define UBM_MASKS_END(rk) ((void)(rk))
+#endif
 
 #endif /* UBM_EMIT_SINGLE */
 
@@ -872,13 +926,17 @@ static inline void UBM_FN(crypt)(const UBM_K *rk, unsigned rounds, const uint8_t
 static void UBM_FN(enc_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)
 {
     const ublock_sched *s = ublock_sched_const(k);
-    UBM_FN(crypt)((const UBM_K *)(const void *)s->ext, s->rounds, in, out, n, 1);
+    UBM_MASKS_BEGIN(k, rk);
+    UBM_FN(crypt)(rk, s->rounds, in, out, n, 1);
+    UBM_MASKS_END(rk);
 }
 
 static void UBM_FN(dec_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)
 {
     const ublock_sched *s = ublock_sched_const(k);
-    UBM_FN(crypt)((const UBM_K *)(const void *)s->ext, s->rounds, in, out, n, 0);
+    UBM_MASKS_BEGIN(k, rk);
+    UBM_FN(crypt)(rk, s->rounds, in, out, n, 0);
+    UBM_MASKS_END(rk);
 }
 
 /* Keystream for ns passes from the counter blocks in ctrbuf, XORed into out;
@@ -915,7 +973,7 @@ static void UBM_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *i
 {
     enum { NW = UBM_BLOCK / 8, PASS_BYTES = UBM_PASS * UBM_BLOCK };
     const ublock_sched *s = ublock_sched_const(k);
-    const UBM_K *rk = (const UBM_K *)(const void *)s->ext;
+    UBM_MASKS_BEGIN(k, rk);
     uint64_t w[NW];
     _Alignas(32) uint8_t cbuf[UBM_NS * PASS_BYTES];
     ub_ctr_read(w, ctr, NW);
@@ -951,7 +1009,10 @@ static void UBM_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *i
         memcpy(out, buf, n * UBM_BLOCK);
     }
     ub_ctr_write(ctr, w, NW);
+    UBM_MASKS_END(rk);
 }
+#undef UBM_MASKS_BEGIN
+#undef UBM_MASKS_END
 #endif /* UBM_EMIT_SINGLE */
 
 #if UBM_EMIT_MK
@@ -1004,6 +1065,7 @@ static void UBM_FN(mk_dec)(const kuai_mk *m, const uint8_t *in, uint8_t *out, si
 #undef UBM_EMIT_SINGLE
 #undef UBM_EMIT_MK
 #undef UBM_FN
+#undef UBM_LAZY_MASKS
 #ifdef UBM_KEEP_PARAMS
 #undef UBM_KEEP_PARAMS
 #else

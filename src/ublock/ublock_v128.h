@@ -16,6 +16,10 @@
  *   UB_V128_AVAILABLE        int (*)(void), the run-time check
  *   UB_V128_NS128            uBlock-128 passes run side by side (2 for 16
  *                            registers, 3 for 32)
+ * and may define UB_V128_LOW_LATENCY: the wide kernels' masks are then built
+ * on first bulk use (UBM_LAZY_MASKS) and the including file, which puts
+ * the low-latency kernel (ublock_ll.h) in front of them, writes the
+ * backend tables itself;
  * and includes ublock_bs.h once (shared part), then this header once.
  */
 #define UB_V128_PASTE(a, b, c) a##b##c
@@ -56,6 +60,9 @@ static inline void UB_V128_FN(ublock128_, key_layout)(ub_v x[8], unsigned i)
 #define UBM_STORE(out, x) ub128_store(out, x)
 #define UBM_STORE_XOR(out, in, x) ub128_store_xor(out, in, x)
 #define UBM_KEY_LAYOUT(x, i) UB_V128_FN(ublock128_, key_layout)(x, i)
+#ifdef UB_V128_LOW_LATENCY
+#define UBM_LAZY_MASKS
+#endif
 #include "ublock_bs.h"
 
 /* ---- uBlock-256: 8 blocks per pass, plane-half = two xmm ---------------- */
@@ -207,10 +214,14 @@ static inline void UB_V128_FN(ublock256_, store_xor)(uint8_t *out, const uint8_t
 #define UBM_STORE(out, x) UB_V128_FN(ublock256_, store)(out, x)
 #define UBM_STORE_XOR(out, in, x) UB_V128_FN(ublock256_, store_xor)(out, in, x)
 #define UBM_KEY_LAYOUT(x, i) ((void)(x), (void)(i))
+#ifdef UB_V128_LOW_LATENCY
+#define UBM_LAZY_MASKS
+#endif
 #include "ublock_bs.h"
 
 /* ---- backend tables ------------------------------------------------------ */
 
+#ifndef UB_V128_LOW_LATENCY
 #define UB_V128_IMPL(var, member, cipher_id)                                                       \
     const kuai_impl var = {                                                                        \
         .name = UB_V128_NAME,                                                                      \
@@ -230,3 +241,4 @@ UB_V128_IMPL(UB_V128_VAR(ublock128_128_), ublock128_, KUAI_UBLOCK_128_128);
 UB_V128_IMPL(UB_V128_VAR(ublock128_256_), ublock128_, KUAI_UBLOCK_128_256);
 UB_V128_IMPL(UB_V128_VAR(ublock256_256_), ublock256_, KUAI_UBLOCK_256_256);
 #undef UB_V128_IMPL
+#endif /* UB_V128_LOW_LATENCY */

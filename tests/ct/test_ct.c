@@ -173,6 +173,31 @@ static void run_modes(kuai_cipher c, const char *backend)
     PUBLIC(mivs, sizeof mivs);
     for (size_t j = 0; j < NK; j++)
         kuai_key_wipe(&mk[j]);
+
+    /* One-shot ECB, single and 4 keys: uBlock's x86 backends run their own
+     * path (the key schedule and the low-latency kernel on the stack), so
+     * the backend is forced the way kuai_key_init would take it. */
+    static uint8_t okey[4][32];
+    const uint8_t *okeys[4];
+    setenv("KUAI_BACKEND", backend, 1);
+    fill(okey, sizeof okey);
+    SECRET(okey, sizeof okey);
+    fill(pt, 4 * bs);
+    SECRET(pt, 4 * bs);
+    OK(kuai_ecb_encrypt_oneshot(c, okey[0], ks, pt, ct, 4 * bs), "oneshot encrypt");
+    PUBLIC(ct, 4 * bs);
+    OK(kuai_ecb_decrypt_oneshot(c, okey[0], ks, ct, buf, 4 * bs), "oneshot decrypt");
+    for (size_t j = 0; j < 4; j++) {
+        okeys[j] = okey[j];
+        ins[j] = pt + j * bs;
+        outs[j] = ct + j * bs;
+    }
+    OK(kuai_ecb_encrypt_oneshot_multi(c, okeys, ks, ins, outs, 4, bs), "oneshot multi encrypt");
+    PUBLIC(ct, 4 * bs);
+    for (size_t j = 0; j < 4; j++)
+        ins[j] = ct + j * bs, outs[j] = buf + j * bs;
+    OK(kuai_ecb_decrypt_oneshot_multi(c, okeys, ks, ins, outs, 4, bs), "oneshot multi decrypt");
+    unsetenv("KUAI_BACKEND");
     kuai_key_wipe(&k);
 }
 

@@ -1,0 +1,690 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * uBlock, low-latency kernel for few blocks: whole blocks in registers, one
+ * nibble per byte, over a 128-bit vector vocabulary. The wide bitsliced
+ * kernels (ublock_bs.h) pay a whole pass of 8-32 blocks and a bit-matrix
+ * transposition however few blocks a call has; this kernel's cost grows
+ * with the block count from one block up, and its dependency chain per
+ * round is ~10 operations, so it serves short calls, CBC encryption (the
+ * chain stays in registers) and multi-key calls with few streams.
+ *
+ * Layout: a half block of 16 nibbles (uBlock-128) is one vector, byte
+ * pos_i[n] holding nibble n (0..15) as a value 0..15: exactly the byte
+ * positions of a bitsliced plane-half, so the drifting layouts and every
+ * shuffle row of ub128_tab serve unchanged (only the S-box differs: here a
+ * pshufb into a 16-entry register table, secret data only as the index).
+ * A uBlock-256 half (32 nibbles) is two vectors in layout L with
+ * ub256_tab's rows, PL/PR as two unpacks and a shuffle each (see
+ * ublock_bs.h). Rounds are ublock_bs.h's (fused for uBlock-128), so the
+ * same derivations hold; keys are the spec's RK_i, split into nibbles as
+ * they are used (no S-box complement here).
+ *
+ * The including file defines the vocabulary (ul_v, ul_xor, ul_and, ul_or,
+ * ul_shuf(table, idx), ul_srl64/sll64, ul_set1_8, ul_unpacklo/hi64,
+ * ul_unpacklo/hi32, ul_even32/odd32, ul_loadu/storeu, ul_row (aligned
+ * 16-byte constant)), UL_FN(name) for this ISA's names, and has included
+ * ublock_bs.h's shared part (the tables). Constant time: no branch or
+ * memory index depends on keys or data.
+ */
+
+/* Blocks a group runs side by side: 8 state vectors either way. */
+#define UL_G128 4
+#define UL_G256 2
+
+static const _Alignas(16) uint8_t
+    UL_FN(sbox_tab)[2][16] = {{7, 4, 9, 12, 11, 10, 13, 8, 15, 14, 1, 6, 0, 3, 2, 5},  /* s   */
+                              {12, 10, 14, 13, 1, 15, 11, 0, 7, 2, 5, 4, 3, 6, 9, 8}}; /* s^-1 */
+
+#define UL_S(x) ul_shuf(ul_row(UL_FN(sbox_tab)[0]), x)
+#define UL_SI(x) ul_shuf(ul_row(UL_FN(sbox_tab)[1]), x)
+#define UL_R128(x, l, row) ul_shuf(x, ul_row(ub128_tab[l][row]))
+#define UL_R256(x, row, lane) ul_shuf(x, ul_row(ub256_tab[row] + 16 * (lane)))
+
+/* 16 bytes -> their high nibbles (hi) and low nibbles (lo), one per byte. */
+UB_KERNEL void UL_FN(split)(ul_v v, ul_v *hi, ul_v *lo)
+{
+    ul_v m = ul_set1_8(0x0f);
+    *hi = ul_and(ul_srl64(v, 4), m);
+    *lo = ul_and(v, m);
+}
+
+/* ---- uBlock-128 ---------------------------------------------------------- */
+
+/* A 16-byte block (or round key) -> X0, X1 in layout pos_0. */
+UB_KERNEL void UL_FN(load128)(const uint8_t *p, ul_v *a, ul_v *b)
+{
+    ul_v hi, lo;
+    UL_FN(split)(ul_loadu(p), &hi, &lo);
+    *a = ul_unpacklo64(hi, lo);
+    *b = ul_unpackhi64(hi, lo);
+}
+
+UB_KERNEL ul_v UL_FN(merge128)(ul_v a, ul_v b)
+{
+    return ul_or(ul_sll64(ul_unpacklo64(a, b), 4), ul_unpackhi64(a, b));
+}
+
+/* RK_i (16 raw bytes) in round i's layout. */
+UB_KERNEL void UL_FN(key128)(const uint8_t *rk, unsigned i, ul_v *k0, ul_v *k1)
+{
+    UL_FN(load128)(rk, k0, k1);
+    if (i & 7) { /* public round index */
+        *k0 = UL_R128(*k0, i & 7, UB128_KEY);
+        *k1 = UL_R128(*k1, i & 7, UB128_KEY);
+    }
+}
+
+/* Round i (layout l = i & 7) of nb blocks, ending with key i+1 (k0, k1 per
+ * block): ublock_bs.h's fused round_enc. */
+UB_KERNEL void UL_FN(round128)(ul_v *a, ul_v *b, const ul_v *k0, const ul_v *k1, unsigned l, int nb,
+                               int mk)
+{
+    for (int j = 0; j < nb; j++) {
+        ul_v x = UL_S(a[j]), y = UL_S(b[j]);
+        y = ul_xor(y, x);                         /* b1 */
+        x = ul_xor(x, UL_R128(y, l, UB128_ROT1)); /* a1 */
+        y = ul_xor(y, UL_R128(x, l, UB128_ROT2)); /* b2 */
+        x = ul_xor(x, UL_R128(y, l, UB128_ROT2)); /* a2 */
+        ul_v t = ul_xor(ul_xor(y, x), k0[mk ? j : 0]);
+        ul_v u = ul_xor(UL_R128(y, l, UB128_FIX), k1[mk ? j : 0]);
+        a[j] = ul_xor(t, UL_R128(x, l, UB128_ROT5));
+        b[j] = ul_xor(u, UL_R128(x, l, UB128_FIX_ROT5));
+    }
+}
+
+/* Undo round i from a state carrying key i+1, then add key i:
+ * ublock_bs.h's fused round_dec with the table S-box. */
+UB_KERNEL void UL_FN(round128_inv)(ul_v *a, ul_v *b, const ul_v *k0, const ul_v *k1, unsigned l,
+                                   int nb, int mk)
+{
+    for (int j = 0; j < nb; j++) {
+        ul_v x0 = a[j], x1 = b[j];
+        ul_v b3 = UL_R128(x1, l, UB128_FIX_INV);
+        ul_v x = ul_xor(x0, b3); /* a2 */
+        ul_v y = ul_xor(ul_xor(b3, UL_R128(x0, l, UB128_ROT5)),
+                        UL_R128(x1, l, UB128_ROT5_FIX_INV)); /* b2 */
+        x = ul_xor(x, UL_R128(y, l, UB128_ROT2));            /* a1 */
+        y = ul_xor(y, UL_R128(x, l, UB128_ROT2));            /* b1 */
+        ul_v rb = UL_R128(y, l, UB128_ROT1);
+        b[j] = ul_xor(UL_SI(ul_xor(ul_xor(y, x), rb)), k1[mk ? j : 0]);
+        a[j] = ul_xor(UL_SI(ul_xor(x, rb)), k0[mk ? j : 0]);
+    }
+}
+
+/* All round keys of a schedule in nibble form (kc[2i], kc[2i + 1]), for
+ * calls long enough to reuse them (CBC chains, several groups). */
+UB_KERNEL void UL_FN(keys128)(ul_v *kc, const uint8_t (*rk)[32], unsigned rounds)
+{
+    for (unsigned i = 0; i <= rounds; i++)
+        UL_FN(key128)(rk[i], i, &kc[2 * i], &kc[2 * i + 1]);
+}
+
+/* Round key i of block j: from the nibble forms kc[j] when the caller made
+ * them, else split from the raw schedule rk[j] now (independent of the
+ * data, so off the dependency chain). */
+UB_KERNEL void UL_FN(kget128)(const uint8_t (*const *rk)[32], const ul_v *const *kc, int j,
+                              unsigned i, ul_v *k0, ul_v *k1)
+{
+    if (kc) {
+        *k0 = kc[j][2 * i];
+        *k1 = kc[j][2 * i + 1];
+    } else {
+        UL_FN(key128)(rk[j][i], i, k0, k1);
+    }
+}
+
+/*
+ * nb blocks (1..UL_G128) in registers through all rounds. Block j's keys
+ * are rk[j] / kc[j] (mk) or rk[0] / kc[0] everyone's (see kget128).
+ */
+UB_KERNEL void UL_FN(enc128)(ul_v *a, ul_v *b, const uint8_t (*const *rk)[32],
+                             const ul_v *const *kc, unsigned rounds, int nb, int mk)
+{
+    ul_v k0[UL_G128], k1[UL_G128];
+    for (int j = 0; j < (mk ? nb : 1); j++)
+        UL_FN(kget128)(rk, kc, j, 0, &k0[j], &k1[j]);
+    for (int j = 0; j < nb; j++) {
+        a[j] = ul_xor(a[j], k0[mk ? j : 0]);
+        b[j] = ul_xor(b[j], k1[mk ? j : 0]);
+    }
+    for (unsigned i = 0; i < rounds; i++) {
+        for (int j = 0; j < (mk ? nb : 1); j++)
+            UL_FN(kget128)(rk, kc, j, i + 1, &k0[j], &k1[j]);
+        UL_FN(round128)(a, b, k0, k1, i & 7, nb, mk);
+    }
+}
+
+UB_KERNEL void UL_FN(dec128)(ul_v *a, ul_v *b, const uint8_t (*const *rk)[32],
+                             const ul_v *const *kc, unsigned rounds, int nb, int mk)
+{
+    ul_v k0[UL_G128], k1[UL_G128];
+    for (int j = 0; j < (mk ? nb : 1); j++)
+        UL_FN(kget128)(rk, kc, j, rounds, &k0[j], &k1[j]);
+    for (int j = 0; j < nb; j++) {
+        a[j] = ul_xor(a[j], k0[mk ? j : 0]);
+        b[j] = ul_xor(b[j], k1[mk ? j : 0]);
+    }
+    for (unsigned i = rounds; i-- > 0;) {
+        for (int j = 0; j < (mk ? nb : 1); j++)
+            UL_FN(kget128)(rk, kc, j, i, &k0[j], &k1[j]);
+        UL_FN(round128_inv)(a, b, k0, k1, i & 7, nb, mk);
+    }
+}
+
+/* ---- uBlock-256 ---------------------------------------------------------- */
+
+/* A 256-bit half: lane 0 (words 0-1) and lane 1 (words 2-3) in layout L. */
+typedef struct UL_FN(h256) {
+    ul_v l, h;
+} UL_FN(h256);
+#define UL_H UL_FN(h256)
+
+UB_KERNEL UL_H UL_FN(mk256)(ul_v l, ul_v h)
+{
+    UL_H r = {l, h};
+    return r;
+}
+
+UB_KERNEL UL_H UL_FN(xor256)(UL_H a, UL_H b)
+{
+    return UL_FN(mk256)(ul_xor(a.l, b.l), ul_xor(a.h, b.h));
+}
+
+UB_KERNEL UL_H UL_FN(rot256)(UL_H x, int row)
+{
+    return UL_FN(mk256)(UL_R256(x.l, row, 0), UL_R256(x.h, row, 1));
+}
+
+/* 16 bytes (a half) -> layout L: the split layout S by two unpacks, then
+ * to_l (as ublock_v128.h loads a transposed pass). */
+UB_KERNEL UL_H UL_FN(load256)(const uint8_t *p)
+{
+    ul_v hi, lo;
+    UL_FN(split)(ul_loadu(p), &hi, &lo);
+    return UL_FN(rot256)(UL_FN(mk256)(ul_unpacklo64(hi, lo), ul_unpackhi64(hi, lo)), UB256_TO_L);
+}
+
+UB_KERNEL void UL_FN(store256)(uint8_t *p, UL_H x)
+{
+    UL_H s = UL_FN(rot256)(x, UB256_FROM_L);
+    ul_storeu(p, ul_or(ul_sll64(ul_unpacklo64(s.l, s.h), 4), ul_unpackhi64(s.l, s.h)));
+}
+
+UB_KERNEL UL_H UL_FN(sbox256)(UL_H x, int inv)
+{
+    return inv ? UL_FN(mk256)(UL_SI(x.l), UL_SI(x.h)) : UL_FN(mk256)(UL_S(x.l), UL_S(x.h));
+}
+
+UB_KERNEL UL_H UL_FN(pl256)(UL_H x)
+{
+    return UL_FN(rot256)(UL_FN(mk256)(ul_unpacklo64(x.l, x.h), ul_unpackhi64(x.l, x.h)), UB256_PL);
+}
+
+UB_KERNEL UL_H UL_FN(pr256)(UL_H x)
+{
+    return UL_FN(rot256)(UL_FN(mk256)(ul_even32(x.l, x.h), ul_odd32(x.l, x.h)), UB256_PR);
+}
+
+UB_KERNEL UL_H UL_FN(pl256_inv)(UL_H x)
+{
+    UL_H t = UL_FN(rot256)(x, UB256_PL_INV);
+    return UL_FN(mk256)(ul_unpacklo64(t.l, t.h), ul_unpackhi64(t.l, t.h));
+}
+
+UB_KERNEL UL_H UL_FN(pr256_inv)(UL_H x)
+{
+    UL_H t = UL_FN(rot256)(x, UB256_PR_INV);
+    return UL_FN(mk256)(ul_unpacklo32(t.l, t.h), ul_unpackhi32(t.l, t.h));
+}
+
+UB_KERNEL void UL_FN(key256)(const uint8_t *rk, UL_H *k0, UL_H *k1)
+{
+    *k0 = UL_FN(load256)(rk);
+    *k1 = UL_FN(load256)(rk + 16);
+}
+
+UB_KERNEL void UL_FN(enc256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32], unsigned rounds,
+                             int nb, int mk)
+{
+    UL_H k0[UL_G256], k1[UL_G256];
+    for (unsigned i = 0; i < rounds; i++) {
+        for (int j = 0; j < (mk ? nb : 1); j++)
+            UL_FN(key256)(rk[j][i], &k0[j], &k1[j]);
+        for (int j = 0; j < nb; j++) {
+            UL_H x = UL_FN(sbox256)(UL_FN(xor256)(a[j], k0[mk ? j : 0]), 0);
+            UL_H y = UL_FN(sbox256)(UL_FN(xor256)(b[j], k1[mk ? j : 0]), 0);
+            y = UL_FN(xor256)(y, x);
+            x = UL_FN(xor256)(x, UL_FN(rot256)(y, UB256_ROT1));
+            y = UL_FN(xor256)(y, UL_FN(rot256)(x, UB256_ROT2));
+            x = UL_FN(xor256)(x, UL_FN(rot256)(y, UB256_ROT2));
+            y = UL_FN(xor256)(y, UL_FN(rot256)(x, UB256_ROT5));
+            x = UL_FN(xor256)(x, y);
+            a[j] = UL_FN(pl256)(x);
+            b[j] = UL_FN(pr256)(y);
+        }
+    }
+    for (int j = 0; j < (mk ? nb : 1); j++)
+        UL_FN(key256)(rk[j][rounds], &k0[j], &k1[j]);
+    for (int j = 0; j < nb; j++) {
+        a[j] = UL_FN(xor256)(a[j], k0[mk ? j : 0]);
+        b[j] = UL_FN(xor256)(b[j], k1[mk ? j : 0]);
+    }
+}
+
+UB_KERNEL void UL_FN(dec256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32], unsigned rounds,
+                             int nb, int mk)
+{
+    UL_H k0[UL_G256], k1[UL_G256];
+    for (int j = 0; j < (mk ? nb : 1); j++)
+        UL_FN(key256)(rk[j][rounds], &k0[j], &k1[j]);
+    for (int j = 0; j < nb; j++) {
+        a[j] = UL_FN(xor256)(a[j], k0[mk ? j : 0]);
+        b[j] = UL_FN(xor256)(b[j], k1[mk ? j : 0]);
+    }
+    for (unsigned i = rounds; i-- > 0;) {
+        for (int j = 0; j < (mk ? nb : 1); j++)
+            UL_FN(key256)(rk[j][i], &k0[j], &k1[j]);
+        for (int j = 0; j < nb; j++) {
+            UL_H x = UL_FN(pl256_inv)(a[j]), y = UL_FN(pr256_inv)(b[j]);
+            x = UL_FN(xor256)(x, y);
+            y = UL_FN(xor256)(y, UL_FN(rot256)(x, UB256_ROT5));
+            x = UL_FN(xor256)(x, UL_FN(rot256)(y, UB256_ROT2));
+            y = UL_FN(xor256)(y, UL_FN(rot256)(x, UB256_ROT2));
+            x = UL_FN(xor256)(x, UL_FN(rot256)(y, UB256_ROT1));
+            y = UL_FN(xor256)(y, x);
+            a[j] = UL_FN(xor256)(UL_FN(sbox256)(x, 1), k0[mk ? j : 0]);
+            b[j] = UL_FN(xor256)(UL_FN(sbox256)(y, 1), k1[mk ? j : 0]);
+        }
+    }
+}
+
+/* ---- calls --------------------------------------------------------------- */
+
+/*
+ * One group of nb blocks from in to out (in == out allowed: all loads come
+ * first). keys[j]: block j's schedule (mk) or keys[0] for all.
+ */
+UB_KERNEL void UL_FN(group)(const ublock_sched *const *keys, const uint8_t *in, uint8_t *out,
+                            int nb, int enc, int mk)
+{
+    const unsigned rounds = keys[0]->rounds;
+    const uint8_t(*rk[UL_G128])[32];
+    for (int j = 0; j < (mk ? nb : 1); j++)
+        rk[j] = keys[j]->rk;
+    if (keys[0]->nbytes == 16) {
+        ul_v a[UL_G128], b[UL_G128];
+        for (int j = 0; j < nb; j++)
+            UL_FN(load128)(in + 16 * j, &a[j], &b[j]);
+        if (enc)
+            UL_FN(enc128)(a, b, rk, NULL, rounds, nb, mk);
+        else
+            UL_FN(dec128)(a, b, rk, NULL, rounds, nb, mk);
+        for (int j = 0; j < nb; j++)
+            ul_storeu(out + 16 * j, UL_FN(merge128)(a[j], b[j]));
+    } else {
+        UL_H a[UL_G256], b[UL_G256];
+        for (int j = 0; j < nb && j < UL_G256; j++) {
+            a[j] = UL_FN(load256)(in + 32 * j);
+            b[j] = UL_FN(load256)(in + 32 * j + 16);
+        }
+        if (enc)
+            UL_FN(enc256)(a, b, rk, rounds, nb < UL_G256 ? nb : UL_G256, mk);
+        else
+            UL_FN(dec256)(a, b, rk, rounds, nb < UL_G256 ? nb : UL_G256, mk);
+        for (int j = 0; j < nb && j < UL_G256; j++) {
+            UL_FN(store256)(out + 32 * j, a[j]);
+            UL_FN(store256)(out + 32 * j + 16, b[j]);
+        }
+    }
+}
+
+/* The kernels, one per (group size, direction, key form): nb constant in
+ * each, so the state stays in registers. */
+#define UL_GROUP_KERNEL(nb)                                                                        \
+    static void UL_FN(enc##nb)(const ublock_sched *const *k, const uint8_t *in, uint8_t *out)      \
+    {                                                                                              \
+        UL_FN(group)(k, in, out, nb, 1, 0);                                                        \
+    }                                                                                              \
+    static void UL_FN(dec##nb)(const ublock_sched *const *k, const uint8_t *in, uint8_t *out)      \
+    {                                                                                              \
+        UL_FN(group)(k, in, out, nb, 0, 0);                                                        \
+    }                                                                                              \
+    static void UL_FN(mkenc##nb)(const ublock_sched *const *k, const uint8_t *in, uint8_t *out)    \
+    {                                                                                              \
+        UL_FN(group)(k, in, out, nb, 1, 1);                                                        \
+    }                                                                                              \
+    static void UL_FN(mkdec##nb)(const ublock_sched *const *k, const uint8_t *in, uint8_t *out)    \
+    {                                                                                              \
+        UL_FN(group)(k, in, out, nb, 0, 1);                                                        \
+    }
+UL_GROUP_KERNEL(1)
+UL_GROUP_KERNEL(2)
+UL_GROUP_KERNEL(3)
+UL_GROUP_KERNEL(4)
+#undef UL_GROUP_KERNEL
+
+typedef void (*UL_FN(group_fn))(const ublock_sched *const *, const uint8_t *, uint8_t *);
+
+/* n blocks under one key (mk = 0) or block i under keys[i] (mk = 1), in
+ * groups of UL_G128 / UL_G256 blocks. in == out allowed. */
+static void UL_FN(crypt)(const ublock_sched *const *keys, const uint8_t *in, uint8_t *out, size_t n,
+                         int enc, int mk)
+{
+    static const UL_FN(group_fn)
+        fns[2][2][5] = {{{0, UL_FN(dec1), UL_FN(dec2), UL_FN(dec3), UL_FN(dec4)},
+                         {0, UL_FN(enc1), UL_FN(enc2), UL_FN(enc3), UL_FN(enc4)}},
+                        {{0, UL_FN(mkdec1), UL_FN(mkdec2), UL_FN(mkdec3), UL_FN(mkdec4)},
+                         {0, UL_FN(mkenc1), UL_FN(mkenc2), UL_FN(mkenc3), UL_FN(mkenc4)}}};
+    const size_t bs = keys[0]->nbytes, g = bs == 16 ? UL_G128 : UL_G256;
+    while (n) {
+        size_t m = n < g ? n : g;
+        fns[mk][enc][m](keys, in, out);
+        in += m * bs;
+        out += m * bs;
+        keys += mk ? m : 0;
+        n -= m;
+    }
+}
+
+/*
+ * CBC encryption of one chain: the chain stays in registers in nibble
+ * form (XOR commutes with the nibble split), so a block costs its rounds
+ * and nothing else on the dependency chain.
+ */
+UB_KERNEL void UL_FN(cbc_enc_chain)(const ublock_sched *s, uint8_t *iv, const uint8_t *in,
+                                    uint8_t *out, size_t n, int bs)
+{
+    const uint8_t(*rk[1])[32] = {s->rk};
+    if (bs == 16) {
+        ul_v a, b, kc[2 * (UBLOCK_MAX_ROUNDS + 1)];
+        const ul_v *kcp[1] = {kc};
+        UL_FN(keys128)(kc, s->rk, s->rounds);
+        UL_FN(load128)(iv, &a, &b);
+        for (size_t i = 0; i < n; i++) {
+            ul_v pa, pb;
+            UL_FN(load128)(in + 16 * i, &pa, &pb);
+            a = ul_xor(a, pa);
+            b = ul_xor(b, pb);
+            UL_FN(enc128)(&a, &b, rk, kcp, s->rounds, 1, 0);
+            ul_storeu(out + 16 * i, UL_FN(merge128)(a, b));
+        }
+        ul_storeu(iv, UL_FN(merge128)(a, b));
+        kuai_wipe(kc, sizeof kc);
+    } else {
+        UL_H a = UL_FN(load256)(iv), b = UL_FN(load256)(iv + 16);
+        for (size_t i = 0; i < n; i++) {
+            a = UL_FN(xor256)(a, UL_FN(load256)(in + 32 * i));
+            b = UL_FN(xor256)(b, UL_FN(load256)(in + 32 * i + 16));
+            UL_FN(enc256)(&a, &b, rk, s->rounds, 1, 0);
+            UL_FN(store256)(out + 32 * i, a);
+            UL_FN(store256)(out + 32 * i + 16, b);
+        }
+        UL_FN(store256)(iv, a);
+        UL_FN(store256)(iv + 16, b);
+    }
+}
+
+static void UL_FN(cbc_enc128)(const ublock_sched *s, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                              size_t n)
+{
+    UL_FN(cbc_enc_chain)(s, iv, in, out, n, 16);
+}
+
+static void UL_FN(cbc_enc256)(const ublock_sched *s, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                              size_t n)
+{
+    UL_FN(cbc_enc_chain)(s, iv, in, out, n, 32);
+}
+
+/*
+ * m CBC chains (m <= UL_G128, 16-byte blocks), chain j under keys[j], one
+ * block of every chain per group pass: the chains run side by side in
+ * registers.
+ */
+UB_KERNEL void UL_FN(mk_cbc_group)(const ublock_sched *const *keys, uint8_t *ivs,
+                                   const uint8_t *const *in, uint8_t *const *out, size_t nblocks,
+                                   int m)
+{
+    const uint8_t(*rk[UL_G128])[32];
+    ul_v a[UL_G128], b[UL_G128], kc[UL_G128][2 * (UBLOCK_MAX_ROUNDS + 1)];
+    const ul_v *kcp[UL_G128];
+    for (int j = 0; j < m; j++) {
+        rk[j] = keys[j]->rk;
+        kcp[j] = kc[j];
+        UL_FN(keys128)(kc[j], keys[j]->rk, keys[0]->rounds);
+        UL_FN(load128)(ivs + 16 * j, &a[j], &b[j]);
+    }
+    for (size_t i = 0; i < nblocks; i++) {
+        for (int j = 0; j < m; j++) {
+            ul_v pa, pb;
+            UL_FN(load128)(in[j] + 16 * i, &pa, &pb);
+            a[j] = ul_xor(a[j], pa);
+            b[j] = ul_xor(b[j], pb);
+        }
+        UL_FN(enc128)(a, b, rk, kcp, keys[0]->rounds, m, 1);
+        for (int j = 0; j < m; j++)
+            ul_storeu(out[j] + 16 * i, UL_FN(merge128)(a[j], b[j]));
+    }
+    for (int j = 0; j < m; j++)
+        ul_storeu(ivs + 16 * j, UL_FN(merge128)(a[j], b[j]));
+    kuai_wipe(kc, (size_t)m * sizeof kc[0]);
+}
+
+#define UL_MK_CBC_KERNEL(m)                                                                        \
+    static void UL_FN(mk_cbc##m)(const ublock_sched *const *keys, uint8_t *ivs,                    \
+                                 const uint8_t *const *in, uint8_t *const *out, size_t nblocks)    \
+    {                                                                                              \
+        UL_FN(mk_cbc_group)(keys, ivs, in, out, nblocks, m);                                       \
+    }
+UL_MK_CBC_KERNEL(1)
+UL_MK_CBC_KERNEL(2)
+UL_MK_CBC_KERNEL(3)
+UL_MK_CBC_KERNEL(4)
+#undef UL_MK_CBC_KERNEL
+
+/* ---- the backend seam ---------------------------------------------------- */
+
+/* Multi-key "lane format": the schedules' addresses (every backend stores
+ * the raw schedule first, which is all this kernel reads). */
+#define UL_MK_LANES 8
+static void UL_FN(mk_setup)(kuai_mk *m, const kuai_key *const *keys, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const ublock_sched *s = ublock_sched_const(keys[i]);
+        memcpy(m->b + i * sizeof s, &s, sizeof s);
+    }
+}
+
+static void UL_FN(mk_enc)(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n)
+{
+    UL_FN(crypt)((const ublock_sched *const *)(const void *)m->b, in, out, n, 1, 1);
+}
+
+static void UL_FN(mk_dec)(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n)
+{
+    UL_FN(crypt)((const ublock_sched *const *)(const void *)m->b, in, out, n, 0, 1);
+}
+
+static void UL_FN(mk_cbc_enc)(const kuai_mk *mk, uint8_t *ivs, const uint8_t *const *in,
+                              uint8_t *const *out, size_t n, size_t nblocks)
+{
+    const ublock_sched *const *keys = (const ublock_sched *const *)(const void *)mk->b;
+    static void (*const fns[5])(const ublock_sched *const *, uint8_t *, const uint8_t *const *,
+                                uint8_t *const *, size_t) = {0, UL_FN(mk_cbc1), UL_FN(mk_cbc2),
+                                                             UL_FN(mk_cbc3), UL_FN(mk_cbc4)};
+    while (n) {
+        size_t m = n < UL_G128 ? n : UL_G128;
+        fns[m](keys, ivs, in, out, nblocks);
+        keys += m;
+        ivs += 16 * m;
+        in += m;
+        out += m;
+        n -= m;
+    }
+}
+
+/* Single key: below the crossover (the calling file's, measured) the
+ * blocks go here, above it to the wide kernel. */
+static void UL_FN(enc_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)
+{
+    const ublock_sched *s = ublock_sched_const(k);
+    UL_FN(crypt)(&s, in, out, n, 1, 0);
+}
+
+static void UL_FN(dec_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)
+{
+    const ublock_sched *s = ublock_sched_const(k);
+    UL_FN(crypt)(&s, in, out, n, 0, 0);
+}
+
+static void UL_FN(cbc_enc_blocks)(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                                  size_t n)
+{
+    const ublock_sched *s = ublock_sched_const(k);
+    if (s->nbytes == 16)
+        UL_FN(cbc_enc128)(s, iv, in, out, n);
+    else
+        UL_FN(cbc_enc256)(s, iv, in, out, n);
+}
+
+/* CTR for few blocks: counter blocks built here (public), encrypted in
+ * place, XORed in. */
+static void UL_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
+                              size_t n)
+{
+    const ublock_sched *s = ublock_sched_const(k);
+    const unsigned nw = s->nbytes / 8;
+    uint64_t w[4];
+    _Alignas(16) uint8_t ks[4 * 32];
+    ub_ctr_read(w, ctr, nw);
+    while (n) {
+        size_t m = n < 4 ? n : 4; /* 4 blocks: 1 or 2 groups */
+        ub_ctr_fill(ks, w, nw, (unsigned)m);
+        UL_FN(crypt)(&s, ks, ks, m, 1, 0);
+        for (size_t i = 0; i < m * s->nbytes; i++)
+            out[i] = in[i] ^ ks[i];
+        in += m * s->nbytes;
+        out += m * s->nbytes;
+        n -= m;
+    }
+    ub_ctr_write(ctr, w, nw);
+    kuai_wipe(ks, sizeof ks);
+}
+
+#undef UL_S
+#undef UL_SI
+#undef UL_R128
+#undef UL_R256
+#undef UL_H
+
+/*
+ * One-shot ECB: the raw schedule on this stack frame only (the first bytes
+ * of a ublock_sched: nothing else is touched), wiped before return. One
+ * block per key runs the keys' blocks as one multi-key pass.
+ */
+#ifndef UL_EXPAND_RAW
+#define UL_EXPAND_RAW ublock_expand_raw
+#endif
+static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
+                           uint8_t *const *out, size_t n, size_t nblocks, int enc)
+{
+    ublock_sched s[UL_G128];
+    const ublock_sched *sp[UL_G128];
+    const size_t bs = kuai_block_size(c), g = nblocks == 1 ? (bs == 16 ? UL_G128 : UL_G256) : 1;
+    size_t used = 0;
+    for (size_t i = 0; i < n;) {
+        size_t m = n - i < g ? n - i : g;
+        for (size_t j = 0; j < m; j++) {
+            UL_EXPAND_RAW(&s[j], c, keys[i + j]);
+            sp[j] = &s[j];
+        }
+        used = m > used ? m : used;
+        if (m == 1) {
+            UL_FN(crypt)(sp, in[i], out[i], nblocks, enc, 0);
+        } else {
+            /* one block per stream: gather, one pass, scatter */
+            _Alignas(16) uint8_t buf[UL_G128 * 32];
+            for (size_t j = 0; j < m; j++)
+                memcpy(buf + j * bs, in[i + j], bs);
+            UL_FN(crypt)(sp, buf, buf, m, enc, 1);
+            for (size_t j = 0; j < m; j++)
+                memcpy(out[i + j], buf + j * bs, bs);
+            kuai_wipe(buf, sizeof buf);
+        }
+        i += m;
+    }
+    for (size_t j = 0; j < used; j++)
+        kuai_wipe(s[j].rk, sizeof s[j].rk);
+}
+
+/*
+ * Backend tables of an ISA with this kernel in front of the wide one: W is
+ * the wide kernels' name prefix (e.g. ublock128_avx2_), X the crossover in
+ * blocks (calls below it come here, and so do tails below it after whole
+ * wide passes of P blocks), measured per ISA and member by kuai_bench's
+ * crossover rows (kuai_bench --mode paper). The narrow multi-key table serves the
+ * mk_narrow hook: few streams run as one pass of this kernel.
+ */
+#define UL_FRONT(W, X, P)                                                                          \
+    static size_t W##front_tail(size_t n)                                                          \
+    {                                                                                              \
+        size_t r = n % (P); /* below the crossover: the tail goes here too */                      \
+        return n < (X) ? n : r < (X) ? r : 0;                                                      \
+    }                                                                                              \
+    static void W##front_enc(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)         \
+    {                                                                                              \
+        size_t r = W##front_tail(n), off = (n - r) * ublock_sched_const(k)->nbytes;                \
+        if (n > r)                                                                                 \
+            W##enc_blocks(k, in, out, n - r);                                                      \
+        if (r)                                                                                     \
+            UL_FN(enc_blocks)(k, in + off, out + off, r);                                          \
+    }                                                                                              \
+    static void W##front_dec(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)         \
+    {                                                                                              \
+        size_t r = W##front_tail(n), off = (n - r) * ublock_sched_const(k)->nbytes;                \
+        if (n > r)                                                                                 \
+            W##dec_blocks(k, in, out, n - r);                                                      \
+        if (r)                                                                                     \
+            UL_FN(dec_blocks)(k, in + off, out + off, r);                                          \
+    }                                                                                              \
+    static void W##front_ctr(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,     \
+                             size_t n)                                                             \
+    {                                                                                              \
+        size_t r = W##front_tail(n), off = (n - r) * ublock_sched_const(k)->nbytes;                \
+        if (n > r)                                                                                 \
+            W##ctr_blocks(k, ctr, in, out, n - r);                                                 \
+        if (r)                                                                                     \
+            UL_FN(ctr_blocks)(k, ctr, in + off, out + off, r);                                     \
+    }
+
+#define UL_NARROW_IMPL(var, name_, cipher_id, avail)                                               \
+    static const kuai_impl var = {                                                                 \
+        .name = name_,                                                                             \
+        .cipher = cipher_id,                                                                       \
+        .available = avail,                                                                        \
+        .mk_lanes = UL_MK_LANES,                                                                   \
+        .mk_setup = UL_FN(mk_setup),                                                               \
+        .mk_bytes = UL_MK_LANES * sizeof(const ublock_sched *),                                    \
+        .mk_enc = UL_FN(mk_enc),                                                                   \
+        .mk_dec = UL_FN(mk_dec),                                                                   \
+        .mk_cbc_enc = UL_FN(mk_cbc_enc),                                                           \
+    }
+
+#define UL_IMPL(var, name_, cipher_id, avail, W, lanes, narrow)                                    \
+    const kuai_impl var = {                                                                        \
+        .name = name_,                                                                             \
+        .cipher = cipher_id,                                                                       \
+        .available = avail,                                                                        \
+        .expand = W##expand,                                                                       \
+        .enc_blocks = W##front_enc,                                                                \
+        .dec_blocks = W##front_dec,                                                                \
+        .ctr_blocks = W##front_ctr,                                                                \
+        .cbc_enc_blocks = UL_FN(cbc_enc_blocks),                                                   \
+        .mk_lanes = lanes,                                                                         \
+        .mk_setup = W##mk_setup,                                                                   \
+        .mk_bytes = W##mk_bytes,                                                                   \
+        .mk_enc = W##mk_enc,                                                                       \
+        .mk_dec = W##mk_dec,                                                                       \
+        .mk_narrow = narrow,                                                                       \
+        .oneshot = UL_FN(oneshot),                                                                 \
+    }

@@ -41,6 +41,8 @@ PY_TEST_DEPS = pytest==9.2.0 hypothesis==6.170.15 cryptography==50.0.2 gmssl==3.
   cryptography-vectors==$(CRYPTOGRAPHY_VECTORS_VERSION)
 python-venv:
 	@test -x $(PY_VENV)/bin/python || python3 -m venv $(PY_VENV)
+	@$(PY_VENV)/bin/python -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+	  || { echo "test-python: no Python.h for $$($(PY_VENV)/bin/python -V): apt-get install python3-dev"; exit 1; }
 	$(PY_VENV)/bin/pip install -q $(PY_TEST_DEPS)
 	$(PY_VENV)/bin/pip install -q ./python
 test-python: python-venv

@@ -50,9 +50,13 @@ class Cipher(_kuai.Key):
 
     def encryptor(self, mode: "modes.Mode") -> "_kuai.Stream":
         """A context with update(data), update_into(data, buf), finalize()."""
+        if not isinstance(mode, modes.Mode):
+            raise TypeError("mode must be kuai.modes.ECB(), CBC(iv) or CTR(nonce)")
         return _kuai.stream(self, mode._op(True), mode._iv())
 
     def decryptor(self, mode: "modes.Mode") -> "_kuai.Stream":
+        if not isinstance(mode, modes.Mode):
+            raise TypeError("mode must be kuai.modes.ECB(), CBC(iv) or CTR(nonce)")
         return _kuai.stream(self, mode._op(False), mode._iv())
 
     def __repr__(self) -> str:

@@ -46,6 +46,8 @@ def test_bad_arguments():
         c.encryptor(modes.CTR(bytes(32)))
     with pytest.raises(TypeError):
         c.encryptor(modes.ECB()).update("text")
+    with pytest.raises(TypeError, match="mode"):
+        c.encryptor(cmodes.ECB())  # cryptography's, not kuai's
     e = c.encryptor(modes.ECB())
     e.update(b"x" * 17)
     with pytest.raises(ValueError, match="multiple of the block length"):

@@ -219,7 +219,7 @@ test-package: deb
 	tests/package/test_package.sh $(BUILD)-deb
 
 format:
-	clang-format -i include/*.h src/*.c src/*.h src/*/*.c src/*/*.h tests/*.c tests/*.h bench/*.c bench/*.h cli/*.c cli/*.h provider/*.c tests/provider/*.c tests/ct/*.c tests/shim/*.h fuzz/*.c
+	clang-format -i include/*.h src/*.c src/*.h src/*/*.c src/*/*.h tests/*.c tests/*.h bench/*.c bench/*.h cli/*.c cli/*.h provider/*.c tests/provider/*.c tests/ct/*.c tests/shim/*.h tests/package/*.c fuzz/*.c
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-deb $(BUILD)-portable $(BUILD)-sanitize $(BUILD)-aarch64 $(BUILD)-loongarch64

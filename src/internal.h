@@ -92,10 +92,10 @@ typedef struct kuai_impl {
      * 128-bit one under AVX2) for batches of at most its mk_lanes blocks:
      * a wide bitsliced kernel costs the same for 4 blocks as for 32. */
     const struct kuai_impl *mk_narrow;
-    /* Optional fused multi-key CBC encryption (16-byte blocks only): n <=
+    /* Optional fused multi-key CBC encryption (the cipher's blocks): n <=
      * mk_lanes streams of nblocks blocks each after mk_setup; stream i
      * reads in[i] and writes out[i] (in[i] == out[i] allowed), its chain
-     * is ivs + 16 i and is left as its last ciphertext block. A kernel
+     * is ivs + bs i (bs: block size) and is left as its last ciphertext block. A kernel
      * that keeps the n chains in registers skips the per-block trip
      * through a buffer that would cost as much as a fast cipher. */
     void (*mk_cbc_enc)(const kuai_mk *m, uint8_t *ivs, const uint8_t *const *in,

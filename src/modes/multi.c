@@ -205,8 +205,8 @@ int kuai_cbc_encrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
         impl->mk_setup(&mk, keys + g, m);
         for (size_t s = 0; s < m; s++)
             memcpy(buf + s * bs, ivs[g + s], bs);
-        if (bs == 16 && impl->mk_cbc_enc)
-            impl->mk_cbc_enc(&mk, buf, in + g, out + g, m, len / 16);
+        if (impl->mk_cbc_enc)
+            impl->mk_cbc_enc(&mk, buf, in + g, out + g, m, len / bs);
         else if (bs == 16)
             cbc_enc_batch(impl, &mk, buf, in + g, out + g, m, len, 16);
         else

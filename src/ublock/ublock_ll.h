@@ -243,13 +243,32 @@ UB_KERNEL void UL_FN(key256)(const uint8_t *rk, UL_H *k0, UL_H *k1)
     *k1 = UL_FN(load256)(rk + 16);
 }
 
-UB_KERNEL void UL_FN(enc256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32], unsigned rounds,
-                             int nb, int mk)
+/* All round keys in layout L (kc[2i], kc[2i + 1]) and the fetch of round
+ * key i of block j, as keys128/kget128. */
+UB_KERNEL void UL_FN(keys256)(UL_H *kc, const uint8_t (*rk)[32], unsigned rounds)
+{
+    for (unsigned i = 0; i <= rounds; i++)
+        UL_FN(key256)(rk[i], &kc[2 * i], &kc[2 * i + 1]);
+}
+
+UB_KERNEL void UL_FN(kget256)(const uint8_t (*const *rk)[32], const UL_H *const *kc, int j,
+                              unsigned i, UL_H *k0, UL_H *k1)
+{
+    if (kc) {
+        *k0 = kc[j][2 * i];
+        *k1 = kc[j][2 * i + 1];
+    } else {
+        UL_FN(key256)(rk[j][i], k0, k1);
+    }
+}
+
+UB_KERNEL void UL_FN(enc256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
+                             const UL_H *const *kc, unsigned rounds, int nb, int mk)
 {
     UL_H k0[UL_G256], k1[UL_G256];
     for (unsigned i = 0; i < rounds; i++) {
         for (int j = 0; j < (mk ? nb : 1); j++)
-            UL_FN(key256)(rk[j][i], &k0[j], &k1[j]);
+            UL_FN(kget256)(rk, kc, j, i, &k0[j], &k1[j]);
         for (int j = 0; j < nb; j++) {
             UL_H x = UL_FN(sbox256)(UL_FN(xor256)(a[j], k0[mk ? j : 0]), 0);
             UL_H y = UL_FN(sbox256)(UL_FN(xor256)(b[j], k1[mk ? j : 0]), 0);
@@ -264,7 +283,7 @@ UB_KERNEL void UL_FN(enc256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32], u
         }
     }
     for (int j = 0; j < (mk ? nb : 1); j++)
-        UL_FN(key256)(rk[j][rounds], &k0[j], &k1[j]);
+        UL_FN(kget256)(rk, kc, j, rounds, &k0[j], &k1[j]);
     for (int j = 0; j < nb; j++) {
         a[j] = UL_FN(xor256)(a[j], k0[mk ? j : 0]);
         b[j] = UL_FN(xor256)(b[j], k1[mk ? j : 0]);
@@ -328,7 +347,7 @@ UB_KERNEL void UL_FN(group)(const ublock_sched *const *keys, const uint8_t *in, 
             b[j] = UL_FN(load256)(in + 32 * j + 16);
         }
         if (enc)
-            UL_FN(enc256)(a, b, rk, rounds, nb < UL_G256 ? nb : UL_G256, mk);
+            UL_FN(enc256)(a, b, rk, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk);
         else
             UL_FN(dec256)(a, b, rk, rounds, nb < UL_G256 ? nb : UL_G256, mk);
         for (int j = 0; j < nb && j < UL_G256; j++) {
@@ -411,16 +430,19 @@ UB_KERNEL void UL_FN(cbc_enc_chain)(const ublock_sched *s, uint8_t *iv, const ui
         ul_storeu(iv, UL_FN(merge128)(a, b));
         kuai_wipe(kc, sizeof kc);
     } else {
-        UL_H a = UL_FN(load256)(iv), b = UL_FN(load256)(iv + 16);
+        UL_H a = UL_FN(load256)(iv), b = UL_FN(load256)(iv + 16), kc[2 * (UBLOCK_MAX_ROUNDS + 1)];
+        const UL_H *kcp[1] = {kc};
+        UL_FN(keys256)(kc, s->rk, s->rounds);
         for (size_t i = 0; i < n; i++) {
             a = UL_FN(xor256)(a, UL_FN(load256)(in + 32 * i));
             b = UL_FN(xor256)(b, UL_FN(load256)(in + 32 * i + 16));
-            UL_FN(enc256)(&a, &b, rk, s->rounds, 1, 0);
+            UL_FN(enc256)(&a, &b, rk, kcp, s->rounds, 1, 0);
             UL_FN(store256)(out + 32 * i, a);
             UL_FN(store256)(out + 32 * i + 16, b);
         }
         UL_FN(store256)(iv, a);
         UL_FN(store256)(iv + 16, b);
+        kuai_wipe(kc, sizeof kc);
     }
 }
 
@@ -470,6 +492,51 @@ UB_KERNEL void UL_FN(mk_cbc_group)(const ublock_sched *const *keys, uint8_t *ivs
     kuai_wipe(kc, (size_t)m * sizeof kc[0]);
 }
 
+/* The same for uBlock-256/256, m <= UL_G256 chains of 32-byte blocks. */
+UB_KERNEL void UL_FN(mk_cbc_group256)(const ublock_sched *const *keys, uint8_t *ivs,
+                                      const uint8_t *const *in, uint8_t *const *out, size_t nblocks,
+                                      int m)
+{
+    const uint8_t(*rk[UL_G256])[32];
+    UL_H a[UL_G256], b[UL_G256], kc[UL_G256][2 * (UBLOCK_MAX_ROUNDS + 1)];
+    const UL_H *kcp[UL_G256];
+    for (int j = 0; j < m; j++) {
+        rk[j] = keys[j]->rk;
+        kcp[j] = kc[j];
+        UL_FN(keys256)(kc[j], keys[j]->rk, keys[0]->rounds);
+        a[j] = UL_FN(load256)(ivs + 32 * j);
+        b[j] = UL_FN(load256)(ivs + 32 * j + 16);
+    }
+    for (size_t i = 0; i < nblocks; i++) {
+        for (int j = 0; j < m; j++) {
+            a[j] = UL_FN(xor256)(a[j], UL_FN(load256)(in[j] + 32 * i));
+            b[j] = UL_FN(xor256)(b[j], UL_FN(load256)(in[j] + 32 * i + 16));
+        }
+        UL_FN(enc256)(a, b, rk, kcp, keys[0]->rounds, m, 1);
+        for (int j = 0; j < m; j++) {
+            UL_FN(store256)(out[j] + 32 * i, a[j]);
+            UL_FN(store256)(out[j] + 32 * i + 16, b[j]);
+        }
+    }
+    for (int j = 0; j < m; j++) {
+        UL_FN(store256)(ivs + 32 * j, a[j]);
+        UL_FN(store256)(ivs + 32 * j + 16, b[j]);
+    }
+    kuai_wipe(kc, (size_t)m * sizeof kc[0]);
+}
+
+static void UL_FN(mk_cbc256_1)(const ublock_sched *const *keys, uint8_t *ivs,
+                               const uint8_t *const *in, uint8_t *const *out, size_t nblocks)
+{
+    UL_FN(mk_cbc_group256)(keys, ivs, in, out, nblocks, 1);
+}
+
+static void UL_FN(mk_cbc256_2)(const ublock_sched *const *keys, uint8_t *ivs,
+                               const uint8_t *const *in, uint8_t *const *out, size_t nblocks)
+{
+    UL_FN(mk_cbc_group256)(keys, ivs, in, out, nblocks, 2);
+}
+
 #define UL_MK_CBC_KERNEL(m)                                                                        \
     static void UL_FN(mk_cbc##m)(const ublock_sched *const *keys, uint8_t *ivs,                    \
                                  const uint8_t *const *in, uint8_t *const *out, size_t nblocks)    \
@@ -509,14 +576,16 @@ static void UL_FN(mk_cbc_enc)(const kuai_mk *mk, uint8_t *ivs, const uint8_t *co
                               uint8_t *const *out, size_t n, size_t nblocks)
 {
     const ublock_sched *const *keys = (const ublock_sched *const *)(const void *)mk->b;
-    static void (*const fns[5])(const ublock_sched *const *, uint8_t *, const uint8_t *const *,
-                                uint8_t *const *, size_t) = {0, UL_FN(mk_cbc1), UL_FN(mk_cbc2),
-                                                             UL_FN(mk_cbc3), UL_FN(mk_cbc4)};
+    static void (*const fns[2][5])(const ublock_sched *const *, uint8_t *, const uint8_t *const *,
+                                   uint8_t *const *, size_t) = {
+        {0, UL_FN(mk_cbc1), UL_FN(mk_cbc2), UL_FN(mk_cbc3), UL_FN(mk_cbc4)},
+        {0, UL_FN(mk_cbc256_1), UL_FN(mk_cbc256_2), 0, 0}};
+    const size_t bs = keys[0]->nbytes, g = bs == 16 ? UL_G128 : UL_G256;
     while (n) {
-        size_t m = n < UL_G128 ? n : UL_G128;
-        fns[m](keys, ivs, in, out, nblocks);
+        size_t m = n < g ? n : g;
+        fns[bs == 32][m](keys, ivs, in, out, nblocks);
         keys += m;
-        ivs += 16 * m;
+        ivs += bs * m;
         in += m;
         out += m;
         n -= m;

@@ -87,7 +87,7 @@ test-ct:
 # in fuzz_container reports every file it rejects); libFuzzer's output and
 # the sanitizer reports still reach the log.
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS = fuzz_modes fuzz_gcm_open fuzz_container fuzz_provider_gcm
+FUZZ_TARGETS = fuzz_modes fuzz_gcm_open fuzz_container fuzz_provider_gcm fuzz_xts fuzz_ccm_open
 fuzz:
 	CC=clang-14 cmake -S . -B $(BUILD)-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKUAI_WERROR=ON -DKUAI_FUZZ=ON
 	cmake --build $(BUILD)-fuzz -j$(JOBS) --target $(FUZZ_TARGETS)

@@ -15,7 +15,15 @@
 #include "bench.h"
 #include "kuai.h"
 
+/* libgcrypt only in kuai_bench (KUAI_BENCH_GCRYPT, as bench.c): `kuai speed`
+ * links this file too and must not need libgcrypt; its SM4 XTS/CCM/CMAC rows
+ * then have no yardstick. */
+#ifndef KUAI_BENCH_GCRYPT
+#define KUAI_BENCH_GCRYPT 0
+#endif
+#if KUAI_BENCH_GCRYPT
 #include <gcrypt.h>
+#endif
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -43,7 +51,9 @@ typedef struct job {
     const kuai_key *k1, *k2;
     EVP_CIPHER_CTX *ossl;
     EVP_MAC_CTX *mac;
+#if KUAI_BENCH_GCRYPT
     gcry_cipher_hd_t gc;
+#endif
     uint8_t *buf, iv[16], tag[16];
     int kind; /* 0 kuai, 1 OpenSSL, 2 libgcrypt */
 } job;
@@ -106,6 +116,7 @@ static void run_once(job *j)
                                   !EVP_CIPHER_CTX_ctrl(j->ossl, EVP_CTRL_AEAD_GET_TAG, 16, j->tag)))
             fail("EVP CCM tag");
     } else {
+#if KUAI_BENCH_GCRYPT
         if (j->m == M_CMAC) {
             gcry_mac_hd_t h = (gcry_mac_hd_t)(void *)j->gc;
             size_t tl = 16;
@@ -128,6 +139,7 @@ static void run_once(job *j)
             fail("gcry_cipher_encrypt");
         if (j->m == M_CCM_ENC && gcry_cipher_gettag(j->gc, j->tag, 16))
             fail("gcry_cipher_gettag");
+#endif
     }
 }
 
@@ -206,7 +218,9 @@ static double yardstick(kuai_cipher c, mode m, uint8_t *buf, const uint8_t *key,
         *who = "OpenSSL";
         r = measure(&j);
         EVP_CIPHER_CTX_free(j.ossl);
-    } else if (c == KUAI_SM4 && m != M_XTS_DEC_GB && m != M_CCM_DEC) {
+    }
+#if KUAI_BENCH_GCRYPT
+    else if (c == KUAI_SM4 && m != M_XTS_DEC_GB && m != M_CCM_DEC) {
         j.kind = 2;
         *who = "libgcrypt";
         if (m == M_CMAC) {
@@ -227,6 +241,7 @@ static double yardstick(kuai_cipher c, mode m, uint8_t *buf, const uint8_t *key,
             gcry_cipher_close(j.gc);
         }
     }
+#endif
     return r;
 }
 
@@ -235,16 +250,21 @@ int kuai_bench_modes_ext(const char *name, int argc, char **argv)
     (void)argc, (void)argv;
     static const kuai_cipher ciphers[] = {KUAI_SM4, KUAI_AES_128, KUAI_AES_256, KUAI_UBLOCK_128_128,
                                           KUAI_UBLOCK_128_256};
+#if KUAI_BENCH_GCRYPT
     if (!gcry_check_version(NULL))
         fail("gcry_check_version");
     gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
+    const char *gcrypt_version = gcry_check_version(NULL);
+#else
+    const char *gcrypt_version = "not linked";
+#endif
     uint8_t *buf = malloc(MSG), key[64];
     for (int i = 0; i < 64; i++)
         key[i] = (uint8_t)(i * 37 + 1);
     memset(buf, 0x5a, MSG);
     kuai_key *k = malloc(2 * sizeof *k);
     printf("%s --modes-ext: kuai %s, %s, libgcrypt %s; %d-byte messages, MiB/s (best of 5)\n", name,
-           KUAI_VERSION, OpenSSL_version(OPENSSL_VERSION), gcry_check_version(NULL), MSG);
+           KUAI_VERSION, OpenSSL_version(OPENSSL_VERSION), gcrypt_version, MSG);
     printf("| cipher | backend | mode | kuai MiB/s | ÷ same backend's ECB | yardstick | "
            "yardstick MiB/s | kuai ÷ yardstick |\n|---|---|---|---|---|---|---|---|\n");
     for (size_t ci = 0; ci < sizeof ciphers / sizeof *ciphers; ci++) {

@@ -31,6 +31,7 @@ test: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cry
 test: deps vectors build test-cli test-cli-faults test-portable test-sanitize test-provider test-ct fuzz test-cross test-shim test-package test-python
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --quick > $(BUILD)/bench-smoke.txt
 	@echo "benchmark smoke run ok"
+	$(BUILD)/kuai_file_test
 	$(BUILD)/kuai_test
 
 # The Python package (python/, docs/python.md): built and installed into its

@@ -84,9 +84,8 @@ test-ct:
 # libFuzzer targets (fuzz/*.c), each run for FUZZ_SECONDS from the seed
 # corpus kept in fuzz/corpus/<target> (read only; what the run finds goes to
 # $(BUILD)-fuzz/corpus/<target>). Longer runs: make fuzz FUZZ_SECONDS=3600.
-# -close_fd_mask=2: the targets' own standard error is dropped (the CLI code
-# in fuzz_container reports every file it rejects); libFuzzer's output and
-# the sanitizer reports still reach the log.
+# -close_fd_mask=2: the targets' own standard error is dropped; libFuzzer's
+# output and the sanitizer reports still reach the log.
 FUZZ_SECONDS ?= 30
 FUZZ_TARGETS = fuzz_modes fuzz_gcm_open fuzz_container fuzz_provider_gcm
 fuzz:

@@ -31,6 +31,7 @@ test: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cry
 test: deps vectors build test-cli test-cli-faults test-portable test-sanitize test-provider test-ct fuzz test-cross test-shim test-package test-python
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --quick > $(BUILD)/bench-smoke.txt
 	@echo "benchmark smoke run ok"
+	$(BUILD)/kuai_file_test
 	$(BUILD)/kuai_test
 
 # The Python package (python/, docs/python.md): built and installed into its
@@ -83,9 +84,8 @@ test-ct:
 # libFuzzer targets (fuzz/*.c), each run for FUZZ_SECONDS from the seed
 # corpus kept in fuzz/corpus/<target> (read only; what the run finds goes to
 # $(BUILD)-fuzz/corpus/<target>). Longer runs: make fuzz FUZZ_SECONDS=3600.
-# -close_fd_mask=2: the targets' own standard error is dropped (the CLI code
-# in fuzz_container reports every file it rejects); libFuzzer's output and
-# the sanitizer reports still reach the log.
+# -close_fd_mask=2: the targets' own standard error is dropped; libFuzzer's
+# output and the sanitizer reports still reach the log.
 FUZZ_SECONDS ?= 30
 FUZZ_TARGETS = fuzz_modes fuzz_gcm_open fuzz_container fuzz_provider_gcm fuzz_xts fuzz_ccm_open
 fuzz:

@@ -4,6 +4,7 @@
 #define KUAI_CLI_H
 
 #include "kuai.h"
+#include "kuai_file.h"
 
 #include <pthread.h>
 #include <stddef.h>
@@ -23,14 +24,13 @@ enum {
     EXIT_INTERNAL = 70 /* unexpected library or OpenSSL failure, out of memory */
 };
 
-/* Container chunk: 1 MiB of plaintext, then a 16-byte tag. */
-#define CHUNK_LOG2 20
-#define CHUNK_SIZE ((size_t)1 << CHUNK_LOG2)
-#define TAG_SIZE 16
-#define HEADER_SIZE 64
-#define SCRYPT_LOG2N_DEFAULT 17
-#define SCRYPT_LOG2N_MIN 10
-#define SCRYPT_LOG2N_MAX 20
+/* Container chunk: 1 MiB of plaintext, then a 16-byte tag (kuai_file.h). */
+#define CHUNK_SIZE KUAI_FILE_CHUNK_SIZE
+#define TAG_SIZE KUAI_FILE_TAG_SIZE
+#define HEADER_SIZE KUAI_FILE_HEADER_SIZE
+#define SCRYPT_LOG2N_DEFAULT KUAI_FILE_SCRYPT_LOG2N_DEFAULT
+#define SCRYPT_LOG2N_MIN KUAI_FILE_SCRYPT_LOG2N_MIN
+#define SCRYPT_LOG2N_MAX KUAI_FILE_SCRYPT_LOG2N_MAX
 
 typedef enum { MODE_ECB = 1, MODE_CBC, MODE_CTR } raw_mode;
 

@@ -73,7 +73,11 @@ int kuai_exit_code(int err)
     case KUAI_ERR_BACKEND:
         return EXIT_UNAVAIL;
     case KUAI_ERR_AUTH:
+    case KUAI_ERR_FORMAT:
+    case KUAI_ERR_TRUNCATED:
         return EXIT_VERIFY;
+    case KUAI_ERR_IO:
+        return EXIT_IO;
     case KUAI_ERR_KEY_LEN:
         return EXIT_USAGE;
     default:

@@ -1,88 +1,94 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target: the kuai container (cli/container.c, docs/format.md),
- * read and written by the tool's own code.
+ * libFuzzer target: the kuai container (docs/format.md) through its
+ * library component, kuai_file (include/kuai_file.h, src/container/), the
+ * code the kuai tool and the bindings read and write .kuai files with.
  *
  * Every call uses KDF 0 with the fixed key FUZZ_KEY (bytes 00 01 02 ... 1f;
- * a cipher with a shorter key takes the first bytes), one worker thread,
- * and memfds as input and output. The seeds in fuzz/corpus/fuzz_container
+ * a cipher with a shorter key takes the first bytes) and memory streams
+ * through the read/write callbacks. The seeds in fuzz/corpus/fuzz_container
  * are `kuai encrypt -k 000102...` files under that key.
  *
- * 1. The input as a file to container_decrypt. Whatever it holds, nothing
- *    may crash, leak or hit undefined behaviour. A rejection (non-zero
- *    return) must release no unauthenticated plaintext: the output ends
- *    after whole verified chunks, so for any input of at most one chunk
- *    (all inputs of -max_len 8192) it is empty. An acceptance must give a
- *    plaintext of the input's length less the header and a tag per chunk.
- *    (The fuzzer cannot forge a tag: what it gets accepted is a seed.)
- * 2. The input as plaintext: container_encrypt under a cipher the input
- *    picks (all seven), then container_decrypt must give the input back
- *    byte for byte; that container with one byte flipped, and cut short or
- *    lengthened (where and by what chosen by the input), must be rejected
- *    as in 1. Now and then the plaintext is the input repeated to about one
- *    chunk (1 MiB), for the framing of several chunks: a full final chunk,
- *    the last-chunk flag, a cut at a chunk boundary.
+ * 1. The input as a file to kuai_file_decrypt_stream (header parse, header
+ *    tag, then every chunk through kuai_file_open_chunk, in place). Whatever
+ *    it holds, nothing may crash, leak or hit undefined behaviour. A
+ *    rejection (non-zero return) must release no unauthenticated
+ *    plaintext: the output ends after whole verified chunks, so for any
+ *    input of at most one chunk (all inputs of -max_len 8192) it is empty.
+ *    An acceptance must give a plaintext of the input's length less the
+ *    header and a tag per chunk. (The fuzzer cannot forge a tag: what it
+ *    gets accepted is a seed.)
+ * 2. The input as plaintext: kuai_file_encrypt_stream under a cipher and a
+ *    nonce the input picks (all seven ciphers), then decryption must give
+ *    the input back byte for byte; that container with one byte flipped,
+ *    and cut short or lengthened (where and by what chosen by the input),
+ *    must be rejected as in 1. Now and then the plaintext is the input
+ *    repeated to about one chunk (1 MiB), for the framing of several
+ *    chunks: a full final chunk, the last-chunk flag, a cut at a chunk
+ *    boundary (which must give KUAI_ERR_TRUNCATED).
  *
- * Any violation aborts. The CLI reports each rejection on standard error:
- * run with -close_fd_mask=2 (make fuzz does) to keep the log short.
+ * Any violation aborts.
  */
-#define _GNU_SOURCE
-#include "cli.h"
 #include "fuzz_input.h"
+#include "kuai_file.h"
 
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#define CHUNK_SIZE KUAI_FILE_CHUNK_SIZE
+#define TAG_SIZE KUAI_FILE_TAG_SIZE
+#define HEADER_SIZE KUAI_FILE_HEADER_SIZE
 
 /* The fixed key of the target and of its seed corpus. */
-static uint8_t FUZZ_KEY[1][32] = {{0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a,
-                                   0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15,
-                                   0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f}};
+static const uint8_t FUZZ_KEY[32] = {
+    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+    0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f};
 
 #define ROUNDTRIP_MAX 65536 /* plaintexts the round trip takes as they are */
 #define SEALED (CHUNK_SIZE + TAG_SIZE)
 #define PT_MAX (CHUNK_SIZE + 1 + ROUNDTRIP_MAX) /* the longest plaintext made below */
 #define CT_MAX (HEADER_SIZE + PT_MAX + 2 * TAG_SIZE + 64)
 
-static int fd_in, fd_out; /* memfds, reused */
+/* Memory streams for the callbacks; reads in pieces of at most step bytes
+ * (chosen by the input) so that the component's refilling is fuzzed too. */
+typedef struct mem {
+    const uint8_t *in;
+    uint8_t *out;
+    size_t len, pos, cap, step;
+} mem;
 
-static void put(int fd, const uint8_t *p, size_t n)
+static long mem_read(void *ctx, uint8_t *buf, size_t n)
 {
-    must(ftruncate(fd, 0) == 0);
-    must(lseek(fd, 0, SEEK_SET) == 0);
-    must(write_full(fd, p, n) == 0);
-    must(lseek(fd, 0, SEEK_SET) == 0);
+    mem *m = ctx;
+    size_t k = m->len - m->pos < n ? m->len - m->pos : n;
+    if (m->step && k > m->step)
+        k = m->step;
+    memcpy(buf, m->in + m->pos, k);
+    m->pos += k;
+    return (long)k;
 }
 
-/* The whole content of fd into buf (at most max bytes); returns its length. */
-static size_t get(int fd, uint8_t *buf, size_t max)
+static int mem_write(void *ctx, const uint8_t *buf, size_t n)
 {
-    struct stat st;
-    must(fstat(fd, &st) == 0 && (size_t)st.st_size <= max);
-    must(lseek(fd, 0, SEEK_SET) == 0);
-    must(read_full(fd, buf, (size_t)st.st_size) == st.st_size);
-    return (size_t)st.st_size;
+    mem *m = ctx;
+    must(m->len + n <= m->cap);
+    memcpy(m->out + m->len, buf, n);
+    m->len += n;
+    return 0;
 }
 
-/* container_decrypt of the n bytes at c (cipher 0: not given, as without
- * -c) into fd_out; returns its result, the plaintext in out, its length in
- * *out_len. */
-static int decrypt(const uint8_t *c, size_t n, kuai_cipher cipher, uint8_t *out, size_t *out_len)
+/* Decryption of the n bytes at c under FUZZ_KEY (the key length the
+ * header's cipher needs, 16 when it names none); the plaintext in out,
+ * its length in *out_len. */
+static int decrypt(const uint8_t *c, size_t n, size_t step, uint8_t *out, size_t *out_len)
 {
-    /* The key length the header's cipher needs (16 when it names none). */
     size_t ks = n > 9 && c[9] >= KUAI_UBLOCK_128_128 && c[9] <= KUAI_AES_256
                     ? kuai_key_size((kuai_cipher)c[9])
                     : 16;
-    key_material km = {.keys = FUZZ_KEY, .nkeys = 1, .key_len = ks};
-    cli_opts o = {.decrypt = 1, .cipher = cipher, .quiet = 1, .threads = 1};
-    output out_file = {.fd = fd_out, .path = NULL};
-    progress pg;
-    put(fd_in, c, n);
-    put(fd_out, NULL, 0);
-    int rc = container_decrypt(&o, &km, fd_in, &out_file, &pg, "fuzz");
-    *out_len = get(fd_out, out, PT_MAX);
+    mem in = {.in = c, .len = n, .step = step}, o = {.out = out, .cap = PT_MAX};
+    int rc = kuai_file_decrypt_stream(KUAI_FILE_KDF_KEY, FUZZ_KEY, ks, mem_read, &in, mem_write, &o,
+                                      NULL);
+    *out_len = o.len;
+    must(rc <= 0);
     return rc;
 }
 
@@ -109,15 +115,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static uint8_t pt[PT_MAX], ct[CT_MAX], out[PT_MAX];
     if (size > PT_MAX)
         return 0; /* beyond the buffers (make fuzz runs -max_len 8192) */
-    if (!fd_in) {
-        fd_in = memfd_create("fuzz_container_in", MFD_CLOEXEC);
-        fd_out = memfd_create("fuzz_container_out", MFD_CLOEXEC);
-        must(fd_in >= 0 && fd_out >= 0);
-    }
 
     /* 1. The input as a container. */
     size_t out_len;
-    int rc = decrypt(data, size, 0, out, &out_len);
+    size_t step = size > 10 ? data[size / 2] * 97u : 0; /* 0: whole reads */
+    int rc = decrypt(data, size, step, out, &out_len);
     if (rc != 0) {
         check_rejected(out, out_len, NULL, 0);
     } else {
@@ -142,26 +144,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             pt[i] = size ? pt[i - size] : (uint8_t)i;
     }
 
-    key_material km = {.keys = FUZZ_KEY, .nkeys = 1, .key_len = kuai_key_size(cipher)};
-    cli_opts o = {.cipher = cipher, .quiet = 1, .threads = 1};
-    output out_file = {.fd = fd_out, .path = NULL};
-    progress pg;
-    put(fd_in, pt, pt_len);
-    put(fd_out, NULL, 0);
-    must(container_encrypt(&o, &km, fd_in, &out_file, &pg, "fuzz") == 0);
-    size_t ct_len = get(fd_out, ct, CT_MAX);
+    /* A header of the input's choosing: its cipher, a nonce from its
+     * bytes (the seeds' tags), KDF 0. */
+    kuai_file_params fp;
+    memset(&fp, 0, sizeof fp);
+    fp.cipher = cipher;
+    fp.kdf = KUAI_FILE_KDF_KEY;
+    for (size_t i = 0; i < 16; i++)
+        fp.nonce[i] = (uint8_t)TAIL(10 + i);
+    mem src = {.in = pt, .len = pt_len, .step = step}, dst = {.out = ct, .cap = CT_MAX};
+    must(kuai_file_encrypt_stream(&fp, FUZZ_KEY, kuai_key_size(cipher), mem_read, &src, mem_write,
+                                  &dst) == 0);
+    size_t ct_len = dst.len;
     size_t nchunks = pt_len == 0 ? 1 : (pt_len + CHUNK_SIZE - 1) / CHUNK_SIZE;
     must(ct_len == HEADER_SIZE + pt_len + nchunks * TAG_SIZE);
 
-    /* Back, with or without the cipher named (-c). */
-    must(decrypt(ct, ct_len, TAIL(5) & 4 ? cipher : 0, out, &out_len) == 0);
+    /* Back, with whole or piecewise reads. */
+    must(decrypt(ct, ct_len, TAIL(5) & 4 ? step : 0, out, &out_len) == 0);
     must(out_len == pt_len && memcmp(out, pt, pt_len) == 0);
 
     /* One byte flipped anywhere. */
     size_t pos = (TAIL(1) | TAIL(2) << 8 | TAIL(3) << 16) % ct_len;
     uint8_t mask = TAIL(4) ? (uint8_t)TAIL(4) : 0x80;
     ct[pos] ^= mask;
-    must(decrypt(ct, ct_len, 0, out, &out_len) != 0);
+    must(decrypt(ct, ct_len, step, out, &out_len) != 0);
     check_rejected(out, out_len, pt, pt_len);
     ct[pos] ^= mask;
 
@@ -171,14 +177,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t cut = TAIL(5) & 2 && ct_len > HEADER_SIZE + SEALED
                          ? HEADER_SIZE + SEALED
                          : (TAIL(6) | TAIL(7) << 8) % ct_len;
-        must(decrypt(ct, cut, 0, out, &out_len) != 0);
+        rc = decrypt(ct, cut, step, out, &out_len);
+        must(rc != 0);
+        if (cut == HEADER_SIZE + SEALED)
+            must(rc == KUAI_ERR_TRUNCATED);
         check_rejected(out, out_len, pt, pt_len);
     } else {
         /* Lengthened by 1..32 bytes: the last chunk is not last any more. */
         size_t add = 1 + TAIL(6) % 32;
         for (size_t i = 0; i < add; i++)
             ct[ct_len + i] = ct[i % ct_len] ^ (uint8_t)TAIL(7);
-        must(decrypt(ct, ct_len + add, 0, out, &out_len) != 0);
+        must(decrypt(ct, ct_len + add, step, out, &out_len) != 0);
         check_rejected(out, out_len, pt, pt_len);
     }
 #undef TAIL

@@ -56,7 +56,12 @@ enum {
     KUAI_ERR_UNSUPPORTED = -5, /* cipher or operation not implemented (yet) */
     KUAI_ERR_AUTH = -6,        /* authentication failed (AEAD modes) */
     KUAI_ERR_MISMATCH = -7,    /* multi-key call whose keys are not all the same cipher */
-    KUAI_ERR_KEY = -8          /* key not initialised, or already wiped */
+    KUAI_ERR_KEY = -8,         /* key not initialised, or already wiped */
+    /* The .kuai container (kuai_file.h, library kuai_file) only: */
+    KUAI_ERR_FORMAT = -9,     /* not a kuai file, or a header this version does not read */
+    KUAI_ERR_TRUNCATED = -10, /* the input ends before its last chunk */
+    KUAI_ERR_EXTERNAL = -11,  /* libcrypto failed (out of memory, no random bytes) */
+    KUAI_ERR_IO = -12         /* a read or write callback failed */
 };
 
 /* Largest block of any cipher, in bytes (uBlock-256/256). */

@@ -95,6 +95,14 @@ const char *kuai_strerror(int err)
         return "keys of a multi-key call are not all the same cipher";
     case KUAI_ERR_KEY:
         return "key not initialised or already wiped";
+    case KUAI_ERR_FORMAT:
+        return "not a kuai file, or a header this version does not read";
+    case KUAI_ERR_TRUNCATED:
+        return "truncated: the input ends before its last chunk";
+    case KUAI_ERR_EXTERNAL:
+        return "libcrypto failed (out of memory, or no random bytes)";
+    case KUAI_ERR_IO:
+        return "read or write failed";
     }
     return "unknown error";
 }

@@ -190,5 +190,6 @@ void test_aes_cryptography_vectors(void); /* test_aes.c */
 void test_aes_openssl(void);              /* test_aes.c */
 void test_aes_monte_carlo(void);          /* test_aes.c */
 void test_aes_sw(void);                   /* test_aes_sw.c */
+void test_misuse(void);                   /* test_misuse.c */
 
 #endif

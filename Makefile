@@ -10,7 +10,7 @@ CMAKE_FLAGS ?=
 # yardstick (see ../shared/bench.md); it must be set before libcrypto loads.
 OPENSSL_NO_AESNI = ~0x200000200000000
 
-.PHONY: all deps deb test-package build test test-cli test-cli-faults test-portable test-sanitize test-ct fuzz test-provider test-cross test-shim sftp-demo bench bench-quick plot install format clean vectors test-python bench-python python-venv
+.PHONY: all deps deb test-package build test test-cli test-cli-faults test-portable test-sanitize test-ct fuzz test-provider test-cross test-shim sftp-demo bench bench-quick plot install format clean vectors test-python bench-python python-venv test-memcheck
 
 all: build
 
@@ -28,7 +28,7 @@ build:
 # Where `make vectors` put the third-party vector files, for every suite run
 # of `make test` (prerequisites inherit it); expanded after `vectors` ran.
 test: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
-test: deps vectors build test-cli test-cli-faults test-portable test-sanitize test-provider test-ct fuzz test-cross test-shim test-package test-python
+test: deps vectors build test-cli test-cli-faults test-portable test-sanitize test-provider test-ct fuzz test-cross test-shim test-package test-python test-memcheck
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --quick > $(BUILD)/bench-smoke.txt
 	@echo "benchmark smoke run ok"
 	$(BUILD)/kuai_file_test
@@ -80,6 +80,24 @@ test-ct:
 	cmake --build $(BUILD)-ct -j$(JOBS) --target kuai_ct
 	valgrind -q --tool=memcheck --track-origins=yes --log-file=$(BUILD)-ct/memcheck.log \
 	  $(BUILD)-ct/kuai_ct || { cat $(BUILD)-ct/memcheck.log; exit 1; }
+
+# Memcheck-clean for users (tests/test_memcheck.c, docs/security.md): every
+# public call, mode and length class through every backend valgrind's CPU
+# offers (the list comes from the driver run under valgrind), any memcheck
+# report fails. The release build's code with debug information; two
+# backends at a time, each into $(BUILD)-memcheck/<backend>.log.
+MEMCHECK = valgrind -q --tool=memcheck --error-exitcode=1 --track-origins=yes
+test-memcheck:
+	cmake -S . -B $(BUILD)-memcheck -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-g -DKUAI_WERROR=ON
+	cmake --build $(BUILD)-memcheck -j$(JOBS) --target kuai_memcheck
+	@t0=$$(date +%s); d=$(BUILD)-memcheck; \
+	backends=$$($(MEMCHECK) $$d/kuai_memcheck --list-backends) || exit 1; \
+	echo "memcheck: backends" $$backends; \
+	printf '%s\n' $$backends | xargs -P2 -I{} sh -c \
+	  '$(MEMCHECK) --log-file='$$d'/{}.log '$$d'/kuai_memcheck --backend {} > '$$d'/{}.out 2>&1 \
+	   && cat '$$d'/{}.out || { echo "memcheck: {} FAILED"; cat '$$d'/{}.out '$$d'/{}.log; exit 1; }' \
+	  || exit 1; \
+	echo "memcheck: no reports, $$(( $$(date +%s) - t0 )) s"
 
 # libFuzzer targets (fuzz/*.c), each run for FUZZ_SECONDS from the seed
 # corpus kept in fuzz/corpus/<target> (read only; what the run finds goes to

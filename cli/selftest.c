@@ -452,6 +452,8 @@ int cmd_info(int argc, char **argv)
         printf("%-15s %-10s", kuai_cipher_name(c), rc ? "unsupported" : kuai_key_backend(k));
         if (rc)
             printf(" (%s)", kuai_strerror(rc));
+        else if (kuai_backend_leaky(kuai_key_backend(k)))
+            printf(" (WARNING: not constant time, leaks key and data through the cache)");
         for (size_t b = 0; b < nb && b < 32; b++)
             printf("%s%s", b ? ", " : " ", names[b]);
         putchar('\n');

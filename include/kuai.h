@@ -83,11 +83,20 @@ typedef struct kuai_key {
 /* Key setup with the best backend for this CPU, or the one named by the
  * environment variable KUAI_BACKEND when it is set: a comma-separated list
  * ("avx2,gfni"), of which each cipher takes the first name it has; a cipher
- * with none of them fails with KUAI_ERR_BACKEND. Does not allocate. */
+ * with none of them fails with KUAI_ERR_BACKEND. A backend that leaks
+ * through the cache (kuai_backend_leaky: "ttable") is taken from
+ * KUAI_BACKEND only when KUAI_ALLOW_LEAKY_BACKENDS=1 is set too, else
+ * KUAI_ERR_BACKEND; kuai_key_init_backend names it without that. Both
+ * variables read as unset in set-user-ID/set-group-ID programs
+ * (secure_getenv). Does not allocate. */
 KUAI_API int kuai_key_init(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len);
 /* Key setup with a named backend ("ref", "ssse3", "avx2", ...). */
 KUAI_API int kuai_key_init_backend(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len,
                                    const char *backend);
+/* 1 when the named backend's memory addresses depend on key and data (it
+ * leaks them through the cache to other code on the same CPU: "ttable"),
+ * 0 for the constant-time backends, unknown names and NULL. */
+KUAI_API int kuai_backend_leaky(const char *backend);
 /* Erase the key schedule with stores the compiler cannot elide. */
 KUAI_API void kuai_key_wipe(kuai_key *k);
 /* Name of the backend a key was set up with, or NULL for an unset key. */

@@ -253,9 +253,12 @@ static int kp_init(void *vctx, const unsigned char *key, size_t keylen, const un
         if (!kp_set_key(ctx, key, keylen))
             return 0;
         if (kp_debug)
-            fprintf(stderr, "kuai-provider: %.*s %s, kuai backend %s\n",
+            fprintf(stderr, "kuai-provider: %.*s %s, kuai backend %s%s\n",
                     (int)strcspn(ctx->alg->names, ":"), ctx->alg->names,
-                    enc ? "encrypt" : "decrypt", kuai_key_backend(&ctx->key->k));
+                    enc ? "encrypt" : "decrypt", kuai_key_backend(&ctx->key->k),
+                    kuai_backend_leaky(kuai_key_backend(&ctx->key->k))
+                        ? " (WARNING: not constant time, leaks through the cache)"
+                        : "");
     }
     return kp_set_ctx_params(ctx, params);
 }

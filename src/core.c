@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Key setup, backend choice and the small public helpers. */
+#define _GNU_SOURCE /* secure_getenv */
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#if !defined(__GLIBC__) && defined(__linux__)
+#include <sys/auxv.h>
+#endif
 
 #define KEY_MAGIC 0x6b756169u /* "kuai": set by init, cleared by wipe */
 
@@ -152,6 +157,44 @@ static int key_setup(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_
 }
 
 /*
+ * The library's environment variables steer which code handles keys, so a
+ * set-user-ID or set-group-ID program (or one with file capabilities) must
+ * not take them from whoever started it: they read as unset there.
+ */
+static const char *env_get(const char *name)
+{
+#if defined(__GLIBC__)
+    return secure_getenv(name);
+#elif defined(__linux__)
+    return getauxval(AT_SECURE) ? NULL : getenv(name);
+#else
+    return getuid() != geteuid() || getgid() != getegid() ? NULL : getenv(name);
+#endif
+}
+
+/* Backends whose memory addresses depend on key and data (table lookups):
+ * they leak through the cache to anyone sharing the CPU. Never chosen
+ * automatically (the registry lists them last), and chosen through
+ * KUAI_BACKEND only with KUAI_ALLOW_LEAKY_BACKENDS=1 as well. */
+static const char *const leaky_backends[] = {"ttable"};
+
+int kuai_backend_leaky(const char *backend)
+{
+    if (!backend)
+        return 0;
+    for (size_t i = 0; i < sizeof leaky_backends / sizeof leaky_backends[0]; i++)
+        if (strcmp(backend, leaky_backends[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static int leaky_allowed_by_env(void)
+{
+    const char *v = env_get("KUAI_ALLOW_LEAKY_BACKENDS");
+    return v && strcmp(v, "1") == 0;
+}
+
+/*
  * KUAI_BACKEND is a comma-separated list ("avx2,gfni"): each cipher takes
  * the first name in it that the cipher has, so one setting can force every
  * cipher of a process. A cipher with none of the names gets NULL here and
@@ -159,7 +202,7 @@ static int key_setup(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_
  */
 static const char *forced_backend(kuai_cipher c, char *buf, size_t bufsz)
 {
-    const char *list = getenv("KUAI_BACKEND");
+    const char *list = env_get("KUAI_BACKEND");
     while (list && *list) {
         size_t n = strcspn(list, ",");
         if (n > 0 && n < bufsz) {
@@ -176,15 +219,17 @@ static const char *forced_backend(kuai_cipher c, char *buf, size_t bufsz)
 
 int kuai_key_init(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len)
 {
-    const char *env = getenv("KUAI_BACKEND");
+    const char *env = env_get("KUAI_BACKEND");
     if (!env || !*env)
         return key_setup(k, c, key, key_len, NULL);
     char name[32];
     const char *forced = forced_backend(c, name, sizeof name);
-    /* no listed name fits this cipher: name the whole list, which no
-     * backend has, so key_setup reports KUAI_ERR_BACKEND after its other
-     * checks */
-    return key_setup(k, c, key, key_len, forced ? forced : env);
+    /* no listed name fits this cipher, or it names a leaky backend without
+     * the second variable: name "", which no backend has, so key_setup
+     * reports KUAI_ERR_BACKEND after its other checks */
+    if (forced && kuai_backend_leaky(forced) && !leaky_allowed_by_env())
+        forced = NULL;
+    return key_setup(k, c, key, key_len, forced ? forced : "");
 }
 
 int kuai_key_init_backend(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len,

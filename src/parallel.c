@@ -13,7 +13,14 @@
  * concurrent callers queue on that mutex. Pieces are handed out one at a time
  * from a shared index and the calling thread takes pieces too, so a job
  * finishes correctly whatever number of workers exists, even none (thread
- * creation failed, or a child after fork, where only the caller survives).
+ * creation failed).
+ * Fork: only the forking thread exists in the child, so a lock another
+ * thread held at the fork would stay locked there for ever. pthread_atfork
+ * handlers (registered before the first job) take both locks before the
+ * fork, so it waits for a running job to end; the parent releases them, and
+ * the child releases them, resets the condition variables its vanished
+ * workers may have waited on and forgets those workers, so its first
+ * parallel call starts a pool of its own.
  * Workers are detached and never touch the job after the last piece is
  * counted done, so process exit with sleeping workers neither hangs nor
  * needs a shutdown call.
@@ -126,8 +133,41 @@ static void ensure_workers(unsigned n)
     pthread_attr_destroy(&attr);
 }
 
+static void atfork_prepare(void)
+{
+    pthread_mutex_lock(&job_lock);
+    pthread_mutex_lock(&pool_lock);
+}
+
+static void atfork_parent(void)
+{
+    pthread_mutex_unlock(&pool_lock);
+    pthread_mutex_unlock(&job_lock);
+}
+
+static void atfork_child(void)
+{
+    static const pthread_cond_t fresh = PTHREAD_COND_INITIALIZER;
+    memcpy(&work_cv, &fresh, sizeof fresh);
+    memcpy(&done_cv, &fresh, sizeof fresh);
+    current = NULL;
+    nworkers = 0;
+    pthread_mutex_unlock(&pool_lock);
+    pthread_mutex_unlock(&job_lock);
+}
+
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void atfork_register(void)
+{
+    /* On failure (ENOMEM) a fork during a call could hang the child's next
+     * call, as before; there is nothing better to do here. */
+    (void)pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
 static int run_job(job *j)
 {
+    pthread_once(&atfork_once, atfork_register);
     pthread_mutex_lock(&job_lock);
     ensure_workers((unsigned)j->npieces - 1);
     pthread_mutex_lock(&pool_lock);

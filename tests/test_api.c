@@ -600,11 +600,35 @@ void test_api_env(void)
         }
         for (size_t b = 0; b < nall; b++) {
             setenv("KUAI_BACKEND", all[b], 1);
-            snprintf(what, sizeof what, "%s: kuai_key_init, KUAI_BACKEND=%s", cn, all[b]);
-            if (CHECK_RC(kuai_key_init(k, c, keybytes, ks), KUAI_OK, what)) {
-                const char *got = kuai_key_backend(k);
-                CHECK(got && strcmp(got, all[b]) == 0, "%s: picked \"%s\"", what,
-                      got ? got : "(null)");
+            /* A backend that leaks through the cache needs a second, explicit
+             * variable: "1" and nothing else. */
+            const int leaky = kuai_backend_leaky(all[b]);
+            static const char *const optin[] = {NULL, "0", "yes", "", "1"};
+            for (size_t o = leaky ? 0 : 4; o < sizeof optin / sizeof optin[0]; o++) {
+                if (optin[o])
+                    setenv("KUAI_ALLOW_LEAKY_BACKENDS", optin[o], 1);
+                else
+                    unsetenv("KUAI_ALLOW_LEAKY_BACKENDS");
+                const int want = !leaky || o == 4 ? KUAI_OK : KUAI_ERR_BACKEND;
+                snprintf(what, sizeof what, "%s: kuai_key_init, KUAI_BACKEND=%s%s%s%s%s", cn,
+                         all[b], leaky ? " KUAI_ALLOW_LEAKY_BACKENDS=" : "",
+                         leaky && optin[o] ? "\""
+                         : leaky           ? "(unset)"
+                                           : "",
+                         leaky && optin[o] ? optin[o] : "", leaky && optin[o] ? "\"" : "");
+                memset(k, 0x3c, sizeof *k);
+                if (CHECK_RC(kuai_key_init(k, c, keybytes, ks), want, what) && want == KUAI_OK) {
+                    const char *got = kuai_key_backend(k);
+                    CHECK(got && strcmp(got, all[b]) == 0, "%s: picked \"%s\"", what,
+                          got ? got : "(null)");
+                }
+            }
+            unsetenv("KUAI_ALLOW_LEAKY_BACKENDS");
+            /* The API names a leaky backend without the variable. */
+            if (leaky) {
+                snprintf(what, sizeof what, "%s: kuai_key_init_backend(%s), no opt-in variable", cn,
+                         all[b]);
+                CHECK_RC(kuai_key_init_backend(k, c, keybytes, ks, all[b]), KUAI_OK, what);
             }
         }
         setenv("KUAI_BACKEND", "nonexistent", 1);
@@ -619,6 +643,13 @@ void test_api_env(void)
         CHECK_RC(kuai_key_init_backend(k, c, keybytes, ks, "ref"), KUAI_OK, what);
         kuai_key_wipe(k);
     }
+    /* Which backends leak: ttable, and none of the constant-time ones. */
+    CHECK(kuai_backend_leaky("ttable") == 1, "kuai_backend_leaky(\"ttable\") is not 1");
+    static const char *const ct_names[] = {"ref", "ssse3", "avx2", "aesni", "bogus", ""};
+    for (size_t i = 0; i < sizeof ct_names / sizeof ct_names[0]; i++)
+        CHECK(kuai_backend_leaky(ct_names[i]) == 0, "kuai_backend_leaky(\"%s\") is not 0",
+              ct_names[i]);
+    CHECK(kuai_backend_leaky(NULL) == 0, "kuai_backend_leaky(NULL) is not 0");
     if (saved)
         setenv("KUAI_BACKEND", saved, 1);
     else

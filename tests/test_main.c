@@ -415,6 +415,7 @@ int main(int argc, char **argv)
     test_parallel();
     test_oneshot();
     test_guard_pages();
+    test_misuse();
 
     if (!t_quiet)
         printf("total time %.2f s, seed 0x%016" PRIx64 "\n", now_seconds() - t0, seed);

@@ -326,14 +326,23 @@ static int check_tag(const uint8_t *tag, size_t tag_len)
     return tag && tag_len >= 4 && tag_len <= 16 ? KUAI_OK : KUAI_ERR_ARG;
 }
 
-/* A context that init set up, not finished, whose key is still set up. */
+/* A context that init set up, not finished, whose key is still set up with
+ * a 128-bit block. The context holds only a pointer to the key, and the
+ * caller may set that key up again (or wipe it) between calls: checked at
+ * every call, since a 256-bit-block key would make the counter code write
+ * twice the bytes its 16-byte-block buffers hold. */
 static int check_ctx(const kuai_gcm_ctx *c)
 {
     if (!c)
         return KUAI_ERR_ARG;
     if (c->priv_magic != GCM_MAGIC)
         return KUAI_ERR_ARG;
-    return kuai_key_check(c->priv_key);
+    int r = kuai_key_check(c->priv_key);
+    if (r)
+        return r;
+    if (kuai_block_size((kuai_cipher)c->priv_key->priv_cipher) != 16)
+        return KUAI_ERR_UNSUPPORTED;
+    return KUAI_OK;
 }
 
 /* ---- public: one-shot --------------------------------------------------- */

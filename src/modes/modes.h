@@ -5,6 +5,7 @@
 
 #include "../internal.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* Blocks per internal chunk: the widest pass of any backend (SM4 gfni runs
@@ -41,17 +42,24 @@ static inline void xor_bytes(uint8_t *dst, const uint8_t *a, const uint8_t *b, s
 }
 
 /* in == out is fine; any other overlap is refused, since the wide kernels
- * read ahead of where they write. */
+ * read ahead of where they write. No buffer is larger than PTRDIFF_MAX or
+ * runs past the end of the address space, so such a length is a caller's
+ * mistake (a negative value turned size_t, a wrong subtraction) and refused
+ * for in == out too. The overlap test compares the distance between the
+ * buffers with len: a sum (in + len) wraps for a len near SIZE_MAX and
+ * would let two small buffers pass. */
 static inline int buffers_ok(const uint8_t *in, const uint8_t *out, size_t len)
 {
     if (len == 0)
         return 1;
     if (!in || !out)
         return 0;
-    if (in == out)
-        return 1;
     uintptr_t a = (uintptr_t)in, b = (uintptr_t)out;
-    return a + len <= b || b + len <= a;
+    if (len > (size_t)PTRDIFF_MAX || len > UINTPTR_MAX - a || len > UINTPTR_MAX - b)
+        return 0;
+    if (a == b)
+        return 1;
+    return (a < b ? b - a : a - b) >= len;
 }
 
 /* What a single-key call needs beyond key and buffers. */

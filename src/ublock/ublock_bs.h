@@ -1004,7 +1004,11 @@ static void UBM_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *i
         _Alignas(32) uint8_t buf[PASS_BYTES];
         memset(buf, 0, sizeof buf);
         memcpy(buf, in, n * UBM_BLOCK);
-        ub_ctr_fill(cbuf, w, NW, (unsigned)n); /* blocks past n: stale, dropped */
+        /* Blocks past n are dropped, but the bitsliced kernel mixes every
+         * block's bits into every lane: zeroed, not left uninitialised
+         * (memcheck would trace them into the output). */
+        memset(cbuf + n * UBM_BLOCK, 0, PASS_BYTES - n * UBM_BLOCK);
+        ub_ctr_fill(cbuf, w, NW, (unsigned)n);
         UBM_FN(ctr_pass1)(rk, s->rounds, cbuf, buf, buf);
         memcpy(out, buf, n * UBM_BLOCK);
     }

@@ -7,8 +7,6 @@ identity Arrow UDF (the JVM <-> Python Arrow round trip alone). Also the
 cipher alone: kuai.spark.encrypt_arrow on the same rows in this process, one
 thread. Each figure is the best of --repeat runs of a query that forces
 every row through the function (sum of output lengths)."""
-from __future__ import annotations
-
 import argparse
 import os
 import sys
@@ -100,6 +98,8 @@ def main(argv=None) -> int:
                                        small, a.gmssl_rows),
     }
     results = []
+    # Warm-up: start the Python workers and the JIT before anything is timed.
+    plain.select(F.sum(F.length(ks.encrypt("b", key, "sm4", "gcm")))).collect()
     if identity is not None:
         results.append(("identity Arrow UDF (transfer only)", timed(plain.select(identity("b").alias("x")), "x", n), None))
     for name, (e, d, df, count) in enc.items():

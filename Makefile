@@ -10,7 +10,7 @@ CMAKE_FLAGS ?=
 # yardstick (see ../shared/bench.md); it must be set before libcrypto loads.
 OPENSSL_NO_AESNI = ~0x200000200000000
 
-.PHONY: all deps deb test-package build test test-cli test-cli-faults test-portable test-sanitize test-ct fuzz test-provider test-cross test-shim sftp-demo bench bench-quick plot install format clean vectors test-python bench-python python-venv test-memcheck
+.PHONY: all deps deb test-package build test test-cli test-cli-faults test-portable test-sanitize test-ct fuzz test-provider test-cross test-shim sftp-demo bench bench-quick plot install format clean vectors test-python bench-python python-venv test-memcheck test-spark bench-spark spark-venv
 
 all: build
 
@@ -28,7 +28,7 @@ build:
 # Where `make vectors` put the third-party vector files, for every suite run
 # of `make test` (prerequisites inherit it); expanded after `vectors` ran.
 test: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
-test: deps vectors build test-cli test-cli-faults test-portable test-sanitize test-provider test-ct fuzz test-cross test-shim test-package test-python test-memcheck
+test: deps vectors build test-cli test-cli-faults test-portable test-sanitize test-provider test-ct fuzz test-cross test-shim test-package test-python test-memcheck test-spark
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --quick > $(BUILD)/bench-smoke.txt
 	@echo "benchmark smoke run ok"
 	$(BUILD)/kuai_file_test
@@ -48,6 +48,18 @@ python-venv:
 	$(PY_VENV)/bin/pip install -q ./python
 test-python: python-venv
 	$(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests
+
+# kuai.spark (docs/spark.md) on a local[2] SparkSession, in the venv above
+# with pyspark (runs on Java 17), pandas and pyarrow pinned. Budget: 4 minutes.
+SPARK_DEPS = pyspark==4.1.1 pandas==2.2.3 pyarrow==21.0.0
+spark-venv: python-venv
+	@java -version >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless; }
+	$(PY_VENV)/bin/pip install -q $(SPARK_DEPS)
+test-spark: spark-venv
+	KUAI_SPARK_TESTS=1 $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests/test_spark.py
+# Rows/s of kuai's UDFs, Spark's aes_encrypt and a gmssl UDF (not in make bench).
+bench-spark: spark-venv
+	$(PY_VENV)/bin/python -m kuai.spark_bench
 
 # python -m kuai.bench: the binding against cryptography, gmssl and the C
 # library itself (not part of make bench: it needs the venv above).

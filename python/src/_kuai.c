@@ -795,6 +795,158 @@ static PyObject *key_gcm_decrypt_packed(PyObject *o, PyObject *args, PyObject *k
     return gcm_packed(o, args, kwds, 0);
 }
 
+/* cbc_encrypt_packed(ivs, data, offsets) -> (out, out_offsets)
+ * cbc_decrypt_packed(data, offsets) -> (out, out_offsets, ok)
+ * Row i is written as IV_i || CBC(PKCS#7(data_i)) (the layout of Spark's
+ * aes_encrypt in CBC mode) and read back from that form; ivs is n blocks in
+ * one buffer. A row that is not IV + whole blocks, or whose padding is not
+ * PKCS#7, gets ok[i] = 0 and no bytes (its decrypted bytes are erased).
+ * One C call for all rows, the GIL released (kuai.spark). */
+static PyObject *cbc_packed(PyObject *o, PyObject *args, int enc)
+{
+    KeyObject *k = (KeyObject *)o;
+    PyObject *ivobj = NULL, *dataobj, *offobj;
+    if (enc ? !PyArg_ParseTuple(args, "OOO", &ivobj, &dataobj, &offobj)
+            : !PyArg_ParseTuple(args, "OO", &dataobj, &offobj)) {
+        return NULL;
+    }
+    if (k->block != 16) {
+        PyErr_Format(PyExc_ValueError, "packed CBC needs a 128-bit-block cipher, not %s",
+                     kuai_cipher_name((kuai_cipher)k->cipher));
+        return NULL;
+    }
+    const int64_t bs = 16;
+    Offsets off;
+    Py_buffer db, ib;
+    memset(&ib, 0, sizeof ib);
+    if (offsets_get(offobj, &off) < 0) {
+        return NULL;
+    }
+    if (get_ro(dataobj, &db, "data") < 0) {
+        PyBuffer_Release(&off.v);
+        return NULL;
+    }
+    PyObject *out = NULL, *outoff = NULL, *ok = NULL, *result = NULL;
+    Py_ssize_t n = off.n;
+    if (enc) {
+        if (get_ro(ivobj, &ib, "ivs") < 0) {
+            goto done;
+        }
+        if (ib.len != n * bs) {
+            PyErr_Format(PyExc_ValueError, "ivs: %zd bytes for %zd messages of 16-byte IVs", ib.len,
+                         n);
+            goto done;
+        }
+    }
+    int64_t first = offsets_at(&off, 0), prev = first, total = 0;
+    if (first < 0 || first > db.len) {
+        PyErr_SetString(PyExc_ValueError, "offsets[0] out of range");
+        goto done;
+    }
+    for (Py_ssize_t i = 1; i <= n; i++) {
+        int64_t x = offsets_at(&off, i);
+        if (x < prev || x > db.len) {
+            PyErr_Format(PyExc_ValueError,
+                         "offsets[%zd] = %lld out of order or past the data (%zd bytes)", i,
+                         (long long)x, db.len);
+            goto done;
+        }
+        int64_t len = x - prev;
+        total += enc ? bs + (len / bs + 1) * bs : (len > bs ? len - bs : 0);
+        prev = x;
+    }
+    uint8_t *o8, *oo8, *ok8;
+    out = new_bytes((Py_ssize_t)total, &o8);
+    outoff = out ? new_bytes((n + 1) * 8, &oo8) : NULL;
+    ok = outoff ? new_bytes(n, &ok8) : NULL;
+    if (ok == NULL) {
+        goto done;
+    }
+    {
+        const uint8_t *data = db.buf, *ivs = ib.buf;
+        int bad = 0;
+        Py_BEGIN_ALLOW_THREADS int64_t pos = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int64_t a = offsets_at(&off, i), b = offsets_at(&off, i + 1);
+            const uint8_t *in = data + a;
+            size_t len = (size_t)(b - a);
+            uint8_t *dst = o8 + pos;
+            uint8_t iv[16];
+            int rc = KUAI_OK;
+            memcpy(oo8 + 8 * i, &pos, 8);
+            if (enc) {
+                size_t padded = (len / 16 + 1) * 16;
+                uint8_t pad = (uint8_t)(padded - len);
+                memcpy(iv, ivs + 16 * i, 16);
+                memcpy(dst, iv, 16);
+                memcpy(dst + 16, in, len);
+                memset(dst + 16 + len, pad, pad);
+                rc = kuai_cbc_encrypt(k->key, iv, dst + 16, dst + 16, padded);
+                pos += 16 + (int64_t)padded;
+                ok8[i] = rc == KUAI_OK;
+            } else if (len < 32 || len % 16 != 0) {
+                ok8[i] = 0;
+            } else {
+                size_t ctlen = len - 16;
+                memcpy(iv, in, 16);
+                rc = kuai_cbc_decrypt(k->key, iv, in + 16, dst, ctlen);
+                /* PKCS#7 checked over the whole last block without a branch
+                 * on its bytes: 1 <= p <= 16 and the last p bytes equal p. */
+                const uint8_t *last = dst + ctlen - 16;
+                unsigned p = last[15], diff = 0;
+                for (unsigned j = 0; j < 16; j++) {
+                    unsigned in_pad = (unsigned)(((int)(15 - j) - (int)p) >> 8) & 1; /* 15-j < p */
+                    diff |= (last[j] ^ p) & (0u - in_pad);
+                }
+                diff |= (unsigned)((int)(p - 1) >> 8) & 1;  /* p == 0 */
+                diff |= (unsigned)((int)(16 - p) >> 8) & 1; /* p > 16 */
+                int good = rc == KUAI_OK && diff == 0;
+                ok8[i] = (uint8_t)good;
+                if (good) {
+                    pos += (int64_t)(ctlen - p);
+                } else {
+                    memset(dst, 0, ctlen);
+                }
+            }
+            bad |= rc != KUAI_OK;
+        }
+        memcpy(oo8 + 8 * n, &pos, 8);
+        Py_END_ALLOW_THREADS if (bad)
+        {
+            PyErr_SetString(PyExc_ValueError, "CBC: the cipher call failed");
+            goto done;
+        }
+    }
+    {
+        PyObject *mv = PyMemoryView_FromObject(outoff);
+        PyObject *q = mv ? PyObject_CallMethod(mv, "cast", "s", "q") : NULL;
+        Py_XDECREF(mv);
+        if (q == NULL) {
+            goto done;
+        }
+        result = enc ? PyTuple_Pack(2, out, q) : PyTuple_Pack(3, out, q, ok);
+        Py_DECREF(q);
+    }
+done:
+    Py_XDECREF(out);
+    Py_XDECREF(outoff);
+    Py_XDECREF(ok);
+    PyBuffer_Release(&off.v);
+    PyBuffer_Release(&db);
+    release(&ib);
+    return result;
+}
+
+static PyObject *key_cbc_encrypt_packed(PyObject *o, PyObject *args)
+{
+    return cbc_packed(o, args, 1);
+}
+
+static PyObject *key_cbc_decrypt_packed(PyObject *o, PyObject *args)
+{
+    return cbc_packed(o, args, 0);
+}
+
 static PyMethodDef key_methods[] = {
     {"gcm_encrypt", (PyCFunction)(void (*)(void))key_gcm_encrypt, METH_FASTCALL,
      "gcm_encrypt(nonce, data, associated_data) -> ciphertext || tag"},
@@ -812,6 +964,10 @@ static PyMethodDef key_methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "gcm_decrypt_packed(nonces, data, offsets, aad=None, prefix_nonce=False, nonce_len=12, "
      "errors='raise')"},
+    {"cbc_encrypt_packed", key_cbc_encrypt_packed, METH_VARARGS,
+     "cbc_encrypt_packed(ivs, data, offsets) -> (out, out_offsets): rows IV || CBC(PKCS#7(row))"},
+    {"cbc_decrypt_packed", key_cbc_decrypt_packed, METH_VARARGS,
+     "cbc_decrypt_packed(data, offsets) -> (out, out_offsets, ok)"},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef key_getset[] = {

@@ -1,0 +1,331 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Column encryption for Apache Spark (PySpark), in the layout of Spark's own
+``aes_encrypt``: GCM rows are nonce(12) || ciphertext || tag(16), CBC rows
+IV(16) || PKCS#7-padded ciphertext. SM4 and uBlock-128 use the same layout,
+so for AES kuai's output decrypts with Spark's ``aes_decrypt`` and the other
+way round.
+
+Each Arrow batch Spark hands to Python goes to ONE C call (the packed batch
+calls of the extension, GIL released) on the batch's buffers as they are: no
+Python object per row. Nonces and IVs: ``os.urandom`` (getrandom(2)), one
+call per batch.
+
+    from kuai.spark import encrypt, decrypt, try_decrypt, register
+
+Keys: ``bytes`` (16 bytes; 16/24/32 for AES; 16/32 for uBlock-128), a hex
+string, or ``"conf:NAME"``, read from the Spark conf entry
+``spark.kuai.key.NAME`` (hex) on the driver. The key is captured in the UDF
+(pickled into the task), not put into the plan: ``explain()`` does not show
+it. See docs/spark.md."""
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Optional, Tuple, Union
+
+import numpy as np
+import pyarrow as pa
+
+from . import _kuai
+from ._names import cipher_id
+
+__all__ = ["encrypt", "decrypt", "try_decrypt", "register", "encrypt_arrow", "decrypt_arrow",
+           "KEY_CONF_PREFIX"]
+
+KEY_CONF_PREFIX = "spark.kuai.key."
+_MODES = ("gcm", "cbc")
+_GCM_NONCE, _TAG, _IV = 12, 16, 16
+
+
+# ---------------------------------------------------------------------------
+# Keys
+
+
+def _key_bytes(key: Any, conf: Optional[Dict[str, str]] = None) -> bytes:
+    """bytes-like, hex str, or 'conf:NAME' (looked up in conf, or the active
+    session's conf). Error messages never contain the key."""
+    if isinstance(key, (bytes, bytearray, memoryview)):
+        return bytes(key)
+    if isinstance(key, str):
+        if key.startswith("conf:"):
+            name = KEY_CONF_PREFIX + key[5:]
+            value = None
+            if conf is not None:
+                value = conf.get(name)
+            else:
+                from pyspark.sql import SparkSession
+
+                spark = SparkSession.getActiveSession()
+                if spark is None:
+                    raise ValueError(f"key {key!r}: no active SparkSession to read {name} from")
+                value = spark.conf.get(name, None)
+            if value is None:
+                raise ValueError(f"key {key!r}: Spark conf entry {name} is not set")
+            return _key_bytes(value.strip())
+        try:
+            return bytes.fromhex(key)
+        except ValueError:
+            raise ValueError("a str key must be hex (or 'conf:NAME'); for a key of raw "
+                             "bytes pass bytes") from None
+    raise TypeError("key must be bytes, a hex str or 'conf:NAME'")
+
+
+def _check(cipher: str, mode: str, key: bytes) -> Tuple[int, str]:
+    m = mode.strip().lower() if isinstance(mode, str) else mode
+    if m not in _MODES:
+        raise ValueError(f"mode must be 'gcm' or 'cbc' (Spark's aes_encrypt modes), not {mode!r}")
+    cid = cipher_id(cipher, key)
+    _kuai.Key(cid, key)  # checks the key size now, on the driver
+    return cid, m
+
+
+# ---------------------------------------------------------------------------
+# Arrow arrays -> one C call
+
+
+def _parts(arr: pa.Array) -> Tuple[Any, np.ndarray]:
+    """(data buffer, offsets) of a binary/string array, as they are in memory."""
+    t = arr.type
+    if pa.types.is_large_binary(t) or pa.types.is_large_string(t):
+        dt = np.int64
+    elif pa.types.is_binary(t) or pa.types.is_string(t):
+        dt = np.int32
+    else:
+        raise TypeError(f"kuai.spark: a string or binary column is needed, not {t}")
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=dt)[arr.offset:arr.offset + len(arr) + 1] \
+        if bufs[1] is not None else np.zeros(len(arr) + 1, dtype=dt)
+    data = bufs[2] if bufs[2] is not None else b""
+    return data, offsets
+
+
+def _result(out: bytes, out_offsets: Any, valid: Optional[pa.Array]) -> pa.Array:
+    n = len(out_offsets) - 1
+    vbuf = None
+    if valid is not None:
+        vbuf = valid.buffers()[1] if valid.offset == 0 else pa.concat_arrays([valid]).buffers()[1]
+    return pa.Array.from_buffers(pa.large_binary(), n,
+                                 [vbuf, pa.py_buffer(out_offsets), pa.py_buffer(out)])
+
+
+def _as_array(arr: Union[pa.Array, pa.ChunkedArray]) -> pa.Array:
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    return arr
+
+
+def encrypt_arrow(arr: Union[pa.Array, pa.ChunkedArray], key: Any, cipher: str = "sm4",
+                  mode: str = "gcm", aad: Any = None) -> pa.Array:
+    """Encrypt a binary or string Arrow array; NULL rows stay NULL. The
+    result is large_binary, each row in Spark's aes_encrypt layout."""
+    key = _key_bytes(key)
+    cid, m = _check(cipher, mode, key)
+    return _encrypt(_as_array(arr), _kuai.Key(cid, key), m, aad)
+
+
+def _encrypt(arr: pa.Array, k: Any, mode: str, aad: Any) -> pa.Array:
+    data, offsets = _parts(arr)
+    n = len(arr)
+    if mode == "gcm":
+        out, oo = k.gcm_encrypt_packed(os.urandom(_GCM_NONCE * n), data, offsets, aad,
+                                       prefix_nonce=True)
+    else:
+        if aad is not None:
+            raise ValueError("aad is for GCM only (as with Spark's aes_encrypt)")
+        out, oo = k.cbc_encrypt_packed(os.urandom(_IV * n), data, offsets)
+    return _result(out, oo, arr.is_valid() if arr.null_count else None)
+
+
+def decrypt_arrow(arr: Union[pa.Array, pa.ChunkedArray], key: Any, cipher: str = "sm4",
+                  mode: str = "gcm", aad: Any = None, on_error: str = "raise") -> pa.Array:
+    """Decrypt rows made by encrypt_arrow or Spark's aes_encrypt. A row that
+    fails (wrong key, damaged, too short) raises ValueError with
+    on_error="raise" (Spark's aes_decrypt) or becomes NULL with
+    on_error="null" (try_aes_decrypt). NULL stays NULL."""
+    key = _key_bytes(key)
+    cid, m = _check(cipher, mode, key)
+    return _decrypt(_as_array(arr), _kuai.Key(cid, key), m, aad, _on_error(on_error))
+
+
+def _on_error(on_error: str) -> bool:
+    if on_error not in ("raise", "null"):
+        raise ValueError("on_error must be 'raise' or 'null'")
+    return on_error == "raise"
+
+
+def _decrypt(arr: pa.Array, k: Any, mode: str, aad: Any, raise_: bool) -> pa.Array:
+    data, offsets = _parts(arr)
+    if mode == "gcm":
+        out, oo, ok = k.gcm_decrypt_packed(None, data, offsets, aad, prefix_nonce=True,
+                                           errors="none")
+    else:
+        if aad is not None:
+            raise ValueError("aad is for GCM only (as with Spark's aes_encrypt)")
+        out, oo, ok = k.cbc_decrypt_packed(data, offsets)
+    okv = np.frombuffer(ok, dtype=np.bool_)
+    if arr.null_count:
+        valid = arr.is_valid().to_numpy(zero_copy_only=False)
+        failed = valid & ~okv
+        okv = okv & valid
+    else:
+        failed = ~okv
+    if failed.any():
+        if raise_:
+            i = int(np.argmax(failed))
+            raise ValueError(f"kuai.spark: decryption of row {i} of the batch failed "
+                             f"({mode.upper()}: wrong key, damaged value or not an "
+                             "encrypted value); try_decrypt/on_error='null' gives NULL")
+    # NULL where the input is NULL or the row failed.
+    return _result(out, oo, None if okv.all() else pa.array(okv))
+
+
+# ---------------------------------------------------------------------------
+# Spark Columns
+
+
+def _arrow_udf(fn, name: str):
+    """An Arrow-native UDF (pyspark >= 4.1: pyarrow arrays in and out, no
+    pandas), else a pandas UDF converting each batch to Arrow once."""
+    from pyspark.sql import functions as F
+
+    def call(*cols):
+        return fn(*cols)
+
+    call.__name__ = call.__qualname__ = name  # what plans show
+    if hasattr(F, "arrow_udf"):
+        udf = F.arrow_udf(call, "binary")
+    else:  # pragma: no cover - older pyspark
+        import pandas as pd
+
+        def pd_fn(*cols):
+            arrs = [pa.array(c, from_pandas=True) for c in cols]
+            return pd.Series(fn(*arrs).to_pylist(), dtype=object)
+
+        pd_fn.__name__ = pd_fn.__qualname__ = name
+        udf = F.pandas_udf(pd_fn, "binary")
+    return udf.asNondeterministic() if name.startswith("kuai_encrypt") else udf
+
+
+def _col(col: Any):
+    from pyspark.sql import functions as F
+
+    return F.col(col) if isinstance(col, str) else col
+
+
+def _named(udf, name: str):
+    try:
+        udf.__name__ = name
+    except (AttributeError, TypeError):  # pragma: no cover
+        pass
+    return udf
+
+
+def encrypt(col: Any, key: Any, cipher: str = "sm4", mode: str = "gcm", aad: Any = None):
+    """A Column: col (string or binary) encrypted, as binary. NULL -> NULL."""
+    key = _key_bytes(key)
+    cid, m = _check(cipher, mode, key)
+
+    def run(arr):
+        return _encrypt(_as_array(arr), _kuai.Key(cid, key), m, aad)
+
+    f = _arrow_udf(run, "kuai_encrypt")
+    return f(_col(col)).alias(f"kuai_encrypt({cipher}-{m})")
+
+
+def decrypt(col: Any, key: Any, cipher: str = "sm4", mode: str = "gcm", aad: Any = None,
+            on_error: str = "raise"):
+    """A Column: col decrypted, as binary (like Spark's aes_decrypt; cast to
+    string for text). on_error="raise": a failed row fails the query, as
+    aes_decrypt; "null": it becomes NULL, as try_aes_decrypt."""
+    key = _key_bytes(key)
+    cid, m = _check(cipher, mode, key)
+    raise_ = _on_error(on_error)
+
+    def run(arr):
+        return _decrypt(_as_array(arr), _kuai.Key(cid, key), m, aad, raise_)
+
+    f = _arrow_udf(run, "kuai_decrypt" if raise_ else "kuai_try_decrypt")
+    return f(_col(col)).alias(f"kuai_{'' if raise_ else 'try_'}decrypt({cipher}-{m})")
+
+
+def try_decrypt(col: Any, key: Any, cipher: str = "sm4", mode: str = "gcm", aad: Any = None):
+    """decrypt(..., on_error="null"): Spark's try_aes_decrypt semantics."""
+    return decrypt(col, key, cipher, mode, aad, on_error="null")
+
+
+# ---------------------------------------------------------------------------
+# SQL
+
+
+def _const(arr: pa.Array, what: str) -> Any:
+    """The one value of a per-row argument (SQL passes literals as columns)."""
+    arr = _as_array(arr)
+    u = arr.unique()
+    if len(u) != 1 or not u.is_valid()[0].as_py():
+        raise ValueError(f"kuai SQL functions: {what} must be one non-NULL value for all rows")
+    return u[0].as_py()
+
+
+def _sql(conf_keys: Dict[str, str], op: str, raise_: bool):
+    cache: Dict[Tuple[Any, str, str], Tuple[Any, str]] = {}
+
+    def key_of(key: Any, cipher: str, mode: str):
+        kk = (key, cipher, mode)
+        if kk not in cache:
+            kb = _key_bytes(key, conf_keys)
+            cid, m = _check(cipher, mode, kb)
+            cache[kk] = (_kuai.Key(cid, kb), m)
+        return cache[kk]
+
+    def run(col, key, cipher=None, mode=None):
+        col = _as_array(col)
+        k, m = key_of(_const(key, "key"), _const(cipher, "cipher") if cipher is not None
+                      else "sm4", _const(mode, "mode") if mode is not None else "gcm")
+        if op == "enc":
+            return _encrypt(col, k, m, None)
+        return _decrypt(col, k, m, None, raise_)
+
+    return run
+
+
+def register(spark: Any) -> None:
+    """Make kuai_encrypt(col, key, cipher, mode), kuai_decrypt(...) and
+    kuai_try_decrypt(...) usable in spark.sql(). key: BINARY (X'..',
+    unhex('..')), a hex string, or 'conf:NAME' for spark.kuai.key.NAME —
+    those entries are read now, on the driver, and go to the executors inside
+    the function, not in the query text or plan. cipher and mode are
+    literals ('sm4', 'gcm')."""
+    conf_keys = _conf_keys(spark)
+    from pyspark.sql import functions as F
+
+    for name, op, raise_ in (("kuai_encrypt", "enc", True), ("kuai_decrypt", "dec", True),
+                             ("kuai_try_decrypt", "dec", False)):
+        fn = _sql(conf_keys, op, raise_)
+        if hasattr(F, "arrow_udf"):
+            def call(c, k, ci, mo, fn=fn):
+                return fn(c, k, ci, mo)
+
+            call.__name__ = call.__qualname__ = name
+            u = F.arrow_udf(call, "binary")
+            if op == "enc":
+                u = u.asNondeterministic()
+        else:  # pragma: no cover
+            u = _arrow_udf(fn, name)
+        spark.udf.register(name, u)
+
+
+def _conf_keys(spark: Any) -> Dict[str, str]:
+    out: Dict[str, str] = {}
+    try:
+        for k, v in spark.sparkContext.getConf().getAll():
+            if k.startswith(KEY_CONF_PREFIX):
+                out[k] = v
+    except Exception:  # Spark Connect has no SparkContext
+        pass
+    try:
+        all_ = spark.conf.getAll
+        for k, v in (all_() if callable(all_) else all_).items():
+            if k.startswith(KEY_CONF_PREFIX):
+                out[k] = v
+    except Exception:
+        pass
+    return out

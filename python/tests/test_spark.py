@@ -1,0 +1,298 @@
+# SPDX-License-Identifier: Apache-2.0
+"""kuai.spark on a local[2] SparkSession (make test-spark): round trips,
+interop both ways with Spark's own aes_encrypt/aes_decrypt (GCM and CBC),
+SM4 and uBlock-128, wrong keys and damaged values (aes_decrypt and
+try_aes_decrypt semantics), the SQL functions, and what explain() shows.
+
+Run by `make test-spark` (KUAI_SPARK_TESTS=1); skipped in `make test-python`,
+which shares the venv, so that the suite does not run twice."""
+import os
+import sys
+
+import pytest
+
+if os.environ.get("KUAI_SPARK_TESTS") != "1":
+    pytest.skip("Spark tests run in `make test-spark` (KUAI_SPARK_TESTS=1)",
+                allow_module_level=True)
+
+import pyarrow as pa  # noqa: E402
+from pyspark.sql import SparkSession  # noqa: E402
+from pyspark.sql import functions as F  # noqa: E402
+
+import kuai  # noqa: E402
+from kuai import modes, padding  # noqa: E402
+from kuai.aead import SM4GCM, AESGCM, UBlockGCM  # noqa: E402
+from kuai import spark as ks  # noqa: E402
+
+KEY16 = bytes(range(16))
+KEY32 = bytes(range(100, 132))
+ROWS = 100_000
+
+
+@pytest.fixture(scope="session")
+def spark():
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    s = (SparkSession.builder.master("local[2]").appName("kuai-test")
+         .config("spark.ui.enabled", "false")
+         .config("spark.sql.shuffle.partitions", "2")
+         .config("spark.driver.memory", "1g")
+         .config("spark.kuai.key.conftest", KEY16.hex())
+         .getOrCreate())
+    s.sparkContext.setLogLevel("ERROR")
+    yield s
+    s.stop()
+
+
+def hexlit(k):
+    return f"X'{k.hex()}'"
+
+
+@pytest.fixture(scope="session")
+def data(spark):
+    """100,000 rows: NULLs, empty values, 1..300-byte values, and a few big
+    ones (up to 1 MiB), as string v and binary b (= v's UTF-8 bytes)."""
+    df = spark.range(ROWS).selectExpr(
+        "id",
+        "CASE WHEN id % 10 = 0 THEN NULL WHEN id % 10 = 1 THEN '' "
+        "ELSE substring(repeat(sha2(cast(id AS string), 256), 10), 1, cast(id % 300 AS int)) END AS v")
+    big = spark.createDataFrame(
+        [(ROWS + 0, "x" * (1 << 20)), (ROWS + 1, "é" * ((1 << 19) - 1)), (ROWS + 2, "y" * 65539)],
+        "id long, v string")
+    return df.unionByName(big).withColumn("b", F.col("v").cast("binary")).cache()
+
+
+def mismatches(df, *pairs):
+    """For each (a, b): the rows where a and b differ (NULL-safe). One pass."""
+    row = df.agg(*[F.count_if(~F.col(a).eqNullSafe(F.col(b))).alias(f"m{i}")
+                   for i, (a, b) in enumerate(pairs)]).collect()[0]
+    return list(row)
+
+
+def subset(data):
+    """20,000 of the rows (NULLs and empty values among them) + the big ones."""
+    return data.limit(20_000).union(data.filter(f"id >= {ROWS}"))
+
+
+# ---------------------------------------------------------------------------
+# Without Spark: the Arrow layer
+
+
+@pytest.mark.parametrize("mode", ["gcm", "cbc"])
+def test_arrow_layer(mode):
+    arr = pa.array([b"", None, b"a", b"0123456789abcdef" * 3, None, bytes(1000)], pa.binary())
+    for a in (arr, arr.slice(1), arr.slice(2, 3), pa.array([None, "héllo", ""], pa.string()),
+              pa.array([b"x", None], pa.large_binary())):
+        ct = ks.encrypt_arrow(a, KEY16, "sm4", mode)
+        assert ct.is_null().to_pylist() == a.is_null().to_pylist()
+        pt = ks.decrypt_arrow(ct, KEY16, "sm4", mode)
+        want = [None if x is None else (x.encode() if isinstance(x, str) else x)
+                for x in a.to_pylist()]
+        assert pt.to_pylist() == want
+
+
+def test_arrow_layer_matches_single_calls():
+    """The rows are the layout of Spark's aes_encrypt, checked against
+    kuai's one-message calls (not against the packed code itself)."""
+    msgs = [b"", b"abc", os.urandom(100)]
+    for cls, key, name in ((SM4GCM, KEY16, "sm4"), (AESGCM, KEY32, "aes"),
+                           (UBlockGCM, KEY16, "ublock-128")):
+        rows = ks.encrypt_arrow(pa.array(msgs), key, name, "gcm").to_pylist()
+        for m, r in zip(msgs, rows):
+            assert len(r) == 12 + len(m) + 16
+            assert cls(key).decrypt(r[:12], r[12:], None) == m
+        rows = ks.encrypt_arrow(pa.array(msgs), key, name, "cbc").to_pylist()
+        for m, r in zip(msgs, rows):
+            assert len(r) == 16 + (len(m) // 16 + 1) * 16
+            d = kuai.Cipher(name, key).decryptor(modes.CBC(r[:16]))
+            u = padding.PKCS7(128).unpadder()
+            assert u.update(d.update(r[16:]) + d.finalize()) + u.finalize() == m
+
+
+def test_fresh_nonces():
+    """Every row its own random nonce / IV: 10,000 empty values, 10,000
+    different ciphertexts."""
+    for mode in ("gcm", "cbc"):
+        rows = ks.encrypt_arrow(pa.array([b""] * 10_000), KEY16, "sm4", mode).to_pylist()
+        assert len(set(rows)) == 10_000
+
+
+def test_arrow_layer_errors():
+    ct = ks.encrypt_arrow(pa.array([b"abc", b"def"]), KEY16, "sm4", "gcm")
+    with pytest.raises(ValueError, match="row 0"):
+        ks.decrypt_arrow(ct, bytes(16), "sm4", "gcm")
+    assert ks.decrypt_arrow(ct, bytes(16), "sm4", "gcm", on_error="null").to_pylist() == [None, None]
+    with pytest.raises(ValueError, match="mode"):
+        ks.encrypt_arrow(ct, KEY16, "sm4", "ecb")
+    with pytest.raises(ValueError, match="key size"):
+        ks.encrypt_arrow(ct, bytes(15), "sm4", "gcm")
+    with pytest.raises(ValueError, match="hex") as e:
+        ks.encrypt_arrow(ct, "0123456789abcdeg", "sm4")
+    assert "0123456789abcdeg" not in str(e.value)  # a key never goes into a message
+
+
+def test_cbc_padding_checked():
+    rows = ks.encrypt_arrow(pa.array([b"0123456789abcdef", b"abc"]), KEY16, "sm4", "cbc").to_pylist()
+    # Re-encrypt a last block with a bad pad byte (0, 17, and a mismatch).
+    c = kuai.Cipher("sm4", KEY16)
+    for last in (bytes(16), b"A" * 15 + b"\x11", b"A" * 13 + b"\x01\x02\x03"):
+        iv = os.urandom(16)
+        row = iv + c.encryptor(modes.CBC(iv)).update(last)
+        out = ks.decrypt_arrow(pa.array(rows + [row]), KEY16, "sm4", "cbc", on_error="null")
+        assert out.to_pylist() == [b"0123456789abcdef", b"abc", None]
+    good = iv + c.encryptor(modes.CBC(iv)).update(b"A" * 13 + b"\x03\x03\x03")
+    assert ks.decrypt_arrow(pa.array([good]), KEY16, "sm4", "cbc").to_pylist() == [b"A" * 13]
+
+
+# ---------------------------------------------------------------------------
+# Spark
+
+
+def test_round_trip_100k_sm4_gcm(spark, data):
+    out = data.select("b", ks.encrypt("v", KEY16, "sm4", "gcm").alias("cv"),
+                      ks.encrypt("b", KEY16, "sm4", "gcm").alias("cb"))
+    out = out.select("b", "cv", "cb", ks.decrypt("cv", KEY16, "sm4", "gcm").alias("pv"),
+                     ks.decrypt("cb", KEY16, "sm4", "gcm").alias("pb"))
+    r = out.agg(F.count("*").alias("n"),
+                F.count_if(~F.col("b").eqNullSafe(F.col("pv"))).alias("bad_v"),
+                F.count_if(~F.col("b").eqNullSafe(F.col("pb"))).alias("bad_b"),
+                F.count_if(F.col("cv").isNull()).alias("nulls"),
+                F.count_if(F.expr("length(cv) != length(b) + 28 OR length(cb) != length(b) + 28"))
+                .alias("bad_len"),
+                F.count_if(F.expr("length(b) = 0")).alias("empty"),
+                F.max(F.length("pv")).alias("biggest")).collect()[0]
+    assert (r.n, r.bad_v, r.bad_b, r.nulls, r.bad_len) == (ROWS + 3, 0, 0, ROWS // 10, 0)
+    assert r.empty == ROWS // 10 and r.biggest == 1 << 20
+
+
+CIPHERS = [("sm4", KEY16, "cbc"), ("ublock-128", KEY16, "gcm"), ("ublock-128", KEY16, "cbc"),
+           ("ublock-128", KEY32, "gcm"), ("aes", KEY16, "gcm"), ("aes", KEY32, "cbc")]
+
+
+def test_round_trip_ciphers(spark, data):
+    """SM4-CBC, uBlock-128/128 and 128/256, AES: one query, one column each."""
+    out = subset(data).select("b", *[
+        ks.decrypt(ks.encrypt("b", key, cipher, mode), key, cipher, mode).alias(f"p{i}")
+        for i, (cipher, key, mode) in enumerate(CIPHERS)])
+    assert mismatches(out, *[("b", f"p{i}") for i in range(len(CIPHERS))]) == [0] * len(CIPHERS)
+
+
+def test_aes_gcm_interop(spark, data):
+    cols, pairs = [], []
+    for i, key in enumerate((KEY16, KEY32)):
+        k = hexlit(key)
+        # kuai -> Spark's aes_decrypt (its defaults: GCM, DEFAULT; and explicit)
+        c = ks.encrypt("v", key, "aes", "gcm")
+        cols += [F.expr(f"aes_decrypt(c{i}, {k})").alias(f"a{i}"),
+                 F.expr(f"aes_decrypt(c{i}, {k}, 'GCM', 'DEFAULT')").alias(f"b{i}")]
+        # Spark's aes_encrypt (defaults, and explicit GCM) -> kuai
+        cols += [ks.decrypt(F.expr(f"aes_encrypt(v, {k})"), key, "aes").alias(f"d{i}"),
+                 ks.decrypt(F.expr(f"aes_encrypt(b, {k}, 'GCM')"), key, "aes", "gcm").alias(f"e{i}")]
+        pairs += [("b", f"{x}{i}") for x in "abde"]
+        data_ = subset(data) if i == 0 else data_
+        data_ = data_.withColumn(f"c{i}", c)
+    out = data_.select("b", *cols)
+    assert mismatches(out, *pairs) == [0] * len(pairs)
+
+
+def test_aes_gcm_aad_interop(spark):
+    df = spark.createDataFrame([("abc",), ("",), (None,)], "v string")
+    k = hexlit(KEY16)
+    out = df.select("v", ks.encrypt("v", KEY16, "aes", "gcm", aad=b"hdr").alias("c")) \
+        .select("v", F.expr(f"aes_decrypt(c, {k}, 'GCM', 'DEFAULT', 'hdr')").alias("p"),
+                F.expr(f"aes_encrypt(v, {k}, 'GCM', 'DEFAULT', '', 'hdr')").alias("s"))
+    out = out.select("v", "p", ks.decrypt("s", KEY16, "aes", "gcm", aad=b"hdr").alias("q"),
+                     ks.try_decrypt("s", KEY16, "aes", "gcm", aad=b"other").alias("r"))
+    rows = out.collect()
+    assert len(rows) == 3
+    for r in rows:
+        want = None if r.v is None else r.v.encode()
+        assert r.p == want and r.q == want and r.r is None
+
+
+def test_aes_cbc_interop(spark, data):
+    cols, pairs = [], []
+    for i, key in enumerate((KEY16, KEY32)):
+        k = hexlit(key)
+        cols += [F.expr(f"aes_decrypt(c{i}, {k}, 'CBC', 'PKCS')").alias(f"a{i}"),
+                 F.expr(f"aes_decrypt(c{i}, {k}, 'CBC')").alias(f"b{i}"),
+                 ks.decrypt(F.expr(f"aes_encrypt(b, {k}, 'CBC', 'PKCS')"), key, "aes", "cbc")
+                 .alias(f"d{i}")]
+        pairs += [("b", f"{x}{i}") for x in "abd"]
+        data_ = subset(data) if i == 0 else data_
+        data_ = data_.withColumn(f"c{i}", ks.encrypt("v", key, "aes", "cbc"))
+    out = data_.select("b", *cols)
+    assert mismatches(out, *pairs) == [0] * len(pairs)
+
+
+def tampered(df, col):
+    """Flip the last byte of every value (the tag for GCM, the pad for CBC)."""
+    return df.withColumn(col, F.expr(
+        f"concat(substring({col}, 1, length({col}) - 1), "
+        f"unhex(lpad(hex(255 - ascii(substring({col}, length({col}), 1)) % 256), 2, '0')))"))
+
+
+@pytest.mark.parametrize("mode", ["gcm", "cbc"])
+def test_wrong_key_and_tampered(spark, mode):
+    df = spark.createDataFrame([(f"row {i}",) for i in range(50)] + [(None,), ("",)], "v string")
+    enc = df.select(ks.encrypt("v", KEY16, "aes", mode).alias("c")).cache()
+    wrong = bytes(16)
+    bad = tampered(enc.filter("c IS NOT NULL AND length(c) > 0"), "c").cache()
+    # raise: as Spark's aes_decrypt, the query fails
+    with pytest.raises(Exception, match="decryption of row"):
+        enc.select(ks.decrypt("c", wrong, "aes", mode)).collect()
+    with pytest.raises(Exception, match="decryption of row"):
+        bad.select(ks.decrypt("c", KEY16, "aes", mode)).collect()
+    with pytest.raises(Exception):
+        bad.select(F.expr(f"aes_decrypt(c, {hexlit(KEY16)}, '{mode.upper()}')")).collect()
+    # null: as Spark's try_aes_decrypt
+    r = enc.select(ks.try_decrypt("c", wrong, "aes", mode).alias("p")).collect()
+    assert [x.p for x in r] == [None] * 52
+    r = bad.select(ks.decrypt("c", KEY16, "aes", mode, on_error="null").alias("p"),
+                   F.expr(f"try_aes_decrypt(c, {hexlit(KEY16)}, '{mode.upper()}')").alias("s")
+                   ).collect()
+    assert [x.p for x in r] == [None] * 51 and [x.s for x in r] == [None] * 51
+    # A cipher mix-up fails too (SM4 key on AES rows).
+    r = enc.select(ks.try_decrypt("c", KEY16, "sm4", mode).alias("p")).collect()
+    assert [x.p for x in r] == [None] * 52
+    enc.unpersist()
+    bad.unpersist()
+
+
+def test_sql_functions(spark, data):
+    ks.register(spark)
+    data.limit(5_000).createOrReplaceTempView("t")
+    k = hexlit(KEY16)
+    z = f"X'{bytes(16).hex()}'"
+    r = spark.sql(
+        f"""SELECT count(*) AS n,
+              count_if(NOT (b <=> kuai_decrypt(c1, {k}, 'sm4', 'gcm'))) AS bad1,
+              count_if(NOT (b <=> kuai_decrypt(c2, {k}, 'ublock-128', 'cbc'))) AS bad2,
+              count_if(NOT (b <=> aes_decrypt(c3, {k}))) AS bad3,
+              count_if(NOT (b <=> kuai_decrypt(c4, 'conf:conftest', 'aes', 'cbc'))) AS bad4,
+              count_if(kuai_try_decrypt(c1, {z}, 'sm4', 'gcm') IS NOT NULL) AS bad5
+            FROM (SELECT b, kuai_encrypt(v, {k}, 'sm4', 'gcm') AS c1,
+                         kuai_encrypt(b, '{KEY16.hex()}', 'ublock-128', 'cbc') AS c2,
+                         kuai_encrypt(v, {k}, 'aes', 'gcm') AS c3,
+                         aes_encrypt(v, {k}, 'CBC') AS c4 FROM t)""").collect()[0]
+    assert (r.n, r.bad1, r.bad2, r.bad3, r.bad4, r.bad5) == (5_000, 0, 0, 0, 0, 0)
+    with pytest.raises(Exception, match="decryption of row"):
+        spark.sql(f"SELECT kuai_decrypt(kuai_encrypt(v, {k}, 'sm4', 'gcm'), "
+                  f"X'{bytes(16).hex()}', 'sm4', 'gcm') FROM t").collect()
+
+
+def test_key_from_conf_and_not_in_plan(spark):
+    df = spark.createDataFrame([("abc",)], "v string")
+    c = df.select(ks.encrypt("v", "conf:conftest", "sm4").alias("c"))
+    assert c.select(ks.decrypt("c", KEY16, "sm4").alias("p")).collect()[0].p == b"abc"
+    plan = c._jdf.queryExecution().toString()
+    assert "kuai_encrypt" in plan and KEY16.hex() not in plan.lower()
+    # What a SQL literal key does: Spark shows it in the plan (documented).
+    ks.register(spark)
+    df.createOrReplaceTempView("one")
+    q = spark.sql(f"SELECT kuai_encrypt(v, X'{KEY32.hex()}', 'aes', 'gcm') FROM one")
+    assert KEY32.hex() in q._jdf.queryExecution().toString().lower()
+    q = spark.sql("SELECT kuai_encrypt(v, 'conf:conftest', 'sm4', 'gcm') AS c FROM one")
+    assert KEY16.hex() not in q._jdf.queryExecution().toString().lower()
+    with pytest.raises(ValueError, match="not set"):
+        ks.encrypt("v", "conf:nope")

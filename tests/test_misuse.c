@@ -21,7 +21,14 @@
  *             tell: a multi-key stream (KUAI_ERR_MISMATCH), GCM with a
  *             256-bit block, the streaming context's key set up again as
  *             uBlock-256/256 after init (KUAI_ERR_UNSUPPORTED), the key
- *             length of another cipher (KUAI_ERR_KEY_LEN)
+ *             length of another cipher (KUAI_ERR_KEY_LEN); XTS tweak key
+ *             of another cipher (KUAI_ERR_MISMATCH); a CMAC context's key
+ *             set up again as uBlock-256/256 (KUAI_ERR_UNSUPPORTED)
+ *   length    lengths refused without wrapping: XTS under 16 or over
+ *             2^24, CCM nonce and tag lengths, a CCM message over its
+ *             length field, CMAC tag lengths   -> KUAI_ERR_LENGTH / _ARG
+ *   auth      a wrong tag to a one-shot decryption: KUAI_ERR_AUTH, and
+ *             out holds zeros (kuai.h's contract) and nothing else changes
  *
  * "Writes nothing": every buffer, key struct and context of a case lives
  * in one heap area with guard bytes around each piece; the whole area is
@@ -29,7 +36,8 @@
  * once with valid arguments, which must succeed, so a case's error comes
  * from its fault and nothing else.
  *
- * Functions without an error code (sizes, names, wipe) have a row too,
+ * Functions without an error code (sizes, names, wipe; kuai_version, which
+ * takes nothing and so has no misuse, checked equal to KUAI_VERSION) have a row too,
  * with a check of their NULL and unknown-argument behaviour. A last check
  * reads include/kuai.h and fails if a KUAI_API function is not in the
  * table. The regressions of issue 15 defect 10 (wrapping lengths, a GCM

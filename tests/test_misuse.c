@@ -21,7 +21,14 @@
  *             tell: a multi-key stream (KUAI_ERR_MISMATCH), GCM with a
  *             256-bit block, the streaming context's key set up again as
  *             uBlock-256/256 after init (KUAI_ERR_UNSUPPORTED), the key
- *             length of another cipher (KUAI_ERR_KEY_LEN)
+ *             length of another cipher (KUAI_ERR_KEY_LEN); XTS tweak key
+ *             of another cipher (KUAI_ERR_MISMATCH); a CMAC context's key
+ *             set up again as uBlock-256/256 (KUAI_ERR_UNSUPPORTED)
+ *   length    lengths refused without wrapping: XTS under 16 or over
+ *             2^24, CCM nonce and tag lengths, a CCM message over its
+ *             length field, CMAC tag lengths   -> KUAI_ERR_LENGTH / _ARG
+ *   auth      a wrong tag to a one-shot decryption: KUAI_ERR_AUTH, and
+ *             out holds zeros (kuai.h's contract) and nothing else changes
  *
  * "Writes nothing": every buffer, key struct and context of a case lives
  * in one heap area with guard bytes around each piece; the whole area is
@@ -29,7 +36,8 @@
  * once with valid arguments, which must succeed, so a case's error comes
  * from its fault and nothing else.
  *
- * Functions without an error code (sizes, names, wipe) have a row too,
+ * Functions without an error code (sizes, names, wipe; kuai_version, which
+ * takes nothing and so has no misuse, checked equal to KUAI_VERSION) have a row too,
  * with a check of their NULL and unknown-argument behaviour. A last check
  * reads include/kuai.h and fails if a KUAI_API function is not in the
  * table. The regressions of issue 15 defect 10 (wrapping lengths, a GCM
@@ -65,6 +73,7 @@ typedef struct ws {
     size_t area_len;
     kuai_key *keys; /* K_N of them, in the area */
     kuai_gcm_ctx *ctx;
+    kuai_cmac_ctx *mctx;
     uint8_t *in, *out, *iv, *aad, *tag, *keybytes, *small_a, *small_b;
     uint8_t *sin[NS], *sout[NS], *siv[NS], *skb[NS];
     /* The arguments of the call, from which the fault is made. */
@@ -74,6 +83,9 @@ typedef struct ws {
     size_t key_len, len, iv_len, aad_len, tag_len, n;
     const char *bname;
     kuai_gcm_ctx *cx;
+    kuai_cmac_ctx *mcx;
+    const kuai_key *kt; /* XTS tweak key */
+    kuai_xts_standard std;
     const kuai_key *kp[NS];
     const uint8_t *inp[NS], *kbp[NS];
     uint8_t *outp[NS], *ivp[NS];
@@ -104,7 +116,13 @@ enum {
     U_MKB = 1u << 13,    /* arrays of key bytes, in, out (+ n) */
     U_MIV = 1u << 14,    /* array of IVs */
     U_DEC = 1u << 15,    /* verifies a tag: KUAI_ERR_AUTH is a valid outcome */
-    U_GCM = 1u << 16     /* 128-bit-block ciphers only */
+    U_GCM = 1u << 16,    /* 128-bit-block ciphers only */
+    U_TKEY = 1u << 17,   /* XTS tweak key + tweak (iv); len 16..2^24 */
+    U_NONCE = 1u << 18,  /* CCM nonce (iv) + nonce_len (iv_len) */
+    U_MAC = 1u << 19,    /* an initialised CMAC context */
+    U_MACOUT = 1u << 20, /* a CMAC context to initialise */
+    U_MTAG = 1u << 21,   /* tag_len limited to 4..16 (CCM: even) */
+    U_TAIL = 1u << 22    /* any length: the valid call ends in a partial block */
 };
 
 typedef struct api_fn {
@@ -228,6 +246,53 @@ static int c_cbc_dec_p(ws *w)
     return kuai_cbc_decrypt_parallel(w->kc, w->piv, w->pin, w->pout, w->len, 4);
 }
 
+static int c_xts_enc(ws *w)
+{
+    return kuai_xts_encrypt(w->kc, w->kt, w->piv, w->pin, w->pout, w->len, w->std);
+}
+static int c_xts_dec(ws *w)
+{
+    return kuai_xts_decrypt(w->kc, w->kt, w->piv, w->pin, w->pout, w->len, w->std);
+}
+static int c_ccm_enc(ws *w)
+{
+    return kuai_ccm_encrypt(w->kc, w->piv, w->iv_len, w->paad, w->aad_len, w->pin, w->pout, w->len,
+                            w->ptag, w->tag_len);
+}
+static int c_ccm_dec(ws *w)
+{
+    return kuai_ccm_decrypt(w->kc, w->piv, w->iv_len, w->paad, w->aad_len, w->pin, w->pout, w->len,
+                            w->ptag, w->tag_len);
+}
+static int c_cfb_enc(ws *w)
+{
+    return kuai_cfb_encrypt(w->kc, w->piv, w->pin, w->pout, w->len);
+}
+static int c_cfb_dec(ws *w)
+{
+    return kuai_cfb_decrypt(w->kc, w->piv, w->pin, w->pout, w->len);
+}
+static int c_ofb(ws *w)
+{
+    return kuai_ofb_crypt(w->kc, w->piv, w->pin, w->pout, w->len);
+}
+static int c_cmac(ws *w)
+{
+    return kuai_cmac(w->kc, w->pin, w->len, w->ptag, w->tag_len);
+}
+static int c_cmac_init(ws *w)
+{
+    return kuai_cmac_init(w->mcx, w->kc);
+}
+static int c_cmac_update(ws *w)
+{
+    return kuai_cmac_update(w->mcx, w->pin, w->len);
+}
+static int c_cmac_final(ws *w)
+{
+    return kuai_cmac_final(w->mcx, w->ptag, w->tag_len);
+}
+
 /* ---- functions without an error code ------------------------------------ */
 
 static kuai_cipher bogus_cipher(void)
@@ -297,12 +362,40 @@ static unsigned k_gcm_wipe(ws *w)
                     "kuai_gcm_encrypt_final after kuai_gcm_wipe");
 }
 
+/* No arguments, so no misuse: the row checks what it returns. */
+static unsigned k_version(ws *w)
+{
+    (void)w;
+    const char *v = kuai_version();
+    return CHECK(v != NULL && strcmp(v, KUAI_VERSION) == 0,
+                 "kuai_version() is \"%s\", not KUAI_VERSION \"%s\"", v ? v : "(null)",
+                 KUAI_VERSION);
+}
+static unsigned k_cmac_wipe(ws *w)
+{
+    uint8_t tag[16];
+    unsigned n = 0;
+    kuai_cmac_wipe(NULL);
+    if (w->bs == 16)
+        n += CHECK_RC(kuai_cmac_init(w->mctx, w->kc), KUAI_OK, "kuai_cmac_init before wipe");
+    kuai_cmac_wipe(w->mctx);
+    n += CHECK_RC(kuai_cmac_update(w->mctx, w->in, 16), KUAI_ERR_ARG,
+                  "kuai_cmac_update after kuai_cmac_wipe");
+    n += CHECK_RC(kuai_cmac_final(w->mctx, tag, 16), KUAI_ERR_ARG,
+                  "kuai_cmac_final after kuai_cmac_wipe");
+    return n;
+}
+
 /* ---- the table ------------------------------------------------------------ */
 
 #define BLOCKS (U_K | U_IN | U_OUT)
 #define ONESHOT (U_KB | U_IN | U_OUT)
 #define GCM1 (U_K | U_GIV | U_AAD | U_IN | U_OUT | U_TAG | U_GCM)
 #define STREAM (U_CTX | U_GCM)
+#define XTS (U_K | U_TKEY | U_IN | U_OUT | U_GCM | U_TAIL)
+#define CCM (U_K | U_NONCE | U_AAD | U_IN | U_OUT | U_TAG | U_MTAG | U_GCM | U_TAIL)
+#define CFB (BLOCKS | U_IV | U_GCM | U_TAIL)
+#define UNSUP KUAI_ERR_UNSUPPORTED
 
 static const api_fn api[] = {
     {"kuai_key_init", U_KOUT | U_KB, KUAI_ERR_KEY_LEN, c_key_init, NULL},
@@ -315,6 +408,7 @@ static const api_fn api[] = {
     {"kuai_cipher_name", 0, 0, NULL, k_cipher_name},
     {"kuai_backends", 0, 0, NULL, k_backends},
     {"kuai_strerror", 0, 0, NULL, k_strerror},
+    {"kuai_version", 0, 0, NULL, k_version},
     {"kuai_ecb_encrypt", BLOCKS, 0, c_ecb_enc, NULL},
     {"kuai_ecb_decrypt", BLOCKS, 0, c_ecb_dec, NULL},
     {"kuai_cbc_encrypt", BLOCKS | U_IV, 0, c_cbc_enc, NULL},
@@ -341,6 +435,18 @@ static const api_fn api[] = {
     {"kuai_ecb_decrypt_parallel", BLOCKS, 0, c_ecb_dec_p, NULL},
     {"kuai_ctr_crypt_parallel", BLOCKS | U_IV, 0, c_ctr_p, NULL},
     {"kuai_cbc_decrypt_parallel", BLOCKS | U_IV, 0, c_cbc_dec_p, NULL},
+    {"kuai_xts_encrypt", XTS, UNSUP, c_xts_enc, NULL},
+    {"kuai_xts_decrypt", XTS, UNSUP, c_xts_dec, NULL},
+    {"kuai_ccm_encrypt", CCM, UNSUP, c_ccm_enc, NULL},
+    {"kuai_ccm_decrypt", CCM | U_DEC, UNSUP, c_ccm_dec, NULL},
+    {"kuai_cfb_encrypt", CFB, UNSUP, c_cfb_enc, NULL},
+    {"kuai_cfb_decrypt", CFB, UNSUP, c_cfb_dec, NULL},
+    {"kuai_ofb_crypt", CFB, UNSUP, c_ofb, NULL},
+    {"kuai_cmac", U_K | U_IN | U_TAG | U_MTAG | U_GCM | U_TAIL, UNSUP, c_cmac, NULL},
+    {"kuai_cmac_init", U_MACOUT | U_K | U_GCM, UNSUP, c_cmac_init, NULL},
+    {"kuai_cmac_update", U_MAC | U_IN | U_GCM | U_TAIL, UNSUP, c_cmac_update, NULL},
+    {"kuai_cmac_final", U_MAC | U_TAG | U_MTAG | U_GCM, UNSUP, c_cmac_final, NULL},
+    {"kuai_cmac_wipe", 0, 0, NULL, k_cmac_wipe},
 };
 #define NAPI (sizeof api / sizeof api[0])
 
@@ -358,7 +464,8 @@ static uint8_t *carve(ws *w, size_t *off, size_t n)
 static void ws_alloc(ws *w)
 {
     size_t need = K_N * (sizeof(kuai_key) + 128) + sizeof(kuai_gcm_ctx) + 128 +
-                  (2 + 2 * NS) * (DATA + 128) + (6 + 2 * NS) * 128 + 4096;
+                  sizeof(kuai_cmac_ctx) + 128 + (2 + 2 * NS) * (DATA + 128) + (6 + 2 * NS) * 128 +
+                  4096;
     w->area_len = need;
     w->area_alloc = xmalloc(need + 64);
     w->snap = xmalloc(need + 64);
@@ -367,6 +474,7 @@ static void ws_alloc(ws *w)
     size_t off = 0;
     w->keys = (kuai_key *)(void *)carve(w, &off, K_N * sizeof(kuai_key));
     w->ctx = (kuai_gcm_ctx *)(void *)carve(w, &off, sizeof(kuai_gcm_ctx));
+    w->mctx = (kuai_cmac_ctx *)(void *)carve(w, &off, sizeof(kuai_cmac_ctx));
     w->in = carve(w, &off, DATA + 32);
     w->out = carve(w, &off, DATA + 32);
     w->iv = carve(w, &off, 64);
@@ -412,7 +520,9 @@ static int ws_reset(ws *w, const api_fn *f)
     w->key_len = ks;
     w->bname = w->backend;
     /* Whole blocks of every cipher, plus a tail where any length goes. */
-    w->len = DATA - ((f->uses & (U_GIV | U_CTX)) || f->call == c_ctr || f->call == c_ctr_p ? 5 : 0);
+    w->len =
+        DATA -
+        ((f->uses & (U_GIV | U_CTX | U_TAIL)) || f->call == c_ctr || f->call == c_ctr_p ? 5 : 0);
     w->iv_len = 12;
     w->aad_len = 20;
     w->tag_len = 16;
@@ -423,6 +533,9 @@ static int ws_reset(ws *w, const api_fn *f)
     w->paad = w->aad;
     w->ptag = w->tag;
     w->cx = w->ctx;
+    w->mcx = w->mctx;
+    w->kt = &w->keys[K_GOOD2];
+    w->std = KUAI_XTS_IEEE1619;
     for (int i = 0; i < NS; i++) {
         rng_fill(w->sin[i], DATA);
         rng_fill(w->siv[i], 32);
@@ -451,13 +564,23 @@ static int ws_reset(ws *w, const api_fn *f)
                 return 0;
         }
     }
+    if (f->uses & U_MAC) {
+        if (!CHECK_RC(kuai_cmac_init(w->mctx, w->kc), KUAI_OK, "setup: kuai_cmac_init"))
+            return 0;
+        /* final: after some data (a partial block held); update: right
+         * after init. */
+        if ((f->uses & U_TAG) &&
+            !CHECK_RC(kuai_cmac_update(w->mctx, w->in, 21), KUAI_OK, "setup: kuai_cmac_update"))
+            return 0;
+    }
     return 1;
 }
 
 /* ---- faults --------------------------------------------------------------- */
 
-enum { S_NULL, S_WRAP, S_OVERLAP, S_UNINIT, S_WIPED, S_OTHER, S_N };
-static const char *const s_names[S_N] = {"NULL", "wrap", "overlap", "uninit", "wiped", "other"};
+enum { S_NULL, S_WRAP, S_OVERLAP, S_UNINIT, S_WIPED, S_OTHER, S_LEN, S_AUTH, S_N };
+static const char *const s_names[S_N] = {"NULL",  "wrap",  "overlap", "uninit",
+                                         "wiped", "other", "length",  "auth"};
 static unsigned long long s_count[S_N];
 
 /* The variants of scenario s for f: how many, and apply number v to w
@@ -466,6 +589,8 @@ static unsigned long long s_count[S_N];
 typedef struct fault {
     const char *desc;
     int want, want2, want3;
+    uint8_t *zeros; /* the one region the call must write: zeros (AUTH) */
+    size_t zeros_len;
 } fault;
 
 static kuai_cipher other_cipher(kuai_cipher c, int want_other_key_len)
@@ -484,6 +609,23 @@ static kuai_cipher other_cipher(kuai_cipher c, int want_other_key_len)
     return 0;
 }
 
+/* Another cipher with a 128-bit block and a backend, or 0. */
+static kuai_cipher other_cipher16(kuai_cipher c)
+{
+    for (size_t i = 0; i < ALL_CIPHERS_N; i++) {
+        kuai_cipher d = all_ciphers[i];
+        if (d != c && kuai_block_size(d) == 16 && kuai_backends(d, NULL, 0))
+            return d;
+    }
+    return 0;
+}
+
+static int ublock256_key(kuai_key *k, const uint8_t *kb)
+{
+    return kuai_backends(KUAI_UBLOCK_256_256, NULL, 0) != 0 &&
+           kuai_key_init(k, KUAI_UBLOCK_256_256, kb, 32) == KUAI_OK;
+}
+
 /* Sets up *k as a key of another cipher (another block size if there is
  * one with a backend). */
 static int other_key(kuai_key *k, kuai_cipher c, const uint8_t *kb, int block_size_needed)
@@ -498,6 +640,10 @@ static int apply(ws *w, const api_fn *f, int s, int v, fault *ft)
 {
     const unsigned u = f->uses;
     ft->want2 = ft->want3 = 0;
+    ft->zeros = NULL;
+    ft->zeros_len = 0;
+    /* XTS checks the length (16..2^24) before the buffers. */
+    const int wrap_want = u & U_TKEY ? KUAI_ERR_LENGTH : KUAI_ERR_ARG;
     int i = 0; /* variant counter */
 #define VARIANT(cond, d, w1) if ((cond) && v == i++ && (ft->desc = (d), ft->want = (w1), 1))
     switch (s) {
@@ -532,7 +678,12 @@ static int apply(ws *w, const api_fn *f, int s, int v, fault *ft)
             w->pout = NULL;
             return 1;
         }
-        VARIANT(u & (U_IV | U_GIV), "iv/ctr NULL", KUAI_ERR_ARG)
+        VARIANT(u & U_TKEY, "tweak key NULL", KUAI_ERR_ARG)
+        {
+            w->kt = NULL;
+            return 1;
+        }
+        VARIANT(u & (U_IV | U_GIV | U_NONCE | U_TKEY), "iv/ctr/nonce/tweak NULL", KUAI_ERR_ARG)
         {
             w->piv = NULL;
             return 1;
@@ -550,6 +701,11 @@ static int apply(ws *w, const api_fn *f, int s, int v, fault *ft)
         VARIANT(u & (U_CTX | U_CTXOUT), "context NULL", KUAI_ERR_ARG)
         {
             w->cx = NULL;
+            return 1;
+        }
+        VARIANT(u & (U_MAC | U_MACOUT), "CMAC context NULL", KUAI_ERR_ARG)
+        {
+            w->mcx = NULL;
             return 1;
         }
         VARIANT(u & U_MK, "keys array NULL", KUAI_ERR_ARG)
@@ -609,9 +765,9 @@ static int apply(ws *w, const api_fn *f, int s, int v, fault *ft)
          * out. A check made with sums lets that through. */
         for (int d = 0; d < 2; d++) {
             uint8_t *a = d ? w->small_b : w->small_a, *b = d ? w->small_a : w->small_b;
-            VARIANT(u & U_IN,
+            VARIANT(u & U_IN && u & U_OUT,
                     d ? "len SIZE_MAX-31, out before in" : "len SIZE_MAX-31, in before out",
-                    KUAI_ERR_ARG)
+                    wrap_want)
             {
                 w->len = WRAP_LEN;
                 w->pin = a;
@@ -640,7 +796,7 @@ static int apply(ws *w, const api_fn *f, int s, int v, fault *ft)
                 w->outp[j] = w->sin[j];
             return 1;
         }
-        VARIANT(u & U_IN && u & U_OUT, "len SIZE_MAX-31, in == out", KUAI_ERR_ARG)
+        VARIANT(u & U_IN && u & U_OUT, "len SIZE_MAX-31, in == out", wrap_want)
         {
             w->len = WRAP_LEN;
             w->pout = w->in;
@@ -658,9 +814,17 @@ static int apply(ws *w, const api_fn *f, int s, int v, fault *ft)
             w->iv_len = SIZE_MAX;
             return 1;
         }
-        VARIANT(u & U_AAD, "aad_len SIZE_MAX-31", KUAI_ERR_LENGTH)
+        /* CCM has no AAD limit below 2^64 (kuai.h names none): an aad_len
+         * the buffer does not hold is the caller's to get right. The same
+         * for the CMAC message, which is only read. */
+        VARIANT(u & U_AAD && !(u & U_NONCE), "aad_len SIZE_MAX-31", KUAI_ERR_LENGTH)
         {
             w->aad_len = WRAP_LEN;
+            return 1;
+        }
+        VARIANT(u & U_NONCE, "nonce_len SIZE_MAX", KUAI_ERR_ARG)
+        {
+            w->iv_len = SIZE_MAX;
             return 1;
         }
         VARIANT(u & U_TAG, "tag_len SIZE_MAX", KUAI_ERR_ARG)
@@ -711,13 +875,26 @@ static int apply(ws *w, const api_fn *f, int s, int v, fault *ft)
                 w->kp[1] = &w->keys[K_BAD];
                 return 1;
             }
+            VARIANT(u & U_TKEY, g ? "tweak key full of 0x5a" : "tweak key zeroed", KUAI_ERR_KEY)
+            {
+                memset(&w->keys[K_BAD], fill, sizeof(kuai_key));
+                w->kt = &w->keys[K_BAD];
+                return 1;
+            }
             VARIANT(u & U_CTX, g ? "context full of 0x5a" : "context zeroed (never initialised)",
                     KUAI_ERR_ARG)
             {
                 memset(w->ctx, fill, sizeof *w->ctx);
                 return 1;
             }
-            VARIANT(u & U_CTX,
+            VARIANT(u & U_MAC,
+                    g ? "CMAC context full of 0x5a" : "CMAC context zeroed (never initialised)",
+                    KUAI_ERR_ARG)
+            {
+                memset(w->mctx, fill, sizeof *w->mctx);
+                return 1;
+            }
+            VARIANT(u & (U_CTX | U_MAC),
                     g ? "its key overwritten with 0x5a after init" : "its key zeroed after init",
                     KUAI_ERR_KEY)
             {
@@ -737,9 +914,26 @@ static int apply(ws *w, const api_fn *f, int s, int v, fault *ft)
             kuai_key_wipe(&w->keys[K_GOOD]); /* keys[0] and [2] */
             return 1;
         }
-        VARIANT(u & U_CTX, "its key wiped after init", KUAI_ERR_KEY)
+        VARIANT(u & (U_CTX | U_MAC), "its key wiped after init", KUAI_ERR_KEY)
         {
             kuai_key_wipe(&w->keys[K_GOOD]);
+            return 1;
+        }
+        VARIANT(u & U_TKEY, "tweak key wiped", KUAI_ERR_KEY)
+        {
+            kuai_key_wipe(&w->keys[K_GOOD2]);
+            return 1;
+        }
+        VARIANT(u & U_MAC, "CMAC context wiped (kuai_cmac_wipe)", KUAI_ERR_ARG)
+        {
+            kuai_cmac_wipe(w->mctx);
+            return 1;
+        }
+        VARIANT(u & U_MAC, "CMAC context used after final", KUAI_ERR_ARG)
+        {
+            uint8_t t[16];
+            if (!CHECK_RC(kuai_cmac_final(w->mctx, t, 16), KUAI_OK, "setup: kuai_cmac_final"))
+                return -1;
             return 1;
         }
         return 0;
@@ -771,20 +965,136 @@ static int apply(ws *w, const api_fn *f, int s, int v, fault *ft)
         }
         /* Issue 15 defect 10: the context's key set up again as a cipher
          * with a 32-byte block after init. */
-        VARIANT(u & U_CTX, "its key set up again as ublock-256-256 after init", f->other_want)
+        VARIANT(u & (U_CTX | U_MAC), "its key set up again as ublock-256-256 after init",
+                f->other_want)
         {
             if (kuai_backends(KUAI_UBLOCK_256_256, NULL, 0) == 0 ||
                 kuai_key_init(&w->keys[K_GOOD], KUAI_UBLOCK_256_256, w->keybytes, 32))
                 return -1;
             return 1;
         }
-        VARIANT(u & U_CTX && u & U_IN, "as before, 5 bytes (partial block)", f->other_want)
+        VARIANT(u & (U_CTX | U_MAC) && u & U_IN, "as before, 5 bytes (partial block)",
+                f->other_want)
         {
             if (kuai_backends(KUAI_UBLOCK_256_256, NULL, 0) == 0 ||
                 kuai_key_init(&w->keys[K_GOOD], KUAI_UBLOCK_256_256, w->keybytes, 32))
                 return -1;
             w->len = 5;
             return 1;
+        }
+        /* XTS: the tweak key must be of the data key's cipher. */
+        VARIANT(u & U_TKEY, "tweak key of a 256-bit-block cipher", KUAI_ERR_MISMATCH)
+        {
+            if (!ublock256_key(&w->keys[K_BAD], w->keybytes))
+                return -1;
+            w->kt = &w->keys[K_BAD];
+            return 1;
+        }
+        VARIANT(u & U_TKEY, "both keys of a 256-bit-block cipher", KUAI_ERR_UNSUPPORTED)
+        {
+            if (!ublock256_key(&w->keys[K_BAD], w->keybytes))
+                return -1;
+            w->kc = w->kt = &w->keys[K_BAD];
+            return 1;
+        }
+        for (int d = 0; d < 2; d++) {
+            VARIANT(u & U_TKEY,
+                    d ? "data key of another 128-bit-block cipher"
+                      : "tweak key of another 128-bit-block cipher",
+                    KUAI_ERR_MISMATCH)
+            {
+                kuai_cipher o = other_cipher16(w->c);
+                if (!o || kuai_key_init(&w->keys[K_BAD], o, w->keybytes, kuai_key_size(o)))
+                    return -1;
+                if (d)
+                    w->kc = &w->keys[K_BAD];
+                else
+                    w->kt = &w->keys[K_BAD];
+                return 1;
+            }
+        }
+        VARIANT(u & U_TKEY, "unknown standard 2", KUAI_ERR_ARG)
+        {
+            w->std = (kuai_xts_standard)2;
+            return 1;
+        }
+        return 0;
+    case S_LEN:
+        /* Lengths the contract refuses without wrapping: XTS 16..2^24;
+         * CCM nonce 7..13, tag 4..16 even, the message within the length
+         * field; CMAC tag 4..16. The long lengths come with small buffers
+         * (in == out): only a refusal before any access keeps the area. */
+        VARIANT(u & U_TKEY, "len 0", KUAI_ERR_LENGTH)
+        {
+            w->len = 0;
+            return 1;
+        }
+        VARIANT(u & U_TKEY, "len 15", KUAI_ERR_LENGTH)
+        {
+            w->len = 15;
+            return 1;
+        }
+        VARIANT(u & U_TKEY, "len 2^24 + 16, in == out", KUAI_ERR_LENGTH)
+        {
+            w->len = ((size_t)1 << 24) + 16;
+            w->pout = w->in;
+            return 1;
+        }
+        static const size_t bad_nonce[] = {0, 6, 14, 16};
+        static const char *const bad_nonce_d[] = {"nonce_len 0", "nonce_len 6", "nonce_len 14",
+                                                  "nonce_len 16"};
+        for (size_t j = 0; j < sizeof bad_nonce / sizeof bad_nonce[0]; j++) {
+            VARIANT(u & U_NONCE, bad_nonce_d[j], KUAI_ERR_ARG)
+            {
+                w->iv_len = bad_nonce[j];
+                return 1;
+            }
+        }
+        static const size_t bad_tag[] = {0, 2, 3, 17, 32};
+        static const char *const bad_tag_d[] = {"tag_len 0", "tag_len 2", "tag_len 3", "tag_len 17",
+                                                "tag_len 32"};
+        for (size_t j = 0; j < sizeof bad_tag / sizeof bad_tag[0]; j++) {
+            VARIANT(u & U_MTAG, bad_tag_d[j], KUAI_ERR_ARG)
+            {
+                w->tag_len = bad_tag[j];
+                return 1;
+            }
+        }
+        VARIANT(u & U_MTAG && u & U_NONCE, "tag_len 5 (odd)", KUAI_ERR_ARG)
+        {
+            w->tag_len = 5;
+            return 1;
+        }
+        VARIANT(u & U_NONCE, "nonce_len 13, len 2^16 (over the 2-byte length field), in == out",
+                KUAI_ERR_LENGTH)
+        {
+            w->iv_len = 13;
+            w->len = (size_t)1 << 16;
+            w->pout = w->in;
+            return 1;
+        }
+        return 0;
+    case S_AUTH:
+        /* A tag that does not match: KUAI_ERR_AUTH and, as kuai.h says,
+         * out holds zeros; nothing else is written. */
+        for (int d = 0; d < 2; d++) {
+            VARIANT(u & U_DEC && !(u & U_CTX), d ? "wrong tag, in place" : "wrong tag",
+                    KUAI_ERR_AUTH)
+            {
+                /* Some backends build tables in the key on first bulk
+                 * use (ublock_sched.masks: allowed on a const key); a
+                 * first call builds them so that the case sees only its
+                 * own writes. Then out is made non-zero again. */
+                if (f->call(w) != KUAI_ERR_AUTH)
+                    return -1;
+                memset(w->out, GUARD_FILL, DATA + 32);
+                w->tag[0] ^= 1; /* unlike anything the valid call could make */
+                if (d)
+                    w->pout = w->in;
+                ft->zeros = w->pout;
+                ft->zeros_len = w->len;
+                return 1;
+            }
         }
         return 0;
     }
@@ -829,6 +1139,8 @@ static void run_row(ws *w, const api_fn *f)
             if (a < 0)
                 continue; /* not possible in this build (no such cipher) */
             memcpy(w->snap, w->area, w->area_len);
+            if (ft.zeros_len)
+                memset(w->snap + (ft.zeros - w->area), 0, ft.zeros_len);
             rc = f->call(w);
             snprintf(what, sizeof what, "%s/%s %s [%s] %s", cn, w->backend, f->name, s_names[s],
                      ft.desc);
@@ -995,9 +1307,10 @@ void test_misuse(void)
         }
     }
     printf("api misuse table: %zu functions, %llu cases (NULL %llu, wrap %llu, overlap %llu, "
-           "uninit %llu, wiped %llu, other %llu; with the no-error-code functions' checks)\n",
+           "uninit %llu, wiped %llu, other %llu, length %llu, auth %llu; with the no-error-code "
+           "functions' checks)\n",
            NAPI, n_cases, s_count[S_NULL], s_count[S_WRAP], s_count[S_OVERLAP], s_count[S_UNINIT],
-           s_count[S_WIPED], s_count[S_OTHER]);
+           s_count[S_WIPED], s_count[S_OTHER], s_count[S_LEN], s_count[S_AUTH]);
     free(w.area_alloc);
     free(w.snap);
     group_end();

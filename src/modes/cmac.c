@@ -58,7 +58,11 @@ static int check_ctx(const kuai_cmac_ctx *c)
 {
     if (!c || c->priv_magic != CMAC_MAGIC)
         return KUAI_ERR_ARG;
-    return kuai_key_check(c->priv_key);
+    /* The block size at every call, not only at init: the key may have
+     * been set up again (as uBlock-256/256) since, and the CBC-MAC of a
+     * 32-byte block overruns the 16-byte chain (issue 15 defect 10's
+     * class). */
+    return check_key(c->priv_key);
 }
 
 static void cmac_setup(kuai_cmac_ctx *c, const kuai_key *k)

@@ -180,6 +180,8 @@ static void run_modes(kuai_cipher c, const char *backend)
     static uint8_t okey[4][32];
     const uint8_t *okeys[4];
     setenv("KUAI_BACKEND", backend, 1);
+    /* ttable is leaky: the environment may name it only with the opt-in. */
+    setenv("KUAI_ALLOW_LEAKY_BACKENDS", "1", 1);
     fill(okey, sizeof okey);
     SECRET(okey, sizeof okey);
     fill(pt, 4 * bs);
@@ -198,6 +200,7 @@ static void run_modes(kuai_cipher c, const char *backend)
         ins[j] = ct + j * bs, outs[j] = buf + j * bs;
     OK(kuai_ecb_decrypt_oneshot_multi(c, okeys, ks, ins, outs, 4, bs), "oneshot multi decrypt");
     unsetenv("KUAI_BACKEND");
+    unsetenv("KUAI_ALLOW_LEAKY_BACKENDS");
     kuai_key_wipe(&k);
 }
 

@@ -201,7 +201,7 @@ test-provider: build
 # The SFTP experiment (not part of make test: needs openssh-server and
 # openssh-client, moves 1 GiB four times).
 sftp-demo: build
-	provider/sftp_experiment.sh $(BUILD)
+	scripts/sftp-experiment.sh $(BUILD)
 
 bench: deps build
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --json $(BUILD)/bench.json

@@ -5,7 +5,7 @@
 # OpenSSL's default provider and once with an openssl.cnf that loads kuai and
 # prefers it (default_properties = ?provider=kuai), on both ends.
 #
-#   provider/sftp_experiment.sh [DIR_WITH_kuai.so] [SIZE_MIB]     (make sftp-demo)
+#   scripts/sftp-experiment.sh [DIR_WITH_kuai.so] [SIZE_MIB]     (make sftp-demo)
 #
 # SFTP_DEMO_OPENSSL_NO_AESNI=1 turns OpenSSL's own AES-NI code off in every
 # process (OPENSSL_ia32cap; kuai's code is unaffected): the AES paper's

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # `openssl speed -evp` through OpenSSL's default provider and through kuai,
 # one cipher after the other in the same run, 16 KiB blocks.
-#   provider/speed.sh [DIR_WITH_kuai.so] [SECONDS] [CIPHER[:dec] ...]
+#   scripts/provider-speed.sh [DIR_WITH_kuai.so] [SECONDS] [CIPHER[:dec] ...]
 # A :dec suffix measures decryption (openssl speed -decrypt).
 set -u
 moddir=$(cd "${1:-build}" && pwd)

@@ -12,9 +12,10 @@ set -euo pipefail
 # libclang-rt-14-dev: make fuzz; pkg-config dpkg-dev file: make deb and
 # make test-package (dpkg-shlibdeps; CPack inspects binaries with file);
 # xxd: the README's tour; python3-dev: the Python package's extension
-# (make test-python).
+# (make test-python); clang-format-14: make format-check (pinned: another
+# release formats differently).
 need=(build-essential cmake pkg-config libssl-dev openssl libgcrypt20-dev python3-venv
-  valgrind clang-14 libclang-rt-14-dev dpkg-dev file xxd python3-dev)
+  valgrind clang-14 libclang-rt-14-dev dpkg-dev file xxd python3-dev clang-format-14)
 # make test-cross runs the ARM64 and LoongArch64 builds under QEMU user
 # mode: bookworm's own QEMU 7.2 cannot run LSX, bookworm-backports has
 # QEMU 10.

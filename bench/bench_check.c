@@ -108,7 +108,7 @@ static void ref_check(kuai_cipher c, const char *cname, const char *backend)
  * and tag, decrypt its own message back, and refuse a wrong tag. For SM4
  * both ECB and GCM must also match libgcrypt byte for byte on the same
  * key, IV and AAD (an implementation that shares no code with kuai), so
- * the rows below time the right function against the right peer. The
+ * the rows of bench_scenarios.c time the right function against the right peer. The
  * length is not a multiple of 16, to cover the partial last block. */
 static void gcm_check(kuai_cipher c, const char *cname, const char *backend)
 {

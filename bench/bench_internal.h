@@ -69,7 +69,7 @@ typedef struct opts {
     const char *mode;    /* --mode M: rows whose mode starts with M */
     int threads;         /* --threads N: multi-threaded rows on 1 and N threads */
     double rep_ns;       /* target length of one repetition */
-    int child_fd;        /* --child-rows FD (internal): see run_aes_child */
+    int child_fd;        /* --child-rows FD (internal): run_aes_child, bench.c */
 } opts;
 
 int next_threads(int nt, int max);

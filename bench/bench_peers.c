@@ -153,7 +153,7 @@ static const peer_ops ossl_ops = {ossl_label, ossl_open, ossl_prepare, ossl_run,
 
 #if KUAI_BENCH_GCRYPT
 /* ---- libgcrypt ----
- * Initialised once in main (gcry_check_version, then
+ * Initialised once in kuai_bench_main (gcry_check_version, then
  * GCRYCTL_INITIALIZATION_FINISHED); it picks its own AES-NI/AVX2/VAES
  * code from the CPU, and the header prints its hardware-feature list. */
 static char gcry_ver[32]; /* "1.10", from gcry_check_version(NULL) */
@@ -352,7 +352,7 @@ static const peer peer_ossl_sm4[4] = {
 /* AES: OpenSSL EVP and libgcrypt, each in the row's own mode and direction,
  * indexed by row kind (Y_*; the sweep is ECB encryption). The OpenSSL peers
  * of the AES-NI/VAES backends run with OpenSSL's AES-NI on, whatever
- * OPENSSL_ia32cap says (see run_aes_child); the portable backends are held
+ * OPENSSL_ia32cap says (see run_aes_child in bench.c); the portable backends are held
  * against what the environment asked for (make bench: AES-NI off). */
 #define OAES(bits, m, d, ae)                                                                       \
     {                                                                                              \

@@ -32,7 +32,13 @@ enum {
 #define SCRYPT_LOG2N_MIN KUAI_FILE_SCRYPT_LOG2N_MIN
 #define SCRYPT_LOG2N_MAX KUAI_FILE_SCRYPT_LOG2N_MAX
 
-typedef enum { MODE_ECB = 1, MODE_CBC, MODE_CTR } raw_mode;
+typedef enum { MODE_ECB = 1, MODE_CBC, MODE_CTR, MODE_CFB, MODE_OFB } raw_mode;
+/* CTR, CFB and OFB: any length, never padded; a final partial block ends the
+ * stream. */
+static inline int raw_mode_is_stream(raw_mode m)
+{
+    return m == MODE_CTR || m == MODE_CFB || m == MODE_OFB;
+}
 
 /* Options of encrypt/decrypt, as parsed. */
 typedef struct cli_opts {

@@ -46,7 +46,9 @@ static const char usage_encrypt[] =
     "\n"
     "  -c, --cipher NAME   ublock-128-128, ublock-128-256, ublock-256-256, sm4,\n"
     "                      aes-128, aes-192, aes-256 (any case); with --raw NAME-ecb,\n"
-    "                      NAME-cbc or NAME-ctr (e.g. sm4-ctr, aes-256-cbc)\n"
+    "                      NAME-cbc, NAME-ctr, NAME-cfb or NAME-ofb (e.g. sm4-ctr,\n"
+    "                      aes-256-cbc; CFB is CFB128; CFB and OFB not for\n"
+    "                      ublock-256-256; no XTS: openssl enc has none)\n"
     "  -k, --key HEX       the key in hex (as many bytes as the cipher's key)\n"
     "      --key-file F    a file holding the key in hex; with --raw and several\n"
     "                      inputs, one key per line gives each input its own key\n"
@@ -62,8 +64,10 @@ static const char usage_encrypt[] =
     "  -f, --force         overwrite existing output files\n"
     "  -q, --quiet         no progress bar (it is shown only when stderr is a terminal)\n"
     "      --raw           no container: the bytes of openssl enc -K HEX -iv HEX\n"
-    "      --iv HEX        the IV (CBC) or initial counter block (CTR), one block\n"
-    "      --nopad         no PKCS#7 padding in ECB/CBC (openssl enc -nopad)\n"
+    "      --iv HEX        the IV (CBC, CFB, OFB) or initial counter block (CTR),\n"
+    "                      one block\n"
+    "      --nopad         no PKCS#7 padding in ECB/CBC (openssl enc -nopad); CTR,\n"
+    "                      CFB and OFB are never padded\n"
     "  -h, --help          this help\n"
     "\n"
     "With --raw, CBC and several inputs, the files are encrypted in lockstep\n"
@@ -89,14 +93,15 @@ static const char usage_decrypt[] =
     "                      with no key option it is asked for anyway when the\n"
     "                      file was encrypted with a password\n"
     "  -c, --cipher NAME   optional: fail unless the file uses this cipher;\n"
-    "                      with --raw required, NAME-ecb/-cbc/-ctr\n"
+    "                      with --raw required, NAME-ecb/-cbc/-ctr/-cfb/-ofb\n"
     "  -o, --output OUT    output file; with several inputs a directory, where each\n"
     "                      IN.kuai becomes DIR/IN (other names: DIR/IN.out)\n"
     "  -j, --threads N     threads opening chunks (default: all cores, here %u)\n"
     "  -f, --force         overwrite existing output files\n"
     "  -q, --quiet         no progress bar\n"
     "      --raw           openssl enc -d -K HEX -iv HEX compatible (NOT authenticated:\n"
-    "                      only the padding is checked)\n"
+    "                      only the padding is checked; a truncated CTR, CFB or OFB\n"
+    "                      input decrypts to a truncated plaintext)\n"
     "      --iv HEX        the IV or initial counter block\n"
     "      --nopad         no PKCS#7 padding\n"
     "  -h, --help          this help\n";
@@ -217,8 +222,8 @@ static void parse_crypt_opts(int argc, char **argv, cli_opts *o)
         if (!o->cipher_arg)
             fail(EXIT_USAGE, "--raw needs --cipher NAME-MODE (e.g. sm4-cbc, aes-128-ctr)");
         if (parse_raw_cipher(o->cipher_arg, &o->cipher, &o->mode)) {
-            msg("unknown cipher '%s'; with --raw give NAME-ecb, NAME-cbc or NAME-ctr, NAME one "
-                "of:",
+            msg("unknown cipher '%s'; with --raw give NAME-ecb, -cbc, -ctr, -cfb or -ofb, NAME "
+                "one of:",
                 o->cipher_arg);
             print_cipher_names(stderr);
             fputc('\n', stderr);
@@ -230,8 +235,8 @@ static void parse_crypt_opts(int argc, char **argv, cli_opts *o)
             fail(EXIT_USAGE, "ECB takes no IV");
         if (o->mode != MODE_ECB && !o->iv_hex)
             fail(EXIT_USAGE, "%s needs --iv HEX", o->cipher_arg);
-        if (o->mode == MODE_CTR && o->nopad)
-            fail(EXIT_USAGE, "--nopad is for ECB and CBC; CTR is never padded");
+        if (raw_mode_is_stream(o->mode) && o->nopad)
+            fail(EXIT_USAGE, "--nopad is for ECB and CBC; CTR, CFB and OFB are never padded");
         if (o->iv_hex) {
             /* checked here, before any output exists */
             uint8_t iv[KUAI_MAX_BLOCK];

@@ -2,7 +2,10 @@
 /*
  * --raw: the bytes `openssl enc -K HEX -iv HEX` reads and writes, no header
  * and no authentication. ECB and CBC are padded with PKCS#7 unless --nopad;
- * CTR uses the whole block as a big-endian counter, as OpenSSL does.
+ * CTR uses the whole block as a big-endian counter, as OpenSSL does; CFB
+ * (CFB128) and OFB are not padded, a final partial block ends the stream.
+ * No XTS: openssl enc refuses XTS ciphers, so there are no bytes to match
+ * (docs/cli.md says why kuai does not invent a file format for it).
  */
 #define _GNU_SOURCE
 #include "cli.h"
@@ -28,8 +31,17 @@ int parse_raw_cipher(const char *name, kuai_cipher *c, raw_mode *m)
     static const struct {
         const char *suffix;
         raw_mode mode;
-    } modes[] = {{"-ecb", MODE_ECB}, {"-cbc", MODE_CBC}, {"-ctr", MODE_CTR}};
-    for (size_t i = 0; i < 3; i++) {
+    } modes[] = {{"-ecb", MODE_ECB},
+                 {"-cbc", MODE_CBC},
+                 {"-ctr", MODE_CTR},
+                 {"-cfb", MODE_CFB},
+                 {"-ofb", MODE_OFB}};
+    if (n > 4 && !strcasecmp(name + n - 4, "-xts"))
+        fail(EXIT_USAGE,
+             "%s: --raw has no XTS (openssl enc refuses XTS ciphers, so there are no bytes to "
+             "match; the library's kuai_xts_encrypt and the provider's AES-XTS/SM4-XTS have it)",
+             name);
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
         size_t sl = strlen(modes[i].suffix);
         if (n > sl && !strcasecmp(name + n - sl, modes[i].suffix)) {
             char base[64];
@@ -39,6 +51,11 @@ int parse_raw_cipher(const char *name, kuai_cipher *c, raw_mode *m)
             base[n - sl] = '\0';
             if (parse_cipher(base, c))
                 return -1;
+            /* the library's CFB and OFB are for 128-bit blocks, as OpenSSL's */
+            if ((modes[i].mode == MODE_CFB || modes[i].mode == MODE_OFB) &&
+                kuai_block_size(*c) != 16)
+                fail(EXIT_USAGE, "%s: CFB and OFB are for the 128-bit-block ciphers, not %s", name,
+                     kuai_cipher_name(*c));
             *m = modes[i].mode;
             return 0;
         }
@@ -88,7 +105,8 @@ static int check(int rc)
     return 0;
 }
 
-/* Encrypt or decrypt full blocks (any length for CTR). */
+/* Encrypt or decrypt full blocks (any length for CTR, CFB and OFB: only the
+ * last piece of a stream may end in a partial block). */
 static void crypt_buf(raw_ctx *r, uint8_t *buf, size_t len)
 {
     const cli_opts *o = r->o;
@@ -106,6 +124,13 @@ static void crypt_buf(raw_ctx *r, uint8_t *buf, size_t len)
     case MODE_CBC:
         check(o->decrypt ? kuai_cbc_decrypt_parallel(&r->key, r->iv, buf, buf, len, t)
                          : kuai_cbc_encrypt(&r->key, r->iv, buf, buf, len));
+        break;
+    case MODE_CFB:
+        check(o->decrypt ? kuai_cfb_decrypt(&r->key, r->iv, buf, buf, len)
+                         : kuai_cfb_encrypt(&r->key, r->iv, buf, buf, len));
+        break;
+    case MODE_OFB:
+        check(kuai_ofb_crypt(&r->key, r->iv, buf, buf, len));
         break;
     }
 }
@@ -142,7 +167,8 @@ int raw_run(const cli_opts *o, const key_material *km, size_t key_index, int in_
         return rc;
     }
     size_t bs = r->bs;
-    int padded = o->mode != MODE_CTR && !o->nopad;
+    int stream = raw_mode_is_stream(o->mode);
+    int padded = !stream && !o->nopad;
     /* One block more than a read: decryption holds the last block back
      * until it knows it is the last (it carries the padding). */
     uint8_t *buf = xmalloc(RAW_BUF + 2 * KUAI_MAX_BLOCK);
@@ -159,8 +185,9 @@ int raw_run(const cli_opts *o, const key_material *km, size_t key_index, int in_
         size_t have = held + (size_t)n;
         int eof = (size_t)n < RAW_BUF;
         if (!eof) {
-            /* Keep the tail that is not a whole block, and for padded
-             * decryption one whole block more. */
+            /* Keep the tail that is not a whole block (a partial block
+             * ends a CFB/OFB stream), and for padded decryption one whole
+             * block more. */
             size_t keep = o->mode == MODE_CTR ? 0 : have % bs;
             if (padded && o->decrypt && keep == 0)
                 keep = bs;
@@ -172,7 +199,7 @@ int raw_run(const cli_opts *o, const key_material *km, size_t key_index, int in_
             continue;
         }
         /* end of input */
-        if (o->mode == MODE_CTR) {
+        if (stream) {
             crypt_buf(r, buf, have);
             rc = out_write(out, buf, have);
         } else if (!o->decrypt && padded) {

@@ -36,7 +36,11 @@ _kuai()
         for w in "${words[@]}"; do [[ $w == --raw ]] && raw=1; done
         if ((raw)); then
             names=""
-            for w in $ciphers; do names+=" $w-ecb $w-cbc $w-ctr"; done
+            for w in $ciphers; do
+                names+=" $w-ecb $w-cbc $w-ctr"
+                # CFB and OFB: 128-bit blocks only
+                [[ $w == ublock-256-256 ]] || names+=" $w-cfb $w-ofb"
+            done
         fi
         COMPREPLY=($(compgen -W "$names" -- "$cur"))
         return

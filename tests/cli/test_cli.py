@@ -6,7 +6,7 @@ usage: test_cli.py [path/to/kuai]      (default: build/kuai)
 
 Round trips of every cipher around the chunk boundaries, through files and
 pipes; every kind of tampering rejected with no output left; --raw against
-`openssl enc` both ways; overwrite refusal; error messages and exit codes;
+`openssl enc` both ways (CFB and OFB too); overwrite refusal; error messages and exit codes;
 the progress bar under a pseudo-terminal. AES cases are reported SKIP while
 the library reports AES unsupported (`kuai info`).
 """
@@ -395,6 +395,164 @@ def test_raw(d, supported):
                 exp_len = n if mode == "ctr" else (n // bs + 1) * bs
                 report(rc1 == 0 and rc2 == 0 and back == pt and len(ct) == exp_len,
                        f"raw {cipher}-{mode} {n} bytes round trip", e1 + e2)
+
+
+def xor(a, b):
+    return bytes(x ^ y for x, y in zip(a, b))
+
+
+def stream_model(cipher, mode, k, iv, data, decrypt=False):
+    """CFB128 / OFB built from kuai's own ECB and CBC (SP 800-38A's
+    definitions), an oracle independent of the library's CFB/OFB code: the
+    OFB keystream is the CBC encryption of zero blocks, the CFB keystream the
+    ECB encryption of IV || the ciphertext but its last block. For
+    encryption the ciphertext is unknown, so this returns None and the
+    caller checks the relation with verify_cfb."""
+    nb = (len(data) + 15) // 16
+    if mode == "ofb":
+        rc, ks, err = run(["encrypt", "--raw", "-c", f"{cipher}-cbc", "--nopad", "-k", k, "--iv",
+                           iv], bytes(16 * nb))
+        return xor(data, ks) if rc == 0 else None
+    if not decrypt:
+        return None
+    ct = data
+    rc, ks, err = run(["encrypt", "--raw", "-c", f"{cipher}-ecb", "--nopad", "-k", k],
+                      bytes.fromhex(iv) + ct[:16 * (nb - 1)])
+    return xor(ct, ks) if rc == 0 else None
+
+
+def test_raw_stream(d, supported):
+    """--raw CFB (CFB128) and OFB: byte-identical to openssl enc for AES and
+    SM4, both ways; uBlock (no openssl peer) against CFB/OFB built from
+    kuai's ECB/CBC and against the reference backend; the refusals."""
+    have_openssl = shutil.which("openssl") is not None
+    lengths = (0, 1, 15, 16, 17, 33, 4096 + 7)
+    for cipher in ("sm4", "aes-128", "aes-192", "aes-256"):
+        if cipher not in supported or not have_openssl:
+            skip(f"raw {cipher} cfb/ofb vs openssl enc", "not available here")
+            continue
+        k = key_hex(cipher)
+        iv = rbytes(16).hex()
+        for mode in ("cfb", "ofb"):
+            big = [4 * 1048576 + 7] if cipher in ("sm4", "aes-128") else []
+            for n in lengths + tuple(big):
+                pt = rbytes(n)
+                src = d.file("st.pt", pt)
+                label = f"raw {cipher}-{mode} {n} bytes"
+                o = subprocess.run(["openssl", "enc", f"-{cipher}-{mode}", "-K", k, "-iv", iv,
+                                    "-nopad", "-in", src], capture_output=True)
+                # the 4 MiB + 7 case goes through a pipe: read in pieces, the
+                # IV carried across them
+                args = ["encrypt", "--raw", "-c", f"{cipher}-{mode}", "-k", k, "--iv", iv]
+                rc, ct, err = run(args, pt) if big and n == big[0] else run(args + [src])
+                report(rc == 0 and o.returncode == 0 and ct == o.stdout and len(ct) == n,
+                       label + ": kuai encrypt == openssl enc", f"rc={rc} {err}")
+                rc, back, err = run(["decrypt", "--raw", "-c", f"{cipher}-{mode}", "-k", k,
+                                     "--iv", iv], o.stdout)
+                report(rc == 0 and back == pt, label + ": kuai decrypt of openssl's", err)
+                ctf = d.file("st.ct", ct)
+                o2 = subprocess.run(["openssl", "enc", "-d", f"-{cipher}-{mode}", "-K", k, "-iv",
+                                     iv, "-nopad", "-in", ctf], capture_output=True)
+                report(o2.returncode == 0 and o2.stdout == pt, label + ": openssl decrypt of kuai's",
+                       o2.stderr.decode())
+                if n in (17, 33):
+                    # no padding, so no way to see a truncation: what is
+                    # left decrypts to the plaintext's prefix, as in openssl
+                    t = ct[:-3]
+                    rc, back, err = run(["decrypt", "--raw", "-c", f"{cipher}-{mode}", "-k", k,
+                                         "--iv", iv], t)
+                    o3 = subprocess.run(["openssl", "enc", "-d", f"-{cipher}-{mode}", "-K", k,
+                                         "-iv", iv, "-in", d.file("st.tr", t)], capture_output=True)
+                    report(rc == 0 and back == pt[:-3] == o3.stdout,
+                           label + ": truncated input decrypts to the prefix, as openssl's", err)
+        # refusals, each before any output exists
+        out = d.file("st.out")
+        bs_iv = {"15 bytes": rbytes(15).hex(), "17 bytes": rbytes(17).hex(), "odd hex": iv[:-1]}
+        for what, bad in bs_iv.items():
+            for cmd in ("encrypt", "decrypt"):
+                rc, _, err = run([cmd, "--raw", "-c", f"{cipher}-cfb", "-k", k, "--iv", bad, "-o",
+                                  out], b"x" * 40)
+                report(rc == EXIT_USAGE and "--iv" in err and not os.path.exists(out),
+                       f"raw {cipher}-cfb {cmd}: IV of {what} refused", f"rc={rc} {err}")
+        rc, _, err = run(["encrypt", "--raw", "-c", f"{cipher}-ofb", "-k", k, "-o", out], b"x")
+        report(rc == EXIT_USAGE and "--iv" in err and not os.path.exists(out),
+               f"raw {cipher}-ofb: missing IV refused", f"rc={rc} {err}")
+        klen = CIPHERS[cipher]
+        for bad in (rbytes(klen - 1).hex(), rbytes(klen + 8 if klen < 32 else 8).hex()):
+            rc, _, err = run(["encrypt", "--raw", "-c", f"{cipher}-ofb", "-k", bad, "--iv", iv,
+                              "-o", out], b"x")
+            report(rc == EXIT_USAGE and "key" in err and not os.path.exists(out),
+                   f"raw {cipher}-ofb: key of {len(bad) // 2} bytes refused", f"rc={rc} {err}")
+    # several files, one output each (the per-file path, not CBC's lockstep)
+    if "sm4" in supported and have_openssl:
+        k, iv = key_hex("sm4"), rbytes(16).hex()
+        ind, outd = d.file("st_in"), d.file("st_outd")
+        os.makedirs(ind, exist_ok=True)
+        os.makedirs(outd, exist_ok=True)
+        files = []
+        for i, n in enumerate((0, 5, 1048576 + 3)):
+            files.append(d.file(f"st_in/g{i}", rbytes(n)))
+        rc, _, err = run(["encrypt", "--raw", "-c", "sm4-cfb", "-k", k, "--iv", iv, "-o", outd]
+                         + files)
+        ok = rc == 0
+        for p in files:
+            o = subprocess.run(["openssl", "enc", "-sm4-cfb", "-K", k, "-iv", iv, "-in", p],
+                               capture_output=True)
+            q = os.path.join(outd, os.path.basename(p) + ".enc")
+            ok = ok and os.path.exists(q) and open(q, "rb").read() == o.stdout
+        report(ok, "raw sm4-cfb: several files, each == openssl", err)
+    # every 128-bit-block cipher against the ECB/CBC-built model and the
+    # reference backend (uBlock has no openssl peer)
+    for cipher in ("ublock-128-128", "ublock-128-256", "sm4", "aes-128", "aes-256"):
+        if cipher not in supported:
+            skip(f"raw {cipher} cfb/ofb model", "not available in this build")
+            continue
+        k = key_hex(cipher)
+        iv = rbytes(16).hex()
+        for mode in ("cfb", "ofb"):
+            # AES and SM4 met openssl above: a few lengths suffice here
+            ublock = cipher.startswith("ublock")
+            for n in lengths + (100003,) if ublock else (0, 17, 4096 + 7):
+                pt = rbytes(n)
+                label = f"raw {cipher}-{mode} {n} bytes"
+                rc1, ct, e1 = run(["encrypt", "--raw", "-c", f"{cipher}-{mode}", "-k", k, "--iv",
+                                   iv], pt)
+                rc2, back, e2 = run(["decrypt", "--raw", "-c", f"{cipher}-{mode}", "-k", k, "--iv",
+                                     iv], ct)
+                report(rc1 == 0 and rc2 == 0 and back == pt and len(ct) == n,
+                       label + ": round trip", e1 + e2)
+                if mode == "ofb":
+                    want = stream_model(cipher, mode, k, iv, pt)
+                    report(ct == want, label + ": == OFB built from kuai's CBC", "differs")
+                else:
+                    # decrypting kuai's ciphertext with the model gives the
+                    # plaintext: then C_i = P_i ^ E(C_i-1) holds for every
+                    # block, which defines CFB's ciphertext
+                    got = stream_model(cipher, mode, k, iv, ct, decrypt=True)
+                    report(got == pt, label + ": == CFB built from kuai's ECB", "differs")
+                rc3, ct_ref, e3 = run(["encrypt", "--raw", "-c", f"{cipher}-{mode}", "-k", k,
+                                       "--iv", iv], pt, {"KUAI_BACKEND": "ref"})
+                rc4, back_ref, e4 = run(["decrypt", "--raw", "-c", f"{cipher}-{mode}", "-k", k,
+                                         "--iv", iv], ct, {"KUAI_BACKEND": "ref"})
+                report(rc3 == 0 and rc4 == 0 and ct_ref == ct and back_ref == pt,
+                       label + ": == the ref backend's", e3 + e4)
+    k = key_hex("sm4")
+    iv = "00" * 16
+    for args, needle in (
+            (["encrypt", "--raw", "-c", "ublock-256-256-cfb", "-k", key_hex("ublock-256-256"),
+              "--iv", "00" * 32], "128-bit"),
+            (["decrypt", "--raw", "-c", "ublock-256-256-ofb", "-k", key_hex("ublock-256-256"),
+              "--iv", "00" * 32], "128-bit"),
+            (["encrypt", "--raw", "-c", "sm4-cfb", "-k", k, "--iv", iv, "--nopad"], "never padded"),
+            (["decrypt", "--raw", "-c", "aes-128-ofb", "-k", k, "--iv", iv, "--nopad"],
+             "never padded"),
+            (["encrypt", "--raw", "-c", "aes-256-xts", "-k", key_hex("aes-256") * 2, "--iv", iv],
+             "XTS"),
+            (["encrypt", "--raw", "-c", "sm4-cfb8", "-k", k, "--iv", iv], "sm4-cfb8")):
+        out = d.file("st.out")
+        rc, _, err = run(args + ["-o", out], b"y" * 20)
+        report(rc == EXIT_USAGE and needle in err and err.count("\n") <= 2
+               and not os.path.exists(out), f"error: {' '.join(args[:4])} ...", f"rc={rc} {err!r}")
 
 
 def test_overwrite(d):
@@ -966,9 +1124,12 @@ def test_polish(d):
                   'f() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _kuai; '
                   'echo "${COMPREPLY[*]}"; }; '
                   'f kuai de; f kuai encrypt --raw -c sm4-c; f kuai decrypt -c ublock-256; '
-                  'f kuai encrypt --key-f')
+                  'f kuai encrypt --key-f; f kuai encrypt --raw -c ublock-256-256-; '
+                  'f kuai encrypt --raw -c aes-128-')
         p = subprocess.run(["bash", "-c", script], capture_output=True, text=True)
-        want = ["decrypt", "sm4-cbc sm4-ctr", "ublock-256-256", "--key-file"]
+        want = ["decrypt", "sm4-cbc sm4-ctr sm4-cfb", "ublock-256-256", "--key-file",
+            "ublock-256-256-ecb ublock-256-256-cbc ublock-256-256-ctr",
+            "aes-128-ecb aes-128-cbc aes-128-ctr aes-128-cfb aes-128-ofb"]
         report(p.returncode == 0 and p.stdout.splitlines() == want, "bash completion",
                f"{p.stdout!r} {p.stderr!r}")
 
@@ -1058,6 +1219,7 @@ def main():
         test_roundtrips(d, supported)
         test_tampering(d, supported)
         test_raw(d, supported)
+        test_raw_stream(d, supported)
         test_format_spec(d, supported)
         test_progress(d)
         test_password_prompt(d)

@@ -24,12 +24,15 @@
 #include "kuai_file.h"
 
 static PyObject *FormatError;
-static PyObject *InvalidTag; /* kuai._kuai's */
+static PyObject *InvalidTag;      /* kuai._kuai's */
+static unsigned long main_thread; /* Python's main thread (signal handlers run there) */
 
 typedef struct {
     int fd;             /* >= 0: a file descriptor */
     PyObject *obj;      /* else: an object with read(n) or write(b) */
     PyThreadState **ts; /* the saved thread state of the call */
+    int check_signals;  /* the caller is Python's main thread */
+    unsigned writes;
     /* the header, read ahead by decrypt and handed out first */
     const uint8_t *pre;
     size_t pre_len;
@@ -101,11 +104,15 @@ static int io_write(void *vctx, const uint8_t *buf, size_t n)
             buf += w;
             n -= (size_t)w;
         }
-        /* once per chunk: let Ctrl-C stop a long file */
-        PyEval_RestoreThread(*c->ts);
-        if (PyErr_CheckSignals() < 0)
-            ret = -1;
-        *c->ts = PyEval_SaveThread();
+        /* Let Ctrl-C stop a long file: every 8 chunks (8 MiB), and only in
+         * the main thread (the only one Python runs signal handlers in),
+         * since taking the GIL back waits for any busy Python thread. */
+        if (c->check_signals && ++c->writes % 8 == 0) {
+            PyEval_RestoreThread(*c->ts);
+            if (PyErr_CheckSignals() < 0)
+                ret = -1;
+            *c->ts = PyEval_SaveThread();
+        }
         return ret;
     }
     PyEval_RestoreThread(*c->ts);
@@ -144,6 +151,7 @@ static int io_get(PyObject *o, io_ctx *c, PyThreadState **ts)
 {
     memset(c, 0, sizeof *c);
     c->ts = ts;
+    c->check_signals = PyThread_get_thread_ident() == main_thread;
     c->fd = -1;
     if (PyLong_Check(o)) {
         long fd = PyLong_AsLong(o);
@@ -327,6 +335,17 @@ static struct PyModuleDef moddef = {
 
 PyMODINIT_FUNC PyInit__kuai_file(void)
 {
+    PyObject *threading = PyImport_ImportModule("threading");
+    PyObject *mt = threading ? PyObject_CallMethod(threading, "main_thread", NULL) : NULL;
+    PyObject *ident = mt ? PyObject_GetAttrString(mt, "ident") : NULL;
+    Py_XDECREF(threading);
+    Py_XDECREF(mt);
+    if (!ident)
+        return NULL;
+    main_thread = PyLong_AsUnsignedLong(ident);
+    Py_DECREF(ident);
+    if (PyErr_Occurred())
+        return NULL;
     PyObject *core = PyImport_ImportModule("kuai._kuai");
     if (!core)
         return NULL;

@@ -263,3 +263,31 @@ def test_failing_objects_leave_nothing(tmp_path):
     s = Short()
     kfile.encrypt(io.BytesIO(b"q" * 5000), s, key=bytes(16), cipher="sm4")
     assert kfile.decrypt(io.BytesIO(bytes(s.buf)), io.BytesIO(), key=bytes(16)) == "sm4"
+
+
+def test_gil_released(tmp_path):
+    # While a path-to-path call runs (fds, no Python callbacks), another
+    # Python thread keeps running: its longest stall stays far below the
+    # call's duration (with the GIL held it would be the whole call).
+    import threading
+    import time
+
+    src = tmp_path / "big"
+    src.write_bytes(bytes(48 * CHUNK))
+    done = threading.Event()
+    span = []
+
+    def work():
+        t0 = time.perf_counter()
+        kfile.encrypt(src, tmp_path / "big.kuai", key=bytes(16), cipher="sm4")
+        span.append(time.perf_counter() - t0)
+        done.set()
+
+    t = threading.Thread(target=work)
+    last, gap = time.perf_counter(), 0.0
+    t.start()
+    while not done.is_set():
+        now = time.perf_counter()
+        gap, last = max(gap, now - last), now
+    t.join()
+    assert gap < span[0] / 2, (gap, span[0])

@@ -38,6 +38,18 @@ typedef struct {
     size_t pre_len;
 } io_ctx;
 
+/* After EINTR, in the main thread: run Python's signal handlers (Ctrl-C
+ * raises KeyboardInterrupt), with the GIL taken back. -1: stop. */
+static int io_signals(io_ctx *c)
+{
+    if (!c->check_signals)
+        return 0;
+    PyEval_RestoreThread(*c->ts);
+    int r = PyErr_CheckSignals();
+    *c->ts = PyEval_SaveThread();
+    return r < 0 ? -1 : 0;
+}
+
 /* Called with the GIL released; takes it back for a Python object. */
 static long io_read(void *vctx, uint8_t *buf, size_t n)
 {
@@ -54,8 +66,11 @@ static long io_read(void *vctx, uint8_t *buf, size_t n)
             ssize_t r = read(c->fd, buf, n);
             if (r >= 0)
                 return (long)r;
-            if (errno != EINTR) {
-                int e = errno;
+            int e = errno;
+            if (e == EINTR) {
+                if (io_signals(c) < 0)
+                    return -1;
+            } else {
                 PyEval_RestoreThread(*c->ts);
                 errno = e;
                 PyErr_SetFromErrno(PyExc_OSError);
@@ -91,8 +106,11 @@ static int io_write(void *vctx, const uint8_t *buf, size_t n)
     if (c->fd >= 0) {
         while (n) {
             ssize_t w = write(c->fd, buf, n);
-            if (w < 0 && errno == EINTR)
+            if (w < 0 && errno == EINTR) {
+                if (io_signals(c) < 0)
+                    return -1;
                 continue;
+            }
             if (w <= 0) {
                 int e = w < 0 ? errno : EIO;
                 PyEval_RestoreThread(*c->ts);

@@ -291,3 +291,35 @@ def test_gil_released(tmp_path):
         gap, last = max(gap, now - last), now
     t.join()
     assert gap < span[0] / 2, (gap, span[0])
+
+
+def test_ctrl_c_leaves_nothing(tmp_path):
+    # A child encrypts from a FIFO that has given 1.5 MiB and then stalls;
+    # SIGINT interrupts the blocked read: KeyboardInterrupt, the temporary
+    # file (which already holds a sealed chunk) removed, no output.
+    import signal
+    import sys
+    import time
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    code = ("import kuai.file, sys\n"
+            "kuai.file.encrypt(sys.argv[1], sys.argv[2], key=bytes(16), cipher='sm4')\n")
+    child = subprocess.Popen([sys.executable, "-c", code, str(fifo), str(tmp_path / "out.kuai")],
+                             stderr=subprocess.PIPE)
+    try:
+        w = os.open(fifo, os.O_WRONLY)  # waits for the child to open it
+        os.write(w, bytes(CHUNK + CHUNK // 2))
+        deadline = time.monotonic() + 20
+        while not leftovers(tmp_path) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert leftovers(tmp_path), "the child never started writing"
+        time.sleep(0.2)
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=20)
+        os.close(w)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode != 0 and b"KeyboardInterrupt" in err, err
+    assert not (tmp_path / "out.kuai").exists() and leftovers(tmp_path) == []

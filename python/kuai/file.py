@@ -143,11 +143,12 @@ def _to_path(dst: Any, overwrite: bool, work: Any) -> Any:
     try:
         result = work(fd)
         if st is not None:
-            os.fchmod(fd, stat.S_IMODE(st.st_mode))
+            # owner first: a chown clears set-id bits that the chmod restores
             try:
                 os.fchown(fd, st.st_uid, st.st_gid)
             except OSError:
                 pass  # not allowed (another owner): the mode is kept all the same
+            os.fchmod(fd, stat.S_IMODE(st.st_mode))
         else:
             os.fchmod(fd, 0o666 & ~_umask())
         os.fsync(fd)

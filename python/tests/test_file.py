@@ -216,6 +216,14 @@ def test_overwrite_and_modes(tmp_path):
         kfile.encrypt(src, link, key=key, cipher="sm4")
     kfile.encrypt(src, link, key=key, cipher="aes-128", overwrite=True)
     assert link.is_symlink() and kfile.header(dst)["cipher"] == "aes-128"
+    # a hard link: this name gets the new file, the other keeps the old one
+    os.link(dst, tmp_path / "other")
+    before = dst.read_bytes()
+    kfile.encrypt(src, dst, key=key, cipher="sm4", overwrite=True)
+    assert (tmp_path / "other").read_bytes() == before != dst.read_bytes()
+    # src and dst one file: read whole into the temporary file, then replaced
+    kfile.decrypt(dst, dst, key=key, overwrite=True)
+    assert dst.read_bytes() == b"secret"
     # a new file: 0666 minus the umask
     old = os.umask(0o027)
     try:

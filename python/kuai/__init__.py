@@ -11,17 +11,17 @@ extension kuai._kuai): ::
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 from . import _kuai
-from ._kuai import AlreadyFinalized, InvalidTag
+from ._kuai import AlreadyFinalized, InvalidTag, NotYetFinalized
 from ._names import cipher_id as _cipher_id
 from ._names import CIPHERS as _CIPHERS
 
 __version__: str = _kuai.VERSION
 
 __all__ = [
-    "Cipher", "InvalidTag", "AlreadyFinalized", "backends", "info", "modes", "padding", "aead",
+    "Cipher", "InvalidTag", "AlreadyFinalized", "NotYetFinalized", "backends", "info", "modes", "padding", "aead",
     "cbc_encrypt_multi", "cbc_decrypt_multi", "__version__",
 ]
 
@@ -48,15 +48,27 @@ class Cipher(_kuai.Key):
     def key_size(self) -> int:
         return _CIPHERS[self.cipher_id][1]
 
-    def encryptor(self, mode: "modes.Mode") -> "_kuai.Stream":
-        """A context with update(data), update_into(data, buf), finalize()."""
+    def encryptor(self, mode: "modes.Mode") -> "Union[_kuai.Stream, _kuai.GcmStream]":
+        """A context with update(data), update_into(data, buf), finalize();
+        with modes.GCM also authenticate_additional_data(data) and, after
+        finalize(), .tag."""
+        if isinstance(mode, modes.GCM):
+            if mode.tag is not None:
+                raise ValueError("Authentication tag must be None when encrypting.")
+            return _kuai.gcm_stream(self, True, mode.initialization_vector, None)
         if not isinstance(mode, modes.Mode):
-            raise TypeError("mode must be kuai.modes.ECB(), CBC(iv) or CTR(nonce)")
+            raise TypeError("mode must be kuai.modes.ECB(), CBC(iv), CTR(nonce) or GCM(nonce)")
         return _kuai.stream(self, mode._op(True), mode._iv())
 
-    def decryptor(self, mode: "modes.Mode") -> "_kuai.Stream":
+    def decryptor(self, mode: "modes.Mode") -> "Union[_kuai.Stream, _kuai.GcmStream]":
+        """As encryptor(); a GCM decryptor checks the tag of GCM(nonce, tag)
+        at finalize(), or the one given to finalize_with_tag(tag), raising
+        kuai.InvalidTag. Its update() returns plaintext before the tag is
+        checked: use none of it until finalize() has returned."""
+        if isinstance(mode, modes.GCM):
+            return _kuai.gcm_stream(self, False, mode.initialization_vector, mode.tag)
         if not isinstance(mode, modes.Mode):
-            raise TypeError("mode must be kuai.modes.ECB(), CBC(iv) or CTR(nonce)")
+            raise TypeError("mode must be kuai.modes.ECB(), CBC(iv), CTR(nonce) or GCM(nonce)")
         return _kuai.stream(self, mode._op(False), mode._iv())
 
     def __repr__(self) -> str:

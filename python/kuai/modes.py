@@ -65,3 +65,42 @@ class CTR(Mode):
 
     def _iv(self) -> Optional[bytes]:
         return self._nonce
+
+
+class GCM(Mode):
+    """Galois/counter mode for Cipher(...).encryptor()/decryptor(), as
+    cryptography's ``modes.GCM``: ``initialization_vector`` of 8 to 128
+    bytes (12 is the one to use; never twice under one key); for decryption
+    the ``tag`` here, or later through ``finalize_with_tag(tag)``. Tags
+    shorter than 16 bytes are accepted down to ``min_tag_length`` (>= 4).
+    A 128-bit-block cipher only (SM4, AES, uBlock-128/*)."""
+
+    name = "GCM"
+
+    def __init__(self, initialization_vector: bytes, tag: Optional[bytes] = None,
+                 min_tag_length: int = 16) -> None:
+        self._initialization_vector = bytes(initialization_vector)
+        if not 8 <= len(self._initialization_vector) <= 128:
+            raise ValueError("initialization_vector must be between 8 and 128 bytes "
+                             "(64 and 1024 bits).")
+        if min_tag_length < 4:
+            raise ValueError("min_tag_length must be >= 4")
+        if tag is not None:
+            tag = bytes(tag)
+            if len(tag) < min_tag_length:
+                raise ValueError(f"Authentication tag must be {min_tag_length} bytes or longer.")
+            if len(tag) > 16:
+                raise ValueError("Authentication tag cannot be more than 16 bytes.")
+        self._tag = tag
+        self._min_tag_length = min_tag_length
+
+    @property
+    def initialization_vector(self) -> bytes:
+        return self._initialization_vector
+
+    @property
+    def tag(self) -> Optional[bytes]:
+        return self._tag
+
+    def _op(self, encrypt: bool) -> int:
+        raise TypeError("GCM contexts are made by Cipher.encryptor()/decryptor()")

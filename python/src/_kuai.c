@@ -13,6 +13,8 @@
  *           partial block, and a lock so that concurrent use of one stream
  *           cannot corrupt it (the order of concurrent updates is the
  *           caller's business, as in `cryptography`).
+ *   GcmStream  a streaming GCM encryptor or decryptor (kuai_gcm_ctx), in
+ *           the shape of cryptography's GCM contexts.
  * The GIL is released around every cipher call on KUAI_GIL_BYTES or more.
  */
 #define PY_SSIZE_T_CLEAN
@@ -31,6 +33,8 @@ static PyObject *InvalidTag;
 static PyObject *AlreadyFinalized;
 static PyObject *KeyType;
 static PyObject *StreamType;
+static PyObject *GcmType;
+static PyObject *NotYetFinalized;
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -1306,6 +1310,355 @@ static PyObject *mod_stream(PyObject *mod, PyObject *args)
     return (PyObject *)s;
 }
 
+/* ------------------------------------------------------------- GcmStream */
+
+/* Streaming GCM over kuai_gcm_init, _aad, _{en,de}crypt_update and _final, in the shape of
+ * cryptography's GCM contexts: authenticate_additional_data, update,
+ * update_into, finalize, .tag (encryptor), finalize_with_tag (decryptor).
+ * The library keeps the order (AAD before data) and wipes the context at
+ * final; a lock serialises concurrent calls on one context. */
+typedef struct {
+    PyObject_HEAD PyObject *keyobj; /* NULL once finalized */
+    PyThread_type_lock lock;
+    int enc;
+    int started;    /* update called: no more AAD */
+    size_t tag_len; /* decryptor: the tag given up front (0: none) */
+    uint8_t tag[GCM_TAG];
+    int have_tag; /* encryptor: finalized, tag[] is the tag */
+    kuai_gcm_ctx ctx;
+} GcmObject;
+
+static int gcm_check(GcmObject *g)
+{
+    if (g->keyobj == NULL) {
+        PyErr_SetString(AlreadyFinalized, "Context was already finalized.");
+        return -1;
+    }
+    return 0;
+}
+
+static void gcm_lock(GcmObject *g)
+{
+    if (!PyThread_acquire_lock(g->lock, NOWAIT_LOCK)) {
+        Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(g->lock, WAIT_LOCK);
+        Py_END_ALLOW_THREADS
+    }
+}
+
+static void gcm_done(GcmObject *g)
+{
+    kuai_gcm_wipe(&g->ctx);
+    Py_CLEAR(g->keyobj);
+}
+
+static PyObject *gcm_py_aad(PyObject *o, PyObject *data)
+{
+    GcmObject *g = (GcmObject *)o;
+    Py_buffer db;
+    if (get_ro(data, &db, "data") < 0) {
+        return NULL;
+    }
+    PyObject *r = NULL;
+    gcm_lock(g);
+    if (gcm_check(g) == 0) {
+        if (g->started) {
+            PyErr_SetString(PyExc_ValueError,
+                            "authenticate_additional_data must come before update");
+        } else {
+            int rc;
+            if (db.len >= KUAI_GIL_BYTES) {
+                Py_BEGIN_ALLOW_THREADS rc = kuai_gcm_aad(&g->ctx, db.buf, (size_t)db.len);
+                Py_END_ALLOW_THREADS
+            } else {
+                rc = kuai_gcm_aad(&g->ctx, db.buf, (size_t)db.len);
+            }
+            if (rc != KUAI_OK) {
+                raise_kuai(rc, "authenticate_additional_data");
+            } else {
+                r = Py_None;
+                Py_INCREF(r);
+            }
+        }
+    }
+    PyThread_release_lock(g->lock);
+    PyBuffer_Release(&db);
+    return r;
+}
+
+/* len bytes from in to out (room checked by the caller); -1 on error. */
+static int gcm_run(GcmObject *g, const uint8_t *in, uint8_t *out, size_t len)
+{
+    uint8_t *tmp = NULL;
+    if (overlaps(in, len, out, len) && in != out) {
+        tmp = PyMem_Malloc(len);
+        if (tmp == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(tmp, in, len);
+        in = tmp;
+    }
+    int rc;
+    g->started = 1;
+    if (len >= KUAI_GIL_BYTES) {
+        Py_BEGIN_ALLOW_THREADS rc = g->enc ? kuai_gcm_encrypt_update(&g->ctx, in, out, len)
+                                           : kuai_gcm_decrypt_update(&g->ctx, in, out, len);
+        Py_END_ALLOW_THREADS
+    } else {
+        rc = g->enc ? kuai_gcm_encrypt_update(&g->ctx, in, out, len)
+                    : kuai_gcm_decrypt_update(&g->ctx, in, out, len);
+    }
+    PyMem_Free(tmp);
+    if (rc != KUAI_OK) {
+        raise_kuai(rc, "update");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *gcm_py_update(PyObject *o, PyObject *data)
+{
+    GcmObject *g = (GcmObject *)o;
+    Py_buffer db;
+    if (get_ro(data, &db, "data") < 0) {
+        return NULL;
+    }
+    PyObject *r = NULL;
+    gcm_lock(g);
+    if (gcm_check(g) == 0) {
+        uint8_t *out;
+        if ((r = new_bytes(db.len, &out)) != NULL && gcm_run(g, db.buf, out, (size_t)db.len) < 0) {
+            Py_CLEAR(r);
+        }
+    }
+    PyThread_release_lock(g->lock);
+    PyBuffer_Release(&db);
+    return r;
+}
+
+static PyObject *gcm_py_update_into(PyObject *o, PyObject *const *args, Py_ssize_t nargs)
+{
+    GcmObject *g = (GcmObject *)o;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "update_into(data, buf) takes 2 arguments");
+        return NULL;
+    }
+    Py_buffer db, ob;
+    if (get_ro(args[0], &db, "data") < 0) {
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[1], &ob, PyBUF_WRITABLE) < 0) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError) || PyErr_ExceptionMatches(PyExc_BufferError)) {
+            PyErr_SetString(PyExc_TypeError,
+                            "buf must be a writable, C-contiguous bytes-like object (bytearray, "
+                            "memoryview of one, numpy array)");
+        }
+        PyBuffer_Release(&db);
+        return NULL;
+    }
+    PyObject *r = NULL;
+    gcm_lock(g);
+    if (gcm_check(g) == 0) {
+        if (ob.len < db.len) {
+            PyErr_Format(PyExc_ValueError, "buffer must be at least %zd bytes for this call",
+                         db.len);
+        } else if (gcm_run(g, db.buf, ob.buf, (size_t)db.len) == 0) {
+            r = PyLong_FromSsize_t(db.len);
+        }
+    }
+    PyThread_release_lock(g->lock);
+    PyBuffer_Release(&db);
+    PyBuffer_Release(&ob);
+    return r;
+}
+
+/* Decryptor: checks tag (tag_len bytes); encryptor: tag is NULL. */
+static PyObject *gcm_final(GcmObject *g, const uint8_t *tag, size_t tag_len)
+{
+    PyObject *r = NULL;
+    gcm_lock(g);
+    if (gcm_check(g) == 0) {
+        int rc;
+        if (g->enc) {
+            rc = kuai_gcm_encrypt_final(&g->ctx, g->tag, GCM_TAG);
+            g->have_tag = rc == KUAI_OK;
+        } else {
+            rc = kuai_gcm_decrypt_final(&g->ctx, tag, tag_len);
+        }
+        gcm_done(g);
+        if (rc == KUAI_ERR_AUTH) {
+            PyErr_SetNone(InvalidTag);
+        } else if (rc != KUAI_OK) {
+            raise_kuai(rc, "finalize");
+        } else {
+            r = PyBytes_FromStringAndSize(NULL, 0);
+        }
+    }
+    PyThread_release_lock(g->lock);
+    return r;
+}
+
+static PyObject *gcm_py_finalize(PyObject *o, PyObject *unused)
+{
+    (void)unused;
+    GcmObject *g = (GcmObject *)o;
+    if (!g->enc && g->tag_len == 0 && g->keyobj != NULL) {
+        PyErr_SetString(PyExc_ValueError, "Authentication tag must be provided when decrypting "
+                                          "(GCM(nonce, tag) or finalize_with_tag(tag)).");
+        return NULL;
+    }
+    return gcm_final(g, g->tag, g->tag_len);
+}
+
+static PyObject *gcm_py_finalize_with_tag(PyObject *o, PyObject *tagobj)
+{
+    GcmObject *g = (GcmObject *)o;
+    if (g->enc) {
+        PyErr_SetString(PyExc_ValueError, "finalize_with_tag is for decryption (encryptors: "
+                                          "finalize(), then .tag)");
+        return NULL;
+    }
+    if (g->tag_len != 0) {
+        PyErr_SetString(PyExc_ValueError,
+                        "the tag was already given to GCM(nonce, tag): call finalize()");
+        return NULL;
+    }
+    Py_buffer tb;
+    if (get_ro(tagobj, &tb, "tag") < 0) {
+        return NULL;
+    }
+    PyObject *r = NULL;
+    if (tb.len < 4 || tb.len > GCM_TAG) {
+        PyErr_Format(PyExc_ValueError, "Authentication tag must be 4 to 16 bytes, not %zd", tb.len);
+    } else {
+        r = gcm_final(g, tb.buf, (size_t)tb.len);
+    }
+    PyBuffer_Release(&tb);
+    return r;
+}
+
+static PyObject *gcm_get_tag(PyObject *o, void *unused)
+{
+    (void)unused;
+    GcmObject *g = (GcmObject *)o;
+    if (!g->enc) {
+        PyErr_SetString(PyExc_AttributeError, "a GCM decryptor has no tag (it checks one)");
+        return NULL;
+    }
+    if (!g->have_tag) {
+        PyErr_SetString(NotYetFinalized, "You must finalize encryption before getting the tag.");
+        return NULL;
+    }
+    return PyBytes_FromStringAndSize((const char *)g->tag, GCM_TAG);
+}
+
+static void gcm_dealloc(PyObject *o)
+{
+    GcmObject *g = (GcmObject *)o;
+    PyTypeObject *tp = Py_TYPE(o);
+    gcm_done(g);
+    volatile uint8_t *p = g->tag;
+    for (size_t i = 0; i < sizeof g->tag; i++) {
+        p[i] = 0;
+    }
+    if (g->lock != NULL) {
+        PyThread_free_lock(g->lock);
+    }
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(o);
+    Py_DECREF(tp);
+}
+
+static PyMethodDef gcm_methods[] = {
+    {"authenticate_additional_data", gcm_py_aad, METH_O,
+     "authenticate_additional_data(data): AAD, before any update"},
+    {"update", gcm_py_update, METH_O, "update(data) -> bytes"},
+    {"update_into", (PyCFunction)(void (*)(void))gcm_py_update_into, METH_FASTCALL,
+     "update_into(data, buf) -> int (buf may be data: in place)"},
+    {"finalize", gcm_py_finalize, METH_NOARGS,
+     "finalize() -> b''; a decryptor checks the tag of GCM(nonce, tag): InvalidTag"},
+    {"finalize_with_tag", gcm_py_finalize_with_tag, METH_O,
+     "finalize_with_tag(tag) -> b'' (decryptor); InvalidTag"},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef gcm_getset[] = {
+    {"tag", gcm_get_tag, NULL, "the 16-byte tag, after finalize() (encryptor)", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyType_Slot gcm_slots[] = {{Py_tp_dealloc, gcm_dealloc},
+                                  {Py_tp_methods, gcm_methods},
+                                  {Py_tp_getset, gcm_getset},
+                                  {Py_tp_doc, "A streaming GCM encryptor or decryptor."},
+                                  {0, NULL}};
+
+static PyType_Spec gcm_spec = {"kuai._kuai.GcmStream", sizeof(GcmObject), 0, Py_TPFLAGS_DEFAULT,
+                               gcm_slots};
+
+/* gcm_stream(key, encrypt, nonce, tag_or_None) -> GcmStream */
+static PyObject *mod_gcm_stream(PyObject *mod, PyObject *args)
+{
+    (void)mod;
+    PyObject *keyobj, *nonceobj, *tagobj;
+    int enc;
+    if (!PyArg_ParseTuple(args, "OpOO:gcm_stream", &keyobj, &enc, &nonceobj, &tagobj)) {
+        return NULL;
+    }
+    if (!is_key(keyobj)) {
+        PyErr_SetString(PyExc_TypeError, "gcm_stream: key must be a kuai key");
+        return NULL;
+    }
+    KeyObject *k = (KeyObject *)keyobj;
+    if (check_gcm_key(k) < 0) {
+        return NULL;
+    }
+    Py_buffer nb, tb;
+    if (get_ro(nonceobj, &nb, "nonce") < 0) {
+        return NULL;
+    }
+    if (get_ro_opt(tagobj, &tb, "tag") < 0) {
+        PyBuffer_Release(&nb);
+        return NULL;
+    }
+    GcmObject *g = NULL;
+    if (check_nonce(nb.len) < 0) {
+        goto out;
+    }
+    if (tb.obj != NULL && (enc || tb.len < 4 || tb.len > GCM_TAG)) {
+        PyErr_SetString(PyExc_ValueError, enc ? "Authentication tag must be None when encrypting."
+                                              : "Authentication tag must be 4 to 16 bytes");
+        goto out;
+    }
+    PyTypeObject *tp = (PyTypeObject *)GcmType;
+    allocfunc alloc = (allocfunc)PyType_GetSlot(tp, Py_tp_alloc);
+    g = (GcmObject *)alloc(tp, 0);
+    if (g == NULL) {
+        goto out;
+    }
+    g->lock = PyThread_allocate_lock();
+    if (g->lock == NULL) {
+        Py_CLEAR(g);
+        PyErr_NoMemory();
+        goto out;
+    }
+    int rc = kuai_gcm_init(&g->ctx, k->key, nb.buf, (size_t)nb.len);
+    if (rc != KUAI_OK) {
+        Py_CLEAR(g);
+        raise_kuai(rc, "GCM");
+        goto out;
+    }
+    Py_INCREF(keyobj);
+    g->keyobj = keyobj;
+    g->enc = enc;
+    if (tb.obj != NULL) {
+        memcpy(g->tag, tb.buf, (size_t)tb.len);
+        g->tag_len = (size_t)tb.len;
+    }
+out:
+    PyBuffer_Release(&nb);
+    release(&tb);
+    return (PyObject *)g;
+}
+
 /* ------------------------------------------------------- multi-key (CBC) */
 
 /* cbc_multi(encrypt, keys, ivs, datas) -> list[bytes] */
@@ -1510,6 +1863,8 @@ static PyObject *mod_c_speed(PyObject *mod, PyObject *args)
 
 static PyMethodDef mod_methods[] = {
     {"stream", mod_stream, METH_VARARGS, "stream(key, op, iv) -> Stream"},
+    {"gcm_stream", mod_gcm_stream, METH_VARARGS,
+     "gcm_stream(key, encrypt, nonce, tag) -> GcmStream"},
     {"cbc_multi", mod_cbc_multi, METH_VARARGS, "cbc_multi(encrypt, keys, ivs, datas) -> list"},
     {"backends", mod_backends, METH_O, "backends(cipher_id) -> list[str], best first"},
     {"_c_speed", mod_c_speed, METH_VARARGS, "_c_speed(key, op, size, iters) -> ns (kuai.bench)"},
@@ -1531,18 +1886,26 @@ PyMODINIT_FUNC PyInit__kuai(void)
                                            NULL, NULL);
     AlreadyFinalized = PyErr_NewExceptionWithDoc("kuai.AlreadyFinalized",
                                                  "The context was already finalized.", NULL, NULL);
+    NotYetFinalized = PyErr_NewExceptionWithDoc(
+        "kuai.NotYetFinalized", "The tag was asked for before finalize().", NULL, NULL);
     KeyType = PyType_FromSpec(&key_spec);
     StreamType = PyType_FromSpec(&stream_spec);
-    if (InvalidTag == NULL || AlreadyFinalized == NULL || KeyType == NULL || StreamType == NULL) {
+    GcmType = PyType_FromSpec(&gcm_spec);
+    if (InvalidTag == NULL || AlreadyFinalized == NULL || NotYetFinalized == NULL ||
+        KeyType == NULL || StreamType == NULL || GcmType == NULL) {
         Py_DECREF(m);
         return NULL;
     }
     Py_INCREF(InvalidTag);
     Py_INCREF(AlreadyFinalized);
+    Py_INCREF(NotYetFinalized);
     Py_INCREF(KeyType);
     Py_INCREF(StreamType);
+    Py_INCREF(GcmType);
     if (PyModule_AddObject(m, "InvalidTag", InvalidTag) < 0 ||
         PyModule_AddObject(m, "AlreadyFinalized", AlreadyFinalized) < 0 ||
+        PyModule_AddObject(m, "NotYetFinalized", NotYetFinalized) < 0 ||
+        PyModule_AddObject(m, "GcmStream", GcmType) < 0 ||
         PyModule_AddObject(m, "Key", KeyType) < 0 ||
         PyModule_AddObject(m, "Stream", StreamType) < 0 ||
         PyModule_AddStringConstant(m, "VERSION", KUAI_VERSION) < 0 ||

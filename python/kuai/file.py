@@ -1,0 +1,250 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The ``.kuai`` container of the ``kuai`` command (docs/format.md).
+
+``encrypt(src, dst, key=... | password=..., cipher=...)`` and
+``decrypt(src, dst, key=... | password=...)`` write and read the very bytes
+``kuai encrypt`` / ``kuai decrypt`` do: the work is the library component
+kuai_file (include/kuai_file.h), the one the tool uses, with the GIL
+released. It needs libcrypto (OpenSSL 3) for scrypt, HKDF, HMAC and random
+bytes; a kuai built where OpenSSL 3's headers were missing has no kuai.file
+(importing it raises ImportError saying so), the ciphers are unaffected.
+
+``src``: a path (str, bytes, os.PathLike) or a binary object with
+``read(n)``. ``dst``: a path, or a binary object with ``write(b)``.
+
+A path ``dst`` is written like the tool writes ``-o FILE``: into a
+temporary file (mode 0600, O_EXCL) in the destination's directory, synced,
+then moved into place only when everything has succeeded (decryption:
+every chunk verified). On any error, Ctrl-C included, the temporary file
+is removed and an existing ``dst`` is left exactly as it was.
+``overwrite=False`` (the default) refuses an existing ``dst``
+(FileExistsError, checked first and again atomically at the end);
+``overwrite=True`` replaces a regular file keeping its mode (and owner and
+group where allowed), so permissions are never widened; a symbolic link is
+written through (its target is replaced, the link stays). A ``dst`` that is
+not a regular file (directory, device, FIFO) is refused: pass an open file
+object to write to a device or pipe. A new file gets 0666 minus the umask.
+
+A file object ``dst`` is written as the data come: decryption writes each
+1 MiB chunk only once it has verified, but a failure can leave whole
+verified chunks written before it (as the tool's standard output).
+"""
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from typing import IO, Any, Optional, Union
+
+from ._kuai import InvalidTag
+from ._names import CIPHERS as _CIPHERS
+from ._names import cipher_id as _cipher_id
+
+try:
+    from . import _kuai_file as _kf
+except ImportError as _e:  # built without OpenSSL 3, or libcrypto.so.3 missing
+    raise ImportError(
+        "kuai.file is not available: it needs OpenSSL 3's libcrypto. This kuai was built "
+        "without it (install the OpenSSL 3 development files, Debian: libssl-dev, then "
+        "reinstall kuai) or libcrypto.so.3 cannot be loaded "
+        f"({_e}). The ciphers (kuai.Cipher, kuai.aead) work without it."
+    ) from _e
+
+FormatError = _kf.FormatError
+HEADER_SIZE: int = _kf.HEADER_SIZE
+CHUNK_SIZE: int = _kf.CHUNK_SIZE
+
+__all__ = ["encrypt", "decrypt", "header", "FormatError", "InvalidTag"]
+
+Source = Union[str, bytes, "os.PathLike[Any]", IO[bytes]]
+
+
+def _is_path(x: Any) -> bool:
+    return isinstance(x, (str, bytes, os.PathLike))
+
+
+def _secret(key: Any, password: Any) -> "tuple[bool, Any]":
+    if (key is None) == (password is None):
+        raise TypeError("give exactly one of key= and password=")
+    if key is not None:
+        if isinstance(key, str):
+            raise TypeError("key must be bytes (the raw key), not str; "
+                            "for a hex key: bytes.fromhex(...)")
+        return False, memoryview(key).cast("B")
+    if isinstance(password, str):
+        password = password.encode("utf-8")
+    pw = bytes(password)
+    # The tool reads a password as a C string (terminal or KUAI_PASSWORD):
+    # refuse what it could never be given, so every file opens there too.
+    if not pw:
+        raise ValueError("empty password")
+    if b"\0" in pw:
+        raise ValueError("a password cannot contain NUL bytes (the kuai command could not "
+                         "take it)")
+    return True, pw
+
+
+def _umask() -> int:
+    # os.umask() can only be read by setting it (racy with other threads):
+    # Linux says it in /proc.
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    old = os.umask(0o077)
+    os.umask(old)
+    return old
+
+
+def _run(src: Source, dst: Source, overwrite: bool, work: Any) -> Any:
+    """work(src_io, dst_io): src_io/dst_io an fd or the caller's object."""
+    fd_in = -1
+    if _is_path(src):
+        fd_in = os.open(src, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        src_io: Any = fd_in
+    elif hasattr(src, "read"):
+        src_io = src
+    else:
+        raise TypeError("src must be a path or a binary file object with read()")
+    try:
+        if not _is_path(dst):
+            if not hasattr(dst, "write"):
+                raise TypeError("dst must be a path or a binary file object with write()")
+            return work(src_io, dst)
+        return _to_path(dst, overwrite, lambda fd: work(src_io, fd))
+    finally:
+        if fd_in >= 0:
+            os.close(fd_in)
+
+
+def _to_path(dst: Any, overwrite: bool, work: Any) -> Any:
+    target = os.fsdecode(dst)
+    try:
+        st: Optional[os.stat_result] = os.stat(target)  # through a symlink
+    except FileNotFoundError:
+        st = None
+        if os.path.islink(target):
+            raise FileNotFoundError(f"{target}: a dangling symbolic link (refused)") from None
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(f"{target}: a directory; dst names the output file")
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError(f"{target}: not a regular file; kuai.file writes and replaces only "
+                             "regular files (pass an open file object to write to a device "
+                             "or pipe)")
+        if not overwrite:
+            raise FileExistsError(f"{target}: exists (pass overwrite=True to replace it)")
+        target = os.path.realpath(target)  # a symlink stays, its target is replaced
+    directory = os.path.dirname(os.path.abspath(target))
+    fd, tmp = tempfile.mkstemp(prefix=".kuai-tmp-", dir=directory)  # 0600, O_EXCL
+    try:
+        result = work(fd)
+        if st is not None:
+            # owner first: a chown clears set-id bits that the chmod restores
+            try:
+                os.fchown(fd, st.st_uid, st.st_gid)
+            except OSError:
+                pass  # not allowed (another owner): the mode is kept all the same
+            os.fchmod(fd, stat.S_IMODE(st.st_mode))
+        else:
+            os.fchmod(fd, 0o666 & ~_umask())
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        if st is not None:
+            os.replace(tmp, target)
+        else:
+            _move_new(tmp, target)
+        return result
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _move_new(tmp: str, target: str) -> None:
+    # link() fails if the name has appeared meanwhile: never overwrite a
+    # file created after the first check (the tool's renameat2 NOREPLACE).
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        raise FileExistsError(f"{target}: appeared while writing (not replaced)") from None
+    except OSError:
+        # no hard links on this file system (vfat...): check, then rename
+        if os.path.lexists(target):
+            raise FileExistsError(f"{target}: appeared while writing (not replaced)") from None
+        os.rename(tmp, target)
+        return
+    os.unlink(tmp)
+
+
+def encrypt(src: Source, dst: Source, *, key: Any = None, password: Any = None,
+            cipher: str, overwrite: bool = False, scrypt_log2n: Optional[int] = None) -> None:
+    """Encrypt ``src`` into the .kuai file ``dst`` (as ``kuai encrypt``).
+
+    ``cipher``: "sm4", "aes-128"/"aes-192"/"aes-256" (or "aes", the key's
+    length choosing), "ublock-128-128", "ublock-128-256", "ublock-256-256".
+    ``key``: the raw key (bytes-like, the cipher's key length), or
+    ``password`` (str, UTF-8, or bytes): the key is then derived with scrypt
+    (N = 2**scrypt_log2n, default 2**17, r = 8, p = 1; 10..20 allowed).
+    """
+    use_pw, secret = _secret(key, password)
+    if not isinstance(cipher, str):
+        raise TypeError("cipher must be a name such as 'sm4'")
+    cid = _cipher_id(cipher, None if use_pw else secret)
+    if not use_pw and secret.nbytes != _CIPHERS[cid][1]:
+        raise ValueError(f"Invalid key size ({secret.nbytes * 8} bits) for {_CIPHERS[cid][0]}")
+    log2n = 0
+    if use_pw:
+        log2n = _kf.SCRYPT_LOG2N_DEFAULT if scrypt_log2n is None else scrypt_log2n
+        if not isinstance(log2n, int) or not 10 <= log2n <= 20:
+            raise ValueError("scrypt_log2n must be an int, 10..20")
+    elif scrypt_log2n is not None:
+        raise TypeError("scrypt_log2n applies to password= only")
+
+    def work(i: Any, o: Any) -> None:
+        _kf.encrypt(cid, use_pw, secret, log2n, i, o)
+
+    _run(src, dst, overwrite, work)
+
+
+def decrypt(src: Source, dst: Source, *, key: Any = None, password: Any = None,
+            overwrite: bool = False) -> str:
+    """Decrypt the .kuai file ``src`` into ``dst`` (as ``kuai decrypt``);
+    returns the file's cipher name. The header says the cipher and how the
+    key was made: a file encrypted with a password needs ``password=``, one
+    encrypted with a key needs ``key=`` (else ValueError). A wrong key or
+    password, or any modified byte, raises kuai.InvalidTag; not a kuai file,
+    a damaged header or a truncated file raise kuai.file.FormatError (a
+    ValueError)."""
+    use_pw, secret = _secret(key, password)
+
+    def work(i: Any, o: Any) -> str:
+        return _CIPHERS[_kf.decrypt(use_pw, secret, i, o)[0]][0]
+
+    return _run(src, dst, overwrite, work)  # type: ignore[no-any-return]
+
+
+def header(src: Union[bytes, Source]) -> dict:
+    """The header's fields of a .kuai file (a path, a binary file object, or
+    its first bytes), without a key: cipher, kdf ("key" or "scrypt") and the
+    scrypt cost. FormatError when it is not a kuai file."""
+    if isinstance(src, (bytes, bytearray, memoryview)):
+        buf = bytes(src[:HEADER_SIZE])
+    elif _is_path(src):
+        with open(src, "rb") as f:
+            buf = f.read(HEADER_SIZE)
+    else:
+        buf = src.read(HEADER_SIZE)
+    cid, kdf, log2n, r, p = _kf.parse_header(buf)
+    out = {"cipher": _CIPHERS[cid][0], "kdf": "scrypt" if kdf else "key"}
+    if kdf:
+        out.update(scrypt_log2n=log2n, scrypt_r=r, scrypt_p=p)
+    return out

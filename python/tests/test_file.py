@@ -1,0 +1,334 @@
+# SPDX-License-Identifier: Apache-2.0
+"""kuai.file against the kuai command, both ways, and its safety promises."""
+import io
+import os
+import pathlib
+import stat
+import subprocess
+
+import pytest
+
+import kuai
+
+kfile = pytest.importorskip("kuai.file")
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CLI = os.environ.get("KUAI_CLI") or str(ROOT / "build" / "kuai")
+need_cli = pytest.mark.skipif(not os.access(CLI, os.X_OK),
+                              reason=f"no kuai command at {CLI} (make build, or set KUAI_CLI)")
+
+CHUNK = kfile.CHUNK_SIZE
+KEY_SIZES = {"sm4": 16, "aes-128": 16, "aes-192": 24, "aes-256": 32, "ublock-128-128": 16,
+             "ublock-128-256": 32, "ublock-256-256": 32}
+PASSWORD = "correct horse – ünïcode"
+
+
+def cli(*args, password=None):
+    env = dict(os.environ)
+    env.pop("KUAI_PASSWORD", None)
+    if password is not None:
+        env["KUAI_PASSWORD"] = password
+    # a session of its own: no controlling terminal, so --password reads
+    # KUAI_PASSWORD as in a script
+    r = subprocess.run([CLI, *args, "-q"], env=env, capture_output=True,
+                       start_new_session=True, stdin=subprocess.DEVNULL)
+    return r
+
+
+def key_file(tmp_path, key):
+    # the tool's key-file conventions: hex, whitespace and # comments ignored
+    p = tmp_path / "key.hex"
+    h = key.hex()
+    p.write_text("# a key\n\n" + " ".join(h[i:i + 8] for i in range(0, len(h), 8)) + "\n")
+    return str(p)
+
+
+def leftovers(d):
+    return [p.name for p in pathlib.Path(d).iterdir() if p.name.startswith(".kuai-tmp-")]
+
+
+# every cipher on short files; chunk boundaries with sm4 (GCM chunks) and
+# ublock-256-256 (CTR + HMAC-SHA-256 chunks), the two kinds of chunk
+@need_cli
+@pytest.mark.parametrize("cipher,size", [(c, n) for c in sorted(KEY_SIZES) for n in (0, 1, 1000)]
+                         + [(c, n) for c in ("sm4", "ublock-256-256")
+                            for n in (CHUNK, CHUNK + 17)])
+def test_key_both_ways(tmp_path, cipher, size):
+    key = os.urandom(KEY_SIZES[cipher])
+    data = os.urandom(size)
+    src = tmp_path / "plain"
+    src.write_bytes(data)
+    kf = key_file(tmp_path, key)
+    # Python writes, the tool reads
+    kfile.encrypt(src, tmp_path / "py.kuai", key=key, cipher=cipher)
+    assert (tmp_path / "py.kuai").stat().st_size == 64 + size + 16 * max(1, -(-size // CHUNK))
+    r = cli("decrypt", "--key-file", kf, "-o", str(tmp_path / "cli.out"), str(tmp_path / "py.kuai"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "cli.out").read_bytes() == data
+    # the tool writes, Python reads
+    r = cli("encrypt", "--cipher", cipher, "--key", key.hex(), "-o", str(tmp_path / "cli.kuai"),
+            str(src))
+    assert r.returncode == 0, r.stderr
+    assert kfile.decrypt(tmp_path / "cli.kuai", tmp_path / "py.out", key=key) == cipher
+    assert (tmp_path / "py.out").read_bytes() == data
+    assert kfile.header(tmp_path / "cli.kuai") == {"cipher": cipher, "kdf": "key"}
+
+
+@need_cli
+@pytest.mark.parametrize("cipher", ["sm4", "aes-256", "ublock-256-256"])
+def test_password_both_ways(tmp_path, cipher):
+    data = os.urandom(3000)
+    src = tmp_path / "plain"
+    src.write_bytes(data)
+    kfile.encrypt(str(src), str(tmp_path / "py.kuai"), password=PASSWORD, cipher=cipher,
+                  scrypt_log2n=10)
+    assert kfile.header(tmp_path / "py.kuai") == {
+        "cipher": cipher, "kdf": "scrypt", "scrypt_log2n": 10, "scrypt_r": 8, "scrypt_p": 1}
+    r = cli("decrypt", "--password", "-o", str(tmp_path / "cli.out"), str(tmp_path / "py.kuai"),
+            password=PASSWORD)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "cli.out").read_bytes() == data
+    r = cli("encrypt", "--cipher", cipher, "--password", "--scrypt-log2n", "11", "-o",
+            str(tmp_path / "cli.kuai"), str(src), password=PASSWORD)
+    assert r.returncode == 0, r.stderr
+    # bytes and str passwords are the same (UTF-8)
+    assert kfile.decrypt(tmp_path / "cli.kuai", tmp_path / "py.out",
+                         password=PASSWORD.encode()) == cipher
+    assert (tmp_path / "py.out").read_bytes() == data
+    # and the tool refuses a wrong password on a Python-made file
+    r = cli("decrypt", "--password", "-o", str(tmp_path / "bad"), str(tmp_path / "py.kuai"),
+            password="wrong")
+    assert r.returncode == 3 and not (tmp_path / "bad").exists()
+
+
+def test_file_objects(tmp_path):
+    key = os.urandom(16)
+    data = os.urandom(2 * CHUNK + 5)
+    out = io.BytesIO()
+    kfile.encrypt(io.BytesIO(data), out, key=key, cipher="sm4")
+    ct = out.getvalue()
+    assert len(ct) == 64 + len(data) + 3 * 16
+    (tmp_path / "f.kuai").write_bytes(ct)
+    back = io.BytesIO()
+    assert kfile.decrypt(tmp_path / "f.kuai", back, key=key) == "sm4"
+    assert back.getvalue() == data
+    with open(tmp_path / "f.kuai", "rb") as f:
+        kfile.decrypt(f, tmp_path / "g", key=key)
+    assert (tmp_path / "g").read_bytes() == data
+
+
+def make(tmp_path, data=b"x" * 5000, **kw):
+    if "password" not in kw:
+        kw.setdefault("key", bytes(range(16)))
+    kfile.encrypt(io.BytesIO(data), tmp_path / "a.kuai", cipher="sm4", **kw)
+    return (tmp_path / "a.kuai").read_bytes()
+
+
+@pytest.mark.parametrize("how", ["key", "password", "flip", "truncate", "cut-chunk", "append",
+                                 "garbage", "empty"])
+def test_bad_input_leaves_nothing(tmp_path, how):
+    kw = {"password": "pw", "scrypt_log2n": 10} if how == "password" else {}
+    ct = bytearray(make(tmp_path, data=os.urandom(CHUNK + 100), **kw))
+    dkw = {"key": bytes(range(16))}
+    exc = kuai.InvalidTag
+    if how == "key":
+        dkw = {"key": bytes(16)}
+    elif how == "password":
+        dkw = {"password": "pW"}
+    elif how == "flip":
+        ct[64 + CHUNK + 3] ^= 1
+    elif how == "truncate":
+        ct = ct[:-1]
+    elif how == "cut-chunk":
+        ct = ct[:64 + CHUNK + 16]  # ends after a whole non-final chunk
+        exc = kfile.FormatError
+    elif how == "append":
+        ct += b"\0"
+    elif how == "garbage":
+        ct = bytearray(os.urandom(200))
+        exc = kfile.FormatError
+    elif how == "empty":
+        ct = bytearray()
+        exc = kfile.FormatError
+    (tmp_path / "a.kuai").write_bytes(ct)
+    with pytest.raises(exc):
+        kfile.decrypt(tmp_path / "a.kuai", tmp_path / "out", **dkw)
+    assert not (tmp_path / "out").exists()
+    assert leftovers(tmp_path) == []
+    # an existing output under overwrite=True stays as it was
+    (tmp_path / "out").write_bytes(b"old")
+    with pytest.raises(exc):
+        kfile.decrypt(tmp_path / "a.kuai", tmp_path / "out", overwrite=True, **dkw)
+    assert (tmp_path / "out").read_bytes() == b"old"
+    assert leftovers(tmp_path) == []
+
+
+def test_header_reasons(tmp_path):
+    ct = make(tmp_path)
+    with pytest.raises(kfile.FormatError, match="not a kuai file"):
+        kfile.header(b"hello, world" * 10)
+    with pytest.raises(kfile.FormatError, match="truncated"):
+        kfile.decrypt(io.BytesIO(ct[:40]), io.BytesIO(), key=bytes(range(16)))
+    bad = bytearray(ct)
+    bad[8] = 9  # the format version
+    with pytest.raises(kfile.FormatError, match="version"):
+        kfile.decrypt(io.BytesIO(bytes(bad)), io.BytesIO(), key=bytes(range(16)))
+
+
+def test_secret_kind_and_sizes(tmp_path):
+    make(tmp_path)
+    with pytest.raises(ValueError, match="with a key, not a password"):
+        kfile.decrypt(tmp_path / "a.kuai", tmp_path / "o", password="x")
+    with pytest.raises(ValueError, match="Invalid key size"):
+        kfile.decrypt(tmp_path / "a.kuai", tmp_path / "o", key=bytes(32))
+    with pytest.raises(ValueError, match="Invalid key size"):
+        kfile.encrypt(io.BytesIO(b""), io.BytesIO(), key=bytes(24), cipher="sm4")
+    with pytest.raises(TypeError):
+        kfile.encrypt(io.BytesIO(b""), io.BytesIO(), key=bytes(16), password="x", cipher="sm4")
+    with pytest.raises(TypeError):
+        kfile.encrypt(io.BytesIO(b""), io.BytesIO(), cipher="sm4")
+    with pytest.raises(ValueError, match="empty password"):
+        kfile.encrypt(io.BytesIO(b""), io.BytesIO(), password="", cipher="sm4")
+    with pytest.raises(ValueError, match="scrypt_log2n"):
+        kfile.encrypt(io.BytesIO(b""), io.BytesIO(), password="x", cipher="sm4", scrypt_log2n=9)
+    # "aes" picks the member by the key's length
+    kfile.encrypt(io.BytesIO(b"z"), tmp_path / "k.kuai", key=bytes(24), cipher="aes")
+    assert kfile.header(tmp_path / "k.kuai")["cipher"] == "aes-192"
+    assert not (tmp_path / "o").exists() and leftovers(tmp_path) == []
+
+
+def test_overwrite_and_modes(tmp_path):
+    key = bytes(range(16))
+    src = tmp_path / "plain"
+    src.write_bytes(b"secret")
+    dst = tmp_path / "out.kuai"
+    dst.write_bytes(b"old")
+    os.chmod(dst, 0o600)
+    with pytest.raises(FileExistsError):
+        kfile.encrypt(src, dst, key=key, cipher="sm4")
+    assert dst.read_bytes() == b"old"
+    kfile.encrypt(src, dst, key=key, cipher="sm4", overwrite=True)
+    assert stat.S_IMODE(dst.stat().st_mode) == 0o600  # never widened
+    # a symbolic link is written through: the link stays, its target changes
+    link = tmp_path / "link.kuai"
+    link.symlink_to(dst)
+    with pytest.raises(FileExistsError):
+        kfile.encrypt(src, link, key=key, cipher="sm4")
+    kfile.encrypt(src, link, key=key, cipher="aes-128", overwrite=True)
+    assert link.is_symlink() and kfile.header(dst)["cipher"] == "aes-128"
+    # a hard link: this name gets the new file, the other keeps the old one
+    os.link(dst, tmp_path / "other")
+    before = dst.read_bytes()
+    kfile.encrypt(src, dst, key=key, cipher="sm4", overwrite=True)
+    assert (tmp_path / "other").read_bytes() == before != dst.read_bytes()
+    # src and dst one file: read whole into the temporary file, then replaced
+    kfile.decrypt(dst, dst, key=key, overwrite=True)
+    assert dst.read_bytes() == b"secret"
+    # a new file: 0666 minus the umask
+    old = os.umask(0o027)
+    try:
+        kfile.encrypt(src, tmp_path / "new.kuai", key=key, cipher="sm4")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "new.kuai").stat().st_mode) == 0o640
+    # never a non-regular file, even with overwrite
+    with pytest.raises(ValueError, match="not a regular file"):
+        kfile.encrypt(src, "/dev/null", key=key, cipher="sm4", overwrite=True)
+    with pytest.raises(IsADirectoryError):
+        kfile.encrypt(src, tmp_path, key=key, cipher="sm4", overwrite=True)
+    assert leftovers(tmp_path) == []
+
+
+def test_failing_objects_leave_nothing(tmp_path):
+    class Broken(io.RawIOBase):
+        def __init__(self):
+            self.n = 0
+
+        def read(self, n=-1):
+            self.n += 1
+            if self.n > 2:
+                raise OSError("disk on fire")
+            return os.urandom(min(n, 300000))
+
+    with pytest.raises(OSError, match="disk on fire"):
+        kfile.encrypt(Broken(), tmp_path / "x.kuai", key=bytes(16), cipher="sm4")
+    assert not (tmp_path / "x.kuai").exists() and leftovers(tmp_path) == []
+
+    class Full(io.RawIOBase):
+        def write(self, b):
+            raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space"):
+        kfile.encrypt(io.BytesIO(b"abc"), Full(), key=bytes(16), cipher="sm4")
+    # a short-writing raw object gets every byte all the same
+    class Short(io.RawIOBase):
+        def __init__(self):
+            self.buf = bytearray()
+
+        def write(self, b):
+            self.buf += bytes(b)[:1000]
+            return min(len(b), 1000)
+
+    s = Short()
+    kfile.encrypt(io.BytesIO(b"q" * 5000), s, key=bytes(16), cipher="sm4")
+    assert kfile.decrypt(io.BytesIO(bytes(s.buf)), io.BytesIO(), key=bytes(16)) == "sm4"
+
+
+def test_gil_released(tmp_path):
+    # While a path-to-path call runs (fds, no Python callbacks), another
+    # Python thread keeps running: its longest stall stays far below the
+    # call's duration (with the GIL held it would be the whole call).
+    import threading
+    import time
+
+    src = tmp_path / "big"
+    src.write_bytes(bytes(48 * CHUNK))
+    done = threading.Event()
+    span = []
+
+    def work():
+        t0 = time.perf_counter()
+        kfile.encrypt(src, tmp_path / "big.kuai", key=bytes(16), cipher="sm4")
+        span.append(time.perf_counter() - t0)
+        done.set()
+
+    t = threading.Thread(target=work)
+    last, gap = time.perf_counter(), 0.0
+    t.start()
+    while not done.is_set():
+        now = time.perf_counter()
+        gap, last = max(gap, now - last), now
+    t.join()
+    assert gap < span[0] / 2, (gap, span[0])
+
+
+def test_ctrl_c_leaves_nothing(tmp_path):
+    # A child encrypts from a FIFO that has given 1.5 MiB and then stalls;
+    # SIGINT interrupts the blocked read: KeyboardInterrupt, the temporary
+    # file (which already holds a sealed chunk) removed, no output.
+    import signal
+    import sys
+    import time
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    code = ("import kuai.file, sys\n"
+            "kuai.file.encrypt(sys.argv[1], sys.argv[2], key=bytes(16), cipher='sm4')\n")
+    child = subprocess.Popen([sys.executable, "-c", code, str(fifo), str(tmp_path / "out.kuai")],
+                             stderr=subprocess.PIPE)
+    try:
+        w = os.open(fifo, os.O_WRONLY)  # waits for the child to open it
+        os.write(w, bytes(CHUNK + CHUNK // 2))
+        deadline = time.monotonic() + 20
+        while not leftovers(tmp_path) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert leftovers(tmp_path), "the child never started writing"
+        time.sleep(0.2)
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=20)
+        os.close(w)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode != 0 and b"KeyboardInterrupt" in err, err
+    assert not (tmp_path / "out.kuai").exists() and leftovers(tmp_path) == []

@@ -46,7 +46,7 @@ python-venv:
 	  || { echo "test-python: no Python.h for $$($(PY_VENV)/bin/python -V): apt-get install python3-dev"; exit 1; }
 	$(PY_VENV)/bin/pip install -q $(PY_TEST_DEPS)
 	$(PY_VENV)/bin/pip install -q ./python
-test-python: python-venv
+test-python: python-venv build
 	$(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests
 
 # kuai.spark (docs/spark.md) on a local[2] SparkSession, in the venv above

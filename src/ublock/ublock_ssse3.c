@@ -271,12 +271,13 @@ static inline __attribute__((always_inline)) void ub_expand_nib(ublock_sched *s,
     ub_ks_init(&ks, c, key);
     s->nbytes = ks.t == 3 ? 32 : 16;
     s->rounds = ks.rounds;
-    for (unsigned r = 0; r <= ks.rounds; r++) {
-        if (r)
-            ub_ks_step(&ks, r);
+    for (unsigned r = 0;; r++) {
         _mm_storeu_si128((__m128i *)(void *)s->rk[r], ub_nib_pack(ks.k0, ks.k1));
         if (ks.t == 3)
             _mm_storeu_si128((__m128i *)(void *)(s->rk[r] + 16), ub_nib_pack(ks.k2, ks.k3));
+        if (r == ks.rounds)
+            break;
+        ub_ks_step(&ks, r + 1);
     }
 }
 

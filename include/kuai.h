@@ -137,8 +137,9 @@ KUAI_API int kuai_ctr_crypt(const kuai_key *k, uint8_t *ctr, const uint8_t *in, 
  * nothing kept (the schedule lives only inside the call and is wiped before
  * it returns). Same rules as kuai_ecb_encrypt for in, out and len; the key
  * and backend choice as kuai_key_init. Meant for a message or two under a
- * key that is not used again; no faster yet than kuai_key_init + ECB on
- * every backend (docs/benchmarks.md has the rows).
+ * key that is not used again. Faster than kuai_key_init + ECB on uBlock's
+ * ssse3 and avx2 backends (most with several keys); slower elsewhere, where
+ * it wipes a whole kuai_key (docs/performance.md has the rows).
  */
 KUAI_API int kuai_ecb_encrypt_oneshot(kuai_cipher c, const uint8_t *key, size_t key_len,
                                       const uint8_t *in, uint8_t *out, size_t len);

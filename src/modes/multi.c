@@ -69,7 +69,7 @@ static void slots_run(const multi_args *a, const kuai_impl *impl, size_t bs, int
     const kuai_key *slot_key[KUAI_MK_MAX_LANES];
     size_t slot_stream[KUAI_MK_MAX_LANES], slot_off[KUAI_MK_MAX_LANES];
     uint8_t inbuf[KUAI_MK_MAX_LANES * KUAI_MAX_BLOCK], outbuf[KUAI_MK_MAX_LANES * KUAI_MAX_BLOCK];
-    size_t m = 0, nb = a->len / bs;
+    size_t m = 0, nb = a->len / bs, used = 0; /* bytes of inbuf/outbuf written */
     impl = mk_impl_for(impl, a->n * nb);
     size_t lanes = impl->mk_lanes;
 
@@ -83,6 +83,7 @@ static void slots_run(const multi_args *a, const kuai_impl *impl, size_t bs, int
                 continue;
             impl->mk_setup(&mk, slot_key, m);
             (dir == MK_ENC ? impl->mk_enc : impl->mk_dec)(&mk, inbuf, outbuf, m);
+            used = m * bs > used ? m * bs : used;
             for (size_t s = 0; s < m; s++) {
                 uint8_t *dst = a->out[slot_stream[s]] + slot_off[s];
                 if (prev) {
@@ -96,8 +97,9 @@ static void slots_run(const multi_args *a, const kuai_impl *impl, size_t bs, int
         }
     }
     kuai_wipe(&mk, mk_used(impl));
-    kuai_wipe(inbuf, sizeof inbuf);
-    kuai_wipe(outbuf, sizeof outbuf);
+    /* only what was written: the whole 2 KiB cost as much as a short call */
+    kuai_wipe(inbuf, used);
+    kuai_wipe(outbuf, used);
 }
 
 static int ecb_multi(const multi_args *a, int dir)

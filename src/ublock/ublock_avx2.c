@@ -6,6 +6,7 @@
  * Compiled with -mavx2 for this file only; chosen at run time.
  */
 #include "ublock.h"
+#include "ublock_ks_x86.h"
 
 #include <immintrin.h>
 #include <string.h>
@@ -200,7 +201,7 @@ static inline void ublock256_avx2_store_xor(uint8_t *out, const uint8_t *in, con
 #define ul_storeu(p, x) _mm_storeu_si128((__m128i *)(void *)(p), x)
 #define ul_row(p) _mm_load_si128((const __m128i *)(const void *)(p))
 #define UL_FN(name) ublock_ll_avx2_##name
-#define UL_EXPAND_RAW ublock_expand_raw_ssse3
+#define UL_KS /* one-shot keys from ublock_ks_x86.h */
 #include "ublock_ll.h"
 
 /* Crossovers (blocks), from kuai_bench --mode paper's crossover rows on a

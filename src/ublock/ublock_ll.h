@@ -290,19 +290,19 @@ UB_KERNEL void UL_FN(enc256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
     }
 }
 
-UB_KERNEL void UL_FN(dec256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32], unsigned rounds,
-                             int nb, int mk)
+UB_KERNEL void UL_FN(dec256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
+                             const UL_H *const *kc, unsigned rounds, int nb, int mk)
 {
     UL_H k0[UL_G256], k1[UL_G256];
     for (int j = 0; j < (mk ? nb : 1); j++)
-        UL_FN(key256)(rk[j][rounds], &k0[j], &k1[j]);
+        UL_FN(kget256)(rk, kc, j, rounds, &k0[j], &k1[j]);
     for (int j = 0; j < nb; j++) {
         a[j] = UL_FN(xor256)(a[j], k0[mk ? j : 0]);
         b[j] = UL_FN(xor256)(b[j], k1[mk ? j : 0]);
     }
     for (unsigned i = rounds; i-- > 0;) {
         for (int j = 0; j < (mk ? nb : 1); j++)
-            UL_FN(key256)(rk[j][i], &k0[j], &k1[j]);
+            UL_FN(kget256)(rk, kc, j, i, &k0[j], &k1[j]);
         for (int j = 0; j < nb; j++) {
             UL_H x = UL_FN(pl256_inv)(a[j]), y = UL_FN(pr256_inv)(b[j]);
             x = UL_FN(xor256)(x, y);
@@ -349,7 +349,7 @@ UB_KERNEL void UL_FN(group)(const ublock_sched *const *keys, const uint8_t *in, 
         if (enc)
             UL_FN(enc256)(a, b, rk, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk);
         else
-            UL_FN(dec256)(a, b, rk, rounds, nb < UL_G256 ? nb : UL_G256, mk);
+            UL_FN(dec256)(a, b, rk, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk);
         for (int j = 0; j < nb && j < UL_G256; j++) {
             UL_FN(store256)(out + 32 * j, a[j]);
             UL_FN(store256)(out + 32 * j + 16, b[j]);
@@ -644,8 +644,313 @@ static void UL_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in
 #undef UL_SI
 #undef UL_R128
 #undef UL_R256
-#undef UL_H
 
+#ifdef UL_KS
+/*
+ * The one-shot path where the key schedule runs on nibbles
+ * (ublock_ks_x86.h, UL_KS): every round key goes from the key register
+ * straight into this kernel's form, one pshufb per vector (the schedule's
+ * nibble order to the layout of the round that adds it), into kc on this
+ * stack frame; no packed schedule, no split per round. One block per key
+ * runs up to a group of keys as one pass, read from and written to the
+ * callers' buffers directly (all loads of a group before its stores).
+ */
+typedef union UL_FN(kcu) {
+    ul_v v[2 * (UBLOCK_MAX_ROUNDS + 1)];
+    UL_H h[2 * (UBLOCK_MAX_ROUNDS + 1)];
+} UL_FN(kcu);
+
+UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
+{
+    static const _Alignas(16)
+        uint8_t q[16] = {0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15};
+    ub_ks ks;
+    const ul_v qv = ul_row(q);
+    ub_ks_init(&ks, c, key);
+    if (c != KUAI_UBLOCK_256_256) {
+        for (unsigned r = 0; r <= ks.rounds; r++) {
+            if (r)
+                ub_ks_step(&ks, r);
+            /* natural nibble order -> load128's layout -> round r's (public r) */
+            ul_v p = (r & 7) ? ul_shuf(qv, ul_row(ub128_tab[r & 7][UB128_KEY])) : qv;
+            kc->v[2 * r] = ul_shuf(ks.k0, p);
+            kc->v[2 * r + 1] = ul_shuf(ks.k1, p);
+        }
+    } else {
+        const ul_v p0 = ul_shuf(qv, ul_row(ub256_tab[UB256_TO_L]));
+        const ul_v p1 = ul_shuf(qv, ul_row(ub256_tab[UB256_TO_L] + 16));
+        for (unsigned r = 0; r <= ks.rounds; r++) {
+            if (r)
+                ub_ks_step(&ks, r);
+            kc->h[2 * r] = UL_FN(mk256)(ul_shuf(ks.k0, p0), ul_shuf(ks.k1, p1));
+            kc->h[2 * r + 1] = UL_FN(mk256)(ul_shuf(ks.k2, p0), ul_shuf(ks.k3, p1));
+        }
+    }
+}
+
+/* nb blocks, block j from src[j] to dst[j], under kc[j] (mk) or kc[0]. */
+UB_KERNEL void UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs,
+                               const uint8_t *const *src, uint8_t *const *dst, int nb, int enc,
+                               int mk)
+{
+    if (bs == 16) {
+        ul_v a[UL_G128], b[UL_G128];
+        const ul_v *kcp[UL_G128];
+        for (int j = 0; j < nb; j++) {
+            kcp[j] = kc[mk ? j : 0].v;
+            UL_FN(load128)(src[j], &a[j], &b[j]);
+        }
+        if (enc)
+            UL_FN(enc128)(a, b, NULL, kcp, rounds, nb, mk);
+        else
+            UL_FN(dec128)(a, b, NULL, kcp, rounds, nb, mk);
+        for (int j = 0; j < nb; j++)
+            ul_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
+    } else {
+        UL_H a[UL_G256], b[UL_G256];
+        const UL_H *kcp[UL_G256];
+        for (int j = 0; j < nb && j < UL_G256; j++) {
+            kcp[j] = kc[mk ? j : 0].h;
+            a[j] = UL_FN(load256)(src[j]);
+            b[j] = UL_FN(load256)(src[j] + 16);
+        }
+        if (enc)
+            UL_FN(enc256)(a, b, NULL, kcp, rounds, nb < UL_G256 ? nb : UL_G256, mk);
+        else
+            UL_FN(dec256)(a, b, NULL, kcp, rounds, nb < UL_G256 ? nb : UL_G256, mk);
+        for (int j = 0; j < nb && j < UL_G256; j++) {
+            UL_FN(store256)(dst[j], a[j]);
+            UL_FN(store256)(dst[j] + 16, b[j]);
+        }
+    }
+}
+
+/*
+ * Encryption with the round keys made between the rounds: each key's
+ * schedule steps once per round (it depends on the key only, so it runs
+ * beside the data's dependency chain) and its round key goes straight into
+ * the XOR; nothing is stored. nk keys: one per block (mk) or one for all.
+ */
+UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t bs,
+                               const uint8_t *const *src, uint8_t *const *dst, int nb, int mk)
+{
+    static const _Alignas(16)
+        uint8_t q[16] = {0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15};
+    const ul_v qv = ul_row(q);
+    const int nk = mk ? nb : 1;
+    ub_ks ks[UL_G128];
+    for (int j = 0; j < nk; j++)
+        ub_ks_init(&ks[j], c, key[j]);
+    const unsigned rounds = ks[0].rounds;
+    if (bs == 16) {
+        ul_v a[UL_G128], b[UL_G128], k0[UL_G128], k1[UL_G128];
+        for (int j = 0; j < nb; j++) {
+            UL_FN(load128)(src[j], &a[j], &b[j]);
+            a[j] = ul_xor(a[j], ul_shuf(ks[mk ? j : 0].k0, qv));
+            b[j] = ul_xor(b[j], ul_shuf(ks[mk ? j : 0].k1, qv));
+        }
+        for (unsigned i = 0; i < rounds; i++) {
+            const unsigned r = i + 1;
+            ul_v p = (r & 7) ? ul_shuf(qv, ul_row(ub128_tab[r & 7][UB128_KEY])) : qv;
+            for (int j = 0; j < nk; j++) {
+                ub_ks_step(&ks[j], r);
+                k0[j] = ul_shuf(ks[j].k0, p);
+                k1[j] = ul_shuf(ks[j].k1, p);
+            }
+            UL_FN(round128)(a, b, k0, k1, i & 7, nb, mk);
+        }
+        for (int j = 0; j < nb; j++)
+            ul_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
+    } else {
+        const ul_v p0 = ul_shuf(qv, ul_row(ub256_tab[UB256_TO_L]));
+        const ul_v p1 = ul_shuf(qv, ul_row(ub256_tab[UB256_TO_L] + 16));
+        UL_H a[UL_G256], b[UL_G256];
+        for (int j = 0; j < nb && j < UL_G256; j++) {
+            a[j] = UL_FN(load256)(src[j]);
+            b[j] = UL_FN(load256)(src[j] + 16);
+        }
+        for (unsigned i = 0; i <= rounds; i++) {
+            UL_H k0[UL_G256], k1[UL_G256];
+            for (int j = 0; j < nk && j < UL_G256; j++) {
+                if (i)
+                    ub_ks_step(&ks[j], i);
+                k0[j] = UL_FN(mk256)(ul_shuf(ks[j].k0, p0), ul_shuf(ks[j].k1, p1));
+                k1[j] = UL_FN(mk256)(ul_shuf(ks[j].k2, p0), ul_shuf(ks[j].k3, p1));
+            }
+            for (int j = 0; j < nb && j < UL_G256; j++) {
+                a[j] = UL_FN(xor256)(a[j], k0[mk ? j : 0]);
+                b[j] = UL_FN(xor256)(b[j], k1[mk ? j : 0]);
+                if (i == rounds)
+                    continue;
+                UL_H x = UL_FN(sbox256)(a[j], 0), y = UL_FN(sbox256)(b[j], 0);
+                y = UL_FN(xor256)(y, x);
+                x = UL_FN(xor256)(x, UL_FN(rot256)(y, UB256_ROT1));
+                y = UL_FN(xor256)(y, UL_FN(rot256)(x, UB256_ROT2));
+                x = UL_FN(xor256)(x, UL_FN(rot256)(y, UB256_ROT2));
+                y = UL_FN(xor256)(y, UL_FN(rot256)(x, UB256_ROT5));
+                x = UL_FN(xor256)(x, y);
+                a[j] = UL_FN(pl256)(x);
+                b[j] = UL_FN(pr256)(y);
+            }
+        }
+        for (int j = 0; j < nb && j < UL_G256; j++) {
+            UL_FN(store256)(dst[j], a[j]);
+            UL_FN(store256)(dst[j] + 16, b[j]);
+        }
+    }
+}
+
+/* One function per (member, group size, direction, key form): every
+ * branch above folds away, the state stays in registers. */
+typedef void (*UL_FN(ks_fn))(const UL_FN(kcu) *, const uint8_t *const *, uint8_t *const *);
+#define UL_KS_KERNEL(name, rounds, bs, nb, enc, mk)                                                \
+    static void UL_FN(name)(const UL_FN(kcu) * kc, const uint8_t *const *src, uint8_t *const *dst) \
+    {                                                                                              \
+        UL_FN(ks_group)(kc, rounds, bs, src, dst, nb, enc, mk);                                    \
+    }
+#define UL_KS_KERNELS(m, rounds, bs)                                                               \
+    UL_KS_KERNEL(ks##m##_d1, rounds, bs, 1, 0, 0)                                                  \
+    UL_KS_KERNEL(ks##m##_e1, rounds, bs, 1, 1, 0)                                                  \
+    UL_KS_KERNEL(ks##m##_d2, rounds, bs, 2, 0, 0)                                                  \
+    UL_KS_KERNEL(ks##m##_e2, rounds, bs, 2, 1, 0)                                                  \
+    UL_KS_KERNEL(ks##m##_md2, rounds, bs, 2, 0, 1)                                                 \
+    UL_KS_KERNEL(ks##m##_me2, rounds, bs, 2, 1, 1)
+#define UL_KS_KERNELS4(m, rounds)                                                                  \
+    UL_KS_KERNELS(m, rounds, 16)                                                                   \
+    UL_KS_KERNEL(ks##m##_d3, rounds, 16, 3, 0, 0)                                                  \
+    UL_KS_KERNEL(ks##m##_e3, rounds, 16, 3, 1, 0)                                                  \
+    UL_KS_KERNEL(ks##m##_md3, rounds, 16, 3, 0, 1)                                                 \
+    UL_KS_KERNEL(ks##m##_me3, rounds, 16, 3, 1, 1)                                                 \
+    UL_KS_KERNEL(ks##m##_d4, rounds, 16, 4, 0, 0)                                                  \
+    UL_KS_KERNEL(ks##m##_e4, rounds, 16, 4, 1, 0)                                                  \
+    UL_KS_KERNEL(ks##m##_md4, rounds, 16, 4, 0, 1)                                                 \
+    UL_KS_KERNEL(ks##m##_me4, rounds, 16, 4, 1, 1)
+UL_KS_KERNELS4(a, 16)
+UL_KS_KERNELS4(b, 24)
+UL_KS_KERNELS(c, 24, 32)
+#undef UL_KS_KERNEL
+#undef UL_KS_KERNELS
+#undef UL_KS_KERNELS4
+
+typedef void (*UL_FN(ksf_fn))(const uint8_t *const *, const uint8_t *const *, uint8_t *const *);
+#define UL_KSF_KERNEL(name, c, bs, nb, mk)                                                         \
+    static void UL_FN(name)(const uint8_t *const *key, const uint8_t *const *src,                  \
+                            uint8_t *const *dst)                                                   \
+    {                                                                                              \
+        UL_FN(ks_fused)(c, key, bs, src, dst, nb, mk);                                             \
+    }
+#define UL_KSF_KERNELS4(m, c)                                                                      \
+    UL_KSF_KERNEL(ksf##m##_1, c, 16, 1, 0)                                                         \
+    UL_KSF_KERNEL(ksf##m##_2, c, 16, 2, 0)                                                         \
+    UL_KSF_KERNEL(ksf##m##_3, c, 16, 3, 0)                                                         \
+    UL_KSF_KERNEL(ksf##m##_4, c, 16, 4, 0)                                                         \
+    UL_KSF_KERNEL(ksf##m##_m2, c, 16, 2, 1)                                                        \
+    UL_KSF_KERNEL(ksf##m##_m3, c, 16, 3, 1)                                                        \
+    UL_KSF_KERNEL(ksf##m##_m4, c, 16, 4, 1)
+UL_KSF_KERNELS4(a, KUAI_UBLOCK_128_128)
+UL_KSF_KERNELS4(b, KUAI_UBLOCK_128_256)
+UL_KSF_KERNEL(ksfc_1, KUAI_UBLOCK_256_256, 32, 1, 0)
+UL_KSF_KERNEL(ksfc_2, KUAI_UBLOCK_256_256, 32, 2, 0)
+UL_KSF_KERNEL(ksfc_m2, KUAI_UBLOCK_256_256, 32, 2, 1)
+#undef UL_KSF_KERNEL
+#undef UL_KSF_KERNELS4
+
+/* The schedule per member, each with its constant member. */
+static void UL_FN(ks_ll_a)(UL_FN(kcu) * kc, const uint8_t *key)
+{
+    UL_FN(ks_ll)(kc, KUAI_UBLOCK_128_128, key);
+}
+static void UL_FN(ks_ll_b)(UL_FN(kcu) * kc, const uint8_t *key)
+{
+    UL_FN(ks_ll)(kc, KUAI_UBLOCK_128_256, key);
+}
+static void UL_FN(ks_ll_c)(UL_FN(kcu) * kc, const uint8_t *key)
+{
+    UL_FN(ks_ll)(kc, KUAI_UBLOCK_256_256, key);
+}
+
+static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
+                           uint8_t *const *out, size_t n, size_t nblocks, int enc)
+{
+    /* [member][mk][enc][group size]; uBlock-256/256 groups hold 2 blocks */
+#define UL_KS_ROW(m)                                                                               \
+    {                                                                                              \
+        {{0, UL_FN(ks##m##_d1), UL_FN(ks##m##_d2), UL_FN(ks##m##_d3), UL_FN(ks##m##_d4)},          \
+         {0, UL_FN(ks##m##_e1), UL_FN(ks##m##_e2), UL_FN(ks##m##_e3), UL_FN(ks##m##_e4)}},         \
+        {                                                                                          \
+            {0, UL_FN(ks##m##_d1), UL_FN(ks##m##_md2), UL_FN(ks##m##_md3), UL_FN(ks##m##_md4)},    \
+            {                                                                                      \
+                0, UL_FN(ks##m##_e1), UL_FN(ks##m##_me2), UL_FN(ks##m##_me3), UL_FN(ks##m##_me4)   \
+            }                                                                                      \
+        }                                                                                          \
+    }
+    static const UL_FN(ks_fn) fns[3][2][2][5] = {
+        UL_KS_ROW(a),
+        UL_KS_ROW(b),
+        {{{0, UL_FN(ksc_d1), UL_FN(ksc_d2), 0, 0}, {0, UL_FN(ksc_e1), UL_FN(ksc_e2), 0, 0}},
+         {{0, UL_FN(ksc_d1), UL_FN(ksc_md2), 0, 0}, {0, UL_FN(ksc_e1), UL_FN(ksc_me2), 0, 0}}}};
+#undef UL_KS_ROW
+    static void (*const ks[3])(UL_FN(kcu) *, const uint8_t *) = {UL_FN(ks_ll_a), UL_FN(ks_ll_b),
+                                                                 UL_FN(ks_ll_c)};
+    const uint8_t *src[UL_G128];
+    uint8_t *dst[UL_G128];
+    /* [member][mk][group size] */
+    static const UL_FN(ksf_fn) fused[3][2][5] = {
+        {{0, UL_FN(ksfa_1), UL_FN(ksfa_2), UL_FN(ksfa_3), UL_FN(ksfa_4)},
+         {0, UL_FN(ksfa_1), UL_FN(ksfa_m2), UL_FN(ksfa_m3), UL_FN(ksfa_m4)}},
+        {{0, UL_FN(ksfb_1), UL_FN(ksfb_2), UL_FN(ksfb_3), UL_FN(ksfb_4)},
+         {0, UL_FN(ksfb_1), UL_FN(ksfb_m2), UL_FN(ksfb_m3), UL_FN(ksfb_m4)}},
+        {{0, UL_FN(ksfc_1), UL_FN(ksfc_2), 0, 0}, {0, UL_FN(ksfc_1), UL_FN(ksfc_m2), 0, 0}}};
+    const int m = c == KUAI_UBLOCK_128_128 ? 0 : c == KUAI_UBLOCK_128_256 ? 1 : 2;
+    const size_t bs = kuai_block_size(c), g = bs == 16 ? UL_G128 : UL_G256;
+    if (enc && nblocks && nblocks <= g) {
+        /* round keys made between the rounds: a group of keys with one
+         * block each, or one key with its blocks */
+        for (size_t i = 0; i < n;) {
+            size_t w = nblocks == 1 ? (n - i < g ? n - i : g) : 1;
+            for (size_t j = 0; j < (nblocks == 1 ? w : nblocks); j++) {
+                src[j] = nblocks == 1 ? in[i + j] : in[i] + j * bs;
+                dst[j] = nblocks == 1 ? out[i + j] : out[i] + j * bs;
+            }
+            fused[m][nblocks == 1][nblocks == 1 ? w : nblocks](keys + i, src, dst);
+            i += w;
+        }
+        return;
+    }
+    const size_t kbytes = (size_t)(m ? 25 : 17) * 2 * bs; /* round keys of one key */
+    UL_FN(kcu) kc[UL_G128];
+    size_t used = 0;
+    if (nblocks == 1) { /* a group of keys, one block each, per pass */
+        for (size_t i = 0; i < n;) {
+            size_t w = n - i < g ? n - i : g;
+            for (size_t j = 0; j < w; j++) {
+                ks[m](&kc[j], keys[i + j]);
+                src[j] = in[i + j];
+                dst[j] = out[i + j];
+            }
+            used = w > used ? w : used;
+            fns[m][1][enc][w](kc, src, dst);
+            i += w;
+        }
+    } else { /* one key at a time, its blocks in groups */
+        used = 1;
+        for (size_t i = 0; i < n; i++) {
+            ks[m](&kc[0], keys[i]);
+            for (size_t b = 0; b < nblocks;) {
+                size_t w = nblocks - b < g ? nblocks - b : g;
+                for (size_t j = 0; j < w; j++) {
+                    src[j] = in[i] + (b + j) * bs;
+                    dst[j] = out[i] + (b + j) * bs;
+                }
+                fns[m][0][enc][w](kc, src, dst);
+                b += w;
+            }
+        }
+    }
+    for (size_t j = 0; j < used; j++)
+        kuai_wipe(&kc[j], kbytes);
+}
+#else
 /*
  * One-shot ECB: the raw schedule on this stack frame only (the first bytes
  * of a ublock_sched: nothing else is touched), wiped before return. One
@@ -685,6 +990,9 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
     for (size_t j = 0; j < used; j++)
         kuai_wipe(s[j].rk, sizeof s[j].rk);
 }
+
+#endif
+#undef UL_H
 
 /*
  * Backend tables of an ISA with this kernel in front of the wide one: W is

@@ -6,6 +6,7 @@
  */
 #include "../bytes.h"
 #include "ublock.h"
+#include "ublock_ks_x86.h"
 
 #include <string.h>
 #include <tmmintrin.h>
@@ -77,7 +78,7 @@ static int ublock_ssse3_available(void)
 #define ul_storeu ub_storeu
 #define ul_row ub_row
 #define UL_FN(name) ublock_ll_ssse3_##name
-#define UL_EXPAND_RAW ublock_expand_raw_ssse3
+#define UL_KS /* one-shot keys from ublock_ks_x86.h */
 #include "ublock_ll.h"
 
 /* Crossovers (blocks), from kuai_bench --mode paper's crossover rows on a
@@ -99,25 +100,13 @@ UL_IMPL(ublock256_256_ssse3, "ssse3", KUAI_UBLOCK_256_256, ublock_ssse3_availabl
 
 /*
  * ublock_expand_raw (ublock_ref.c, the oracle; tests/test_ublock.c compares
- * the two) with the key register one nibble per byte, 16 nibbles (a
- * quarter of a 256-bit key, or half of a 128-bit one) per xmm: PK is one
- * pshufb per 16 nibbles, Sk and Tk are pshufb lookups into register tables
- * (constant time: the key is only ever a shuffle index), so a round is a
- * handful of instructions where the scalar code moves 32-64 nibbles one at
- * a time. Used by the x86 backends.
- *
- * The dependency chain from one round's K0 to the next is three
- * operations: PK (pshufb), Sk (pshufb), one XOR. The round constant is
- * added before PK, at the positions PK moves it from (rcpre = rcx at
- * PK^-1), and folded into the previous round's XOR with K2, which is ready
- * early; for 128-bit keys the 16-nibble K0||K1 vector runs Sk on K0's half
- * only, by setting bit 7 of K1's index bytes (pshufb then gives 0), and Tk
- * on K1's half by the same trick. The key register lives in xmm registers
- * only (nothing on the stack to wipe); what it held is the schedule stored
- * in s->rk anyway.
+ * the two) on nibbles with pshufb (ublock_ks_x86.h), each round key stored
+ * packed. Used by the x86 backends: the scalar nibble permutation was most
+ * of a short message's cost. What the key register held is the schedule
+ * stored in s->rk anyway (nothing else to wipe).
  */
 /* Generated from the spec's PK1-3 and RC (ublock_ref.c), see the comment above. */
-static const _Alignas(16) uint8_t ub_ks_rc[3][24][16] = {
+const _Alignas(16) uint8_t ublock_ks_rc[3][24][16] = {
     {
         /* rcx, 128-bit keys: RC nibbles, then 0x80 (S-box lookup gives 0) */
         {0x09, 0x08, 0x08, 0x0c, 0x0c, 0x09, 0x0d, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
@@ -275,88 +264,30 @@ static const _Alignas(16) uint8_t ub_ks_rc[3][24][16] = {
     },
 };
 
-/* 16 nibbles (one per byte, high nibble of each byte first) -> 8 bytes,
- * two such vectors at a time. */
-static inline __m128i ub_nib_pack(__m128i n0, __m128i n1)
+static inline __attribute__((always_inline)) void ub_expand_nib(ublock_sched *s, kuai_cipher c,
+                                                                const uint8_t *key)
 {
-    const __m128i f = _mm_set1_epi16(0x0110);
-    return _mm_packus_epi16(_mm_maddubs_epi16(n0, f), _mm_maddubs_epi16(n1, f));
+    ub_ks ks;
+    ub_ks_init(&ks, c, key);
+    s->nbytes = ks.t == 3 ? 32 : 16;
+    s->rounds = ks.rounds;
+    for (unsigned r = 0;; r++) {
+        _mm_storeu_si128((__m128i *)(void *)s->rk[r], ub_nib_pack(ks.k0, ks.k1));
+        if (ks.t == 3)
+            _mm_storeu_si128((__m128i *)(void *)(s->rk[r] + 16), ub_nib_pack(ks.k2, ks.k3));
+        if (r == ks.rounds)
+            break;
+        ub_ks_step(&ks, r + 1);
+    }
 }
-
-/* 16 bytes -> 32 nibbles in two vectors (bytes 0-7, bytes 8-15). */
-static inline void ub_nib_load2(const uint8_t *p, __m128i *n0, __m128i *n1)
-{
-    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)p), m = _mm_set1_epi8(0x0f);
-    __m128i hi = _mm_and_si128(_mm_srli_epi16(b, 4), m), lo = _mm_and_si128(b, m);
-    *n0 = _mm_unpacklo_epi8(hi, lo);
-    *n1 = _mm_unpackhi_epi8(hi, lo);
-}
-
-#define UB_KS_ROW(t, r) _mm_load_si128((const __m128i *)(const void *)ub_ks_rc[t][r])
-#define UB_KS_STORE(p, x) _mm_storeu_si128((__m128i *)(void *)(p), x)
 
 void ublock_expand_raw_ssse3(ublock_sched *s, kuai_cipher c, const uint8_t *key)
 {
-    /* spec tables: s, and multiplication by 2 in GF(2^4) mod x^4 + x + 1 */
-    const __m128i sbox = _mm_setr_epi8(7, 4, 9, 12, 11, 10, 13, 8, 15, 14, 1, 6, 0, 3, 2, 5);
-    const __m128i tk = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 3, 1, 7, 5, 11, 9, 15, 13);
-    const __m128i zero = _mm_setzero_si128();
-    if (c == KUAI_UBLOCK_128_128) {
-        /* k0 = K0||K1, k1 = K2||K3; kx = k0 ^ rcpre of the coming round */
-        const __m128i pk = _mm_loadu_si128((const __m128i *)(const void *)ublock_pk1);
-        const __m128i lo80 =
-            _mm_setr_epi8(-128, -128, -128, -128, -128, -128, -128, -128, 0, 0, 0, 0, 0, 0, 0, 0);
-        __m128i k0, k1;
-        s->nbytes = 16;
-        s->rounds = 16;
-        ub_nib_load2(key, &k0, &k1);
-        UB_KS_STORE(s->rk[0], ub_nib_pack(k0, k1));
-        __m128i kx = _mm_xor_si128(k0, UB_KS_ROW(1, 0));
-        for (unsigned r = 1; r <= 16; r++) {
-            __m128i rcx = UB_KS_ROW(0, r - 1);
-            __m128i q = _mm_shuffle_epi8(kx, pk); /* PK(K0||K1) ^ rcx */
-            __m128i sk = _mm_shuffle_epi8(sbox, q);
-            __m128i t = _mm_shuffle_epi8(tk, _mm_xor_si128(q, _mm_xor_si128(rcx, lo80)));
-            __m128i k1t = _mm_xor_si128(k1, t);
-            __m128i next = r < 16 ? UB_KS_ROW(1, r) : zero;
-            kx = _mm_xor_si128(_mm_xor_si128(k1t, next), sk);
-            k0 = _mm_xor_si128(k1t, sk);
-            k1 = _mm_shuffle_epi32(_mm_xor_si128(q, rcx), 0x4e); /* K1' || K0' */
-            UB_KS_STORE(s->rk[r], ub_nib_pack(k0, k1));
-        }
-        return;
-    }
-    /* 256-bit keys: k0..k3 = K0..K3; kx = K0 ^ rcpre of the coming round */
-    const int t = c == KUAI_UBLOCK_128_256 ? 2 : 3;
-    const uint8_t *pkb = t == 2 ? ublock_pk2 : ublock_pk3;
-    const __m128i pk0 = _mm_loadu_si128((const __m128i *)(const void *)pkb);
-    /* PK2/3 take K1's nibbles from K1 only (16..31) */
-    const __m128i pk1 =
-        _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(pkb + 16)), _mm_set1_epi8(16));
-    const int wide = c == KUAI_UBLOCK_256_256;
-    __m128i k0, k1, k2, k3;
-    s->nbytes = wide ? 32 : 16;
-    s->rounds = 24;
-    ub_nib_load2(key, &k0, &k1);
-    ub_nib_load2(key + 16, &k2, &k3);
-    UB_KS_STORE(s->rk[0], ub_nib_pack(k0, k1));
-    if (wide)
-        UB_KS_STORE(s->rk[0] + 16, ub_nib_pack(k2, k3));
-    __m128i kx = _mm_xor_si128(k0, UB_KS_ROW(2, 0)); /* row 2 serves PK3 too */
-    for (unsigned r = 1; r <= 24; r++) {
-        /* RC nibbles, then 0: Sk covers all of K0 here */
-        __m128i rcx = _mm_unpacklo_epi64(UB_KS_ROW(0, r - 1), zero);
-        __m128i q = _mm_shuffle_epi8(kx, pk0); /* PK(K0) ^ rcx */
-        __m128i p1 = _mm_shuffle_epi8(k1, pk1);
-        __m128i sk = _mm_shuffle_epi8(sbox, q);
-        __m128i next = r < 24 ? UB_KS_ROW(2, r) : zero;
-        kx = _mm_xor_si128(_mm_xor_si128(k2, next), sk);
-        k0 = _mm_xor_si128(k2, sk);
-        k1 = _mm_xor_si128(k3, _mm_shuffle_epi8(tk, p1));
-        k2 = p1;
-        k3 = _mm_xor_si128(q, rcx);
-        UB_KS_STORE(s->rk[r], ub_nib_pack(k0, k1));
-        if (wide)
-            UB_KS_STORE(s->rk[r] + 16, ub_nib_pack(k2, k3));
-    }
+    /* one loop per member, the member's branches folded away */
+    if (c == KUAI_UBLOCK_128_128)
+        ub_expand_nib(s, KUAI_UBLOCK_128_128, key);
+    else if (c == KUAI_UBLOCK_128_256)
+        ub_expand_nib(s, KUAI_UBLOCK_128_256, key);
+    else
+        ub_expand_nib(s, KUAI_UBLOCK_256_256, key);
 }

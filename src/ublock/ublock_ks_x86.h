@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * uBlock key schedule on nibbles (SSSE3, VEX-encoded where the including
+ * file is built for AVX2), one round at a time: ublock_expand_raw_ssse3
+ * (ublock_ssse3.c) stores each round key packed, and the low-latency
+ * kernel's one-shot path (ublock_ll.h, UL_KS) turns each straight into the
+ * form its rounds add (one pshufb per vector), with no packed round key in
+ * between.
+ *
+ * The key register is one nibble per byte, 16 nibbles (a quarter of a
+ * 256-bit key, or half of a 128-bit one) per xmm: PK is one pshufb per 16
+ * nibbles, Sk and Tk are pshufb lookups into register tables (constant
+ * time: the key is only ever a shuffle index). The dependency chain from
+ * one round's K0 to the next is three operations: PK (pshufb), Sk (pshufb),
+ * one XOR. The round constant is added before PK, at the positions PK moves
+ * it from (rcpre = rcx at PK^-1), and folded into the previous round's XOR
+ * with K2, which is ready early; for 128-bit keys the 16-nibble K0||K1
+ * vector runs Sk on K0's half only, by setting bit 7 of K1's index bytes
+ * (pshufb then gives 0), and Tk on K1's half by the same trick. The key
+ * register lives in xmm registers only.
+ *
+ * After ub_ks_init and after each ub_ks_step (rounds 1, 2, ... in order),
+ * round key RK_r is, as 16-nibble vectors in the spec's nibble order:
+ * k0 || k1 (uBlock-128/128 and 128/256), k0 || k1 || k2 || k3 (256/256).
+ */
+#ifndef KUAI_UBLOCK_KS_X86_H
+#define KUAI_UBLOCK_KS_X86_H
+
+#include "ublock.h"
+
+#include <tmmintrin.h>
+
+/* Generated from the spec's PK1-3 and RC (ublock_ref.c), ublock_ssse3.c:
+ * [0] rcx of 128-bit keys (RC nibbles, then 0x80), [1] rcx at PK1^-1
+ * positions, [2] rcx at PK2^-1 positions (PK3's too). */
+extern const _Alignas(16) uint8_t ublock_ks_rc[3][24][16];
+
+typedef struct ub_ks {
+    __m128i k0, k1, k2, k3, kx;       /* key register; kx = k0 ^ next rcpre */
+    __m128i sbox, tk, pk0, pk1, lo80; /* constants */
+    int t;                            /* 1: 128/128, 2: 128/256, 3: 256/256 */
+    unsigned rounds;
+} ub_ks;
+
+#define UB_KS_ROW(t, r) _mm_load_si128((const __m128i *)(const void *)ublock_ks_rc[t][r])
+
+/* 16 bytes -> 32 nibbles in two vectors (bytes 0-7, bytes 8-15). */
+static inline __attribute__((always_inline)) void ub_nib_load2(const uint8_t *p, __m128i *n0,
+                                                               __m128i *n1)
+{
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)p), m = _mm_set1_epi8(0x0f);
+    __m128i hi = _mm_and_si128(_mm_srli_epi16(b, 4), m), lo = _mm_and_si128(b, m);
+    *n0 = _mm_unpacklo_epi8(hi, lo);
+    *n1 = _mm_unpackhi_epi8(hi, lo);
+}
+
+/* 16 nibbles (one per byte, high nibble of each byte first) -> 8 bytes,
+ * two such vectors at a time. */
+static inline __attribute__((always_inline)) __m128i ub_nib_pack(__m128i n0, __m128i n1)
+{
+    const __m128i f = _mm_set1_epi16(0x0110);
+    return _mm_packus_epi16(_mm_maddubs_epi16(n0, f), _mm_maddubs_epi16(n1, f));
+}
+
+static inline __attribute__((always_inline)) void ub_ks_init(ub_ks *s, kuai_cipher c,
+                                                             const uint8_t *key)
+{
+    /* spec tables: s, and multiplication by 2 in GF(2^4) mod x^4 + x + 1 */
+    s->sbox = _mm_setr_epi8(7, 4, 9, 12, 11, 10, 13, 8, 15, 14, 1, 6, 0, 3, 2, 5);
+    s->tk = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 3, 1, 7, 5, 11, 9, 15, 13);
+    s->lo80 = _mm_setr_epi8(-128, -128, -128, -128, -128, -128, -128, -128, 0, 0, 0, 0, 0, 0, 0, 0);
+    if (c == KUAI_UBLOCK_128_128) {
+        /* k0 = K0||K1, k1 = K2||K3 */
+        s->t = 1;
+        s->rounds = 16;
+        s->pk0 = _mm_loadu_si128((const __m128i *)(const void *)ublock_pk1);
+        s->pk1 = s->pk0;
+        ub_nib_load2(key, &s->k0, &s->k1);
+        s->k2 = s->k3 = _mm_setzero_si128();
+        s->kx = _mm_xor_si128(s->k0, UB_KS_ROW(1, 0));
+        return;
+    }
+    /* 256-bit keys: k0..k3 = K0..K3 */
+    s->t = c == KUAI_UBLOCK_128_256 ? 2 : 3;
+    s->rounds = 24;
+    const uint8_t *pkb = s->t == 2 ? ublock_pk2 : ublock_pk3;
+    s->pk0 = _mm_loadu_si128((const __m128i *)(const void *)pkb);
+    /* PK2/3 take K1's nibbles from K1 only (16..31) */
+    s->pk1 =
+        _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(pkb + 16)), _mm_set1_epi8(16));
+    ub_nib_load2(key, &s->k0, &s->k1);
+    ub_nib_load2(key + 16, &s->k2, &s->k3);
+    s->kx = _mm_xor_si128(s->k0, UB_KS_ROW(2, 0)); /* row 2 serves PK3 too */
+}
+
+/* Round r (1..rounds) of the schedule: the register now gives RK_r. */
+static inline __attribute__((always_inline)) void ub_ks_step(ub_ks *s, unsigned r)
+{
+    const __m128i zero = _mm_setzero_si128();
+    if (s->t == 1) {
+        __m128i rcx = UB_KS_ROW(0, r - 1);
+        __m128i q = _mm_shuffle_epi8(s->kx, s->pk0); /* PK(K0||K1) ^ rcx */
+        __m128i sk = _mm_shuffle_epi8(s->sbox, q);
+        __m128i t = _mm_shuffle_epi8(s->tk, _mm_xor_si128(q, _mm_xor_si128(rcx, s->lo80)));
+        __m128i k1t = _mm_xor_si128(s->k1, t);
+        __m128i next = r < 16 ? UB_KS_ROW(1, r) : zero;
+        s->kx = _mm_xor_si128(_mm_xor_si128(k1t, next), sk);
+        s->k0 = _mm_xor_si128(k1t, sk);
+        s->k1 = _mm_shuffle_epi32(_mm_xor_si128(q, rcx), 0x4e); /* K1' || K0' */
+        return;
+    }
+    /* RC nibbles, then 0: Sk covers all of K0 here */
+    __m128i rcx = _mm_unpacklo_epi64(UB_KS_ROW(0, r - 1), zero);
+    __m128i q = _mm_shuffle_epi8(s->kx, s->pk0); /* PK(K0) ^ rcx */
+    __m128i p1 = _mm_shuffle_epi8(s->k1, s->pk1);
+    __m128i sk = _mm_shuffle_epi8(s->sbox, q);
+    __m128i next = r < 24 ? UB_KS_ROW(2, r) : zero;
+    s->kx = _mm_xor_si128(_mm_xor_si128(s->k2, next), sk);
+    s->k0 = _mm_xor_si128(s->k2, sk);
+    s->k1 = _mm_xor_si128(s->k3, _mm_shuffle_epi8(s->tk, p1));
+    s->k2 = p1;
+    s->k3 = _mm_xor_si128(q, rcx);
+}
+
+#endif

@@ -280,8 +280,8 @@ static int kpm_ccm(kpm_ctx *ctx, uint8_t *out, size_t *outl, const uint8_t *in, 
         return 0;
     if (out == NULL) {
         if (in == NULL) {
-            if (!kpm_ccm_len_ok(ctx, len))
-                return 0;
+            /* A length too long for the field is refused at the data, as by
+             * OpenSSL (where it wraps and then mismatches). */
             ctx->msglen = len;
             ctx->len_set = 1;
             return 1;
@@ -300,7 +300,7 @@ static int kpm_ccm(kpm_ctx *ctx, uint8_t *out, size_t *outl, const uint8_t *in, 
         ctx->aad_set = 1;
         return 1;
     }
-    if (ctx->len_set ? len != ctx->msglen : !kpm_ccm_len_ok(ctx, len))
+    if ((ctx->len_set && len != ctx->msglen) || !kpm_ccm_len_ok(ctx, len))
         return 0;
     if (!ctx->enc && !ctx->tag_given)
         return 0; /* the tag must be set before the data */

@@ -466,6 +466,38 @@ static void test_ccm(const char *name, size_t keylen, int has_ref, int gcry_sm4)
               s ? "OpenSSL" : "kuai");
         EVP_CIPHER_CTX_free(x);
         ERR_clear_error();
+        /* A second data update before the tag is read (the same nonce
+         * again); then the same ciphertext decrypted twice, the second time
+         * with no tag set (the first one's is spent): both refused. */
+        x = EVP_CIPHER_CTX_new();
+        r = EVP_CipherInit_ex2(x, sides[s], NULL, NULL, 1, NULL) &&
+            EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_IVLEN, 12, NULL) > 0 &&
+            EVP_CipherInit_ex2(x, NULL, key, nonce, 1, NULL) &&
+            EVP_CipherUpdate(x, o1, &l, in_buf, 32) &&
+            EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 12, t2) > 0;
+        CHECK(r, "%s (%s): encrypt", name, s ? "OpenSSL" : "kuai");
+        EVP_CIPHER_CTX_free(x);
+        x = EVP_CIPHER_CTX_new();
+        r = EVP_CipherInit_ex2(x, sides[s], NULL, NULL, 1, NULL) &&
+            EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_IVLEN, 12, NULL) > 0 &&
+            EVP_CipherInit_ex2(x, NULL, key, nonce, 1, NULL) &&
+            EVP_CipherUpdate(x, o2, &l, in_buf, 32);
+        CHECK(r && !EVP_CipherUpdate(x, o2, &l, in_buf, 32),
+              "%s (%s): second data update under one nonce", name, s ? "OpenSSL" : "kuai");
+        EVP_CIPHER_CTX_free(x);
+        ERR_clear_error();
+        x = EVP_CIPHER_CTX_new();
+        r = EVP_CipherInit_ex2(x, sides[s], NULL, NULL, 0, NULL) &&
+            EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_IVLEN, 12, NULL) > 0 &&
+            EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 12, t2) > 0 &&
+            EVP_CipherInit_ex2(x, NULL, key, nonce, 0, NULL) &&
+            EVP_CipherUpdate(x, o3, &l, o1, 32) && memcmp(o3, in_buf, 32) == 0;
+        CHECK(r, "%s (%s): decrypt", name, s ? "OpenSSL" : "kuai");
+        r = EVP_CipherInit_ex2(x, NULL, NULL, nonce, 0, NULL);
+        CHECK(r && !EVP_CipherUpdate(x, o3, &l, o1, 32),
+              "%s (%s): a second decryption without a tag", name, s ? "OpenSSL" : "kuai");
+        EVP_CIPHER_CTX_free(x);
+        ERR_clear_error();
     }
     EVP_CIPHER_free(k);
     EVP_CIPHER_free(d);

@@ -352,17 +352,6 @@ static int kpm_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsi
     return 1;
 }
 
-static int kpm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-                      const unsigned char *in, size_t inl)
-{
-    kpm_ctx *ctx = vctx;
-    if (ctx->alg->mode != KPM_CCM && inl == 0) {
-        *outl = 0; /* as the stream ciphers; XTS's 16-byte minimum is for data */
-        return ctx->alg->mode != KPM_XTS;
-    }
-    return kpm_cipher(vctx, out, outl, outsize, in, inl);
-}
-
 static int kpm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
 {
     kpm_ctx *ctx = vctx;
@@ -370,7 +359,8 @@ static int kpm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
     *outl = 0;
     if (ctx->alg->mode == KPM_CCM)
         return kpm_ccm(ctx, out, outl, NULL, 0);
-    return 1;
+    /* As OpenSSL: its XTS final always succeeds, its stream modes' only once keyed. */
+    return ctx->alg->mode == KPM_XTS || ctx->key != NULL;
 }
 
 /* ---- parameters ---------------------------------------------------------- */
@@ -577,7 +567,7 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))kpm_dupctx},                                     \
         {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))kpm_einit},                                \
         {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))kpm_dinit},                                \
-        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))kpm_update},                                     \
+        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))kpm_cipher},                                     \
         {OSSL_FUNC_CIPHER_FINAL, (void (*)(void))kpm_final},                                       \
         {OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))kpm_cipher},                                     \
         {OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))kpm_get_params_##i},                         \

@@ -643,6 +643,7 @@ static int kpc_set_key(kpc_ctx *ctx, const unsigned char *key, size_t keylen)
     ctx->started = 0;
     if (!ctx->have_cipher || !kp_key_set(&ctx->key, ctx->cipher, key, keylen))
         return 0;
+    kp_debug_key("CMAC", 1, ctx->key);
     ctx->started = kuai_cmac_init(&ctx->cm, &ctx->key->k) == KUAI_OK;
     return ctx->started;
 }

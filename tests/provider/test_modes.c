@@ -524,7 +524,7 @@ static int cmac_run(int kuai, const char *cipher, const uint8_t *key, size_t key
     return ok;
 }
 
-static void test_cmac(void)
+static void test_cmac(int aes)
 {
     static const struct {
         const char *cipher;
@@ -536,6 +536,8 @@ static void test_cmac(void)
     CHECK(m != NULL, "CMAC not offered by kuai");
     EVP_MAC_free(m);
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        if (!aes && strncmp(cs[i].cipher, "AES", 3) == 0)
+            continue;
         for (size_t li = 0; li < NLENS; li++) {
             uint8_t key[32], t1[16], t2[16];
             size_t l1 = 0, l2 = 0;
@@ -560,7 +562,7 @@ static void test_cmac(void)
     }
     uint8_t key[32] = {0}, t[16];
     size_t l;
-    CHECK(!cmac_run(1, "AES-128-GCM", key, 16, in_buf, 10, 0, t, &l), "CMAC over GCM accepted");
+    CHECK(!cmac_run(1, "SM4-GCM", key, 16, in_buf, 10, 0, t, &l), "CMAC over GCM accepted");
     CHECK(!cmac_run(1, "UBLOCK-256-256-CBC", key, 32, in_buf, 10, 0, t, &l),
           "CMAC over a 256-bit block accepted");
 }
@@ -600,6 +602,6 @@ void test_modes(void)
     }
     test_ccm("SM4-CCM", 16, 0, 1);
     test_ccm("UBLOCK-128-128-CCM", 16, 0, 0);
-    test_cmac();
+    test_cmac(aes);
     printf("XTS/CCM/CFB/OFB/CMAC %d checks, %d failed\n", checks - c0, failures - f0);
 }

@@ -103,6 +103,8 @@ typedef struct kpm_ctx {
     uint8_t *aad; /* CCM: held until the data update (the library's CCM is one call) */
     size_t aadlen;
     int aad_set;
+    uint8_t tls_aad[EVP_AEAD_TLS1_AAD_LEN]; /* CCM: TLS 1.2 record header for the next record */
+    int tls_aad_set;
 } kpm_ctx;
 
 static void *kpm_newctx(void *provctx, const kpm_alg *alg)
@@ -267,6 +269,34 @@ static int kpm_ccm_len_ok(const kpm_ctx *ctx, size_t len)
     return L >= sizeof(size_t) || (len >> (8 * L)) == 0;
 }
 
+/* One TLS 1.2 CCM record (RFC 6655), in place: explicit nonce || payload ||
+ * tag, as OpenSSL's ccm_tls_cipher. The nonce is the 4-byte fixed IV and
+ * the explicit part, which a sender takes from the record header's
+ * sequence number and a receiver from the record. */
+static int kpm_ccm_tls_record(kpm_ctx *ctx, uint8_t *out, size_t *outl, const uint8_t *in,
+                              size_t len)
+{
+    ctx->tls_aad_set = 0;
+    if (in == NULL || out != in || ctx->ivlen != EVP_CCM_TLS_IV_LEN ||
+        len < EVP_CCM_TLS_EXPLICIT_IV_LEN + ctx->taglen)
+        return 0;
+    if (ctx->enc)
+        memcpy(out, ctx->tls_aad, EVP_CCM_TLS_EXPLICIT_IV_LEN);
+    memcpy(ctx->oiv + EVP_CCM_TLS_FIXED_IV_LEN, in, EVP_CCM_TLS_EXPLICIT_IV_LEN);
+    size_t plen = len - EVP_CCM_TLS_EXPLICIT_IV_LEN - ctx->taglen;
+    uint8_t *payload = out + EVP_CCM_TLS_EXPLICIT_IV_LEN;
+    int r = ctx->enc ? kuai_ccm_encrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad,
+                                        EVP_AEAD_TLS1_AAD_LEN, payload, payload, plen,
+                                        payload + plen, ctx->taglen)
+                     : kuai_ccm_decrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad,
+                                        EVP_AEAD_TLS1_AAD_LEN, payload, payload, plen,
+                                        payload + plen, ctx->taglen);
+    if (r != KUAI_OK)
+        return 0;
+    *outl = ctx->enc ? len : plen; /* what libssl's EVP_CipherUpdate expects */
+    return 1;
+}
+
 /* CCM, as OpenSSL's ccm_cipher_internal: in == NULL with out != NULL is the
  * final; out == NULL is the length (in == NULL) or the AAD; else the data. */
 static int kpm_ccm(kpm_ctx *ctx, uint8_t *out, size_t *outl, const uint8_t *in, size_t len)
@@ -274,6 +304,8 @@ static int kpm_ccm(kpm_ctx *ctx, uint8_t *out, size_t *outl, const uint8_t *in, 
     *outl = 0;
     if (ctx->key == NULL)
         return 0;
+    if (ctx->tls_aad_set)
+        return kpm_ccm_tls_record(ctx, out, outl, in, len);
     if (in == NULL && out != NULL)
         return 1;
     if (!ctx->iv_set)
@@ -325,7 +357,7 @@ static int kpm_ccm(kpm_ctx *ctx, uint8_t *out, size_t *outl, const uint8_t *in, 
     return 1;
 }
 
-static int kpm_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+static int kpm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
                       const unsigned char *in, size_t inl)
 {
     kpm_ctx *ctx = vctx;
@@ -349,6 +381,19 @@ static int kpm_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsi
         return 0;
     }
     *outl = inl;
+    return 1;
+}
+
+/* EVP_Cipher: as an update, but CCM's length is always inl (OpenSSL's
+ * ossl_ccm_cipher: a TLS record's whole length, both ways). */
+static int kpm_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                      const unsigned char *in, size_t inl)
+{
+    kpm_ctx *ctx = vctx;
+    if (!kpm_update(vctx, out, outl, outsize, in, inl))
+        return 0;
+    if (ctx->alg->mode == KPM_CCM)
+        *outl = inl;
     return 1;
 }
 
@@ -420,11 +465,15 @@ static const OSSL_PARAM kpm_gettable_ccm_ctx[] = {
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, NULL),
     OSSL_PARAM_END};
 static const OSSL_PARAM kpm_settable_ccm_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0), OSSL_PARAM_END};
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0),
+    OSSL_PARAM_END};
 
 static int kpm_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
@@ -455,6 +504,10 @@ static int kpm_get_ctx_params(void *vctx, OSSL_PARAM params[])
     }
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL &&
         !OSSL_PARAM_set_size_t(p, ctx->taglen))
+        return 0;
+    /* What EVP_CTRL_AEAD_TLS1_AAD returns: the record grows by the tag. */
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) != NULL &&
+        (!ctx->tls_aad_set || !OSSL_PARAM_set_size_t(p, ctx->taglen)))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
         /* The tag an encryption made, at its length, once (as OpenSSL). */
@@ -531,10 +584,30 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         }
         ctx->taglen = p->data_size;
     }
-    /* TLS's CCM records are not offered: refused rather than ignored. */
-    if (OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD) != NULL ||
-        OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED) != NULL)
-        return 0;
+    /* TLS 1.2's CCM records (libssl, through EVP_Cipher), as OpenSSL's:
+     * the record header, whose length field counts the explicit nonce (and,
+     * received, the tag), which the authenticated length does not. */
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) != NULL) {
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL ||
+            p->data_size != EVP_AEAD_TLS1_AAD_LEN)
+            return 0;
+        uint8_t *a = ctx->tls_aad;
+        memcpy(a, p->data, EVP_AEAD_TLS1_AAD_LEN);
+        size_t len = (size_t)a[EVP_AEAD_TLS1_AAD_LEN - 2] << 8 | a[EVP_AEAD_TLS1_AAD_LEN - 1];
+        size_t extra = EVP_CCM_TLS_EXPLICIT_IV_LEN + (ctx->enc ? 0 : ctx->taglen);
+        if (len < extra)
+            return 0;
+        len -= extra;
+        a[EVP_AEAD_TLS1_AAD_LEN - 2] = (uint8_t)(len >> 8);
+        a[EVP_AEAD_TLS1_AAD_LEN - 1] = (uint8_t)len;
+        ctx->tls_aad_set = 1;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) != NULL) {
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL ||
+            p->data_size != EVP_CCM_TLS_FIXED_IV_LEN)
+            return 0;
+        memcpy(ctx->oiv, p->data, EVP_CCM_TLS_FIXED_IV_LEN);
+    }
     return 1;
 }
 
@@ -567,7 +640,7 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))kpm_dupctx},                                     \
         {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))kpm_einit},                                \
         {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))kpm_dinit},                                \
-        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))kpm_cipher},                                     \
+        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))kpm_update},                                     \
         {OSSL_FUNC_CIPHER_FINAL, (void (*)(void))kpm_final},                                       \
         {OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))kpm_cipher},                                     \
         {OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))kpm_get_params_##i},                         \

@@ -503,6 +503,82 @@ static void test_ccm(const char *name, size_t keylen, int has_ref, int gcry_sm4)
     EVP_CIPHER_free(d);
 }
 
+/* TLS 1.2 CCM records as libssl makes them (fixed IV, EVP_CTRL_AEAD_TLS1_AAD,
+ * one in-place EVP_Cipher, or EVP_CipherUpdate as libssl 3's, per record):
+ * *ret the EVP_Cipher result or the update's length (-1: refused); 0 if a
+ * set-up step failed. */
+static int ccm_tls_record(const EVP_CIPHER *c, int enc, const uint8_t *key, const uint8_t fixed[4],
+                          int taglen, uint64_t seq, uint8_t *buf, size_t reclen, int *ret,
+                          int update)
+{
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    uint8_t aad[EVP_AEAD_TLS1_AAD_LEN];
+    for (int i = 0; i < 8; i++)
+        aad[i] = (uint8_t)(seq >> (56 - 8 * i));
+    aad[8] = 23, aad[9] = 3, aad[10] = 3;
+    size_t hdrlen = enc ? reclen - (size_t)taglen : reclen; /* a sender's: without the tag */
+    aad[11] = (uint8_t)(hdrlen >> 8), aad[12] = (uint8_t)hdrlen;
+    int ok = EVP_CipherInit_ex2(x, c, NULL, NULL, enc, NULL) &&
+             EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_IVLEN, 12, NULL) > 0 &&
+             EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, taglen, NULL) > 0 &&
+             EVP_CipherInit_ex2(x, NULL, key, NULL, enc, NULL) &&
+             EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_IV_FIXED, 4, (void *)fixed) > 0 &&
+             EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_TLS1_AAD, EVP_AEAD_TLS1_AAD_LEN, aad) == taglen;
+    int l = -1;
+    if (!ok)
+        *ret = -99;
+    else if (update)
+        *ret = EVP_CipherUpdate(x, buf, &l, buf, (int)reclen) ? l : -1;
+    else
+        *ret = EVP_Cipher(x, buf, buf, (unsigned)reclen);
+    EVP_CIPHER_CTX_free(x);
+    ERR_clear_error();
+    return ok;
+}
+
+static void test_ccm_tls(const char *name, size_t keylen)
+{
+    EVP_CIPHER *k = get(name, 1), *d = get(name, 0);
+    if (k == NULL || d == NULL) {
+        CHECK(0, "%s missing", name);
+        EVP_CIPHER_free(k);
+        EVP_CIPHER_free(d);
+        return;
+    }
+    static uint8_t b1[2100], b2[2100];
+    for (int i = 0; i < 24; i++) {
+        int taglen = i % 2 ? 8 : 16; /* the CCM and CCM_8 suites */
+        int up = i % 4 >= 2;
+        size_t plen = i < 4 ? (size_t)i : rn() % 2000;
+        size_t reclen = 8 + plen + (size_t)taglen;
+        uint8_t key[32], fixed[4];
+        uint64_t seq = rn();
+        rbytes(key, keylen);
+        rbytes(fixed, 4);
+        rbytes(b1, reclen);
+        memcpy(b2, b1, reclen);
+        int r1, r2;
+        int ok1 = ccm_tls_record(k, 1, key, fixed, taglen, seq, b1, reclen, &r1, up);
+        int ok2 = ccm_tls_record(d, 1, key, fixed, taglen, seq, b2, reclen, &r2, up);
+        (void)ok2;
+        CHECK(ok1 && r1 == r2 && r1 > 0 && memcmp(b1, b2, reclen) == 0,
+              "%s TLS record of %zu bytes, tag %d: kuai %d, OpenSSL %d", name, plen, taglen, r1,
+              r2);
+        /* received, on both; then damaged, on kuai */
+        uint8_t rec[2100];
+        memcpy(rec, b1, reclen);
+        ok1 = ccm_tls_record(k, 0, key, fixed, taglen, seq, b1, reclen, &r1, up);
+        ccm_tls_record(d, 0, key, fixed, taglen, seq, b2, reclen, &r2, up);
+        CHECK(ok1 && r1 == r2 && r1 > 0 && memcmp(b1 + 8, b2 + 8, plen) == 0,
+              "%s TLS record open, %zu bytes: kuai %d, OpenSSL %d", name, plen, r1, r2);
+        rec[8 + rn() % (plen + (size_t)taglen)] ^= 1;
+        ccm_tls_record(k, 0, key, fixed, taglen, seq, rec, reclen, &r1, up);
+        CHECK(r1 <= 0, "%s damaged TLS record opened: %d", name, r1);
+    }
+    EVP_CIPHER_free(k);
+    EVP_CIPHER_free(d);
+}
+
 /* CMAC through EVP_MAC, whole or in pieces of random lengths; 0 on failure. */
 static int cmac_run(int kuai, const char *cipher, const uint8_t *key, size_t keylen,
                     const uint8_t *msg, size_t len, int split, uint8_t *mac, size_t *maclen)
@@ -599,6 +675,8 @@ void test_modes(void)
         test_ccm("AES-128-CCM", 16, 1, 0);
         test_ccm("AES-192-CCM", 24, 1, 0);
         test_ccm("AES-256-CCM", 32, 1, 0);
+        test_ccm_tls("AES-128-CCM", 16);
+        test_ccm_tls("AES-256-CCM", 32);
     }
     test_ccm("SM4-CCM", 16, 0, 1);
     test_ccm("UBLOCK-128-128-CCM", 16, 0, 0);

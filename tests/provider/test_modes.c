@@ -466,6 +466,23 @@ static void test_ccm(const char *name, size_t keylen, int has_ref, int gcry_sm4)
               s ? "OpenSSL" : "kuai");
         EVP_CIPHER_CTX_free(x);
         ERR_clear_error();
+        /* EVP_CIPHER_CTX_copy after the AAD: both copies finish the same message. */
+        x = EVP_CIPHER_CTX_new();
+        EVP_CIPHER_CTX *y = EVP_CIPHER_CTX_new();
+        uint8_t ty[16];
+        r = EVP_CipherInit_ex2(x, sides[s], NULL, NULL, 1, NULL) &&
+            EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_IVLEN, 12, NULL) > 0 &&
+            EVP_CipherInit_ex2(x, NULL, key, nonce, 1, NULL) &&
+            EVP_CipherUpdate(x, NULL, &l, NULL, 32) && EVP_CipherUpdate(x, NULL, &l, aad, 16) &&
+            EVP_CIPHER_CTX_copy(y, x) && EVP_CipherUpdate(x, o1, &l, in_buf, 32) &&
+            EVP_CipherUpdate(y, o2, &l, in_buf, 32) &&
+            EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 12, t2) > 0 &&
+            EVP_CIPHER_CTX_ctrl(y, EVP_CTRL_AEAD_GET_TAG, 12, ty) > 0;
+        CHECK(r && memcmp(o1, o2, 32) == 0 && memcmp(t2, ty, 12) == 0,
+              "%s (%s): copy after the AAD", name, s ? "OpenSSL" : "kuai");
+        EVP_CIPHER_CTX_free(x);
+        EVP_CIPHER_CTX_free(y);
+        ERR_clear_error();
         /* A second data update before the tag is read (the same nonce
          * again); then the same ciphertext decrypted twice, the second time
          * with no tag set (the first one's is spent): both refused. */
@@ -680,6 +697,7 @@ void test_modes(void)
     }
     test_ccm("SM4-CCM", 16, 0, 1);
     test_ccm("UBLOCK-128-128-CCM", 16, 0, 0);
+    test_ccm("UBLOCK-128-256-CCM", 32, 0, 0);
     test_cmac(aes);
     printf("XTS/CCM/CFB/OFB/CMAC %d checks, %d failed\n", checks - c0, failures - f0);
 }

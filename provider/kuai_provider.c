@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kuai.so: an OpenSSL 3 provider exposing kuai's uBlock, SM4 and AES through
- * EVP. One generic cipher implementation serves every algorithm; the table
- * kp_algs says which kuai cipher and which mode each name is.
+ * EVP. Here: ECB, CBC, CTR and GCM, where one generic cipher implementation
+ * serves every algorithm (the table kp_algs says which kuai cipher and which
+ * mode each name is), and the provider itself; XTS, CCM, CFB, OFB and CMAC
+ * are in kuai_prov_modes.c.
  *
  * The module links the kuai library statically and exports only
  * OSSL_provider_init. It uses libcrypto only for OSSL_PARAM helpers and
  * OPENSSL_cleanse, which the loading process already has.
  */
-#include <kuai.h>
+#include "kuai_provider.h"
 
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
@@ -83,14 +85,7 @@ static const kp_alg kp_algs[] = {KP_ALGS(KP_ALG_ENTRY)};
 
 static int kp_debug;
 
-/* A key schedule shared by a context and its duplicates: read-only once set
- * up, so sharing is safe, and a running GCM message keeps a pointer to it. */
-typedef struct kp_key {
-    kuai_key k;
-    atomic_int refs;
-} kp_key;
-
-static void kp_key_unref(kp_key *key)
+void kp_key_unref(kp_key *key)
 {
     if (key != NULL && atomic_fetch_sub(&key->refs, 1) == 1) {
         kuai_key_wipe(&key->k);
@@ -166,34 +161,44 @@ static void *kp_dupctx(void *vctx)
     return dst;
 }
 
-static int kp_set_key(kp_ctx *ctx, const unsigned char *key, size_t keylen)
+int kp_key_set(kp_key **slot, kuai_cipher c, const unsigned char *key, size_t keylen)
 {
-    if (keylen != kuai_key_size(ctx->alg->cipher))
+    if (keylen != kuai_key_size(c))
         return 0;
-    if (ctx->key != NULL && atomic_load(&ctx->key->refs) == 1) {
+    if (*slot != NULL && atomic_load(&(*slot)->refs) == 1) {
         /* No copy shares it: set the new key up in place. Same cipher, so
          * the new schedule covers the old one's bytes, and the 8 KiB
          * allocation, wipe and free per re-key (openssl speed re-keys every
          * call; TLS and SSH at every rekey) cost more than the AES key
          * expansion itself. */
-        if (kuai_key_init(&ctx->key->k, ctx->alg->cipher, key, keylen) == KUAI_OK)
+        if (kuai_key_init(&(*slot)->k, c, key, keylen) == KUAI_OK)
             return 1;
-        kp_key_unref(ctx->key);
-        ctx->key = NULL;
+        kp_key_unref(*slot);
+        *slot = NULL;
         return 0;
     }
     kp_key *nk = malloc(sizeof(*nk));
     if (nk == NULL)
         return 0;
-    if (kuai_key_init(&nk->k, ctx->alg->cipher, key, keylen) != KUAI_OK) {
+    if (kuai_key_init(&nk->k, c, key, keylen) != KUAI_OK) {
         kuai_key_wipe(&nk->k);
         free(nk);
         return 0;
     }
     atomic_init(&nk->refs, 1);
-    kp_key_unref(ctx->key);
-    ctx->key = nk;
+    kp_key_unref(*slot);
+    *slot = nk;
     return 1;
+}
+
+void kp_debug_key(const char *names, int enc, const kp_key *key)
+{
+    if (kp_debug)
+        fprintf(stderr, "kuai-provider: %.*s %s, kuai backend %s%s\n", (int)strcspn(names, ":"),
+                names, enc ? "encrypt" : "decrypt", kuai_key_backend(&key->k),
+                kuai_backend_leaky(kuai_key_backend(&key->k))
+                    ? " (WARNING: not constant time, leaks through the cache)"
+                    : "");
 }
 
 static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
@@ -250,15 +255,9 @@ static int kp_init(void *vctx, const unsigned char *key, size_t keylen, const un
         memcpy(ctx->iv, ctx->oiv, ctx->ivlen);
     }
     if (key != NULL) {
-        if (!kp_set_key(ctx, key, keylen))
+        if (!kp_key_set(&ctx->key, ctx->alg->cipher, key, keylen))
             return 0;
-        if (kp_debug)
-            fprintf(stderr, "kuai-provider: %.*s %s, kuai backend %s%s\n",
-                    (int)strcspn(ctx->alg->names, ":"), ctx->alg->names,
-                    enc ? "encrypt" : "decrypt", kuai_key_backend(&ctx->key->k),
-                    kuai_backend_leaky(kuai_key_backend(&ctx->key->k))
-                        ? " (WARNING: not constant time, leaks through the cache)"
-                        : "");
+        kp_debug_key(ctx->alg->names, enc, ctx->key);
     }
     return kp_set_ctx_params(ctx, params);
 }
@@ -611,7 +610,7 @@ static const OSSL_PARAM kp_gettable_alg[] = {
     OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL),
     OSSL_PARAM_END};
 
-static const OSSL_PARAM *kp_gettable_params(void *provctx)
+const OSSL_PARAM *kp_gettable_params(void *provctx)
 {
     (void)provctx;
     return kp_gettable_alg;
@@ -846,14 +845,35 @@ static const OSSL_DISPATCH *const kp_dispatches[] = {KP_ALGS(KP_DISPATCH_PTR)};
 /* ---- the provider -------------------------------------------------------- */
 
 typedef struct kp_provctx {
-    OSSL_ALGORITHM algs[KP_NALGS + 1];
+    OSSL_ALGORITHM algs[KP_NALGS + KP_MODES_MAX + 1];
+    OSSL_ALGORITHM macs[2];
 } kp_provctx;
 
 static const OSSL_ALGORITHM *kp_query(void *vprov, int operation_id, int *no_cache)
 {
     kp_provctx *prov = vprov;
     *no_cache = 0;
-    return operation_id == OSSL_OP_CIPHER ? prov->algs : NULL;
+    return operation_id == OSSL_OP_CIPHER ? prov->algs
+           : operation_id == OSSL_OP_MAC  ? prov->macs
+                                          : NULL;
+}
+
+int kp_cbc_cipher_by_name(const char *name, kuai_cipher *c)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < KP_NALGS; i++) {
+        if (kp_algs[i].mode != KP_CBC)
+            continue;
+        for (const char *a = kp_algs[i].names; *a;) {
+            size_t l = strcspn(a, ":");
+            if (l == n && OPENSSL_strncasecmp(a, name, n) == 0) {
+                *c = kp_algs[i].cipher;
+                return 1;
+            }
+            a += l + (a[l] == ':');
+        }
+    }
+    return 0;
 }
 
 static const OSSL_PARAM kp_prov_gettable[] = {
@@ -941,6 +961,8 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
         prov->algs[n].algorithm_description = NULL;
         n++;
     }
+    n += kp_modes_ciphers(prov->algs + n, supported);
+    kp_modes_macs(prov->macs, supported);
     if (kp_debug)
         fprintf(stderr, "kuai-provider: loaded, %zu ciphers (AES %s in this kuai build)\n", n,
                 supported[KUAI_AES_128] ? "available" : "not available");

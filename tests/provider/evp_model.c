@@ -42,15 +42,16 @@ static void mbytes(uint8_t *p, size_t n)
         p[i] = (uint8_t)mr();
 }
 
-enum { M_GCM, M_CBC, M_CTR };
+/* M_STREAM: CFB and OFB, streams like CTR, but a re-init without an IV
+ * restarts from the IV given (as CBC), so their keystream windows repeat by
+ * the caller's choice and are not checked for reuse. */
+enum { M_GCM, M_CBC, M_CTR, M_STREAM };
 static const struct {
     const char *name;
     int mode;
-} model_ciphers[] = {{"AES-128-GCM", M_GCM},
-                     {"AES-128-CBC", M_CBC},
-                     {"AES-128-CTR", M_CTR},
-                     {"SM4-CBC", M_CBC},
-                     {"SM4-CTR", M_CTR}};
+} model_ciphers[] = {{"AES-128-GCM", M_GCM},    {"AES-128-CBC", M_CBC}, {"AES-128-CTR", M_CTR},
+                     {"SM4-CBC", M_CBC},        {"SM4-CTR", M_CTR},     {"AES-128-CFB", M_STREAM},
+                     {"AES-128-OFB", M_STREAM}, {"SM4-CFB", M_STREAM},  {"SM4-OFB", M_STREAM}};
 #define NCIPHERS (sizeof model_ciphers / sizeof model_ciphers[0])
 
 typedef struct model {
@@ -228,7 +229,7 @@ static int do_update_keep(model *m, const uint8_t *in, int n, int aad, uint8_t *
         gcm_started(m);
         /* Keystream windows of kuai's encryptions (CTR is one function both ways,
          * but only encryption makes ciphertexts). */
-        if (!aad && m->enc && m->mode != M_CBC && l[1] == n) {
+        if (!aad && m->enc && m->mode != M_CBC && m->mode != M_STREAM && l[1] == n) {
             for (int i = 0; i + 8 <= n; i++) {
                 uint64_t w = 0;
                 for (int j = 0; j < 8; j++)
@@ -533,7 +534,8 @@ void test_evp_model(void)
     }
     printf("EVP model (seed %llu; KUAI_MODEL_SEED=%llu repeats it): %u sequences, %llu calls on "
            "each provider, %llu of them refused by both, %llu GCM messages under a generated IV, "
-           "%llu keystream windows checked for reuse, %llu CBC/CTR calls before any IV refused by "
+           "%llu keystream windows checked for reuse, %llu CBC/CTR/CFB/OFB calls before any IV "
+           "refused by "
            "kuai "
            "(the default provider runs them under a zero IV), %d disagreements\n",
            (unsigned long long)seed, (unsigned long long)seed, seq, n_calls, n_refusals,

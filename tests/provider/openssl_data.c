@@ -23,10 +23,10 @@
 #define MAXV 4096
 
 typedef struct rec {
-    char cipher[64], op[16], result[64], avail[32];
+    char cipher[64], op[16], result[64], avail[32], xts_standard[16];
     uint8_t key[64], iv[256], pt[MAXV], ct[MAXV], aad[MAXV], tag[64], next_iv[64];
     size_t keylen, ivlen, ptlen, ctlen, aadlen, taglen, next_ivlen;
-    int has_iv, has_pt, has_ct, has_tag, has_next_iv, unknown;
+    int has_iv, has_pt, has_ct, has_tag, has_next_iv, tag_late, unknown;
     char unknown_key[32];
     int line;
 } rec;
@@ -124,6 +124,10 @@ static int next_record(FILE *fp, rec *r, int *line)
             ok = r->has_next_iv = value(v, r->next_iv, sizeof r->next_iv, &r->next_ivlen);
         else if (strcmp(k, "Operation") == 0)
             set_str(r->op, sizeof r->op, v);
+        else if (strcmp(k, "SetTagLate") == 0) /* the expected tag after the AAD */
+            r->tag_late = strcmp(v, "TRUE") == 0;
+        else if (strcmp(k, "XTSStandard") == 0)
+            set_str(r->xts_standard, sizeof r->xts_standard, v);
         else if (strcmp(k, "Result") == 0)
             set_str(r->result, sizeof r->result, v);
         else if (!r->unknown) {
@@ -138,18 +142,30 @@ static int next_record(FILE *fp, rec *r, int *line)
     return in_rec;
 }
 
-enum { ST_OK, ST_INIT, ST_IVLEN, ST_TAG, ST_UPDATE, ST_FINAL, ST_CHECK };
+/* evp_test's names: CIPHERINIT_ERROR for the init with the cipher,
+ * KEY_SET_ERROR for the one with the key and IV. */
+enum { ST_OK, ST_INIT, ST_KEY, ST_IVLEN, ST_TAG, ST_UPDATE, ST_FINAL, ST_CHECK };
 static const char *const stage_names[] = {
-    "success",       "CIPHERINIT_ERROR",   "INVALID_IV_LENGTH",
-    "TAG_SET_ERROR", "CIPHERUPDATE_ERROR", "CIPHERFINAL_ERROR",
-    "wrong output"};
+    "success",       "CIPHERINIT_ERROR",   "KEY_SET_ERROR",     "INVALID_IV_LENGTH",
+    "TAG_SET_ERROR", "CIPHERUPDATE_ERROR", "CIPHERFINAL_ERROR", "wrong output"};
 
-/* One direction; returns the stage that failed (ST_OK: all as expected). */
+/* Whether a mode's data must come in one update, as OpenSSL's evp_test
+ * runs them: XTS (each update is one data unit) and CCM. */
+static int one_piece(const EVP_CIPHER *c)
+{
+    return EVP_CIPHER_get_mode(c) == EVP_CIPH_XTS_MODE ||
+           EVP_CIPHER_get_mode(c) == EVP_CIPH_CCM_MODE;
+}
+
+/* One direction; returns the stage that failed (ST_OK: all as expected). The
+ * AEAD steps in evp_test's order: IV length, tag (CCM: its length when
+ * encrypting), key and IV, CCM's total length, AAD, data, final, tag. */
 static int run_one(const EVP_CIPHER *c, const rec *r, int enc, size_t split)
 {
     const uint8_t *in = enc ? r->pt : r->ct, *want = enc ? r->ct : r->pt;
     size_t inlen = enc ? r->ptlen : r->ctlen, wantlen = enc ? r->ctlen : r->ptlen;
-    int gcm = EVP_CIPHER_get_mode(c) == EVP_CIPH_GCM_MODE;
+    int ccm = EVP_CIPHER_get_mode(c) == EVP_CIPH_CCM_MODE;
+    int gcm = EVP_CIPHER_get_mode(c) == EVP_CIPH_GCM_MODE || ccm; /* AEAD */
     static uint8_t out[MAXV + 64];
     uint8_t tag[64];
     int st = ST_OK, l1 = 0, l2 = 0, l3 = 0;
@@ -163,24 +179,47 @@ static int run_one(const EVP_CIPHER *c, const rec *r, int enc, size_t split)
         st = ST_IVLEN;
         goto done;
     }
+    if (ccm && r->has_tag &&
+        EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, (int)r->taglen,
+                            enc || r->tag_late ? NULL : (void *)r->tag) <= 0) {
+        st = ST_TAG;
+        goto done;
+    }
+    if (r->xts_standard[0]) {
+        OSSL_PARAM p[] = {OSSL_PARAM_utf8_string("xts_standard", (char *)r->xts_standard, 0),
+                          OSSL_PARAM_END};
+        if (!EVP_CIPHER_CTX_set_params(x, p)) {
+            st = ST_INIT;
+            goto done;
+        }
+    }
     if (!EVP_CipherInit_ex2(x, NULL, r->key, r->has_iv ? r->iv : NULL, enc, NULL)) {
-        st = ST_INIT;
+        st = ST_KEY;
         goto done;
     }
     EVP_CIPHER_CTX_set_padding(x, 0);
-    if (gcm && !enc && r->has_tag &&
+    if (gcm && !ccm && !enc && r->has_tag && !r->tag_late &&
         EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, (int)r->taglen, (void *)r->tag) <= 0) {
         st = ST_TAG;
+        goto done;
+    }
+    if (ccm && !EVP_CipherUpdate(x, NULL, &l1, NULL, (int)inlen)) {
+        st = ST_UPDATE;
         goto done;
     }
     if (gcm && r->aadlen > 0 && !EVP_CipherUpdate(x, NULL, &l1, r->aad, (int)r->aadlen)) {
         st = ST_UPDATE;
         goto done;
     }
+    if (gcm && !enc && r->has_tag && r->tag_late &&
+        EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, (int)r->taglen, (void *)r->tag) <= 0) {
+        st = ST_TAG;
+        goto done;
+    }
     if (split > inlen)
         split = inlen;
     if (!EVP_CipherUpdate(x, out, &l1, in, (int)split) ||
-        !EVP_CipherUpdate(x, out + l1, &l2, in + split, (int)(inlen - split))) {
+        (!one_piece(c) && !EVP_CipherUpdate(x, out + l1, &l2, in + split, (int)(inlen - split)))) {
         st = ST_UPDATE;
         goto done;
     }
@@ -279,7 +318,7 @@ void test_openssl_data(const char *dir)
                     continue;
                 size_t inlen = enc ? r.ptlen : r.ctlen;
                 size_t splits[2] = {inlen, inlen ? (size_t)(r.line * 7919u) % (inlen + 1) : 0};
-                for (int s = 0; s < 2 && ok; s++) {
+                for (int s = 0; s < (one_piece(c) ? 1 : 2) && ok; s++) {
                     runs++;
                     int st = run_one(c, &r, enc, splits[s]);
                     if (st != want_stage) {

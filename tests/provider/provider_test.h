@@ -26,5 +26,8 @@ extern int checks, failures;
 void test_evp_model(void);
 /* OpenSSL's own cipher test data through kuai (openssl_data.c). */
 void test_openssl_data(const char *dir);
+/* XTS, CCM, CFB, OFB and CMAC against OpenSSL's default provider and
+ * libgcrypt (test_modes.c). */
+void test_modes(void);
 
 #endif

@@ -20,12 +20,17 @@ hexkey() { head -c "$1" /dev/urandom | od -An -tx1 -v | tr -d ' \n'; }
 openssl list -cipher-algorithms "${prov[@]}" > "$tmp/list" 2>&1 || bad "openssl list failed"
 for name in UBLOCK-128-128-ECB UBLOCK-128-128-CBC UBLOCK-128-128-CTR UBLOCK-128-128-GCM \
     UBLOCK-128-256-ECB UBLOCK-128-256-CBC UBLOCK-128-256-CTR UBLOCK-128-256-GCM \
-    UBLOCK-256-256-ECB UBLOCK-256-256-CBC UBLOCK-256-256-CTR SM4-ECB SM4-CBC SM4-CTR SM4-GCM; do
+    UBLOCK-256-256-ECB UBLOCK-256-256-CBC UBLOCK-256-256-CTR SM4-ECB SM4-CBC SM4-CTR SM4-GCM \
+    SM4-CFB SM4-OFB SM4-XTS SM4-CCM UBLOCK-128-128-CFB UBLOCK-128-128-OFB UBLOCK-128-128-XTS \
+    UBLOCK-128-128-CCM UBLOCK-128-256-CFB UBLOCK-128-256-OFB UBLOCK-128-256-XTS UBLOCK-128-256-CCM; do
     if grep -q "\b$name\b.*@ kuai" "$tmp/list"; then ok; else bad "$name not listed @ kuai"; fi
 done
 aes=0
 if grep -q "AES-128-CTR @ kuai" "$tmp/list"; then
     aes=1
+    for name in AES-128-XTS AES-256-XTS AES-128-CFB AES-192-OFB id-aes128-CCM id-aes256-CCM; do
+        if grep -q "\b$name\b.*@ kuai" "$tmp/list"; then ok; else bad "$name not listed @ kuai"; fi
+    done
 else
     echo "SKIP AES: the kuai provider does not list it (no AES in this kuai build)"
 fi
@@ -39,6 +44,17 @@ if grep -q "kuai-provider: SM4-CTR encrypt, kuai backend" "$tmp/dbg"; then ok; e
 
 lengths=(0 1 15 16 17 31 32 33 100 1000 4095 65536 100003)
 for n in "${lengths[@]}"; do head -c "$n" /dev/urandom > "$tmp/in$n"; done
+# CFB and OFB: the block boundaries and a long run (the C test has the rest).
+stream_lengths=(0 1 15 16 17 33 100003)
+
+# Whether the kuai CLI has CFB (another branch adds it): else no cross-check there.
+cli_cfb=0
+if [ -x "$build/kuai" ] && "$build/kuai" encrypt --raw --cipher ublock-128-128-cfb \
+    --key "$(hexkey 16)" --iv "$(hexkey 16)" -q "$tmp/in1" > /dev/null 2>&1; then
+    cli_cfb=1
+else
+    echo "SKIP kuai encrypt --raw cross-check of CFB/OFB: the kuai CLI has no CFB"
+fi
 
 # 2. uBlock: round trips through openssl enc (GCM: enc has no AEAD; the C
 # test covers it). uBlock-256/256 CBC and CTR take a 32-byte IV, beyond the
@@ -47,11 +63,13 @@ for n in "${lengths[@]}"; do head -c "$n" /dev/urandom > "$tmp/in$n"; done
 for c in ublock-128-128 ublock-128-256 ublock-256-256; do
     klen=16
     [ "$c" != ublock-128-128 ] && klen=32
-    for m in ecb cbc ctr; do
+    for m in ecb cbc ctr cfb ofb; do
         if [ "$c" = ublock-256-256 ] && [ "$m" != ecb ]; then continue; fi
-        for n in "${lengths[@]}"; do
+        ns=("${lengths[@]}")
+        case $m in cfb | ofb) ns=("${stream_lengths[@]}") ;; esac
+        for n in "${ns[@]}"; do
             for pad in "" -nopad; do
-                [ "$m" = ctr ] && [ -n "$pad" ] && continue
+                case $m in ctr | cfb | ofb) [ -n "$pad" ] && continue ;; esac
                 [ -n "$pad" ] && [ $((n % 16)) -ne 0 ] && continue
                 [ -n "$pad" ] && [ "$c" = ublock-256-256 ] && [ $((n % 32)) -ne 0 ] && continue
                 key=$(hexkey $klen)
@@ -67,7 +85,7 @@ for c in ublock-128-128 ublock-128-256 ublock-256-256; do
                     bad "$c-$m $pad round trip, $n bytes"
                 fi
                 # Cross-check with the kuai CLI (another branch adds it).
-                if [ -x "$build/kuai" ]; then
+                if [ -x "$build/kuai" ] && { [ "$m" != cfb ] && [ "$m" != ofb ] || [ $cli_cfb = 1 ]; }; then
                     "$build/kuai" encrypt --raw --cipher "$c-$m" --key "$key" \
                         ${iv[1]:+--iv "${iv[1]}"} ${pad:+--nopad} -q "$tmp/in$n" > "$tmp/cli" 2>/dev/null
                     if cmp -s "$tmp/ct" "$tmp/cli"; then ok; else bad "$c-$m $pad != kuai encrypt --raw, $n bytes"; fi
@@ -101,10 +119,12 @@ ciphers=(sm4:16)
 for ck in "${ciphers[@]}"; do
     c=${ck%%:*}
     klen=${ck##*:}
-    for m in ecb cbc ctr; do
-        for n in "${lengths[@]}"; do
+    for m in ecb cbc ctr cfb ofb; do
+        ns=("${lengths[@]}")
+        case $m in cfb | ofb) ns=("${stream_lengths[@]}") ;; esac
+        for n in "${ns[@]}"; do
             for pad in "" -nopad; do
-                [ "$m" = ctr ] && [ -n "$pad" ] && continue
+                case $m in ctr | cfb | ofb) [ -n "$pad" ] && continue ;; esac
                 [ -n "$pad" ] && [ $((n % 16)) -ne 0 ] && continue
                 key=$(hexkey "$klen")
                 iv=()
@@ -127,6 +147,27 @@ for ck in "${ciphers[@]}"; do
                 done
             done
         done
+    done
+done
+
+# 4. CMAC through `openssl mac`: the default provider's MACs (uBlock: kuai's
+# own, whole file against the C test's split runs), run in kuai.
+macs=(SM4-CBC:16 UBLOCK-128-128-CBC:16)
+[ $aes = 1 ] && macs+=(AES-128-CBC:16 AES-256-CBC:32)
+for ck in "${macs[@]}"; do
+    c=${ck%%:*}
+    for n in 0 1 16 17 1000 100003; do
+        key=$(hexkey "${ck##*:}")
+        KUAI_PROVIDER_DEBUG=1 openssl mac "${prov[@]}" -propquery provider=kuai -cipher "$c" \
+            -macopt hexkey:"$key" -in "$tmp/in$n" CMAC > "$tmp/kmac" 2> "$tmp/dbg" || {
+            bad "openssl mac CMAC $c through kuai failed, $n bytes"
+            continue
+        }
+        grep -q "kuai-provider: CMAC" "$tmp/dbg" || { bad "CMAC $c did not run in kuai"; continue; }
+        if [ "${c#UBLOCK}" = "$c" ]; then
+            openssl mac -cipher "$c" -macopt hexkey:"$key" -in "$tmp/in$n" CMAC > "$tmp/dmac"
+            if cmp -s "$tmp/kmac" "$tmp/dmac"; then ok; else bad "CMAC $c != default, $n bytes"; fi
+        elif [ "$(wc -c < "$tmp/kmac")" -ge 32 ]; then ok; else bad "CMAC $c: no MAC printed"; fi
     done
 done
 

@@ -1,0 +1,841 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * kuai.so's XTS, CCM, CFB128 and OFB ciphers and its CMAC, under OpenSSL's
+ * names and aliases and with the EVP behaviour of OpenSSL's default provider
+ * (providers/implementations/ciphers/cipher_aes_xts.c, cipher_sm4_xts.c,
+ * ciphercommon_ccm.c, the generic stream ciphers, and macs/cmac_prov.c):
+ *
+ * - XTS: key = data key || tweak key; every update is one whole data unit
+ *   of 16 .. 2^24 bytes under the IV (the tweak), which updates do not
+ *   advance; an encryption key whose halves are equal is refused, as AES-XTS
+ *   does. SM4-XTS (and uBlock's) takes "xts_standard" = "GB" (the default,
+ *   as OpenSSL 3.2's SM4-XTS) or "IEEE".
+ * - CCM: nonce length (ivlen) 7..13, default 7; tag length 4..16 even,
+ *   default 12; the expected tag is set before a decryption's data; the
+ *   total length is announced by an update with NULL in and out when there
+ *   is AAD; the data is one update, which on decryption fails, with the
+ *   output zeroed, when the tag is wrong.
+ * - CFB/OFB: streams, any split, the IV restored by a re-init without one.
+ */
+#include "kuai_provider.h"
+
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef OSSL_CIPHER_PARAM_XTS_STANDARD
+#define OSSL_CIPHER_PARAM_XTS_STANDARD "xts_standard" /* OpenSSL 3.2 */
+#endif
+
+enum kpm_mode {
+    KPM_XTS = EVP_CIPH_XTS_MODE,
+    KPM_CCM = EVP_CIPH_CCM_MODE,
+    KPM_CFB = EVP_CIPH_CFB_MODE,
+    KPM_OFB = EVP_CIPH_OFB_MODE
+};
+
+typedef struct kpm_alg {
+    const char *names;
+    kuai_cipher cipher;
+    enum kpm_mode mode;
+} kpm_alg;
+
+/* Names as OpenSSL 3.0's default provider lists them (SM4-XTS and SM4-CCM
+ * as later OpenSSL releases name them); uBlock as the provider names it in
+ * its other modes. Only the 128-bit-block ciphers have these modes. */
+#define KPM_ALGS(X)                                                                                \
+    X(0, "AES-128-XTS:1.3.111.2.1619.0.1.1", KUAI_AES_128, KPM_XTS)                                \
+    X(1, "AES-256-XTS:1.3.111.2.1619.0.1.2", KUAI_AES_256, KPM_XTS)                                \
+    X(2, "SM4-XTS", KUAI_SM4, KPM_XTS)                                                             \
+    X(3, "UBLOCK-128-128-XTS", KUAI_UBLOCK_128_128, KPM_XTS)                                       \
+    X(4, "UBLOCK-128-256-XTS", KUAI_UBLOCK_128_256, KPM_XTS)                                       \
+    X(5, "AES-128-CCM:id-aes128-CCM:2.16.840.1.101.3.4.1.7", KUAI_AES_128, KPM_CCM)                \
+    X(6, "AES-192-CCM:id-aes192-CCM:2.16.840.1.101.3.4.1.27", KUAI_AES_192, KPM_CCM)               \
+    X(7, "AES-256-CCM:id-aes256-CCM:2.16.840.1.101.3.4.1.47", KUAI_AES_256, KPM_CCM)               \
+    X(8, "SM4-CCM", KUAI_SM4, KPM_CCM)                                                             \
+    X(9, "UBLOCK-128-128-CCM", KUAI_UBLOCK_128_128, KPM_CCM)                                       \
+    X(10, "UBLOCK-128-256-CCM", KUAI_UBLOCK_128_256, KPM_CCM)                                      \
+    X(11, "AES-128-CFB:2.16.840.1.101.3.4.1.4", KUAI_AES_128, KPM_CFB)                             \
+    X(12, "AES-192-CFB:2.16.840.1.101.3.4.1.24", KUAI_AES_192, KPM_CFB)                            \
+    X(13, "AES-256-CFB:2.16.840.1.101.3.4.1.44", KUAI_AES_256, KPM_CFB)                            \
+    X(14, "SM4-CFB:SM4-CFB128:1.2.156.10197.1.104.4", KUAI_SM4, KPM_CFB)                           \
+    X(15, "UBLOCK-128-128-CFB", KUAI_UBLOCK_128_128, KPM_CFB)                                      \
+    X(16, "UBLOCK-128-256-CFB", KUAI_UBLOCK_128_256, KPM_CFB)                                      \
+    X(17, "AES-128-OFB:2.16.840.1.101.3.4.1.3", KUAI_AES_128, KPM_OFB)                             \
+    X(18, "AES-192-OFB:2.16.840.1.101.3.4.1.23", KUAI_AES_192, KPM_OFB)                            \
+    X(19, "AES-256-OFB:2.16.840.1.101.3.4.1.43", KUAI_AES_256, KPM_OFB)                            \
+    X(20, "SM4-OFB:SM4-OFB128:1.2.156.10197.1.104.3", KUAI_SM4, KPM_OFB)                           \
+    X(21, "UBLOCK-128-128-OFB", KUAI_UBLOCK_128_128, KPM_OFB)                                      \
+    X(22, "UBLOCK-128-256-OFB", KUAI_UBLOCK_128_256, KPM_OFB)
+
+#define KPM_ALG_ENTRY(i, names, cipher, mode) {names, cipher, mode},
+static const kpm_alg kpm_algs[] = {KPM_ALGS(KPM_ALG_ENTRY)};
+#define KPM_NALGS (sizeof(kpm_algs) / sizeof(kpm_algs[0]))
+_Static_assert(KPM_NALGS <= KP_MODES_MAX, "KP_MODES_MAX too small");
+
+#define KPM_BLOCK 16
+#define KPM_XTS_MAX ((size_t)1 << 24) /* IEEE 1619-2018: 2^20 blocks per data unit */
+#define KPM_CCM_IV_DEFAULT 7          /* OpenSSL: L = 8 */
+#define KPM_CCM_IV_REPORTED 12        /* what OpenSSL's CCM ciphers report before a context */
+#define KPM_CCM_TAG_DEFAULT 12
+
+typedef struct kpm_ctx {
+    const kpm_alg *alg;
+    kp_key *key, *tkey; /* tkey: XTS tweak key */
+    int enc;
+    int iv_set;
+    size_t ivlen;            /* 16; CCM: the nonce length */
+    uint8_t oiv[KPM_BLOCK];  /* IV as given (CCM: the nonce) */
+    uint8_t iv[KPM_BLOCK];   /* CFB/OFB: OpenSSL's ivec */
+    unsigned num;            /* CFB/OFB: bytes of the keystream block in iv used */
+    kuai_xts_standard std;   /* XTS */
+    size_t taglen;           /* CCM */
+    uint8_t tag[KPM_BLOCK];  /* CCM: the expected tag (decrypt) or the one made */
+    int tag_given, tag_made; /* CCM */
+    int len_set;             /* CCM: total length announced */
+    size_t msglen;
+    uint8_t *aad; /* CCM: held until the data update (the library's CCM is one call) */
+    size_t aadlen;
+    int aad_set;
+    uint8_t tls_aad[EVP_AEAD_TLS1_AAD_LEN]; /* CCM: TLS 1.2 record header for the next record */
+    int tls_aad_set;
+} kpm_ctx;
+
+static void *kpm_newctx(void *provctx, const kpm_alg *alg)
+{
+    (void)provctx;
+    kpm_ctx *ctx = calloc(1, sizeof(*ctx));
+    if (ctx == NULL)
+        return NULL;
+    ctx->alg = alg;
+    ctx->ivlen = alg->mode == KPM_CCM ? KPM_CCM_IV_DEFAULT : KPM_BLOCK;
+    ctx->taglen = KPM_CCM_TAG_DEFAULT;
+    /* AES-XTS is IEEE 1619 only; SM4-XTS defaults to GB/T 17964, as OpenSSL. */
+    ctx->std = alg->cipher == KUAI_AES_128 || alg->cipher == KUAI_AES_256 ? KUAI_XTS_IEEE1619
+                                                                          : KUAI_XTS_GB17964;
+    return ctx;
+}
+
+static void kpm_aad_clear(kpm_ctx *ctx)
+{
+    if (ctx->aad != NULL) {
+        OPENSSL_cleanse(ctx->aad, ctx->aadlen);
+        free(ctx->aad);
+    }
+    ctx->aad = NULL;
+    ctx->aadlen = 0;
+    ctx->aad_set = 0;
+}
+
+static void kpm_freectx(void *vctx)
+{
+    kpm_ctx *ctx = vctx;
+    if (ctx == NULL)
+        return;
+    kp_key_unref(ctx->key);
+    kp_key_unref(ctx->tkey);
+    kpm_aad_clear(ctx);
+    OPENSSL_cleanse(ctx, sizeof(*ctx));
+    free(ctx);
+}
+
+static void *kpm_dupctx(void *vctx)
+{
+    kpm_ctx *src = vctx;
+    kpm_ctx *dst = malloc(sizeof(*dst));
+    if (dst == NULL)
+        return NULL;
+    memcpy(dst, src, sizeof(*dst));
+    if (src->aadlen > 0) {
+        dst->aad = malloc(src->aadlen);
+        if (dst->aad == NULL) {
+            OPENSSL_cleanse(dst, sizeof(*dst));
+            free(dst);
+            return NULL;
+        }
+        memcpy(dst->aad, src->aad, src->aadlen);
+    }
+    if (dst->key != NULL)
+        atomic_fetch_add(&dst->key->refs, 1);
+    if (dst->tkey != NULL)
+        atomic_fetch_add(&dst->tkey->refs, 1);
+    return dst;
+}
+
+static size_t kpm_keylen(const kpm_alg *alg)
+{
+    size_t k = kuai_key_size(alg->cipher);
+    return alg->mode == KPM_XTS ? 2 * k : k;
+}
+
+static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
+
+static int kpm_set_key(kpm_ctx *ctx, const unsigned char *key, size_t keylen)
+{
+    if (keylen != kpm_keylen(ctx->alg))
+        return 0;
+    if (ctx->alg->mode != KPM_XTS)
+        return kp_key_set(&ctx->key, ctx->alg->cipher, key, keylen);
+    size_t half = keylen / 2;
+    /* As OpenSSL's AES-XTS (outside FIPS mode, which refuses decryption
+     * too): equal halves make XTS insecure (Rogaway's attack; FIPS 140-2
+     * IG A.9), so such a key does not encrypt. CRYPTO_memcmp: no branch on
+     * key bytes. */
+    if (ctx->enc && CRYPTO_memcmp(key, key + half, half) == 0)
+        return 0;
+    if (!kp_key_set(&ctx->key, ctx->alg->cipher, key, half) ||
+        !kp_key_set(&ctx->tkey, ctx->alg->cipher, key + half, half)) {
+        kp_key_unref(ctx->key);
+        kp_key_unref(ctx->tkey);
+        ctx->key = ctx->tkey = NULL;
+        return 0;
+    }
+    return 1;
+}
+
+static int kpm_init(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                    size_t ivlen, const OSSL_PARAM params[], int enc)
+{
+    kpm_ctx *ctx = vctx;
+    ctx->enc = enc;
+    ctx->num = 0;
+    if (iv != NULL) {
+        if (ivlen != ctx->ivlen)
+            return 0;
+        memcpy(ctx->oiv, iv, ivlen);
+        memcpy(ctx->iv, iv, ivlen);
+        ctx->iv_set = 1;
+        /* CCM: a new nonce starts a new message (a tag set to be checked
+         * stays: OpenSSL's own order sets it before the IV). */
+        ctx->len_set = 0;
+        ctx->tag_made = 0;
+        kpm_aad_clear(ctx);
+    } else if (ctx->iv_set && (ctx->alg->mode == KPM_CFB || ctx->alg->mode == KPM_OFB)) {
+        memcpy(ctx->iv, ctx->oiv, KPM_BLOCK); /* as OpenSSL: restart from the given IV */
+    }
+    if (key != NULL) {
+        if (!kpm_set_key(ctx, key, keylen))
+            return 0;
+        kp_debug_key(ctx->alg->names, enc, ctx->key);
+    }
+    return kpm_set_ctx_params(ctx, params);
+}
+
+static int kpm_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                     size_t ivlen, const OSSL_PARAM params[])
+{
+    return kpm_init(vctx, key, keylen, iv, ivlen, params, 1);
+}
+
+static int kpm_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                     size_t ivlen, const OSSL_PARAM params[])
+{
+    return kpm_init(vctx, key, keylen, iv, ivlen, params, 0);
+}
+
+/* CFB/OFB: first the rest of the keystream block in iv, then the library,
+ * which leaves iv as OpenSSL's ivec with num = len % 16. */
+static int kpm_stream(kpm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
+{
+    int cfb = ctx->alg->mode == KPM_CFB;
+    while (ctx->num != 0 && len > 0) {
+        uint8_t x = *in++, c = x ^ ctx->iv[ctx->num];
+        if (cfb)
+            ctx->iv[ctx->num] = ctx->enc ? c : x;
+        *out++ = c;
+        ctx->num = (ctx->num + 1) % KPM_BLOCK;
+        len--;
+    }
+    if (len == 0)
+        return 1;
+    const kuai_key *k = &ctx->key->k;
+    int r = !cfb       ? kuai_ofb_crypt(k, ctx->iv, in, out, len)
+            : ctx->enc ? kuai_cfb_encrypt(k, ctx->iv, in, out, len)
+                       : kuai_cfb_decrypt(k, ctx->iv, in, out, len);
+    ctx->num = (unsigned)(len % KPM_BLOCK);
+    return r == KUAI_OK;
+}
+
+/* Whether a message of len bytes fits CCM's length field of 15 - ivlen bytes. */
+static int kpm_ccm_len_ok(const kpm_ctx *ctx, size_t len)
+{
+    size_t L = 15 - ctx->ivlen;
+    return L >= sizeof(size_t) || (len >> (8 * L)) == 0;
+}
+
+/* One TLS 1.2 CCM record (RFC 6655), in place: explicit nonce || payload ||
+ * tag, as OpenSSL's ccm_tls_cipher. The nonce is the 4-byte fixed IV and
+ * the explicit part, which a sender takes from the record header's
+ * sequence number and a receiver from the record. */
+static int kpm_ccm_tls_record(kpm_ctx *ctx, uint8_t *out, size_t *outl, const uint8_t *in,
+                              size_t len)
+{
+    ctx->tls_aad_set = 0;
+    if (in == NULL || out != in || ctx->ivlen != EVP_CCM_TLS_IV_LEN ||
+        len < EVP_CCM_TLS_EXPLICIT_IV_LEN + ctx->taglen)
+        return 0;
+    if (ctx->enc)
+        memcpy(out, ctx->tls_aad, EVP_CCM_TLS_EXPLICIT_IV_LEN);
+    memcpy(ctx->oiv + EVP_CCM_TLS_FIXED_IV_LEN, in, EVP_CCM_TLS_EXPLICIT_IV_LEN);
+    size_t plen = len - EVP_CCM_TLS_EXPLICIT_IV_LEN - ctx->taglen;
+    uint8_t *payload = out + EVP_CCM_TLS_EXPLICIT_IV_LEN;
+    int r = ctx->enc ? kuai_ccm_encrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad,
+                                        EVP_AEAD_TLS1_AAD_LEN, payload, payload, plen,
+                                        payload + plen, ctx->taglen)
+                     : kuai_ccm_decrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad,
+                                        EVP_AEAD_TLS1_AAD_LEN, payload, payload, plen,
+                                        payload + plen, ctx->taglen);
+    if (r != KUAI_OK)
+        return 0;
+    *outl = ctx->enc ? len : plen; /* what libssl's EVP_CipherUpdate expects */
+    return 1;
+}
+
+/* CCM, as OpenSSL's ccm_cipher_internal: in == NULL with out != NULL is the
+ * final; out == NULL is the length (in == NULL) or the AAD; else the data. */
+static int kpm_ccm(kpm_ctx *ctx, uint8_t *out, size_t *outl, const uint8_t *in, size_t len)
+{
+    *outl = 0;
+    if (ctx->key == NULL)
+        return 0;
+    if (ctx->tls_aad_set)
+        return kpm_ccm_tls_record(ctx, out, outl, in, len);
+    if (in == NULL && out != NULL)
+        return 1;
+    if (!ctx->iv_set)
+        return 0;
+    if (out == NULL) {
+        if (in == NULL) {
+            /* A length too long for the field is refused at the data, as by
+             * OpenSSL (where it wraps and then mismatches). */
+            ctx->msglen = len;
+            ctx->len_set = 1;
+            return 1;
+        }
+        if (len == 0)
+            return 1;
+        /* AAD needs the length first; and it is one call (a second one
+         * would not be what OpenSSL's CCM makes of it either). */
+        if (!ctx->len_set || ctx->aad_set)
+            return 0;
+        ctx->aad = malloc(len);
+        if (ctx->aad == NULL)
+            return 0;
+        memcpy(ctx->aad, in, len);
+        ctx->aadlen = len;
+        ctx->aad_set = 1;
+        return 1;
+    }
+    if ((ctx->len_set && len != ctx->msglen) || !kpm_ccm_len_ok(ctx, len))
+        return 0;
+    if (!ctx->enc && !ctx->tag_given)
+        return 0; /* the tag must be set before the data */
+    int r;
+    if (ctx->enc) {
+        r = kuai_ccm_encrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->aad, ctx->aadlen, in, out,
+                             len, ctx->tag, ctx->taglen);
+        ctx->tag_made = r == KUAI_OK;
+    } else {
+        /* A wrong tag fails this update, out zeroed, as OpenSSL's. */
+        r = kuai_ccm_decrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->aad, ctx->aadlen, in, out,
+                             len, ctx->tag, ctx->taglen);
+        ctx->tag_given = 0;
+    }
+    /* The nonce is used: no second message under it until a new IV. */
+    ctx->iv_set = 0;
+    ctx->len_set = 0;
+    kpm_aad_clear(ctx);
+    if (r != KUAI_OK)
+        return 0;
+    *outl = len;
+    return 1;
+}
+
+static int kpm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                      const unsigned char *in, size_t inl)
+{
+    kpm_ctx *ctx = vctx;
+    if (out != NULL && in != NULL && outsize < inl)
+        return 0;
+    if (ctx->alg->mode == KPM_CCM)
+        return kpm_ccm(ctx, out, outl, in, inl);
+    if (ctx->key == NULL || !ctx->iv_set || in == NULL || out == NULL)
+        return 0;
+    if (ctx->alg->mode == KPM_XTS) {
+        /* One data unit per call, as OpenSSL's XTS. */
+        if (inl < KPM_BLOCK || inl > KPM_XTS_MAX)
+            return 0;
+        int r =
+            ctx->enc
+                ? kuai_xts_encrypt(&ctx->key->k, &ctx->tkey->k, ctx->oiv, in, out, inl, ctx->std)
+                : kuai_xts_decrypt(&ctx->key->k, &ctx->tkey->k, ctx->oiv, in, out, inl, ctx->std);
+        if (r != KUAI_OK)
+            return 0;
+    } else if (!kpm_stream(ctx, out, in, inl)) {
+        return 0;
+    }
+    *outl = inl;
+    return 1;
+}
+
+/* EVP_Cipher: as an update, but CCM's length is always inl (OpenSSL's
+ * ossl_ccm_cipher: a TLS record's whole length, both ways). */
+static int kpm_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                      const unsigned char *in, size_t inl)
+{
+    kpm_ctx *ctx = vctx;
+    if (!kpm_update(vctx, out, outl, outsize, in, inl))
+        return 0;
+    if (ctx->alg->mode == KPM_CCM)
+        *outl = inl;
+    return 1;
+}
+
+static int kpm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
+    kpm_ctx *ctx = vctx;
+    (void)outsize;
+    *outl = 0;
+    if (ctx->alg->mode == KPM_CCM)
+        return kpm_ccm(ctx, out, outl, NULL, 0);
+    /* As OpenSSL: its XTS final always succeeds, its stream modes' only once keyed. */
+    return ctx->alg->mode == KPM_XTS || ctx->key != NULL;
+}
+
+/* ---- parameters ---------------------------------------------------------- */
+
+static int kpm_alg_get_params(const kpm_alg *alg, OSSL_PARAM params[])
+{
+    int ccm = alg->mode == KPM_CCM;
+    OSSL_PARAM *p;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL &&
+        !OSSL_PARAM_set_uint(p, (unsigned)alg->mode))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, kpm_keylen(alg)))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, ccm ? KPM_CCM_IV_REPORTED : KPM_BLOCK))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, 1))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD)) != NULL &&
+        !OSSL_PARAM_set_int(p, ccm))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CUSTOM_IV)) != NULL &&
+        !OSSL_PARAM_set_int(p, ccm || alg->mode == KPM_XTS))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CTS)) != NULL && !OSSL_PARAM_set_int(p, 0))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK)) != NULL &&
+        !OSSL_PARAM_set_int(p, 0))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY)) != NULL &&
+        !OSSL_PARAM_set_int(p, 0))
+        return 0;
+    return 1;
+}
+
+static const OSSL_PARAM kpm_gettable_ctx[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
+    OSSL_PARAM_END};
+static const OSSL_PARAM kpm_settable_ctx[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+                                              OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+                                              OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+                                              OSSL_PARAM_END};
+static const OSSL_PARAM kpm_settable_xts_ctx[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_XTS_STANDARD, NULL, 0), OSSL_PARAM_END};
+static const OSSL_PARAM kpm_gettable_ccm_ctx[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, NULL),
+    OSSL_PARAM_END};
+static const OSSL_PARAM kpm_settable_ccm_ctx[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0),
+    OSSL_PARAM_END};
+
+static int kpm_get_ctx_params(void *vctx, OSSL_PARAM params[])
+{
+    kpm_ctx *ctx = vctx;
+    OSSL_PARAM *p;
+    int ccm = ctx->alg->mode == KPM_CCM;
+    int stream = ctx->alg->mode == KPM_CFB || ctx->alg->mode == KPM_OFB;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, kpm_keylen(ctx->alg)))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, ctx->ivlen))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) != NULL &&
+        !OSSL_PARAM_set_octet_string(p, ctx->oiv, ctx->ivlen))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) != NULL &&
+        !OSSL_PARAM_set_octet_string(p, stream ? ctx->iv : ctx->oiv, ctx->ivlen))
+        return 0;
+    if (!ccm) {
+        if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL &&
+            !OSSL_PARAM_set_uint(p, 0))
+            return 0;
+        if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) != NULL &&
+            !OSSL_PARAM_set_uint(p, ctx->num))
+            return 0;
+        return 1;
+    }
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, ctx->taglen))
+        return 0;
+    /* What EVP_CTRL_AEAD_TLS1_AAD returns: the record grows by the tag. */
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) != NULL &&
+        (!ctx->tls_aad_set || !OSSL_PARAM_set_size_t(p, ctx->taglen)))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
+        /* The tag an encryption made, at its length, once (as OpenSSL). */
+        if (!ctx->enc || !ctx->tag_made || p->data_type != OSSL_PARAM_OCTET_STRING ||
+            p->data_size != ctx->taglen || !OSSL_PARAM_set_octet_string(p, ctx->tag, ctx->taglen))
+            return 0;
+        ctx->tag_made = 0;
+        ctx->iv_set = 0;
+        ctx->len_set = 0;
+    }
+    return 1;
+}
+
+static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
+    kpm_ctx *ctx = vctx;
+    const OSSL_PARAM *p;
+    if (params == NULL)
+        return 1;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
+        size_t kl;
+        if (!OSSL_PARAM_get_size_t(p, &kl) || kl != kpm_keylen(ctx->alg))
+            return 0;
+    }
+    if (ctx->alg->mode == KPM_XTS) {
+        p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_XTS_STANDARD);
+        /* AES-XTS is IEEE 1619 by definition and, as OpenSSL's, ignores it. */
+        if (p != NULL && ctx->alg->cipher != KUAI_AES_128 && ctx->alg->cipher != KUAI_AES_256) {
+            const char *s = NULL;
+            if (p->data_type != OSSL_PARAM_UTF8_STRING || !OSSL_PARAM_get_utf8_string_ptr(p, &s))
+                return 0;
+            if (OPENSSL_strcasecmp(s, "GB") == 0)
+                ctx->std = KUAI_XTS_GB17964;
+            else if (OPENSSL_strcasecmp(s, "IEEE") == 0)
+                ctx->std = KUAI_XTS_IEEE1619;
+            else
+                return 0;
+        }
+        return 1;
+    }
+    if (ctx->alg->mode != KPM_CCM) {
+        if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL) {
+            unsigned pad;
+            if (!OSSL_PARAM_get_uint(p, &pad))
+                return 0; /* accepted and meaningless, as for OpenSSL's stream modes */
+        }
+        if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
+            unsigned num;
+            if (!OSSL_PARAM_get_uint(p, &num) || num >= KPM_BLOCK)
+                return 0;
+            ctx->num = num;
+        }
+        return 1;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN)) != NULL) {
+        size_t ivlen;
+        if (!OSSL_PARAM_get_size_t(p, &ivlen) || ivlen < 7 || ivlen > 13)
+            return 0;
+        if (ivlen != ctx->ivlen) {
+            ctx->ivlen = ivlen;
+            ctx->iv_set = 0; /* a nonce of the old length is no nonce of the new one */
+        }
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
+        /* A length alone (encryption), or the expected tag (decryption). */
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || (p->data_size & 1) != 0 ||
+            p->data_size < 4 || p->data_size > KPM_BLOCK)
+            return 0;
+        if (p->data != NULL) {
+            if (ctx->enc)
+                return 0;
+            memcpy(ctx->tag, p->data, p->data_size);
+            ctx->tag_given = 1;
+        }
+        ctx->taglen = p->data_size;
+    }
+    /* TLS 1.2's CCM records (libssl, through EVP_Cipher), as OpenSSL's:
+     * the record header, whose length field counts the explicit nonce (and,
+     * received, the tag), which the authenticated length does not. */
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) != NULL) {
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL ||
+            p->data_size != EVP_AEAD_TLS1_AAD_LEN)
+            return 0;
+        uint8_t *a = ctx->tls_aad;
+        memcpy(a, p->data, EVP_AEAD_TLS1_AAD_LEN);
+        size_t len = (size_t)a[EVP_AEAD_TLS1_AAD_LEN - 2] << 8 | a[EVP_AEAD_TLS1_AAD_LEN - 1];
+        size_t extra = EVP_CCM_TLS_EXPLICIT_IV_LEN + (ctx->enc ? 0 : ctx->taglen);
+        if (len < extra)
+            return 0;
+        len -= extra;
+        a[EVP_AEAD_TLS1_AAD_LEN - 2] = (uint8_t)(len >> 8);
+        a[EVP_AEAD_TLS1_AAD_LEN - 1] = (uint8_t)len;
+        ctx->tls_aad_set = 1;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) != NULL) {
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL ||
+            p->data_size != EVP_CCM_TLS_FIXED_IV_LEN)
+            return 0;
+        memcpy(ctx->oiv, p->data, EVP_CCM_TLS_FIXED_IV_LEN);
+    }
+    return 1;
+}
+
+#define KPM_ALG_FUNCS(i, names, cipher, mode)                                                      \
+    static void *kpm_newctx_##i(void *provctx)                                                     \
+    {                                                                                              \
+        return kpm_newctx(provctx, &kpm_algs[i]);                                                  \
+    }                                                                                              \
+    static int kpm_get_params_##i(OSSL_PARAM params[])                                             \
+    {                                                                                              \
+        return kpm_alg_get_params(&kpm_algs[i], params);                                           \
+    }                                                                                              \
+    static const OSSL_PARAM *kpm_gettable_ctx_##i(void *cctx, void *provctx)                       \
+    {                                                                                              \
+        (void)cctx;                                                                                \
+        (void)provctx;                                                                             \
+        return (mode) == KPM_CCM ? kpm_gettable_ccm_ctx : kpm_gettable_ctx;                        \
+    }                                                                                              \
+    static const OSSL_PARAM *kpm_settable_ctx_##i(void *cctx, void *provctx)                       \
+    {                                                                                              \
+        (void)cctx;                                                                                \
+        (void)provctx;                                                                             \
+        return (mode) == KPM_CCM   ? kpm_settable_ccm_ctx                                          \
+               : (mode) == KPM_XTS ? kpm_settable_xts_ctx                                          \
+                                   : kpm_settable_ctx;                                             \
+    }                                                                                              \
+    static const OSSL_DISPATCH kpm_dispatch_##i[] = {                                              \
+        {OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))kpm_newctx_##i},                                 \
+        {OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))kpm_freectx},                                   \
+        {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))kpm_dupctx},                                     \
+        {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))kpm_einit},                                \
+        {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))kpm_dinit},                                \
+        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))kpm_update},                                     \
+        {OSSL_FUNC_CIPHER_FINAL, (void (*)(void))kpm_final},                                       \
+        {OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))kpm_cipher},                                     \
+        {OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))kpm_get_params_##i},                         \
+        {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))kp_gettable_params},                    \
+        {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))kpm_get_ctx_params},                     \
+        {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))kpm_set_ctx_params},                     \
+        {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (void (*)(void))kpm_gettable_ctx_##i},              \
+        {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))kpm_settable_ctx_##i},              \
+        {0, NULL}};
+
+KPM_ALGS(KPM_ALG_FUNCS)
+
+#define KPM_DISPATCH_PTR(i, names, cipher, mode) kpm_dispatch_##i,
+static const OSSL_DISPATCH *const kpm_dispatches[] = {KPM_ALGS(KPM_DISPATCH_PTR)};
+
+size_t kp_modes_ciphers(OSSL_ALGORITHM *out, const int *supported)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < KPM_NALGS; i++) {
+        if (!supported[kpm_algs[i].cipher])
+            continue;
+        out[n].algorithm_names = kpm_algs[i].names;
+        out[n].property_definition = "provider=kuai";
+        out[n].implementation = kpm_dispatches[i];
+        out[n].algorithm_description = NULL;
+        n++;
+    }
+    return n;
+}
+
+/* ---- CMAC (EVP_MAC "CMAC" with the "cipher" parameter) -------------------- */
+
+typedef struct kpc_ctx {
+    int have_cipher;
+    kuai_cipher cipher;
+    kp_key *key;
+    int started; /* cm holds a running message */
+    kuai_cmac_ctx cm;
+} kpc_ctx;
+
+static void *kpc_newctx(void *provctx)
+{
+    (void)provctx;
+    return calloc(1, sizeof(kpc_ctx));
+}
+
+static void kpc_freectx(void *vctx)
+{
+    kpc_ctx *ctx = vctx;
+    if (ctx == NULL)
+        return;
+    kuai_cmac_wipe(&ctx->cm);
+    kp_key_unref(ctx->key);
+    OPENSSL_cleanse(ctx, sizeof(*ctx));
+    free(ctx);
+}
+
+static void *kpc_dupctx(void *vctx)
+{
+    kpc_ctx *src = vctx;
+    kpc_ctx *dst = malloc(sizeof(*dst));
+    if (dst == NULL)
+        return NULL;
+    memcpy(dst, src, sizeof(*dst)); /* cm points at the shared, read-only key */
+    if (dst->key != NULL)
+        atomic_fetch_add(&dst->key->refs, 1);
+    return dst;
+}
+
+static int kpc_set_key(kpc_ctx *ctx, const unsigned char *key, size_t keylen)
+{
+    kuai_cmac_wipe(&ctx->cm);
+    ctx->started = 0;
+    if (!ctx->have_cipher || !kp_key_set(&ctx->key, ctx->cipher, key, keylen))
+        return 0;
+    kp_debug_key("CMAC", 1, ctx->key);
+    ctx->started = kuai_cmac_init(&ctx->cm, &ctx->key->k) == KUAI_OK;
+    return ctx->started;
+}
+
+static int kpc_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
+    kpc_ctx *ctx = vctx;
+    const OSSL_PARAM *p;
+    if (params == NULL)
+        return 1;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_CIPHER)) != NULL) {
+        const char *name = NULL;
+        kuai_cipher c;
+        /* A CBC cipher of this provider with a 16-byte block (CMAC's). */
+        if (p->data_type != OSSL_PARAM_UTF8_STRING || !OSSL_PARAM_get_utf8_string_ptr(p, &name) ||
+            !kp_cbc_cipher_by_name(name, &c) || kuai_block_size(c) != KPM_BLOCK)
+            return 0;
+        if (!ctx->have_cipher || c != ctx->cipher) {
+            kuai_cmac_wipe(&ctx->cm);
+            ctx->started = 0;
+            kp_key_unref(ctx->key);
+            ctx->key = NULL;
+        }
+        ctx->cipher = c;
+        ctx->have_cipher = 1;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY)) != NULL) {
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || !kpc_set_key(ctx, p->data, p->data_size))
+            return 0;
+    }
+    return 1; /* "properties": there is one provider of these ciphers here */
+}
+
+static int kpc_init(void *vctx, const unsigned char *key, size_t keylen, const OSSL_PARAM params[])
+{
+    kpc_ctx *ctx = vctx;
+    if (!kpc_set_ctx_params(ctx, params))
+        return 0;
+    if (key != NULL)
+        return kpc_set_key(ctx, key, keylen);
+    /* No key: restart under the one there is. */
+    if (ctx->key == NULL)
+        return 0;
+    kuai_cmac_wipe(&ctx->cm);
+    ctx->started = kuai_cmac_init(&ctx->cm, &ctx->key->k) == KUAI_OK;
+    return ctx->started;
+}
+
+static int kpc_update(void *vctx, const unsigned char *data, size_t len)
+{
+    kpc_ctx *ctx = vctx;
+    return ctx->started && kuai_cmac_update(&ctx->cm, data, len) == KUAI_OK;
+}
+
+static int kpc_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
+    kpc_ctx *ctx = vctx;
+    if (!ctx->started || outsize < KPM_BLOCK ||
+        kuai_cmac_final(&ctx->cm, out, KPM_BLOCK) != KUAI_OK)
+        return 0;
+    ctx->started = 0;
+    *outl = KPM_BLOCK;
+    return 1;
+}
+
+static const OSSL_PARAM kpc_gettable[] = {OSSL_PARAM_size_t(OSSL_MAC_PARAM_SIZE, NULL),
+                                          OSSL_PARAM_size_t(OSSL_MAC_PARAM_BLOCK_SIZE, NULL),
+                                          OSSL_PARAM_END};
+static const OSSL_PARAM kpc_settable[] = {
+    OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_CIPHER, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_PROPERTIES, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_MAC_PARAM_KEY, NULL, 0), OSSL_PARAM_END};
+
+static const OSSL_PARAM *kpc_gettable_ctx_params(void *cctx, void *provctx)
+{
+    (void)cctx;
+    (void)provctx;
+    return kpc_gettable;
+}
+
+static const OSSL_PARAM *kpc_settable_ctx_params(void *cctx, void *provctx)
+{
+    (void)cctx;
+    (void)provctx;
+    return kpc_settable;
+}
+
+static int kpc_get_ctx_params(void *vctx, OSSL_PARAM params[])
+{
+    (void)vctx;
+    OSSL_PARAM *p;
+    if ((p = OSSL_PARAM_locate(params, OSSL_MAC_PARAM_SIZE)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, KPM_BLOCK))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_MAC_PARAM_BLOCK_SIZE)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, KPM_BLOCK))
+        return 0;
+    return 1;
+}
+
+static const OSSL_DISPATCH kpc_dispatch[] = {
+    {OSSL_FUNC_MAC_NEWCTX, (void (*)(void))kpc_newctx},
+    {OSSL_FUNC_MAC_DUPCTX, (void (*)(void))kpc_dupctx},
+    {OSSL_FUNC_MAC_FREECTX, (void (*)(void))kpc_freectx},
+    {OSSL_FUNC_MAC_INIT, (void (*)(void))kpc_init},
+    {OSSL_FUNC_MAC_UPDATE, (void (*)(void))kpc_update},
+    {OSSL_FUNC_MAC_FINAL, (void (*)(void))kpc_final},
+    {OSSL_FUNC_MAC_GETTABLE_CTX_PARAMS, (void (*)(void))kpc_gettable_ctx_params},
+    {OSSL_FUNC_MAC_GET_CTX_PARAMS, (void (*)(void))kpc_get_ctx_params},
+    {OSSL_FUNC_MAC_SETTABLE_CTX_PARAMS, (void (*)(void))kpc_settable_ctx_params},
+    {OSSL_FUNC_MAC_SET_CTX_PARAMS, (void (*)(void))kpc_set_ctx_params},
+    {0, NULL}};
+
+size_t kp_modes_macs(OSSL_ALGORITHM *out, const int *supported)
+{
+    (void)supported; /* SM4 and uBlock are always there; AES names only resolve when it is */
+    out[0].algorithm_names = "CMAC";
+    out[0].property_definition = "provider=kuai";
+    out[0].implementation = kpc_dispatch;
+    out[0].algorithm_description = NULL;
+    return 1;
+}

@@ -314,10 +314,13 @@ static const char *check_hkdf(void)
     return ok ? NULL : "HKDF-SHA-256 (RFC 5869)";
 }
 
-static const kuai_cipher ciphers[] = {
-    KUAI_UBLOCK_128_128, KUAI_UBLOCK_128_256, KUAI_UBLOCK_256_256, KUAI_SM4,
-    KUAI_AES_128,        KUAI_AES_192,        KUAI_AES_256};
-#define NCIPHERS (sizeof ciphers / sizeof ciphers[0])
+/* The library's cipher list (at most MAX_CIPHERS of it). */
+#define MAX_CIPHERS 64
+static size_t cipher_list(kuai_cipher *list)
+{
+    size_t n = kuai_ciphers(list, MAX_CIPHERS);
+    return n < MAX_CIPHERS ? n : MAX_CIPHERS;
+}
 
 static int has_help(int argc, char **argv)
 {
@@ -351,8 +354,10 @@ int cmd_selftest(int argc, char **argv)
         }
     }
     int fails = 0, passes = 0;
+    kuai_cipher ciphers[MAX_CIPHERS];
+    size_t nciphers = cipher_list(ciphers);
     kuai_key *k = xmalloc(sizeof *k);
-    for (size_t ci = 0; ci < NCIPHERS; ci++) {
+    for (size_t ci = 0; ci < nciphers; ci++) {
         kuai_cipher c = ciphers[ci];
         const char *cn = kuai_cipher_name(c);
         const char *names[32];
@@ -442,8 +447,10 @@ int cmd_info(int argc, char **argv)
     if (env)
         printf("KUAI_BACKEND: %s\n", env);
     printf("%-15s %-10s %s\n", "cipher", "chosen", "usable backends, best first");
+    kuai_cipher ciphers[MAX_CIPHERS];
+    size_t nciphers = cipher_list(ciphers);
     kuai_key *k = xmalloc(sizeof *k);
-    for (size_t ci = 0; ci < NCIPHERS; ci++) {
+    for (size_t ci = 0; ci < nciphers; ci++) {
         kuai_cipher c = ciphers[ci];
         uint8_t key[32] = {0};
         const char *names[32];

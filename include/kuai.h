@@ -107,6 +107,16 @@ KUAI_API size_t kuai_block_size(kuai_cipher c);
 KUAI_API size_t kuai_key_size(kuai_cipher c);
 /* Canonical lower-case name ("ublock-128-128", "sm4", "aes-128"), or NULL. */
 KUAI_API const char *kuai_cipher_name(kuai_cipher c);
+/* Every cipher this library knows, in enum order: writes at most max of
+ * them to list (NULL: none) and returns how many there are in total. A
+ * build may lack the backends of some (kuai_backends() is then 0 and key
+ * setup KUAI_ERR_UNSUPPORTED); later versions may add ciphers. */
+KUAI_API size_t kuai_ciphers(kuai_cipher *list, size_t max);
+/* The cipher whose canonical name (kuai_cipher_name) is name, compared in
+ * ASCII case only ("SM4", "sm4" and "Aes-128" match; "aes128", "aes" and
+ * names with spaces do not), whatever the locale; 0 (no cipher: the enum
+ * starts at 1) for an unknown name or NULL. */
+KUAI_API kuai_cipher kuai_cipher_by_name(const char *name);
 /* Backends usable on this CPU for cipher c, best first. Writes at most max
  * names and returns how many there are in total. */
 KUAI_API size_t kuai_backends(kuai_cipher c, const char **names, size_t max);

@@ -124,6 +124,57 @@ static void helpers_backends(kuai_cipher c)
     }
 }
 
+/* kuai_ciphers and kuai_cipher_by_name against the table the tests are
+ * built from (all_ciphers) and cipher_facts' names. */
+static void helpers_cipher_list(void)
+{
+    kuai_cipher list[ALL_CIPHERS_N + 1];
+    for (size_t i = 0; i <= ALL_CIPHERS_N; i++)
+        list[i] = (kuai_cipher)0x5a;
+    size_t n = kuai_ciphers(list, ALL_CIPHERS_N);
+    CHECK(n == ALL_CIPHERS_N, "kuai_ciphers: %zu ciphers, the table has %d", n, ALL_CIPHERS_N);
+    CHECK(kuai_ciphers(NULL, 0) == n && kuai_ciphers(NULL, 5) == n,
+          "kuai_ciphers without a list gives another count");
+    CHECK(list[ALL_CIPHERS_N] == (kuai_cipher)0x5a, "kuai_ciphers wrote past max");
+    for (size_t i = 0; i < ALL_CIPHERS_N && i < n; i++)
+        CHECK(list[i] == all_ciphers[i] && list[i] == cipher_facts[i].c,
+              "kuai_ciphers[%zu] = %d, want %d (enum order)", i, (int)list[i],
+              (int)cipher_facts[i].c);
+    kuai_cipher one[2] = {(kuai_cipher)0x5a, (kuai_cipher)0x5a};
+    CHECK(kuai_ciphers(one, 1) == n && one[0] == all_ciphers[0] && one[1] == (kuai_cipher)0x5a,
+          "kuai_ciphers(max=1) must write only list[0]");
+
+    for (size_t i = 0; i < ALL_CIPHERS_N; i++) {
+        const char *name = cipher_facts[i].name;
+        char upper[32], mixed[32];
+        size_t len = strlen(name);
+        if (!CHECK(len < sizeof upper, "%s: name too long for the test", name))
+            continue;
+        for (size_t j = 0; j <= len; j++) {
+            upper[j] = (char)(name[j] >= 'a' && name[j] <= 'z' ? name[j] - 32 : name[j]);
+            mixed[j] = j % 2 ? upper[j] : name[j];
+        }
+        CHECK(kuai_cipher_by_name(name) == cipher_facts[i].c, "kuai_cipher_by_name(\"%s\") = %d",
+              name, (int)kuai_cipher_by_name(name));
+        CHECK(kuai_cipher_by_name(upper) == cipher_facts[i].c, "kuai_cipher_by_name(\"%s\") = %d",
+              upper, (int)kuai_cipher_by_name(upper));
+        CHECK(kuai_cipher_by_name(mixed) == cipher_facts[i].c, "kuai_cipher_by_name(\"%s\") = %d",
+              mixed, (int)kuai_cipher_by_name(mixed));
+        /* a prefix and an extension of the name are other names */
+        char cut[32], longer[40];
+        memcpy(cut, name, len - 1);
+        cut[len - 1] = 0;
+        snprintf(longer, sizeof longer, "%s ", name);
+        CHECK(kuai_cipher_by_name(cut) == 0 && kuai_cipher_by_name(longer) == 0,
+              "kuai_cipher_by_name matched \"%s\" or \"%s \"", cut, name);
+    }
+    static const char *const unknown[] = {"",        "aes",    "aes128",      "AES_128",
+                                          "sm4-128", "ublock", "ublock128128"};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
+        CHECK(kuai_cipher_by_name(unknown[i]) == 0, "kuai_cipher_by_name(\"%s\") = %d, want 0",
+              unknown[i], (int)kuai_cipher_by_name(unknown[i]));
+}
+
 void test_api_helpers(void)
 {
     group_begin("api helpers");
@@ -150,6 +201,7 @@ void test_api_helpers(void)
               kuai_block_size(c), kuai_key_size(c), kuai_cipher_name(c) ? "non-NULL" : "NULL");
         CHECK(kuai_backends(c, NULL, 0) == 0, "unknown cipher %d has backends", bogus[i]);
     }
+    helpers_cipher_list();
 
     /* kuai_strerror: a distinct, non-empty message for every code. */
     const int codes[] = {KUAI_OK,         KUAI_ERR_ARG,      KUAI_ERR_KEY_LEN,

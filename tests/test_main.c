@@ -27,8 +27,9 @@ const char *t_only_backend;
 uint64_t t_rng_state;
 
 const kuai_cipher all_ciphers[ALL_CIPHERS_N] = {
-    KUAI_UBLOCK_128_128, KUAI_UBLOCK_128_256, KUAI_UBLOCK_256_256, KUAI_SM4,
-    KUAI_AES_128,        KUAI_AES_192,        KUAI_AES_256};
+#define KUAI_CIPHER(id, name, block, key, family) id,
+#include "ciphers.def"
+};
 
 /* ---- groups and failure lines ------------------------------------------ */
 

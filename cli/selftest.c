@@ -5,7 +5,6 @@
  */
 #define _GNU_SOURCE
 #include "cli.h"
-#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -424,24 +423,13 @@ int cmd_info(int argc, char **argv)
     }
     if (argc > 1)
         fail(EXIT_USAGE, "unknown argument '%s' (see kuai info --help)", argv[1]);
-    unsigned f = kuai_cpu_features();
-    static const struct {
-        unsigned bit;
-        const char *name;
-    } feats[] = {{KUAI_CPU_SSSE3, "ssse3"},   {KUAI_CPU_AVX2, "avx2"},
-                 {KUAI_CPU_AESNI, "aes-ni"},  {KUAI_CPU_PCLMUL, "pclmulqdq"},
-                 {KUAI_CPU_VAES, "vaes"},     {KUAI_CPU_VPCLMUL, "vpclmulqdq"},
-                 {KUAI_CPU_AVX512, "avx512"}, {KUAI_CPU_AVX512VBMI, "avx512vbmi"},
-                 {KUAI_CPU_GFNI, "gfni"}};
     printf("kuai %s, %s\n", KUAI_VERSION, OpenSSL_version(OPENSSL_VERSION));
+    const char *feats[64];
+    size_t nf = kuai_cpu_feature_names(feats, 64);
     printf("cpu features:");
-    int any = 0;
-    for (size_t i = 0; i < sizeof feats / sizeof feats[0]; i++)
-        if (f & feats[i].bit) {
-            printf(" %s", feats[i].name);
-            any = 1;
-        }
-    printf("%s\n", any ? "" : " (none used by kuai)");
+    for (size_t i = 0; i < nf && i < 64; i++)
+        printf(" %s", feats[i]);
+    printf("%s\n", nf ? "" : " (none used by kuai)");
     printf("threads: %u (default for -j)\n", default_threads());
     const char *env = getenv("KUAI_BACKEND");
     if (env)

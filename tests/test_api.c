@@ -175,6 +175,73 @@ static void helpers_cipher_list(void)
               unknown[i], (int)kuai_cipher_by_name(unknown[i]));
 }
 
+/* kuai_cpu_feature_names: one name per feature bit the library detected
+ * (so ARM64 and LoongArch report theirs too), and every usable backend's
+ * features among them. The backend -> features table is the tests' own,
+ * from what each backend's instructions are. */
+static void helpers_cpu_features(void)
+{
+    static const char untouched[] = "untouched";
+    const char *names[33];
+    for (size_t i = 0; i < 33; i++)
+        names[i] = untouched;
+    size_t n = kuai_cpu_feature_names(names, 32);
+    unsigned bits = kuai_cpu_features();
+    size_t nbits = 0;
+    for (unsigned b = bits; b; b &= b - 1)
+        nbits++;
+    CHECK(n == nbits, "kuai_cpu_feature_names: %zu names for %zu detected features (0x%x)", n,
+          nbits, bits);
+    CHECK(kuai_cpu_feature_names(NULL, 0) == n, "kuai_cpu_feature_names(NULL) gives another count");
+    if (!CHECK(n <= 32, "%zu CPU features, the test handles 32", n))
+        return;
+    CHECK(names[n] == untouched, "kuai_cpu_feature_names wrote past the count");
+    for (size_t i = 0; i < n; i++) {
+        CHECK(names[i] && names[i] != untouched && *names[i], "feature %zu has no name", i);
+        for (size_t j = 0; j < i; j++)
+            CHECK(strcmp(names[i], names[j]) != 0, "feature \"%s\" listed twice", names[i]);
+    }
+    static const struct {
+        const char *backend;
+        kuai_cipher only; /* 0: every cipher with that backend */
+        const char *needs[3];
+    } uses[] = {
+        {"ssse3", 0, {"ssse3"}},
+        {"avx2", 0, {"avx2"}},
+        {"aesni", 0, {"aes-ni"}},
+        {"aesni-avx", 0, {"aes-ni", "avx2"}},
+        {"vaes", 0, {"vaes", "avx2", "aes-ni"}},
+        {"avx512", 0, {"avx512", "avx512vbmi"}},
+        {"gfni", 0, {"gfni", "avx512"}},
+        {"neon", 0, {"neon"}},
+        {"armce", KUAI_SM4, {"sm4"}},
+        {"armce", KUAI_AES_128, {"aes"}},
+        {"armaes", 0, {"aes"}},
+        {"lsx", 0, {"lsx"}},
+    };
+    size_t matched = 0;
+    for (size_t ci = 0; ci < ALL_CIPHERS_N; ci++) {
+        kuai_cipher c = all_ciphers[ci];
+        const char *be[MAX_BACKENDS];
+        size_t nbe = usable_backends(c, be, MAX_BACKENDS);
+        for (size_t b = 0; b < nbe; b++) {
+            for (size_t u = 0; u < sizeof uses / sizeof uses[0]; u++) {
+                if (strcmp(uses[u].backend, be[b]) != 0 || (uses[u].only && uses[u].only != c))
+                    continue;
+                matched++;
+                for (size_t k = 0; k < 3 && uses[u].needs[k]; k++) {
+                    size_t i = 0;
+                    while (i < n && strcmp(names[i], uses[u].needs[k]) != 0)
+                        i++;
+                    CHECK(i < n, "%s backend %s is usable, but CPU feature %s is not reported",
+                          kuai_cipher_name(c), be[b], uses[u].needs[k]);
+                }
+            }
+        }
+    }
+    t_note("cpu features: %zu reported, %zu backend/feature pairs checked", n, matched);
+}
+
 void test_api_helpers(void)
 {
     group_begin("api helpers");
@@ -202,6 +269,7 @@ void test_api_helpers(void)
         CHECK(kuai_backends(c, NULL, 0) == 0, "unknown cipher %d has backends", bogus[i]);
     }
     helpers_cipher_list();
+    helpers_cpu_features();
 
     /* kuai_strerror: a distinct, non-empty message for every code. */
     const int codes[] = {KUAI_OK,         KUAI_ERR_ARG,      KUAI_ERR_KEY_LEN,

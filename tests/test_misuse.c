@@ -363,6 +363,15 @@ static unsigned k_cipher_by_name(ws *w)
                      kuai_cipher_by_name("no such cipher") == 0,
                  "kuai_cipher_by_name(NULL, \"\" or unknown) is not 0");
 }
+static unsigned k_cpu_feature_names(ws *w)
+{
+    (void)w;
+    const char *names[1] = {"x"};
+    size_t n = kuai_cpu_feature_names(NULL, 5); /* NULL names: count only */
+    size_t m = kuai_cpu_feature_names(names, 0);
+    return CHECK(n == m && names[0][0] == 'x',
+                 "kuai_cpu_feature_names(NULL, 5) or (names, 0) wrote or miscounted");
+}
 static unsigned k_strerror(ws *w)
 {
     (void)w;
@@ -425,6 +434,7 @@ static const api_fn api[] = {
     {"kuai_backends", 0, 0, NULL, k_backends},
     {"kuai_ciphers", 0, 0, NULL, k_ciphers},
     {"kuai_cipher_by_name", 0, 0, NULL, k_cipher_by_name},
+    {"kuai_cpu_feature_names", 0, 0, NULL, k_cpu_feature_names},
     {"kuai_strerror", 0, 0, NULL, k_strerror},
     {"kuai_version", 0, 0, NULL, k_version},
     {"kuai_ecb_encrypt", BLOCKS, 0, c_ecb_enc, NULL},

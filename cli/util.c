@@ -12,7 +12,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <termios.h>
@@ -125,24 +124,21 @@ int hex_decode(const char *hex, uint8_t *out, size_t max, size_t *len)
     return 0;
 }
 
-static const kuai_cipher all_ciphers[] = {
-    KUAI_UBLOCK_128_128, KUAI_UBLOCK_128_256, KUAI_UBLOCK_256_256, KUAI_SM4,
-    KUAI_AES_128,        KUAI_AES_192,        KUAI_AES_256};
-
 int parse_cipher(const char *name, kuai_cipher *c)
 {
-    for (size_t i = 0; i < sizeof all_ciphers / sizeof all_ciphers[0]; i++)
-        if (!strcasecmp(name, kuai_cipher_name(all_ciphers[i]))) { /* SM4 = sm4 */
-            *c = all_ciphers[i];
-            return 0;
-        }
-    return -1;
+    kuai_cipher found = kuai_cipher_by_name(name); /* any ASCII case: SM4 = sm4 */
+    if (!found)
+        return -1;
+    *c = found;
+    return 0;
 }
 
 void print_cipher_names(FILE *f)
 {
-    for (size_t i = 0; i < sizeof all_ciphers / sizeof all_ciphers[0]; i++)
-        fprintf(f, "%s%s", i ? ", " : "", kuai_cipher_name(all_ciphers[i]));
+    kuai_cipher list[64];
+    size_t n = kuai_ciphers(list, 64);
+    for (size_t i = 0; i < n && i < 64; i++)
+        fprintf(f, "%s%s", i ? ", " : "", kuai_cipher_name(list[i]));
 }
 
 static void check_key_len(size_t got, size_t want, const char *where)

@@ -16,12 +16,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const kuai_cipher ciphers[] = {KUAI_UBLOCK_128_128, KUAI_UBLOCK_128_256, KUAI_SM4,
-                                          KUAI_AES_128, KUAI_AES_256};
     reader r = {data, size};
-    kuai_cipher c = ciphers[take_u8(&r) % 5];
-    size_t nonce_len = 5 + take_u8(&r) % 11; /* 7..13 legal, 5, 6, 14, 15 errors */
-    size_t tag_len = take_u8(&r) % 18;       /* 4, 6, ..., 16 legal, the rest errors */
+    kuai_cipher c = fuzz_pick_cipher(take_u8(&r), 16); /* CCM: 128-bit blocks */
+    size_t nonce_len = 5 + take_u8(&r) % 11;           /* 7..13 legal, 5, 6, 14, 15 errors */
+    size_t tag_len = take_u8(&r) % 18;                 /* 4, 6, ..., 16 legal, the rest errors */
     size_t aad_len = take_u8(&r);
     uint8_t key[32], nonce[16], tag[18];
     take(&r, key, sizeof key);

@@ -16,13 +16,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const kuai_cipher ciphers[] = {KUAI_UBLOCK_128_128, KUAI_UBLOCK_128_256, KUAI_SM4,
-                                          KUAI_AES_128, KUAI_AES_256};
     if (size < 4)
         return 0;
-    kuai_cipher c = ciphers[data[0] % 5];
-    size_t iv_len = data[1] % 64;  /* 0 is an error the call must report */
-    size_t tag_len = data[2] % 18; /* 4..16 legal, the rest errors */
+    kuai_cipher c = fuzz_pick_cipher(data[0], 16); /* GCM: 128-bit blocks */
+    size_t iv_len = data[1] % 64;                  /* 0 is an error the call must report */
+    size_t tag_len = data[2] % 18;                 /* 4..16 legal, the rest errors */
     size_t aad_len = data[3];
     data += 4, size -= 4;
     size_t ks = kuai_key_size(c);

@@ -7,6 +7,8 @@
 #ifndef KUAI_FUZZ_INPUT_H
 #define KUAI_FUZZ_INPUT_H
 
+#include "kuai.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,6 +37,20 @@ static inline void must(int cond)
 {
     if (!cond)
         abort();
+}
+
+/* The cipher the byte b picks among the library's (kuai_ciphers(), so a new
+ * cipher is fuzzed without an edit here) whose block is block_size bytes;
+ * 0: any block size. */
+static inline kuai_cipher fuzz_pick_cipher(uint8_t b, size_t block_size)
+{
+    kuai_cipher all[64], fit[64];
+    size_t n = kuai_ciphers(all, 64), m = 0;
+    for (size_t i = 0; i < n && i < 64; i++)
+        if (!block_size || kuai_block_size(all[i]) == block_size)
+            fit[m++] = all[i];
+    must(m > 0);
+    return fit[b % m];
 }
 
 #endif

@@ -36,11 +36,8 @@ static int run(const kuai_key *k, int mode, uint8_t *iv, const uint8_t *in, uint
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const kuai_cipher ciphers[] = {
-        KUAI_UBLOCK_128_128, KUAI_UBLOCK_128_256, KUAI_UBLOCK_256_256, KUAI_SM4,
-        KUAI_AES_128,        KUAI_AES_192,        KUAI_AES_256};
     reader r = {data, size};
-    kuai_cipher c = ciphers[take_u8(&r) % 7];
+    kuai_cipher c = fuzz_pick_cipher(take_u8(&r), 0);
     const char *names[16];
     size_t nb = kuai_backends(c, names, 16);
     if (nb == 0)

@@ -4,7 +4,8 @@
  * in and registered as a built-in provider) through EVP, against the
  * library's one-shot GCM.
  *
- * The input picks the cipher (the six GCM names the provider registers),
+ * The input picks the cipher (the GCM name the provider registers for each
+ * 128-bit-block cipher of kuai_ciphers()),
  * key, IV length (1..64, set by ctrl or by parameter before the IV), tag
  * length (4..16), AAD, data, the pieces both are fed in, a tag of its own,
  * and for each of the four messages below how it runs: key and IV in one
@@ -231,12 +232,12 @@ static int run_msg(EVP_CIPHER_CTX **ctx, int enc, const msg *m, const how *h, ui
     return verdict;
 }
 
-static const char *const names[] = {"UBLOCK-128-128-GCM", "UBLOCK-128-256-GCM", "SM4-GCM",
-                                    "AES-128-GCM",        "AES-192-GCM",        "AES-256-GCM"};
-static const kuai_cipher kciphers[] = {KUAI_UBLOCK_128_128, KUAI_UBLOCK_128_256, KUAI_SM4,
-                                       KUAI_AES_128,        KUAI_AES_192,        KUAI_AES_256};
-#define NCIPHERS (sizeof names / sizeof names[0])
-static EVP_CIPHER *ciphers[NCIPHERS];
+/* The library's 128-bit-block ciphers (kuai_ciphers()), each fetched from
+ * the provider under its GCM name: the kuai name in upper case + "-GCM". */
+#define MAX_CIPHERS 64
+static kuai_cipher kciphers[MAX_CIPHERS];
+static EVP_CIPHER *ciphers[MAX_CIPHERS];
+static size_t nciphers;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -245,8 +246,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     must(OSSL_PROVIDER_add_builtin(NULL, "kuai", OSSL_provider_init) == 1);
     must(OSSL_PROVIDER_load(NULL, "kuai") != NULL);
     /* NULL for a cipher this build lacks (the provider leaves it out). */
-    for (size_t i = 0; i < NCIPHERS; i++)
-        ciphers[i] = EVP_CIPHER_fetch(NULL, names[i], "provider=kuai");
+    kuai_cipher all[MAX_CIPHERS];
+    size_t n = kuai_ciphers(all, MAX_CIPHERS);
+    for (size_t i = 0; i < n && i < MAX_CIPHERS; i++) {
+        if (kuai_block_size(all[i]) != 16)
+            continue;
+        char name[64];
+        const char *kn = kuai_cipher_name(all[i]);
+        size_t j = 0;
+        for (; kn[j] && j + sizeof "-GCM" < sizeof name; j++)
+            name[j] = kn[j] >= 'a' && kn[j] <= 'z' ? (char)(kn[j] - 'a' + 'A') : kn[j];
+        memcpy(name + j, "-GCM", sizeof "-GCM");
+        kciphers[nciphers] = all[i];
+        ciphers[nciphers++] = EVP_CIPHER_fetch(NULL, name, "provider=kuai");
+    }
+    must(nciphers > 0);
     return 0;
 }
 
@@ -255,7 +269,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static uint8_t aad[MAXDATA], pt[MAXDATA], ct[MAXDATA], out[MAXDATA], out2[MAXDATA],
         ref[MAXDATA];
     reader rd = {data, size};
-    size_t ci = take_u8(&rd) % NCIPHERS;
+    size_t ci = take_u8(&rd) % nciphers;
     if (!ciphers[ci])
         return 0;
     msg m = {.cipher = ciphers[ci]};

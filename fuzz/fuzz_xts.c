@@ -17,10 +17,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const kuai_cipher ciphers[] = {KUAI_UBLOCK_128_128, KUAI_UBLOCK_128_256, KUAI_SM4,
-                                          KUAI_AES_128,        KUAI_AES_192,        KUAI_AES_256};
     reader r = {data, size};
-    kuai_cipher c = ciphers[take_u8(&r) % 6];
+    kuai_cipher c = fuzz_pick_cipher(take_u8(&r), 16); /* XTS: 128-bit blocks */
     kuai_xts_standard std = (take_u8(&r) & 1) ? KUAI_XTS_GB17964 : KUAI_XTS_IEEE1619;
     uint8_t key[32], key2[32], tweak[16];
     take(&r, key, sizeof key);

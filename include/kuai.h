@@ -107,6 +107,27 @@ KUAI_API size_t kuai_block_size(kuai_cipher c);
 KUAI_API size_t kuai_key_size(kuai_cipher c);
 /* Canonical lower-case name ("ublock-128-128", "sm4", "aes-128"), or NULL. */
 KUAI_API const char *kuai_cipher_name(kuai_cipher c);
+/* Every cipher this library knows, in enum order: writes at most max of
+ * them to list (NULL: none) and returns how many there are in total. A
+ * build may lack the backends of some (kuai_backends() is then 0 and key
+ * setup KUAI_ERR_UNSUPPORTED); later versions may add ciphers. */
+KUAI_API size_t kuai_ciphers(kuai_cipher *list, size_t max);
+/* The cipher whose canonical name (kuai_cipher_name) is name, compared in
+ * ASCII case only ("SM4", "sm4" and "Aes-128" match; "aes128", "aes" and
+ * names with spaces do not), whatever the locale; 0 (no cipher: the enum
+ * starts at 1) for an unknown name or NULL. */
+KUAI_API kuai_cipher kuai_cipher_by_name(const char *name);
+/* The CPU features kuai's backends use that this CPU and OS offer, in a
+ * fixed order: writes at most max names to names (NULL: none) and returns
+ * how many there are. Only the current architecture's features appear:
+ *   x86-64:      ssse3, avx2, aes-ni, pclmulqdq, vaes, vpclmulqdq,
+ *                avx512 (F+BW+VL, with the OS saving ZMM state), avx512vbmi,
+ *                gfni (avx2, vaes, vpclmulqdq also need YMM state saved)
+ *   ARM64:       neon (ASIMD), aes, pmull, sm4 (Linux AT_HWCAP)
+ *   LoongArch64: lsx (Linux AT_HWCAP)
+ * 0 elsewhere, or with none of them (only portable backends then). Names
+ * are static strings; new ones may be added as backends come. */
+KUAI_API size_t kuai_cpu_feature_names(const char **names, size_t max);
 /* Backends usable on this CPU for cipher c, best first. Writes at most max
  * names and returns how many there are in total. */
 KUAI_API size_t kuai_backends(kuai_cipher c, const char **names, size_t max);

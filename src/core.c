@@ -20,58 +20,72 @@ void kuai_wipe(void *p, size_t n)
     wipe_memset(p, 0, n);
 }
 
+/* The cipher list (src/ciphers.def) as a table; every per-cipher fact below
+ * is read from it. */
+static const struct cipher_row {
+    kuai_cipher id;
+    const char *name;
+    size_t block, key;
+} cipher_rows[] = {
+#define KUAI_CIPHER(id, name, block, key, family) {id, name, block, key},
+#include "ciphers.def"
+};
+#define N_CIPHERS (sizeof cipher_rows / sizeof cipher_rows[0])
+
+static const struct cipher_row *cipher_row(kuai_cipher c)
+{
+    for (size_t i = 0; i < N_CIPHERS; i++)
+        if (cipher_rows[i].id == c)
+            return &cipher_rows[i];
+    return NULL;
+}
+
 size_t kuai_block_size(kuai_cipher c)
 {
-    switch (c) {
-    case KUAI_UBLOCK_256_256:
-        return 32;
-    case KUAI_UBLOCK_128_128:
-    case KUAI_UBLOCK_128_256:
-    case KUAI_SM4:
-    case KUAI_AES_128:
-    case KUAI_AES_192:
-    case KUAI_AES_256:
-        return 16;
-    }
-    return 0;
+    const struct cipher_row *r = cipher_row(c);
+    return r ? r->block : 0;
 }
 
 size_t kuai_key_size(kuai_cipher c)
 {
-    switch (c) {
-    case KUAI_UBLOCK_128_128:
-    case KUAI_SM4:
-    case KUAI_AES_128:
-        return 16;
-    case KUAI_AES_192:
-        return 24;
-    case KUAI_UBLOCK_128_256:
-    case KUAI_UBLOCK_256_256:
-    case KUAI_AES_256:
-        return 32;
-    }
-    return 0;
+    const struct cipher_row *r = cipher_row(c);
+    return r ? r->key : 0;
 }
 
 const char *kuai_cipher_name(kuai_cipher c)
 {
-    switch (c) {
-    case KUAI_UBLOCK_128_128:
-        return "ublock-128-128";
-    case KUAI_UBLOCK_128_256:
-        return "ublock-128-256";
-    case KUAI_UBLOCK_256_256:
-        return "ublock-256-256";
-    case KUAI_SM4:
-        return "sm4";
-    case KUAI_AES_128:
-        return "aes-128";
-    case KUAI_AES_192:
-        return "aes-192";
-    case KUAI_AES_256:
-        return "aes-256";
+    const struct cipher_row *r = cipher_row(c);
+    return r ? r->name : NULL;
+}
+
+size_t kuai_ciphers(kuai_cipher *list, size_t max)
+{
+    for (size_t i = 0; list && i < N_CIPHERS && i < max; i++)
+        list[i] = cipher_rows[i].id;
+    return N_CIPHERS;
+}
+
+/* ASCII only, whatever the locale: "SM4" and "sm4" are one cipher in every
+ * locale (strcasecmp would follow LC_CTYPE, e.g. Turkish dotless i). */
+static int ascii_lower(int ch)
+{
+    return ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch;
+}
+
+kuai_cipher kuai_cipher_by_name(const char *name)
+{
+    if (!name)
+        return (kuai_cipher)0;
+    for (size_t i = 0; i < N_CIPHERS; i++) {
+        const char *a = name, *b = cipher_rows[i].name;
+        while (*a && ascii_lower((unsigned char)*a) == *b) {
+            a++;
+            b++;
+        }
+        if (!*a && !*b)
+            return cipher_rows[i].id;
     }
-    return NULL;
+    return (kuai_cipher)0;
 }
 
 const char *kuai_version(void)

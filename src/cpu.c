@@ -4,6 +4,13 @@
 
 #include <stdatomic.h>
 
+/* The names kuai_cpu_feature_names reports, per architecture, next to the
+ * detection that sets the bits; a NULL name ends each table. */
+struct feature_name {
+    unsigned bit;
+    const char *name;
+};
+
 #if defined(KUAI_X86_64)
 #include <cpuid.h>
 #include <immintrin.h>
@@ -13,6 +20,13 @@ __attribute__((target("xsave"))) static uint64_t xgetbv0(void)
 {
     return _xgetbv(0);
 }
+
+static const struct feature_name feature_names[] = {
+    {KUAI_CPU_SSSE3, "ssse3"},   {KUAI_CPU_AVX2, "avx2"},
+    {KUAI_CPU_AESNI, "aes-ni"},  {KUAI_CPU_PCLMUL, "pclmulqdq"},
+    {KUAI_CPU_VAES, "vaes"},     {KUAI_CPU_VPCLMUL, "vpclmulqdq"},
+    {KUAI_CPU_AVX512, "avx512"}, {KUAI_CPU_AVX512VBMI, "avx512vbmi"},
+    {KUAI_CPU_GFNI, "gfni"},     {0, NULL}};
 
 static unsigned detect(void)
 {
@@ -64,6 +78,12 @@ static unsigned detect(void)
 #define KUAI_HWCAP_PMULL (1ul << 4)
 #define KUAI_HWCAP_SM4 (1ul << 19)
 
+static const struct feature_name feature_names[] = {{KUAI_CPU_NEON, "neon"},
+                                                    {KUAI_CPU_ARM_AES, "aes"},
+                                                    {KUAI_CPU_ARM_PMULL, "pmull"},
+                                                    {KUAI_CPU_ARM_SM4, "sm4"},
+                                                    {0, NULL}};
+
 static unsigned detect(void)
 {
     unsigned long h = getauxval(AT_HWCAP);
@@ -85,11 +105,15 @@ static unsigned detect(void)
 /* Linux's arch/loongarch/include/uapi/asm/hwcap.h */
 #define KUAI_HWCAP_LOONGARCH_LSX (1ul << 4)
 
+static const struct feature_name feature_names[] = {{KUAI_CPU_LSX, "lsx"}, {0, NULL}};
+
 static unsigned detect(void)
 {
     return (getauxval(AT_HWCAP) & KUAI_HWCAP_LOONGARCH_LSX) ? KUAI_CPU_LSX : 0;
 }
 #else
+static const struct feature_name feature_names[] = {{0, NULL}};
+
 static unsigned detect(void)
 {
     return 0;
@@ -107,4 +131,18 @@ unsigned kuai_cpu_features(void)
         atomic_store_explicit(&cache, f, memory_order_relaxed);
     }
     return f & 0x7fffffffu;
+}
+
+size_t kuai_cpu_feature_names(const char **names, size_t max)
+{
+    unsigned f = kuai_cpu_features();
+    size_t n = 0;
+    for (const struct feature_name *p = feature_names; p->name; p++) {
+        if (!(f & p->bit))
+            continue;
+        if (names && n < max)
+            names[n] = p->name;
+        n++;
+    }
+    return n;
 }

@@ -124,6 +124,126 @@ static void helpers_backends(kuai_cipher c)
     }
 }
 
+/* kuai_ciphers and kuai_cipher_by_name against the table the tests are
+ * built from (all_ciphers) and cipher_facts' names. */
+static void helpers_cipher_list(void)
+{
+    kuai_cipher list[ALL_CIPHERS_N + 1];
+    for (size_t i = 0; i <= ALL_CIPHERS_N; i++)
+        list[i] = (kuai_cipher)0x5a;
+    size_t n = kuai_ciphers(list, ALL_CIPHERS_N);
+    CHECK(n == ALL_CIPHERS_N, "kuai_ciphers: %zu ciphers, the table has %d", n, ALL_CIPHERS_N);
+    CHECK(kuai_ciphers(NULL, 0) == n && kuai_ciphers(NULL, 5) == n,
+          "kuai_ciphers without a list gives another count");
+    CHECK(list[ALL_CIPHERS_N] == (kuai_cipher)0x5a, "kuai_ciphers wrote past max");
+    for (size_t i = 0; i < ALL_CIPHERS_N && i < n; i++)
+        CHECK(list[i] == all_ciphers[i] && list[i] == cipher_facts[i].c,
+              "kuai_ciphers[%zu] = %d, want %d (enum order)", i, (int)list[i],
+              (int)cipher_facts[i].c);
+    kuai_cipher one[2] = {(kuai_cipher)0x5a, (kuai_cipher)0x5a};
+    CHECK(kuai_ciphers(one, 1) == n && one[0] == all_ciphers[0] && one[1] == (kuai_cipher)0x5a,
+          "kuai_ciphers(max=1) must write only list[0]");
+
+    for (size_t i = 0; i < ALL_CIPHERS_N; i++) {
+        const char *name = cipher_facts[i].name;
+        char upper[32], mixed[32];
+        if (!CHECK(name, "cipher_facts has no row %zu: add the new cipher's facts", i))
+            continue;
+        size_t len = strlen(name);
+        if (!CHECK(len < sizeof upper, "%s: name too long for the test", name))
+            continue;
+        for (size_t j = 0; j <= len; j++) {
+            upper[j] = (char)(name[j] >= 'a' && name[j] <= 'z' ? name[j] - 32 : name[j]);
+            mixed[j] = j % 2 ? upper[j] : name[j];
+        }
+        CHECK(kuai_cipher_by_name(name) == cipher_facts[i].c, "kuai_cipher_by_name(\"%s\") = %d",
+              name, (int)kuai_cipher_by_name(name));
+        CHECK(kuai_cipher_by_name(upper) == cipher_facts[i].c, "kuai_cipher_by_name(\"%s\") = %d",
+              upper, (int)kuai_cipher_by_name(upper));
+        CHECK(kuai_cipher_by_name(mixed) == cipher_facts[i].c, "kuai_cipher_by_name(\"%s\") = %d",
+              mixed, (int)kuai_cipher_by_name(mixed));
+        /* a prefix and an extension of the name are other names */
+        char cut[32], longer[40];
+        memcpy(cut, name, len - 1);
+        cut[len - 1] = 0;
+        snprintf(longer, sizeof longer, "%s ", name);
+        CHECK(kuai_cipher_by_name(cut) == 0 && kuai_cipher_by_name(longer) == 0,
+              "kuai_cipher_by_name matched \"%s\" or \"%s \"", cut, name);
+    }
+    static const char *const unknown[] = {"",        "aes",    "aes128",      "AES_128",
+                                          "sm4-128", "ublock", "ublock128128"};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
+        CHECK(kuai_cipher_by_name(unknown[i]) == 0, "kuai_cipher_by_name(\"%s\") = %d, want 0",
+              unknown[i], (int)kuai_cipher_by_name(unknown[i]));
+}
+
+/* kuai_cpu_feature_names: one name per feature bit the library detected
+ * (so ARM64 and LoongArch report theirs too), and every usable backend's
+ * features among them. The backend -> features table is the tests' own,
+ * from what each backend's instructions are. */
+static void helpers_cpu_features(void)
+{
+    static const char untouched[] = "untouched";
+    const char *names[33];
+    for (size_t i = 0; i < 33; i++)
+        names[i] = untouched;
+    size_t n = kuai_cpu_feature_names(names, 32);
+    unsigned bits = kuai_cpu_features();
+    size_t nbits = 0;
+    for (unsigned b = bits; b; b &= b - 1)
+        nbits++;
+    CHECK(n == nbits, "kuai_cpu_feature_names: %zu names for %zu detected features (0x%x)", n,
+          nbits, bits);
+    CHECK(kuai_cpu_feature_names(NULL, 0) == n, "kuai_cpu_feature_names(NULL) gives another count");
+    if (!CHECK(n <= 32, "%zu CPU features, the test handles 32", n))
+        return;
+    CHECK(names[n] == untouched, "kuai_cpu_feature_names wrote past the count");
+    for (size_t i = 0; i < n; i++) {
+        CHECK(names[i] && names[i] != untouched && *names[i], "feature %zu has no name", i);
+        for (size_t j = 0; j < i; j++)
+            CHECK(strcmp(names[i], names[j]) != 0, "feature \"%s\" listed twice", names[i]);
+    }
+    static const struct {
+        const char *backend;
+        kuai_cipher only; /* 0: every cipher with that backend */
+        const char *needs[3];
+    } uses[] = {
+        {"ssse3", 0, {"ssse3"}},
+        {"avx2", 0, {"avx2"}},
+        {"aesni", 0, {"aes-ni"}},
+        {"aesni-avx", 0, {"aes-ni", "avx2"}},
+        {"vaes", 0, {"vaes", "avx2", "aes-ni"}},
+        {"avx512", 0, {"avx512", "avx512vbmi"}},
+        {"gfni", 0, {"gfni", "avx512"}},
+        {"neon", 0, {"neon"}},
+        {"armce", KUAI_SM4, {"sm4"}},
+        {"armce", KUAI_AES_128, {"aes"}},
+        {"armaes", 0, {"aes"}},
+        {"lsx", 0, {"lsx"}},
+    };
+    size_t matched = 0;
+    for (size_t ci = 0; ci < ALL_CIPHERS_N; ci++) {
+        kuai_cipher c = all_ciphers[ci];
+        const char *be[MAX_BACKENDS];
+        size_t nbe = usable_backends(c, be, MAX_BACKENDS);
+        for (size_t b = 0; b < nbe; b++) {
+            for (size_t u = 0; u < sizeof uses / sizeof uses[0]; u++) {
+                if (strcmp(uses[u].backend, be[b]) != 0 || (uses[u].only && uses[u].only != c))
+                    continue;
+                matched++;
+                for (size_t k = 0; k < 3 && uses[u].needs[k]; k++) {
+                    size_t i = 0;
+                    while (i < n && strcmp(names[i], uses[u].needs[k]) != 0)
+                        i++;
+                    CHECK(i < n, "%s backend %s is usable, but CPU feature %s is not reported",
+                          kuai_cipher_name(c), be[b], uses[u].needs[k]);
+                }
+            }
+        }
+    }
+    t_note("cpu features: %zu reported, %zu backend/feature pairs checked", n, matched);
+}
+
 void test_api_helpers(void)
 {
     group_begin("api helpers");
@@ -142,7 +262,8 @@ void test_api_helpers(void)
         helpers_backends(c);
     }
     /* Values outside the enum. */
-    static const int bogus[] = {0, 8, 99, -1};
+    /* 0, the number after the last cipher, a large one, a negative one */
+    const int bogus[] = {0, (int)all_ciphers[ALL_CIPHERS_N - 1] + 1, 99, -1};
     for (size_t i = 0; i < sizeof bogus / sizeof bogus[0]; i++) {
         kuai_cipher c = (kuai_cipher)bogus[i];
         CHECK(kuai_block_size(c) == 0 && kuai_key_size(c) == 0 && kuai_cipher_name(c) == NULL,
@@ -150,6 +271,8 @@ void test_api_helpers(void)
               kuai_block_size(c), kuai_key_size(c), kuai_cipher_name(c) ? "non-NULL" : "NULL");
         CHECK(kuai_backends(c, NULL, 0) == 0, "unknown cipher %d has backends", bogus[i]);
     }
+    helpers_cipher_list();
+    helpers_cpu_features();
 
     /* kuai_strerror: a distinct, non-empty message for every code. */
     const int codes[] = {KUAI_OK,         KUAI_ERR_ARG,      KUAI_ERR_KEY_LEN,

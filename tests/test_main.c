@@ -5,6 +5,7 @@
  *
  *   kuai_test [--backend NAME] [-q]
  *   kuai_test --list-backends
+ *   kuai_test --cpu-features
  *
  * Environment: KUAI_TEST_SEED (PRNG seed, decimal or 0x hex; default: the
  * clock), KUAI_VECTORS_DIR (vector files; default: the source tree),
@@ -27,8 +28,9 @@ const char *t_only_backend;
 uint64_t t_rng_state;
 
 const kuai_cipher all_ciphers[ALL_CIPHERS_N] = {
-    KUAI_UBLOCK_128_128, KUAI_UBLOCK_128_256, KUAI_UBLOCK_256_256, KUAI_SM4,
-    KUAI_AES_128,        KUAI_AES_192,        KUAI_AES_256};
+#define KUAI_CIPHER(id, name, block, key, family) id,
+#include "ciphers.def"
+};
 
 /* ---- groups and failure lines ------------------------------------------ */
 
@@ -341,9 +343,20 @@ static int list_backends(void)
     return 0;
 }
 
+/* kuai_cpu_feature_names, one a line: what make test-cross shows per
+ * emulated architecture (the line kuai info prints there). */
+static int list_cpu_features(void)
+{
+    const char *names[64];
+    size_t n = kuai_cpu_feature_names(names, 64);
+    for (size_t i = 0; i < n && i < 64; i++)
+        printf("%s\n", names[i]);
+    return 0;
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: kuai_test [--backend NAME] [-q] | --list-backends\n");
+    fprintf(stderr, "usage: kuai_test [--backend NAME] [-q] | --list-backends | --cpu-features\n");
     exit(2);
 }
 
@@ -358,6 +371,8 @@ int main(int argc, char **argv)
             t_quiet = 1;
         else if (strcmp(argv[i], "--list-backends") == 0)
             return list_backends();
+        else if (strcmp(argv[i], "--cpu-features") == 0)
+            return list_cpu_features();
         else
             usage();
     }

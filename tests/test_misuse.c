@@ -347,6 +347,31 @@ static unsigned k_backends(ws *w)
                "kuai_backends(99) returned or wrote something");
     return r;
 }
+static unsigned k_ciphers(ws *w)
+{
+    (void)w;
+    kuai_cipher list[2] = {(kuai_cipher)0x5a, (kuai_cipher)0x5a};
+    size_t n = kuai_ciphers(NULL, 5); /* NULL list: count only */
+    size_t m = kuai_ciphers(list, 0);
+    return CHECK(n == m && n > 0 && list[0] == (kuai_cipher)0x5a,
+                 "kuai_ciphers(NULL, 5) or (list, 0) wrote or miscounted");
+}
+static unsigned k_cipher_by_name(ws *w)
+{
+    (void)w;
+    return CHECK(kuai_cipher_by_name(NULL) == 0 && kuai_cipher_by_name("") == 0 &&
+                     kuai_cipher_by_name("no such cipher") == 0,
+                 "kuai_cipher_by_name(NULL, \"\" or unknown) is not 0");
+}
+static unsigned k_cpu_feature_names(ws *w)
+{
+    (void)w;
+    const char *names[1] = {"x"};
+    size_t n = kuai_cpu_feature_names(NULL, 5); /* NULL names: count only */
+    size_t m = kuai_cpu_feature_names(names, 0);
+    return CHECK(n == m && names[0][0] == 'x',
+                 "kuai_cpu_feature_names(NULL, 5) or (names, 0) wrote or miscounted");
+}
 static unsigned k_strerror(ws *w)
 {
     (void)w;
@@ -407,6 +432,9 @@ static const api_fn api[] = {
     {"kuai_key_size", 0, 0, NULL, k_key_size},
     {"kuai_cipher_name", 0, 0, NULL, k_cipher_name},
     {"kuai_backends", 0, 0, NULL, k_backends},
+    {"kuai_ciphers", 0, 0, NULL, k_ciphers},
+    {"kuai_cipher_by_name", 0, 0, NULL, k_cipher_by_name},
+    {"kuai_cpu_feature_names", 0, 0, NULL, k_cpu_feature_names},
     {"kuai_strerror", 0, 0, NULL, k_strerror},
     {"kuai_version", 0, 0, NULL, k_version},
     {"kuai_ecb_encrypt", BLOCKS, 0, c_ecb_enc, NULL},

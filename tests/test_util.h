@@ -93,7 +93,13 @@ kuai_key *key_alloc(size_t n);
 
 /* ---- ciphers and backends ---------------------------------------------- */
 
-#define ALL_CIPHERS_N 7
+/* The library's cipher list (src/ciphers.def); tests/test_api.c checks
+ * that kuai_ciphers() reports the same, in the same order. */
+enum {
+    ALL_CIPHERS_N = 0
+#define KUAI_CIPHER(id, name, block, key, family) +1
+#include "ciphers.def"
+};
 extern const kuai_cipher all_ciphers[ALL_CIPHERS_N];
 
 /* --backend NAME, or NULL for all. */

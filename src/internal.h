@@ -50,9 +50,30 @@ typedef struct kuai_mk {
  */
 struct ghash_impl; /* src/modes/ghash.h */
 
+/*
+ * The ciphers one backend table serves: the members of a family differ only
+ * in key size, which each hook takes from the key (kuai_key.priv_cipher) or
+ * its argument. uBlock's two block sizes are two families: their kernels
+ * differ in width, not only in the length of the schedule.
+ */
+typedef enum kuai_family {
+    KUAI_FAMILY_UBLOCK128, /* uBlock-128/128, uBlock-128/256 */
+    KUAI_FAMILY_UBLOCK256, /* uBlock-256/256 */
+    KUAI_FAMILY_SM4,
+    KUAI_FAMILY_AES, /* AES-128, AES-192, AES-256 */
+    KUAI_FAMILY_COUNT
+} kuai_family;
+
 typedef struct kuai_impl {
     const char *name;
-    kuai_cipher cipher;
+    kuai_family family;
+    /* The registry offers a family's usable backends highest first, and
+     * kuai_key_init takes the first (src/registry.c). Only the order
+     * within a family matters: see the scale in docs/design.md. */
+    int priority;
+    /* Memory addresses depend on key and data (table lookups): never
+     * chosen automatically, from KUAI_BACKEND only with the opt-in. */
+    int leaky;
     int (*available)(void);
     /* key length has been checked; k->priv_cipher is set */
     void (*expand)(kuai_key *k, const uint8_t *key);
@@ -120,8 +141,30 @@ typedef struct kuai_impl {
                        const uint8_t *in, uint8_t *out, size_t nblocks, int enc);
 } kuai_impl;
 
-/* Backend tables per cipher, best first, NULL-terminated (src/registry.c). */
+/*
+ * Registration: a backend file names each table it defines with a line of
+ * its own, `KUAI_REGISTER(symbol);` at the start of a line. CMakeLists.txt
+ * collects those lines from the sources it builds into the one list the
+ * registry reads (kuai_backends.inc in the build tree), so a new backend is
+ * its own file plus its entry among the sources.
+ */
+#define KUAI_REGISTER(sym) extern const kuai_impl sym
+
+/* The backend registry (src/registry.c). Sorted and, for kuai_key_init's
+ * choice, read from the environment once per process, on first use. */
+kuai_family kuai_cipher_family(kuai_cipher c);
+/* c's family's backends, highest priority first, usable here or not,
+ * NULL-terminated (empty for an unknown cipher). */
 const kuai_impl *const *kuai_impls(kuai_cipher c);
+/* The backend kuai_key_init takes for c: the best usable one, or the one
+ * KUAI_BACKEND names (NULL when it names none of c's, an unusable one, or a
+ * leaky one without KUAI_ALLOW_LEAKY_BACKENDS=1). */
+const kuai_impl *kuai_impl_default(kuai_cipher c);
+/* c's backend called name, if usable here; else NULL. */
+const kuai_impl *kuai_impl_named(kuai_cipher c, const char *name);
+/* Tests only: read the environment again at the next key setup. Not safe
+ * while another thread sets up a key. */
+void kuai_registry_reload(void);
 
 static inline const kuai_impl *kuai_key_impl(const kuai_key *k)
 {

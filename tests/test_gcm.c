@@ -176,13 +176,13 @@ static int ossl_available(void)
 
 static const kuai_impl ossl_aes_plain = {
     .name = "openssl-aes",
-    .cipher = KUAI_AES_128,
+    .family = KUAI_FAMILY_AES,
     .available = ossl_available,
     .enc_blocks = ossl_enc_blocks,
 };
 static const kuai_impl ossl_aes_fused = {
     .name = "openssl-aes-fused",
-    .cipher = KUAI_AES_128,
+    .family = KUAI_FAMILY_AES,
     .available = ossl_available,
     .enc_blocks = ossl_enc_blocks,
     .ctr_blocks = ossl_ctr_blocks,

@@ -420,9 +420,12 @@ int main(int argc, char **argv)
             kuai_key_wipe(k);
             free(k);
             /* The one-shot calls choose their backend as kuai_key_init
-             * does: through KUAI_BACKEND (and the leaky opt-in). */
+             * does: through KUAI_BACKEND (and the leaky opt-in), which the
+             * library reads once per process, and again after the
+             * registry's test hook. */
             setenv("KUAI_BACKEND", names[b], 1);
             setenv("KUAI_ALLOW_LEAKY_BACKENDS", "1", 1);
+            kuai_registry_reload();
             kuai_key k2;
             if (ok(kuai_key_init(&k2, c, kb, kuai_key_size(c)), KUAI_OK, "key setup (env)")) {
                 const char *got = kuai_key_backend(&k2);
@@ -433,6 +436,7 @@ int main(int argc, char **argv)
             oneshot(c, bs);
             unsetenv("KUAI_BACKEND");
             unsetenv("KUAI_ALLOW_LEAKY_BACKENDS");
+            kuai_registry_reload();
         }
     }
     if (!only || strcmp(only, "ghash") == 0) {

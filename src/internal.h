@@ -48,7 +48,7 @@ typedef struct kuai_mk {
  * ublock_sched), then anything of its own after it. So a key set up with
  * one backend can join a multi-key call run by another.
  */
-struct ghash_impl; /* src/modes/ghash.h */
+struct ghash_impl; /* src/ghash/ghash.h */
 
 /*
  * The ciphers one backend table serves: the members of a family differ only
@@ -127,7 +127,7 @@ typedef struct kuai_impl {
      * key-derived counter) and GHASH of the ciphertext into y, in one pass,
      * so the AES and carry-less multiply units can work side by side. hkey is
      * the key material of the GHASH backend gcm_ghash, the only one the
-     * kernel reads; y as in src/modes/ghash.h. in == out allowed. */
+     * kernel reads; y as in src/ghash/ghash.h. in == out allowed. */
     const struct ghash_impl *gcm_ghash;
     /* Optional one-shot ECB (src/modes/oneshot.c; NULL: key setup into a
      * kuai_key, then ECB): n streams, stream i nblocks blocks from in[i] to

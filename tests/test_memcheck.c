@@ -21,7 +21,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "kuai.h"
-#include "modes/ghash.h"
+#include "ghash/ghash.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,8 +10,8 @@
  * in the fused GCM kernel, which the mode code calls only with the pclmul
  * GHASH backend, i.e. on CPUs that have it.
  */
-#include "../modes/ghash.h"
-#include "../modes/ghash_clmul.h"
+#include "../ghash/ghash.h"
+#include "../ghash/ghash_clmul.h"
 #include "aes_ni_xmm.h"
 #include "aes_x86.h"
 

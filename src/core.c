@@ -4,16 +4,6 @@
 
 #include <string.h>
 
-#define KEY_MAGIC 0x6b756169u /* "kuai": set by init, cleared by wipe */
-
-void kuai_wipe(void *p, size_t n)
-{
-    /* A volatile function pointer: the compiler cannot prove what memset
-     * does through it, so the stores stay even when p is dead afterwards. */
-    static void *(*const volatile wipe_memset)(void *, int, size_t) = memset;
-    wipe_memset(p, 0, n);
-}
-
 size_t kuai_block_size(kuai_cipher c)
 {
     switch (c) {
@@ -137,7 +127,7 @@ static int key_setup(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_
     k->priv_cipher = (uint32_t)c;
     k->priv_impl = impl;
     impl->expand(k, key);
-    k->priv_magic = KEY_MAGIC;
+    k->priv_magic = KUAI_KEY_MAGIC;
     return KUAI_OK;
 }
 
@@ -164,16 +154,7 @@ void kuai_key_wipe(kuai_key *k)
 
 const char *kuai_key_backend(const kuai_key *k)
 {
-    if (!k || k->priv_magic != KEY_MAGIC)
+    if (!k || k->priv_magic != KUAI_KEY_MAGIC)
         return NULL;
     return kuai_key_impl(k)->name;
-}
-
-int kuai_key_check(const kuai_key *k)
-{
-    if (!k)
-        return KUAI_ERR_ARG;
-    if (k->priv_magic != KEY_MAGIC || !k->priv_impl)
-        return KUAI_ERR_KEY;
-    return KUAI_OK;
 }

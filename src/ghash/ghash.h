@@ -24,7 +24,8 @@
 #ifndef KUAI_GHASH_H
 #define KUAI_GHASH_H
 
-#include "../internal.h"
+#include "../cpu.h"
+#include "../wipe.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -45,7 +46,7 @@ typedef struct ghash_impl {
 } ghash_impl;
 
 /* A backend file registers its table on a line of its own (see
- * KUAI_REGISTER in src/internal.h). */
+ * KUAI_REGISTER in src/seam.h). */
 #define KUAI_REGISTER_GHASH(sym) extern const ghash_impl sym
 
 /* Named by others: the tests' reference, and the key material the AES-NI

@@ -17,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "kuai.h"
 #include "ghash/ghash.h"
+#include "seam.h" /* kuai_registry_reload */
 
 #include <stdio.h>
 #include <stdlib.h>

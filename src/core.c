@@ -1,24 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Key setup, backend choice and the small public helpers. */
-#define _GNU_SOURCE /* secure_getenv */
+/* Key setup and the small public helpers; the backend choice is src/registry.c. */
 #include "internal.h"
 
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#if !defined(__GLIBC__) && defined(__linux__)
-#include <sys/auxv.h>
-#endif
-
-#define KEY_MAGIC 0x6b756169u /* "kuai": set by init, cleared by wipe */
-
-void kuai_wipe(void *p, size_t n)
-{
-    /* A volatile function pointer: the compiler cannot prove what memset
-     * does through it, so the stores stay even when p is dead afterwards. */
-    static void *(*const volatile wipe_memset)(void *, int, size_t) = memset;
-    wipe_memset(p, 0, n);
-}
 
 /* The cipher list (src/ciphers.def) as a table; every per-cipher fact below
  * is read from it. */
@@ -139,15 +123,6 @@ size_t kuai_backends(kuai_cipher c, const char **names, size_t max)
     return n;
 }
 
-static const kuai_impl *find_impl(kuai_cipher c, const char *name)
-{
-    for (const kuai_impl *const *p = kuai_impls(c); *p; p++) {
-        if (name == NULL ? (*p)->available() : strcmp((*p)->name, name) == 0)
-            return (*p)->available() ? *p : NULL;
-    }
-    return NULL;
-}
-
 static int key_setup(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len,
                      const char *backend)
 {
@@ -159,91 +134,22 @@ static int key_setup(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_
         return KUAI_ERR_UNSUPPORTED;
     if (key_len != kuai_key_size(c))
         return KUAI_ERR_KEY_LEN;
-    const kuai_impl *impl = find_impl(c, backend);
+    const kuai_impl *impl = backend ? kuai_impl_named(c, backend) : kuai_impl_default(c);
     if (!impl)
         return KUAI_ERR_BACKEND;
     k->priv_magic = 0;
     k->priv_cipher = (uint32_t)c;
     k->priv_impl = impl;
     impl->expand(k, key);
-    k->priv_magic = KEY_MAGIC;
+    k->priv_magic = KUAI_KEY_MAGIC;
     return KUAI_OK;
 }
 
-/*
- * The library's environment variables steer which code handles keys, so a
- * set-user-ID or set-group-ID program (or one with file capabilities) must
- * not take them from whoever started it: they read as unset there.
- */
-static const char *env_get(const char *name)
-{
-#if defined(__GLIBC__)
-    return secure_getenv(name);
-#elif defined(__linux__)
-    return getauxval(AT_SECURE) ? NULL : getenv(name);
-#else
-    return getuid() != geteuid() || getgid() != getegid() ? NULL : getenv(name);
-#endif
-}
-
-/* Backends whose memory addresses depend on key and data (table lookups):
- * they leak through the cache to anyone sharing the CPU. Never chosen
- * automatically (the registry lists them last), and chosen through
- * KUAI_BACKEND only with KUAI_ALLOW_LEAKY_BACKENDS=1 as well. */
-static const char *const leaky_backends[] = {"ttable"};
-
-int kuai_backend_leaky(const char *backend)
-{
-    if (!backend)
-        return 0;
-    for (size_t i = 0; i < sizeof leaky_backends / sizeof leaky_backends[0]; i++)
-        if (strcmp(backend, leaky_backends[i]) == 0)
-            return 1;
-    return 0;
-}
-
-static int leaky_allowed_by_env(void)
-{
-    const char *v = env_get("KUAI_ALLOW_LEAKY_BACKENDS");
-    return v && strcmp(v, "1") == 0;
-}
-
-/*
- * KUAI_BACKEND is a comma-separated list ("avx2,gfni"): each cipher takes
- * the first name in it that the cipher has, so one setting can force every
- * cipher of a process. A cipher with none of the names gets NULL here and
- * then KUAI_ERR_BACKEND: a forced run never silently uses something else.
- */
-static const char *forced_backend(kuai_cipher c, char *buf, size_t bufsz)
-{
-    const char *list = env_get("KUAI_BACKEND");
-    while (list && *list) {
-        size_t n = strcspn(list, ",");
-        if (n > 0 && n < bufsz) {
-            memcpy(buf, list, n);
-            buf[n] = 0;
-            for (const kuai_impl *const *p = kuai_impls(c); *p; p++)
-                if (strcmp((*p)->name, buf) == 0)
-                    return buf;
-        }
-        list += n + (list[n] == ',');
-    }
-    return NULL;
-}
-
+/* The backend comes from the registry's per-process choice: KUAI_BACKEND
+ * and the leaky opt-in are read there, once (src/registry.c). */
 int kuai_key_init(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len)
 {
-    const char *env = env_get("KUAI_BACKEND");
-    if (!env || !*env)
-        return key_setup(k, c, key, key_len, NULL);
-    char name[32];
-    const char *forced = forced_backend(c, name, sizeof name);
-    /* no listed name fits this cipher, or it names a leaky backend without
-     * the second variable: name "", which no backend has, so key_setup
-     * reports KUAI_ERR_BACKEND after its other checks */
-    if (forced && kuai_backend_leaky(forced) && !leaky_allowed_by_env())
-        forced = NULL;
-    return key_setup(k, c, key, key_len, forced ? forced : "");
+    return key_setup(k, c, key, key_len, NULL);
 }
 
 int kuai_key_init_backend(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len,
@@ -262,16 +168,7 @@ void kuai_key_wipe(kuai_key *k)
 
 const char *kuai_key_backend(const kuai_key *k)
 {
-    if (!k || k->priv_magic != KEY_MAGIC)
+    if (!k || k->priv_magic != KUAI_KEY_MAGIC)
         return NULL;
     return kuai_key_impl(k)->name;
-}
-
-int kuai_key_check(const kuai_key *k)
-{
-    if (!k)
-        return KUAI_ERR_ARG;
-    if (k->priv_magic != KEY_MAGIC || !k->priv_impl)
-        return KUAI_ERR_KEY;
-    return KUAI_OK;
 }

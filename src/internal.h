@@ -1,138 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The seam between the mode code (written once) and the cipher backends. */
+/*
+ * Everything below the public API, by concern: CPU features (cpu.h), the
+ * seam and its registry (seam.h), wiping (wipe.h) and the key check
+ * (key_check.h). A file may include just the part it uses; this header is
+ * all of them.
+ */
 #ifndef KUAI_INTERNAL_H
 #define KUAI_INTERNAL_H
 
-#include "kuai.h"
-
-#include <stddef.h>
-#include <stdint.h>
-
-/* CPU features, detected once (src/cpu.c). */
-enum {
-    KUAI_CPU_SSSE3 = 1u << 0,
-    KUAI_CPU_AVX2 = 1u << 1, /* includes OS support for YMM state (XCR0) */
-    KUAI_CPU_AESNI = 1u << 2,
-    KUAI_CPU_PCLMUL = 1u << 3,
-    KUAI_CPU_VAES = 1u << 4,
-    KUAI_CPU_VPCLMUL = 1u << 5,
-    KUAI_CPU_AVX512 = 1u << 6, /* F+BW+VL, with OS support for ZMM state */
-    KUAI_CPU_AVX512VBMI = 1u << 7,
-    KUAI_CPU_GFNI = 1u << 8,
-    /* ARM64, from getauxval(AT_HWCAP) */
-    KUAI_CPU_NEON = 1u << 9, /* ASIMD */
-    KUAI_CPU_ARM_AES = 1u << 10,
-    KUAI_CPU_ARM_PMULL = 1u << 11,
-    KUAI_CPU_ARM_SM4 = 1u << 12,
-    /* LoongArch64, from getauxval(AT_HWCAP) */
-    KUAI_CPU_LSX = 1u << 13
-};
-unsigned kuai_cpu_features(void);
-
-#define KUAI_ALIGN64 _Alignas(64)
-
-/* Scratch a backend's multi-key setup may fill: round keys of up to
- * KUAI_MK_MAX_LANES different keys, in the backend's lane format. */
-#define KUAI_MK_BYTES 32768
-#define KUAI_MK_MAX_LANES 32
-typedef struct kuai_mk {
-    KUAI_ALIGN64 unsigned char b[KUAI_MK_BYTES];
-} kuai_mk;
-
-/*
- * One backend of one cipher. The mode code calls only these; the backends
- * know nothing of modes, tails, argument checks or threads.
- *
- * Every backend of a cipher stores that cipher's raw schedule in the same
- * form at the start of kuai_key.priv_sched (for uBlock: struct
- * ublock_sched), then anything of its own after it. So a key set up with
- * one backend can join a multi-key call run by another.
- */
-struct ghash_impl; /* src/modes/ghash.h */
-
-typedef struct kuai_impl {
-    const char *name;
-    kuai_cipher cipher;
-    int (*available)(void);
-    /* key length has been checked; k->priv_cipher is set */
-    void (*expand)(kuai_key *k, const uint8_t *key);
-    void (*enc_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks);
-    void (*dec_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks);
-    /* Optional fused CTR (NULL: the mode code builds counter blocks and
-     * calls enc_blocks). ctr is one block, big-endian, advanced by nblocks. */
-    void (*ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
-                       size_t nblocks);
-    /* Optional fused CBC encryption (NULL: the mode code chains one
-     * enc_blocks call per block). iv is one block, replaced by the last
-     * ciphertext block. CBC encryption is bound by the latency of one block,
-     * so a backend that keeps the chain in a register and skips a call and
-     * two memory round trips per block gets closer to that bound. */
-    void (*cbc_enc_blocks)(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
-                           size_t nblocks);
-    /* Optional fused CBC decryption (NULL: dec_blocks, then the mode code
-     * XORs each chunk with the ciphertext shifted by a block). in == out
-     * allowed; iv as for cbc_enc_blocks. A fast kernel that XORs while
-     * the blocks are still in registers saves a pass over the data. */
-    void (*cbc_dec_blocks)(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
-                           size_t nblocks);
-    /* Multi-key: block i of a batch of n <= mk_lanes blocks goes under
-     * keys[i]. mk_setup runs once per set of keys, mk_enc/mk_dec once per
-     * batch; in and out hold n contiguous blocks (in == out allowed). */
-    size_t mk_lanes;
-    void (*mk_setup)(kuai_mk *m, const kuai_key *const *keys, size_t n);
-    /* The bytes of kuai_mk (from the start) that mk_setup may write: what
-     * the mode code wipes afterwards. The whole 32 KiB cost more than the
-     * cipher in short multi-key calls. 0 would mean all of it; every
-     * backend sets it, and tests/test_modes.c checks that mk_setup stays
-     * inside. */
-    size_t mk_bytes;
-    void (*mk_enc)(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n);
-    void (*mk_dec)(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n);
-    /* Optional: a narrower multi-key kernel of the same ISA family (e.g. the
-     * 128-bit one under AVX2) for batches of at most its mk_lanes blocks:
-     * a wide bitsliced kernel costs the same for 4 blocks as for 32. */
-    const struct kuai_impl *mk_narrow;
-    /* Optional fused multi-key CBC encryption (the cipher's blocks): n <=
-     * mk_lanes streams of nblocks blocks each after mk_setup; stream i
-     * reads in[i] and writes out[i] (in[i] == out[i] allowed), its chain
-     * is ivs + bs i (bs: block size) and is left as its last ciphertext block. A kernel
-     * that keeps the n chains in registers skips the per-block trip
-     * through a buffer that would cost as much as a fast cipher. */
-    void (*mk_cbc_enc)(const kuai_mk *m, uint8_t *ivs, const uint8_t *const *in,
-                       uint8_t *const *out, size_t n, size_t nblocks);
-    /* Optional fused GCM over whole blocks (NULL: the mode code runs CTR,
-     * then GHASH, a chunk at a time): CTR with the low 32 bits of ctr
-     * counting (the caller keeps them from wrapping and never passes a
-     * key-derived counter) and GHASH of the ciphertext into y, in one pass,
-     * so the AES and carry-less multiply units can work side by side. hkey is
-     * the key material of the GHASH backend gcm_ghash, the only one the
-     * kernel reads; y as in src/modes/ghash.h. in == out allowed. */
-    const struct ghash_impl *gcm_ghash;
-    /* Optional one-shot ECB (src/modes/oneshot.c; NULL: key setup into a
-     * kuai_key, then ECB): n streams, stream i nblocks blocks from in[i] to
-     * out[i] (in[i] == out[i] allowed) under the raw key keys[i] of
-     * kuai_key_size(c) bytes. Everything is checked; nothing may be kept.
-     * A backend whose short path reads only a small schedule skips the 8 KiB
-     * key and its wipe, and runs one block of several keys as one pass. */
-    void (*oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
-                    uint8_t *const *out, size_t n, size_t nblocks, int enc);
-    void (*gcm_blocks)(const kuai_key *k, const unsigned char *hkey, uint8_t y[16], uint8_t *ctr,
-                       const uint8_t *in, uint8_t *out, size_t nblocks, int enc);
-} kuai_impl;
-
-/* Backend tables per cipher, best first, NULL-terminated (src/registry.c). */
-const kuai_impl *const *kuai_impls(kuai_cipher c);
-
-static inline const kuai_impl *kuai_key_impl(const kuai_key *k)
-{
-    return (const kuai_impl *)k->priv_impl;
-}
-
-/* Stores the compiler may not drop (src/core.c). */
-void kuai_wipe(void *p, size_t n);
-
-/* KUAI_OK for a key that kuai_key_init set up and nobody wiped since,
- * KUAI_ERR_ARG for NULL, KUAI_ERR_KEY otherwise (src/core.c). */
-int kuai_key_check(const kuai_key *k);
+#include "cpu.h"
+#include "key_check.h"
+#include "seam.h"
+#include "wipe.h"
 
 #endif

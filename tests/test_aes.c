@@ -151,9 +151,9 @@ static void seam_table(kuai_cipher c)
     const kuai_impl *const *impls = kuai_impls(c);
     for (size_t n = 0; impls[n]; n++) {
         const kuai_impl *p = impls[n];
-        CHECK(p->name && p->cipher == c && p->available && p->expand && p->enc_blocks &&
-                  p->dec_blocks && p->mk_lanes >= 1 && p->mk_lanes <= KUAI_MK_MAX_LANES &&
-                  p->mk_setup && p->mk_enc && p->mk_dec,
+        CHECK(p->name && p->family == KUAI_FAMILY_AES && p->available && p->expand &&
+                  p->enc_blocks && p->dec_blocks && p->mk_lanes >= 1 &&
+                  p->mk_lanes <= KUAI_MK_MAX_LANES && p->mk_setup && p->mk_enc && p->mk_dec,
               "%s: backend table entry %zu (%s) incomplete", cn, n, p->name ? p->name : "(null)");
         for (size_t j = 0; j < n; j++)
             CHECK(strcmp(impls[j]->name, p->name) != 0, "%s: backend %s listed twice", cn, p->name);

@@ -5,7 +5,7 @@
  */
 #include "test_util.h"
 
-#include "internal.h" /* kuai_impls: "not built" vs "not usable on this CPU" */
+#include "internal.h" /* kuai_impls: "not built" vs "not usable on this CPU"; kuai_registry_reload */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -698,11 +698,28 @@ void test_api_errors(void)
 
 /* ---- KUAI_BACKEND -------------------------------------------------------- */
 
+/* The library reads the two variables once per process: each change here
+ * is followed by the registry's test hook, which makes the next key setup
+ * read them again. */
+static void env_backend(const char *backend, const char *leaky_optin)
+{
+    if (backend)
+        setenv("KUAI_BACKEND", backend, 1);
+    else
+        unsetenv("KUAI_BACKEND");
+    if (leaky_optin)
+        setenv("KUAI_ALLOW_LEAKY_BACKENDS", leaky_optin, 1);
+    else
+        unsetenv("KUAI_ALLOW_LEAKY_BACKENDS");
+    kuai_registry_reload();
+}
+
 void test_api_env(void)
 {
     group_begin("KUAI_BACKEND env");
-    const char *prev = getenv("KUAI_BACKEND");
+    const char *prev = getenv("KUAI_BACKEND"), *prev_leaky = getenv("KUAI_ALLOW_LEAKY_BACKENDS");
     char *saved = prev ? strdup(prev) : NULL;
+    char *saved_leaky = prev_leaky ? strdup(prev_leaky) : NULL;
     uint8_t keybytes[64];
     rng_fill(keybytes, sizeof keybytes);
     kuai_key *k = key_alloc(1), *k0 = key_alloc(1);
@@ -714,7 +731,7 @@ void test_api_env(void)
             continue;
         char what[160];
 
-        unsetenv("KUAI_BACKEND");
+        env_backend(NULL, NULL);
         snprintf(what, sizeof what, "%s: kuai_key_init, KUAI_BACKEND unset", cn);
         if (CHECK_RC(kuai_key_init(k, c, keybytes, ks), KUAI_OK, what)) {
             const char *got = kuai_key_backend(k);
@@ -722,16 +739,12 @@ void test_api_env(void)
                   got ? got : "(null)", all[0]);
         }
         for (size_t b = 0; b < nall; b++) {
-            setenv("KUAI_BACKEND", all[b], 1);
             /* A backend that leaks through the cache needs a second, explicit
              * variable: "1" and nothing else. */
             const int leaky = kuai_backend_leaky(all[b]);
             static const char *const optin[] = {NULL, "0", "yes", "", "1"};
             for (size_t o = leaky ? 0 : 4; o < sizeof optin / sizeof optin[0]; o++) {
-                if (optin[o])
-                    setenv("KUAI_ALLOW_LEAKY_BACKENDS", optin[o], 1);
-                else
-                    unsetenv("KUAI_ALLOW_LEAKY_BACKENDS");
+                env_backend(all[b], optin[o]);
                 const int want = !leaky || o == 4 ? KUAI_OK : KUAI_ERR_BACKEND;
                 snprintf(what, sizeof what, "%s: kuai_key_init, KUAI_BACKEND=%s%s%s%s%s", cn,
                          all[b], leaky ? " KUAI_ALLOW_LEAKY_BACKENDS=" : "",
@@ -746,7 +759,7 @@ void test_api_env(void)
                           got ? got : "(null)");
                 }
             }
-            unsetenv("KUAI_ALLOW_LEAKY_BACKENDS");
+            env_backend(all[b], NULL);
             /* The API names a leaky backend without the variable. */
             if (leaky) {
                 snprintf(what, sizeof what, "%s: kuai_key_init_backend(%s), no opt-in variable", cn,
@@ -754,7 +767,7 @@ void test_api_env(void)
                 CHECK_RC(kuai_key_init_backend(k, c, keybytes, ks, all[b]), KUAI_OK, what);
             }
         }
-        setenv("KUAI_BACKEND", "nonexistent", 1);
+        env_backend("nonexistent", NULL);
         memset(k0, 0x3c, sizeof *k0);
         memcpy(k, k0, sizeof *k);
         snprintf(what, sizeof what, "%s: kuai_key_init, KUAI_BACKEND=nonexistent", cn);
@@ -764,6 +777,16 @@ void test_api_env(void)
         snprintf(what, sizeof what, "%s: kuai_key_init_backend(ref) with KUAI_BACKEND=nonexistent",
                  cn);
         CHECK_RC(kuai_key_init_backend(k, c, keybytes, ks, "ref"), KUAI_OK, what);
+        /* Read once per process: a change the hook does not announce is
+         * not seen, and the announced one is. */
+        setenv("KUAI_BACKEND", "ref", 1);
+        snprintf(what, sizeof what, "%s: kuai_key_init, KUAI_BACKEND=ref set after the read", cn);
+        CHECK_RC(kuai_key_init(k, c, keybytes, ks), KUAI_ERR_BACKEND, what);
+        kuai_registry_reload();
+        snprintf(what, sizeof what, "%s: kuai_key_init, KUAI_BACKEND=ref read again", cn);
+        if (CHECK_RC(kuai_key_init(k, c, keybytes, ks), KUAI_OK, what))
+            CHECK(strcmp(kuai_key_backend(k), "ref") == 0, "%s: picked \"%s\"", what,
+                  kuai_key_backend(k));
         kuai_key_wipe(k);
     }
     /* Which backends leak: ttable, and none of the constant-time ones. */
@@ -773,11 +796,9 @@ void test_api_env(void)
         CHECK(kuai_backend_leaky(ct_names[i]) == 0, "kuai_backend_leaky(\"%s\") is not 0",
               ct_names[i]);
     CHECK(kuai_backend_leaky(NULL) == 0, "kuai_backend_leaky(NULL) is not 0");
-    if (saved)
-        setenv("KUAI_BACKEND", saved, 1);
-    else
-        unsetenv("KUAI_BACKEND");
+    env_backend(saved, saved_leaky);
     free(saved);
+    free(saved_leaky);
     free(k);
     free(k0);
     group_end();

@@ -18,7 +18,8 @@
 #include "test_util.h"
 #include "vectors.h"
 
-#include "modes/ghash.h"
+#include "ghash/ghash.h"
+#include "modes/modes.h"
 
 #if KUAI_TEST_THIRD_PARTY
 #include <gcrypt.h>
@@ -62,6 +63,19 @@ static void test_gcm_ghash(void)
 {
     group_begin("gcm ghash backends");
     const ghash_impl *const *impls = kuai_ghash_impls();
+    /* The registry's order: highest priority first, and GCM's choice the
+     * first usable one. */
+    const ghash_impl *first_usable = NULL;
+    for (size_t i = 0; impls[i]; i++) {
+        const int prev = i ? impls[i - 1]->priority : impls[i]->priority;
+        CHECK(prev >= impls[i]->priority, "ghash %s (priority %d) after one of priority %d",
+              impls[i]->name, impls[i]->priority, prev);
+        if (!first_usable && impls[i]->available())
+            first_usable = impls[i];
+    }
+    CHECK(first_usable && kuai_ghash_best() == first_usable,
+          "kuai_ghash_best is %s, the first usable backend %s", kuai_ghash_best()->name,
+          first_usable ? first_usable->name : "(none)");
     static const size_t counts[] = {0,  1,  2,  3,  4,  5,  7,  8,  9,  15,  16,  17,  23, 24,
                                     31, 32, 33, 40, 47, 48, 63, 64, 65, 100, 255, 256, 257};
     const size_t ncounts = sizeof counts / sizeof counts[0];
@@ -176,13 +190,13 @@ static int ossl_available(void)
 
 static const kuai_impl ossl_aes_plain = {
     .name = "openssl-aes",
-    .cipher = KUAI_AES_128,
+    .family = KUAI_FAMILY_AES,
     .available = ossl_available,
     .enc_blocks = ossl_enc_blocks,
 };
 static const kuai_impl ossl_aes_fused = {
     .name = "openssl-aes-fused",
-    .cipher = KUAI_AES_128,
+    .family = KUAI_FAMILY_AES,
     .available = ossl_available,
     .enc_blocks = ossl_enc_blocks,
     .ctr_blocks = ossl_ctr_blocks,

@@ -21,7 +21,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "kuai.h"
-#include "modes/ghash.h"
+#include "ghash/ghash.h"
+#include "seam.h" /* kuai_registry_reload */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -422,9 +423,12 @@ int main(int argc, char **argv)
             kuai_key_wipe(k);
             free(k);
             /* The one-shot calls choose their backend as kuai_key_init
-             * does: through KUAI_BACKEND (and the leaky opt-in). */
+             * does: through KUAI_BACKEND (and the leaky opt-in), which the
+             * library reads once per process, and again after the
+             * registry's test hook. */
             setenv("KUAI_BACKEND", names[b], 1);
             setenv("KUAI_ALLOW_LEAKY_BACKENDS", "1", 1);
+            kuai_registry_reload();
             kuai_key k2;
             if (ok(kuai_key_init(&k2, c, kb, kuai_key_size(c)), KUAI_OK, "key setup (env)")) {
                 const char *got = kuai_key_backend(&k2);
@@ -435,6 +439,7 @@ int main(int argc, char **argv)
             oneshot(c, bs);
             unsetenv("KUAI_BACKEND");
             unsetenv("KUAI_ALLOW_LEAKY_BACKENDS");
+            kuai_registry_reload();
         }
     }
     if (!only || strcmp(only, "ghash") == 0) {

@@ -5,6 +5,8 @@
  * (uBlock's x86 backends take their own one-shot path). */
 #include "test_util.h"
 
+#include "internal.h" /* kuai_registry_reload */
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,12 +99,15 @@ void test_oneshot(void)
      * only with the opt-in (include/kuai.h). */
     const char *prev_leaky = getenv("KUAI_ALLOW_LEAKY_BACKENDS");
     char *saved_leaky = prev_leaky ? strdup(prev_leaky) : NULL;
+    /* The library reads both variables once per process; the registry's
+     * test hook makes the next call read them again. */
     setenv("KUAI_ALLOW_LEAKY_BACKENDS", "1", 1);
     for (size_t i = 0; i < ALL_CIPHERS_N; i++) {
         const char *be[MAX_BACKENDS];
         size_t nbe = test_backends(all_ciphers[i], be, MAX_BACKENDS);
         for (size_t b = 0; b < nbe; b++) {
             setenv("KUAI_BACKEND", be[b], 1);
+            kuai_registry_reload();
             oneshot_single(all_ciphers[i]);
             oneshot_multi(all_ciphers[i]);
         }
@@ -115,6 +120,7 @@ void test_oneshot(void)
         setenv("KUAI_ALLOW_LEAKY_BACKENDS", saved_leaky, 1);
     else
         unsetenv("KUAI_ALLOW_LEAKY_BACKENDS");
+    kuai_registry_reload();
     free(saved);
     free(saved_leaky);
     group_end();

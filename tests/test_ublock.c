@@ -70,8 +70,9 @@ static int selected(const char *name)
     return !t_only_backend || strcmp(name, t_only_backend) == 0;
 }
 
-/* The backend table of c: sane entries, and kuai_backends lists exactly the
- * available ones in table order. */
+/* The backend table of c: sane entries of c's family, highest priority
+ * first, each name once, and kuai_backends lists exactly the available ones
+ * in table order. */
 static void check_table(kuai_cipher c)
 {
     const char *cn = kuai_cipher_name(c), *listed[MAX_BACKENDS];
@@ -80,10 +81,15 @@ static void check_table(kuai_cipher c)
     int have_ref = 0;
     for (size_t i = 0; impls[i]; i++) {
         const kuai_impl *p = impls[i];
-        CHECK(p->name && p->cipher == c && p->available && p->expand && p->enc_blocks &&
-                  p->dec_blocks,
-              "%s: backend table entry %zu (%s) incomplete or for cipher %d", cn, i,
-              p->name ? p->name : "(null)", (int)p->cipher);
+        CHECK(p->name && p->family == kuai_cipher_family(c) && p->available && p->expand &&
+                  p->enc_blocks && p->dec_blocks,
+              "%s: backend table entry %zu (%s) incomplete or for family %d", cn, i,
+              p->name ? p->name : "(null)", (int)p->family);
+        const int prev = i ? impls[i - 1]->priority : p->priority;
+        CHECK(prev >= p->priority, "%s: backend %s (priority %d) after one of priority %d", cn,
+              p->name, p->priority, prev);
+        for (size_t j = 0; j < i; j++)
+            CHECK(strcmp(impls[j]->name, p->name) != 0, "%s: two backends named %s", cn, p->name);
         CHECK(p->mk_lanes >= 1 && p->mk_lanes <= KUAI_MK_MAX_LANES && p->mk_setup && p->mk_enc &&
                   p->mk_dec,
               "%s/%s: mk_lanes %zu (want 1..%d) or a multi-key kernel missing", cn, p->name,

@@ -59,12 +59,7 @@ void aes_expand_raw(aes_sched *s, const uint8_t *key, unsigned key_bytes);
 /* drk from rk (constant time; InvMixColumns is linear). */
 void aes_derive_dec(aes_sched *s);
 
-/* Backends without AES instructions (aes_ref.c, aes_ssse3.c, aes_avx2.c). */
-extern const kuai_impl aes128_ref, aes192_ref, aes256_ref;
-extern const kuai_impl aes128_ssse3, aes192_ssse3, aes256_ssse3;
-extern const kuai_impl aes128_avx2, aes192_avx2, aes256_avx2;
-extern const kuai_impl aes128_armce, aes192_armce, aes256_armce;
-extern const kuai_impl aes128_neon, aes192_neon, aes256_neon;
-extern const kuai_impl aes128_lsx, aes192_lsx, aes256_lsx;
+/* The multi-key kernel aes_avx2.c hands narrow batches to. */
+extern const kuai_impl aes_ssse3;
 
 #endif

@@ -10,8 +10,8 @@
  * in the fused GCM kernel, which the mode code calls only with the pclmul
  * GHASH backend, i.e. on CPUs that have it.
  */
-#include "../modes/ghash.h"
-#include "../modes/ghash_clmul.h"
+#include "../ghash/ghash.h"
+#include "../ghash/ghash_clmul.h"
 #include "aes_ni_xmm.h"
 #include "aes_x86.h"
 
@@ -145,24 +145,20 @@ AESX_INLINE void aesni_gcm(const uint8_t (*rk)[16], int nr, const pclmul_key *hk
     const pclmul_key *hk = (const pclmul_key *)(const void *)hkey;                                 \
     AESX_BY_NR(s->nr, aesni_gcm((const uint8_t(*)[16])s->rk, NR, hk, y, ctr, in, out, nblocks, enc))
 
-/* The same kernel in VEX encoding for CPUs with AVX: three-operand forms
- * save the register copies of the two-operand ones, and the FP pipes that
- * AES and PCLMULQDQ already fill would run those too (~4 % on Zen 1). */
-__attribute__((target("avx"))) static void
-aes_aesni_gcm_blocks_avx(const kuai_key *k, const unsigned char *hkey, uint8_t y[16], uint8_t *ctr,
-                         const uint8_t *in, uint8_t *out, size_t nblocks, int enc)
-{
-    AESNI_GCM_BODY
-}
-
 static void aes_aesni_gcm_blocks(const kuai_key *k, const unsigned char *hkey, uint8_t y[16],
                                  uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t nblocks,
                                  int enc)
 {
-    if (kuai_cpu_features() & KUAI_CPU_AVX2) { /* AVX2 implies AVX and the OS's YMM support */
-        aes_aesni_gcm_blocks_avx(k, hkey, y, ctr, in, out, nblocks, enc);
-        return;
-    }
+    AESNI_GCM_BODY
+}
+
+/* The same kernel in VEX encoding, the aesni-avx backend: three-operand
+ * forms save the register copies of the two-operand ones, and the FP pipes
+ * that AES and PCLMULQDQ already fill would run those too (~4 % on Zen 1). */
+__attribute__((target("avx"))) static void
+aes_aesni_gcm_blocks_avx(const kuai_key *k, const unsigned char *hkey, uint8_t y[16], uint8_t *ctr,
+                         const uint8_t *in, uint8_t *out, size_t nblocks, int enc)
+{
     AESNI_GCM_BODY
 }
 
@@ -300,10 +296,19 @@ static void aes_aesni_mk_cbc_enc(const kuai_mk *m, uint8_t *ivs, const uint8_t *
 _Static_assert(AESX_MK_OFF(AESX_W, AESNI_MK_GROUPS, 2, 0, 0, 0) <= KUAI_MK_BYTES,
                "AES-NI multi-key lanes must fit in kuai_mk");
 
-#define AESNI_IMPL(var, cipher_id)                                                                 \
-    const kuai_impl var = {.name = "aesni",                                                        \
-                           .cipher = cipher_id,                                                    \
-                           .available = aes_aesni_available,                                       \
+/* aesni-avx differs from aesni only in its GCM kernel; offered where the
+ * AVX2 bit is set (it implies AVX and the OS's support for its state; kuai
+ * has no AVX-only bit), as SM4's aesni-avx is. */
+static int aes_aesni_avx_available(void)
+{
+    return aes_aesni_available() && (kuai_cpu_features() & KUAI_CPU_AVX2) != 0;
+}
+
+#define AESNI_IMPL(var, name_, prio, avail, gcm)                                                   \
+    const kuai_impl var = {.name = name_,                                                          \
+                           .family = KUAI_FAMILY_AES,                                              \
+                           .priority = prio,                                                       \
+                           .available = avail,                                                     \
                            .expand = aes_aesni_expand,                                             \
                            .enc_blocks = aes_aesni_enc_blocks,                                     \
                            .dec_blocks = aes_aesni_dec_blocks,                                     \
@@ -317,8 +322,10 @@ _Static_assert(AESX_MK_OFF(AESX_W, AESNI_MK_GROUPS, 2, 0, 0, 0) <= KUAI_MK_BYTES
                            .mk_dec = aes_aesni_mk_dec,                                             \
                            .mk_cbc_enc = aes_aesni_mk_cbc_enc,                                     \
                            .gcm_ghash = &ghash_pclmul,                                             \
-                           .gcm_blocks = aes_aesni_gcm_blocks}
+                           .gcm_blocks = gcm}
 
-AESNI_IMPL(aes128_aesni, KUAI_AES_128);
-AESNI_IMPL(aes192_aesni, KUAI_AES_192);
-AESNI_IMPL(aes256_aesni, KUAI_AES_256);
+/* Below VAES, above the bitsliced backends. */
+KUAI_REGISTER(aes_aesni);
+AESNI_IMPL(aes_aesni, "aesni", 200, aes_aesni_available, aes_aesni_gcm_blocks);
+KUAI_REGISTER(aes_aesni_avx);
+AESNI_IMPL(aes_aesni_avx, "aesni-avx", 210, aes_aesni_avx_available, aes_aesni_gcm_blocks_avx);

@@ -139,22 +139,21 @@ static void aes_armce_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, 
     aes_armce_mk_crypt(m, in, out, n, 1);
 }
 
-#define AES_ARMCE_IMPL(var, cipher_id)                                                             \
-    const kuai_impl var = {                                                                        \
-        .name = "armce",                                                                           \
-        .cipher = cipher_id,                                                                       \
-        .available = aes_armce_available,                                                          \
-        .expand = aes_armce_expand,                                                                \
-        .enc_blocks = aes_armce_enc_blocks,                                                        \
-        .dec_blocks = aes_armce_dec_blocks,                                                        \
-        .ctr_blocks = NULL,                                                                        \
-        .cbc_enc_blocks = aes_armce_cbc_enc_blocks,                                                \
-        .mk_lanes = 8,                                                                             \
-        .mk_setup = aes_armce_mk_setup,                                                            \
-        .mk_bytes = 8 * sizeof(const kuai_key *),                                                  \
-        .mk_enc = aes_armce_mk_enc,                                                                \
-        .mk_dec = aes_armce_mk_dec,                                                                \
-    }
-AES_ARMCE_IMPL(aes128_armce, KUAI_AES_128);
-AES_ARMCE_IMPL(aes192_armce, KUAI_AES_192);
-AES_ARMCE_IMPL(aes256_armce, KUAI_AES_256);
+/* The ARMv8 AES instructions: above the bitsliced NEON backend. */
+KUAI_REGISTER(aes_armce);
+const kuai_impl aes_armce = {
+    .name = "armce",
+    .family = KUAI_FAMILY_AES,
+    .priority = 200,
+    .available = aes_armce_available,
+    .expand = aes_armce_expand,
+    .enc_blocks = aes_armce_enc_blocks,
+    .dec_blocks = aes_armce_dec_blocks,
+    .ctr_blocks = NULL,
+    .cbc_enc_blocks = aes_armce_cbc_enc_blocks,
+    .mk_lanes = 8,
+    .mk_setup = aes_armce_mk_setup,
+    .mk_bytes = 8 * sizeof(const kuai_key *),
+    .mk_enc = aes_armce_mk_enc,
+    .mk_dec = aes_armce_mk_dec,
+};

@@ -49,5 +49,6 @@ static int aes_avx2_available(void)
     return (kuai_cpu_features() & KUAI_CPU_AVX2) != 0;
 }
 
-AES_BS_IMPLS(aes128_avx2, aes192_avx2, aes256_avx2, "avx2", aes_avx2_available, &aes128_ssse3,
-             &aes192_ssse3, &aes256_ssse3);
+/* Bitsliced: below the AES instructions, above ref. */
+KUAI_REGISTER(aes_avx2);
+AES_BS_IMPL(aes_avx2, "avx2", 110, aes_avx2_available, &aes_ssse3);

@@ -501,46 +501,22 @@ static void aes_bs_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, siz
     aes_bs_crypt(m->b + AES_BS_MK_HDR, nr, in, out, n, 1);
 }
 
-/* The three kuai_impl tables of one ISA file. */
-#define AES_BS_IMPLS(v128, v192, v256, nm, avail, narrow128, narrow192, narrow256)                 \
-    const kuai_impl v128 = {.name = nm,                                                            \
-                            .cipher = KUAI_AES_128,                                                \
-                            .available = avail,                                                    \
-                            .expand = aes_bs_expand,                                               \
-                            .enc_blocks = aes_bs_enc_blocks,                                       \
-                            .dec_blocks = aes_bs_dec_blocks,                                       \
-                            .ctr_blocks = aes_bs_ctr_blocks,                                       \
-                            .mk_lanes = AES_BS_BLOCKS,                                             \
-                            .mk_setup = aes_bs_mk_setup,                                           \
-                            .mk_bytes = AES_BS_MK_HDR + AES_BS_KEYS_BYTES,                         \
-                            .mk_enc = aes_bs_mk_enc,                                               \
-                            .mk_dec = aes_bs_mk_dec,                                               \
-                            .mk_narrow = narrow128};                                               \
-    const kuai_impl v192 = {.name = nm,                                                            \
-                            .cipher = KUAI_AES_192,                                                \
-                            .available = avail,                                                    \
-                            .expand = aes_bs_expand,                                               \
-                            .enc_blocks = aes_bs_enc_blocks,                                       \
-                            .dec_blocks = aes_bs_dec_blocks,                                       \
-                            .ctr_blocks = aes_bs_ctr_blocks,                                       \
-                            .mk_lanes = AES_BS_BLOCKS,                                             \
-                            .mk_setup = aes_bs_mk_setup,                                           \
-                            .mk_bytes = AES_BS_MK_HDR + AES_BS_KEYS_BYTES,                         \
-                            .mk_enc = aes_bs_mk_enc,                                               \
-                            .mk_dec = aes_bs_mk_dec,                                               \
-                            .mk_narrow = narrow192};                                               \
-    const kuai_impl v256 = {.name = nm,                                                            \
-                            .cipher = KUAI_AES_256,                                                \
-                            .available = avail,                                                    \
-                            .expand = aes_bs_expand,                                               \
-                            .enc_blocks = aes_bs_enc_blocks,                                       \
-                            .dec_blocks = aes_bs_dec_blocks,                                       \
-                            .ctr_blocks = aes_bs_ctr_blocks,                                       \
-                            .mk_lanes = AES_BS_BLOCKS,                                             \
-                            .mk_setup = aes_bs_mk_setup,                                           \
-                            .mk_bytes = AES_BS_MK_HDR + AES_BS_KEYS_BYTES,                         \
-                            .mk_enc = aes_bs_mk_enc,                                               \
-                            .mk_dec = aes_bs_mk_dec,                                               \
-                            .mk_narrow = narrow256}
+/* The kuai_impl table of one ISA file (every key size: the round count
+ * comes from the schedule). */
+#define AES_BS_IMPL(var, nm, prio, avail, narrow)                                                  \
+    const kuai_impl var = {.name = nm,                                                             \
+                           .family = KUAI_FAMILY_AES,                                              \
+                           .priority = prio,                                                       \
+                           .available = avail,                                                     \
+                           .expand = aes_bs_expand,                                                \
+                           .enc_blocks = aes_bs_enc_blocks,                                        \
+                           .dec_blocks = aes_bs_dec_blocks,                                        \
+                           .ctr_blocks = aes_bs_ctr_blocks,                                        \
+                           .mk_lanes = AES_BS_BLOCKS,                                              \
+                           .mk_setup = aes_bs_mk_setup,                                            \
+                           .mk_bytes = AES_BS_MK_HDR + AES_BS_KEYS_BYTES,                          \
+                           .mk_enc = aes_bs_mk_enc,                                                \
+                           .mk_dec = aes_bs_mk_dec,                                                \
+                           .mk_narrow = narrow}
 
 #endif

@@ -51,4 +51,6 @@ static int aes_neon_available(void)
     return (kuai_cpu_features() & KUAI_CPU_NEON) != 0;
 }
 
-AES_BS_IMPLS(aes128_neon, aes192_neon, aes256_neon, "neon", aes_neon_available, NULL, NULL, NULL);
+/* Bitsliced: below the AES instructions, above ref. */
+KUAI_REGISTER(aes_neon);
+AES_BS_IMPL(aes_neon, "neon", 100, aes_neon_available, NULL);

@@ -394,22 +394,20 @@ static void aes_ref_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, si
     aes_ref_mk_crypt(m, in, out, n, 1);
 }
 
-#define AES_REF_IMPL(var, c)                                                                       \
-    const kuai_impl var = {                                                                        \
-        .name = "ref",                                                                             \
-        .cipher = c,                                                                               \
-        .available = aes_ref_available,                                                            \
-        .expand = aes_ref_expand,                                                                  \
-        .enc_blocks = aes_ref_enc_blocks,                                                          \
-        .dec_blocks = aes_ref_dec_blocks,                                                          \
-        .ctr_blocks = NULL,                                                                        \
-        .mk_lanes = LANES,                                                                         \
-        .mk_setup = aes_ref_mk_setup,                                                              \
-        .mk_bytes = sizeof(aes_ref_keys),                                                          \
-        .mk_enc = aes_ref_mk_enc,                                                                  \
-        .mk_dec = aes_ref_mk_dec,                                                                  \
-    }
-
-AES_REF_IMPL(aes128_ref, KUAI_AES_128);
-AES_REF_IMPL(aes192_ref, KUAI_AES_192);
-AES_REF_IMPL(aes256_ref, KUAI_AES_256);
+/* Below every other AES backend: the one any CPU runs. */
+KUAI_REGISTER(aes_ref);
+const kuai_impl aes_ref = {
+    .name = "ref",
+    .family = KUAI_FAMILY_AES,
+    .priority = 0,
+    .available = aes_ref_available,
+    .expand = aes_ref_expand,
+    .enc_blocks = aes_ref_enc_blocks,
+    .dec_blocks = aes_ref_dec_blocks,
+    .ctr_blocks = NULL,
+    .mk_lanes = LANES,
+    .mk_setup = aes_ref_mk_setup,
+    .mk_bytes = sizeof(aes_ref_keys),
+    .mk_enc = aes_ref_mk_enc,
+    .mk_dec = aes_ref_mk_dec,
+};

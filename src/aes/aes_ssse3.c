@@ -47,5 +47,6 @@ static int aes_ssse3_available(void)
     return (kuai_cpu_features() & KUAI_CPU_SSSE3) != 0;
 }
 
-AES_BS_IMPLS(aes128_ssse3, aes192_ssse3, aes256_ssse3, "ssse3", aes_ssse3_available, NULL, NULL,
-             NULL);
+/* Bitsliced: below the AES instructions, above ref. */
+KUAI_REGISTER(aes_ssse3);
+AES_BS_IMPL(aes_ssse3, "ssse3", 100, aes_ssse3_available, NULL);

@@ -363,23 +363,21 @@ static void aes_vaes_mk_cbc_enc(const kuai_mk *m, uint8_t *ivs, const uint8_t *c
 _Static_assert(AESX_MK_OFF(AESY_GL, AESY_MK_GROUPS, 2, 0, 0, 0) <= KUAI_MK_BYTES,
                "VAES multi-key lanes must fit in kuai_mk");
 
-#define VAES_IMPL(var, cipher_id)                                                                  \
-    const kuai_impl var = {.name = "vaes",                                                         \
-                           .cipher = cipher_id,                                                    \
-                           .available = aes_vaes_available,                                        \
-                           .expand = aes_aesni_expand,                                             \
-                           .enc_blocks = aes_vaes_enc_blocks,                                      \
-                           .dec_blocks = aes_vaes_dec_blocks,                                      \
-                           .ctr_blocks = aes_vaes_ctr_blocks,                                      \
-                           .cbc_enc_blocks = aes_aesni_cbc_enc_blocks,                             \
-                           .cbc_dec_blocks = aes_vaes_cbc_dec_blocks,                              \
-                           .mk_lanes = AESY_GL * AESY_MK_GROUPS,                                   \
-                           .mk_setup = aes_vaes_mk_setup,                                          \
-                           .mk_bytes = AESX_MK_OFF(AESY_GL, AESY_MK_GROUPS, 2, 0, 0, 0),           \
-                           .mk_enc = aes_vaes_mk_enc,                                              \
-                           .mk_dec = aes_vaes_mk_dec,                                              \
-                           .mk_cbc_enc = aes_vaes_mk_cbc_enc}
-
-VAES_IMPL(aes128_vaes, KUAI_AES_128);
-VAES_IMPL(aes192_vaes, KUAI_AES_192);
-VAES_IMPL(aes256_vaes, KUAI_AES_256);
+/* Two blocks per AES instruction: above AES-NI. */
+KUAI_REGISTER(aes_vaes);
+const kuai_impl aes_vaes = {.name = "vaes",
+                            .family = KUAI_FAMILY_AES,
+                            .priority = 300,
+                            .available = aes_vaes_available,
+                            .expand = aes_aesni_expand,
+                            .enc_blocks = aes_vaes_enc_blocks,
+                            .dec_blocks = aes_vaes_dec_blocks,
+                            .ctr_blocks = aes_vaes_ctr_blocks,
+                            .cbc_enc_blocks = aes_aesni_cbc_enc_blocks,
+                            .cbc_dec_blocks = aes_vaes_cbc_dec_blocks,
+                            .mk_lanes = AESY_GL * AESY_MK_GROUPS,
+                            .mk_setup = aes_vaes_mk_setup,
+                            .mk_bytes = AESX_MK_OFF(AESY_GL, AESY_MK_GROUPS, 2, 0, 0, 0),
+                            .mk_enc = aes_vaes_mk_enc,
+                            .mk_dec = aes_vaes_mk_dec,
+                            .mk_cbc_enc = aes_vaes_mk_cbc_enc};

@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* AES backends on x86: the AES-NI and VAES tables, and the AES-NI pieces
- * the VAES backend reuses. */
+/* The AES-NI pieces the VAES backend reuses. */
 #ifndef KUAI_AES_X86_H
 #define KUAI_AES_X86_H
 
 #include "aes.h"
-
-extern const kuai_impl aes128_aesni, aes192_aesni, aes256_aesni;
-extern const kuai_impl aes128_vaes, aes192_vaes, aes256_vaes;
 
 /* CBC encryption runs at the latency of one block, which 256-bit
  * registers do not shorten: the VAES backend uses this one. */

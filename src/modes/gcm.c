@@ -19,7 +19,7 @@
  */
 #include "../bytes.h"
 #include "../ct.h"
-#include "ghash.h"
+#include "../ghash/ghash.h"
 #include "mac.h"
 #include "modes.h"
 
@@ -34,37 +34,6 @@ enum gcm_phase { PHASE_AAD = 1, PHASE_ENC, PHASE_DEC };
 
 _Static_assert(sizeof(((kuai_gcm_ctx *)0)->priv_hkey) == GHASH_KEY_BYTES + 64,
                "kuai_gcm_ctx.priv_hkey must match GHASH_KEY_BYTES");
-
-/* ---- GHASH backend choice ---------------------------------------------- */
-
-#if defined(KUAI_X86_64)
-#define X86(x) x,
-#else
-#define X86(x)
-#endif
-
-#if defined(KUAI_AARCH64)
-#define A64(x) x,
-#else
-#define A64(x)
-#endif
-
-static const ghash_impl *const ghash_table[] = {
-    A64(&ghash_pmull) X86(&ghash_vpclmul512) X86(&ghash_vpclmul) X86(&ghash_pclmul) & ghash_ref,
-    NULL};
-
-const ghash_impl *const *kuai_ghash_impls(void)
-{
-    return ghash_table;
-}
-
-const ghash_impl *kuai_ghash_best(void)
-{
-    for (size_t i = 0; ghash_table[i]; i++)
-        if (ghash_table[i]->available())
-            return ghash_table[i];
-    return &ghash_ref; /* not reached: ref is always available */
-}
 
 /* ---- counter mode with inc32 ------------------------------------------- */
 

@@ -98,4 +98,11 @@ static inline void ctr_add(uint8_t *ctr, size_t bs, uint64_t n)
     }
 }
 
+/* GCM's CTR (gcm.c): the low 32 bits of ctr count (inc32), the upper 96
+ * stay. ctr_secret: the counter was derived from the key (IVs other than 12
+ * bytes), so no branch or fused backend path may see it. Exposed for the
+ * tests, which drive it across the 2^32 wrap. */
+void kuai_gcm_ctr32(const kuai_key *k, uint8_t ctr[16], const uint8_t *in, uint8_t *out,
+                    size_t nblocks, int ctr_secret);
+
 #endif

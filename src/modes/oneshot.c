@@ -12,32 +12,12 @@
  * better served by key setup and the backend's wide kernels. */
 #define ONESHOT_HOOK_MAX_BLOCKS 32
 
-/* The backend kuai_key_init would pick (KUAI_BACKEND honoured the same way:
- * the first listed name the cipher has), if it has a oneshot hook and is
- * available; NULL sends the call down the generic path, which also reports
- * every error. */
+/* The backend kuai_key_init would pick, if it has a oneshot hook; NULL
+ * sends the call down the generic path, which also reports every error. */
 static const kuai_impl *oneshot_impl(kuai_cipher c)
 {
-    if (kuai_cipher_name(c) == NULL)
-        return NULL;
-    const kuai_impl *const *impls = kuai_impls(c), *found = NULL;
-    const char *list = getenv("KUAI_BACKEND");
-    if (!list || !*list) {
-        for (const kuai_impl *const *p = impls; *p && !found; p++)
-            if ((*p)->available())
-                found = *p;
-    } else {
-        while (*list && !found) {
-            size_t n = strcspn(list, ",");
-            for (const kuai_impl *const *p = impls; *p && !found; p++)
-                if (n > 0 && strlen((*p)->name) == n && !strncmp((*p)->name, list, n))
-                    found = (*p)->available() ? *p : NULL;
-            if (found)
-                break;
-            list += n + (list[n] == ',');
-        }
-    }
-    return found && found->oneshot ? found : NULL;
+    const kuai_impl *impl = kuai_impl_default(c);
+    return impl && impl->oneshot ? impl : NULL;
 }
 
 /* The hook's path when it applies: every check of the generic path first

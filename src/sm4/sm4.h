@@ -35,7 +35,4 @@ void sm4_expand_raw(sm4_sched *s, const uint8_t key[16]);
  * setup several times cheaper than the portable bitsliced one. */
 void sm4_expand_with(sm4_sched *s, const uint8_t key[16], uint32_t (*tau)(uint32_t));
 
-extern const kuai_impl sm4_ref, sm4_ttable, sm4_aesni, sm4_aesni_avx, sm4_vaes, sm4_gfni, sm4_armce,
-    sm4_armaes, sm4_neon, sm4_lsx;
-
 #endif

@@ -22,4 +22,6 @@ static int sm4_aesni_available(void)
     return (kuai_cpu_features() & need) == need;
 }
 
-SM4S_IMPLS(sm4_aesni, "aesni", sm4_aesni_available);
+/* AES-NI without VEX: below aesni-avx. */
+KUAI_REGISTER(sm4_aesni);
+SM4S_IMPLS(sm4_aesni, "aesni", 100, sm4_aesni_available);

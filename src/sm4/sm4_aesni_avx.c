@@ -21,4 +21,6 @@ static int sm4_aesni_avx_available(void)
     return (kuai_cpu_features() & need) == need;
 }
 
-SM4S_IMPLS(sm4_aesni_avx, "aesni-avx", sm4_aesni_avx_available);
+/* Above aesni, below VAES. */
+KUAI_REGISTER(sm4_aesni_avx);
+SM4S_IMPLS(sm4_aesni_avx, "aesni-avx", 110, sm4_aesni_avx_available);

@@ -43,4 +43,6 @@ static int sm4_armaes_available(void)
     return (kuai_cpu_features() & KUAI_CPU_ARM_AES) != 0;
 }
 
-SM4S_IMPLS(sm4_armaes, "armaes", sm4_armaes_available);
+/* Below the SM4 instructions, above NEON. */
+KUAI_REGISTER(sm4_armaes);
+SM4S_IMPLS(sm4_armaes, "armaes", 150, sm4_armaes_available);

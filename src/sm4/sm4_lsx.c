@@ -95,4 +95,6 @@ static int sm4_lsx_available(void)
     return (kuai_cpu_features() & KUAI_CPU_LSX) != 0;
 }
 
-SM4S_IMPLS(sm4_lsx, "lsx", sm4_lsx_available);
+/* Above ref. */
+KUAI_REGISTER(sm4_lsx);
+SM4S_IMPLS(sm4_lsx, "lsx", 100, sm4_lsx_available);

@@ -84,4 +84,6 @@ static int sm4_neon_available(void)
     return (kuai_cpu_features() & KUAI_CPU_NEON) != 0;
 }
 
-SM4S_IMPLS(sm4_neon, "neon", sm4_neon_available);
+/* Above ref. */
+KUAI_REGISTER(sm4_neon);
+SM4S_IMPLS(sm4_neon, "neon", 100, sm4_neon_available);

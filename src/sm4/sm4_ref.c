@@ -402,9 +402,12 @@ static void sm4_ref_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, si
     sm4_ref_mk_crypt(m, in, out, n, 1);
 }
 
+/* Below every constant-time SM4 backend: the one any CPU runs. */
+KUAI_REGISTER(sm4_ref);
 const kuai_impl sm4_ref = {
     .name = "ref",
-    .cipher = KUAI_SM4,
+    .family = KUAI_FAMILY_SM4,
+    .priority = 0,
     .available = sm4_ref_available,
     .expand = sm4_ref_expand,
     .enc_blocks = sm4_ref_enc_blocks,

@@ -493,24 +493,28 @@ static void sm4s_expand(kuai_key *k, const uint8_t *key)
 }
 
 /*
- * Each ISA file ends with SM4S_IMPLS(var, "name", available): its backend,
+ * Each ISA file ends with SM4S_IMPLS(var, "name", priority, available): its
+ * backend (registered: KUAI_REGISTER(var) on the line before),
  * and the one-pass multi-key kernel that backend hands small batches to
  * (a full pass costs the same whether its lanes are used or not).
  */
-#define SM4S_IMPL_COMMON(label, avail)                                                             \
-    .name = label, .cipher = KUAI_SM4, .available = avail, .expand = sm4s_expand,                  \
-    .enc_blocks = sm4s_enc_blocks, .dec_blocks = sm4s_dec_blocks, .ctr_blocks = sm4s_ctr_blocks,   \
-    .cbc_enc_blocks = sm4s_cbc_enc_blocks
+#define SM4S_IMPL_COMMON(label, prio, avail)                                                       \
+    .name = label, .family = KUAI_FAMILY_SM4, .priority = prio, .available = avail,                \
+    .expand = sm4s_expand, .enc_blocks = sm4s_enc_blocks, .dec_blocks = sm4s_dec_blocks,           \
+    .ctr_blocks = sm4s_ctr_blocks, .cbc_enc_blocks = sm4s_cbc_enc_blocks
 
-#define SM4S_IMPLS(var, label, avail)                                                              \
+#define SM4S_IMPLS(var, label, prio, avail)                                                        \
     static const kuai_impl var##_narrow = {                                                        \
-        SM4S_IMPL_COMMON(label, avail),   .mk_lanes = SM4V_W,     .mk_setup = sm4s_mk1_setup,      \
-        .mk_bytes = SM4S_MK_WORDS(1) * 4, .mk_enc = sm4s_mk1_enc, .mk_dec = sm4s_mk1_dec,          \
+        SM4S_IMPL_COMMON(label, prio, avail), .mk_lanes = SM4V_W,     .mk_setup = sm4s_mk1_setup,  \
+        .mk_bytes = SM4S_MK_WORDS(1) * 4,     .mk_enc = sm4s_mk1_enc, .mk_dec = sm4s_mk1_dec,      \
     };                                                                                             \
     const kuai_impl var = {                                                                        \
-        SM4S_IMPL_COMMON(label, avail), .mk_lanes = SM4S_MK_G * SM4V_W,                            \
-        .mk_setup = sm4s_mk_setup,      .mk_bytes = SM4S_MK_WORDS(SM4S_MK_G) * 4,                  \
-        .mk_enc = sm4s_mk_enc,          .mk_dec = sm4s_mk_dec,                                     \
+        SM4S_IMPL_COMMON(label, prio, avail),                                                      \
+        .mk_lanes = SM4S_MK_G * SM4V_W,                                                            \
+        .mk_setup = sm4s_mk_setup,                                                                 \
+        .mk_bytes = SM4S_MK_WORDS(SM4S_MK_G) * 4,                                                  \
+        .mk_enc = sm4s_mk_enc,                                                                     \
+        .mk_dec = sm4s_mk_dec,                                                                     \
         .mk_narrow = &var##_narrow,                                                                \
     }
 

@@ -6,8 +6,9 @@
  * with L already applied to each byte position), indexed by secret bytes.
  * Which cache lines those lookups touch depends on key and data, and that
  * leaks through the cache to anyone sharing the machine (cache-timing
- * attacks on table-based SM4 are published, as they are for AES). It is
- * listed last in the registry, so only a caller who names "ttable" gets it.
+ * attacks on table-based SM4 are published, as they are for AES). Its
+ * table says leaky, so the registry never picks it by itself: only a caller
+ * who names "ttable" gets it.
  *
  * It exists because the SM4 literature measures against it: "table SM4" is
  * the baseline of most SM4 speed papers, and a benchmark without it would
@@ -110,9 +111,14 @@ static void sm4_ttable_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out,
     sm4_ttable_mk_crypt(m, in, out, n, 1);
 }
 
+/* Leaky: never chosen automatically, from KUAI_BACKEND only with the
+ * opt-in (src/registry.c); last in the list besides. */
+KUAI_REGISTER(sm4_ttable);
 const kuai_impl sm4_ttable = {
     .name = "ttable",
-    .cipher = KUAI_SM4,
+    .family = KUAI_FAMILY_SM4,
+    .priority = -100,
+    .leaky = 1,
     .available = sm4_ttable_available,
     .expand = sm4_ttable_expand,
     .enc_blocks = sm4_ttable_enc_blocks,

@@ -51,4 +51,6 @@ static int sm4_vaes_available(void)
     return (kuai_cpu_features() & need) == need;
 }
 
-SM4S_IMPLS(sm4_vaes, "vaes", sm4_vaes_available);
+/* Above AES-NI, below GFNI. */
+KUAI_REGISTER(sm4_vaes);
+SM4S_IMPLS(sm4_vaes, "vaes", 200, sm4_vaes_available);

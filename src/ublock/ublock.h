@@ -57,12 +57,4 @@ extern const uint8_t ublock_pl128_inv[8], ublock_pr128_inv[8], ublock_pl256_inv[
 extern const uint8_t ublock_pk1[16], ublock_pk2[32], ublock_pk3[32];
 extern const uint32_t ublock_rc[24];
 
-/* Backend tables (one impl per member per backend). */
-extern const kuai_impl ublock128_128_ref, ublock128_256_ref, ublock256_256_ref;
-extern const kuai_impl ublock128_128_ssse3, ublock128_256_ssse3, ublock256_256_ssse3;
-extern const kuai_impl ublock128_128_avx2, ublock128_256_avx2, ublock256_256_avx2;
-extern const kuai_impl ublock128_128_avx512, ublock128_256_avx512, ublock256_256_avx512;
-extern const kuai_impl ublock128_128_neon, ublock128_256_neon, ublock256_256_neon;
-extern const kuai_impl ublock128_128_lsx, ublock128_256_lsx, ublock256_256_lsx;
-
 #endif

@@ -210,15 +210,15 @@ static inline void ublock256_avx2_store_xor(uint8_t *out, const uint8_t *in, con
  * below 5 (a pass is 8). */
 UL_FRONT(ublock128_avx2_, 9, 16)
 UL_FRONT(ublock256_avx2_, 5, 8)
-UL_NARROW_IMPL(ublock128_128_avx2_ll, "avx2", KUAI_UBLOCK_128_128, ublock_avx2_available);
-UL_NARROW_IMPL(ublock128_256_avx2_ll, "avx2", KUAI_UBLOCK_128_256, ublock_avx2_available);
-UL_NARROW_IMPL(ublock256_256_avx2_ll, "avx2", KUAI_UBLOCK_256_256, ublock_avx2_available);
+UL_NARROW_IMPL(ublock128_avx2_ll, "avx2", KUAI_FAMILY_UBLOCK128, ublock_avx2_available);
+UL_NARROW_IMPL(ublock256_avx2_ll, "avx2", KUAI_FAMILY_UBLOCK256, ublock_avx2_available);
 
 /* ---- backend tables ------------------------------------------------------ */
 
-UL_IMPL(ublock128_128_avx2, "avx2", KUAI_UBLOCK_128_128, ublock_avx2_available, ublock128_avx2_, 16,
-        &ublock128_128_avx2_ll);
-UL_IMPL(ublock128_256_avx2, "avx2", KUAI_UBLOCK_128_256, ublock_avx2_available, ublock128_avx2_, 16,
-        &ublock128_256_avx2_ll);
-UL_IMPL(ublock256_256_avx2, "avx2", KUAI_UBLOCK_256_256, ublock_avx2_available, ublock256_avx2_, 8,
-        &ublock256_256_avx2_ll);
+/* Above SSSE3, below AVX-512. */
+KUAI_REGISTER(ublock128_avx2);
+UL_IMPL(ublock128_avx2, "avx2", KUAI_FAMILY_UBLOCK128, 200, ublock_avx2_available, ublock128_avx2_,
+        16, &ublock128_avx2_ll);
+KUAI_REGISTER(ublock256_avx2);
+UL_IMPL(ublock256_avx2, "avx2", KUAI_FAMILY_UBLOCK256, 200, ublock_avx2_available, ublock256_avx2_,
+        8, &ublock256_avx2_ll);

@@ -352,9 +352,12 @@ static inline void ublock256_avx512_store_xor(uint8_t *out, const uint8_t *in, c
 
 /* ---- backend tables ------------------------------------------------------ */
 
-const kuai_impl ublock128_128_avx512 = {
+/* Above AVX2. */
+KUAI_REGISTER(ublock128_avx512);
+const kuai_impl ublock128_avx512 = {
     .name = "avx512",
-    .cipher = KUAI_UBLOCK_128_128,
+    .family = KUAI_FAMILY_UBLOCK128,
+    .priority = 300,
     .available = ublock_avx512_available,
     .expand = ublock128_avx512_expand,
     .enc_blocks = ublock128_avx512_enc_blocks,
@@ -367,24 +370,11 @@ const kuai_impl ublock128_128_avx512 = {
     .mk_dec = ublock128_avx512_mkw_mk_dec,
 };
 
-const kuai_impl ublock128_256_avx512 = {
+KUAI_REGISTER(ublock256_avx512);
+const kuai_impl ublock256_avx512 = {
     .name = "avx512",
-    .cipher = KUAI_UBLOCK_128_256,
-    .available = ublock_avx512_available,
-    .expand = ublock128_avx512_expand,
-    .enc_blocks = ublock128_avx512_enc_blocks,
-    .dec_blocks = ublock128_avx512_dec_blocks,
-    .ctr_blocks = ublock128_avx512_ctr_blocks,
-    .mk_lanes = 32,
-    .mk_setup = ublock128_avx512_mkw_mk_setup,
-    .mk_bytes = ublock128_avx512_mkw_mk_bytes,
-    .mk_enc = ublock128_avx512_mkw_mk_enc,
-    .mk_dec = ublock128_avx512_mkw_mk_dec,
-};
-
-const kuai_impl ublock256_256_avx512 = {
-    .name = "avx512",
-    .cipher = KUAI_UBLOCK_256_256,
+    .family = KUAI_FAMILY_UBLOCK256,
+    .priority = 300,
     .available = ublock_avx512_available,
     .expand = ublock256_avx512_expand,
     .enc_blocks = ublock256_avx512_enc_blocks,

@@ -1034,10 +1034,10 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
             UL_FN(ctr_blocks)(k, ctr, in + off, out + off, r);                                     \
     }
 
-#define UL_NARROW_IMPL(var, name_, cipher_id, avail)                                               \
+#define UL_NARROW_IMPL(var, name_, fam, avail)                                                     \
     static const kuai_impl var = {                                                                 \
         .name = name_,                                                                             \
-        .cipher = cipher_id,                                                                       \
+        .family = fam,                                                                             \
         .available = avail,                                                                        \
         .mk_lanes = UL_MK_LANES,                                                                   \
         .mk_setup = UL_FN(mk_setup),                                                               \
@@ -1047,10 +1047,11 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
         .mk_cbc_enc = UL_FN(mk_cbc_enc),                                                           \
     }
 
-#define UL_IMPL(var, name_, cipher_id, avail, W, lanes, narrow)                                    \
+#define UL_IMPL(var, name_, fam, prio, avail, W, lanes, narrow)                                    \
     const kuai_impl var = {                                                                        \
         .name = name_,                                                                             \
-        .cipher = cipher_id,                                                                       \
+        .family = fam,                                                                             \
+        .priority = prio,                                                                          \
         .available = avail,                                                                        \
         .expand = W##expand,                                                                       \
         .enc_blocks = W##front_enc,                                                                \

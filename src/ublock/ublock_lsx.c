@@ -53,5 +53,8 @@ static int ublock_lsx_available(void)
 #define UB_V128_ISA lsx
 #define UB_V128_NAME "lsx"
 #define UB_V128_AVAILABLE ublock_lsx_available
+#define UB_V128_PRIORITY 100 /* above ref */
 #define UB_V128_NS128 2
 #include "ublock_v128.h"
+KUAI_REGISTER(ublock128_lsx);
+KUAI_REGISTER(ublock256_lsx);

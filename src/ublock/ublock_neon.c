@@ -54,5 +54,8 @@ static int ublock_neon_available(void)
 #define UB_V128_ISA neon
 #define UB_V128_NAME "neon"
 #define UB_V128_AVAILABLE ublock_neon_available
+#define UB_V128_PRIORITY 100 /* above ref */
 #define UB_V128_NS128 2
 #include "ublock_v128.h"
+KUAI_REGISTER(ublock128_neon);
+KUAI_REGISTER(ublock256_neon);

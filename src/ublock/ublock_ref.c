@@ -308,10 +308,12 @@ static void ublock_ref_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out,
     }
 }
 
-#define UBLOCK_REF_IMPL(var, cipher_id)                                                            \
+/* Below every other uBlock backend: the one any CPU runs. */
+#define UBLOCK_REF_IMPL(var, fam)                                                                  \
     const kuai_impl var = {                                                                        \
         .name = "ref",                                                                             \
-        .cipher = cipher_id,                                                                       \
+        .family = fam,                                                                             \
+        .priority = 0,                                                                             \
         .available = ublock_ref_available,                                                         \
         .expand = ublock_ref_expand,                                                               \
         .enc_blocks = ublock_ref_enc_blocks,                                                       \
@@ -324,6 +326,7 @@ static void ublock_ref_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out,
         .mk_dec = ublock_ref_mk_dec,                                                               \
     }
 
-UBLOCK_REF_IMPL(ublock128_128_ref, KUAI_UBLOCK_128_128);
-UBLOCK_REF_IMPL(ublock128_256_ref, KUAI_UBLOCK_128_256);
-UBLOCK_REF_IMPL(ublock256_256_ref, KUAI_UBLOCK_256_256);
+KUAI_REGISTER(ublock128_ref);
+UBLOCK_REF_IMPL(ublock128_ref, KUAI_FAMILY_UBLOCK128);
+KUAI_REGISTER(ublock256_ref);
+UBLOCK_REF_IMPL(ublock256_ref, KUAI_FAMILY_UBLOCK256);

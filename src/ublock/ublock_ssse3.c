@@ -86,15 +86,15 @@ static int ublock_ssse3_available(void)
  * uBlock-256/256 below 3 (a wide pass is 8 blocks). */
 UL_FRONT(ublock128_ssse3_, 5, 8)
 UL_FRONT(ublock256_ssse3_, 3, 8)
-UL_NARROW_IMPL(ublock128_128_ssse3_ll, "ssse3", KUAI_UBLOCK_128_128, ublock_ssse3_available);
-UL_NARROW_IMPL(ublock128_256_ssse3_ll, "ssse3", KUAI_UBLOCK_128_256, ublock_ssse3_available);
-UL_NARROW_IMPL(ublock256_256_ssse3_ll, "ssse3", KUAI_UBLOCK_256_256, ublock_ssse3_available);
-UL_IMPL(ublock128_128_ssse3, "ssse3", KUAI_UBLOCK_128_128, ublock_ssse3_available, ublock128_ssse3_,
-        8, &ublock128_128_ssse3_ll);
-UL_IMPL(ublock128_256_ssse3, "ssse3", KUAI_UBLOCK_128_256, ublock_ssse3_available, ublock128_ssse3_,
-        8, &ublock128_256_ssse3_ll);
-UL_IMPL(ublock256_256_ssse3, "ssse3", KUAI_UBLOCK_256_256, ublock_ssse3_available, ublock256_ssse3_,
-        8, &ublock256_256_ssse3_ll);
+UL_NARROW_IMPL(ublock128_ssse3_ll, "ssse3", KUAI_FAMILY_UBLOCK128, ublock_ssse3_available);
+UL_NARROW_IMPL(ublock256_ssse3_ll, "ssse3", KUAI_FAMILY_UBLOCK256, ublock_ssse3_available);
+/* Above ref, below AVX2. */
+KUAI_REGISTER(ublock128_ssse3);
+UL_IMPL(ublock128_ssse3, "ssse3", KUAI_FAMILY_UBLOCK128, 100, ublock_ssse3_available,
+        ublock128_ssse3_, 8, &ublock128_ssse3_ll);
+KUAI_REGISTER(ublock256_ssse3);
+UL_IMPL(ublock256_ssse3, "ssse3", KUAI_FAMILY_UBLOCK256, 100, ublock_ssse3_available,
+        ublock256_ssse3_, 8, &ublock256_ssse3_ll);
 
 /* ---- key schedule on nibbles ------------------------------------------- */
 

@@ -14,6 +14,9 @@
  *   UB_V128_ISA              token for the names (ssse3 -> ublock128_ssse3_*)
  *   UB_V128_NAME             backend name string
  *   UB_V128_AVAILABLE        int (*)(void), the run-time check
+ *   UB_V128_PRIORITY         the tables' priority (without UB_V128_LOW_LATENCY;
+ *                            the file registers ublock128_<isa> and
+ *                            ublock256_<isa> with KUAI_REGISTER lines)
  *   UB_V128_NS128            uBlock-128 passes run side by side (2 for 16
  *                            registers, 3 for 32)
  * and may define UB_V128_LOW_LATENCY: the wide kernels' masks are then built
@@ -222,10 +225,11 @@ static inline void UB_V128_FN(ublock256_, store_xor)(uint8_t *out, const uint8_t
 /* ---- backend tables ------------------------------------------------------ */
 
 #ifndef UB_V128_LOW_LATENCY
-#define UB_V128_IMPL(var, member, cipher_id)                                                       \
+#define UB_V128_IMPL(var, member, fam)                                                             \
     const kuai_impl var = {                                                                        \
         .name = UB_V128_NAME,                                                                      \
-        .cipher = cipher_id,                                                                       \
+        .family = fam,                                                                             \
+        .priority = UB_V128_PRIORITY,                                                              \
         .available = UB_V128_AVAILABLE,                                                            \
         .expand = UB_V128_FN(member, expand),                                                      \
         .enc_blocks = UB_V128_FN(member, enc_blocks),                                              \
@@ -237,8 +241,7 @@ static inline void UB_V128_FN(ublock256_, store_xor)(uint8_t *out, const uint8_t
         .mk_enc = UB_V128_FN(member, mk_enc),                                                      \
         .mk_dec = UB_V128_FN(member, mk_dec),                                                      \
     }
-UB_V128_IMPL(UB_V128_VAR(ublock128_128_), ublock128_, KUAI_UBLOCK_128_128);
-UB_V128_IMPL(UB_V128_VAR(ublock128_256_), ublock128_, KUAI_UBLOCK_128_256);
-UB_V128_IMPL(UB_V128_VAR(ublock256_256_), ublock256_, KUAI_UBLOCK_256_256);
+UB_V128_IMPL(UB_V128_VAR(ublock128_), ublock128_, KUAI_FAMILY_UBLOCK128);
+UB_V128_IMPL(UB_V128_VAR(ublock256_), ublock256_, KUAI_FAMILY_UBLOCK256);
 #undef UB_V128_IMPL
 #endif /* UB_V128_LOW_LATENCY */

@@ -16,7 +16,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "kuai.h"
-#include "modes/ghash.h"
+#include "ghash/ghash.h"
+#include "seam.h" /* kuai_registry_reload */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,12 +177,15 @@ static void run_modes(kuai_cipher c, const char *backend)
 
     /* One-shot ECB, single and 4 keys: uBlock's x86 backends run their own
      * path (the key schedule and the low-latency kernel on the stack), so
-     * the backend is forced the way kuai_key_init would take it. */
+     * the backend is forced the way kuai_key_init would take it (the
+     * library reads the variables once; the registry's test hook makes it
+     * read them again). */
     static uint8_t okey[4][32];
     const uint8_t *okeys[4];
     setenv("KUAI_BACKEND", backend, 1);
     /* ttable is leaky: the environment may name it only with the opt-in. */
     setenv("KUAI_ALLOW_LEAKY_BACKENDS", "1", 1);
+    kuai_registry_reload();
     fill(okey, sizeof okey);
     SECRET(okey, sizeof okey);
     fill(pt, 4 * bs);
@@ -201,6 +205,7 @@ static void run_modes(kuai_cipher c, const char *backend)
     OK(kuai_ecb_decrypt_oneshot_multi(c, okeys, ks, ins, outs, 4, bs), "oneshot multi decrypt");
     unsetenv("KUAI_BACKEND");
     unsetenv("KUAI_ALLOW_LEAKY_BACKENDS");
+    kuai_registry_reload();
     kuai_key_wipe(&k);
 }
 

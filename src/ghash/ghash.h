@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The GHASH seam: GCM's mode code (gcm.c) is written once over these
- * function pointers; the backend is chosen at run time from
- * kuai_cpu_features().
+ * GHASH, a primitive of its own: GCM's mode code (src/modes/gcm.c) is
+ * written once over these function pointers, and a fused AES-CTR+GHASH
+ * kernel (a cipher backend's gcm_blocks) hashes with one backend's key
+ * material. The backends register as the cipher backends do
+ * (KUAI_REGISTER_GHASH, collected by CMakeLists.txt), and the registry
+ * (src/registry.c) sorts them by priority once and picks the best usable.
  *
  * Every backend works in the same domain, so their key material differs
  * but their accumulator does not: the accumulator y is kept in the byte
@@ -21,7 +24,8 @@
 #ifndef KUAI_GHASH_H
 #define KUAI_GHASH_H
 
-#include "../internal.h"
+#include "../cpu.h"
+#include "../wipe.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +35,7 @@
 
 typedef struct ghash_impl {
     const char *name;
+    int priority; /* highest usable first */
     int (*available)(void);
     /* h: the hash subkey E_K(0^128). Fills hkey (GHASH_KEY_BYTES, 64-byte
      * aligned) with whatever update needs. */
@@ -40,14 +45,15 @@ typedef struct ghash_impl {
     void (*update)(const unsigned char *hkey, uint8_t y[16], const uint8_t *in, size_t nblocks);
 } ghash_impl;
 
+/* A backend file registers its table on a line of its own (see
+ * KUAI_REGISTER in src/seam.h). */
+#define KUAI_REGISTER_GHASH(sym) extern const ghash_impl sym
+
+/* Named by others: the tests' reference, and the key material the AES-NI
+ * fused GCM kernel reads. */
 extern const ghash_impl ghash_ref;
 #if defined(KUAI_X86_64)
 extern const ghash_impl ghash_pclmul;
-extern const ghash_impl ghash_vpclmul;
-extern const ghash_impl ghash_vpclmul512;
-#endif
-#if defined(KUAI_AARCH64)
-extern const ghash_impl ghash_pmull;
 #endif
 
 /* h' = reflect(H) * y mod P*, as a big-endian block: the one key form
@@ -55,16 +61,9 @@ extern const ghash_impl ghash_pmull;
 void kuai_ghash_key_reflect(uint8_t out[16], const uint8_t h[16]);
 
 /* All GHASH backends built in, best first, NULL-terminated (usable or not:
- * check available()). The tests reach them through this. */
+ * check available()); the tests reach them through this. The best usable
+ * one, chosen once per process. (src/registry.c) */
 const ghash_impl *const *kuai_ghash_impls(void);
-/* The best usable backend. */
 const ghash_impl *kuai_ghash_best(void);
-
-/* GCM's CTR: the low 32 bits of ctr count (inc32), the upper 96 stay.
- * ctr_secret: the counter was derived from the key (IVs other than 12
- * bytes), so no branch or fused backend path may see it. Exposed for the
- * tests, which drive it across the 2^32 wrap. */
-void kuai_gcm_ctr32(const kuai_key *k, uint8_t ctr[16], const uint8_t *in, uint8_t *out,
-                    size_t nblocks, int ctr_secret);
 
 #endif

@@ -139,7 +139,10 @@ static int ref_available(void)
     return 1;
 }
 
+/* The portable one, below every other. */
+KUAI_REGISTER_GHASH(ghash_ref);
 const ghash_impl ghash_ref = {
+    .priority = 0,
     .name = "ref",
     .available = ref_available,
     .init = ref_init,

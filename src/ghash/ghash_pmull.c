@@ -126,7 +126,10 @@ static int pmull_available(void)
     return (kuai_cpu_features() & KUAI_CPU_ARM_PMULL) != 0;
 }
 
+/* Above ref. */
+KUAI_REGISTER_GHASH(ghash_pmull);
 const ghash_impl ghash_pmull = {
+    .priority = 100,
     .name = "pmull",
     .available = pmull_available,
     .init = pmull_init,

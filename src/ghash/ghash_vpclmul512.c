@@ -131,7 +131,10 @@ static int vpclmul512_available(void)
     return (kuai_cpu_features() & need) == need;
 }
 
+/* Above the 256-bit one. */
+KUAI_REGISTER_GHASH(ghash_vpclmul512);
 const ghash_impl ghash_vpclmul512 = {
+    .priority = 300,
     .name = "vpclmul512",
     .available = vpclmul512_available,
     .init = vpclmul512_init,

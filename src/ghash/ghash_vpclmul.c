@@ -141,7 +141,10 @@ static int vpclmul_available(void)
     return (kuai_cpu_features() & need) == need;
 }
 
+/* Above PCLMULQDQ, below the 512-bit one. */
+KUAI_REGISTER_GHASH(ghash_vpclmul);
 const ghash_impl ghash_vpclmul = {
+    .priority = 200,
     .name = "vpclmul",
     .available = vpclmul_available,
     .init = vpclmul_init,

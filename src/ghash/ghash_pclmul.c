@@ -45,7 +45,10 @@ static int pclmul_available(void)
     return (kuai_cpu_features() & need) == need;
 }
 
+/* Above ref, below VPCLMULQDQ. */
+KUAI_REGISTER_GHASH(ghash_pclmul);
 const ghash_impl ghash_pclmul = {
+    .priority = 100,
     .name = "pclmul",
     .available = pclmul_available,
     .init = pclmul_init,

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* CPU features, as the backends' availability tests read them. */
+#ifndef KUAI_CPU_H
+#define KUAI_CPU_H
+
+/* CPU features, detected once (src/cpu.c). */
+enum {
+    KUAI_CPU_SSSE3 = 1u << 0,
+    KUAI_CPU_AVX2 = 1u << 1, /* includes OS support for YMM state (XCR0) */
+    KUAI_CPU_AESNI = 1u << 2,
+    KUAI_CPU_PCLMUL = 1u << 3,
+    KUAI_CPU_VAES = 1u << 4,
+    KUAI_CPU_VPCLMUL = 1u << 5,
+    KUAI_CPU_AVX512 = 1u << 6, /* F+BW+VL, with OS support for ZMM state */
+    KUAI_CPU_AVX512VBMI = 1u << 7,
+    KUAI_CPU_GFNI = 1u << 8,
+    /* ARM64, from getauxval(AT_HWCAP) */
+    KUAI_CPU_NEON = 1u << 9, /* ASIMD */
+    KUAI_CPU_ARM_AES = 1u << 10,
+    KUAI_CPU_ARM_PMULL = 1u << 11,
+    KUAI_CPU_ARM_SM4 = 1u << 12,
+    /* LoongArch64, from getauxval(AT_HWCAP) */
+    KUAI_CPU_LSX = 1u << 13
+};
+unsigned kuai_cpu_features(void);
+
+#endif

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The seam between the mode code (written once) and the cipher backends:
+ * struct kuai_impl, its families, registration and the registry's calls.
+ */
+#ifndef KUAI_SEAM_H
+#define KUAI_SEAM_H
+
+#include "kuai.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KUAI_ALIGN64 _Alignas(64)
+
+/* Scratch a backend's multi-key setup may fill: round keys of up to
+ * KUAI_MK_MAX_LANES different keys, in the backend's lane format. */
+#define KUAI_MK_BYTES 32768
+#define KUAI_MK_MAX_LANES 32
+typedef struct kuai_mk {
+    KUAI_ALIGN64 unsigned char b[KUAI_MK_BYTES];
+} kuai_mk;
+
+/*
+ * One backend of one cipher. The mode code calls only these; the backends
+ * know nothing of modes, tails, argument checks or threads.
+ *
+ * Every backend of a cipher stores that cipher's raw schedule in the same
+ * form at the start of kuai_key.priv_sched (for uBlock: struct
+ * ublock_sched), then anything of its own after it. So a key set up with
+ * one backend can join a multi-key call run by another.
+ */
+struct ghash_impl; /* src/ghash/ghash.h */
+
+/*
+ * The ciphers one backend table serves: the members of a family differ only
+ * in key size, which each hook takes from the key (kuai_key.priv_cipher) or
+ * its argument. uBlock's two block sizes are two families: their kernels
+ * differ in width, not only in the length of the schedule.
+ */
+typedef enum kuai_family {
+    KUAI_FAMILY_UBLOCK128, /* uBlock-128/128, uBlock-128/256 */
+    KUAI_FAMILY_UBLOCK256, /* uBlock-256/256 */
+    KUAI_FAMILY_SM4,
+    KUAI_FAMILY_AES, /* AES-128, AES-192, AES-256 */
+    KUAI_FAMILY_COUNT
+} kuai_family;
+
+typedef struct kuai_impl {
+    const char *name;
+    kuai_family family;
+    /* The registry offers a family's usable backends highest first, and
+     * kuai_key_init takes the first (src/registry.c). Only the order
+     * within a family matters: see the scale in docs/design.md. */
+    int priority;
+    /* Memory addresses depend on key and data (table lookups): never
+     * chosen automatically, from KUAI_BACKEND only with the opt-in. */
+    int leaky;
+    int (*available)(void);
+    /* key length has been checked; k->priv_cipher is set */
+    void (*expand)(kuai_key *k, const uint8_t *key);
+    void (*enc_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks);
+    void (*dec_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks);
+    /* Optional fused CTR (NULL: the mode code builds counter blocks and
+     * calls enc_blocks). ctr is one block, big-endian, advanced by nblocks. */
+    void (*ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
+                       size_t nblocks);
+    /* Optional fused CBC encryption (NULL: the mode code chains one
+     * enc_blocks call per block). iv is one block, replaced by the last
+     * ciphertext block. CBC encryption is bound by the latency of one block,
+     * so a backend that keeps the chain in a register and skips a call and
+     * two memory round trips per block gets closer to that bound. */
+    void (*cbc_enc_blocks)(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                           size_t nblocks);
+    /* Optional fused CBC decryption (NULL: dec_blocks, then the mode code
+     * XORs each chunk with the ciphertext shifted by a block). in == out
+     * allowed; iv as for cbc_enc_blocks. A fast kernel that XORs while
+     * the blocks are still in registers saves a pass over the data. */
+    void (*cbc_dec_blocks)(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                           size_t nblocks);
+    /* Multi-key: block i of a batch of n <= mk_lanes blocks goes under
+     * keys[i]. mk_setup runs once per set of keys, mk_enc/mk_dec once per
+     * batch; in and out hold n contiguous blocks (in == out allowed). */
+    size_t mk_lanes;
+    void (*mk_setup)(kuai_mk *m, const kuai_key *const *keys, size_t n);
+    /* The bytes of kuai_mk (from the start) that mk_setup may write: what
+     * the mode code wipes afterwards. The whole 32 KiB cost more than the
+     * cipher in short multi-key calls. 0 would mean all of it; every
+     * backend sets it, and tests/test_modes.c checks that mk_setup stays
+     * inside. */
+    size_t mk_bytes;
+    void (*mk_enc)(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n);
+    void (*mk_dec)(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n);
+    /* Optional: a narrower multi-key kernel of the same ISA family (e.g. the
+     * 128-bit one under AVX2) for batches of at most its mk_lanes blocks:
+     * a wide bitsliced kernel costs the same for 4 blocks as for 32. */
+    const struct kuai_impl *mk_narrow;
+    /* Optional fused multi-key CBC encryption (the cipher's blocks): n <=
+     * mk_lanes streams of nblocks blocks each after mk_setup; stream i
+     * reads in[i] and writes out[i] (in[i] == out[i] allowed), its chain
+     * is ivs + bs i (bs: block size) and is left as its last ciphertext block. A kernel
+     * that keeps the n chains in registers skips the per-block trip
+     * through a buffer that would cost as much as a fast cipher. */
+    void (*mk_cbc_enc)(const kuai_mk *m, uint8_t *ivs, const uint8_t *const *in,
+                       uint8_t *const *out, size_t n, size_t nblocks);
+    /* Optional fused GCM over whole blocks (NULL: the mode code runs CTR,
+     * then GHASH, a chunk at a time): CTR with the low 32 bits of ctr
+     * counting (the caller keeps them from wrapping and never passes a
+     * key-derived counter) and GHASH of the ciphertext into y, in one pass,
+     * so the AES and carry-less multiply units can work side by side. hkey is
+     * the key material of the GHASH backend gcm_ghash, the only one the
+     * kernel reads; y as in src/ghash/ghash.h. in == out allowed. */
+    const struct ghash_impl *gcm_ghash;
+    /* Optional one-shot ECB (src/modes/oneshot.c; NULL: key setup into a
+     * kuai_key, then ECB): n streams, stream i nblocks blocks from in[i] to
+     * out[i] (in[i] == out[i] allowed) under the raw key keys[i] of
+     * kuai_key_size(c) bytes. Everything is checked; nothing may be kept.
+     * A backend whose short path reads only a small schedule skips the 8 KiB
+     * key and its wipe, and runs one block of several keys as one pass. */
+    void (*oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
+                    uint8_t *const *out, size_t n, size_t nblocks, int enc);
+    void (*gcm_blocks)(const kuai_key *k, const unsigned char *hkey, uint8_t y[16], uint8_t *ctr,
+                       const uint8_t *in, uint8_t *out, size_t nblocks, int enc);
+} kuai_impl;
+
+/*
+ * Registration: a backend file names each table it defines with a line of
+ * its own, `KUAI_REGISTER(symbol);` at the start of a line. CMakeLists.txt
+ * collects those lines from the sources it builds into the one list the
+ * registry reads (kuai_backends.inc in the build tree), so a new backend is
+ * its own file plus its entry among the sources.
+ */
+#define KUAI_REGISTER(sym) extern const kuai_impl sym
+
+/* The backend registry (src/registry.c). Sorted and, for kuai_key_init's
+ * choice, read from the environment once per process, on first use. */
+kuai_family kuai_cipher_family(kuai_cipher c);
+/* c's family's backends, highest priority first, usable here or not,
+ * NULL-terminated (empty for an unknown cipher). */
+const kuai_impl *const *kuai_impls(kuai_cipher c);
+/* The backend kuai_key_init takes for c: the best usable one, or the one
+ * KUAI_BACKEND names (NULL when it names none of c's, an unusable one, or a
+ * leaky one without KUAI_ALLOW_LEAKY_BACKENDS=1). */
+const kuai_impl *kuai_impl_default(kuai_cipher c);
+/* c's backend called name, if usable here; else NULL. */
+const kuai_impl *kuai_impl_named(kuai_cipher c, const char *name);
+/* Tests only: read the environment again at the next key setup. Not safe
+ * while another thread sets up a key. */
+void kuai_registry_reload(void);
+
+static inline const kuai_impl *kuai_key_impl(const kuai_key *k)
+{
+    return (const kuai_impl *)k->priv_impl;
+}
+
+#endif

@@ -210,7 +210,8 @@ static void parse_opts(int argc, char **argv, opts *o)
 static int uses_aes_instructions(kuai_cipher c, const char *backend)
 {
     int aes = c == KUAI_AES_128 || c == KUAI_AES_192 || c == KUAI_AES_256;
-    return aes && (!strcmp(backend, "aesni") || !strcmp(backend, "vaes"));
+    /* aesni, aesni-avx (the same with the VEX GCM kernel), vaes */
+    return aes && (!strncmp(backend, "aesni", 5) || !strcmp(backend, "vaes"));
 }
 
 static int ossl_aesni_off(void)

@@ -47,18 +47,12 @@ static const ghash_impl *const registered_ghash[] = {
 
 kuai_family kuai_cipher_family(kuai_cipher c)
 {
+    /* from the cipher list's family column */
     switch (c) {
-    case KUAI_UBLOCK_128_128:
-    case KUAI_UBLOCK_128_256:
-        return KUAI_FAMILY_UBLOCK128;
-    case KUAI_UBLOCK_256_256:
-        return KUAI_FAMILY_UBLOCK256;
-    case KUAI_SM4:
-        return KUAI_FAMILY_SM4;
-    case KUAI_AES_128:
-    case KUAI_AES_192:
-    case KUAI_AES_256:
-        return KUAI_FAMILY_AES;
+#define KUAI_CIPHER(id, name, block, key, family)                                                  \
+    case id:                                                                                       \
+        return KUAI_FAMILY_##family;
+#include "ciphers.def"
     }
     return KUAI_FAMILY_COUNT;
 }

@@ -20,8 +20,8 @@
  * round trips. Exit 1 on a failed round trip or call.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "kuai.h"
 #include "ghash/ghash.h"
+#include "kuai.h"
 #include "seam.h" /* kuai_registry_reload */
 
 #include <stdio.h>

@@ -15,8 +15,8 @@
  * fail, reported as "caught".
  */
 #define _POSIX_C_SOURCE 200809L
-#include "kuai.h"
 #include "ghash/ghash.h"
+#include "kuai.h"
 #include "seam.h" /* kuai_registry_reload */
 
 #include <stdio.h>

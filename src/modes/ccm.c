@@ -119,11 +119,20 @@ static void ccm_payload(const kuai_key *k, uint8_t mac[16], uint8_t ctr[16], con
     }
 }
 
-/* The full masked tag: the CBC-MAC XOR E(A_0). */
-static void ccm_tag(const kuai_key *k, uint8_t mac[16], uint8_t a0[16])
+/* One CCM pass; mac gets the full masked tag, the CBC-MAC XOR E(A_0). */
+static void ccm_run(const kuai_key *k, const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
+                    size_t aad_len, const uint8_t *in, uint8_t *out, size_t len, size_t tag_len,
+                    int enc, uint8_t mac[16])
 {
+    uint8_t a0[16], ctr[16];
+    ccm_start(k, mac, a0, nonce, nonce_len, aad, aad_len, len, tag_len);
+    memcpy(ctr, a0, 16);
+    ctr[15] = 1;
+    ccm_payload(k, mac, ctr, in, out, len, enc);
     kuai_key_impl(k)->enc_blocks(k, a0, a0, 1);
     xor_bytes(mac, mac, a0, 16);
+    kuai_wipe(a0, sizeof a0);
+    kuai_wipe(ctr, sizeof ctr);
 }
 
 int kuai_ccm_encrypt(const kuai_key *k, const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
@@ -133,15 +142,10 @@ int kuai_ccm_encrypt(const kuai_key *k, const uint8_t *nonce, size_t nonce_len, 
     int r = ccm_check(k, nonce, nonce_len, aad, aad_len, in, out, len, tag, tag_len);
     if (r)
         return r;
-    uint8_t mac[16], a0[16], ctr[16];
-    ccm_start(k, mac, a0, nonce, nonce_len, aad, aad_len, len, tag_len);
-    memcpy(ctr, a0, 16);
-    ctr[15] = 1;
-    ccm_payload(k, mac, ctr, in, out, len, 1);
-    ccm_tag(k, mac, a0);
+    uint8_t mac[16];
+    ccm_run(k, nonce, nonce_len, aad, aad_len, in, out, len, tag_len, 1, mac);
     memcpy(tag, mac, tag_len);
     kuai_wipe(mac, sizeof mac);
-    kuai_wipe(a0, sizeof a0);
     return KUAI_OK;
 }
 
@@ -152,16 +156,11 @@ int kuai_ccm_decrypt(const kuai_key *k, const uint8_t *nonce, size_t nonce_len, 
     int r = ccm_check(k, nonce, nonce_len, aad, aad_len, in, out, len, tag, tag_len);
     if (r)
         return r;
-    uint8_t mac[16], a0[16], ctr[16];
-    ccm_start(k, mac, a0, nonce, nonce_len, aad, aad_len, len, tag_len);
-    memcpy(ctr, a0, 16);
-    ctr[15] = 1;
-    ccm_payload(k, mac, ctr, in, out, len, 0);
-    ccm_tag(k, mac, a0);
+    uint8_t mac[16];
+    ccm_run(k, nonce, nonce_len, aad, aad_len, in, out, len, tag_len, 0, mac);
     int bad = tag_differs(mac, tag, tag_len);
     kuai_declassify(&bad, sizeof bad); /* the verdict is public */
     kuai_wipe(mac, sizeof mac);
-    kuai_wipe(a0, sizeof a0);
     if (bad) {
         /* Never hand back plaintext that failed authentication. */
         if (len)

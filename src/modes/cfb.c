@@ -17,22 +17,9 @@
  */
 #include "modes.h"
 
-static int cfb_check(const kuai_key *k, const uint8_t *iv, const uint8_t *in, const uint8_t *out,
-                     size_t len)
-{
-    int r = kuai_key_check(k);
-    if (r)
-        return r;
-    if (kuai_block_size((kuai_cipher)k->priv_cipher) != 16)
-        return KUAI_ERR_UNSUPPORTED;
-    if (!iv || !buffers_ok(in, out, len))
-        return KUAI_ERR_ARG;
-    return KUAI_OK;
-}
-
 int kuai_cfb_encrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len)
 {
-    int r = cfb_check(k, iv, in, out, len);
+    int r = check_stream128(k, iv, in, out, len);
     if (r)
         return r;
     const kuai_impl *impl = kuai_key_impl(k);
@@ -52,7 +39,7 @@ int kuai_cfb_encrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t 
 
 int kuai_cfb_decrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len)
 {
-    int r = cfb_check(k, iv, in, out, len);
+    int r = check_stream128(k, iv, in, out, len);
     if (r)
         return r;
     const kuai_impl *impl = kuai_key_impl(k);

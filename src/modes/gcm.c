@@ -330,6 +330,22 @@ static int check_oneshot(const kuai_key *k, const uint8_t *iv, size_t iv_len, co
     return KUAI_OK;
 }
 
+/* The one-shot calls' single pass on a context on the stack; full gets
+ * the whole 16-byte tag. */
+static void gcm_oneshot(const kuai_key *k, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
+                        size_t aad_len, const uint8_t *in, uint8_t *out, size_t len, int enc,
+                        uint8_t full[16])
+{
+    kuai_gcm_ctx c;
+    gcm_setup(&c, k, kuai_ghash_best(), iv, iv_len);
+    if (aad_len)
+        gcm_absorb_aad(&c, aad, aad_len);
+    if (len)
+        gcm_crypt(&c, in, out, len, enc);
+    gcm_tag(&c, full);
+    kuai_wipe(&c, sizeof c);
+}
+
 int kuai_gcm_encrypt(const kuai_key *k, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
                      size_t aad_len, const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag,
                      size_t tag_len)
@@ -337,17 +353,10 @@ int kuai_gcm_encrypt(const kuai_key *k, const uint8_t *iv, size_t iv_len, const 
     int r = check_oneshot(k, iv, iv_len, aad, aad_len, in, out, len, tag, tag_len);
     if (r)
         return r;
-    kuai_gcm_ctx c;
     uint8_t full[16];
-    gcm_setup(&c, k, kuai_ghash_best(), iv, iv_len);
-    if (aad_len)
-        gcm_absorb_aad(&c, aad, aad_len);
-    if (len)
-        gcm_crypt(&c, in, out, len, 1);
-    gcm_tag(&c, full);
+    gcm_oneshot(k, iv, iv_len, aad, aad_len, in, out, len, 1, full);
     memcpy(tag, full, tag_len);
     kuai_wipe(full, sizeof full);
-    kuai_wipe(&c, sizeof c);
     return KUAI_OK;
 }
 
@@ -358,18 +367,11 @@ int kuai_gcm_decrypt(const kuai_key *k, const uint8_t *iv, size_t iv_len, const 
     int r = check_oneshot(k, iv, iv_len, aad, aad_len, in, out, len, tag, tag_len);
     if (r)
         return r;
-    kuai_gcm_ctx c;
     uint8_t full[16];
-    gcm_setup(&c, k, kuai_ghash_best(), iv, iv_len);
-    if (aad_len)
-        gcm_absorb_aad(&c, aad, aad_len);
-    if (len)
-        gcm_crypt(&c, in, out, len, 0);
-    gcm_tag(&c, full);
+    gcm_oneshot(k, iv, iv_len, aad, aad_len, in, out, len, 0, full);
     int bad = tag_differs(full, tag, tag_len);
     kuai_declassify(&bad, sizeof bad); /* the verdict is public */
     kuai_wipe(full, sizeof full);
-    kuai_wipe(&c, sizeof c);
     if (bad) {
         /* Never hand back plaintext that failed authentication. */
         if (len)

@@ -85,6 +85,21 @@ static inline int check_call(const kuai_key *k, const uint8_t *in, const uint8_t
     return KUAI_OK;
 }
 
+/* The checks of CFB and OFB (128-bit blocks only, any length, an IV), all
+ * made before anything is written. */
+static inline int check_stream128(const kuai_key *k, const uint8_t *iv, const uint8_t *in,
+                                  const uint8_t *out, size_t len)
+{
+    int r = kuai_key_check(k);
+    if (r)
+        return r;
+    if (kuai_block_size((kuai_cipher)k->priv_cipher) != 16)
+        return KUAI_ERR_UNSUPPORTED;
+    if (!iv || !buffers_ok(in, out, len))
+        return KUAI_ERR_ARG;
+    return KUAI_OK;
+}
+
 /* Add n to a big-endian counter of bs bytes, mod 2^(8 bs). No branch on
  * the counter's value. */
 static inline void ctr_add(uint8_t *ctr, size_t bs, uint64_t n)

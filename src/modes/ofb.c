@@ -16,13 +16,9 @@
 
 int kuai_ofb_crypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len)
 {
-    int r = kuai_key_check(k);
+    int r = check_stream128(k, iv, in, out, len);
     if (r)
         return r;
-    if (kuai_block_size((kuai_cipher)k->priv_cipher) != 16)
-        return KUAI_ERR_UNSUPPORTED;
-    if (!iv || !buffers_ok(in, out, len))
-        return KUAI_ERR_ARG;
     uint8_t ks[KUAI_CHUNK_BLOCKS * 16];
     for (size_t off = 0; off < len;) {
         size_t bytes = len - off < sizeof ks ? len - off : sizeof ks;

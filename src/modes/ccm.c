@@ -22,13 +22,12 @@ static int ccm_check(const kuai_key *k, const uint8_t *nonce, size_t nonce_len, 
                      size_t aad_len, const uint8_t *in, const uint8_t *out, size_t len,
                      const uint8_t *tag, size_t tag_len)
 {
-    int r = kuai_key_check(k);
+    /* key, 128-bit block, buffers, the nonce pointer: as CFB and OFB */
+    int r = check_stream128(k, nonce, in, out, len);
     if (r)
         return r;
-    if (kuai_block_size((kuai_cipher)k->priv_cipher) != 16)
-        return KUAI_ERR_UNSUPPORTED;
-    if (!nonce || nonce_len < 7 || nonce_len > 13 || !tag || tag_len < 4 || tag_len > 16 ||
-        tag_len % 2 || (aad_len && !aad) || !buffers_ok(in, out, len))
+    if (nonce_len < 7 || nonce_len > 13 || !tag || tag_len < 4 || tag_len > 16 || tag_len % 2 ||
+        (aad_len && !aad))
         return KUAI_ERR_ARG;
     /* The length field holds L = 15 - nonce_len bytes (L >= 2). */
     size_t l = 15 - nonce_len;

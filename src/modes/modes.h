@@ -85,8 +85,8 @@ static inline int check_call(const kuai_key *k, const uint8_t *in, const uint8_t
     return KUAI_OK;
 }
 
-/* The checks of CFB and OFB (128-bit blocks only, any length, an IV), all
- * made before anything is written. */
+/* The checks of CFB and OFB (128-bit blocks only, any length, an IV; CCM
+ * passes its nonce), all made before anything is written. */
 static inline int check_stream128(const kuai_key *k, const uint8_t *iv, const uint8_t *in,
                                   const uint8_t *out, size_t len)
 {

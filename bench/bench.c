@@ -22,8 +22,9 @@
  * Peers: uBlock exists in no library, so it is held against OpenSSL
  * AES-128-CTR / AES-128-GCM; SM4 against libgcrypt doing the row's own mode
  * and direction (the peer its targets name), plus OpenSSL SM4-CTR on one
- * extra row. Adding a cipher is a line in `ciphers[]`; adding a peer
- * library is one more `peer_ops` and `peer` entries (both bench_peers.c).
+ * extra row. The ciphers are kuai_ciphers()'s; a cipher's peers are its row
+ * in `peer_rows[]`, adding a peer library is one more `peer_ops` and `peer`
+ * entries (both bench_peers.c).
  *
  * This file holds the options, the child process of the AES-NI rows and
  * kuai_bench_main; bench_internal.h lists the other files by concern.
@@ -117,21 +118,45 @@ int mode_wanted(const opts *o, const char *mode)
     return !o->mode || !strncmp(mode, o->mode, strlen(o->mode));
 }
 
+/* kuai_ciphers()'s names for the help: ", "-separated, wrapped under the
+ * option texts' column, then ")\n". */
+static void print_cipher_names(FILE *f)
+{
+    kuai_cipher list[64];
+    size_t n = kuai_ciphers(list, 64), col = 36; /* after "  --cipher NAME   only this cipher (" */
+    for (size_t i = 0; i < n && i < 64; i++) {
+        const char *cn = kuai_cipher_name(list[i]);
+        size_t len = strlen(cn) + (i + 1 < n ? 1 : 2); /* "," or ")" */
+        if (i > 0) {
+            if (col + 1 + len > 87) { /* the help's widest line */
+                fputs("\n                  ", f);
+                col = 18;
+            } else {
+                fputc(' ', f);
+                col++;
+            }
+        }
+        fprintf(f, "%s%s", cn, i + 1 < n ? "," : ")");
+        col += len;
+    }
+    fputc('\n', f);
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: %s [--json FILE] [--quick] [--backend NAME] [--cipher NAME] [--reps N]\n"
             "       [--mode M] [--threads N] [--no-sweep]\n",
             prog);
+    fprintf(f, "  --json FILE     also write the rows as a JSON array of objects\n"
+               "  --quick         fewer and shorter repetitions, 4-stream multi-key rows only,\n"
+               "                  sweep up to 4 MB (smoke test)\n"
+               "  --backend NAME  only this backend (ref, ssse3, avx2, avx512, gfni, vaes, aesni,\n"
+               "                  ttable, ...)\n"
+               "  --cipher NAME   only this cipher (");
+    print_cipher_names(f);
     fprintf(
-        f, "  --json FILE     also write the rows as a JSON array of objects\n"
-           "  --quick         fewer and shorter repetitions, 4-stream multi-key rows only,\n"
-           "                  sweep up to 4 MB (smoke test)\n"
-           "  --backend NAME  only this backend (ref, ssse3, avx2, avx512, gfni, vaes, aesni,\n"
-           "                  ttable, ...)\n"
-           "  --cipher NAME   only this cipher (ublock-128-128, ublock-128-256, ublock-256-256,\n"
-           "                  sm4, aes-128, aes-192, aes-256)\n"
-           "  --reps N        repetitions per row (default 7, quick 3); the best is reported\n"
+        f, "  --reps N        repetitions per row (default 7, quick 3); the best is reported\n"
            "  --no-sweep      skip the ECB size sweep (40 KB ... 40 MB, 1 and 2 threads)\n"
            "  --mode M        only rows whose mode starts with M (ecb, cbc, ctr, gcm, cbc-enc-mk,\n"
            "                  short, ecb-enc-sweep, ctr-parallel, paper (the uBlock paper's\n"
@@ -209,7 +234,7 @@ static void parse_opts(int argc, char **argv, opts *o)
  * for the JSON. kuai and the peer still alternate inside that one process. */
 static int uses_aes_instructions(kuai_cipher c, const char *backend)
 {
-    int aes = c == KUAI_AES_128 || c == KUAI_AES_192 || c == KUAI_AES_256;
+    int aes = bench_is_aes(c);
     /* aesni, aesni-avx (the same with the VEX GCM kernel), vaes */
     return aes && (!strncmp(backend, "aesni", 5) || !strcmp(backend, "vaes"));
 }
@@ -293,17 +318,21 @@ int kuai_bench_main(const char *name, int argc, char **argv)
     fill(gcm_aad, sizeof gcm_aad, 91);
 
     /* Validate the filters before spending minutes measuring. */
+    kuai_cipher list[64];
+    size_t nciphers = kuai_ciphers(list, 64);
+    if (nciphers > 64)
+        die("kuai_ciphers reports %zu ciphers, more than the 64 kuai_bench has room for", nciphers);
     int cipher_found = !o.cipher, backend_found = !o.backend;
     for (size_t i = 0; i < nciphers; i++) {
-        const char *cn = kuai_cipher_name(ciphers[i].id);
+        const char *cn = kuai_cipher_name(list[i]);
         if (!cn)
-            die("kuai_cipher_name(%d) returned NULL", (int)ciphers[i].id);
+            die("kuai_cipher_name(%d) returned NULL", (int)list[i]);
         if (o.cipher && !strcmp(o.cipher, cn)) {
             cipher_found = 1;
         }
         if (o.backend && (!o.cipher || !strcmp(o.cipher, cn))) {
             const char *names[32];
-            size_t nb = kuai_backends(ciphers[i].id, names, 32);
+            size_t nb = kuai_backends(list[i], names, 32);
             for (size_t j = 0; j < nb && j < 32; j++)
                 if (!strcmp(names[j], o.backend))
                     backend_found = 1;
@@ -312,7 +341,7 @@ int kuai_bench_main(const char *name, int argc, char **argv)
     if (!cipher_found) {
         fprintf(stderr, "%s: unknown cipher '%s'; known:", prog, o.cipher);
         for (size_t i = 0; i < nciphers; i++)
-            fprintf(stderr, " %s", kuai_cipher_name(ciphers[i].id));
+            fprintf(stderr, " %s", kuai_cipher_name(list[i]));
         fputc('\n', stderr);
         return 2;
     }
@@ -383,7 +412,7 @@ int kuai_bench_main(const char *name, int argc, char **argv)
     }
 
     for (size_t i = 0; i < nciphers; i++) {
-        const bench_cipher *bc = &ciphers[i];
+        const bench_cipher bcv = bench_cipher_of(list[i]), *bc = &bcv;
         const char *cn = kuai_cipher_name(bc->id);
         if (o.cipher && strcmp(o.cipher, cn))
             continue;

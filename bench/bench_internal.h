@@ -5,7 +5,7 @@
  *   bench.c           options, the AES-NI child process, kuai_bench_main
  *   bench_timing.c    clocks, TSC, warm-up and the A B A B measuring loop
  *   bench_peers.c     the peers (OpenSSL EVP, libgcrypt) and which row
- *                     each cipher is held against (ciphers[])
+ *                     each cipher is held against (peer_rows[])
  *   bench_check.c     the agreement checks run before a backend is timed
  *   bench_scenarios.c the single-thread rows of one (cipher, backend)
  *   bench_sweep.c     the ECB size sweep and ctr-parallel (threads)
@@ -164,8 +164,12 @@ typedef struct bench_cipher {
     const peer *y2[Y_N]; /* a second peer: the row again, side by side with it */
 } bench_cipher;
 
-extern const bench_cipher ciphers[];
-extern const size_t nciphers;
+/* Cipher c with its peers: those of its row in the peer table (per-cipher
+ * facts, keyed by kuai name), none if it has no row. The ciphers measured
+ * are kuai_ciphers()'s. */
+bench_cipher bench_cipher_of(kuai_cipher c);
+/* Whether c is one of the AES family (its kuai name is "aes-" + key bits). */
+int bench_is_aes(kuai_cipher c);
 
 /* ---- The scenarios (bench_scenarios.c, bench_sweep.c) ---- */
 

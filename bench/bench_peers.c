@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* kuai_bench's peers (yardsticks from other libraries: OpenSSL 3 EVP and
  * libgcrypt) and the table of which peer each cipher's rows are held
- * against. Adding a cipher is a line in `ciphers[]`; adding a peer
+ * against. A cipher's peers are a row in `peer_rows[]` (a cipher without one
+ * is measured without peers); adding a peer
  * library is one more `peer_ops` and `peer` entries. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -408,22 +409,28 @@ static const peer gcry_aes[3][9] = {GCRY_AES_PEERS(128), GCRY_AES_PEERS(192), GC
         0                                                                                          \
     }
 
-const bench_cipher ciphers[] = {
-    {KUAI_UBLOCK_128_128, UBLOCK_PEERS(&peer_ossl_aes128gcm_enc, &peer_ossl_aes128gcm_dec)},
-    {KUAI_UBLOCK_128_256, UBLOCK_PEERS(&peer_ossl_aes128gcm_enc, &peer_ossl_aes128gcm_dec)},
+/* Peers per cipher, keyed by kuai name; .id is set by bench_cipher_of. */
+static const struct {
+    const char *name;
+    bench_cipher bc;
+} peer_rows[] = {
+    {"ublock-128-128", {0, UBLOCK_PEERS(&peer_ossl_aes128gcm_enc, &peer_ossl_aes128gcm_dec)}},
+    {"ublock-128-256", {0, UBLOCK_PEERS(&peer_ossl_aes128gcm_enc, &peer_ossl_aes128gcm_dec)}},
     /* 256-bit blocks: no GCM */
-    {KUAI_UBLOCK_256_256, UBLOCK_PEERS(NULL, NULL)},
+    {"ublock-256-256", {0, UBLOCK_PEERS(NULL, NULL)}},
 #if KUAI_BENCH_GCRYPT
-    {KUAI_SM4,
-     {&peer_gcry_sm4ecb_enc, &peer_gcry_sm4ecb_dec, &peer_gcry_sm4cbc_enc, &peer_gcry_sm4cbc_dec,
-      &peer_gcry_sm4ctr, &peer_ossl_sm4ctr, &peer_gcry_sm4gcm_enc, &peer_gcry_sm4gcm_dec,
-      &peer_gcry_sm4ecb_enc},
-     {0}},
+    {"sm4",
+     {0,
+      {&peer_gcry_sm4ecb_enc, &peer_gcry_sm4ecb_dec, &peer_gcry_sm4cbc_enc, &peer_gcry_sm4cbc_dec,
+       &peer_gcry_sm4ctr, &peer_ossl_sm4ctr, &peer_gcry_sm4gcm_enc, &peer_gcry_sm4gcm_dec,
+       &peer_gcry_sm4ecb_enc},
+      {0}}},
 #else
-    {KUAI_SM4,
-     {&peer_ossl_sm4[0], &peer_ossl_sm4[1], &peer_ossl_sm4[2], &peer_ossl_sm4[3], &peer_ossl_sm4ctr,
-      NULL, NULL, NULL, &peer_ossl_sm4[0]},
-     {0}},
+    {"sm4",
+     {0,
+      {&peer_ossl_sm4[0], &peer_ossl_sm4[1], &peer_ossl_sm4[2], &peer_ossl_sm4[3],
+       &peer_ossl_sm4ctr, NULL, NULL, NULL, &peer_ossl_sm4[0]},
+      {0}}},
 #endif
 /* AES: OpenSSL in the row's own mode, then the same row against libgcrypt;
  * the sweep against libgcrypt (OPENSSL_ia32cap does not reach it). */
@@ -443,13 +450,28 @@ const bench_cipher ciphers[] = {
         0                                                                                          \
     }
 #endif
-    {KUAI_AES_128, AES_PEERS(0)},
-    {KUAI_AES_192, AES_PEERS(1)},
-    {KUAI_AES_256, AES_PEERS(2)},
+    {"aes-128", {0, AES_PEERS(0)}},
+    {"aes-192", {0, AES_PEERS(1)}},
+    {"aes-256", {0, AES_PEERS(2)}},
 #undef AES_PEERS
 };
 #undef UBLOCK_PEERS
-const size_t nciphers = sizeof ciphers / sizeof ciphers[0];
+
+bench_cipher bench_cipher_of(kuai_cipher c)
+{
+    bench_cipher bc = {c, {0}, {0}};
+    for (size_t i = 0; i < sizeof peer_rows / sizeof peer_rows[0]; i++)
+        if (!strcmp(peer_rows[i].name, kuai_cipher_name(c))) {
+            bc = peer_rows[i].bc;
+            bc.id = c;
+        }
+    return bc;
+}
+
+int bench_is_aes(kuai_cipher c)
+{
+    return !strncmp(kuai_cipher_name(c), "aes-", 4);
+}
 
 #if KUAI_BENCH_GCRYPT
 /* libgcrypt SM4 in `mode` over len bytes under key (16 bytes), as an

@@ -44,11 +44,7 @@ static const char usage_encrypt[] =
     "1 MiB chunk sealed with GCM (uBlock-256/256: CTR + HMAC-SHA-256), chunk\n"
     "order, truncation and appending all detected on decryption.\n"
     "\n"
-    "  -c, --cipher NAME   ublock-128-128, ublock-128-256, ublock-256-256, sm4,\n"
-    "                      aes-128, aes-192, aes-256 (any case); with --raw NAME-ecb,\n"
-    "                      NAME-cbc, NAME-ctr, NAME-cfb or NAME-ofb (e.g. sm4-ctr,\n"
-    "                      aes-256-cbc; CFB is CFB128; CFB and OFB not for\n"
-    "                      ublock-256-256; no XTS: openssl enc has none)\n"
+    "%s"
     "  -k, --key HEX       the key in hex (as many bytes as the cipher's key)\n"
     "      --key-file F    a file holding the key in hex; with --raw and several\n"
     "                      inputs, one key per line gives each input its own key\n"
@@ -129,10 +125,61 @@ static const char usage_speed[] =
     "Set OPENSSL_ia32cap=\"~0x200000200000000\" to hold kuai against OpenSSL's\n"
     "software AES (as make bench does).\n";
 
+/* The --cipher option of usage_encrypt: kuai_ciphers()'s names, then this. */
+static const char cipher_option_rest[] =
+    "(any case); with --raw NAME-ecb, NAME-cbc, NAME-ctr, NAME-cfb or NAME-ofb (e.g. sm4-ctr, "
+    "aes-256-cbc; CFB is CFB128; CFB and OFB not for ublock-256-256; no XTS: openssl enc has none)";
+
+/* Appends n bytes of s to out (size bytes, *o used), if they fit. */
+static void append(char *out, size_t size, size_t *o, const char *s, size_t n)
+{
+    if (*o + n < size) {
+        memcpy(out + *o, s, n);
+        *o += n;
+        out[*o] = '\0';
+    }
+}
+
+/* "  -c, --cipher NAME   " and the names and rest, filled greedily into
+ * lines of at most 80 columns under the option texts' column (22). */
+static const char *cipher_option_text(void)
+{
+    static char out[8192];
+    char words[4096] = "";
+    size_t w = 0, o = 0, col = 22;
+    kuai_cipher list[64];
+    size_t n = kuai_ciphers(list, 64);
+    for (size_t i = 0; i < n && i < 64; i++) {
+        const char *cn = kuai_cipher_name(list[i]);
+        append(words, sizeof words, &w, cn, strlen(cn));
+        append(words, sizeof words, &w, i + 1 < n ? ", " : " ", i + 1 < n ? 2 : 1);
+    }
+    append(words, sizeof words, &w, cipher_option_rest, strlen(cipher_option_rest));
+    append(out, sizeof out, &o, "  -c, --cipher NAME   ", 22);
+    for (const char *p = words; *p;) {
+        size_t len = strcspn(p, " ");
+        if (col > 22 && col + 1 + len > 80) {
+            append(out, sizeof out, &o, "\n                      ", 23);
+            col = 22;
+        } else if (col > 22) {
+            append(out, sizeof out, &o, " ", 1);
+            col++;
+        }
+        append(out, sizeof out, &o, p, len);
+        col += len;
+        p += len + strspn(p + len, " ");
+    }
+    append(out, sizeof out, &o, "\n", 1);
+    return out;
+}
+
 static void usage_exit(const char *text, int code)
 {
     FILE *f = code ? stderr : stdout;
-    fprintf(f, text, default_threads());
+    if (text == usage_encrypt)
+        fprintf(f, text, cipher_option_text(), default_threads());
+    else
+        fprintf(f, text, default_threads());
     exit(code);
 }
 

@@ -41,43 +41,47 @@ enum kpm_mode {
 };
 
 typedef struct kpm_alg {
-    const char *names;
+    char names[KP_NAMES_MAX];
     kuai_cipher cipher;
     enum kpm_mode mode;
+    int ieee_only; /* XTS: IEEE 1619 by definition, "xts_standard" ignored */
 } kpm_alg;
 
-/* Names as OpenSSL 3.0's default provider lists them (SM4-XTS and SM4-CCM
- * as later OpenSSL releases name them); uBlock as the provider names it in
- * its other modes. Only the 128-bit-block ciphers have these modes. */
-#define KPM_ALGS(X)                                                                                \
-    X(0, "AES-128-XTS:1.3.111.2.1619.0.1.1", KUAI_AES_128, KPM_XTS)                                \
-    X(1, "AES-256-XTS:1.3.111.2.1619.0.1.2", KUAI_AES_256, KPM_XTS)                                \
-    X(2, "SM4-XTS", KUAI_SM4, KPM_XTS)                                                             \
-    X(3, "UBLOCK-128-128-XTS", KUAI_UBLOCK_128_128, KPM_XTS)                                       \
-    X(4, "UBLOCK-128-256-XTS", KUAI_UBLOCK_128_256, KPM_XTS)                                       \
-    X(5, "AES-128-CCM:id-aes128-CCM:2.16.840.1.101.3.4.1.7", KUAI_AES_128, KPM_CCM)                \
-    X(6, "AES-192-CCM:id-aes192-CCM:2.16.840.1.101.3.4.1.27", KUAI_AES_192, KPM_CCM)               \
-    X(7, "AES-256-CCM:id-aes256-CCM:2.16.840.1.101.3.4.1.47", KUAI_AES_256, KPM_CCM)               \
-    X(8, "SM4-CCM", KUAI_SM4, KPM_CCM)                                                             \
-    X(9, "UBLOCK-128-128-CCM", KUAI_UBLOCK_128_128, KPM_CCM)                                       \
-    X(10, "UBLOCK-128-256-CCM", KUAI_UBLOCK_128_256, KPM_CCM)                                      \
-    X(11, "AES-128-CFB:2.16.840.1.101.3.4.1.4", KUAI_AES_128, KPM_CFB)                             \
-    X(12, "AES-192-CFB:2.16.840.1.101.3.4.1.24", KUAI_AES_192, KPM_CFB)                            \
-    X(13, "AES-256-CFB:2.16.840.1.101.3.4.1.44", KUAI_AES_256, KPM_CFB)                            \
-    X(14, "SM4-CFB:SM4-CFB128:1.2.156.10197.1.104.4", KUAI_SM4, KPM_CFB)                           \
-    X(15, "UBLOCK-128-128-CFB", KUAI_UBLOCK_128_128, KPM_CFB)                                      \
-    X(16, "UBLOCK-128-256-CFB", KUAI_UBLOCK_128_256, KPM_CFB)                                      \
-    X(17, "AES-128-OFB:2.16.840.1.101.3.4.1.3", KUAI_AES_128, KPM_OFB)                             \
-    X(18, "AES-192-OFB:2.16.840.1.101.3.4.1.23", KUAI_AES_192, KPM_OFB)                            \
-    X(19, "AES-256-OFB:2.16.840.1.101.3.4.1.43", KUAI_AES_256, KPM_OFB)                            \
-    X(20, "SM4-OFB:SM4-OFB128:1.2.156.10197.1.104.3", KUAI_SM4, KPM_OFB)                           \
-    X(21, "UBLOCK-128-128-OFB", KUAI_UBLOCK_128_128, KPM_OFB)                                      \
-    X(22, "UBLOCK-128-256-OFB", KUAI_UBLOCK_128_256, KPM_OFB)
+#define KPM_NOT_OFFERED 1u /* a kp_fact flag: the provider has no such algorithm */
+#define KPM_IEEE_ONLY 2u   /* a kp_fact flag: see ieee_only */
+#define KPM_OPENSSL 4u     /* a kp_fact flag: OpenSSL's default provider has it too */
 
-#define KPM_ALG_ENTRY(i, names, cipher, mode) {names, cipher, mode},
-static const kpm_alg kpm_algs[] = {KPM_ALGS(KPM_ALG_ENTRY)};
-#define KPM_NALGS (sizeof(kpm_algs) / sizeof(kpm_algs[0]))
-_Static_assert(KPM_NALGS <= KP_MODES_MAX, "KP_MODES_MAX too small");
+/* Aliases and OIDs as OpenSSL 3.0's default provider lists them; which
+ * algorithms OpenSSL's default provider has too (SM4-XTS and SM4-CCM since
+ * 3.2; they are listed first in each mode); which XTS ciphers are IEEE 1619's (XTS-AES-128 and
+ * XTS-AES-256 only: OpenSSL has no AES-192-XTS, so neither has this provider). */
+static const kp_fact kpm_facts[] = {
+    {"AES-128-XTS", "1.3.111.2.1619.0.1.1", KPM_IEEE_ONLY | KPM_OPENSSL},
+    {"AES-192-XTS", NULL, KPM_NOT_OFFERED},
+    {"AES-256-XTS", "1.3.111.2.1619.0.1.2", KPM_IEEE_ONLY | KPM_OPENSSL},
+    {"SM4-XTS", NULL, KPM_OPENSSL}, /* OpenSSL 3.2 */
+    {"AES-128-CCM", "id-aes128-CCM:2.16.840.1.101.3.4.1.7", KPM_OPENSSL},
+    {"AES-192-CCM", "id-aes192-CCM:2.16.840.1.101.3.4.1.27", KPM_OPENSSL},
+    {"AES-256-CCM", "id-aes256-CCM:2.16.840.1.101.3.4.1.47", KPM_OPENSSL},
+    {"SM4-CCM", NULL, KPM_OPENSSL}, /* OpenSSL 3.2 */
+    {"AES-128-CFB", "2.16.840.1.101.3.4.1.4", KPM_OPENSSL},
+    {"AES-192-CFB", "2.16.840.1.101.3.4.1.24", KPM_OPENSSL},
+    {"AES-256-CFB", "2.16.840.1.101.3.4.1.44", KPM_OPENSSL},
+    {"SM4-CFB", "SM4-CFB128:1.2.156.10197.1.104.4", KPM_OPENSSL},
+    {"AES-128-OFB", "2.16.840.1.101.3.4.1.3", KPM_OPENSSL},
+    {"AES-192-OFB", "2.16.840.1.101.3.4.1.23", KPM_OPENSSL},
+    {"AES-256-OFB", "2.16.840.1.101.3.4.1.43", KPM_OPENSSL},
+    {"SM4-OFB", "SM4-OFB128:1.2.156.10197.1.104.3", KPM_OPENSSL},
+};
+
+/* This file's modes, each for every cipher with a 16-byte block (SM4-XTS
+ * and SM4-CCM as later OpenSSL releases name them). Its table: row i is
+ * slot i's algorithm. */
+static const struct {
+    const char *name;
+    enum kpm_mode mode;
+} kpm_modes[] = {{"XTS", KPM_XTS}, {"CCM", KPM_CCM}, {"CFB", KPM_CFB}, {"OFB", KPM_OFB}};
+static kpm_alg kpm_algs[KP_NSLOTS];
 
 #define KPM_BLOCK 16
 #define KPM_XTS_MAX ((size_t)1 << 24) /* IEEE 1619-2018: 2^20 blocks per data unit */
@@ -117,8 +121,7 @@ static void *kpm_newctx(void *provctx, const kpm_alg *alg)
     ctx->ivlen = alg->mode == KPM_CCM ? KPM_CCM_IV_DEFAULT : KPM_BLOCK;
     ctx->taglen = KPM_CCM_TAG_DEFAULT;
     /* AES-XTS is IEEE 1619 only; SM4-XTS defaults to GB/T 17964, as OpenSSL. */
-    ctx->std = alg->cipher == KUAI_AES_128 || alg->cipher == KUAI_AES_256 ? KUAI_XTS_IEEE1619
-                                                                          : KUAI_XTS_GB17964;
+    ctx->std = alg->ieee_only ? KUAI_XTS_IEEE1619 : KUAI_XTS_GB17964;
     return ctx;
 }
 
@@ -535,7 +538,7 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     if (ctx->alg->mode == KPM_XTS) {
         p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_XTS_STANDARD);
         /* AES-XTS is IEEE 1619 by definition and, as OpenSSL's, ignores it. */
-        if (p != NULL && ctx->alg->cipher != KUAI_AES_128 && ctx->alg->cipher != KUAI_AES_256) {
+        if (p != NULL && !ctx->alg->ieee_only) {
             const char *s = NULL;
             if (p->data_type != OSSL_PARAM_UTF8_STRING || !OSSL_PARAM_get_utf8_string_ptr(p, &s))
                 return 0;
@@ -611,7 +614,7 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     return 1;
 }
 
-#define KPM_ALG_FUNCS(i, names, cipher, mode)                                                      \
+#define KPM_SLOT_FUNCS(i)                                                                          \
     static void *kpm_newctx_##i(void *provctx)                                                     \
     {                                                                                              \
         return kpm_newctx(provctx, &kpm_algs[i]);                                                  \
@@ -624,15 +627,15 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     {                                                                                              \
         (void)cctx;                                                                                \
         (void)provctx;                                                                             \
-        return (mode) == KPM_CCM ? kpm_gettable_ccm_ctx : kpm_gettable_ctx;                        \
+        return kpm_algs[i].mode == KPM_CCM ? kpm_gettable_ccm_ctx : kpm_gettable_ctx;              \
     }                                                                                              \
     static const OSSL_PARAM *kpm_settable_ctx_##i(void *cctx, void *provctx)                       \
     {                                                                                              \
         (void)cctx;                                                                                \
         (void)provctx;                                                                             \
-        return (mode) == KPM_CCM   ? kpm_settable_ccm_ctx                                          \
-               : (mode) == KPM_XTS ? kpm_settable_xts_ctx                                          \
-                                   : kpm_settable_ctx;                                             \
+        return kpm_algs[i].mode == KPM_CCM   ? kpm_settable_ccm_ctx                                \
+               : kpm_algs[i].mode == KPM_XTS ? kpm_settable_xts_ctx                                \
+                                             : kpm_settable_ctx;                                   \
     }                                                                                              \
     static const OSSL_DISPATCH kpm_dispatch_##i[] = {                                              \
         {OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))kpm_newctx_##i},                                 \
@@ -651,22 +654,39 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))kpm_settable_ctx_##i},              \
         {0, NULL}};
 
-KPM_ALGS(KPM_ALG_FUNCS)
+KP_SLOTS(KPM_SLOT_FUNCS)
 
-#define KPM_DISPATCH_PTR(i, names, cipher, mode) kpm_dispatch_##i,
-static const OSSL_DISPATCH *const kpm_dispatches[] = {KPM_ALGS(KPM_DISPATCH_PTR)};
+#define KPM_DISPATCH_PTR(i) kpm_dispatch_##i,
+static const OSSL_DISPATCH *const kpm_dispatches[KP_NSLOTS] = {KP_SLOTS(KPM_DISPATCH_PTR)};
 
-size_t kp_modes_ciphers(OSSL_ALGORITHM *out, const int *supported)
+size_t kp_modes_ciphers(OSSL_ALGORITHM *out, const kuai_cipher *list, size_t nc)
 {
     size_t n = 0;
-    for (size_t i = 0; i < KPM_NALGS; i++) {
-        if (!supported[kpm_algs[i].cipher])
-            continue;
-        out[n].algorithm_names = kpm_algs[i].names;
-        out[n].property_definition = "provider=kuai";
-        out[n].implementation = kpm_dispatches[i];
-        out[n].algorithm_description = NULL;
-        n++;
+    /* In each mode, OpenSSL's algorithms first, then kuai's own; each in
+     * the list's order (the order `openssl list` has always shown). */
+    for (size_t pass = 0; pass < 2 * sizeof(kpm_modes) / sizeof(kpm_modes[0]); pass++) {
+        size_t m = pass / 2;
+        unsigned want_openssl = pass % 2 == 0 ? KPM_OPENSSL : 0;
+        for (size_t i = 0; i < nc; i++) {
+            if (kuai_block_size(list[i]) != KPM_BLOCK || !kp_cipher_available(list[i]))
+                continue;
+            kpm_alg *alg = &kpm_algs[n];
+            unsigned flags;
+            if (n == KP_NSLOTS ||
+                !kp_alg_names(alg->names, sizeof(alg->names), list[i], kpm_modes[m].name, kpm_facts,
+                              sizeof(kpm_facts) / sizeof(kpm_facts[0]), &flags))
+                return (size_t)-1;
+            if ((flags & KPM_NOT_OFFERED) || (flags & KPM_OPENSSL) != want_openssl)
+                continue;
+            alg->cipher = list[i];
+            alg->mode = kpm_modes[m].mode;
+            alg->ieee_only = (flags & KPM_IEEE_ONLY) != 0;
+            out[n].algorithm_names = alg->names;
+            out[n].property_definition = "provider=kuai";
+            out[n].implementation = kpm_dispatches[n];
+            out[n].algorithm_description = NULL;
+            n++;
+        }
     }
     return n;
 }
@@ -830,9 +850,9 @@ static const OSSL_DISPATCH kpc_dispatch[] = {
     {OSSL_FUNC_MAC_SET_CTX_PARAMS, (void (*)(void))kpc_set_ctx_params},
     {0, NULL}};
 
-size_t kp_modes_macs(OSSL_ALGORITHM *out, const int *supported)
+size_t kp_modes_macs(OSSL_ALGORITHM *out)
 {
-    (void)supported; /* SM4 and uBlock are always there; AES names only resolve when it is */
+    /* CMAC's "cipher" resolves only the CBC names the provider offers. */
     out[0].algorithm_names = "CMAC";
     out[0].property_definition = "provider=kuai";
     out[0].implementation = kpc_dispatch;

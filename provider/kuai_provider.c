@@ -19,6 +19,7 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,46 +35,37 @@ enum kp_mode {
 };
 
 typedef struct kp_alg {
-    const char *names;
+    char names[KP_NAMES_MAX];
     kuai_cipher cipher;
     enum kp_mode mode;
 } kp_alg;
 
-/* Name, kuai cipher, mode. The AES and SM4 alias lists are those of OpenSSL
- * 3.0's default provider (as `openssl list -cipher-algorithms` prints them),
- * so a name fetched from either provider means the same algorithm. */
-#define KP_ALGS(X)                                                                                 \
-    X(0, "UBLOCK-128-128-ECB", KUAI_UBLOCK_128_128, KP_ECB)                                        \
-    X(1, "UBLOCK-128-128-CBC", KUAI_UBLOCK_128_128, KP_CBC)                                        \
-    X(2, "UBLOCK-128-128-CTR", KUAI_UBLOCK_128_128, KP_CTR)                                        \
-    X(3, "UBLOCK-128-128-GCM", KUAI_UBLOCK_128_128, KP_GCM)                                        \
-    X(4, "UBLOCK-128-256-ECB", KUAI_UBLOCK_128_256, KP_ECB)                                        \
-    X(5, "UBLOCK-128-256-CBC", KUAI_UBLOCK_128_256, KP_CBC)                                        \
-    X(6, "UBLOCK-128-256-CTR", KUAI_UBLOCK_128_256, KP_CTR)                                        \
-    X(7, "UBLOCK-128-256-GCM", KUAI_UBLOCK_128_256, KP_GCM)                                        \
-    X(8, "UBLOCK-256-256-ECB", KUAI_UBLOCK_256_256, KP_ECB)                                        \
-    X(9, "UBLOCK-256-256-CBC", KUAI_UBLOCK_256_256, KP_CBC)                                        \
-    X(10, "UBLOCK-256-256-CTR", KUAI_UBLOCK_256_256, KP_CTR)                                       \
-    X(11, "SM4-ECB:1.2.156.10197.1.104.1", KUAI_SM4, KP_ECB)                                       \
-    X(12, "SM4-CBC:SM4:1.2.156.10197.1.104.2", KUAI_SM4, KP_CBC)                                   \
-    X(13, "SM4-CTR:1.2.156.10197.1.104.7", KUAI_SM4, KP_CTR)                                       \
-    X(14, "SM4-GCM", KUAI_SM4, KP_GCM)                                                             \
-    X(15, "AES-128-ECB:2.16.840.1.101.3.4.1.1", KUAI_AES_128, KP_ECB)                              \
-    X(16, "AES-128-CBC:AES128:2.16.840.1.101.3.4.1.2", KUAI_AES_128, KP_CBC)                       \
-    X(17, "AES-128-CTR", KUAI_AES_128, KP_CTR)                                                     \
-    X(18, "AES-128-GCM:id-aes128-GCM:2.16.840.1.101.3.4.1.6", KUAI_AES_128, KP_GCM)                \
-    X(19, "AES-192-ECB:2.16.840.1.101.3.4.1.21", KUAI_AES_192, KP_ECB)                             \
-    X(20, "AES-192-CBC:AES192:2.16.840.1.101.3.4.1.22", KUAI_AES_192, KP_CBC)                      \
-    X(21, "AES-192-CTR", KUAI_AES_192, KP_CTR)                                                     \
-    X(22, "AES-192-GCM:id-aes192-GCM:2.16.840.1.101.3.4.1.26", KUAI_AES_192, KP_GCM)               \
-    X(23, "AES-256-ECB:2.16.840.1.101.3.4.1.41", KUAI_AES_256, KP_ECB)                             \
-    X(24, "AES-256-CBC:AES256:2.16.840.1.101.3.4.1.42", KUAI_AES_256, KP_CBC)                      \
-    X(25, "AES-256-CTR", KUAI_AES_256, KP_CTR)                                                     \
-    X(26, "AES-256-GCM:id-aes256-GCM:2.16.840.1.101.3.4.1.46", KUAI_AES_256, KP_GCM)
+/* The AES and SM4 aliases and OIDs of OpenSSL 3.0's default provider (as
+ * `openssl list -cipher-algorithms` prints them), so a name fetched from
+ * either provider means the same algorithm. */
+static const kp_fact kp_facts[] = {
+    {"SM4-ECB", "1.2.156.10197.1.104.1", 0},
+    {"SM4-CBC", "SM4:1.2.156.10197.1.104.2", 0},
+    {"SM4-CTR", "1.2.156.10197.1.104.7", 0},
+    {"AES-128-ECB", "2.16.840.1.101.3.4.1.1", 0},
+    {"AES-128-CBC", "AES128:2.16.840.1.101.3.4.1.2", 0},
+    {"AES-128-GCM", "id-aes128-GCM:2.16.840.1.101.3.4.1.6", 0},
+    {"AES-192-ECB", "2.16.840.1.101.3.4.1.21", 0},
+    {"AES-192-CBC", "AES192:2.16.840.1.101.3.4.1.22", 0},
+    {"AES-192-GCM", "id-aes192-GCM:2.16.840.1.101.3.4.1.26", 0},
+    {"AES-256-ECB", "2.16.840.1.101.3.4.1.41", 0},
+    {"AES-256-CBC", "AES256:2.16.840.1.101.3.4.1.42", 0},
+    {"AES-256-GCM", "id-aes256-GCM:2.16.840.1.101.3.4.1.46", 0},
+};
 
-#define KP_ALG_ENTRY(i, names, cipher, mode) {names, cipher, mode},
-static const kp_alg kp_algs[] = {KP_ALGS(KP_ALG_ENTRY)};
-#define KP_NALGS (sizeof(kp_algs) / sizeof(kp_algs[0]))
+/* This file's modes, per cipher: ECB, CBC and CTR for every cipher, GCM
+ * for 16-byte blocks. Its table: row i is slot i's algorithm. */
+static const struct {
+    const char *name;
+    enum kp_mode mode;
+} kp_modes[] = {{"ECB", KP_ECB}, {"CBC", KP_CBC}, {"CTR", KP_CTR}, {"GCM", KP_GCM}};
+static kp_alg kp_algs[KP_NSLOTS];
+static size_t kp_nalgs;
 
 #define KP_GCM_IV_DEFAULT 12
 #define KP_GCM_IV_MAX 128 /* as OpenSSL's own GCM (GCM_IV_MAX_SIZE) */
@@ -797,9 +789,9 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     return 1;
 }
 
-/* ---- one dispatch table per algorithm, all pointing at the generic code -- */
+/* ---- one dispatch table per slot, all pointing at the generic code ------- */
 
-#define KP_ALG_FUNCS(i, names, cipher, mode)                                                       \
+#define KP_SLOT_FUNCS(i)                                                                           \
     static void *kp_newctx_##i(void *provctx)                                                      \
     {                                                                                              \
         return kp_newctx(provctx, &kp_algs[i]);                                                    \
@@ -812,13 +804,13 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     {                                                                                              \
         (void)cctx;                                                                                \
         (void)provctx;                                                                             \
-        return (mode) == KP_GCM ? kp_gettable_gcm_ctx : kp_gettable_block_ctx;                     \
+        return kp_algs[i].mode == KP_GCM ? kp_gettable_gcm_ctx : kp_gettable_block_ctx;            \
     }                                                                                              \
     static const OSSL_PARAM *kp_settable_ctx_##i(void *cctx, void *provctx)                        \
     {                                                                                              \
         (void)cctx;                                                                                \
         (void)provctx;                                                                             \
-        return (mode) == KP_GCM ? kp_settable_gcm_ctx : kp_settable_block_ctx;                     \
+        return kp_algs[i].mode == KP_GCM ? kp_settable_gcm_ctx : kp_settable_block_ctx;            \
     }                                                                                              \
     static const OSSL_DISPATCH kp_dispatch_##i[] = {                                               \
         {OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))kp_newctx_##i},                                  \
@@ -837,31 +829,109 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))kp_settable_ctx_##i},               \
         {0, NULL}};
 
-KP_ALGS(KP_ALG_FUNCS)
+KP_SLOTS(KP_SLOT_FUNCS)
 
-#define KP_DISPATCH_PTR(i, names, cipher, mode) kp_dispatch_##i,
-static const OSSL_DISPATCH *const kp_dispatches[] = {KP_ALGS(KP_DISPATCH_PTR)};
+#define KP_DISPATCH_PTR(i) kp_dispatch_##i,
+static const OSSL_DISPATCH *const kp_dispatches[KP_NSLOTS] = {KP_SLOTS(KP_DISPATCH_PTR)};
 
 /* ---- the provider -------------------------------------------------------- */
 
-typedef struct kp_provctx {
-    OSSL_ALGORITHM algs[KP_NALGS + KP_MODES_MAX + 1];
-    OSSL_ALGORITHM macs[2];
-} kp_provctx;
+/* What every query returns: built once, then read-only. */
+static OSSL_ALGORITHM kp_cipher_algs[2 * KP_NSLOTS + 1];
+static OSSL_ALGORITHM kp_mac_algs[2];
+static size_t kp_ncipher_algs, kp_nciphers;
+static int kp_built; /* 1: the tables are there; 0: they did not fit */
+static pthread_once_t kp_build_once = PTHREAD_ONCE_INIT;
+/* The provider context: the tables are global, so a token. */
+static int kp_provctx_token;
+
+int kp_alg_names(char *out, size_t size, kuai_cipher c, const char *mode, const kp_fact *facts,
+                 size_t nfacts, unsigned *flags)
+{
+    const char *kn = kuai_cipher_name(c);
+    size_t n = 0;
+    for (; kn[n] != '\0' && n + 1 < size; n++)
+        out[n] = kn[n] >= 'a' && kn[n] <= 'z' ? (char)(kn[n] - 'a' + 'A') : kn[n];
+    int w = snprintf(out + n, size - n, "-%s", mode);
+    if (kn[n] != '\0' || w < 0 || (size_t)w >= size - n)
+        return 0;
+    if (flags != NULL)
+        *flags = 0;
+    for (size_t i = 0; i < nfacts; i++) {
+        if (strcmp(facts[i].name, out) != 0)
+            continue;
+        if (flags != NULL)
+            *flags = facts[i].flags;
+        if (facts[i].aliases != NULL) {
+            size_t l = strlen(out);
+            w = snprintf(out + l, size - l, ":%s", facts[i].aliases);
+            if (w < 0 || (size_t)w >= size - l)
+                return 0;
+        }
+        break;
+    }
+    return 1;
+}
+
+int kp_cipher_available(kuai_cipher c)
+{
+    return kuai_backends(c, NULL, 0) > 0;
+}
+
+static void kp_add(OSSL_ALGORITHM *out, const char *names, const OSSL_DISPATCH *impl)
+{
+    out->algorithm_names = names;
+    out->property_definition = "provider=kuai";
+    out->implementation = impl;
+    out->algorithm_description = NULL;
+}
+
+static void kp_build(void)
+{
+    kuai_cipher list[KP_NSLOTS];
+    size_t nc = kuai_ciphers(list, KP_NSLOTS);
+    if (nc > KP_NSLOTS)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < nc; i++) {
+        if (!kp_cipher_available(list[i]))
+            continue;
+        kp_nciphers++;
+        for (size_t m = 0; m < sizeof(kp_modes) / sizeof(kp_modes[0]); m++) {
+            if (kp_modes[m].mode == KP_GCM && kuai_block_size(list[i]) != 16)
+                continue;
+            if (n == KP_NSLOTS ||
+                !kp_alg_names(kp_algs[n].names, sizeof(kp_algs[n].names), list[i], kp_modes[m].name,
+                              kp_facts, sizeof(kp_facts) / sizeof(kp_facts[0]), NULL))
+                return;
+            kp_algs[n].cipher = list[i];
+            kp_algs[n].mode = kp_modes[m].mode;
+            kp_add(&kp_cipher_algs[n], kp_algs[n].names, kp_dispatches[n]);
+            n++;
+        }
+    }
+    kp_nalgs = n;
+    size_t nm = kp_modes_ciphers(kp_cipher_algs + n, list, nc);
+    if (nm == (size_t)-1)
+        return;
+    kp_ncipher_algs = n + nm;
+    kp_modes_macs(kp_mac_algs);
+    kp_built = 1;
+}
 
 static const OSSL_ALGORITHM *kp_query(void *vprov, int operation_id, int *no_cache)
 {
-    kp_provctx *prov = vprov;
+    (void)vprov;
     *no_cache = 0;
-    return operation_id == OSSL_OP_CIPHER ? prov->algs
-           : operation_id == OSSL_OP_MAC  ? prov->macs
+    return operation_id == OSSL_OP_CIPHER ? kp_cipher_algs
+           : operation_id == OSSL_OP_MAC  ? kp_mac_algs
                                           : NULL;
 }
 
 int kp_cbc_cipher_by_name(const char *name, kuai_cipher *c)
 {
     size_t n = strlen(name);
-    for (size_t i = 0; i < KP_NALGS; i++) {
+    for (size_t i = 0; i < kp_nalgs; i++) {
         if (kp_algs[i].mode != KP_CBC)
             continue;
         for (const char *a = kp_algs[i].names; *a;) {
@@ -909,7 +979,7 @@ static int kp_prov_get_params(void *provctx, OSSL_PARAM params[])
 
 static void kp_teardown(void *provctx)
 {
-    free(provctx);
+    (void)provctx;
 }
 
 static const OSSL_DISPATCH kp_prov_dispatch[] = {
@@ -918,20 +988,6 @@ static const OSSL_DISPATCH kp_prov_dispatch[] = {
     {OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))kp_prov_get_params},
     {OSSL_FUNC_PROVIDER_QUERY_OPERATION, (void (*)(void))kp_query},
     {0, NULL}};
-
-/* Whether this build of the library implements cipher c (AES arrives in the
- * library separately; until then its key setup says KUAI_ERR_UNSUPPORTED). */
-static int kp_cipher_supported(kuai_cipher c)
-{
-    static const uint8_t zero_key[32];
-    kuai_key *k = malloc(sizeof(*k));
-    if (k == NULL)
-        return 0;
-    int ok = kuai_key_init(k, c, zero_key, kuai_key_size(c)) == KUAI_OK;
-    kuai_key_wipe(k);
-    free(k);
-    return ok;
-}
 
 __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HANDLE *handle,
                                                               const OSSL_DISPATCH *in,
@@ -945,28 +1001,16 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     (void)in;
     const char *dbg = getenv("KUAI_PROVIDER_DEBUG");
     kp_debug = dbg != NULL && dbg[0] != '\0' && strcmp(dbg, "0") != 0;
-    kp_provctx *prov = calloc(1, sizeof(*prov));
-    if (prov == NULL)
+    pthread_once(&kp_build_once, kp_build);
+    if (!kp_built) {
+        fprintf(stderr, "kuai-provider: the cipher list does not fit the provider's %d slots\n",
+                KP_NSLOTS);
         return 0;
-    int supported[KUAI_AES_256 + 1];
-    for (int c = KUAI_UBLOCK_128_128; c <= KUAI_AES_256; c++)
-        supported[c] = kp_cipher_supported((kuai_cipher)c);
-    size_t n = 0;
-    for (size_t i = 0; i < KP_NALGS; i++) {
-        if (!supported[kp_algs[i].cipher])
-            continue;
-        prov->algs[n].algorithm_names = kp_algs[i].names;
-        prov->algs[n].property_definition = "provider=kuai";
-        prov->algs[n].implementation = kp_dispatches[i];
-        prov->algs[n].algorithm_description = NULL;
-        n++;
     }
-    n += kp_modes_ciphers(prov->algs + n, supported);
-    kp_modes_macs(prov->macs, supported);
     if (kp_debug)
-        fprintf(stderr, "kuai-provider: loaded, %zu ciphers (AES %s in this kuai build)\n", n,
-                supported[KUAI_AES_128] ? "available" : "not available");
+        fprintf(stderr, "kuai-provider: loaded, %zu algorithms of %zu ciphers\n", kp_ncipher_algs,
+                kp_nciphers);
     *out = kp_prov_dispatch;
-    *provctx = prov;
+    *provctx = &kp_provctx_token;
     return 1;
 }

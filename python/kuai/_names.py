@@ -6,26 +6,34 @@ from typing import Any, Dict, Optional, Tuple
 
 from . import _kuai
 
-# id -> (name, key size, block size), from the library itself.
+# id -> (name, key size, block size), from the library itself (kuai_ciphers()).
 CIPHERS: Dict[int, Tuple[str, int, int]] = {c[0]: (c[1], c[2], c[3]) for c in _kuai.ciphers()}
-_BY_NAME = {name: cid for cid, (name, _, _) in CIPHERS.items()}
-# Families whose member the key length picks.
+# The binding's own aliases: families whose member the key length picks.
 _FAMILIES = {"aes": "aes-{bits}", "ublock-128": "ublock-128-{bits}", "ublock": "ublock-128-{bits}"}
+
+
+def _by_name(n: str) -> int:
+    """The library's kuai_cipher_by_name; 0 for none (names are ASCII, without NUL)."""
+    if not n.isascii() or "\0" in n:
+        return 0
+    return _kuai.cipher_by_name(n)
 
 
 def cipher_id(name: str, key: Optional[Any]) -> int:
     if not isinstance(name, str):
         raise TypeError("cipher name must be a str, e.g. 'sm4'")
     n = name.strip().lower().replace("_", "-")
-    if n in _BY_NAME:
-        return _BY_NAME[n]
     if n in _FAMILIES:
         if key is None:  # kuai.backends("aes"): the family's first member
-            return _BY_NAME[_FAMILIES[n].format(bits=128)]
+            return _by_name(_FAMILIES[n].format(bits=128))
         bits = memoryview(key).nbytes * 8
-        full = _FAMILIES[n].format(bits=bits)
-        if full not in _BY_NAME:
+        cid = _by_name(_FAMILIES[n].format(bits=bits))
+        if cid == 0:
             raise ValueError(f"Invalid key size ({bits} bits) for {name}")
-        return _BY_NAME[full]
-    raise ValueError(f"unknown cipher {name!r}; known: {', '.join(sorted(_BY_NAME))}, "
+        return cid
+    cid = _by_name(n)
+    if cid != 0:
+        return cid
+    known = sorted(cname for cname, _, _ in CIPHERS.values())
+    raise ValueError(f"unknown cipher {name!r}; known: {', '.join(known)}, "
                      "aes (by key size), ublock-128 (by key size)")

@@ -1796,16 +1796,22 @@ static PyObject *mod_backends(PyObject *mod, PyObject *arg)
     return r;
 }
 
-/* ciphers() -> list of (id, name, key_size, block_size) */
+/* ciphers() -> list of (id, name, key_size, block_size): kuai_ciphers()'s,
+ * in enum order. */
 static PyObject *mod_ciphers(PyObject *mod, PyObject *unused)
 {
     (void)mod;
     (void)unused;
+    size_t n = kuai_ciphers(NULL, 0);
+    kuai_cipher *list = PyMem_New(kuai_cipher, n > 0 ? n : 1);
+    if (list == NULL)
+        return PyErr_NoMemory();
+    n = kuai_ciphers(list, n);
     PyObject *r = PyList_New(0);
-    for (int c = 1; r != NULL && kuai_cipher_name((kuai_cipher)c) != NULL; c++) {
-        PyObject *t = Py_BuildValue("(isnn)", c, kuai_cipher_name((kuai_cipher)c),
-                                    (Py_ssize_t)kuai_key_size((kuai_cipher)c),
-                                    (Py_ssize_t)kuai_block_size((kuai_cipher)c));
+    for (size_t i = 0; r != NULL && i < n; i++) {
+        kuai_cipher c = list[i];
+        PyObject *t = Py_BuildValue("(isnn)", (int)c, kuai_cipher_name(c),
+                                    (Py_ssize_t)kuai_key_size(c), (Py_ssize_t)kuai_block_size(c));
         if (t == NULL || PyList_Append(r, t) < 0) {
             Py_XDECREF(t);
             Py_CLEAR(r);
@@ -1813,7 +1819,20 @@ static PyObject *mod_ciphers(PyObject *mod, PyObject *unused)
         }
         Py_DECREF(t);
     }
+    PyMem_Free(list);
     return r;
+}
+
+/* cipher_by_name(name) -> id: kuai_cipher_by_name (canonical names in any
+ * ASCII case; 0 for none). The binding's own aliases are resolved before,
+ * in kuai._names. */
+static PyObject *mod_cipher_by_name(PyObject *mod, PyObject *args)
+{
+    (void)mod;
+    const char *name;
+    if (!PyArg_ParseTuple(args, "s:cipher_by_name", &name))
+        return NULL;
+    return PyLong_FromLong((long)kuai_cipher_by_name(name));
 }
 
 /* _c_speed(key, op, size, iters) -> ns: the C library's own time for iters
@@ -1869,6 +1888,8 @@ static PyMethodDef mod_methods[] = {
     {"backends", mod_backends, METH_O, "backends(cipher_id) -> list[str], best first"},
     {"_c_speed", mod_c_speed, METH_VARARGS, "_c_speed(key, op, size, iters) -> ns (kuai.bench)"},
     {"ciphers", mod_ciphers, METH_NOARGS, "ciphers() -> [(id, name, key_size, block_size)]"},
+    {"cipher_by_name", mod_cipher_by_name, METH_VARARGS,
+     "cipher_by_name(name) -> id (0: no such cipher; canonical names only)"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {

@@ -1134,6 +1134,27 @@ def test_polish(d):
                f"{p.stdout!r} {p.stderr!r}")
 
 
+def test_completion_names():
+    """The shell completions are static files: they must name exactly the
+    tool's ciphers (kuai_ciphers(), as the unknown-cipher error lists them),
+    in its order, so that a new cipher cannot leave them behind silently;
+    nor can it go untested here for want of a CIPHERS row."""
+    rc, _, err = run(["encrypt", "-c", "no-such-cipher", "-k", "00"], b"")
+    listed = err.split("one of:", 1)[-1].split("(a mode suffix", 1)[0]
+    tool = [n.strip() for n in listed.replace("\n", " ").split(",") if n.strip()]
+    report(rc == EXIT_USAGE and len(tool) >= 7, "unknown cipher lists the ciphers", err)
+    comp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "cli",
+                        "completions")
+    bash = open(os.path.join(comp, "kuai.bash")).read()
+    zsh = open(os.path.join(comp, "_kuai")).read()
+    in_bash = bash.split('local ciphers="', 1)[1].split('"', 1)[0].split()
+    in_zsh = zsh.split("names=(", 1)[1].split(")", 1)[0].split()
+    report(in_bash == tool, "bash completion names the tool's ciphers", f"{in_bash} != {tool}")
+    report(in_zsh == tool, "zsh completion names the tool's ciphers", f"{in_zsh} != {tool}")
+    report(list(CIPHERS) == tool, "this test's CIPHERS covers the tool's ciphers",
+           f"{list(CIPHERS)} != {tool}")
+
+
 def test_format_spec(d, supported):
     """docs/format.md is enough to decrypt: its vectors open in kuai and in
     the independent decryptor, and what kuai writes opens in the latter."""
@@ -1224,6 +1245,7 @@ def main():
         test_progress(d)
         test_password_prompt(d)
         test_polish(d)
+        test_completion_names()
         test_selftest_info_speed(d)
     finally:
         shutil.rmtree(d.path, ignore_errors=True)

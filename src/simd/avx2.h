@@ -27,6 +27,8 @@ typedef __m256i v256;
 #define v256_shuf8(x, idx) _mm256_shuffle_epi8(x, idx)
 #define v256_srl64(x, n) _mm256_srli_epi64(x, n)
 #define v256_sll64(x, n) _mm256_slli_epi64(x, n)
+#define v256_srl64v(x, n) _mm256_srli_epi64(x, n)
+#define v256_sll64v(x, n) _mm256_slli_epi64(x, n)
 #define v256_srl32(x, n) _mm256_srli_epi32(x, n)
 #define v256_sll32(x, n) _mm256_slli_epi32(x, n)
 #define v256_add32(a, b) _mm256_add_epi32(a, b)

@@ -25,6 +25,8 @@ typedef __m128i v128;
 #define v128_shuf8(x, idx) _mm_shuffle_epi8(x, idx)
 #define v128_srl64(x, n) _mm_srli_epi64(x, n)
 #define v128_sll64(x, n) _mm_slli_epi64(x, n)
+#define v128_srl64v(x, n) _mm_srli_epi64(x, n) /* psrlq by a register if need be */
+#define v128_sll64v(x, n) _mm_slli_epi64(x, n)
 #define v128_srl32(x, n) _mm_srli_epi32(x, n)
 #define v128_sll32(x, n) _mm_slli_epi32(x, n)
 #define v128_add32(a, b) _mm_add_epi32(a, b)

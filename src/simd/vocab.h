@@ -12,6 +12,8 @@
  *                               indices 0..15 (where pshufb, tbl and
  *                               vshuf.b agree; callers use no others)
  *   P_srl64/sll64, P_srl32/sll32(x, n)  n a constant
+ *   P_srl64v/sll64v(x, n)       n a variable (kernels whose count is a
+ *                               constant only after inlining)
  *   P_add32, P_sub32, P_cmpeq32, P_cmpgt32 (signed)
  *   P_unpacklo32/hi32(a, b)     dwords {a0, b0, a1, b1} / {a2, b2, a3, b3}
  *   P_unpacklo64/hi64(a, b)     qwords {a0, b0} / {a1, b1}

@@ -3,6 +3,7 @@
 #ifndef KUAI_AES_H
 #define KUAI_AES_H
 
+#include "../bytes.h"
 #include "../internal.h"
 
 /*
@@ -58,6 +59,36 @@ void aes_expand_with(aes_sched *s, const uint8_t *key, unsigned key_bytes,
 void aes_expand_raw(aes_sched *s, const uint8_t *key, unsigned key_bytes);
 /* drk from rk (constant time; InvMixColumns is linear). */
 void aes_derive_dec(aes_sched *s);
+
+/* FIPS-197 section 5.2: nr, nk and rk from the key (the caller derives drk).
+ * Inline, so that a backend passing its own constant subword gets it inlined
+ * (aes_aesni.c's AES-192; aes_expand_with for the rest). j = i mod nk is
+ * kept by hand: a division per word would cost more than the S-boxes (i and
+ * nk are public, so are the branches). */
+static inline void aes_expand_rk(aes_sched *s, const uint8_t *key, unsigned nk,
+                                 uint32_t (*subword)(uint32_t))
+{
+    const unsigned nr = nk + 6, total = 4 * (nr + 1);
+    uint32_t w[4 * (AES_MAX_ROUNDS + 1)];
+    uint32_t rcon = 1;
+    s->nr = nr;
+    s->nk = nk;
+    for (unsigned i = 0; i < nk; i++)
+        w[i] = load_be32(key + 4 * i);
+    for (unsigned i = nk, j = 0; i < total; i++, j = j + 1 == nk ? 0 : j + 1) {
+        uint32_t t = w[i - 1];
+        if (j == 0) {
+            t = subword(t << 8 | t >> 24) ^ rcon << 24;
+            rcon = (rcon << 1) ^ (0x11bu & (0u - (rcon >> 7)));
+        } else if (nk > 6 && j == 4) {
+            t = subword(t);
+        }
+        w[i] = w[i - nk] ^ t;
+    }
+    for (unsigned i = 0; i < total; i++)
+        store_be32(s->rk[i / 4] + 4 * (i % 4), w[i]);
+    kuai_wipe(w, sizeof w);
+}
 
 /* The multi-key kernel aes_avx2.c hands narrow batches to. */
 extern const kuai_impl aes_ssse3;

@@ -231,41 +231,21 @@ static void aesni_expand_rows(aes_sched *s, const uint8_t *key, unsigned nk)
  * hardware, and drk by aesimc (InvMixColumns), the same keys the portable
  * aes_derive_dec computes (the tests compare both with aes_expand_raw's).
  * AES-192 word by word (its 6-word rows do not line up with the 4-word
- * round keys), written out rather than through aes_expand_with: a call
- * through a pointer per word and the portable InvMixColumns cost more than
- * the rest of a short message. */
+ * round keys) by aes.h's inline aes_expand_rk rather than aes_expand_with:
+ * a call through a pointer per word and the portable InvMixColumns cost
+ * more than the rest of a short message. */
 void aes_aesni_expand(kuai_key *k, const uint8_t *key)
 {
     aes_sched *s = aes_sched_of(k);
-    const unsigned nk = aes_key_bytes(k) / 4, nr = nk + 6, total = 4 * (nr + 1);
+    const unsigned nk = aes_key_bytes(k) / 4;
     if (nk != 6) {
-        s->nr = nr;
+        s->nr = nk + 6;
         s->nk = nk;
         aesni_expand_rows(s, key, nk);
         aesni_derive_dec(s);
         return;
     }
-    uint32_t w[4 * (AES_MAX_ROUNDS + 1)];
-    uint32_t rcon = 1;
-    s->nr = nr;
-    s->nk = nk;
-    for (unsigned i = 0; i < nk; i++)
-        w[i] = load_be32(key + 4 * i);
-    /* j = i mod nk, kept by hand: a division per word would cost more
-     * than the S-boxes (i and nk are public, so are the branches). */
-    for (unsigned i = nk, j = 0; i < total; i++, j = j + 1 == nk ? 0 : j + 1) {
-        uint32_t t = w[i - 1];
-        if (j == 0) {
-            t = aesni_subword(t << 8 | t >> 24) ^ rcon << 24;
-            rcon = (rcon << 1) ^ (0x11bu & (0u - (rcon >> 7)));
-        } else if (nk > 6 && j == 4) {
-            t = aesni_subword(t);
-        }
-        w[i] = w[i - nk] ^ t;
-    }
-    for (unsigned i = 0; i < total; i++)
-        store_be32(s->rk[i / 4] + 4 * (i % 4), w[i]);
-    kuai_wipe(w, sizeof w);
+    aes_expand_rk(s, key, nk, aesni_subword);
     aesni_derive_dec(s);
 }
 

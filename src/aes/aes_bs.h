@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * AES, bitsliced over a small vector vocabulary, with no AES instruction:
- * the cipher written once; each ISA file (aes_ssse3.c, aes_avx2.c; NEON and
- * LSX to follow) defines the vocabulary below and includes this header.
+ * the cipher written once; each ISA file (aes_ssse3.c, aes_avx2.c,
+ * aes_neon.c, aes_lsx.c) defines the vocabulary below, or takes it from
+ * src/simd/ with AES_V_ISA, and includes this header.
  *
  * Vocabulary (aes_v is a vector of AES_V_BYTES = 16 k bytes, k >= 1; byte
  * shuffles stay within each 16-byte lane):
@@ -49,6 +50,44 @@
 #include "aes.h"
 
 #include <string.h>
+
+/* A backend over src/simd/ names its vector type (AES_V_ISA: v128, v256)
+ * after including the ISA's header; the vocabulary is then that header's. */
+#ifdef AES_V_ISA
+typedef AES_V_ISA aes_v;
+/* Functions rather than aliases, as the ISA files had them: the compiler's
+ * inlining of the kernels, and so their code, stays as it was measured. */
+static inline aes_v v_loadu(const void *p)
+{
+    return KUAI_V(AES_V_ISA, loadu)(p);
+}
+static inline void v_storeu(void *p, aes_v x)
+{
+    KUAI_V(AES_V_ISA, storeu)(p, x);
+}
+static inline aes_v v_xor(aes_v a, aes_v b)
+{
+    return KUAI_V(AES_V_ISA, xor)(a, b);
+}
+static inline aes_v v_and(aes_v a, aes_v b)
+{
+    return KUAI_V(AES_V_ISA, and)(a, b);
+}
+static inline aes_v v_bcast8(uint8_t c)
+{
+    return KUAI_V(AES_V_ISA, set1_8)(c);
+}
+static inline aes_v v_lane16(const uint8_t t[16])
+{
+    return KUAI_V(AES_V_ISA, row16)(t);
+}
+static inline aes_v v_shuf(aes_v x, aes_v idx)
+{
+    return KUAI_V(AES_V_ISA, shuf8)(x, idx);
+}
+#define v_srl64 KUAI_V(AES_V_ISA, srl64)
+#define v_sll64 KUAI_V(AES_V_ISA, sll64)
+#endif
 
 #if defined(__GNUC__)
 #define AES_BS_INLINE __attribute__((always_inline)) inline

@@ -52,26 +52,7 @@ void aes_derive_dec(aes_sched *s)
 void aes_expand_with(aes_sched *s, const uint8_t *key, unsigned key_bytes,
                      uint32_t (*subword)(uint32_t))
 {
-    unsigned nk = key_bytes / 4, nr = nk + 6, total = 4 * (nr + 1);
-    uint32_t w[4 * (AES_MAX_ROUNDS + 1)];
-    uint32_t rcon = 1;
-    s->nr = nr;
-    s->nk = nk;
-    for (unsigned i = 0; i < nk; i++)
-        w[i] = load_be32(key + 4 * i);
-    for (unsigned i = nk; i < total; i++) {
-        uint32_t t = w[i - 1];
-        if (i % nk == 0) { /* i and nk are public */
-            t = subword(t << 8 | t >> 24) ^ rcon << 24;
-            rcon = xtime((uint8_t)rcon);
-        } else if (nk > 6 && i % nk == 4) {
-            t = subword(t);
-        }
-        w[i] = w[i - nk] ^ t;
-    }
-    for (unsigned i = 0; i < total; i++)
-        store_be32(s->rk[i / 4] + 4 * (i % 4), w[i]);
-    kuai_wipe(w, sizeof w);
+    aes_expand_rk(s, key, key_bytes / 4, subword);
     aes_derive_dec(s);
 }
 

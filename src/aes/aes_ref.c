@@ -18,6 +18,7 @@
  * MixColumns is the plane rotated by 16.
  */
 #include "../bytes.h"
+#include "../simd/swar.h"
 #include "aes.h"
 
 #include <string.h>
@@ -198,20 +199,6 @@ static INLINE void inv_mix_columns_planes(plane q[8])
 
 /* ---- bitslicing ------------------------------------------------------------ */
 
-/* 8x8 bit-matrix transpose, byte r = row r: bit c of byte r goes to bit r of
- * byte c (delta swaps, Warren, Hacker's Delight, 7-3). */
-static uint64_t transpose8x8(uint64_t x)
-{
-    uint64_t t;
-    t = (x ^ (x >> 7)) & 0x00AA00AA00AA00AAull;
-    x ^= t ^ (t << 7);
-    t = (x ^ (x >> 14)) & 0x0000CCCC0000CCCCull;
-    x ^= t ^ (t << 14);
-    t = (x ^ (x >> 28)) & 0x00000000F0F0F0F0ull;
-    x ^= t ^ (t << 28);
-    return x;
-}
-
 #define LANES 4
 
 /* Bit position 8 g + j (j = 0..7) of a plane is row g / 2, column
@@ -230,7 +217,7 @@ static void to_planes(plane q[8], const uint8_t blk[16 * LANES])
         uint64_t t = 0;
         for (unsigned j = 0; j < 8; j++)
             t |= (uint64_t)blk[pos_byte(g, j)] << (8 * j);
-        t = transpose8x8(t);
+        t = kuai_transpose8x8(t);
         for (unsigned b = 0; b < 8; b++)
             q[b] |= ((t >> (8 * b)) & 0xff) << (8 * g);
     }
@@ -242,7 +229,7 @@ static void from_planes(uint8_t blk[16 * LANES], const plane q[8])
         uint64_t t = 0;
         for (unsigned b = 0; b < 8; b++)
             t |= ((q[b] >> (8 * g)) & 0xff) << (8 * b);
-        t = transpose8x8(t);
+        t = kuai_transpose8x8(t);
         for (unsigned j = 0; j < 8; j++)
             blk[pos_byte(g, j)] = (uint8_t)(t >> (8 * j));
     }

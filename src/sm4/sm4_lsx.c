@@ -12,26 +12,15 @@
 #include "sm4.h"
 #include "sm4_sbox.h"
 
-#include <lsxintrin.h>
+#include "../simd/lsx.h"
 
-typedef __m128i sm4v;
+#define SM4V_ISA v128
+#include "sm4_vocab.h"
+
 #define SM4V_W 4
 #define SM4S_G 4
 #define SM4S_MK_G 4
 
-#define sm4v_loadu(p) __lsx_vld((const void *)(p), 0)
-#define sm4v_storeu(p, x) __lsx_vst(x, (void *)(p), 0)
-#define sm4v_xor(a, b) __lsx_vxor_v(a, b)
-#define sm4v_and(a, b) __lsx_vand_v(a, b)
-#define sm4v_or(a, b) __lsx_vor_v(a, b)
-#define sm4v_set1(w) __lsx_vreplgr2vr_w((int)(w))
-#define sm4v_add32(a, b) __lsx_vadd_w(a, b)
-/* vilvl.w vd, vj, vk = {vk.w0, vj.w0, vk.w1, vj.w1}: the unpacks with the
- * operands swapped; likewise for .d */
-#define sm4v_unpacklo32(a, b) __lsx_vilvl_w(b, a)
-#define sm4v_unpackhi32(a, b) __lsx_vilvh_w(b, a)
-#define sm4v_unpacklo64(a, b) __lsx_vilvl_d(b, a)
-#define sm4v_unpackhi64(a, b) __lsx_vilvh_d(b, a)
 #define sm4v_xor4(a, b, c, d) sm4v_xor(sm4v_xor(a, b), sm4v_xor(c, d))
 /* vshuf4i.b with 0b00011011: bytes 3, 2, 1, 0 of every word */
 #define sm4v_bswap32(x) __lsx_vshuf4i_b(x, 0x1b)
@@ -73,11 +62,11 @@ static inline sm4v sm4v_round(sm4v x0, sm4v t)
  * mask, passes on through every word that became 0 (subtracting it adds 1). */
 static inline void sm4v_ctr(sm4v x[4], const uint32_t w[4], sm4v off)
 {
-    x[3] = __lsx_vadd_w(sm4v_set1(w[3]), off);
+    x[3] = sm4v_add32(sm4v_set1(w[3]), off);
     sm4v c = __lsx_vslt_wu(x[3], off);
     for (int j = 2; j >= 0; j--) {
-        x[j] = __lsx_vsub_w(sm4v_set1(w[j]), c);
-        c = __lsx_vand_v(c, __lsx_vseqi_w(x[j], 0));
+        x[j] = sm4v_sub32(sm4v_set1(w[j]), c);
+        c = sm4v_and(c, __lsx_vseqi_w(x[j], 0));
     }
 }
 

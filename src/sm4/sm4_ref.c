@@ -17,6 +17,7 @@
  * into and out of planes happens once per batch, not once per round.
  */
 #include "../bytes.h"
+#include "../simd/swar.h"
 #include "sm4.h"
 
 #include <string.h>
@@ -144,23 +145,6 @@ static void sbox_planes(plane p[8])
 /* ---- bitslicing -------------------------------------------------------- */
 
 /*
- * 8x8 bit-matrix transpose of a 64-bit word seen as 8 rows of 8 bits (byte
- * r = row r): bit c of byte r goes to bit r of byte c. Three rounds of
- * delta swaps (the classic method, Warren, Hacker's Delight, 7-3).
- */
-static uint64_t transpose8x8(uint64_t x)
-{
-    uint64_t t;
-    t = (x ^ (x >> 7)) & 0x00AA00AA00AA00AAull;
-    x ^= t ^ (t << 7);
-    t = (x ^ (x >> 14)) & 0x0000CCCC0000CCCCull;
-    x ^= t ^ (t << 14);
-    t = (x ^ (x >> 28)) & 0x00000000F0F0F0F0ull;
-    x ^= t ^ (t << 28);
-    return x;
-}
-
-/*
  * 16 words (one per lane) <-> 8 planes. Byte j of the word of lane k
  * (j = 0: least significant) is position 16 j + k of every plane, so that
  * rotating all words left by 8 bits is rotating every plane left by 16.
@@ -175,7 +159,7 @@ static void words_to_planes(plane p[8], const uint32_t w[LANES])
             uint64_t t = 0;
             for (unsigned k = 0; k < 8; k++)
                 t |= (uint64_t)((w[8 * g + k] >> (8 * j)) & 0xff) << (8 * k);
-            t = transpose8x8(t);
+            t = kuai_transpose8x8(t);
             for (unsigned b = 0; b < 8; b++)
                 p[b] |= ((t >> (8 * b)) & 0xff) << (16 * j + 8 * g);
         }
@@ -190,7 +174,7 @@ static void planes_to_words(uint32_t w[LANES], const plane p[8])
             uint64_t t = 0;
             for (unsigned b = 0; b < 8; b++)
                 t |= ((p[b] >> (16 * j + 8 * g)) & 0xff) << (8 * b);
-            t = transpose8x8(t);
+            t = kuai_transpose8x8(t);
             for (unsigned k = 0; k < 8; k++)
                 w[8 * g + k] |= (uint32_t)((t >> (8 * k)) & 0xff) << (8 * j);
         }

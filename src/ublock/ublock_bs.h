@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * uBlock, bitsliced by nibble bit-plane: the algorithm written once over a
- * small vector vocabulary. Each ISA file (ublock_ssse3.c, ublock_avx2.c)
- * defines that vocabulary, includes this header once for the shared part
- * and then once per block size ("member template", see below).
+ * small vector vocabulary. Each ISA file (ublock_ssse3.c, ublock_avx2.c, ...)
+ * defines that vocabulary (or takes src/simd/'s with UB_V_ISA), includes this header once for the
+ * shared part and then once per block size ("member template", see below).
  *
  * ---- State layout --------------------------------------------------------
  *
@@ -65,6 +65,31 @@
 /* ===================== shared part (once per ISA) ======================== */
 #ifndef UBLOCK_BS_SHARED
 #define UBLOCK_BS_SHARED
+
+/* A backend over src/simd/ names its vector type (UB_V_ISA: v128, v256)
+ * after including the ISA's header; the vocabulary is then that header's
+ * (ub_row: an aligned table row; ub_shuf .. ub_odd32 for ublock_v128.h). */
+#ifdef UB_V_ISA
+typedef UB_V_ISA ub_v;
+#define ub_xor KUAI_V(UB_V_ISA, xor)
+#define ub_and KUAI_V(UB_V_ISA, and)
+#define ub_or KUAI_V(UB_V_ISA, or)
+#define ub_andn KUAI_V(UB_V_ISA, andn)
+#define ub_srl64 KUAI_V(UB_V_ISA, srl64v)
+#define ub_sll64 KUAI_V(UB_V_ISA, sll64v)
+#define ub_set1_8 KUAI_V(UB_V_ISA, set1_8)
+#define ub_unpacklo64 KUAI_V(UB_V_ISA, unpacklo64)
+#define ub_unpackhi64 KUAI_V(UB_V_ISA, unpackhi64)
+#define ub_loadu KUAI_V(UB_V_ISA, loadu)
+#define ub_storeu KUAI_V(UB_V_ISA, storeu)
+#define ub_row KUAI_V(UB_V_ISA, load)
+#define ub_ones KUAI_V(UB_V_ISA, ones)
+#define ub_shuf KUAI_V(UB_V_ISA, shuf8)
+#define ub_unpacklo32 KUAI_V(UB_V_ISA, unpacklo32)
+#define ub_unpackhi32 KUAI_V(UB_V_ISA, unpackhi32)
+#define ub_even32 KUAI_V(UB_V_ISA, even32)
+#define ub_odd32 KUAI_V(UB_V_ISA, odd32)
+#endif
 
 /* The schedule every backend derives its own from: the portable one unless
  * the file names a faster one for its ISA (before including this). */

@@ -19,10 +19,9 @@
  * same derivations hold; keys are the spec's RK_i, split into nibbles as
  * they are used (no S-box complement here).
  *
- * The including file defines the vocabulary (ul_v, ul_xor, ul_and, ul_or,
- * ul_shuf(table, idx), ul_srl64/sll64, ul_set1_8, ul_unpacklo/hi64,
- * ul_unpacklo/hi32, ul_even32/odd32, ul_loadu/storeu, ul_row (aligned
- * 16-byte constant)), UL_FN(name) for this ISA's names, and has included
+ * The including file includes the 128-bit vocabulary of src/simd/ (v128,
+ * v128_xor, v128_shuf8, ...: sse.h), defines UL_FN(name) for this ISA's
+ * names, and has included
  * ublock_bs.h's shared part (the tables). Constant time: no branch or
  * memory index depends on keys or data.
  */
@@ -35,37 +34,37 @@ static const _Alignas(16) uint8_t
     UL_FN(sbox_tab)[2][16] = {{7, 4, 9, 12, 11, 10, 13, 8, 15, 14, 1, 6, 0, 3, 2, 5},  /* s   */
                               {12, 10, 14, 13, 1, 15, 11, 0, 7, 2, 5, 4, 3, 6, 9, 8}}; /* s^-1 */
 
-#define UL_S(x) ul_shuf(ul_row(UL_FN(sbox_tab)[0]), x)
-#define UL_SI(x) ul_shuf(ul_row(UL_FN(sbox_tab)[1]), x)
-#define UL_R128(x, l, row) ul_shuf(x, ul_row(ub128_tab[l][row]))
-#define UL_R256(x, row, lane) ul_shuf(x, ul_row(ub256_tab[row] + 16 * (lane)))
+#define UL_S(x) v128_shuf8(v128_load(UL_FN(sbox_tab)[0]), x)
+#define UL_SI(x) v128_shuf8(v128_load(UL_FN(sbox_tab)[1]), x)
+#define UL_R128(x, l, row) v128_shuf8(x, v128_load(ub128_tab[l][row]))
+#define UL_R256(x, row, lane) v128_shuf8(x, v128_load(ub256_tab[row] + 16 * (lane)))
 
 /* 16 bytes -> their high nibbles (hi) and low nibbles (lo), one per byte. */
-UB_KERNEL void UL_FN(split)(ul_v v, ul_v *hi, ul_v *lo)
+UB_KERNEL void UL_FN(split)(v128 v, v128 *hi, v128 *lo)
 {
-    ul_v m = ul_set1_8(0x0f);
-    *hi = ul_and(ul_srl64(v, 4), m);
-    *lo = ul_and(v, m);
+    v128 m = v128_set1_8(0x0f);
+    *hi = v128_and(v128_srl64(v, 4), m);
+    *lo = v128_and(v, m);
 }
 
 /* ---- uBlock-128 ---------------------------------------------------------- */
 
 /* A 16-byte block (or round key) -> X0, X1 in layout pos_0. */
-UB_KERNEL void UL_FN(load128)(const uint8_t *p, ul_v *a, ul_v *b)
+UB_KERNEL void UL_FN(load128)(const uint8_t *p, v128 *a, v128 *b)
 {
-    ul_v hi, lo;
-    UL_FN(split)(ul_loadu(p), &hi, &lo);
-    *a = ul_unpacklo64(hi, lo);
-    *b = ul_unpackhi64(hi, lo);
+    v128 hi, lo;
+    UL_FN(split)(v128_loadu(p), &hi, &lo);
+    *a = v128_unpacklo64(hi, lo);
+    *b = v128_unpackhi64(hi, lo);
 }
 
-UB_KERNEL ul_v UL_FN(merge128)(ul_v a, ul_v b)
+UB_KERNEL v128 UL_FN(merge128)(v128 a, v128 b)
 {
-    return ul_or(ul_sll64(ul_unpacklo64(a, b), 4), ul_unpackhi64(a, b));
+    return v128_or(v128_sll64(v128_unpacklo64(a, b), 4), v128_unpackhi64(a, b));
 }
 
 /* RK_i (16 raw bytes) in round i's layout. */
-UB_KERNEL void UL_FN(key128)(const uint8_t *rk, unsigned i, ul_v *k0, ul_v *k1)
+UB_KERNEL void UL_FN(key128)(const uint8_t *rk, unsigned i, v128 *k0, v128 *k1)
 {
     UL_FN(load128)(rk, k0, k1);
     if (i & 7) { /* public round index */
@@ -76,44 +75,44 @@ UB_KERNEL void UL_FN(key128)(const uint8_t *rk, unsigned i, ul_v *k0, ul_v *k1)
 
 /* Round i (layout l = i & 7) of nb blocks, ending with key i+1 (k0, k1 per
  * block): ublock_bs.h's fused round_enc. */
-UB_KERNEL void UL_FN(round128)(ul_v *a, ul_v *b, const ul_v *k0, const ul_v *k1, unsigned l, int nb,
+UB_KERNEL void UL_FN(round128)(v128 *a, v128 *b, const v128 *k0, const v128 *k1, unsigned l, int nb,
                                int mk)
 {
     for (int j = 0; j < nb; j++) {
-        ul_v x = UL_S(a[j]), y = UL_S(b[j]);
-        y = ul_xor(y, x);                         /* b1 */
-        x = ul_xor(x, UL_R128(y, l, UB128_ROT1)); /* a1 */
-        y = ul_xor(y, UL_R128(x, l, UB128_ROT2)); /* b2 */
-        x = ul_xor(x, UL_R128(y, l, UB128_ROT2)); /* a2 */
-        ul_v t = ul_xor(ul_xor(y, x), k0[mk ? j : 0]);
-        ul_v u = ul_xor(UL_R128(y, l, UB128_FIX), k1[mk ? j : 0]);
-        a[j] = ul_xor(t, UL_R128(x, l, UB128_ROT5));
-        b[j] = ul_xor(u, UL_R128(x, l, UB128_FIX_ROT5));
+        v128 x = UL_S(a[j]), y = UL_S(b[j]);
+        y = v128_xor(y, x);                         /* b1 */
+        x = v128_xor(x, UL_R128(y, l, UB128_ROT1)); /* a1 */
+        y = v128_xor(y, UL_R128(x, l, UB128_ROT2)); /* b2 */
+        x = v128_xor(x, UL_R128(y, l, UB128_ROT2)); /* a2 */
+        v128 t = v128_xor(v128_xor(y, x), k0[mk ? j : 0]);
+        v128 u = v128_xor(UL_R128(y, l, UB128_FIX), k1[mk ? j : 0]);
+        a[j] = v128_xor(t, UL_R128(x, l, UB128_ROT5));
+        b[j] = v128_xor(u, UL_R128(x, l, UB128_FIX_ROT5));
     }
 }
 
 /* Undo round i from a state carrying key i+1, then add key i:
  * ublock_bs.h's fused round_dec with the table S-box. */
-UB_KERNEL void UL_FN(round128_inv)(ul_v *a, ul_v *b, const ul_v *k0, const ul_v *k1, unsigned l,
+UB_KERNEL void UL_FN(round128_inv)(v128 *a, v128 *b, const v128 *k0, const v128 *k1, unsigned l,
                                    int nb, int mk)
 {
     for (int j = 0; j < nb; j++) {
-        ul_v x0 = a[j], x1 = b[j];
-        ul_v b3 = UL_R128(x1, l, UB128_FIX_INV);
-        ul_v x = ul_xor(x0, b3); /* a2 */
-        ul_v y = ul_xor(ul_xor(b3, UL_R128(x0, l, UB128_ROT5)),
-                        UL_R128(x1, l, UB128_ROT5_FIX_INV)); /* b2 */
-        x = ul_xor(x, UL_R128(y, l, UB128_ROT2));            /* a1 */
-        y = ul_xor(y, UL_R128(x, l, UB128_ROT2));            /* b1 */
-        ul_v rb = UL_R128(y, l, UB128_ROT1);
-        b[j] = ul_xor(UL_SI(ul_xor(ul_xor(y, x), rb)), k1[mk ? j : 0]);
-        a[j] = ul_xor(UL_SI(ul_xor(x, rb)), k0[mk ? j : 0]);
+        v128 x0 = a[j], x1 = b[j];
+        v128 b3 = UL_R128(x1, l, UB128_FIX_INV);
+        v128 x = v128_xor(x0, b3); /* a2 */
+        v128 y = v128_xor(v128_xor(b3, UL_R128(x0, l, UB128_ROT5)),
+                          UL_R128(x1, l, UB128_ROT5_FIX_INV)); /* b2 */
+        x = v128_xor(x, UL_R128(y, l, UB128_ROT2));            /* a1 */
+        y = v128_xor(y, UL_R128(x, l, UB128_ROT2));            /* b1 */
+        v128 rb = UL_R128(y, l, UB128_ROT1);
+        b[j] = v128_xor(UL_SI(v128_xor(v128_xor(y, x), rb)), k1[mk ? j : 0]);
+        a[j] = v128_xor(UL_SI(v128_xor(x, rb)), k0[mk ? j : 0]);
     }
 }
 
 /* All round keys of a schedule in nibble form (kc[2i], kc[2i + 1]), for
  * calls long enough to reuse them (CBC chains, several groups). */
-UB_KERNEL void UL_FN(keys128)(ul_v *kc, const uint8_t (*rk)[32], unsigned rounds)
+UB_KERNEL void UL_FN(keys128)(v128 *kc, const uint8_t (*rk)[32], unsigned rounds)
 {
     for (unsigned i = 0; i <= rounds; i++)
         UL_FN(key128)(rk[i], i, &kc[2 * i], &kc[2 * i + 1]);
@@ -122,8 +121,8 @@ UB_KERNEL void UL_FN(keys128)(ul_v *kc, const uint8_t (*rk)[32], unsigned rounds
 /* Round key i of block j: from the nibble forms kc[j] when the caller made
  * them, else split from the raw schedule rk[j] now (independent of the
  * data, so off the dependency chain). */
-UB_KERNEL void UL_FN(kget128)(const uint8_t (*const *rk)[32], const ul_v *const *kc, int j,
-                              unsigned i, ul_v *k0, ul_v *k1)
+UB_KERNEL void UL_FN(kget128)(const uint8_t (*const *rk)[32], const v128 *const *kc, int j,
+                              unsigned i, v128 *k0, v128 *k1)
 {
     if (kc) {
         *k0 = kc[j][2 * i];
@@ -137,15 +136,15 @@ UB_KERNEL void UL_FN(kget128)(const uint8_t (*const *rk)[32], const ul_v *const 
  * nb blocks (1..UL_G128) in registers through all rounds. Block j's keys
  * are rk[j] / kc[j] (mk) or rk[0] / kc[0] everyone's (see kget128).
  */
-UB_KERNEL void UL_FN(enc128)(ul_v *a, ul_v *b, const uint8_t (*const *rk)[32],
-                             const ul_v *const *kc, unsigned rounds, int nb, int mk)
+UB_KERNEL void UL_FN(enc128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
+                             const v128 *const *kc, unsigned rounds, int nb, int mk)
 {
-    ul_v k0[UL_G128], k1[UL_G128];
+    v128 k0[UL_G128], k1[UL_G128];
     for (int j = 0; j < (mk ? nb : 1); j++)
         UL_FN(kget128)(rk, kc, j, 0, &k0[j], &k1[j]);
     for (int j = 0; j < nb; j++) {
-        a[j] = ul_xor(a[j], k0[mk ? j : 0]);
-        b[j] = ul_xor(b[j], k1[mk ? j : 0]);
+        a[j] = v128_xor(a[j], k0[mk ? j : 0]);
+        b[j] = v128_xor(b[j], k1[mk ? j : 0]);
     }
     for (unsigned i = 0; i < rounds; i++) {
         for (int j = 0; j < (mk ? nb : 1); j++)
@@ -154,15 +153,15 @@ UB_KERNEL void UL_FN(enc128)(ul_v *a, ul_v *b, const uint8_t (*const *rk)[32],
     }
 }
 
-UB_KERNEL void UL_FN(dec128)(ul_v *a, ul_v *b, const uint8_t (*const *rk)[32],
-                             const ul_v *const *kc, unsigned rounds, int nb, int mk)
+UB_KERNEL void UL_FN(dec128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
+                             const v128 *const *kc, unsigned rounds, int nb, int mk)
 {
-    ul_v k0[UL_G128], k1[UL_G128];
+    v128 k0[UL_G128], k1[UL_G128];
     for (int j = 0; j < (mk ? nb : 1); j++)
         UL_FN(kget128)(rk, kc, j, rounds, &k0[j], &k1[j]);
     for (int j = 0; j < nb; j++) {
-        a[j] = ul_xor(a[j], k0[mk ? j : 0]);
-        b[j] = ul_xor(b[j], k1[mk ? j : 0]);
+        a[j] = v128_xor(a[j], k0[mk ? j : 0]);
+        b[j] = v128_xor(b[j], k1[mk ? j : 0]);
     }
     for (unsigned i = rounds; i-- > 0;) {
         for (int j = 0; j < (mk ? nb : 1); j++)
@@ -175,11 +174,11 @@ UB_KERNEL void UL_FN(dec128)(ul_v *a, ul_v *b, const uint8_t (*const *rk)[32],
 
 /* A 256-bit half: lane 0 (words 0-1) and lane 1 (words 2-3) in layout L. */
 typedef struct UL_FN(h256) {
-    ul_v l, h;
+    v128 l, h;
 } UL_FN(h256);
 #define UL_H UL_FN(h256)
 
-UB_KERNEL UL_H UL_FN(mk256)(ul_v l, ul_v h)
+UB_KERNEL UL_H UL_FN(mk256)(v128 l, v128 h)
 {
     UL_H r = {l, h};
     return r;
@@ -187,7 +186,7 @@ UB_KERNEL UL_H UL_FN(mk256)(ul_v l, ul_v h)
 
 UB_KERNEL UL_H UL_FN(xor256)(UL_H a, UL_H b)
 {
-    return UL_FN(mk256)(ul_xor(a.l, b.l), ul_xor(a.h, b.h));
+    return UL_FN(mk256)(v128_xor(a.l, b.l), v128_xor(a.h, b.h));
 }
 
 UB_KERNEL UL_H UL_FN(rot256)(UL_H x, int row)
@@ -199,15 +198,16 @@ UB_KERNEL UL_H UL_FN(rot256)(UL_H x, int row)
  * to_l (as ublock_v128.h loads a transposed pass). */
 UB_KERNEL UL_H UL_FN(load256)(const uint8_t *p)
 {
-    ul_v hi, lo;
-    UL_FN(split)(ul_loadu(p), &hi, &lo);
-    return UL_FN(rot256)(UL_FN(mk256)(ul_unpacklo64(hi, lo), ul_unpackhi64(hi, lo)), UB256_TO_L);
+    v128 hi, lo;
+    UL_FN(split)(v128_loadu(p), &hi, &lo);
+    return UL_FN(rot256)(UL_FN(mk256)(v128_unpacklo64(hi, lo), v128_unpackhi64(hi, lo)),
+                         UB256_TO_L);
 }
 
 UB_KERNEL void UL_FN(store256)(uint8_t *p, UL_H x)
 {
     UL_H s = UL_FN(rot256)(x, UB256_FROM_L);
-    ul_storeu(p, ul_or(ul_sll64(ul_unpacklo64(s.l, s.h), 4), ul_unpackhi64(s.l, s.h)));
+    v128_storeu(p, v128_or(v128_sll64(v128_unpacklo64(s.l, s.h), 4), v128_unpackhi64(s.l, s.h)));
 }
 
 UB_KERNEL UL_H UL_FN(sbox256)(UL_H x, int inv)
@@ -217,24 +217,25 @@ UB_KERNEL UL_H UL_FN(sbox256)(UL_H x, int inv)
 
 UB_KERNEL UL_H UL_FN(pl256)(UL_H x)
 {
-    return UL_FN(rot256)(UL_FN(mk256)(ul_unpacklo64(x.l, x.h), ul_unpackhi64(x.l, x.h)), UB256_PL);
+    return UL_FN(rot256)(UL_FN(mk256)(v128_unpacklo64(x.l, x.h), v128_unpackhi64(x.l, x.h)),
+                         UB256_PL);
 }
 
 UB_KERNEL UL_H UL_FN(pr256)(UL_H x)
 {
-    return UL_FN(rot256)(UL_FN(mk256)(ul_even32(x.l, x.h), ul_odd32(x.l, x.h)), UB256_PR);
+    return UL_FN(rot256)(UL_FN(mk256)(v128_even32(x.l, x.h), v128_odd32(x.l, x.h)), UB256_PR);
 }
 
 UB_KERNEL UL_H UL_FN(pl256_inv)(UL_H x)
 {
     UL_H t = UL_FN(rot256)(x, UB256_PL_INV);
-    return UL_FN(mk256)(ul_unpacklo64(t.l, t.h), ul_unpackhi64(t.l, t.h));
+    return UL_FN(mk256)(v128_unpacklo64(t.l, t.h), v128_unpackhi64(t.l, t.h));
 }
 
 UB_KERNEL UL_H UL_FN(pr256_inv)(UL_H x)
 {
     UL_H t = UL_FN(rot256)(x, UB256_PR_INV);
-    return UL_FN(mk256)(ul_unpacklo32(t.l, t.h), ul_unpackhi32(t.l, t.h));
+    return UL_FN(mk256)(v128_unpacklo32(t.l, t.h), v128_unpackhi32(t.l, t.h));
 }
 
 UB_KERNEL void UL_FN(key256)(const uint8_t *rk, UL_H *k0, UL_H *k1)
@@ -331,7 +332,7 @@ UB_KERNEL void UL_FN(group)(const ublock_sched *const *keys, const uint8_t *in, 
     for (int j = 0; j < (mk ? nb : 1); j++)
         rk[j] = keys[j]->rk;
     if (keys[0]->nbytes == 16) {
-        ul_v a[UL_G128], b[UL_G128];
+        v128 a[UL_G128], b[UL_G128];
         for (int j = 0; j < nb; j++)
             UL_FN(load128)(in + 16 * j, &a[j], &b[j]);
         if (enc)
@@ -339,7 +340,7 @@ UB_KERNEL void UL_FN(group)(const ublock_sched *const *keys, const uint8_t *in, 
         else
             UL_FN(dec128)(a, b, rk, NULL, rounds, nb, mk);
         for (int j = 0; j < nb; j++)
-            ul_storeu(out + 16 * j, UL_FN(merge128)(a[j], b[j]));
+            v128_storeu(out + 16 * j, UL_FN(merge128)(a[j], b[j]));
     } else {
         UL_H a[UL_G256], b[UL_G256];
         for (int j = 0; j < nb && j < UL_G256; j++) {
@@ -415,19 +416,19 @@ UB_KERNEL void UL_FN(cbc_enc_chain)(const ublock_sched *s, uint8_t *iv, const ui
 {
     const uint8_t(*rk[1])[32] = {s->rk};
     if (bs == 16) {
-        ul_v a, b, kc[2 * (UBLOCK_MAX_ROUNDS + 1)];
-        const ul_v *kcp[1] = {kc};
+        v128 a, b, kc[2 * (UBLOCK_MAX_ROUNDS + 1)];
+        const v128 *kcp[1] = {kc};
         UL_FN(keys128)(kc, s->rk, s->rounds);
         UL_FN(load128)(iv, &a, &b);
         for (size_t i = 0; i < n; i++) {
-            ul_v pa, pb;
+            v128 pa, pb;
             UL_FN(load128)(in + 16 * i, &pa, &pb);
-            a = ul_xor(a, pa);
-            b = ul_xor(b, pb);
+            a = v128_xor(a, pa);
+            b = v128_xor(b, pb);
             UL_FN(enc128)(&a, &b, rk, kcp, s->rounds, 1, 0);
-            ul_storeu(out + 16 * i, UL_FN(merge128)(a, b));
+            v128_storeu(out + 16 * i, UL_FN(merge128)(a, b));
         }
-        ul_storeu(iv, UL_FN(merge128)(a, b));
+        v128_storeu(iv, UL_FN(merge128)(a, b));
         kuai_wipe(kc, sizeof kc);
     } else {
         UL_H a = UL_FN(load256)(iv), b = UL_FN(load256)(iv + 16), kc[2 * (UBLOCK_MAX_ROUNDS + 1)];
@@ -468,8 +469,8 @@ UB_KERNEL void UL_FN(mk_cbc_group)(const ublock_sched *const *keys, uint8_t *ivs
                                    int m)
 {
     const uint8_t(*rk[UL_G128])[32];
-    ul_v a[UL_G128], b[UL_G128], kc[UL_G128][2 * (UBLOCK_MAX_ROUNDS + 1)];
-    const ul_v *kcp[UL_G128];
+    v128 a[UL_G128], b[UL_G128], kc[UL_G128][2 * (UBLOCK_MAX_ROUNDS + 1)];
+    const v128 *kcp[UL_G128];
     for (int j = 0; j < m; j++) {
         rk[j] = keys[j]->rk;
         kcp[j] = kc[j];
@@ -478,17 +479,17 @@ UB_KERNEL void UL_FN(mk_cbc_group)(const ublock_sched *const *keys, uint8_t *ivs
     }
     for (size_t i = 0; i < nblocks; i++) {
         for (int j = 0; j < m; j++) {
-            ul_v pa, pb;
+            v128 pa, pb;
             UL_FN(load128)(in[j] + 16 * i, &pa, &pb);
-            a[j] = ul_xor(a[j], pa);
-            b[j] = ul_xor(b[j], pb);
+            a[j] = v128_xor(a[j], pa);
+            b[j] = v128_xor(b[j], pb);
         }
         UL_FN(enc128)(a, b, rk, kcp, keys[0]->rounds, m, 1);
         for (int j = 0; j < m; j++)
-            ul_storeu(out[j] + 16 * i, UL_FN(merge128)(a[j], b[j]));
+            v128_storeu(out[j] + 16 * i, UL_FN(merge128)(a[j], b[j]));
     }
     for (int j = 0; j < m; j++)
-        ul_storeu(ivs + 16 * j, UL_FN(merge128)(a[j], b[j]));
+        v128_storeu(ivs + 16 * j, UL_FN(merge128)(a[j], b[j]));
     kuai_wipe(kc, (size_t)m * sizeof kc[0]);
 }
 
@@ -656,7 +657,7 @@ static void UL_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in
  * callers' buffers directly (all loads of a group before its stores).
  */
 typedef union UL_FN(kcu) {
-    ul_v v[2 * (UBLOCK_MAX_ROUNDS + 1)];
+    v128 v[2 * (UBLOCK_MAX_ROUNDS + 1)];
     UL_H h[2 * (UBLOCK_MAX_ROUNDS + 1)];
 } UL_FN(kcu);
 
@@ -665,25 +666,25 @@ UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
     static const _Alignas(16)
         uint8_t q[16] = {0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15};
     ub_ks ks;
-    const ul_v qv = ul_row(q);
+    const v128 qv = v128_load(q);
     ub_ks_init(&ks, c, key);
     if (c != KUAI_UBLOCK_256_256) {
         for (unsigned r = 0; r <= ks.rounds; r++) {
             if (r)
                 ub_ks_step(&ks, r);
             /* natural nibble order -> load128's layout -> round r's (public r) */
-            ul_v p = (r & 7) ? ul_shuf(qv, ul_row(ub128_tab[r & 7][UB128_KEY])) : qv;
-            kc->v[2 * r] = ul_shuf(ks.k0, p);
-            kc->v[2 * r + 1] = ul_shuf(ks.k1, p);
+            v128 p = (r & 7) ? v128_shuf8(qv, v128_load(ub128_tab[r & 7][UB128_KEY])) : qv;
+            kc->v[2 * r] = v128_shuf8(ks.k0, p);
+            kc->v[2 * r + 1] = v128_shuf8(ks.k1, p);
         }
     } else {
-        const ul_v p0 = ul_shuf(qv, ul_row(ub256_tab[UB256_TO_L]));
-        const ul_v p1 = ul_shuf(qv, ul_row(ub256_tab[UB256_TO_L] + 16));
+        const v128 p0 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L]));
+        const v128 p1 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L] + 16));
         for (unsigned r = 0; r <= ks.rounds; r++) {
             if (r)
                 ub_ks_step(&ks, r);
-            kc->h[2 * r] = UL_FN(mk256)(ul_shuf(ks.k0, p0), ul_shuf(ks.k1, p1));
-            kc->h[2 * r + 1] = UL_FN(mk256)(ul_shuf(ks.k2, p0), ul_shuf(ks.k3, p1));
+            kc->h[2 * r] = UL_FN(mk256)(v128_shuf8(ks.k0, p0), v128_shuf8(ks.k1, p1));
+            kc->h[2 * r + 1] = UL_FN(mk256)(v128_shuf8(ks.k2, p0), v128_shuf8(ks.k3, p1));
         }
     }
 }
@@ -694,8 +695,8 @@ UB_KERNEL void UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs
                                int mk)
 {
     if (bs == 16) {
-        ul_v a[UL_G128], b[UL_G128];
-        const ul_v *kcp[UL_G128];
+        v128 a[UL_G128], b[UL_G128];
+        const v128 *kcp[UL_G128];
         for (int j = 0; j < nb; j++) {
             kcp[j] = kc[mk ? j : 0].v;
             UL_FN(load128)(src[j], &a[j], &b[j]);
@@ -705,7 +706,7 @@ UB_KERNEL void UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs
         else
             UL_FN(dec128)(a, b, NULL, kcp, rounds, nb, mk);
         for (int j = 0; j < nb; j++)
-            ul_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
+            v128_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
     } else {
         UL_H a[UL_G256], b[UL_G256];
         const UL_H *kcp[UL_G256];
@@ -736,34 +737,34 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
 {
     static const _Alignas(16)
         uint8_t q[16] = {0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15};
-    const ul_v qv = ul_row(q);
+    const v128 qv = v128_load(q);
     const int nk = mk ? nb : 1;
     ub_ks ks[UL_G128];
     for (int j = 0; j < nk; j++)
         ub_ks_init(&ks[j], c, key[j]);
     const unsigned rounds = ks[0].rounds;
     if (bs == 16) {
-        ul_v a[UL_G128], b[UL_G128], k0[UL_G128], k1[UL_G128];
+        v128 a[UL_G128], b[UL_G128], k0[UL_G128], k1[UL_G128];
         for (int j = 0; j < nb; j++) {
             UL_FN(load128)(src[j], &a[j], &b[j]);
-            a[j] = ul_xor(a[j], ul_shuf(ks[mk ? j : 0].k0, qv));
-            b[j] = ul_xor(b[j], ul_shuf(ks[mk ? j : 0].k1, qv));
+            a[j] = v128_xor(a[j], v128_shuf8(ks[mk ? j : 0].k0, qv));
+            b[j] = v128_xor(b[j], v128_shuf8(ks[mk ? j : 0].k1, qv));
         }
         for (unsigned i = 0; i < rounds; i++) {
             const unsigned r = i + 1;
-            ul_v p = (r & 7) ? ul_shuf(qv, ul_row(ub128_tab[r & 7][UB128_KEY])) : qv;
+            v128 p = (r & 7) ? v128_shuf8(qv, v128_load(ub128_tab[r & 7][UB128_KEY])) : qv;
             for (int j = 0; j < nk; j++) {
                 ub_ks_step(&ks[j], r);
-                k0[j] = ul_shuf(ks[j].k0, p);
-                k1[j] = ul_shuf(ks[j].k1, p);
+                k0[j] = v128_shuf8(ks[j].k0, p);
+                k1[j] = v128_shuf8(ks[j].k1, p);
             }
             UL_FN(round128)(a, b, k0, k1, i & 7, nb, mk);
         }
         for (int j = 0; j < nb; j++)
-            ul_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
+            v128_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
     } else {
-        const ul_v p0 = ul_shuf(qv, ul_row(ub256_tab[UB256_TO_L]));
-        const ul_v p1 = ul_shuf(qv, ul_row(ub256_tab[UB256_TO_L] + 16));
+        const v128 p0 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L]));
+        const v128 p1 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L] + 16));
         UL_H a[UL_G256], b[UL_G256];
         for (int j = 0; j < nb && j < UL_G256; j++) {
             a[j] = UL_FN(load256)(src[j]);
@@ -774,8 +775,8 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
             for (int j = 0; j < nk && j < UL_G256; j++) {
                 if (i)
                     ub_ks_step(&ks[j], i);
-                k0[j] = UL_FN(mk256)(ul_shuf(ks[j].k0, p0), ul_shuf(ks[j].k1, p1));
-                k1[j] = UL_FN(mk256)(ul_shuf(ks[j].k2, p0), ul_shuf(ks[j].k3, p1));
+                k0[j] = UL_FN(mk256)(v128_shuf8(ks[j].k0, p0), v128_shuf8(ks[j].k1, p1));
+                k1[j] = UL_FN(mk256)(v128_shuf8(ks[j].k2, p0), v128_shuf8(ks[j].k3, p1));
             }
             for (int j = 0; j < nb && j < UL_G256; j++) {
                 a[j] = UL_FN(xor256)(a[j], k0[mk ? j : 0]);

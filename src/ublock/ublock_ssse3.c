@@ -9,38 +9,15 @@
 #include "ublock_ks_x86.h"
 
 #include <string.h>
-#include <tmmintrin.h>
 
-typedef __m128i ub_v;
+#include "../simd/sse.h"
+
+#define UB_V_ISA v128
 #define UB_V_BYTES 16
 #define UB_ROW16(...)                                                                              \
     {                                                                                              \
         __VA_ARGS__                                                                                \
     }
-
-#define ub_xor(a, b) _mm_xor_si128(a, b)
-#define ub_and(a, b) _mm_and_si128(a, b)
-#define ub_or(a, b) _mm_or_si128(a, b)
-#define ub_andn(a, b) _mm_andnot_si128(a, b)
-#define ub_srl64(x, n) _mm_srli_epi64(x, n)
-#define ub_sll64(x, n) _mm_slli_epi64(x, n)
-#define ub_set1_8(c) _mm_set1_epi8((char)(c))
-#define ub_unpacklo64(a, b) _mm_unpacklo_epi64(a, b)
-#define ub_unpackhi64(a, b) _mm_unpackhi_epi64(a, b)
-#define ub_loadu(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
-#define ub_storeu(p, x) _mm_storeu_si128((__m128i *)(void *)(p), x)
-#define ub_row(p) _mm_load_si128((const __m128i *)(const void *)(p))
-#define ub_ones() _mm_set1_epi32(-1)
-
-#define ub_shuf(x, idx) _mm_shuffle_epi8(x, idx)
-#define ub_unpacklo32(a, b) _mm_unpacklo_epi32(a, b)
-#define ub_unpackhi32(a, b) _mm_unpackhi_epi32(a, b)
-#define ub_even32(a, b)                                                                            \
-    _mm_castps_si128(                                                                              \
-        _mm_shuffle_ps(_mm_castsi128_ps(a), _mm_castsi128_ps(b), _MM_SHUFFLE(2, 0, 2, 0)))
-#define ub_odd32(a, b)                                                                             \
-    _mm_castps_si128(                                                                              \
-        _mm_shuffle_ps(_mm_castsi128_ps(a), _mm_castsi128_ps(b), _MM_SHUFFLE(3, 1, 3, 1)))
 
 /* every x86-64 CPU with this ISA has SSSE3 */
 #define UB_EXPAND_RAW ublock_expand_raw_ssse3
@@ -60,23 +37,6 @@ static int ublock_ssse3_available(void)
 
 /* ---- the low-latency kernel in front ------------------------------------- */
 
-#define ul_v ub_v
-#define ul_xor ub_xor
-#define ul_and ub_and
-#define ul_or ub_or
-#define ul_shuf ub_shuf
-#define ul_srl64 ub_srl64
-#define ul_sll64 ub_sll64
-#define ul_set1_8 ub_set1_8
-#define ul_unpacklo64 ub_unpacklo64
-#define ul_unpackhi64 ub_unpackhi64
-#define ul_unpacklo32 ub_unpacklo32
-#define ul_unpackhi32 ub_unpackhi32
-#define ul_even32 ub_even32
-#define ul_odd32 ub_odd32
-#define ul_loadu ub_loadu
-#define ul_storeu ub_storeu
-#define ul_row ub_row
 #define UL_FN(name) ublock_ll_ssse3_##name
 #define UL_KS /* one-shot keys from ublock_ks_x86.h */
 #include "ublock_ll.h"
@@ -272,9 +232,9 @@ static inline __attribute__((always_inline)) void ub_expand_nib(ublock_sched *s,
     s->nbytes = ks.t == 3 ? 32 : 16;
     s->rounds = ks.rounds;
     for (unsigned r = 0;; r++) {
-        _mm_storeu_si128((__m128i *)(void *)s->rk[r], ub_nib_pack(ks.k0, ks.k1));
+        v128_storeu(s->rk[r], ub_nib_pack(ks.k0, ks.k1));
         if (ks.t == 3)
-            _mm_storeu_si128((__m128i *)(void *)(s->rk[r] + 16), ub_nib_pack(ks.k2, ks.k3));
+            v128_storeu(s->rk[r] + 16, ub_nib_pack(ks.k2, ks.k3));
         if (r == ks.rounds)
             break;
         ub_ks_step(&ks, r + 1);

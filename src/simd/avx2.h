@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* vocab.h's 256-bit vocabulary on AVX2 (the ymm backends): shuffles and
+ * unpacks work within each 128-bit lane, as vpshufb and vpunpck do. */
+#ifndef KUAI_SIMD_AVX2_H
+#define KUAI_SIMD_AVX2_H
+
+#include "vocab.h"
+
+#include <immintrin.h>
+
+typedef __m256i v256;
+
+#define v256_loadu(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define v256_storeu(p, x) _mm256_storeu_si256((__m256i *)(void *)(p), x)
+#define v256_load(p) _mm256_load_si256((const __m256i *)(const void *)(p)) /* 32-aligned */
+/* 16 bytes from p into both lanes */
+#define v256_row16(p)                                                                              \
+    _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+#define v256_xor(a, b) _mm256_xor_si256(a, b)
+#define v256_and(a, b) _mm256_and_si256(a, b)
+#define v256_or(a, b) _mm256_or_si256(a, b)
+#define v256_andn(a, b) _mm256_andnot_si256(a, b) /* ~a & b */
+#define v256_zero() _mm256_setzero_si256()
+#define v256_ones() _mm256_set1_epi32(-1)
+#define v256_set1_8(c) _mm256_set1_epi8((char)(c))
+#define v256_set1_32(w) _mm256_set1_epi32((int)(w))
+#define v256_shuf8(x, idx) _mm256_shuffle_epi8(x, idx)
+#define v256_srl64(x, n) _mm256_srli_epi64(x, n)
+#define v256_sll64(x, n) _mm256_slli_epi64(x, n)
+#define v256_srl64v(x, n) _mm256_srli_epi64(x, n)
+#define v256_sll64v(x, n) _mm256_slli_epi64(x, n)
+#define v256_srl32(x, n) _mm256_srli_epi32(x, n)
+#define v256_sll32(x, n) _mm256_slli_epi32(x, n)
+#define v256_add32(a, b) _mm256_add_epi32(a, b)
+#define v256_sub32(a, b) _mm256_sub_epi32(a, b)
+#define v256_cmpeq32(a, b) _mm256_cmpeq_epi32(a, b)
+#define v256_cmpgt32(a, b) _mm256_cmpgt_epi32(a, b) /* signed */
+#define v256_unpacklo32(a, b) _mm256_unpacklo_epi32(a, b)
+#define v256_unpackhi32(a, b) _mm256_unpackhi_epi32(a, b)
+#define v256_unpacklo64(a, b) _mm256_unpacklo_epi64(a, b)
+#define v256_unpackhi64(a, b) _mm256_unpackhi_epi64(a, b)
+
+#endif

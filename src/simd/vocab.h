@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The vector vocabulary every cipher's SIMD backend is written over, one
+ * header per ISA: sse.h (v128 on SSE2/SSSE3), avx2.h (v256), neon.h (v128
+ * on ARM64 ASIMD), lsx.h (v128 on LoongArch LSX). Each defines, for its
+ * prefix P (v128 or v256), the type P and
+ *   P_loadu(p), P_storeu(p, x)  unaligned; P_load(p) from an aligned constant
+ *   P_row16(p)                  16 bytes from p in every 16-byte lane
+ *   P_xor, P_and, P_or; P_andn(a, b) = ~a & b
+ *   P_zero(), P_ones(), P_set1_8(c), P_set1_32(w)
+ *   P_shuf8(x, idx)             byte i = x[idx[i]] per 16-byte lane, for
+ *                               indices 0..15 (where pshufb, tbl and
+ *                               vshuf.b agree; callers use no others)
+ *   P_srl64/sll64, P_srl32/sll32(x, n)  n a constant
+ *   P_srl64v/sll64v(x, n)       n a variable (kernels whose count is a
+ *                               constant only after inlining)
+ *   P_add32, P_sub32, P_cmpeq32, P_cmpgt32 (signed)
+ *   P_unpacklo32/hi32(a, b)     dwords {a0, b0, a1, b1} / {a2, b2, a3, b3}
+ *   P_unpacklo64/hi64(a, b)     qwords {a0, b0} / {a1, b1}
+ *   P_even32/odd32(a, b)        dwords {a0, a2, b0, b2} / {a1, a3, b1, b3}
+ * (v256: per 128-bit lane, as the AVX2 instructions). All are macros or static inline, so each is
+ * the instruction(s) it names and shift counts stay immediates.
+ *
+ * A cipher's generic kernel keeps its own short names (ub_xor, v_shuf,
+ * sm4v_add32, ...) so that one source serves several widths; its backend
+ * file picks the prefix and KUAI_V(prefix, op) maps a name onto it.
+ */
+#ifndef KUAI_SIMD_VOCAB_H
+#define KUAI_SIMD_VOCAB_H
+
+#define KUAI_V_(p, op) p##_##op
+#define KUAI_V(p, op) KUAI_V_(p, op)
+
+#endif

@@ -4,48 +4,40 @@
 
 #include <string.h>
 
-/* The cipher list (src/ciphers.def) as a table; every per-cipher fact below
- * is read from it. */
-static const struct cipher_row {
-    kuai_cipher id;
-    const char *name;
-    size_t block, key;
-} cipher_rows[] = {
-#define KUAI_CIPHER(id, name, block, key, family) {id, name, block, key},
+/* The cipher list (src/ciphers.def), indexed by id (seam.h says why);
+ * every per-cipher fact below is read from it. */
+const kuai_cipher_row kuai_cipher_rows[KUAI_CIPHER_ROWS] = {
+#define KUAI_CIPHER(id, name, block, key, family) [id] = {name, block, key, KUAI_FAMILY_##family},
 #include "ciphers.def"
 };
-#define N_CIPHERS (sizeof cipher_rows / sizeof cipher_rows[0])
 
-static const struct cipher_row *cipher_row(kuai_cipher c)
-{
-    for (size_t i = 0; i < N_CIPHERS; i++)
-        if (cipher_rows[i].id == c)
-            return &cipher_rows[i];
-    return NULL;
-}
+/* The ids in the list's order */
+static const kuai_cipher cipher_ids[] = {
+#define KUAI_CIPHER(id, name, block, key, family) id,
+#include "ciphers.def"
+};
+#define N_CIPHERS (sizeof cipher_ids / sizeof cipher_ids[0])
 
 size_t kuai_block_size(kuai_cipher c)
 {
-    const struct cipher_row *r = cipher_row(c);
-    return r ? r->block : 0;
+    return kuai_cipher_block(c);
 }
 
 size_t kuai_key_size(kuai_cipher c)
 {
-    const struct cipher_row *r = cipher_row(c);
-    return r ? r->key : 0;
+    return kuai_cipher_key(c);
 }
 
 const char *kuai_cipher_name(kuai_cipher c)
 {
-    const struct cipher_row *r = cipher_row(c);
+    const kuai_cipher_row *r = kuai_cipher_row_of(c);
     return r ? r->name : NULL;
 }
 
 size_t kuai_ciphers(kuai_cipher *list, size_t max)
 {
     for (size_t i = 0; list && i < N_CIPHERS && i < max; i++)
-        list[i] = cipher_rows[i].id;
+        list[i] = cipher_ids[i];
     return N_CIPHERS;
 }
 
@@ -61,13 +53,13 @@ kuai_cipher kuai_cipher_by_name(const char *name)
     if (!name)
         return (kuai_cipher)0;
     for (size_t i = 0; i < N_CIPHERS; i++) {
-        const char *a = name, *b = cipher_rows[i].name;
+        const char *a = name, *b = kuai_cipher_rows[cipher_ids[i]].name;
         while (*a && ascii_lower((unsigned char)*a) == *b) {
             a++;
             b++;
         }
         if (!*a && !*b)
-            return cipher_rows[i].id;
+            return cipher_ids[i];
     }
     return (kuai_cipher)0;
 }
@@ -128,11 +120,12 @@ static int key_setup(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_
 {
     if (!k || !key)
         return KUAI_ERR_ARG;
-    if (kuai_cipher_name(c) == NULL)
+    const kuai_cipher_row *row = kuai_cipher_row_of(c);
+    if (!row)
         return KUAI_ERR_ARG;
     if (kuai_impls(c)[0] == NULL)
         return KUAI_ERR_UNSUPPORTED;
-    if (key_len != kuai_key_size(c))
+    if (key_len != row->key)
         return KUAI_ERR_KEY_LEN;
     const kuai_impl *impl = backend ? kuai_impl_named(c, backend) : kuai_impl_default(c);
     if (!impl)

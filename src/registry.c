@@ -45,18 +45,6 @@ static const ghash_impl *const registered_ghash[] = {
 #define N_REGISTERED (sizeof registered / sizeof registered[0])
 #define N_GHASH (sizeof registered_ghash / sizeof registered_ghash[0])
 
-kuai_family kuai_cipher_family(kuai_cipher c)
-{
-    /* from the cipher list's family column */
-    switch (c) {
-#define KUAI_CIPHER(id, name, block, key, family)                                                  \
-    case id:                                                                                       \
-        return KUAI_FAMILY_##family;
-#include "ciphers.def"
-    }
-    return KUAI_FAMILY_COUNT;
-}
-
 static struct {
     /* per family, highest priority first, NULL-terminated; the extra row
      * (KUAI_FAMILY_COUNT) stays empty, for unknown ciphers */
@@ -148,12 +136,9 @@ static void build(void)
         reg.choice[f] = choose(reg.sorted[f], env, leaky_ok);
 }
 
-/* The first caller builds; any others wait the few microseconds that takes.
- * After that, one acquire load. */
-static void ready(void)
+/* The first caller builds; any others wait the few microseconds that takes. */
+static void __attribute__((noinline)) build_once(void)
 {
-    if (atomic_load_explicit(&reg_state, memory_order_acquire) == REG_READY)
-        return;
     int expect = REG_EMPTY;
     if (atomic_compare_exchange_strong_explicit(&reg_state, &expect, REG_BUILDING,
                                                 memory_order_acquire, memory_order_acquire)) {
@@ -163,6 +148,13 @@ static void ready(void)
     }
     while (atomic_load_explicit(&reg_state, memory_order_acquire) != REG_READY)
         sched_yield();
+}
+
+/* After the build, one acquire load, inline: every key setup passes here. */
+static inline void ready(void)
+{
+    if (atomic_load_explicit(&reg_state, memory_order_acquire) != REG_READY)
+        build_once();
 }
 
 void kuai_registry_reload(void)
@@ -184,8 +176,9 @@ const kuai_impl *kuai_impl_default(kuai_cipher c)
 
 const kuai_impl *kuai_impl_named(kuai_cipher c, const char *name)
 {
+    /* a name taken from kuai_backends() is found without a string compare */
     for (const kuai_impl *const *p = kuai_impls(c); *p; p++)
-        if (strcmp((*p)->name, name) == 0)
+        if ((*p)->name == name || strcmp((*p)->name, name) == 0)
             return (*p)->available() ? *p : NULL;
     return NULL;
 }

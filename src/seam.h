@@ -132,9 +132,53 @@ typedef struct kuai_impl {
  */
 #define KUAI_REGISTER(sym) extern const kuai_impl sym
 
+/*
+ * The cipher list (src/ciphers.def) as a table indexed by kuai_cipher
+ * (src/core.c): every call checks its cipher's facts, and a short call
+ * (key setup + 4 blocks) is short enough that a scan of the list per fact
+ * showed in its time. An id outside the list has a NULL name.
+ */
+typedef struct kuai_cipher_row {
+    const char *name;
+    size_t block, key;
+    kuai_family family;
+} kuai_cipher_row;
+/* One past the largest id: the size of a union of char[id + 1] per cipher. */
+union kuai_cipher_ids {
+#define KUAI_CIPHER(id, name, block, key, family) char id##_row[(id) + 1];
+#include "ciphers.def"
+};
+#define KUAI_CIPHER_ROWS sizeof(union kuai_cipher_ids)
+extern const kuai_cipher_row kuai_cipher_rows[KUAI_CIPHER_ROWS];
+
+static inline const kuai_cipher_row *kuai_cipher_row_of(kuai_cipher c)
+{
+    size_t i = (size_t)c;
+    return i < KUAI_CIPHER_ROWS && kuai_cipher_rows[i].name ? &kuai_cipher_rows[i] : NULL;
+}
+
+/* kuai_block_size and kuai_key_size without a call (0 outside the list) */
+static inline size_t kuai_cipher_block(kuai_cipher c)
+{
+    const kuai_cipher_row *r = kuai_cipher_row_of(c);
+    return r ? r->block : 0;
+}
+
+static inline size_t kuai_cipher_key(kuai_cipher c)
+{
+    const kuai_cipher_row *r = kuai_cipher_row_of(c);
+    return r ? r->key : 0;
+}
+
+/* KUAI_FAMILY_COUNT for an id outside the list */
+static inline kuai_family kuai_cipher_family(kuai_cipher c)
+{
+    const kuai_cipher_row *r = kuai_cipher_row_of(c);
+    return r ? r->family : KUAI_FAMILY_COUNT;
+}
+
 /* The backend registry (src/registry.c). Sorted and, for kuai_key_init's
  * choice, read from the environment once per process, on first use. */
-kuai_family kuai_cipher_family(kuai_cipher c);
 /* c's family's backends, highest priority first, usable here or not,
  * NULL-terminated (empty for an unknown cipher). */
 const kuai_impl *const *kuai_impls(kuai_cipher c);

@@ -51,7 +51,7 @@ static int check_key(const kuai_key *k)
     int r = kuai_key_check(k);
     if (r)
         return r;
-    return kuai_block_size((kuai_cipher)k->priv_cipher) == 16 ? KUAI_OK : KUAI_ERR_UNSUPPORTED;
+    return kuai_cipher_block((kuai_cipher)k->priv_cipher) == 16 ? KUAI_OK : KUAI_ERR_UNSUPPORTED;
 }
 
 static int check_ctx(const kuai_cmac_ctx *c)

@@ -281,7 +281,7 @@ static int check_key_iv(const kuai_key *k, const uint8_t *iv, size_t iv_len)
     int r = kuai_key_check(k);
     if (r)
         return r;
-    if (kuai_block_size((kuai_cipher)k->priv_cipher) != 16)
+    if (kuai_cipher_block((kuai_cipher)k->priv_cipher) != 16)
         return KUAI_ERR_UNSUPPORTED;
     if (!iv || iv_len == 0)
         return KUAI_ERR_ARG;
@@ -309,7 +309,7 @@ static int check_ctx(const kuai_gcm_ctx *c)
     int r = kuai_key_check(c->priv_key);
     if (r)
         return r;
-    if (kuai_block_size((kuai_cipher)c->priv_key->priv_cipher) != 16)
+    if (kuai_cipher_block((kuai_cipher)c->priv_key->priv_cipher) != 16)
         return KUAI_ERR_UNSUPPORTED;
     return KUAI_OK;
 }

@@ -79,7 +79,7 @@ static inline int check_call(const kuai_key *k, const uint8_t *in, const uint8_t
         return r;
     if (!buffers_ok(in, out, len) || (kind != CALL_ECB && !iv))
         return KUAI_ERR_ARG;
-    *bs = kuai_block_size((kuai_cipher)k->priv_cipher);
+    *bs = kuai_cipher_block((kuai_cipher)k->priv_cipher);
     if (kind != CALL_CTR && len % *bs)
         return KUAI_ERR_LENGTH;
     return KUAI_OK;
@@ -93,7 +93,7 @@ static inline int check_stream128(const kuai_key *k, const uint8_t *iv, const ui
     int r = kuai_key_check(k);
     if (r)
         return r;
-    if (kuai_block_size((kuai_cipher)k->priv_cipher) != 16)
+    if (kuai_cipher_block((kuai_cipher)k->priv_cipher) != 16)
         return KUAI_ERR_UNSUPPORTED;
     if (!iv || !buffers_ok(in, out, len))
         return KUAI_ERR_ARG;

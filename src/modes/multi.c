@@ -53,7 +53,7 @@ static int check_multi(const multi_args *a, int need_iv, size_t *bs)
         if (!buffers_ok(a->in[i], a->out[i], a->len) || (need_iv && !a->ivs[i]))
             return KUAI_ERR_ARG;
     }
-    *bs = kuai_block_size((kuai_cipher)a->keys[0]->priv_cipher);
+    *bs = kuai_cipher_block((kuai_cipher)a->keys[0]->priv_cipher);
     if (a->len % *bs)
         return KUAI_ERR_LENGTH;
     return KUAI_OK;

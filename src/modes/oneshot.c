@@ -30,14 +30,14 @@ static int oneshot_fast(kuai_cipher c, const uint8_t *const *keys, size_t key_le
     const kuai_impl *impl = oneshot_impl(c);
     if (!impl)
         return KUAI_OK;
-    size_t bs = kuai_block_size(c);
+    size_t bs = kuai_cipher_block(c);
     if (len / bs > ONESHOT_HOOK_MAX_BLOCKS)
         return KUAI_OK;
     *done = 1;
     for (size_t i = 0; i < n; i++)
         if (!keys[i])
             return KUAI_ERR_ARG;
-    if (key_len != kuai_key_size(c))
+    if (key_len != kuai_cipher_key(c))
         return KUAI_ERR_KEY_LEN;
     for (size_t i = 0; i < n; i++) {
         if (!buffers_ok(in[i], out[i], len))

@@ -104,7 +104,7 @@ static int xts_check(const kuai_key *k1, const kuai_key *k2, const uint8_t *twea
         return r;
     if ((r = kuai_key_check(k2)))
         return r;
-    if (kuai_block_size((kuai_cipher)k1->priv_cipher) != 16)
+    if (kuai_cipher_block((kuai_cipher)k1->priv_cipher) != 16)
         return KUAI_ERR_UNSUPPORTED;
     if (k1->priv_cipher != k2->priv_cipher)
         return KUAI_ERR_MISMATCH;

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# Type stubs for the C extension (src/_kuai.c).
+# Type stubs for the C extension (src/_kuai/).
 from typing import Any, List, Literal, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 _K = TypeVar("_K", bound="Key")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-# Operations of kuai._kuai.stream (src/_kuai.c).
+# Operations of kuai._kuai.stream (src/_kuai/stream.c).
 _ECB_ENC, _ECB_DEC, _CBC_ENC, _CBC_DEC, _CTR = range(5)
 
 

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What the files of the extension kuai._kuai share (an internal header, not
+ * installed): the Key object, the exceptions and types made at import, the
+ * functions one file gives another, and the buffer helpers every call uses.
+ *
+ *   module.c  the module: init, exceptions, kpy_raise, cipher list,
+ *             backends, _c_speed
+ *   key.c     Key: key setup, one-shot GCM, its method table
+ *   batch.c   lists of messages: GCM batches, multi-key CBC
+ *   packed.c  Arrow-packed rows (data + offsets): GCM and CBC
+ *   stream.c  the streaming contexts: what they share; Stream (ECB/CBC/CTR)
+ *   gcm_stream.c  GcmStream, streaming GCM
+ *
+ * All of them are compiled into the one module _kuai, with the Limited API
+ * when the build asks for abi3 (python/CMakeLists.txt). Names shared between
+ * the files start with kpy_, so that none meets a symbol of libkuai, which
+ * is linked into the same module.
+ */
+#ifndef KUAI_PY_H
+#define KUAI_PY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kuai.h"
+
+/* Below this the GIL round trip (~100 ns) costs more than it frees. */
+#define KUAI_GIL_BYTES 2048
+#define GCM_TAG 16
+
+/* rc = call, with the GIL released when it works on n >= KUAI_GIL_BYTES
+ * bytes (what Py_BEGIN/END_ALLOW_THREADS do); call must not touch a Python
+ * object. */
+#define KPY_GIL_CALL(n, rc, call)                                                                  \
+    do {                                                                                           \
+        if ((n) >= KUAI_GIL_BYTES) {                                                               \
+            PyThreadState *kpy_save_ = PyEval_SaveThread();                                        \
+            (rc) = (call);                                                                         \
+            PyEval_RestoreThread(kpy_save_);                                                       \
+        } else {                                                                                   \
+            (rc) = (call);                                                                         \
+        }                                                                                          \
+    } while (0)
+
+typedef struct {
+    PyObject_HEAD kuai_key *key; /* PyMem_Malloc'd, wiped and freed in dealloc */
+    int cipher;
+    size_t block;
+} KeyObject;
+
+/* module.c: made at import. */
+extern PyObject *kpy_InvalidTag;
+extern PyObject *kpy_AlreadyFinalized;
+extern PyObject *kpy_NotYetFinalized;
+extern PyObject *kpy_KeyType;
+extern PyObject *kpy_StreamType;
+extern PyObject *kpy_GcmType;
+/* Raises the exception for a kuai error code (InvalidTag for
+ * KUAI_ERR_AUTH); returns NULL. */
+PyObject *kpy_raise(int err, const char *what);
+
+/* key.c */
+extern PyType_Spec kpy_key_spec;
+int kpy_is_key(PyObject *o);
+int kpy_check_gcm_key(const KeyObject *k);
+int kpy_check_nonce(Py_ssize_t n);
+
+/* batch.c: Key methods, a module function, the errors= argument */
+PyObject *kpy_gcm_encrypt_batch(PyObject *o, PyObject *args, PyObject *kwds);
+PyObject *kpy_gcm_decrypt_batch(PyObject *o, PyObject *args, PyObject *kwds);
+PyObject *kpy_cbc_multi(PyObject *mod, PyObject *args);
+int kpy_parse_errors(const char *errors, int *raise);
+
+/* packed.c: Key methods */
+PyObject *kpy_gcm_encrypt_packed(PyObject *o, PyObject *args, PyObject *kwds);
+PyObject *kpy_gcm_decrypt_packed(PyObject *o, PyObject *args, PyObject *kwds);
+PyObject *kpy_cbc_encrypt_packed(PyObject *o, PyObject *args);
+PyObject *kpy_cbc_decrypt_packed(PyObject *o, PyObject *args);
+
+/* stream.c and gcm_stream.c: the types and the module functions that make
+ * them */
+extern PyType_Spec kpy_stream_spec;
+extern PyType_Spec kpy_gcm_spec;
+PyObject *kpy_stream(PyObject *mod, PyObject *args);
+PyObject *kpy_gcm_stream(PyObject *mod, PyObject *args);
+
+/* stream.c: what both streaming contexts are and do alike. Each starts
+ * with a CtxObject: the Key it holds (so that the key outlives it) and a
+ * lock that serialises concurrent calls on one context. */
+typedef struct {
+    PyObject_HEAD PyObject *keyobj; /* NULL once finalized */
+    PyThread_type_lock lock;
+} CtxObject;
+
+/* What a type's update does: how many bytes len bytes in write, and the
+ * update itself into out (room bytes), returning the bytes written or -1
+ * (raised). Called with the lock held, on a context not finalized. */
+typedef struct {
+    size_t (*out_len)(CtxObject *c, size_t len);
+    Py_ssize_t (*run)(CtxObject *c, const uint8_t *in, size_t len, uint8_t *out, size_t room);
+} CtxUpdate;
+
+CtxObject *kpy_ctx_new(PyObject *tp, PyObject *keyobj);
+void kpy_ctx_free(PyObject *o);
+void kpy_ctx_lock(CtxObject *c);
+int kpy_ctx_check(const CtxObject *c);
+PyObject *kpy_ctx_update(PyObject *o, PyObject *data, const CtxUpdate *u);
+PyObject *kpy_ctx_update_into(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
+                              const CtxUpdate *u);
+
+/* ------------------------------------------------------- buffer helpers */
+
+/* A read-only view of a bytes-like object, with the error a caller of
+ * `cryptography` expects when o is not one. */
+static inline int get_ro(PyObject *o, Py_buffer *b, const char *name)
+{
+    if (PyObject_GetBuffer(o, b, PyBUF_SIMPLE) < 0) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Format(PyExc_TypeError,
+                         "%s must be a bytes-like object (bytes, bytearray, memoryview, "
+                         "C-contiguous array)",
+                         name);
+        }
+        return -1;
+    }
+    return 0;
+}
+
+/* An optional buffer: None gives an empty view with buf == NULL. */
+static inline int get_ro_opt(PyObject *o, Py_buffer *b, const char *name)
+{
+    if (o == NULL || o == Py_None) {
+        memset(b, 0, sizeof *b);
+        return 0;
+    }
+    return get_ro(o, b, name);
+}
+
+/* Releases a view that get_ro_opt may have left empty. */
+static inline void release(Py_buffer *b)
+{
+    if (b->obj != NULL) {
+        PyBuffer_Release(b);
+    }
+}
+
+static inline PyObject *new_bytes(Py_ssize_t n, uint8_t **p)
+{
+    PyObject *r = PyBytes_FromStringAndSize(NULL, n);
+    if (r != NULL) {
+        *p = (uint8_t *)PyBytes_AsString(r);
+    }
+    return r;
+}
+
+static inline int overlaps(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    return alen != 0 && blen != 0 && a < b + blen && b < a + alen;
+}
+
+/* A copy of the input, for an output that would overwrite it before it is
+ * read; PyMem_Free it. NULL (raised) if no memory. */
+static inline uint8_t *copy_input(const uint8_t *in, size_t len)
+{
+    uint8_t *tmp = PyMem_Malloc(len);
+    if (tmp == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    memcpy(tmp, in, len);
+    return tmp;
+}
+
+#endif

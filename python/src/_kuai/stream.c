@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The streaming contexts of kuai._kuai, in the shape of cryptography's
+ * CipherContext: what Stream and GcmStream (gcm_stream.c) share, and
+ * Stream, ECB/CBC/CTR over kuai_{ecb,cbc,ctr}_*. The order of concurrent
+ * updates on one context is the caller's business, as in `cryptography`;
+ * the lock only keeps them from corrupting it. update and update_into are
+ * one pair of functions for both types, over each type's own output length
+ * and update (CtxUpdate).
+ */
+#include "kuai_py.h"
+
+/* ---------------------------------------------------- what both share */
+
+/* A new context of type tp holding keyobj; NULL (raised) if not. */
+CtxObject *kpy_ctx_new(PyObject *tp, PyObject *keyobj)
+{
+    allocfunc alloc = (allocfunc)PyType_GetSlot((PyTypeObject *)tp, Py_tp_alloc);
+    CtxObject *c = (CtxObject *)alloc((PyTypeObject *)tp, 0);
+    if (c == NULL) {
+        return NULL;
+    }
+    c->lock = PyThread_allocate_lock();
+    if (c->lock == NULL) {
+        Py_DECREF(c);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    Py_INCREF(keyobj);
+    c->keyobj = keyobj;
+    return c;
+}
+
+/* The end of a dealloc, once the type has wiped its own state. */
+void kpy_ctx_free(PyObject *o)
+{
+    CtxObject *c = (CtxObject *)o;
+    PyTypeObject *tp = Py_TYPE(o);
+    if (c->lock != NULL) {
+        PyThread_free_lock(c->lock);
+    }
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(o);
+    Py_DECREF(tp);
+}
+
+void kpy_ctx_lock(CtxObject *c)
+{
+    if (!PyThread_acquire_lock(c->lock, NOWAIT_LOCK)) {
+        Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(c->lock, WAIT_LOCK);
+        Py_END_ALLOW_THREADS
+    }
+}
+
+int kpy_ctx_check(const CtxObject *c)
+{
+    if (c->keyobj == NULL) {
+        PyErr_SetString(kpy_AlreadyFinalized, "Context was already finalized.");
+        return -1;
+    }
+    return 0;
+}
+
+/* update(data) -> bytes */
+PyObject *kpy_ctx_update(PyObject *o, PyObject *data, const CtxUpdate *u)
+{
+    CtxObject *c = (CtxObject *)o;
+    Py_buffer db;
+    if (get_ro(data, &db, "data") < 0) {
+        return NULL;
+    }
+    PyObject *r = NULL;
+    kpy_ctx_lock(c);
+    if (kpy_ctx_check(c) == 0) {
+        uint8_t *out;
+        size_t n = u->out_len(c, (size_t)db.len);
+        if ((r = new_bytes((Py_ssize_t)n, &out)) != NULL &&
+            u->run(c, db.buf, (size_t)db.len, out, n) < 0) {
+            Py_CLEAR(r);
+        }
+    }
+    PyThread_release_lock(c->lock);
+    PyBuffer_Release(&db);
+    return r;
+}
+
+/* update_into(data, buf) -> int: the bytes written into buf */
+PyObject *kpy_ctx_update_into(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
+                              const CtxUpdate *u)
+{
+    CtxObject *c = (CtxObject *)o;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "update_into(data, buf) takes 2 arguments");
+        return NULL;
+    }
+    Py_buffer db, ob;
+    if (get_ro(args[0], &db, "data") < 0) {
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[1], &ob, PyBUF_WRITABLE) < 0) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError) || PyErr_ExceptionMatches(PyExc_BufferError)) {
+            PyErr_SetString(PyExc_TypeError,
+                            "buf must be a writable, C-contiguous bytes-like object (bytearray, "
+                            "memoryview of one, numpy array)");
+        }
+        PyBuffer_Release(&db);
+        return NULL;
+    }
+    PyObject *r = NULL;
+    kpy_ctx_lock(c);
+    if (kpy_ctx_check(c) == 0) {
+        Py_ssize_t n = u->run(c, db.buf, (size_t)db.len, ob.buf, (size_t)ob.len);
+        if (n >= 0) {
+            r = PyLong_FromSsize_t(n);
+        }
+    }
+    PyThread_release_lock(c->lock);
+    PyBuffer_Release(&db);
+    PyBuffer_Release(&ob);
+    return r;
+}
+
+/* ----------------------------------------------------------------- Stream */
+
+/* Operations of stream() (kuai/modes.py uses the same numbers). */
+enum { OP_ECB_ENC, OP_ECB_DEC, OP_CBC_ENC, OP_CBC_DEC, OP_CTR };
+
+typedef struct {
+    CtxObject base;
+    const kuai_key *key;
+    int op;
+    size_t block;
+    size_t pending;               /* ECB/CBC: bytes in part[] */
+    size_t ks_used;               /* CTR: keystream bytes of part[] already used */
+    uint8_t iv[KUAI_MAX_BLOCK];   /* CBC chaining value or CTR counter */
+    uint8_t part[KUAI_MAX_BLOCK]; /* ECB/CBC partial block, or CTR keystream */
+} StreamObject;
+
+static int run_blocks(StreamObject *s, const uint8_t *in, uint8_t *out, size_t len)
+{
+    switch (s->op) {
+    case OP_ECB_ENC:
+        return kuai_ecb_encrypt(s->key, in, out, len);
+    case OP_ECB_DEC:
+        return kuai_ecb_decrypt(s->key, in, out, len);
+    case OP_CBC_ENC:
+        return kuai_cbc_encrypt(s->key, s->iv, in, out, len);
+    case OP_CBC_DEC:
+        return kuai_cbc_decrypt(s->key, s->iv, in, out, len);
+    default:
+        return kuai_ctr_crypt(s->key, s->iv, in, out, len);
+    }
+}
+
+/* How many bytes an update of len bytes writes. */
+static size_t stream_out_len(CtxObject *c, size_t len)
+{
+    const StreamObject *s = (const StreamObject *)c;
+    if (s->op == OP_CTR) {
+        return len;
+    }
+    size_t t = s->pending + len;
+    return t - t % s->block;
+}
+
+/* The whole update; in and out do not overlap, or in == out with nothing
+ * pending (the caller copies otherwise). */
+static int stream_run(StreamObject *s, const uint8_t *in, uint8_t *out, size_t len)
+{
+    size_t bs = s->block;
+    int rc = KUAI_OK;
+    if (s->op == OP_CTR) {
+        while (len > 0 && s->ks_used < bs) {
+            *out++ = *in++ ^ s->part[s->ks_used++];
+            len--;
+        }
+        size_t body = len - len % bs;
+        if (body > 0 && (rc = kuai_ctr_crypt(s->key, s->iv, in, out, body)) != KUAI_OK) {
+            return rc;
+        }
+        size_t tail = len - body;
+        if (tail > 0) {
+            memset(s->part, 0, bs);
+            if ((rc = kuai_ctr_crypt(s->key, s->iv, s->part, s->part, bs)) != KUAI_OK) {
+                return rc;
+            }
+            for (size_t i = 0; i < tail; i++) {
+                out[body + i] = in[body + i] ^ s->part[i];
+            }
+            s->ks_used = tail;
+        }
+        return KUAI_OK;
+    }
+    if (s->pending > 0) {
+        size_t fill = bs - s->pending < len ? bs - s->pending : len;
+        memcpy(s->part + s->pending, in, fill);
+        s->pending += fill;
+        in += fill;
+        len -= fill;
+        if (s->pending < bs) {
+            return KUAI_OK;
+        }
+        if ((rc = run_blocks(s, s->part, out, bs)) != KUAI_OK) {
+            return rc;
+        }
+        out += bs;
+        s->pending = 0;
+    }
+    size_t body = len - len % bs;
+    if (body > 0 && (rc = run_blocks(s, in, out, body)) != KUAI_OK) {
+        return rc;
+    }
+    memcpy(s->part, in + body, len - body);
+    s->pending = len - body;
+    return KUAI_OK;
+}
+
+/* The update into out (room bytes). Returns bytes written or -1. */
+static Py_ssize_t stream_update(CtxObject *c, const uint8_t *in, size_t len, uint8_t *out,
+                                size_t room)
+{
+    StreamObject *s = (StreamObject *)c;
+    size_t n = stream_out_len(c, len);
+    if (room < n) {
+        PyErr_Format(PyExc_ValueError, "buffer must be at least %zu bytes for this call", n);
+        return -1;
+    }
+    uint8_t *tmp = NULL;
+    if (overlaps(in, len, out, n) && (in != out || s->pending > 0)) {
+        if ((tmp = copy_input(in, len)) == NULL) {
+            return -1;
+        }
+        in = tmp;
+    }
+    int rc;
+    KPY_GIL_CALL(len, rc, stream_run(s, in, out, len));
+    PyMem_Free(tmp);
+    if (rc != KUAI_OK) {
+        kpy_raise(rc, "update");
+        return -1;
+    }
+    return (Py_ssize_t)n;
+}
+
+static const CtxUpdate stream_ops = {stream_out_len, stream_update};
+
+static PyObject *stream_py_update(PyObject *o, PyObject *data)
+{
+    return kpy_ctx_update(o, data, &stream_ops);
+}
+
+static PyObject *stream_py_update_into(PyObject *o, PyObject *const *args, Py_ssize_t nargs)
+{
+    return kpy_ctx_update_into(o, args, nargs, &stream_ops);
+}
+
+static void stream_clear(StreamObject *s)
+{
+    /* The counter/IV and any partial block are secret-adjacent: erase. */
+    volatile uint8_t *p = s->iv;
+    for (size_t i = 0; i < sizeof s->iv; i++) {
+        p[i] = 0;
+    }
+    p = s->part;
+    for (size_t i = 0; i < sizeof s->part; i++) {
+        p[i] = 0;
+    }
+    Py_CLEAR(s->base.keyobj);
+    s->key = NULL;
+}
+
+static PyObject *stream_py_finalize(PyObject *o, PyObject *unused)
+{
+    (void)unused;
+    StreamObject *s = (StreamObject *)o;
+    PyObject *r = NULL;
+    kpy_ctx_lock(&s->base);
+    if (kpy_ctx_check(&s->base) == 0) {
+        if (s->op != OP_CTR && s->pending != 0) {
+            PyErr_SetString(
+                PyExc_ValueError,
+                "The length of the provided data is not a multiple of the block length.");
+        } else {
+            r = PyBytes_FromStringAndSize(NULL, 0);
+        }
+        stream_clear(s);
+    }
+    PyThread_release_lock(s->base.lock);
+    return r;
+}
+
+static void stream_dealloc(PyObject *o)
+{
+    stream_clear((StreamObject *)o);
+    kpy_ctx_free(o);
+}
+
+static PyMethodDef stream_methods[] = {
+    {"update", stream_py_update, METH_O, "update(data) -> bytes"},
+    {"update_into", (PyCFunction)(void (*)(void))stream_py_update_into, METH_FASTCALL,
+     "update_into(data, buf) -> int: the output written into buf (zero copies; buf may be data)"},
+    {"finalize", stream_py_finalize, METH_NOARGS, "finalize() -> b''"},
+    {NULL, NULL, 0, NULL}};
+
+static PyType_Slot stream_slots[] = {{Py_tp_dealloc, stream_dealloc},
+                                     {Py_tp_methods, stream_methods},
+                                     {Py_tp_doc, "An ECB/CBC/CTR encryptor or decryptor."},
+                                     {0, NULL}};
+
+PyType_Spec kpy_stream_spec = {"kuai._kuai.Stream", sizeof(StreamObject), 0, Py_TPFLAGS_DEFAULT,
+                               stream_slots};
+
+/* stream(key, op, iv_or_None) -> Stream */
+PyObject *kpy_stream(PyObject *mod, PyObject *args)
+{
+    (void)mod;
+    PyObject *keyobj, *ivobj;
+    int op;
+    if (!PyArg_ParseTuple(args, "OiO:stream", &keyobj, &op, &ivobj)) {
+        return NULL;
+    }
+    if (!kpy_is_key(keyobj)) {
+        PyErr_SetString(PyExc_TypeError, "stream: key must be a kuai key");
+        return NULL;
+    }
+    if (op < OP_ECB_ENC || op > OP_CTR) {
+        PyErr_SetString(PyExc_ValueError, "stream: unknown operation");
+        return NULL;
+    }
+    KeyObject *k = (KeyObject *)keyobj;
+    Py_buffer ivb;
+    if (get_ro_opt(ivobj, &ivb, "iv") < 0) {
+        return NULL;
+    }
+    int need_iv = op >= OP_CBC_ENC;
+    if (need_iv ? (size_t)ivb.len != k->block : ivb.obj != NULL) {
+        PyErr_Format(PyExc_ValueError, "Invalid IV size (%zd) for %s: %zu bytes needed", ivb.len,
+                     op == OP_CTR ? "CTR" : "CBC", k->block);
+        release(&ivb);
+        return NULL;
+    }
+    StreamObject *s = (StreamObject *)kpy_ctx_new(kpy_StreamType, keyobj);
+    if (s != NULL) {
+        s->key = k->key;
+        s->op = op;
+        s->block = k->block;
+        s->ks_used = k->block;
+        if (need_iv) {
+            memcpy(s->iv, ivb.buf, k->block);
+        }
+    }
+    release(&ivb);
+    return (PyObject *)s;
+}

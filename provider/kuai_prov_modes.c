@@ -17,6 +17,7 @@
  *   output zeroed, when the tag is wrong.
  * - CFB/OFB: streams, any split, the IV restored by a re-init without one.
  */
+#include "kuai_prov_slots.h"
 #include "kuai_provider.h"
 
 #include <openssl/core_dispatch.h>
@@ -228,18 +229,6 @@ static int kpm_init(void *vctx, const unsigned char *key, size_t keylen, const u
         kp_debug_key(ctx->alg->names, enc, ctx->key);
     }
     return kpm_set_ctx_params(ctx, params);
-}
-
-static int kpm_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-                     size_t ivlen, const OSSL_PARAM params[])
-{
-    return kpm_init(vctx, key, keylen, iv, ivlen, params, 1);
-}
-
-static int kpm_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-                     size_t ivlen, const OSSL_PARAM params[])
-{
-    return kpm_init(vctx, key, keylen, iv, ivlen, params, 0);
 }
 
 /* CFB/OFB: first the rest of the keystream block in iv, then the library,
@@ -614,50 +603,19 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     return 1;
 }
 
-#define KPM_SLOT_FUNCS(i)                                                                          \
-    static void *kpm_newctx_##i(void *provctx)                                                     \
-    {                                                                                              \
-        return kpm_newctx(provctx, &kpm_algs[i]);                                                  \
-    }                                                                                              \
-    static int kpm_get_params_##i(OSSL_PARAM params[])                                             \
-    {                                                                                              \
-        return kpm_alg_get_params(&kpm_algs[i], params);                                           \
-    }                                                                                              \
-    static const OSSL_PARAM *kpm_gettable_ctx_##i(void *cctx, void *provctx)                       \
-    {                                                                                              \
-        (void)cctx;                                                                                \
-        (void)provctx;                                                                             \
-        return kpm_algs[i].mode == KPM_CCM ? kpm_gettable_ccm_ctx : kpm_gettable_ctx;              \
-    }                                                                                              \
-    static const OSSL_PARAM *kpm_settable_ctx_##i(void *cctx, void *provctx)                       \
-    {                                                                                              \
-        (void)cctx;                                                                                \
-        (void)provctx;                                                                             \
-        return kpm_algs[i].mode == KPM_CCM   ? kpm_settable_ccm_ctx                                \
-               : kpm_algs[i].mode == KPM_XTS ? kpm_settable_xts_ctx                                \
-                                             : kpm_settable_ctx;                                   \
-    }                                                                                              \
-    static const OSSL_DISPATCH kpm_dispatch_##i[] = {                                              \
-        {OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))kpm_newctx_##i},                                 \
-        {OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))kpm_freectx},                                   \
-        {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))kpm_dupctx},                                     \
-        {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))kpm_einit},                                \
-        {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))kpm_dinit},                                \
-        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))kpm_update},                                     \
-        {OSSL_FUNC_CIPHER_FINAL, (void (*)(void))kpm_final},                                       \
-        {OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))kpm_cipher},                                     \
-        {OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))kpm_get_params_##i},                         \
-        {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))kp_gettable_params},                    \
-        {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))kpm_get_ctx_params},                     \
-        {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))kpm_set_ctx_params},                     \
-        {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (void (*)(void))kpm_gettable_ctx_##i},              \
-        {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))kpm_settable_ctx_##i},              \
-        {0, NULL}};
+static const OSSL_PARAM *kpm_alg_gettable_ctx(const kpm_alg *alg)
+{
+    return alg->mode == KPM_CCM ? kpm_gettable_ccm_ctx : kpm_gettable_ctx;
+}
 
-KP_SLOTS(KPM_SLOT_FUNCS)
+static const OSSL_PARAM *kpm_alg_settable_ctx(const kpm_alg *alg)
+{
+    return alg->mode == KPM_CCM   ? kpm_settable_ccm_ctx
+           : alg->mode == KPM_XTS ? kpm_settable_xts_ctx
+                                  : kpm_settable_ctx;
+}
 
-#define KPM_DISPATCH_PTR(i) kpm_dispatch_##i,
-static const OSSL_DISPATCH *const kpm_dispatches[KP_NSLOTS] = {KP_SLOTS(KPM_DISPATCH_PTR)};
+KP_DEFINE_SLOTS(kpm);
 
 size_t kp_modes_ciphers(OSSL_ALGORITHM *out, const kuai_cipher *list, size_t nc)
 {
@@ -681,10 +639,7 @@ size_t kp_modes_ciphers(OSSL_ALGORITHM *out, const kuai_cipher *list, size_t nc)
             alg->cipher = list[i];
             alg->mode = kpm_modes[m].mode;
             alg->ieee_only = (flags & KPM_IEEE_ONLY) != 0;
-            out[n].algorithm_names = alg->names;
-            out[n].property_definition = "provider=kuai";
-            out[n].implementation = kpm_dispatches[n];
-            out[n].algorithm_description = NULL;
+            kp_algorithm_set(&out[n], alg->names, kpm_dispatches[n]);
             n++;
         }
     }
@@ -853,9 +808,6 @@ static const OSSL_DISPATCH kpc_dispatch[] = {
 size_t kp_modes_macs(OSSL_ALGORITHM *out)
 {
     /* CMAC's "cipher" resolves only the CBC names the provider offers. */
-    out[0].algorithm_names = "CMAC";
-    out[0].property_definition = "provider=kuai";
-    out[0].implementation = kpc_dispatch;
-    out[0].algorithm_description = NULL;
+    kp_algorithm_set(&out[0], "CMAC", kpc_dispatch);
     return 1;
 }

@@ -11,6 +11,7 @@
  * OPENSSL_cleanse, which the loading process already has.
  */
 #include "kuai_provider.h"
+#include "kuai_prov_slots.h"
 
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
@@ -252,18 +253,6 @@ static int kp_init(void *vctx, const unsigned char *key, size_t keylen, const un
         kp_debug_key(ctx->alg->names, enc, ctx->key);
     }
     return kp_set_ctx_params(ctx, params);
-}
-
-static int kp_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-                    size_t ivlen, const OSSL_PARAM params[])
-{
-    return kp_init(vctx, key, keylen, iv, ivlen, params, 1);
-}
-
-static int kp_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-                    size_t ivlen, const OSSL_PARAM params[])
-{
-    return kp_init(vctx, key, keylen, iv, ivlen, params, 0);
 }
 
 /* Whole blocks of ECB or CBC; len is a multiple of the block size. */
@@ -791,48 +780,17 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 
 /* ---- one dispatch table per slot, all pointing at the generic code ------- */
 
-#define KP_SLOT_FUNCS(i)                                                                           \
-    static void *kp_newctx_##i(void *provctx)                                                      \
-    {                                                                                              \
-        return kp_newctx(provctx, &kp_algs[i]);                                                    \
-    }                                                                                              \
-    static int kp_get_params_##i(OSSL_PARAM params[])                                              \
-    {                                                                                              \
-        return kp_alg_get_params(&kp_algs[i], params);                                             \
-    }                                                                                              \
-    static const OSSL_PARAM *kp_gettable_ctx_##i(void *cctx, void *provctx)                        \
-    {                                                                                              \
-        (void)cctx;                                                                                \
-        (void)provctx;                                                                             \
-        return kp_algs[i].mode == KP_GCM ? kp_gettable_gcm_ctx : kp_gettable_block_ctx;            \
-    }                                                                                              \
-    static const OSSL_PARAM *kp_settable_ctx_##i(void *cctx, void *provctx)                        \
-    {                                                                                              \
-        (void)cctx;                                                                                \
-        (void)provctx;                                                                             \
-        return kp_algs[i].mode == KP_GCM ? kp_settable_gcm_ctx : kp_settable_block_ctx;            \
-    }                                                                                              \
-    static const OSSL_DISPATCH kp_dispatch_##i[] = {                                               \
-        {OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))kp_newctx_##i},                                  \
-        {OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))kp_freectx},                                    \
-        {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))kp_dupctx},                                      \
-        {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))kp_einit},                                 \
-        {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))kp_dinit},                                 \
-        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))kp_update},                                      \
-        {OSSL_FUNC_CIPHER_FINAL, (void (*)(void))kp_final},                                        \
-        {OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))kp_cipher},                                      \
-        {OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))kp_get_params_##i},                          \
-        {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))kp_gettable_params},                    \
-        {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))kp_get_ctx_params},                      \
-        {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))kp_set_ctx_params},                      \
-        {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (void (*)(void))kp_gettable_ctx_##i},               \
-        {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))kp_settable_ctx_##i},               \
-        {0, NULL}};
+static const OSSL_PARAM *kp_alg_gettable_ctx(const kp_alg *alg)
+{
+    return alg->mode == KP_GCM ? kp_gettable_gcm_ctx : kp_gettable_block_ctx;
+}
 
-KP_SLOTS(KP_SLOT_FUNCS)
+static const OSSL_PARAM *kp_alg_settable_ctx(const kp_alg *alg)
+{
+    return alg->mode == KP_GCM ? kp_settable_gcm_ctx : kp_settable_block_ctx;
+}
 
-#define KP_DISPATCH_PTR(i) kp_dispatch_##i,
-static const OSSL_DISPATCH *const kp_dispatches[KP_NSLOTS] = {KP_SLOTS(KP_DISPATCH_PTR)};
+KP_DEFINE_SLOTS(kp);
 
 /* ---- the provider -------------------------------------------------------- */
 
@@ -878,7 +836,7 @@ int kp_cipher_available(kuai_cipher c)
     return kuai_backends(c, NULL, 0) > 0;
 }
 
-static void kp_add(OSSL_ALGORITHM *out, const char *names, const OSSL_DISPATCH *impl)
+void kp_algorithm_set(OSSL_ALGORITHM *out, const char *names, const OSSL_DISPATCH *impl)
 {
     out->algorithm_names = names;
     out->property_definition = "provider=kuai";
@@ -906,7 +864,7 @@ static void kp_build(void)
                 return;
             kp_algs[n].cipher = list[i];
             kp_algs[n].mode = kp_modes[m].mode;
-            kp_add(&kp_cipher_algs[n], kp_algs[n].names, kp_dispatches[n]);
+            kp_algorithm_set(&kp_cipher_algs[n], kp_algs[n].names, kp_dispatches[n]);
             n++;
         }
     }

@@ -405,48 +405,11 @@ static int kpm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
 static int kpm_alg_get_params(const kpm_alg *alg, OSSL_PARAM params[])
 {
     int ccm = alg->mode == KPM_CCM;
-    OSSL_PARAM *p;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL &&
-        !OSSL_PARAM_set_uint(p, (unsigned)alg->mode))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, kpm_keylen(alg)))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, ccm ? KPM_CCM_IV_REPORTED : KPM_BLOCK))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, 1))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD)) != NULL &&
-        !OSSL_PARAM_set_int(p, ccm))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CUSTOM_IV)) != NULL &&
-        !OSSL_PARAM_set_int(p, ccm || alg->mode == KPM_XTS))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CTS)) != NULL && !OSSL_PARAM_set_int(p, 0))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK)) != NULL &&
-        !OSSL_PARAM_set_int(p, 0))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY)) != NULL &&
-        !OSSL_PARAM_set_int(p, 0))
-        return 0;
-    return 1;
+    return kp_alg_params(params, (unsigned)alg->mode, kpm_keylen(alg),
+                         ccm ? KPM_CCM_IV_REPORTED : KPM_BLOCK, 1, ccm,
+                         ccm || alg->mode == KPM_XTS);
 }
 
-static const OSSL_PARAM kpm_gettable_ctx[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
-    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
-    OSSL_PARAM_END};
-static const OSSL_PARAM kpm_settable_ctx[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-                                              OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
-                                              OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
-                                              OSSL_PARAM_END};
 static const OSSL_PARAM kpm_settable_xts_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_XTS_STANDARD, NULL, 0), OSSL_PARAM_END};
@@ -473,17 +436,9 @@ static int kpm_get_ctx_params(void *vctx, OSSL_PARAM params[])
     OSSL_PARAM *p;
     int ccm = ctx->alg->mode == KPM_CCM;
     int stream = ctx->alg->mode == KPM_CFB || ctx->alg->mode == KPM_OFB;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, kpm_keylen(ctx->alg)))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, ctx->ivlen))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) != NULL &&
-        !OSSL_PARAM_set_octet_string(p, ctx->oiv, ctx->ivlen))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) != NULL &&
-        !OSSL_PARAM_set_octet_string(p, stream ? ctx->iv : ctx->oiv, ctx->ivlen))
+    /* ivlen is never 0 here (16, or CCM's 7..13). */
+    if (!kp_ctx_iv_params(params, kpm_keylen(ctx->alg), ctx->oiv, stream ? ctx->iv : ctx->oiv,
+                          ctx->ivlen))
         return 0;
     if (!ccm) {
         if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL &&
@@ -576,22 +531,11 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         }
         ctx->taglen = p->data_size;
     }
-    /* TLS 1.2's CCM records (libssl, through EVP_Cipher), as OpenSSL's:
-     * the record header, whose length field counts the explicit nonce (and,
-     * received, the tag), which the authenticated length does not. */
+    /* TLS 1.2's CCM records (libssl, through EVP_Cipher), as OpenSSL's. */
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) != NULL) {
-        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL ||
-            p->data_size != EVP_AEAD_TLS1_AAD_LEN)
+        if (!kp_tls1_aad(ctx->tls_aad, p,
+                         EVP_CCM_TLS_EXPLICIT_IV_LEN + (ctx->enc ? 0 : ctx->taglen)))
             return 0;
-        uint8_t *a = ctx->tls_aad;
-        memcpy(a, p->data, EVP_AEAD_TLS1_AAD_LEN);
-        size_t len = (size_t)a[EVP_AEAD_TLS1_AAD_LEN - 2] << 8 | a[EVP_AEAD_TLS1_AAD_LEN - 1];
-        size_t extra = EVP_CCM_TLS_EXPLICIT_IV_LEN + (ctx->enc ? 0 : ctx->taglen);
-        if (len < extra)
-            return 0;
-        len -= extra;
-        a[EVP_AEAD_TLS1_AAD_LEN - 2] = (uint8_t)(len >> 8);
-        a[EVP_AEAD_TLS1_AAD_LEN - 1] = (uint8_t)len;
         ctx->tls_aad_set = 1;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) != NULL) {
@@ -605,14 +549,14 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 
 static const OSSL_PARAM *kpm_alg_gettable_ctx(const kpm_alg *alg)
 {
-    return alg->mode == KPM_CCM ? kpm_gettable_ccm_ctx : kpm_gettable_ctx;
+    return alg->mode == KPM_CCM ? kpm_gettable_ccm_ctx : kp_gettable_block_ctx;
 }
 
 static const OSSL_PARAM *kpm_alg_settable_ctx(const kpm_alg *alg)
 {
     return alg->mode == KPM_CCM   ? kpm_settable_ccm_ctx
            : alg->mode == KPM_XTS ? kpm_settable_xts_ctx
-                                  : kpm_settable_ctx;
+                                  : kp_settable_block_ctx;
 }
 
 KP_DEFINE_SLOTS(kpm);

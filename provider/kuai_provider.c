@@ -549,34 +549,8 @@ static int kp_alg_get_params(const kp_alg *alg, OSSL_PARAM params[])
     size_t ivlen = alg->mode == KP_ECB ? 0 : alg->mode == KP_GCM ? KP_GCM_IV_DEFAULT : bs;
     size_t evp_bs = alg->mode == KP_ECB || alg->mode == KP_CBC ? bs : 1;
     int aead = alg->mode == KP_GCM;
-    OSSL_PARAM *p;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL &&
-        !OSSL_PARAM_set_uint(p, (unsigned)alg->mode))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, kuai_key_size(alg->cipher)))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, ivlen))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, evp_bs))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD)) != NULL &&
-        !OSSL_PARAM_set_int(p, aead))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CUSTOM_IV)) != NULL &&
-        !OSSL_PARAM_set_int(p, aead))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CTS)) != NULL && !OSSL_PARAM_set_int(p, 0))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK)) != NULL &&
-        !OSSL_PARAM_set_int(p, 0))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY)) != NULL &&
-        !OSSL_PARAM_set_int(p, 0))
-        return 0;
-    return 1;
+    return kp_alg_params(params, (unsigned)alg->mode, kuai_key_size(alg->cipher), ivlen, evp_bs,
+                         aead, aead);
 }
 
 static const OSSL_PARAM kp_gettable_alg[] = {
@@ -597,7 +571,72 @@ const OSSL_PARAM *kp_gettable_params(void *provctx)
     return kp_gettable_alg;
 }
 
-static const OSSL_PARAM kp_gettable_block_ctx[] = {
+/* One answer of a get_params call: 1 if params does not ask for key or
+ * takes the value. */
+static int kp_put_uint(OSSL_PARAM params[], const char *key, unsigned v)
+{
+    OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+    return p == NULL || OSSL_PARAM_set_uint(p, v);
+}
+
+static int kp_put_int(OSSL_PARAM params[], const char *key, int v)
+{
+    OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+    return p == NULL || OSSL_PARAM_set_int(p, v);
+}
+
+static int kp_put_size(OSSL_PARAM params[], const char *key, size_t v)
+{
+    OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+    return p == NULL || OSSL_PARAM_set_size_t(p, v);
+}
+
+/* An IV is answered only by a cipher that has one (ECB has none). */
+static int kp_put_iv(OSSL_PARAM params[], const char *key, const uint8_t *iv, size_t ivlen)
+{
+    OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+    return p == NULL || ivlen == 0 || OSSL_PARAM_set_octet_string(p, iv, ivlen);
+}
+
+int kp_alg_params(OSSL_PARAM params[], unsigned mode, size_t keylen, size_t ivlen, size_t blocksize,
+                  int aead, int custom_iv)
+{
+    return kp_put_uint(params, OSSL_CIPHER_PARAM_MODE, mode) &&
+           kp_put_size(params, OSSL_CIPHER_PARAM_KEYLEN, keylen) &&
+           kp_put_size(params, OSSL_CIPHER_PARAM_IVLEN, ivlen) &&
+           kp_put_size(params, OSSL_CIPHER_PARAM_BLOCK_SIZE, blocksize) &&
+           kp_put_int(params, OSSL_CIPHER_PARAM_AEAD, aead) &&
+           kp_put_int(params, OSSL_CIPHER_PARAM_CUSTOM_IV, custom_iv) &&
+           kp_put_int(params, OSSL_CIPHER_PARAM_CTS, 0) &&
+           kp_put_int(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0) &&
+           kp_put_int(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0);
+}
+
+int kp_ctx_iv_params(OSSL_PARAM params[], size_t keylen, const uint8_t *iv,
+                     const uint8_t *updated_iv, size_t ivlen)
+{
+    return kp_put_size(params, OSSL_CIPHER_PARAM_KEYLEN, keylen) &&
+           kp_put_size(params, OSSL_CIPHER_PARAM_IVLEN, ivlen) &&
+           kp_put_iv(params, OSSL_CIPHER_PARAM_IV, iv, ivlen) &&
+           kp_put_iv(params, OSSL_CIPHER_PARAM_UPDATED_IV, updated_iv, ivlen);
+}
+
+int kp_tls1_aad(uint8_t aad[EVP_AEAD_TLS1_AAD_LEN], const OSSL_PARAM *p, size_t strip)
+{
+    if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL ||
+        p->data_size != EVP_AEAD_TLS1_AAD_LEN)
+        return 0;
+    memcpy(aad, p->data, EVP_AEAD_TLS1_AAD_LEN);
+    size_t len = (size_t)aad[EVP_AEAD_TLS1_AAD_LEN - 2] << 8 | aad[EVP_AEAD_TLS1_AAD_LEN - 1];
+    if (len < strip)
+        return 0;
+    len -= strip;
+    aad[EVP_AEAD_TLS1_AAD_LEN - 2] = (uint8_t)(len >> 8);
+    aad[EVP_AEAD_TLS1_AAD_LEN - 1] = (uint8_t)len;
+    return 1;
+}
+
+const OSSL_PARAM kp_gettable_block_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
@@ -605,10 +644,10 @@ static const OSSL_PARAM kp_gettable_block_ctx[] = {
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
     OSSL_PARAM_END};
-static const OSSL_PARAM kp_settable_block_ctx[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL), OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
-    OSSL_PARAM_END};
+const OSSL_PARAM kp_settable_block_ctx[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+                                            OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+                                            OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+                                            OSSL_PARAM_END};
 static const OSSL_PARAM kp_gettable_gcm_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
@@ -650,17 +689,8 @@ static int kp_get_ctx_params(void *vctx, OSSL_PARAM params[])
     kp_ctx *ctx = vctx;
     OSSL_PARAM *p;
     int gcm = ctx->alg->mode == KP_GCM;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, kuai_key_size(ctx->alg->cipher)))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, ctx->ivlen))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) != NULL && ctx->ivlen > 0 &&
-        !OSSL_PARAM_set_octet_string(p, ctx->oiv, ctx->ivlen))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) != NULL && ctx->ivlen > 0 &&
-        !OSSL_PARAM_set_octet_string(p, gcm ? ctx->oiv : ctx->iv, ctx->ivlen))
+    if (!kp_ctx_iv_params(params, kuai_key_size(ctx->alg->cipher), ctx->oiv,
+                          gcm ? ctx->oiv : ctx->iv, ctx->ivlen))
         return 0;
     if (!gcm) {
         if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL &&
@@ -740,20 +770,8 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         ctx->taglen = p->data_size;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) != NULL) {
-        /* The record header; its length field counts the explicit nonce (and,
-         * received, the tag), which the authenticated length does not. */
-        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL ||
-            p->data_size != KP_TLS_AAD_LEN)
+        if (!kp_tls1_aad(ctx->tls_aad, p, KP_TLS_EXPLICIT_IV + (ctx->enc ? 0 : KP_TLS_TAG)))
             return 0;
-        uint8_t *a = ctx->tls_aad;
-        memcpy(a, p->data, KP_TLS_AAD_LEN);
-        size_t len = (size_t)a[KP_TLS_AAD_LEN - 2] << 8 | a[KP_TLS_AAD_LEN - 1];
-        size_t extra = KP_TLS_EXPLICIT_IV + (ctx->enc ? 0 : KP_TLS_TAG);
-        if (len < extra)
-            return 0;
-        len -= extra;
-        a[KP_TLS_AAD_LEN - 2] = (uint8_t)(len >> 8);
-        a[KP_TLS_AAD_LEN - 1] = (uint8_t)len;
         ctx->tls_aad_set = 1;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) != NULL) {

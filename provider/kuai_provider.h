@@ -10,9 +10,11 @@
 #include <kuai.h>
 
 #include <openssl/core.h>
+#include <openssl/evp.h>
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* A key schedule shared by a context and its duplicates: read-only once set
  * up, so sharing is safe, and a running GCM or CMAC message keeps a pointer
@@ -32,6 +34,26 @@ void kp_debug_key(const char *names, int enc, const kp_key *key);
 int kp_cbc_cipher_by_name(const char *name, kuai_cipher *c);
 /* OSSL_FUNC_CIPHER_GETTABLE_PARAMS: the same list for every cipher. */
 const OSSL_PARAM *kp_gettable_params(void *provctx);
+/* The context parameters of a cipher that is no AEAD and no XTS (ECB, CBC,
+ * CTR, CFB, OFB): what its get_ctx_params answers and set_ctx_params takes. */
+extern const OSSL_PARAM kp_gettable_block_ctx[];
+extern const OSSL_PARAM kp_settable_block_ctx[];
+/* OSSL_FUNC_CIPHER_GET_PARAMS: sets in params what kp_gettable_params lists,
+ * from an algorithm's EVP mode, key length, IV length, EVP block size (1 for
+ * a stream), whether it is an AEAD and whether its IV is its own business
+ * (custom_iv); the rest are 0 for every kuai algorithm. */
+int kp_alg_params(OSSL_PARAM params[], unsigned mode, size_t keylen, size_t ivlen, size_t blocksize,
+                  int aead, int custom_iv);
+/* OSSL_FUNC_CIPHER_GET_CTX_PARAMS's answers every cipher has: the key
+ * length, the IV length and, when it has an IV (ivlen > 0), the IV as given
+ * (iv) and as it now stands (updated_iv). */
+int kp_ctx_iv_params(OSSL_PARAM params[], size_t keylen, const uint8_t *iv,
+                     const uint8_t *updated_iv, size_t ivlen);
+/* OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, a TLS 1.2 AEAD record's header: copied
+ * from p to aad, its length field less strip (the explicit nonce and, in a
+ * received record, the tag), which the field counts and the authenticated
+ * length does not. 0 if p holds no such header or too short a length. */
+int kp_tls1_aad(uint8_t aad[EVP_AEAD_TLS1_AAD_LEN], const OSSL_PARAM *p, size_t strip);
 /* One entry of what the provider's queries return: names and implementation
  * under the property "provider=kuai". */
 void kp_algorithm_set(OSSL_ALGORITHM *out, const char *names, const OSSL_DISPATCH *impl);

@@ -17,6 +17,7 @@
  *   output zeroed, when the tag is wrong.
  * - CFB/OFB: streams, any split, the IV restored by a re-init without one.
  */
+#include "kuai_prov_slots.h"
 #include "kuai_provider.h"
 
 #include <openssl/core_dispatch.h>
@@ -230,18 +231,6 @@ static int kpm_init(void *vctx, const unsigned char *key, size_t keylen, const u
     return kpm_set_ctx_params(ctx, params);
 }
 
-static int kpm_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-                     size_t ivlen, const OSSL_PARAM params[])
-{
-    return kpm_init(vctx, key, keylen, iv, ivlen, params, 1);
-}
-
-static int kpm_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-                     size_t ivlen, const OSSL_PARAM params[])
-{
-    return kpm_init(vctx, key, keylen, iv, ivlen, params, 0);
-}
-
 /* CFB/OFB: first the rest of the keystream block in iv, then the library,
  * which leaves iv as OpenSSL's ivec with num = len % 16. */
 static int kpm_stream(kpm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
@@ -416,48 +405,11 @@ static int kpm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
 static int kpm_alg_get_params(const kpm_alg *alg, OSSL_PARAM params[])
 {
     int ccm = alg->mode == KPM_CCM;
-    OSSL_PARAM *p;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL &&
-        !OSSL_PARAM_set_uint(p, (unsigned)alg->mode))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, kpm_keylen(alg)))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, ccm ? KPM_CCM_IV_REPORTED : KPM_BLOCK))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, 1))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD)) != NULL &&
-        !OSSL_PARAM_set_int(p, ccm))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CUSTOM_IV)) != NULL &&
-        !OSSL_PARAM_set_int(p, ccm || alg->mode == KPM_XTS))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CTS)) != NULL && !OSSL_PARAM_set_int(p, 0))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK)) != NULL &&
-        !OSSL_PARAM_set_int(p, 0))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY)) != NULL &&
-        !OSSL_PARAM_set_int(p, 0))
-        return 0;
-    return 1;
+    return kp_alg_params(params, (unsigned)alg->mode, kpm_keylen(alg),
+                         ccm ? KPM_CCM_IV_REPORTED : KPM_BLOCK, 1, ccm,
+                         ccm || alg->mode == KPM_XTS);
 }
 
-static const OSSL_PARAM kpm_gettable_ctx[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
-    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
-    OSSL_PARAM_END};
-static const OSSL_PARAM kpm_settable_ctx[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-                                              OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
-                                              OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
-                                              OSSL_PARAM_END};
 static const OSSL_PARAM kpm_settable_xts_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_XTS_STANDARD, NULL, 0), OSSL_PARAM_END};
@@ -484,17 +436,9 @@ static int kpm_get_ctx_params(void *vctx, OSSL_PARAM params[])
     OSSL_PARAM *p;
     int ccm = ctx->alg->mode == KPM_CCM;
     int stream = ctx->alg->mode == KPM_CFB || ctx->alg->mode == KPM_OFB;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, kpm_keylen(ctx->alg)))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, ctx->ivlen))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) != NULL &&
-        !OSSL_PARAM_set_octet_string(p, ctx->oiv, ctx->ivlen))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) != NULL &&
-        !OSSL_PARAM_set_octet_string(p, stream ? ctx->iv : ctx->oiv, ctx->ivlen))
+    /* ivlen is never 0 here (16, or CCM's 7..13). */
+    if (!kp_ctx_iv_params(params, kpm_keylen(ctx->alg), ctx->oiv, stream ? ctx->iv : ctx->oiv,
+                          ctx->ivlen))
         return 0;
     if (!ccm) {
         if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL &&
@@ -587,22 +531,11 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         }
         ctx->taglen = p->data_size;
     }
-    /* TLS 1.2's CCM records (libssl, through EVP_Cipher), as OpenSSL's:
-     * the record header, whose length field counts the explicit nonce (and,
-     * received, the tag), which the authenticated length does not. */
+    /* TLS 1.2's CCM records (libssl, through EVP_Cipher), as OpenSSL's. */
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) != NULL) {
-        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL ||
-            p->data_size != EVP_AEAD_TLS1_AAD_LEN)
+        if (!kp_tls1_aad(ctx->tls_aad, p,
+                         EVP_CCM_TLS_EXPLICIT_IV_LEN + (ctx->enc ? 0 : ctx->taglen)))
             return 0;
-        uint8_t *a = ctx->tls_aad;
-        memcpy(a, p->data, EVP_AEAD_TLS1_AAD_LEN);
-        size_t len = (size_t)a[EVP_AEAD_TLS1_AAD_LEN - 2] << 8 | a[EVP_AEAD_TLS1_AAD_LEN - 1];
-        size_t extra = EVP_CCM_TLS_EXPLICIT_IV_LEN + (ctx->enc ? 0 : ctx->taglen);
-        if (len < extra)
-            return 0;
-        len -= extra;
-        a[EVP_AEAD_TLS1_AAD_LEN - 2] = (uint8_t)(len >> 8);
-        a[EVP_AEAD_TLS1_AAD_LEN - 1] = (uint8_t)len;
         ctx->tls_aad_set = 1;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) != NULL) {
@@ -614,50 +547,19 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     return 1;
 }
 
-#define KPM_SLOT_FUNCS(i)                                                                          \
-    static void *kpm_newctx_##i(void *provctx)                                                     \
-    {                                                                                              \
-        return kpm_newctx(provctx, &kpm_algs[i]);                                                  \
-    }                                                                                              \
-    static int kpm_get_params_##i(OSSL_PARAM params[])                                             \
-    {                                                                                              \
-        return kpm_alg_get_params(&kpm_algs[i], params);                                           \
-    }                                                                                              \
-    static const OSSL_PARAM *kpm_gettable_ctx_##i(void *cctx, void *provctx)                       \
-    {                                                                                              \
-        (void)cctx;                                                                                \
-        (void)provctx;                                                                             \
-        return kpm_algs[i].mode == KPM_CCM ? kpm_gettable_ccm_ctx : kpm_gettable_ctx;              \
-    }                                                                                              \
-    static const OSSL_PARAM *kpm_settable_ctx_##i(void *cctx, void *provctx)                       \
-    {                                                                                              \
-        (void)cctx;                                                                                \
-        (void)provctx;                                                                             \
-        return kpm_algs[i].mode == KPM_CCM   ? kpm_settable_ccm_ctx                                \
-               : kpm_algs[i].mode == KPM_XTS ? kpm_settable_xts_ctx                                \
-                                             : kpm_settable_ctx;                                   \
-    }                                                                                              \
-    static const OSSL_DISPATCH kpm_dispatch_##i[] = {                                              \
-        {OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))kpm_newctx_##i},                                 \
-        {OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))kpm_freectx},                                   \
-        {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))kpm_dupctx},                                     \
-        {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))kpm_einit},                                \
-        {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))kpm_dinit},                                \
-        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))kpm_update},                                     \
-        {OSSL_FUNC_CIPHER_FINAL, (void (*)(void))kpm_final},                                       \
-        {OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))kpm_cipher},                                     \
-        {OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))kpm_get_params_##i},                         \
-        {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))kp_gettable_params},                    \
-        {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))kpm_get_ctx_params},                     \
-        {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))kpm_set_ctx_params},                     \
-        {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (void (*)(void))kpm_gettable_ctx_##i},              \
-        {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))kpm_settable_ctx_##i},              \
-        {0, NULL}};
+static const OSSL_PARAM *kpm_alg_gettable_ctx(const kpm_alg *alg)
+{
+    return alg->mode == KPM_CCM ? kpm_gettable_ccm_ctx : kp_gettable_block_ctx;
+}
 
-KP_SLOTS(KPM_SLOT_FUNCS)
+static const OSSL_PARAM *kpm_alg_settable_ctx(const kpm_alg *alg)
+{
+    return alg->mode == KPM_CCM   ? kpm_settable_ccm_ctx
+           : alg->mode == KPM_XTS ? kpm_settable_xts_ctx
+                                  : kp_settable_block_ctx;
+}
 
-#define KPM_DISPATCH_PTR(i) kpm_dispatch_##i,
-static const OSSL_DISPATCH *const kpm_dispatches[KP_NSLOTS] = {KP_SLOTS(KPM_DISPATCH_PTR)};
+KP_DEFINE_SLOTS(kpm);
 
 size_t kp_modes_ciphers(OSSL_ALGORITHM *out, const kuai_cipher *list, size_t nc)
 {
@@ -681,10 +583,7 @@ size_t kp_modes_ciphers(OSSL_ALGORITHM *out, const kuai_cipher *list, size_t nc)
             alg->cipher = list[i];
             alg->mode = kpm_modes[m].mode;
             alg->ieee_only = (flags & KPM_IEEE_ONLY) != 0;
-            out[n].algorithm_names = alg->names;
-            out[n].property_definition = "provider=kuai";
-            out[n].implementation = kpm_dispatches[n];
-            out[n].algorithm_description = NULL;
+            kp_algorithm_set(&out[n], alg->names, kpm_dispatches[n]);
             n++;
         }
     }
@@ -853,9 +752,6 @@ static const OSSL_DISPATCH kpc_dispatch[] = {
 size_t kp_modes_macs(OSSL_ALGORITHM *out)
 {
     /* CMAC's "cipher" resolves only the CBC names the provider offers. */
-    out[0].algorithm_names = "CMAC";
-    out[0].property_definition = "provider=kuai";
-    out[0].implementation = kpc_dispatch;
-    out[0].algorithm_description = NULL;
+    kp_algorithm_set(&out[0], "CMAC", kpc_dispatch);
     return 1;
 }

@@ -11,6 +11,7 @@
  * OPENSSL_cleanse, which the loading process already has.
  */
 #include "kuai_provider.h"
+#include "kuai_prov_slots.h"
 
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
@@ -252,18 +253,6 @@ static int kp_init(void *vctx, const unsigned char *key, size_t keylen, const un
         kp_debug_key(ctx->alg->names, enc, ctx->key);
     }
     return kp_set_ctx_params(ctx, params);
-}
-
-static int kp_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-                    size_t ivlen, const OSSL_PARAM params[])
-{
-    return kp_init(vctx, key, keylen, iv, ivlen, params, 1);
-}
-
-static int kp_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-                    size_t ivlen, const OSSL_PARAM params[])
-{
-    return kp_init(vctx, key, keylen, iv, ivlen, params, 0);
 }
 
 /* Whole blocks of ECB or CBC; len is a multiple of the block size. */
@@ -560,34 +549,8 @@ static int kp_alg_get_params(const kp_alg *alg, OSSL_PARAM params[])
     size_t ivlen = alg->mode == KP_ECB ? 0 : alg->mode == KP_GCM ? KP_GCM_IV_DEFAULT : bs;
     size_t evp_bs = alg->mode == KP_ECB || alg->mode == KP_CBC ? bs : 1;
     int aead = alg->mode == KP_GCM;
-    OSSL_PARAM *p;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL &&
-        !OSSL_PARAM_set_uint(p, (unsigned)alg->mode))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, kuai_key_size(alg->cipher)))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, ivlen))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, evp_bs))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD)) != NULL &&
-        !OSSL_PARAM_set_int(p, aead))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CUSTOM_IV)) != NULL &&
-        !OSSL_PARAM_set_int(p, aead))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CTS)) != NULL && !OSSL_PARAM_set_int(p, 0))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK)) != NULL &&
-        !OSSL_PARAM_set_int(p, 0))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY)) != NULL &&
-        !OSSL_PARAM_set_int(p, 0))
-        return 0;
-    return 1;
+    return kp_alg_params(params, (unsigned)alg->mode, kuai_key_size(alg->cipher), ivlen, evp_bs,
+                         aead, aead);
 }
 
 static const OSSL_PARAM kp_gettable_alg[] = {
@@ -608,7 +571,72 @@ const OSSL_PARAM *kp_gettable_params(void *provctx)
     return kp_gettable_alg;
 }
 
-static const OSSL_PARAM kp_gettable_block_ctx[] = {
+/* One answer of a get_params call: 1 if params does not ask for key or
+ * takes the value. */
+static int kp_put_uint(OSSL_PARAM params[], const char *key, unsigned v)
+{
+    OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+    return p == NULL || OSSL_PARAM_set_uint(p, v);
+}
+
+static int kp_put_int(OSSL_PARAM params[], const char *key, int v)
+{
+    OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+    return p == NULL || OSSL_PARAM_set_int(p, v);
+}
+
+static int kp_put_size(OSSL_PARAM params[], const char *key, size_t v)
+{
+    OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+    return p == NULL || OSSL_PARAM_set_size_t(p, v);
+}
+
+/* An IV is answered only by a cipher that has one (ECB has none). */
+static int kp_put_iv(OSSL_PARAM params[], const char *key, const uint8_t *iv, size_t ivlen)
+{
+    OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+    return p == NULL || ivlen == 0 || OSSL_PARAM_set_octet_string(p, iv, ivlen);
+}
+
+int kp_alg_params(OSSL_PARAM params[], unsigned mode, size_t keylen, size_t ivlen, size_t blocksize,
+                  int aead, int custom_iv)
+{
+    return kp_put_uint(params, OSSL_CIPHER_PARAM_MODE, mode) &&
+           kp_put_size(params, OSSL_CIPHER_PARAM_KEYLEN, keylen) &&
+           kp_put_size(params, OSSL_CIPHER_PARAM_IVLEN, ivlen) &&
+           kp_put_size(params, OSSL_CIPHER_PARAM_BLOCK_SIZE, blocksize) &&
+           kp_put_int(params, OSSL_CIPHER_PARAM_AEAD, aead) &&
+           kp_put_int(params, OSSL_CIPHER_PARAM_CUSTOM_IV, custom_iv) &&
+           kp_put_int(params, OSSL_CIPHER_PARAM_CTS, 0) &&
+           kp_put_int(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0) &&
+           kp_put_int(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0);
+}
+
+int kp_ctx_iv_params(OSSL_PARAM params[], size_t keylen, const uint8_t *iv,
+                     const uint8_t *updated_iv, size_t ivlen)
+{
+    return kp_put_size(params, OSSL_CIPHER_PARAM_KEYLEN, keylen) &&
+           kp_put_size(params, OSSL_CIPHER_PARAM_IVLEN, ivlen) &&
+           kp_put_iv(params, OSSL_CIPHER_PARAM_IV, iv, ivlen) &&
+           kp_put_iv(params, OSSL_CIPHER_PARAM_UPDATED_IV, updated_iv, ivlen);
+}
+
+int kp_tls1_aad(uint8_t aad[EVP_AEAD_TLS1_AAD_LEN], const OSSL_PARAM *p, size_t strip)
+{
+    if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL ||
+        p->data_size != EVP_AEAD_TLS1_AAD_LEN)
+        return 0;
+    memcpy(aad, p->data, EVP_AEAD_TLS1_AAD_LEN);
+    size_t len = (size_t)aad[EVP_AEAD_TLS1_AAD_LEN - 2] << 8 | aad[EVP_AEAD_TLS1_AAD_LEN - 1];
+    if (len < strip)
+        return 0;
+    len -= strip;
+    aad[EVP_AEAD_TLS1_AAD_LEN - 2] = (uint8_t)(len >> 8);
+    aad[EVP_AEAD_TLS1_AAD_LEN - 1] = (uint8_t)len;
+    return 1;
+}
+
+const OSSL_PARAM kp_gettable_block_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
@@ -616,10 +644,10 @@ static const OSSL_PARAM kp_gettable_block_ctx[] = {
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
     OSSL_PARAM_END};
-static const OSSL_PARAM kp_settable_block_ctx[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL), OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
-    OSSL_PARAM_END};
+const OSSL_PARAM kp_settable_block_ctx[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+                                            OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+                                            OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+                                            OSSL_PARAM_END};
 static const OSSL_PARAM kp_gettable_gcm_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
@@ -661,17 +689,8 @@ static int kp_get_ctx_params(void *vctx, OSSL_PARAM params[])
     kp_ctx *ctx = vctx;
     OSSL_PARAM *p;
     int gcm = ctx->alg->mode == KP_GCM;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, kuai_key_size(ctx->alg->cipher)))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, ctx->ivlen))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) != NULL && ctx->ivlen > 0 &&
-        !OSSL_PARAM_set_octet_string(p, ctx->oiv, ctx->ivlen))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) != NULL && ctx->ivlen > 0 &&
-        !OSSL_PARAM_set_octet_string(p, gcm ? ctx->oiv : ctx->iv, ctx->ivlen))
+    if (!kp_ctx_iv_params(params, kuai_key_size(ctx->alg->cipher), ctx->oiv,
+                          gcm ? ctx->oiv : ctx->iv, ctx->ivlen))
         return 0;
     if (!gcm) {
         if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL &&
@@ -751,20 +770,8 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         ctx->taglen = p->data_size;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) != NULL) {
-        /* The record header; its length field counts the explicit nonce (and,
-         * received, the tag), which the authenticated length does not. */
-        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL ||
-            p->data_size != KP_TLS_AAD_LEN)
+        if (!kp_tls1_aad(ctx->tls_aad, p, KP_TLS_EXPLICIT_IV + (ctx->enc ? 0 : KP_TLS_TAG)))
             return 0;
-        uint8_t *a = ctx->tls_aad;
-        memcpy(a, p->data, KP_TLS_AAD_LEN);
-        size_t len = (size_t)a[KP_TLS_AAD_LEN - 2] << 8 | a[KP_TLS_AAD_LEN - 1];
-        size_t extra = KP_TLS_EXPLICIT_IV + (ctx->enc ? 0 : KP_TLS_TAG);
-        if (len < extra)
-            return 0;
-        len -= extra;
-        a[KP_TLS_AAD_LEN - 2] = (uint8_t)(len >> 8);
-        a[KP_TLS_AAD_LEN - 1] = (uint8_t)len;
         ctx->tls_aad_set = 1;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) != NULL) {
@@ -791,48 +798,17 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 
 /* ---- one dispatch table per slot, all pointing at the generic code ------- */
 
-#define KP_SLOT_FUNCS(i)                                                                           \
-    static void *kp_newctx_##i(void *provctx)                                                      \
-    {                                                                                              \
-        return kp_newctx(provctx, &kp_algs[i]);                                                    \
-    }                                                                                              \
-    static int kp_get_params_##i(OSSL_PARAM params[])                                              \
-    {                                                                                              \
-        return kp_alg_get_params(&kp_algs[i], params);                                             \
-    }                                                                                              \
-    static const OSSL_PARAM *kp_gettable_ctx_##i(void *cctx, void *provctx)                        \
-    {                                                                                              \
-        (void)cctx;                                                                                \
-        (void)provctx;                                                                             \
-        return kp_algs[i].mode == KP_GCM ? kp_gettable_gcm_ctx : kp_gettable_block_ctx;            \
-    }                                                                                              \
-    static const OSSL_PARAM *kp_settable_ctx_##i(void *cctx, void *provctx)                        \
-    {                                                                                              \
-        (void)cctx;                                                                                \
-        (void)provctx;                                                                             \
-        return kp_algs[i].mode == KP_GCM ? kp_settable_gcm_ctx : kp_settable_block_ctx;            \
-    }                                                                                              \
-    static const OSSL_DISPATCH kp_dispatch_##i[] = {                                               \
-        {OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))kp_newctx_##i},                                  \
-        {OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))kp_freectx},                                    \
-        {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))kp_dupctx},                                      \
-        {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))kp_einit},                                 \
-        {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))kp_dinit},                                 \
-        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))kp_update},                                      \
-        {OSSL_FUNC_CIPHER_FINAL, (void (*)(void))kp_final},                                        \
-        {OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))kp_cipher},                                      \
-        {OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))kp_get_params_##i},                          \
-        {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))kp_gettable_params},                    \
-        {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))kp_get_ctx_params},                      \
-        {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))kp_set_ctx_params},                      \
-        {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (void (*)(void))kp_gettable_ctx_##i},               \
-        {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))kp_settable_ctx_##i},               \
-        {0, NULL}};
+static const OSSL_PARAM *kp_alg_gettable_ctx(const kp_alg *alg)
+{
+    return alg->mode == KP_GCM ? kp_gettable_gcm_ctx : kp_gettable_block_ctx;
+}
 
-KP_SLOTS(KP_SLOT_FUNCS)
+static const OSSL_PARAM *kp_alg_settable_ctx(const kp_alg *alg)
+{
+    return alg->mode == KP_GCM ? kp_settable_gcm_ctx : kp_settable_block_ctx;
+}
 
-#define KP_DISPATCH_PTR(i) kp_dispatch_##i,
-static const OSSL_DISPATCH *const kp_dispatches[KP_NSLOTS] = {KP_SLOTS(KP_DISPATCH_PTR)};
+KP_DEFINE_SLOTS(kp);
 
 /* ---- the provider -------------------------------------------------------- */
 
@@ -878,7 +854,7 @@ int kp_cipher_available(kuai_cipher c)
     return kuai_backends(c, NULL, 0) > 0;
 }
 
-static void kp_add(OSSL_ALGORITHM *out, const char *names, const OSSL_DISPATCH *impl)
+void kp_algorithm_set(OSSL_ALGORITHM *out, const char *names, const OSSL_DISPATCH *impl)
 {
     out->algorithm_names = names;
     out->property_definition = "provider=kuai";
@@ -906,7 +882,7 @@ static void kp_build(void)
                 return;
             kp_algs[n].cipher = list[i];
             kp_algs[n].mode = kp_modes[m].mode;
-            kp_add(&kp_cipher_algs[n], kp_algs[n].names, kp_dispatches[n]);
+            kp_algorithm_set(&kp_cipher_algs[n], kp_algs[n].names, kp_dispatches[n]);
             n++;
         }
     }

@@ -10,9 +10,11 @@
 #include <kuai.h>
 
 #include <openssl/core.h>
+#include <openssl/evp.h>
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* A key schedule shared by a context and its duplicates: read-only once set
  * up, so sharing is safe, and a running GCM or CMAC message keeps a pointer
@@ -32,47 +34,34 @@ void kp_debug_key(const char *names, int enc, const kp_key *key);
 int kp_cbc_cipher_by_name(const char *name, kuai_cipher *c);
 /* OSSL_FUNC_CIPHER_GETTABLE_PARAMS: the same list for every cipher. */
 const OSSL_PARAM *kp_gettable_params(void *provctx);
+/* The context parameters of a cipher that is no AEAD and no XTS (ECB, CBC,
+ * CTR, CFB, OFB): what its get_ctx_params answers and set_ctx_params takes. */
+extern const OSSL_PARAM kp_gettable_block_ctx[];
+extern const OSSL_PARAM kp_settable_block_ctx[];
+/* OSSL_FUNC_CIPHER_GET_PARAMS: sets in params what kp_gettable_params lists,
+ * from an algorithm's EVP mode, key length, IV length, EVP block size (1 for
+ * a stream), whether it is an AEAD and whether its IV is its own business
+ * (custom_iv); the rest are 0 for every kuai algorithm. */
+int kp_alg_params(OSSL_PARAM params[], unsigned mode, size_t keylen, size_t ivlen, size_t blocksize,
+                  int aead, int custom_iv);
+/* OSSL_FUNC_CIPHER_GET_CTX_PARAMS's answers every cipher has: the key
+ * length, the IV length and, when it has an IV (ivlen > 0), the IV as given
+ * (iv) and as it now stands (updated_iv). */
+int kp_ctx_iv_params(OSSL_PARAM params[], size_t keylen, const uint8_t *iv,
+                     const uint8_t *updated_iv, size_t ivlen);
+/* OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, a TLS 1.2 AEAD record's header: copied
+ * from p to aad, its length field less strip (the explicit nonce and, in a
+ * received record, the tag), which the field counts and the authenticated
+ * length does not. 0 if p holds no such header or too short a length. */
+int kp_tls1_aad(uint8_t aad[EVP_AEAD_TLS1_AAD_LEN], const OSSL_PARAM *p, size_t strip);
+/* One entry of what the provider's queries return: names and implementation
+ * under the property "provider=kuai". */
+void kp_algorithm_set(OSSL_ALGORITHM *out, const char *names, const OSSL_DISPATCH *impl);
 
-/* The algorithm tables of both files are built once, at the first provider
- * init, from kuai_ciphers(). OpenSSL hands an algorithm's newctx only the
- * provider context, so every algorithm needs functions of its own: each
- * file has KP_NSLOTS numbered slots, slot i's functions serving row i of
- * its table. A capacity, not a cipher list (16 ciphers in 4 modes). */
-#define KP_NSLOTS 64
-/* clang-format off */
-#define KP_SLOTS(X) \
-    X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) \
-    X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) \
-    X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23) \
-    X(24) X(25) X(26) X(27) X(28) X(29) X(30) X(31) \
-    X(32) X(33) X(34) X(35) X(36) X(37) X(38) X(39) \
-    X(40) X(41) X(42) X(43) X(44) X(45) X(46) X(47) \
-    X(48) X(49) X(50) X(51) X(52) X(53) X(54) X(55) \
-    X(56) X(57) X(58) X(59) X(60) X(61) X(62) X(63)
-/* clang-format on */
-/* Room for a row's names: the algorithm's and its aliases, ':'-separated. */
-#define KP_NAMES_MAX 96
-
-/* Facts about an algorithm name that kuai's list cannot know: OpenSSL's
- * aliases and OIDs of it (NULL: none), and per-file flags. Keyed by name,
- * so a cipher without rows just has its name. */
-typedef struct kp_fact {
-    const char *name;
-    const char *aliases;
-    unsigned flags;
-} kp_fact;
-
-/* Writes cipher c's algorithm name in mode ("AES-128" "-" "CBC": the kuai
- * name in upper case) and then the aliases facts[] gives it to out; the
- * flags of its fact (0 if none) to *flags. 0 if it does not fit. */
-int kp_alg_names(char *out, size_t size, kuai_cipher c, const char *mode, const kp_fact *facts,
-                 size_t nfacts, unsigned *flags);
-/* Whether this build has a backend of cipher c (the provider offers only those). */
-int kp_cipher_available(kuai_cipher c);
-
-/* kuai_prov_modes.c: builds its table from the n ciphers of list and writes
- * its ciphers to out (room for KP_NSLOTS); returns how many, or (size_t)-1
- * if the table does not fit. Runs once, before any query. */
+/* kuai_prov_modes.c: builds its table (kuai_prov_slots.h) from the n
+ * ciphers of list and writes its ciphers to out (room for KP_NSLOTS);
+ * returns how many, or (size_t)-1 if the table does not fit. Runs once,
+ * before any query. */
 size_t kp_modes_ciphers(OSSL_ALGORITHM *out, const kuai_cipher *list, size_t n);
 /* Its MACs, written to out; the count is returned. */
 size_t kp_modes_macs(OSSL_ALGORITHM *out);

@@ -30,9 +30,9 @@
 #define UL_G128 4
 #define UL_G256 2
 
-static const _Alignas(16) uint8_t
-    UL_FN(sbox_tab)[2][16] = {{7, 4, 9, 12, 11, 10, 13, 8, 15, 14, 1, 6, 0, 3, 2, 5},  /* s   */
-                              {12, 10, 14, 13, 1, 15, 11, 0, 7, 2, 5, 4, 3, 6, 9, 8}}; /* s^-1 */
+static const _Alignas(UB_V_BYTES) uint8_t UL_FN(sbox_tab)[2][UB_V_BYTES] = {
+    UB_ROW16(7, 4, 9, 12, 11, 10, 13, 8, 15, 14, 1, 6, 0, 3, 2, 5),  /* s   */
+    UB_ROW16(12, 10, 14, 13, 1, 15, 11, 0, 7, 2, 5, 4, 3, 6, 9, 8)}; /* s^-1 */
 
 #define UL_S(x) v128_shuf8(v128_load(UL_FN(sbox_tab)[0]), x)
 #define UL_SI(x) v128_shuf8(v128_load(UL_FN(sbox_tab)[1]), x)
@@ -73,42 +73,11 @@ UB_KERNEL void UL_FN(key128)(const uint8_t *rk, unsigned i, v128 *k0, v128 *k1)
     }
 }
 
-/* Round i (layout l = i & 7) of nb blocks, ending with key i+1 (k0, k1 per
- * block): ublock_bs.h's fused round_enc. */
-UB_KERNEL void UL_FN(round128)(v128 *a, v128 *b, const v128 *k0, const v128 *k1, unsigned l, int nb,
-                               int mk)
-{
-    for (int j = 0; j < nb; j++) {
-        v128 x = UL_S(a[j]), y = UL_S(b[j]);
-        y = v128_xor(y, x);                         /* b1 */
-        x = v128_xor(x, UL_R128(y, l, UB128_ROT1)); /* a1 */
-        y = v128_xor(y, UL_R128(x, l, UB128_ROT2)); /* b2 */
-        x = v128_xor(x, UL_R128(y, l, UB128_ROT2)); /* a2 */
-        v128 t = v128_xor(v128_xor(y, x), k0[mk ? j : 0]);
-        v128 u = v128_xor(UL_R128(y, l, UB128_FIX), k1[mk ? j : 0]);
-        a[j] = v128_xor(t, UL_R128(x, l, UB128_ROT5));
-        b[j] = v128_xor(u, UL_R128(x, l, UB128_FIX_ROT5));
-    }
-}
-
-/* Undo round i from a state carrying key i+1, then add key i:
- * ublock_bs.h's fused round_dec with the table S-box. */
-UB_KERNEL void UL_FN(round128_inv)(v128 *a, v128 *b, const v128 *k0, const v128 *k1, unsigned l,
-                                   int nb, int mk)
-{
-    for (int j = 0; j < nb; j++) {
-        v128 x0 = a[j], x1 = b[j];
-        v128 b3 = UL_R128(x1, l, UB128_FIX_INV);
-        v128 x = v128_xor(x0, b3); /* a2 */
-        v128 y = v128_xor(v128_xor(b3, UL_R128(x0, l, UB128_ROT5)),
-                          UL_R128(x1, l, UB128_ROT5_FIX_INV)); /* b2 */
-        x = v128_xor(x, UL_R128(y, l, UB128_ROT2));            /* a1 */
-        y = v128_xor(y, UL_R128(x, l, UB128_ROT2));            /* b1 */
-        v128 rb = UL_R128(y, l, UB128_ROT1);
-        b[j] = v128_xor(UL_SI(v128_xor(v128_xor(y, x), rb)), k1[mk ? j : 0]);
-        a[j] = v128_xor(UL_SI(v128_xor(x, rb)), k0[mk ? j : 0]);
-    }
-}
+/* The rounds on xmm (one block per vector). */
+#define UL_T v128
+#define UL_OP(op) KUAI_V(v128, op)
+#define UL_RN(name) UL_FN(name)
+#include "ublock_ll_r128.h"
 
 /* All round keys of a schedule in nibble form (kc[2i], kc[2i + 1]), for
  * calls long enough to reuse them (CBC chains, several groups). */
@@ -169,6 +138,130 @@ UB_KERNEL void UL_FN(dec128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
         UL_FN(round128_inv)(a, b, k0, k1, i & 7, nb, mk);
     }
 }
+
+#ifdef UL_Y
+/*
+ * uBlock-128 on ymm (UL_Y: the including file has avx2.h's vocabulary):
+ * two blocks per vector, one per 128-bit lane, so a group of 4 blocks is
+ * 4 ymm instead of 8 xmm and a round half the instructions. Every row is
+ * the same in both lanes (vpshufb works per lane), and so are the single
+ * key's round keys (broadcast at load); multi-key vectors hold the two
+ * blocks' keys. Data and keys move between lanes only as they are loaded
+ * and stored (vinserti128 / vextracti128 from and to memory). A group of 3
+ * runs its third block in both lanes of the second vector.
+ */
+#define UL_T v256
+#define UL_OP(op) KUAI_V(v256, op)
+#define UL_RN(name) UL_FN(y##name)
+#include "ublock_ll_r128.h"
+
+#define UL_YV(n) (((n) + 1) / 2) /* vectors of n blocks */
+
+/* Lane 0 from p0, lane 1 from p1 (16 bytes each); one load where p0 == p1. */
+UB_KERNEL v256 UL_FN(yload2)(const void *p0, const void *p1, int same)
+{
+    return same ? v256_row16(p0) : _mm256_loadu2_m128i((const __m128i *)p1, (const __m128i *)p0);
+}
+
+/* Blocks p0 (lane 0) and p1 (lane 1) -> X0, X1 in layout pos_0 per lane
+ * (load128 per lane). */
+UB_KERNEL void UL_FN(yload128)(const uint8_t *p0, const uint8_t *p1, int same, v256 *a, v256 *b)
+{
+    v256 v = UL_FN(yload2)(p0, p1, same), m = v256_set1_8(0x0f);
+    v256 hi = v256_and(v256_srl64(v, 4), m), lo = v256_and(v, m);
+    *a = v256_unpacklo64(hi, lo);
+    *b = v256_unpackhi64(hi, lo);
+}
+
+/* Lane 0 to p0; lane 1 to p1 unless p1 is NULL. */
+UB_KERNEL void UL_FN(ystore128)(uint8_t *p0, uint8_t *p1, v256 a, v256 b)
+{
+    v256 x = v256_or(v256_sll64(v256_unpacklo64(a, b), 4), v256_unpackhi64(a, b));
+    v128_storeu(p0, _mm256_castsi256_si128(x));
+    if (p1)
+        v128_storeu(p1, _mm256_extracti128_si256(x, 1));
+}
+
+/* Round key i of vector j: the caller's ymm forms kc[j] (mk) or kc[0]
+ * (ks_lly: both lanes' keys, ready to add), else the raw schedules
+ * rk[2j], rk[2j + 1] (mk; the last lane of an odd group repeats its
+ * block's key) or rk[0] in both lanes, split and put in round i's layout
+ * now (independent of the data, so off the dependency chain). */
+UB_KERNEL void UL_FN(ykget128)(const uint8_t (*const *rk)[32], const v256 *const *kc, int j,
+                               unsigned i, int nb, int mk, v256 *k0, v256 *k1)
+{
+    const int j0 = mk ? 2 * j : 0, j1 = mk ? (2 * j + 1 < nb ? 2 * j + 1 : 2 * j) : 0;
+    if (kc) {
+        *k0 = kc[mk ? j : 0][2 * i];
+        *k1 = kc[mk ? j : 0][2 * i + 1];
+        return;
+    }
+    const int same = j0 == j1;
+    UL_FN(yload128)(rk[j0][i], rk[j1][i], same, k0, k1);
+    if (i & 7) { /* public round index */
+        v256 p = v256_load(ub128_tab[i & 7][UB128_KEY]);
+        *k0 = v256_shuf8(*k0, p);
+        *k1 = v256_shuf8(*k1, p);
+    }
+}
+
+/* nb blocks (2..UL_G128) in UL_YV(nb) vectors through all rounds, keys as
+ * enc128's. */
+UB_KERNEL void UL_FN(yenc128)(v256 *a, v256 *b, const uint8_t (*const *rk)[32],
+                              const v256 *const *kc, unsigned rounds, int nb, int mk)
+{
+    const int nv = UL_YV(nb), nk = mk ? nv : 1;
+    v256 k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
+    for (int j = 0; j < nk; j++)
+        UL_FN(ykget128)(rk, kc, j, 0, nb, mk, &k0[j], &k1[j]);
+    for (int j = 0; j < nv; j++) {
+        a[j] = v256_xor(a[j], k0[mk ? j : 0]);
+        b[j] = v256_xor(b[j], k1[mk ? j : 0]);
+    }
+    for (unsigned i = 0; i < rounds; i++) {
+        for (int j = 0; j < nk; j++)
+            UL_FN(ykget128)(rk, kc, j, i + 1, nb, mk, &k0[j], &k1[j]);
+        UL_FN(yround128)(a, b, k0, k1, i & 7, nv, mk);
+    }
+}
+
+UB_KERNEL void UL_FN(ydec128)(v256 *a, v256 *b, const uint8_t (*const *rk)[32],
+                              const v256 *const *kc, unsigned rounds, int nb, int mk)
+{
+    const int nv = UL_YV(nb), nk = mk ? nv : 1;
+    v256 k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
+    for (int j = 0; j < nk; j++)
+        UL_FN(ykget128)(rk, kc, j, rounds, nb, mk, &k0[j], &k1[j]);
+    for (int j = 0; j < nv; j++) {
+        a[j] = v256_xor(a[j], k0[mk ? j : 0]);
+        b[j] = v256_xor(b[j], k1[mk ? j : 0]);
+    }
+    for (unsigned i = rounds; i-- > 0;) {
+        for (int j = 0; j < nk; j++)
+            UL_FN(ykget128)(rk, kc, j, i, nb, mk, &k0[j], &k1[j]);
+        UL_FN(yround128_inv)(a, b, k0, k1, i & 7, nv, mk);
+    }
+}
+
+/* nb blocks (2..UL_G128), block j from src[j] to dst[j] (all loads before
+ * the stores), keys as enc128's. */
+UB_KERNEL void UL_FN(ygroup128)(const uint8_t (*const *rk)[32], const v256 *const *kc,
+                                unsigned rounds, const uint8_t *const *src, uint8_t *const *dst,
+                                int nb, int enc, int mk)
+{
+    v256 a[UL_YV(UL_G128)], b[UL_YV(UL_G128)];
+    for (int j = 0; j < UL_YV(nb); j++) {
+        const int j1 = 2 * j + 1 < nb ? 2 * j + 1 : 2 * j;
+        UL_FN(yload128)(src[2 * j], src[j1], j1 == 2 * j, &a[j], &b[j]);
+    }
+    if (enc)
+        UL_FN(yenc128)(a, b, rk, kc, rounds, nb, mk);
+    else
+        UL_FN(ydec128)(a, b, rk, kc, rounds, nb, mk);
+    for (int j = 0; j < UL_YV(nb); j++)
+        UL_FN(ystore128)(dst[2 * j], 2 * j + 1 < nb ? dst[2 * j + 1] : NULL, a[j], b[j]);
+}
+#endif
 
 /* ---- uBlock-256 ---------------------------------------------------------- */
 
@@ -331,6 +424,18 @@ UB_KERNEL void UL_FN(group)(const ublock_sched *const *keys, const uint8_t *in, 
     const uint8_t(*rk[UL_G128])[32];
     for (int j = 0; j < (mk ? nb : 1); j++)
         rk[j] = keys[j]->rk;
+#ifdef UL_Y
+    if (keys[0]->nbytes == 16 && nb >= 2) {
+        const uint8_t *src[UL_G128];
+        uint8_t *dst[UL_G128];
+        for (int j = 0; j < nb; j++) {
+            src[j] = in + 16 * j;
+            dst[j] = out + 16 * j;
+        }
+        UL_FN(ygroup128)(rk, NULL, rounds, src, dst, nb, enc, mk);
+        return;
+    }
+#endif
     if (keys[0]->nbytes == 16) {
         v128 a[UL_G128], b[UL_G128];
         for (int j = 0; j < nb; j++)
@@ -659,6 +764,9 @@ static void UL_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in
 typedef union UL_FN(kcu) {
     v128 v[2 * (UBLOCK_MAX_ROUNDS + 1)];
     UL_H h[2 * (UBLOCK_MAX_ROUNDS + 1)];
+#ifdef UL_Y
+    v256 y[2 * (UBLOCK_MAX_ROUNDS + 1)]; /* ks_lly: two keys, one per lane */
+#endif
 } UL_FN(kcu);
 
 UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
@@ -689,11 +797,44 @@ UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
     }
 }
 
-/* nb blocks, block j from src[j] to dst[j], under kc[j] (mk) or kc[0]. */
+#ifdef UL_Y
+/* uBlock-128's round keys of key0 (lane 0) and key1 (lane 1), or of one
+ * key in both lanes, in the ymm kernel's form: the schedules run side by
+ * side in ymm (ub_ksy), so no round key moves between lanes. */
+UB_KERNEL void UL_FN(ks_lly)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key0,
+                             const uint8_t *key1, int same)
+{
+    static const _Alignas(16)
+        uint8_t q[16] = {0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15};
+    const v256 qy = v256_row16(q);
+    ub_ksy ks;
+    ub_ksy_init(&ks, c, key0, key1, same);
+    for (unsigned r = 0; r <= ks.rounds; r++) {
+        if (r)
+            ub_ksy_step(&ks, r);
+        v256 p = (r & 7) ? v256_shuf8(qy, v256_load(ub128_tab[r & 7][UB128_KEY])) : qy;
+        kc->y[2 * r] = v256_shuf8(ks.k0, p);
+        kc->y[2 * r + 1] = v256_shuf8(ks.k1, p);
+    }
+}
+#endif
+
+/* nb blocks, block j from src[j] to dst[j], under kc[j] (mk) or kc[0];
+ * with UL_Y, 2..4 uBlock-128 blocks run on ymm under kc[v].y (ks_lly:
+ * blocks 2v and 2v + 1's keys; mk) or kc[0].y. */
 UB_KERNEL void UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs,
                                const uint8_t *const *src, uint8_t *const *dst, int nb, int enc,
                                int mk)
 {
+#ifdef UL_Y
+    if (bs == 16 && nb >= 2) {
+        const v256 *kcp[UL_YV(UL_G128)];
+        for (int v = 0; v < UL_YV(nb); v++)
+            kcp[v] = kc[mk ? v : 0].y;
+        UL_FN(ygroup128)(NULL, kcp, rounds, src, dst, nb, enc, mk);
+        return;
+    }
+#endif
     if (bs == 16) {
         v128 a[UL_G128], b[UL_G128];
         const v128 *kcp[UL_G128];
@@ -738,6 +879,41 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
     static const _Alignas(16)
         uint8_t q[16] = {0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15};
     const v128 qv = v128_load(q);
+#ifdef UL_Y
+    if (bs == 16 && nb >= 2) {
+        /* ymm: the schedules in ymm too, each in the lanes of the blocks
+         * that add its round keys (two keys per vector, or one key in both
+         * lanes), so a round key needs no lane move */
+        const int nv = UL_YV(nb), nky = mk ? nv : 1;
+        const v256 qy = v256_row16(q);
+        v256 a[UL_YV(UL_G128)], b[UL_YV(UL_G128)], k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
+        ub_ksy ksy[UL_YV(UL_G128)];
+        for (int v = 0; v < nky; v++) {
+            const int j0 = mk ? 2 * v : 0, j1 = mk && 2 * v + 1 < nb ? 2 * v + 1 : j0;
+            ub_ksy_init(&ksy[v], c, key[j0], key[j1], j0 == j1);
+        }
+        const unsigned yrounds = ksy[0].rounds;
+        for (int v = 0; v < nv; v++) {
+            const int j1 = 2 * v + 1 < nb ? 2 * v + 1 : 2 * v;
+            UL_FN(yload128)(src[2 * v], src[j1], j1 == 2 * v, &a[v], &b[v]);
+            a[v] = v256_xor(a[v], v256_shuf8(ksy[mk ? v : 0].k0, qy));
+            b[v] = v256_xor(b[v], v256_shuf8(ksy[mk ? v : 0].k1, qy));
+        }
+        for (unsigned i = 0; i < yrounds; i++) {
+            const unsigned r = i + 1;
+            v256 p = (r & 7) ? v256_shuf8(qy, v256_load(ub128_tab[r & 7][UB128_KEY])) : qy;
+            for (int v = 0; v < nky; v++) {
+                ub_ksy_step(&ksy[v], r);
+                k0[v] = v256_shuf8(ksy[v].k0, p);
+                k1[v] = v256_shuf8(ksy[v].k1, p);
+            }
+            UL_FN(yround128)(a, b, k0, k1, i & 7, nv, mk);
+        }
+        for (int v = 0; v < nv; v++)
+            UL_FN(ystore128)(dst[2 * v], 2 * v + 1 < nb ? dst[2 * v + 1] : NULL, a[v], b[v]);
+        return;
+    }
+#endif
     const int nk = mk ? nb : 1;
     ub_ks ks[UL_G128];
     for (int j = 0; j < nk; j++)
@@ -869,6 +1045,16 @@ static void UL_FN(ks_ll_c)(UL_FN(kcu) * kc, const uint8_t *key)
 {
     UL_FN(ks_ll)(kc, KUAI_UBLOCK_256_256, key);
 }
+#ifdef UL_Y
+static void UL_FN(ks_lly_a)(UL_FN(kcu) * kc, const uint8_t *k0, const uint8_t *k1, int same)
+{
+    UL_FN(ks_lly)(kc, KUAI_UBLOCK_128_128, k0, k1, same);
+}
+static void UL_FN(ks_lly_b)(UL_FN(kcu) * kc, const uint8_t *k0, const uint8_t *k1, int same)
+{
+    UL_FN(ks_lly)(kc, KUAI_UBLOCK_128_256, k0, k1, same);
+}
+#endif
 
 static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
                            uint8_t *const *out, size_t n, size_t nblocks, int enc)
@@ -918,14 +1104,29 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
         }
         return;
     }
+#ifdef UL_Y
+    /* uBlock-128 groups of 2..4 on ymm, under ks_lly's forms */
+    static void (*const ksy[2])(UL_FN(kcu) *, const uint8_t *, const uint8_t *,
+                                int) = {UL_FN(ks_lly_a), UL_FN(ks_lly_b)};
+    const int y = bs == 16;
+    const size_t kbytes = (size_t)(m ? 25 : 17) * 2 * 32; /* round keys of one kc */
+#else
     const size_t kbytes = (size_t)(m ? 25 : 17) * 2 * bs; /* round keys of one key */
+#endif
     UL_FN(kcu) kc[UL_G128];
     size_t used = 0;
     if (nblocks == 1) { /* a group of keys, one block each, per pass */
         for (size_t i = 0; i < n;) {
             size_t w = n - i < g ? n - i : g;
             for (size_t j = 0; j < w; j++) {
-                ks[m](&kc[j], keys[i + j]);
+#ifdef UL_Y
+                if (y && w >= 2) { /* keys 2v, 2v + 1 into kc[v] */
+                    if (j % 2 == 0)
+                        ksy[m](&kc[j / 2], keys[i + j], keys[i + (j + 1 < w ? j + 1 : j)],
+                               j + 1 >= w);
+                } else
+#endif
+                    ks[m](&kc[j], keys[i + j]);
                 src[j] = in[i + j];
                 dst[j] = out[i + j];
             }
@@ -936,13 +1137,27 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
     } else { /* one key at a time, its blocks in groups */
         used = 1;
         for (size_t i = 0; i < n; i++) {
-            ks[m](&kc[0], keys[i]);
+#ifdef UL_Y
+            if (y)
+                ksy[m](&kc[0], keys[i], keys[i], 1);
+            else
+#endif
+                ks[m](&kc[0], keys[i]);
             for (size_t b = 0; b < nblocks;) {
                 size_t w = nblocks - b < g ? nblocks - b : g;
                 for (size_t j = 0; j < w; j++) {
                     src[j] = in[i] + (b + j) * bs;
                     dst[j] = out[i] + (b + j) * bs;
                 }
+#ifdef UL_Y
+                if (y && w == 1) { /* the ymm form: one block in both lanes */
+                    src[1] = src[0];
+                    dst[1] = dst[0];
+                    fns[m][0][enc][2](kc, src, dst);
+                    b += 1;
+                    continue;
+                }
+#endif
                 fns[m][0][enc][w](kc, src, dst);
                 b += w;
             }

@@ -191,9 +191,15 @@ UB_KERNEL void UL_FN(ykget128)(const uint8_t (*const *rk)[32], const v256 *const
                                unsigned i, int nb, int mk, v256 *k0, v256 *k1)
 {
     const int j0 = mk ? 2 * j : 0, j1 = mk ? (2 * j + 1 < nb ? 2 * j + 1 : 2 * j) : 0;
-    if (kc) {
-        *k0 = kc[mk ? j : 0][2 * i];
-        *k1 = kc[mk ? j : 0][2 * i + 1];
+    if (kc && mk) {
+        *k0 = kc[j][2 * i];
+        *k1 = kc[j][2 * i + 1];
+        return;
+    }
+    if (kc) { /* one key: ks_ll's xmm form, into both lanes as it loads */
+        const v128 *x = (const v128 *)(const void *)kc[0];
+        *k0 = v256_row16(&x[2 * i]);
+        *k1 = v256_row16(&x[2 * i + 1]);
         return;
     }
     const int same = j0 == j1;
@@ -799,7 +805,7 @@ UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
 
 #ifdef UL_Y
 /* uBlock-128's round keys of key0 (lane 0) and key1 (lane 1), or of one
- * key in both lanes, in the ymm kernel's form: the schedules run side by
+ * key in both lanes, in the ymm kernel's form: two schedules run side by
  * side in ymm (ub_ksy), so no round key moves between lanes. */
 UB_KERNEL void UL_FN(ks_lly)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key0,
                              const uint8_t *key1, int same)
@@ -807,6 +813,19 @@ UB_KERNEL void UL_FN(ks_lly)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key0
     static const _Alignas(16)
         uint8_t q[16] = {0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15};
     const v256 qy = v256_row16(q);
+    if (same) { /* xmm schedule, broadcast: see ks_fused */
+        const v128 qv = v128_load(q);
+        ub_ks k;
+        ub_ks_init(&k, c, key0);
+        for (unsigned r = 0; r <= k.rounds; r++) {
+            if (r)
+                ub_ks_step(&k, r);
+            v128 p = (r & 7) ? v128_shuf8(qv, v128_load(ub128_tab[r & 7][UB128_KEY])) : qv;
+            kc->y[2 * r] = _mm256_broadcastsi128_si256(v128_shuf8(k.k0, p));
+            kc->y[2 * r + 1] = _mm256_broadcastsi128_si256(v128_shuf8(k.k1, p));
+        }
+        return;
+    }
     ub_ksy ks;
     ub_ksy_init(&ks, c, key0, key1, same);
     for (unsigned r = 0; r <= ks.rounds; r++) {
@@ -830,7 +849,7 @@ UB_KERNEL void UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs
     if (bs == 16 && nb >= 2) {
         const v256 *kcp[UL_YV(UL_G128)];
         for (int v = 0; v < UL_YV(nb); v++)
-            kcp[v] = kc[mk ? v : 0].y;
+            kcp[v] = mk ? kc[v].y : (const v256 *)(const void *)kc[0].v;
         UL_FN(ygroup128)(NULL, kcp, rounds, src, dst, nb, enc, mk);
         return;
     }
@@ -867,6 +886,35 @@ UB_KERNEL void UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs
     }
 }
 
+#ifdef UL_Y
+/* ks_fused's round key r on ymm, the schedules stepped to it first (r > 0):
+ * from ksy[v] (mk; two keys per vector) or from the one key's xmm schedule
+ * k1x, broadcast. */
+UB_KERNEL void UL_FN(yks_key)(ub_ksy *ksy, ub_ks *k1x, unsigned r, int nv, int mk, v256 *k0,
+                              v256 *k1)
+{
+    static const _Alignas(16)
+        uint8_t q[16] = {0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15};
+    if (mk) {
+        const v256 qy = v256_row16(q);
+        v256 p = (r & 7) ? v256_shuf8(qy, v256_load(ub128_tab[r & 7][UB128_KEY])) : qy;
+        for (int v = 0; v < nv; v++) {
+            if (r)
+                ub_ksy_step(&ksy[v], r);
+            k0[v] = v256_shuf8(ksy[v].k0, p);
+            k1[v] = v256_shuf8(ksy[v].k1, p);
+        }
+    } else {
+        const v128 qv = v128_load(q);
+        v128 p = (r & 7) ? v128_shuf8(qv, v128_load(ub128_tab[r & 7][UB128_KEY])) : qv;
+        if (r)
+            ub_ks_step(k1x, r);
+        k0[0] = _mm256_broadcastsi128_si256(v128_shuf8(k1x->k0, p));
+        k1[0] = _mm256_broadcastsi128_si256(v128_shuf8(k1x->k1, p));
+    }
+}
+#endif
+
 /*
  * Encryption with the round keys made between the rounds: each key's
  * schedule steps once per round (it depends on the key only, so it runs
@@ -881,33 +929,36 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
     const v128 qv = v128_load(q);
 #ifdef UL_Y
     if (bs == 16 && nb >= 2) {
-        /* ymm: the schedules in ymm too, each in the lanes of the blocks
-         * that add its round keys (two keys per vector, or one key in both
-         * lanes), so a round key needs no lane move */
-        const int nv = UL_YV(nb), nky = mk ? nv : 1;
-        const v256 qy = v256_row16(q);
+        /* ymm. Several keys: their schedules run in ymm too, two per
+         * vector, each in the lanes of the blocks that add its round keys,
+         * so no round key moves between lanes. One key: its schedule runs
+         * on xmm and each round key is broadcast to both lanes as it is
+         * made (half the width for the same result: on a core that splits
+         * ymm operations in two, Zen 1, this is what keeps the path at or
+         * below the xmm kernel's cost; docs/performance.md). */
+        const int nv = UL_YV(nb);
         v256 a[UL_YV(UL_G128)], b[UL_YV(UL_G128)], k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
         ub_ksy ksy[UL_YV(UL_G128)];
-        for (int v = 0; v < nky; v++) {
-            const int j0 = mk ? 2 * v : 0, j1 = mk && 2 * v + 1 < nb ? 2 * v + 1 : j0;
-            ub_ksy_init(&ksy[v], c, key[j0], key[j1], j0 == j1);
+        ub_ks k1x;
+        if (mk) {
+            for (int v = 0; v < nv; v++) {
+                const int j1 = 2 * v + 1 < nb ? 2 * v + 1 : 2 * v;
+                ub_ksy_init(&ksy[v], c, key[2 * v], key[j1], j1 == 2 * v);
+            }
+        } else {
+            ub_ks_init(&k1x, c, key[0]);
         }
-        const unsigned yrounds = ksy[0].rounds;
+        const unsigned yrounds = mk ? ksy[0].rounds : k1x.rounds;
+        UL_FN(yks_key)(ksy, &k1x, 0, nv, mk, k0, k1);
         for (int v = 0; v < nv; v++) {
             const int j1 = 2 * v + 1 < nb ? 2 * v + 1 : 2 * v;
             UL_FN(yload128)(src[2 * v], src[j1], j1 == 2 * v, &a[v], &b[v]);
-            a[v] = v256_xor(a[v], v256_shuf8(ksy[mk ? v : 0].k0, qy));
-            b[v] = v256_xor(b[v], v256_shuf8(ksy[mk ? v : 0].k1, qy));
+            a[v] = v256_xor(a[v], k0[mk ? v : 0]);
+            b[v] = v256_xor(b[v], k1[mk ? v : 0]);
         }
-        for (unsigned i = 0; i < yrounds; i++) {
-            const unsigned r = i + 1;
-            v256 p = (r & 7) ? v256_shuf8(qy, v256_load(ub128_tab[r & 7][UB128_KEY])) : qy;
-            for (int v = 0; v < nky; v++) {
-                ub_ksy_step(&ksy[v], r);
-                k0[v] = v256_shuf8(ksy[v].k0, p);
-                k1[v] = v256_shuf8(ksy[v].k1, p);
-            }
-            UL_FN(yround128)(a, b, k0, k1, i & 7, nv, mk);
+        for (unsigned r = 1; r <= yrounds; r++) {
+            UL_FN(yks_key)(ksy, &k1x, r, nv, mk, k0, k1);
+            UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk);
         }
         for (int v = 0; v < nv; v++)
             UL_FN(ystore128)(dst[2 * v], 2 * v + 1 < nb ? dst[2 * v + 1] : NULL, a[v], b[v]);
@@ -1130,19 +1181,19 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
                 src[j] = in[i + j];
                 dst[j] = out[i + j];
             }
-            used = w > used ? w : used;
+#ifdef UL_Y
+            if (y && w >= 2) /* kc[0 .. (w + 1) / 2 - 1] hold the keys */
+                used = (w + 1) / 2 > used ? (w + 1) / 2 : used;
+            else
+#endif
+                used = w > used ? w : used;
             fns[m][1][enc][w](kc, src, dst);
             i += w;
         }
     } else { /* one key at a time, its blocks in groups */
         used = 1;
         for (size_t i = 0; i < n; i++) {
-#ifdef UL_Y
-            if (y)
-                ksy[m](&kc[0], keys[i], keys[i], 1);
-            else
-#endif
-                ks[m](&kc[0], keys[i]);
+            ks[m](&kc[0], keys[i]);
             for (size_t b = 0; b < nblocks;) {
                 size_t w = nblocks - b < g ? nblocks - b : g;
                 for (size_t j = 0; j < w; j++) {

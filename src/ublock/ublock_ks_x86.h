@@ -118,16 +118,11 @@ typedef struct ub_ksy {
     unsigned rounds;
 } ub_ksy;
 
-/* key0 in lane 0, key1 in lane 1 (the same key: one init, broadcast) */
-static inline __attribute__((always_inline)) void
-ub_ksy_init(ub_ksy *y, kuai_cipher c, const uint8_t *key0, const uint8_t *key1, int same)
+/* schedule a in lane 0, b in lane 1 (the same member, the same round) */
+static inline __attribute__((always_inline)) void ub_ksy_pair(ub_ksy *y, const ub_ks *pa,
+                                                              const ub_ks *pb)
 {
-    ub_ks a, b;
-    ub_ks_init(&a, c, key0);
-    if (same)
-        b = a;
-    else
-        ub_ks_init(&b, c, key1);
+    const ub_ks a = *pa, b = *pb;
 #define UB_KSY_PAIR(f) y->f = _mm256_set_m128i(b.f, a.f)
     UB_KSY_PAIR(k0);
     UB_KSY_PAIR(k1);
@@ -142,6 +137,19 @@ ub_ksy_init(ub_ksy *y, kuai_cipher c, const uint8_t *key0, const uint8_t *key1, 
     y->lo80 = _mm256_broadcastsi128_si256(a.lo80);
     y->t = a.t;
     y->rounds = a.rounds;
+}
+
+/* key0 in lane 0, key1 in lane 1 (the same key: one init, broadcast) */
+static inline __attribute__((always_inline)) void
+ub_ksy_init(ub_ksy *y, kuai_cipher c, const uint8_t *key0, const uint8_t *key1, int same)
+{
+    ub_ks a, b;
+    ub_ks_init(&a, c, key0);
+    if (same)
+        b = a;
+    else
+        ub_ks_init(&b, c, key1);
+    ub_ksy_pair(y, &a, &b);
 }
 
 #define UBK_S ub_ksy

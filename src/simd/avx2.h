@@ -39,5 +39,11 @@ typedef __m256i v256;
 #define v256_unpackhi32(a, b) _mm256_unpackhi_epi32(a, b)
 #define v256_unpacklo64(a, b) _mm256_unpacklo_epi64(a, b)
 #define v256_unpackhi64(a, b) _mm256_unpackhi_epi64(a, b)
+#define v256_even32(a, b)                                                                          \
+    _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b),          \
+                                          _MM_SHUFFLE(2, 0, 2, 0)))
+#define v256_odd32(a, b)                                                                           \
+    _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b),          \
+                                          _MM_SHUFFLE(3, 1, 3, 1)))
 
 #endif

@@ -166,6 +166,7 @@ static inline void ublock256_avx2_store_xor(uint8_t *out, const uint8_t *in, con
 
 #define UL_FN(name) ublock_ll_avx2_##name
 #define UL_KS /* one-shot keys from ublock_ks_x86.h */
+#define UL_Y  /* and the ymm form: uBlock-128 groups of 2 and 4, uBlock-256 pairs */
 #include "ublock_ll.h"
 
 /* Crossovers (blocks), from kuai_bench --mode paper's crossover rows on a

@@ -28,7 +28,10 @@
 
 #include "ublock.h"
 
-#include <tmmintrin.h>
+#include "../simd/sse.h"
+#ifdef __AVX2__
+#include "../simd/avx2.h"
+#endif
 
 /* Generated from the spec's PK1-3 and RC (ublock_ref.c), ublock_ssse3.c:
  * [0] rcx of 128-bit keys (RC nibbles, then 0x80), [1] rcx at PK1^-1
@@ -93,33 +96,69 @@ static inline __attribute__((always_inline)) void ub_ks_init(ub_ks *s, kuai_ciph
     s->kx = _mm_xor_si128(s->k0, UB_KS_ROW(2, 0)); /* row 2 serves PK3 too */
 }
 
-/* Round r (1..rounds) of the schedule: the register now gives RK_r. */
-static inline __attribute__((always_inline)) void ub_ks_step(ub_ks *s, unsigned r)
+#define UBK_S ub_ks
+#define UBK_T __m128i
+#define UBK_OP(op) KUAI_V(v128, op)
+#define UBK_ROW(t, r) UB_KS_ROW(t, r)
+#define UBK_SWAP64(x) _mm_shuffle_epi32(x, 0x4e)
+#define UBK_STEP ub_ks_step
+#include "ublock_ks_x86_step.h"
+
+#ifdef __AVX2__
+/*
+ * Two schedules side by side in ymm (one per 128-bit lane), for the ymm
+ * form of the low-latency kernel (ublock_ll.h, UL_Y): two keys, or one key
+ * in both lanes, so that each round key comes out in the lanes of the
+ * blocks that add it. The keys move into their lanes at init only.
+ */
+typedef struct ub_ksy {
+    __m256i k0, k1, k2, k3, kx;
+    __m256i sbox, tk, pk0, pk1, lo80;
+    int t;
+    unsigned rounds;
+} ub_ksy;
+
+/* schedule a in lane 0, b in lane 1 (the same member, the same round) */
+static inline __attribute__((always_inline)) void ub_ksy_pair(ub_ksy *y, const ub_ks *pa,
+                                                              const ub_ks *pb)
 {
-    const __m128i zero = _mm_setzero_si128();
-    if (s->t == 1) {
-        __m128i rcx = UB_KS_ROW(0, r - 1);
-        __m128i q = _mm_shuffle_epi8(s->kx, s->pk0); /* PK(K0||K1) ^ rcx */
-        __m128i sk = _mm_shuffle_epi8(s->sbox, q);
-        __m128i t = _mm_shuffle_epi8(s->tk, _mm_xor_si128(q, _mm_xor_si128(rcx, s->lo80)));
-        __m128i k1t = _mm_xor_si128(s->k1, t);
-        __m128i next = r < 16 ? UB_KS_ROW(1, r) : zero;
-        s->kx = _mm_xor_si128(_mm_xor_si128(k1t, next), sk);
-        s->k0 = _mm_xor_si128(k1t, sk);
-        s->k1 = _mm_shuffle_epi32(_mm_xor_si128(q, rcx), 0x4e); /* K1' || K0' */
-        return;
-    }
-    /* RC nibbles, then 0: Sk covers all of K0 here */
-    __m128i rcx = _mm_unpacklo_epi64(UB_KS_ROW(0, r - 1), zero);
-    __m128i q = _mm_shuffle_epi8(s->kx, s->pk0); /* PK(K0) ^ rcx */
-    __m128i p1 = _mm_shuffle_epi8(s->k1, s->pk1);
-    __m128i sk = _mm_shuffle_epi8(s->sbox, q);
-    __m128i next = r < 24 ? UB_KS_ROW(2, r) : zero;
-    s->kx = _mm_xor_si128(_mm_xor_si128(s->k2, next), sk);
-    s->k0 = _mm_xor_si128(s->k2, sk);
-    s->k1 = _mm_xor_si128(s->k3, _mm_shuffle_epi8(s->tk, p1));
-    s->k2 = p1;
-    s->k3 = _mm_xor_si128(q, rcx);
+    const ub_ks a = *pa, b = *pb;
+#define UB_KSY_PAIR(f) y->f = _mm256_set_m128i(b.f, a.f)
+    UB_KSY_PAIR(k0);
+    UB_KSY_PAIR(k1);
+    UB_KSY_PAIR(k2);
+    UB_KSY_PAIR(k3);
+    UB_KSY_PAIR(kx);
+#undef UB_KSY_PAIR
+    y->sbox = _mm256_broadcastsi128_si256(a.sbox);
+    y->tk = _mm256_broadcastsi128_si256(a.tk);
+    y->pk0 = _mm256_broadcastsi128_si256(a.pk0);
+    y->pk1 = _mm256_broadcastsi128_si256(a.pk1);
+    y->lo80 = _mm256_broadcastsi128_si256(a.lo80);
+    y->t = a.t;
+    y->rounds = a.rounds;
 }
+
+/* key0 in lane 0, key1 in lane 1 (the same key: one init, broadcast) */
+static inline __attribute__((always_inline)) void
+ub_ksy_init(ub_ksy *y, kuai_cipher c, const uint8_t *key0, const uint8_t *key1, int same)
+{
+    ub_ks a, b;
+    ub_ks_init(&a, c, key0);
+    if (same)
+        b = a;
+    else
+        ub_ks_init(&b, c, key1);
+    ub_ksy_pair(y, &a, &b);
+}
+
+#define UBK_S ub_ksy
+#define UBK_T __m256i
+#define UBK_OP(op) KUAI_V(v256, op)
+#define UBK_ROW(t, r) v256_row16(ublock_ks_rc[t][r])
+#define UBK_SWAP64(x) _mm256_shuffle_epi32(x, 0x4e)
+#define UBK_STEP ub_ksy_step
+#include "ublock_ks_x86_step.h"
+#endif
 
 #endif

@@ -30,14 +30,11 @@
 #define UL_G128 4
 #define UL_G256 2
 
-static const _Alignas(16) uint8_t
-    UL_FN(sbox_tab)[2][16] = {{7, 4, 9, 12, 11, 10, 13, 8, 15, 14, 1, 6, 0, 3, 2, 5},  /* s   */
-                              {12, 10, 14, 13, 1, 15, 11, 0, 7, 2, 5, 4, 3, 6, 9, 8}}; /* s^-1 */
+static const _Alignas(UB_V_BYTES) uint8_t UL_FN(sbox_tab)[2][UB_V_BYTES] = {
+    UB_ROW16(7, 4, 9, 12, 11, 10, 13, 8, 15, 14, 1, 6, 0, 3, 2, 5),  /* s   */
+    UB_ROW16(12, 10, 14, 13, 1, 15, 11, 0, 7, 2, 5, 4, 3, 6, 9, 8)}; /* s^-1 */
 
-#define UL_S(x) v128_shuf8(v128_load(UL_FN(sbox_tab)[0]), x)
-#define UL_SI(x) v128_shuf8(v128_load(UL_FN(sbox_tab)[1]), x)
 #define UL_R128(x, l, row) v128_shuf8(x, v128_load(ub128_tab[l][row]))
-#define UL_R256(x, row, lane) v128_shuf8(x, v128_load(ub256_tab[row] + 16 * (lane)))
 
 /* 16 bytes -> their high nibbles (hi) and low nibbles (lo), one per byte. */
 UB_KERNEL void UL_FN(split)(v128 v, v128 *hi, v128 *lo)
@@ -73,42 +70,11 @@ UB_KERNEL void UL_FN(key128)(const uint8_t *rk, unsigned i, v128 *k0, v128 *k1)
     }
 }
 
-/* Round i (layout l = i & 7) of nb blocks, ending with key i+1 (k0, k1 per
- * block): ublock_bs.h's fused round_enc. */
-UB_KERNEL void UL_FN(round128)(v128 *a, v128 *b, const v128 *k0, const v128 *k1, unsigned l, int nb,
-                               int mk)
-{
-    for (int j = 0; j < nb; j++) {
-        v128 x = UL_S(a[j]), y = UL_S(b[j]);
-        y = v128_xor(y, x);                         /* b1 */
-        x = v128_xor(x, UL_R128(y, l, UB128_ROT1)); /* a1 */
-        y = v128_xor(y, UL_R128(x, l, UB128_ROT2)); /* b2 */
-        x = v128_xor(x, UL_R128(y, l, UB128_ROT2)); /* a2 */
-        v128 t = v128_xor(v128_xor(y, x), k0[mk ? j : 0]);
-        v128 u = v128_xor(UL_R128(y, l, UB128_FIX), k1[mk ? j : 0]);
-        a[j] = v128_xor(t, UL_R128(x, l, UB128_ROT5));
-        b[j] = v128_xor(u, UL_R128(x, l, UB128_FIX_ROT5));
-    }
-}
-
-/* Undo round i from a state carrying key i+1, then add key i:
- * ublock_bs.h's fused round_dec with the table S-box. */
-UB_KERNEL void UL_FN(round128_inv)(v128 *a, v128 *b, const v128 *k0, const v128 *k1, unsigned l,
-                                   int nb, int mk)
-{
-    for (int j = 0; j < nb; j++) {
-        v128 x0 = a[j], x1 = b[j];
-        v128 b3 = UL_R128(x1, l, UB128_FIX_INV);
-        v128 x = v128_xor(x0, b3); /* a2 */
-        v128 y = v128_xor(v128_xor(b3, UL_R128(x0, l, UB128_ROT5)),
-                          UL_R128(x1, l, UB128_ROT5_FIX_INV)); /* b2 */
-        x = v128_xor(x, UL_R128(y, l, UB128_ROT2));            /* a1 */
-        y = v128_xor(y, UL_R128(x, l, UB128_ROT2));            /* b1 */
-        v128 rb = UL_R128(y, l, UB128_ROT1);
-        b[j] = v128_xor(UL_SI(v128_xor(v128_xor(y, x), rb)), k1[mk ? j : 0]);
-        a[j] = v128_xor(UL_SI(v128_xor(x, rb)), k0[mk ? j : 0]);
-    }
-}
+/* The rounds on xmm (one block per vector). */
+#define UL_T v128
+#define UL_OP(op) KUAI_V(v128, op)
+#define UL_RN(name) UL_FN(name)
+#include "ublock_ll_r128.h"
 
 /* All round keys of a schedule in nibble form (kc[2i], kc[2i + 1]), for
  * calls long enough to reuse them (CBC chains, several groups). */
@@ -170,72 +136,159 @@ UB_KERNEL void UL_FN(dec128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
     }
 }
 
+#ifdef UL_Y
+/*
+ * uBlock-128 on ymm (UL_Y: the including file has avx2.h's vocabulary):
+ * two blocks per vector, one per 128-bit lane, so a group of 4 blocks is
+ * 4 ymm instead of 8 xmm and a round half the instructions. Every row is
+ * the same in both lanes (vpshufb works per lane), and so are the single
+ * key's round keys (broadcast at load); multi-key vectors hold the two
+ * blocks' keys. Data and keys move between lanes only as they are loaded
+ * and stored (vinserti128 / vextracti128 from and to memory). Groups of
+ * 2 and 4 run here (UL_YNB); the kernels take any count, an odd one with
+ * its last block in both lanes of the last vector.
+ */
+#define UL_T v256
+#define UL_OP(op) KUAI_V(v256, op)
+#define UL_RN(name) UL_FN(y##name)
+#include "ublock_ll_r128.h"
+
+#define UL_YV(n) (((n) + 1) / 2) /* vectors of n blocks */
+/* Group sizes that run on ymm: 3 blocks stay on xmm (3 vectors there, 2
+ * on ymm with one half empty: on Zen 1, which splits ymm operations, that
+ * measured 31% slower). */
+#define UL_YNB(n) ((n) == 2 || (n) == 4)
+
+/* Lane 0 from p0, lane 1 from p1 (16 bytes each); one load where p0 == p1. */
+UB_KERNEL v256 UL_FN(yload2)(const void *p0, const void *p1, int same)
+{
+    return same ? v256_row16(p0) : _mm256_loadu2_m128i((const __m128i *)p1, (const __m128i *)p0);
+}
+
+/* Blocks p0 (lane 0) and p1 (lane 1) -> X0, X1 in layout pos_0 per lane
+ * (load128 per lane). */
+UB_KERNEL void UL_FN(yload128)(const uint8_t *p0, const uint8_t *p1, int same, v256 *a, v256 *b)
+{
+    v256 v = UL_FN(yload2)(p0, p1, same), m = v256_set1_8(0x0f);
+    v256 hi = v256_and(v256_srl64(v, 4), m), lo = v256_and(v, m);
+    *a = v256_unpacklo64(hi, lo);
+    *b = v256_unpackhi64(hi, lo);
+}
+
+/* Lane 0 to p0; lane 1 to p1 unless p1 is NULL. */
+UB_KERNEL void UL_FN(ystore128)(uint8_t *p0, uint8_t *p1, v256 a, v256 b)
+{
+    v256 x = v256_or(v256_sll64(v256_unpacklo64(a, b), 4), v256_unpackhi64(a, b));
+    v128_storeu(p0, _mm256_castsi256_si128(x));
+    if (p1)
+        v128_storeu(p1, _mm256_extracti128_si256(x, 1));
+}
+
+/* Round key i of vector j: the caller's ymm forms kc[j] (mk) or kc[0]
+ * (ks_lly: both lanes' keys, ready to add), else the raw schedules
+ * rk[2j], rk[2j + 1] (mk; the last lane of an odd group repeats its
+ * block's key) or rk[0] in both lanes, split and put in round i's layout
+ * now (independent of the data, so off the dependency chain). */
+UB_KERNEL void UL_FN(ykget128)(const uint8_t (*const *rk)[32], const v256 *const *kc, int j,
+                               unsigned i, int nb, int mk, v256 *k0, v256 *k1)
+{
+    const int j0 = mk ? 2 * j : 0, j1 = mk ? (2 * j + 1 < nb ? 2 * j + 1 : 2 * j) : 0;
+    if (kc && mk) {
+        *k0 = kc[j][2 * i];
+        *k1 = kc[j][2 * i + 1];
+        return;
+    }
+    if (kc) { /* one key: ks_ll's xmm form, into both lanes as it loads */
+        const v128 *x = (const v128 *)(const void *)kc[0];
+        *k0 = v256_row16(&x[2 * i]);
+        *k1 = v256_row16(&x[2 * i + 1]);
+        return;
+    }
+    const int same = j0 == j1;
+    UL_FN(yload128)(rk[j0][i], rk[j1][i], same, k0, k1);
+    if (i & 7) { /* public round index */
+        v256 p = v256_load(ub128_tab[i & 7][UB128_KEY]);
+        *k0 = v256_shuf8(*k0, p);
+        *k1 = v256_shuf8(*k1, p);
+    }
+}
+
+/* nb blocks (2..UL_G128) in UL_YV(nb) vectors through all rounds, keys as
+ * enc128's. */
+UB_KERNEL void UL_FN(yenc128)(v256 *a, v256 *b, const uint8_t (*const *rk)[32],
+                              const v256 *const *kc, unsigned rounds, int nb, int mk)
+{
+    const int nv = UL_YV(nb), nk = mk ? nv : 1;
+    v256 k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
+    for (int j = 0; j < nk; j++)
+        UL_FN(ykget128)(rk, kc, j, 0, nb, mk, &k0[j], &k1[j]);
+    for (int j = 0; j < nv; j++) {
+        a[j] = v256_xor(a[j], k0[mk ? j : 0]);
+        b[j] = v256_xor(b[j], k1[mk ? j : 0]);
+    }
+    for (unsigned i = 0; i < rounds; i++) {
+        for (int j = 0; j < nk; j++)
+            UL_FN(ykget128)(rk, kc, j, i + 1, nb, mk, &k0[j], &k1[j]);
+        UL_FN(yround128)(a, b, k0, k1, i & 7, nv, mk);
+    }
+}
+
+UB_KERNEL void UL_FN(ydec128)(v256 *a, v256 *b, const uint8_t (*const *rk)[32],
+                              const v256 *const *kc, unsigned rounds, int nb, int mk)
+{
+    const int nv = UL_YV(nb), nk = mk ? nv : 1;
+    v256 k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
+    for (int j = 0; j < nk; j++)
+        UL_FN(ykget128)(rk, kc, j, rounds, nb, mk, &k0[j], &k1[j]);
+    for (int j = 0; j < nv; j++) {
+        a[j] = v256_xor(a[j], k0[mk ? j : 0]);
+        b[j] = v256_xor(b[j], k1[mk ? j : 0]);
+    }
+    for (unsigned i = rounds; i-- > 0;) {
+        for (int j = 0; j < nk; j++)
+            UL_FN(ykget128)(rk, kc, j, i, nb, mk, &k0[j], &k1[j]);
+        UL_FN(yround128_inv)(a, b, k0, k1, i & 7, nv, mk);
+    }
+}
+
+/* nb blocks (2..UL_G128), block j from src[j] to dst[j] (all loads before
+ * the stores), keys as enc128's. */
+UB_KERNEL void UL_FN(ygroup128)(const uint8_t (*const *rk)[32], const v256 *const *kc,
+                                unsigned rounds, const uint8_t *const *src, uint8_t *const *dst,
+                                int nb, int enc, int mk)
+{
+    v256 a[UL_YV(UL_G128)], b[UL_YV(UL_G128)];
+    for (int j = 0; j < UL_YV(nb); j++) {
+        const int j1 = 2 * j + 1 < nb ? 2 * j + 1 : 2 * j;
+        UL_FN(yload128)(src[2 * j], src[j1], j1 == 2 * j, &a[j], &b[j]);
+    }
+    if (enc)
+        UL_FN(yenc128)(a, b, rk, kc, rounds, nb, mk);
+    else
+        UL_FN(ydec128)(a, b, rk, kc, rounds, nb, mk);
+    for (int j = 0; j < UL_YV(nb); j++)
+        UL_FN(ystore128)(dst[2 * j], 2 * j + 1 < nb ? dst[2 * j + 1] : NULL, a[j], b[j]);
+}
+#endif
+
 /* ---- uBlock-256 ---------------------------------------------------------- */
 
-/* A 256-bit half: lane 0 (words 0-1) and lane 1 (words 2-3) in layout L. */
-typedef struct UL_FN(h256) {
-    v128 l, h;
-} UL_FN(h256);
+/* The halves and rounds on xmm (a half in two vectors). */
+#define UL_T v128
+#define UL_OP(op) KUAI_V(v128, op)
+#define UL_RN(name) UL_FN(name)
+#define UL_ROW256(row, lane) v128_load(ub256_tab[row] + 16 * (lane))
+#include "ublock_ll_r256.h"
 #define UL_H UL_FN(h256)
 
-UB_KERNEL UL_H UL_FN(mk256)(v128 l, v128 h)
-{
-    UL_H r = {l, h};
-    return r;
-}
-
-UB_KERNEL UL_H UL_FN(xor256)(UL_H a, UL_H b)
-{
-    return UL_FN(mk256)(v128_xor(a.l, b.l), v128_xor(a.h, b.h));
-}
-
-UB_KERNEL UL_H UL_FN(rot256)(UL_H x, int row)
-{
-    return UL_FN(mk256)(UL_R256(x.l, row, 0), UL_R256(x.h, row, 1));
-}
-
-/* 16 bytes (a half) -> layout L: the split layout S by two unpacks, then
- * to_l (as ublock_v128.h loads a transposed pass). */
 UB_KERNEL UL_H UL_FN(load256)(const uint8_t *p)
 {
-    v128 hi, lo;
-    UL_FN(split)(v128_loadu(p), &hi, &lo);
-    return UL_FN(rot256)(UL_FN(mk256)(v128_unpacklo64(hi, lo), v128_unpackhi64(hi, lo)),
-                         UB256_TO_L);
+    return UL_FN(load256v)(v128_loadu(p));
 }
 
 UB_KERNEL void UL_FN(store256)(uint8_t *p, UL_H x)
 {
-    UL_H s = UL_FN(rot256)(x, UB256_FROM_L);
-    v128_storeu(p, v128_or(v128_sll64(v128_unpacklo64(s.l, s.h), 4), v128_unpackhi64(s.l, s.h)));
-}
-
-UB_KERNEL UL_H UL_FN(sbox256)(UL_H x, int inv)
-{
-    return inv ? UL_FN(mk256)(UL_SI(x.l), UL_SI(x.h)) : UL_FN(mk256)(UL_S(x.l), UL_S(x.h));
-}
-
-UB_KERNEL UL_H UL_FN(pl256)(UL_H x)
-{
-    return UL_FN(rot256)(UL_FN(mk256)(v128_unpacklo64(x.l, x.h), v128_unpackhi64(x.l, x.h)),
-                         UB256_PL);
-}
-
-UB_KERNEL UL_H UL_FN(pr256)(UL_H x)
-{
-    return UL_FN(rot256)(UL_FN(mk256)(v128_even32(x.l, x.h), v128_odd32(x.l, x.h)), UB256_PR);
-}
-
-UB_KERNEL UL_H UL_FN(pl256_inv)(UL_H x)
-{
-    UL_H t = UL_FN(rot256)(x, UB256_PL_INV);
-    return UL_FN(mk256)(v128_unpacklo64(t.l, t.h), v128_unpackhi64(t.l, t.h));
-}
-
-UB_KERNEL UL_H UL_FN(pr256_inv)(UL_H x)
-{
-    UL_H t = UL_FN(rot256)(x, UB256_PR_INV);
-    return UL_FN(mk256)(v128_unpacklo32(t.l, t.h), v128_unpackhi32(t.l, t.h));
+    v128_storeu(p, UL_FN(merge256)(x));
 }
 
 UB_KERNEL void UL_FN(key256)(const uint8_t *rk, UL_H *k0, UL_H *k1)
@@ -270,18 +323,8 @@ UB_KERNEL void UL_FN(enc256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
     for (unsigned i = 0; i < rounds; i++) {
         for (int j = 0; j < (mk ? nb : 1); j++)
             UL_FN(kget256)(rk, kc, j, i, &k0[j], &k1[j]);
-        for (int j = 0; j < nb; j++) {
-            UL_H x = UL_FN(sbox256)(UL_FN(xor256)(a[j], k0[mk ? j : 0]), 0);
-            UL_H y = UL_FN(sbox256)(UL_FN(xor256)(b[j], k1[mk ? j : 0]), 0);
-            y = UL_FN(xor256)(y, x);
-            x = UL_FN(xor256)(x, UL_FN(rot256)(y, UB256_ROT1));
-            y = UL_FN(xor256)(y, UL_FN(rot256)(x, UB256_ROT2));
-            x = UL_FN(xor256)(x, UL_FN(rot256)(y, UB256_ROT2));
-            y = UL_FN(xor256)(y, UL_FN(rot256)(x, UB256_ROT5));
-            x = UL_FN(xor256)(x, y);
-            a[j] = UL_FN(pl256)(x);
-            b[j] = UL_FN(pr256)(y);
-        }
+        for (int j = 0; j < nb; j++)
+            UL_FN(round256)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0]);
     }
     for (int j = 0; j < (mk ? nb : 1); j++)
         UL_FN(kget256)(rk, kc, j, rounds, &k0[j], &k1[j]);
@@ -304,19 +347,86 @@ UB_KERNEL void UL_FN(dec256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
     for (unsigned i = rounds; i-- > 0;) {
         for (int j = 0; j < (mk ? nb : 1); j++)
             UL_FN(kget256)(rk, kc, j, i, &k0[j], &k1[j]);
-        for (int j = 0; j < nb; j++) {
-            UL_H x = UL_FN(pl256_inv)(a[j]), y = UL_FN(pr256_inv)(b[j]);
-            x = UL_FN(xor256)(x, y);
-            y = UL_FN(xor256)(y, UL_FN(rot256)(x, UB256_ROT5));
-            x = UL_FN(xor256)(x, UL_FN(rot256)(y, UB256_ROT2));
-            y = UL_FN(xor256)(y, UL_FN(rot256)(x, UB256_ROT2));
-            x = UL_FN(xor256)(x, UL_FN(rot256)(y, UB256_ROT1));
-            y = UL_FN(xor256)(y, x);
-            a[j] = UL_FN(xor256)(UL_FN(sbox256)(x, 1), k0[mk ? j : 0]);
-            b[j] = UL_FN(xor256)(UL_FN(sbox256)(y, 1), k1[mk ? j : 0]);
-        }
+        for (int j = 0; j < nb; j++)
+            UL_FN(round256_inv)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0]);
     }
 }
+
+#ifdef UL_Y
+/*
+ * uBlock-256/256 on ymm: a group of 2 blocks, block j in lane j of every
+ * vector, so the group's 8 xmm halves are 4 ymm; rows for lane 0 and lane
+ * 1 of a half (ub256_tab) are each broadcast to both 128-bit lanes. Keys
+ * as for uBlock-128 (one key in both lanes, or block j's in lane j).
+ */
+#define UL_T v256
+#define UL_OP(op) KUAI_V(v256, op)
+#define UL_RN(name) UL_FN(y##name)
+#define UL_ROW256(row, lane) v256_row16(ub256_tab[row] + 16 * (lane))
+#include "ublock_ll_r256.h"
+#define UL_HY UL_FN(yh256)
+
+/* Round key i of a group of nb blocks: the caller's xmm forms kc[0] (and
+ * kc[1], mk) loaded into the lanes, else the raw schedules split now. */
+UB_KERNEL void UL_FN(ykget256)(const uint8_t (*const *rk)[32], const UL_H *const *kc, unsigned i,
+                               int nb, int mk, UL_HY *k0, UL_HY *k1)
+{
+    const int j1 = mk && nb > 1 ? 1 : 0, same = j1 == 0;
+    if (kc) {
+        const UL_H *x = &kc[0][2 * i], *y = &kc[j1][2 * i];
+        *k0 = UL_FN(ymk256)(UL_FN(yload2)(&x[0].l, &y[0].l, same),
+                            UL_FN(yload2)(&x[0].h, &y[0].h, same));
+        *k1 = UL_FN(ymk256)(UL_FN(yload2)(&x[1].l, &y[1].l, same),
+                            UL_FN(yload2)(&x[1].h, &y[1].h, same));
+        return;
+    }
+    *k0 = UL_FN(yload256v)(UL_FN(yload2)(rk[0][i], rk[j1][i], same));
+    *k1 = UL_FN(yload256v)(UL_FN(yload2)(rk[0][i] + 16, rk[j1][i] + 16, same));
+}
+
+/* Lane 0 of x to p0, lane 1 to p1 unless p1 is NULL. */
+UB_KERNEL void UL_FN(ystore2)(uint8_t *p0, uint8_t *p1, v256 x)
+{
+    v128_storeu(p0, _mm256_castsi256_si128(x));
+    if (p1)
+        v128_storeu(p1, _mm256_extracti128_si256(x, 1));
+}
+
+/* nb (1..2) blocks, block j from src[j] to dst[j] in lane j (all loads
+ * before the stores). Used for two keys, and for one key whose round keys
+ * are ready (kc: broadcast loads); one key's raw schedule stays on xmm,
+ * where its split serves both blocks (on ymm it costs twice the operations
+ * on Zen 1: +4% for ECB of 2 blocks, +8% for the one-shot encryption
+ * with its schedule broadcast; docs/performance.md). */
+UB_KERNEL void UL_FN(ygroup256)(const uint8_t (*const *rk)[32], const UL_H *const *kc,
+                                unsigned rounds, const uint8_t *const *src, uint8_t *const *dst,
+                                int nb, int enc, int mk)
+{
+    const int j1 = nb > 1 ? 1 : 0, same = j1 == 0;
+    UL_HY a = UL_FN(yload256v)(UL_FN(yload2)(src[0], src[j1], same));
+    UL_HY b = UL_FN(yload256v)(UL_FN(yload2)(src[0] + 16, src[j1] + 16, same));
+    UL_HY k0, k1;
+    if (enc) {
+        for (unsigned i = 0; i < rounds; i++) {
+            UL_FN(ykget256)(rk, kc, i, nb, mk, &k0, &k1);
+            UL_FN(yround256)(&a, &b, k0, k1);
+        }
+        UL_FN(ykget256)(rk, kc, rounds, nb, mk, &k0, &k1);
+        a = UL_FN(yxor256)(a, k0);
+        b = UL_FN(yxor256)(b, k1);
+    } else {
+        UL_FN(ykget256)(rk, kc, rounds, nb, mk, &k0, &k1);
+        a = UL_FN(yxor256)(a, k0);
+        b = UL_FN(yxor256)(b, k1);
+        for (unsigned i = rounds; i-- > 0;) {
+            UL_FN(ykget256)(rk, kc, i, nb, mk, &k0, &k1);
+            UL_FN(yround256_inv)(&a, &b, k0, k1);
+        }
+    }
+    UL_FN(ystore2)(dst[0], nb > 1 ? dst[1] : NULL, UL_FN(ymerge256)(a));
+    UL_FN(ystore2)(dst[0] + 16, nb > 1 ? dst[1] + 16 : NULL, UL_FN(ymerge256)(b));
+}
+#endif
 
 /* ---- calls --------------------------------------------------------------- */
 
@@ -331,6 +441,18 @@ UB_KERNEL void UL_FN(group)(const ublock_sched *const *keys, const uint8_t *in, 
     const uint8_t(*rk[UL_G128])[32];
     for (int j = 0; j < (mk ? nb : 1); j++)
         rk[j] = keys[j]->rk;
+#ifdef UL_Y
+    if (keys[0]->nbytes == 16 && UL_YNB(nb)) {
+        const uint8_t *src[UL_G128];
+        uint8_t *dst[UL_G128];
+        for (int j = 0; j < nb; j++) {
+            src[j] = in + 16 * j;
+            dst[j] = out + 16 * j;
+        }
+        UL_FN(ygroup128)(rk, NULL, rounds, src, dst, nb, enc, mk);
+        return;
+    }
+#endif
     if (keys[0]->nbytes == 16) {
         v128 a[UL_G128], b[UL_G128];
         for (int j = 0; j < nb; j++)
@@ -342,6 +464,14 @@ UB_KERNEL void UL_FN(group)(const ublock_sched *const *keys, const uint8_t *in, 
         for (int j = 0; j < nb; j++)
             v128_storeu(out + 16 * j, UL_FN(merge128)(a[j], b[j]));
     } else {
+#ifdef UL_Y
+        if (nb >= 2 && mk) { /* one key: see ygroup256 */
+            const uint8_t *src[2] = {in, in + 32};
+            uint8_t *dst[2] = {out, out + 32};
+            UL_FN(ygroup256)(rk, NULL, rounds, src, dst, 2, enc, mk);
+            return;
+        }
+#endif
         UL_H a[UL_G256], b[UL_G256];
         for (int j = 0; j < nb && j < UL_G256; j++) {
             a[j] = UL_FN(load256)(in + 32 * j);
@@ -641,10 +771,7 @@ static void UL_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in
     kuai_wipe(ks, sizeof ks);
 }
 
-#undef UL_S
-#undef UL_SI
 #undef UL_R128
-#undef UL_R256
 
 #ifdef UL_KS
 /*
@@ -659,6 +786,9 @@ static void UL_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in
 typedef union UL_FN(kcu) {
     v128 v[2 * (UBLOCK_MAX_ROUNDS + 1)];
     UL_H h[2 * (UBLOCK_MAX_ROUNDS + 1)];
+#ifdef UL_Y
+    v256 y[2 * (UBLOCK_MAX_ROUNDS + 1)]; /* ks_lly: two keys, one per lane */
+#endif
 } UL_FN(kcu);
 
 UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
@@ -689,11 +819,57 @@ UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
     }
 }
 
-/* nb blocks, block j from src[j] to dst[j], under kc[j] (mk) or kc[0]. */
+#ifdef UL_Y
+/* uBlock-128's round keys of key0 (lane 0) and key1 (lane 1), or of one
+ * key in both lanes, in the ymm kernel's form: two schedules run side by
+ * side in ymm (ub_ksy), so no round key moves between lanes. */
+UB_KERNEL void UL_FN(ks_lly)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key0,
+                             const uint8_t *key1, int same)
+{
+    static const _Alignas(16)
+        uint8_t q[16] = {0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15};
+    const v256 qy = v256_row16(q);
+    if (same) { /* xmm schedule, broadcast: see ks_fused */
+        const v128 qv = v128_load(q);
+        ub_ks k;
+        ub_ks_init(&k, c, key0);
+        for (unsigned r = 0; r <= k.rounds; r++) {
+            if (r)
+                ub_ks_step(&k, r);
+            v128 p = (r & 7) ? v128_shuf8(qv, v128_load(ub128_tab[r & 7][UB128_KEY])) : qv;
+            kc->y[2 * r] = _mm256_broadcastsi128_si256(v128_shuf8(k.k0, p));
+            kc->y[2 * r + 1] = _mm256_broadcastsi128_si256(v128_shuf8(k.k1, p));
+        }
+        return;
+    }
+    ub_ksy ks;
+    ub_ksy_init(&ks, c, key0, key1, same);
+    for (unsigned r = 0; r <= ks.rounds; r++) {
+        if (r)
+            ub_ksy_step(&ks, r);
+        v256 p = (r & 7) ? v256_shuf8(qy, v256_load(ub128_tab[r & 7][UB128_KEY])) : qy;
+        kc->y[2 * r] = v256_shuf8(ks.k0, p);
+        kc->y[2 * r + 1] = v256_shuf8(ks.k1, p);
+    }
+}
+#endif
+
+/* nb blocks, block j from src[j] to dst[j], under kc[j] (mk) or kc[0];
+ * with UL_Y, 2 or 4 uBlock-128 blocks run on ymm under kc[v].y (ks_lly:
+ * blocks 2v and 2v + 1's keys; mk) or kc[0].y. */
 UB_KERNEL void UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs,
                                const uint8_t *const *src, uint8_t *const *dst, int nb, int enc,
                                int mk)
 {
+#ifdef UL_Y
+    if (bs == 16 && UL_YNB(nb)) {
+        const v256 *kcp[UL_YV(UL_G128)];
+        for (int v = 0; v < UL_YV(nb); v++)
+            kcp[v] = mk ? kc[v].y : (const v256 *)(const void *)kc[0].v;
+        UL_FN(ygroup128)(NULL, kcp, rounds, src, dst, nb, enc, mk);
+        return;
+    }
+#endif
     if (bs == 16) {
         v128 a[UL_G128], b[UL_G128];
         const v128 *kcp[UL_G128];
@@ -708,6 +884,13 @@ UB_KERNEL void UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs
         for (int j = 0; j < nb; j++)
             v128_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
     } else {
+#ifdef UL_Y
+        if (nb >= 2) {
+            const UL_H *kcp[2] = {kc[0].h, kc[mk ? 1 : 0].h};
+            UL_FN(ygroup256)(NULL, kcp, rounds, src, dst, 2, enc, mk);
+            return;
+        }
+#endif
         UL_H a[UL_G256], b[UL_G256];
         const UL_H *kcp[UL_G256];
         for (int j = 0; j < nb && j < UL_G256; j++) {
@@ -726,6 +909,35 @@ UB_KERNEL void UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs
     }
 }
 
+#ifdef UL_Y
+/* ks_fused's round key r on ymm, the schedules stepped to it first (r > 0):
+ * from ksy[v] (mk; two keys per vector) or from the one key's xmm schedule
+ * k1x, broadcast. */
+UB_KERNEL void UL_FN(yks_key)(ub_ksy *ksy, ub_ks *k1x, unsigned r, int nv, int mk, v256 *k0,
+                              v256 *k1)
+{
+    static const _Alignas(16)
+        uint8_t q[16] = {0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15};
+    if (mk) {
+        const v256 qy = v256_row16(q);
+        v256 p = (r & 7) ? v256_shuf8(qy, v256_load(ub128_tab[r & 7][UB128_KEY])) : qy;
+        for (int v = 0; v < nv; v++) {
+            if (r)
+                ub_ksy_step(&ksy[v], r);
+            k0[v] = v256_shuf8(ksy[v].k0, p);
+            k1[v] = v256_shuf8(ksy[v].k1, p);
+        }
+    } else {
+        const v128 qv = v128_load(q);
+        v128 p = (r & 7) ? v128_shuf8(qv, v128_load(ub128_tab[r & 7][UB128_KEY])) : qv;
+        if (r)
+            ub_ks_step(k1x, r);
+        k0[0] = _mm256_broadcastsi128_si256(v128_shuf8(k1x->k0, p));
+        k1[0] = _mm256_broadcastsi128_si256(v128_shuf8(k1x->k1, p));
+    }
+}
+#endif
+
 /*
  * Encryption with the round keys made between the rounds: each key's
  * schedule steps once per round (it depends on the key only, so it runs
@@ -738,6 +950,44 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
     static const _Alignas(16)
         uint8_t q[16] = {0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15};
     const v128 qv = v128_load(q);
+#ifdef UL_Y
+    if (bs == 16 && UL_YNB(nb)) {
+        /* ymm. Several keys: their schedules run in ymm too, two per
+         * vector, each in the lanes of the blocks that add its round keys,
+         * so no round key moves between lanes. One key: its schedule runs
+         * on xmm and each round key is broadcast to both lanes as it is
+         * made (half the width for the same result: on a core that splits
+         * ymm operations in two, Zen 1, this is what keeps the path at or
+         * below the xmm kernel's cost; docs/performance.md). */
+        const int nv = UL_YV(nb);
+        v256 a[UL_YV(UL_G128)], b[UL_YV(UL_G128)], k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
+        ub_ksy ksy[UL_YV(UL_G128)];
+        ub_ks k1x;
+        if (mk) {
+            for (int v = 0; v < nv; v++) {
+                const int j1 = 2 * v + 1 < nb ? 2 * v + 1 : 2 * v;
+                ub_ksy_init(&ksy[v], c, key[2 * v], key[j1], j1 == 2 * v);
+            }
+        } else {
+            ub_ks_init(&k1x, c, key[0]);
+        }
+        const unsigned yrounds = mk ? ksy[0].rounds : k1x.rounds;
+        UL_FN(yks_key)(ksy, &k1x, 0, nv, mk, k0, k1);
+        for (int v = 0; v < nv; v++) {
+            const int j1 = 2 * v + 1 < nb ? 2 * v + 1 : 2 * v;
+            UL_FN(yload128)(src[2 * v], src[j1], j1 == 2 * v, &a[v], &b[v]);
+            a[v] = v256_xor(a[v], k0[mk ? v : 0]);
+            b[v] = v256_xor(b[v], k1[mk ? v : 0]);
+        }
+        for (unsigned r = 1; r <= yrounds; r++) {
+            UL_FN(yks_key)(ksy, &k1x, r, nv, mk, k0, k1);
+            UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk);
+        }
+        for (int v = 0; v < nv; v++)
+            UL_FN(ystore128)(dst[2 * v], 2 * v + 1 < nb ? dst[2 * v + 1] : NULL, a[v], b[v]);
+        return;
+    }
+#endif
     const int nk = mk ? nb : 1;
     ub_ks ks[UL_G128];
     for (int j = 0; j < nk; j++)
@@ -765,6 +1015,32 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
     } else {
         const v128 p0 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L]));
         const v128 p1 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L] + 16));
+#ifdef UL_Y
+        if (nb >= 2 && mk) {
+            /* ymm, block j in lane j, the two keys' schedules in ymm (one
+             * key stays on xmm: see ygroup256) */
+            const v256 y0 = _mm256_broadcastsi128_si256(p0), y1 = _mm256_broadcastsi128_si256(p1);
+            ub_ksy ksy;
+            ub_ksy_pair(&ksy, &ks[0], &ks[1]);
+            UL_HY a = UL_FN(yload256v)(UL_FN(yload2)(src[0], src[1], 0));
+            UL_HY b = UL_FN(yload256v)(UL_FN(yload2)(src[0] + 16, src[1] + 16, 0));
+            for (unsigned i = 0; i <= rounds; i++) {
+                if (i)
+                    ub_ksy_step(&ksy, i);
+                UL_HY k0 = UL_FN(ymk256)(v256_shuf8(ksy.k0, y0), v256_shuf8(ksy.k1, y1));
+                UL_HY k1 = UL_FN(ymk256)(v256_shuf8(ksy.k2, y0), v256_shuf8(ksy.k3, y1));
+                if (i < rounds) {
+                    UL_FN(yround256)(&a, &b, k0, k1);
+                } else {
+                    a = UL_FN(yxor256)(a, k0);
+                    b = UL_FN(yxor256)(b, k1);
+                }
+            }
+            UL_FN(ystore2)(dst[0], dst[1], UL_FN(ymerge256)(a));
+            UL_FN(ystore2)(dst[0] + 16, dst[1] + 16, UL_FN(ymerge256)(b));
+            return;
+        }
+#endif
         UL_H a[UL_G256], b[UL_G256];
         for (int j = 0; j < nb && j < UL_G256; j++) {
             a[j] = UL_FN(load256)(src[j]);
@@ -869,6 +1145,16 @@ static void UL_FN(ks_ll_c)(UL_FN(kcu) * kc, const uint8_t *key)
 {
     UL_FN(ks_ll)(kc, KUAI_UBLOCK_256_256, key);
 }
+#ifdef UL_Y
+static void UL_FN(ks_lly_a)(UL_FN(kcu) * kc, const uint8_t *k0, const uint8_t *k1, int same)
+{
+    UL_FN(ks_lly)(kc, KUAI_UBLOCK_128_128, k0, k1, same);
+}
+static void UL_FN(ks_lly_b)(UL_FN(kcu) * kc, const uint8_t *k0, const uint8_t *k1, int same)
+{
+    UL_FN(ks_lly)(kc, KUAI_UBLOCK_128_256, k0, k1, same);
+}
+#endif
 
 static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
                            uint8_t *const *out, size_t n, size_t nblocks, int enc)
@@ -918,18 +1204,38 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
         }
         return;
     }
+#ifdef UL_Y
+    /* uBlock-128 groups of 2..4 on ymm, under ks_lly's forms */
+    static void (*const ksy[2])(UL_FN(kcu) *, const uint8_t *, const uint8_t *,
+                                int) = {UL_FN(ks_lly_a), UL_FN(ks_lly_b)};
+    const int y = bs == 16;
+    const size_t kbytes = (size_t)(m ? 25 : 17) * 2 * 32; /* round keys of one kc */
+#else
     const size_t kbytes = (size_t)(m ? 25 : 17) * 2 * bs; /* round keys of one key */
+#endif
     UL_FN(kcu) kc[UL_G128];
     size_t used = 0;
     if (nblocks == 1) { /* a group of keys, one block each, per pass */
         for (size_t i = 0; i < n;) {
             size_t w = n - i < g ? n - i : g;
             for (size_t j = 0; j < w; j++) {
-                ks[m](&kc[j], keys[i + j]);
+#ifdef UL_Y
+                if (y && UL_YNB(w)) { /* keys 2v, 2v + 1 into kc[v] */
+                    if (j % 2 == 0)
+                        ksy[m](&kc[j / 2], keys[i + j], keys[i + (j + 1 < w ? j + 1 : j)],
+                               j + 1 >= w);
+                } else
+#endif
+                    ks[m](&kc[j], keys[i + j]);
                 src[j] = in[i + j];
                 dst[j] = out[i + j];
             }
-            used = w > used ? w : used;
+#ifdef UL_Y
+            if (y && UL_YNB(w)) /* kc[0 .. w / 2 - 1] hold the keys */
+                used = (w + 1) / 2 > used ? (w + 1) / 2 : used;
+            else
+#endif
+                used = w > used ? w : used;
             fns[m][1][enc][w](kc, src, dst);
             i += w;
         }
@@ -994,6 +1300,10 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
 
 #endif
 #undef UL_H
+#ifdef UL_Y
+#undef UL_HY
+#undef UL_YV
+#endif
 
 /*
  * Backend tables of an ISA with this kernel in front of the wide one: W is

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * One round of the nibble key schedule (ublock_ks_x86.h) over one vector
+ * width, included once per width: UBK_S is the state type (its vectors of
+ * type UBK_T), UBK_OP(op) the vocabulary's op, UBK_ROW(t, r) a row of
+ * ublock_ks_rc in every 128-bit lane, UBK_SWAP64(x) the two qwords of
+ * every lane swapped, UBK_STEP the function's name. Every operation works
+ * per 128-bit lane, so a ymm state runs two schedules (one per lane).
+ */
+
+/* Round r (1..rounds) of the schedule: the register now gives RK_r. */
+static inline __attribute__((always_inline)) void UBK_STEP(UBK_S *s, unsigned r)
+{
+    const UBK_T zero = UBK_OP(zero)();
+    if (s->t == 1) {
+        UBK_T rcx = UBK_ROW(0, r - 1);
+        UBK_T q = UBK_OP(shuf8)(s->kx, s->pk0); /* PK(K0||K1) ^ rcx */
+        UBK_T sk = UBK_OP(shuf8)(s->sbox, q);
+        UBK_T t = UBK_OP(shuf8)(s->tk, UBK_OP(xor)(q, UBK_OP(xor)(rcx, s->lo80)));
+        UBK_T k1t = UBK_OP(xor)(s->k1, t);
+        UBK_T next = r < 16 ? UBK_ROW(1, r) : zero;
+        s->kx = UBK_OP(xor)(UBK_OP(xor)(k1t, next), sk);
+        s->k0 = UBK_OP(xor)(k1t, sk);
+        s->k1 = UBK_SWAP64(UBK_OP(xor)(q, rcx)); /* K1' || K0' */
+        return;
+    }
+    /* RC nibbles, then 0: Sk covers all of K0 here */
+    UBK_T rcx = UBK_OP(unpacklo64)(UBK_ROW(0, r - 1), zero);
+    UBK_T q = UBK_OP(shuf8)(s->kx, s->pk0); /* PK(K0) ^ rcx */
+    UBK_T p1 = UBK_OP(shuf8)(s->k1, s->pk1);
+    UBK_T sk = UBK_OP(shuf8)(s->sbox, q);
+    UBK_T next = r < 24 ? UBK_ROW(2, r) : zero;
+    s->kx = UBK_OP(xor)(UBK_OP(xor)(s->k2, next), sk);
+    s->k0 = UBK_OP(xor)(s->k2, sk);
+    s->k1 = UBK_OP(xor)(s->k3, UBK_OP(shuf8)(s->tk, p1));
+    s->k2 = p1;
+    s->k3 = UBK_OP(xor)(q, rcx);
+}
+
+#undef UBK_S
+#undef UBK_T
+#undef UBK_OP
+#undef UBK_ROW
+#undef UBK_SWAP64
+#undef UBK_STEP

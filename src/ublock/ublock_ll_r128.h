@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The low-latency kernel's uBlock-128 rounds (ublock_ll.h) over one vector
+ * width, included once per width: UL_T is the vector type, UL_OP(op) the
+ * vocabulary's op (KUAI_V(v128, op) or KUAI_V(v256, op)), UL_RN(name) the
+ * names of this width. A vector holds one block's half per 128-bit lane;
+ * every shuffle row is a ub128_tab row (16 bytes, repeated in every lane
+ * where the tables are wider: UB_ROW16) and the S-box table UL_FN(sbox_tab)
+ * the same, so the rows never move data across lanes.
+ */
+
+#define UL_RS(x, inv) UL_OP(shuf8)(UL_OP(load)(UL_FN(sbox_tab)[inv]), x)
+#define UL_RR(x, l, row) UL_OP(shuf8)(x, UL_OP(load)(ub128_tab[l][row]))
+
+/* Round i (layout l = i & 7) of nb vectors, ending with key i+1 (k0, k1 per
+ * vector): ublock_bs.h's fused round_enc. */
+UB_KERNEL void UL_RN(round128)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l, int nb,
+                               int mk)
+{
+    for (int j = 0; j < nb; j++) {
+        UL_T x = UL_RS(a[j], 0), y = UL_RS(b[j], 0);
+        y = UL_OP(xor)(y, x);                       /* b1 */
+        x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT1)); /* a1 */
+        y = UL_OP(xor)(y, UL_RR(x, l, UB128_ROT2)); /* b2 */
+        x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT2)); /* a2 */
+        UL_T t = UL_OP(xor)(UL_OP(xor)(y, x), k0[mk ? j : 0]);
+        UL_T u = UL_OP(xor)(UL_RR(y, l, UB128_FIX), k1[mk ? j : 0]);
+        a[j] = UL_OP(xor)(t, UL_RR(x, l, UB128_ROT5));
+        b[j] = UL_OP(xor)(u, UL_RR(x, l, UB128_FIX_ROT5));
+    }
+}
+
+/* Undo round i from a state carrying key i+1, then add key i:
+ * ublock_bs.h's fused round_dec with the table S-box. */
+UB_KERNEL void UL_RN(round128_inv)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l,
+                                   int nb, int mk)
+{
+    for (int j = 0; j < nb; j++) {
+        UL_T x0 = a[j], x1 = b[j];
+        UL_T b3 = UL_RR(x1, l, UB128_FIX_INV);
+        UL_T x = UL_OP(xor)(x0, b3); /* a2 */
+        UL_T y = UL_OP(xor)(UL_OP(xor)(b3, UL_RR(x0, l, UB128_ROT5)),
+                            UL_RR(x1, l, UB128_ROT5_FIX_INV)); /* b2 */
+        x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT2));            /* a1 */
+        y = UL_OP(xor)(y, UL_RR(x, l, UB128_ROT2));            /* b1 */
+        UL_T rb = UL_RR(y, l, UB128_ROT1);
+        b[j] = UL_OP(xor)(UL_RS(UL_OP(xor)(UL_OP(xor)(y, x), rb), 1), k1[mk ? j : 0]);
+        a[j] = UL_OP(xor)(UL_RS(UL_OP(xor)(x, rb), 1), k0[mk ? j : 0]);
+    }
+}
+
+#undef UL_RS
+#undef UL_RR
+#undef UL_T
+#undef UL_OP
+#undef UL_RN

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The low-latency kernel's uBlock-256 halves and rounds (ublock_ll.h) over
+ * one vector width, included once per width as ublock_ll_r128.h, with
+ * UL_ROW256(row, lane): ub256_tab's row for 128-bit lane `lane` of a half
+ * (the 16 bytes at ub256_tab[row] + 16 * lane) in every lane of a vector.
+ * A half is two vectors, l (its words 0-1) and h (words 2-3), in layout L;
+ * a wider vector holds one block's half per 128-bit lane, so PL and PR,
+ * which exchange words between l and h, never cross a lane.
+ */
+
+typedef struct UL_RN(h256) {
+    UL_T l, h;
+} UL_RN(h256);
+#define UL_HT UL_RN(h256)
+
+UB_KERNEL UL_HT UL_RN(mk256)(UL_T l, UL_T h)
+{
+    UL_HT r = {l, h};
+    return r;
+}
+
+UB_KERNEL UL_HT UL_RN(xor256)(UL_HT a, UL_HT b)
+{
+    return UL_RN(mk256)(UL_OP(xor)(a.l, b.l), UL_OP(xor)(a.h, b.h));
+}
+
+UB_KERNEL UL_HT UL_RN(rot256)(UL_HT x, int row)
+{
+    return UL_RN(mk256)(UL_OP(shuf8)(x.l, UL_ROW256(row, 0)), UL_OP(shuf8)(x.h, UL_ROW256(row, 1)));
+}
+
+/* 16 bytes (a half; per lane) -> layout L: the split layout S by two
+ * unpacks, then to_l (as ublock_v128.h loads a transposed pass). */
+UB_KERNEL UL_HT UL_RN(load256v)(UL_T v)
+{
+    UL_T m = UL_OP(set1_8)(0x0f);
+    UL_T hi = UL_OP(and)(UL_OP(srl64)(v, 4), m), lo = UL_OP(and)(v, m);
+    return UL_RN(rot256)(UL_RN(mk256)(UL_OP(unpacklo64)(hi, lo), UL_OP(unpackhi64)(hi, lo)),
+                         UB256_TO_L);
+}
+
+/* layout L -> the 16 bytes of a half (per lane) */
+UB_KERNEL UL_T UL_RN(merge256)(UL_HT x)
+{
+    UL_HT s = UL_RN(rot256)(x, UB256_FROM_L);
+    return UL_OP(or)(UL_OP(sll64)(UL_OP(unpacklo64)(s.l, s.h), 4), UL_OP(unpackhi64)(s.l, s.h));
+}
+
+UB_KERNEL UL_HT UL_RN(sbox256)(UL_HT x, int inv)
+{
+    UL_T t = UL_OP(load)(UL_FN(sbox_tab)[inv]);
+    return UL_RN(mk256)(UL_OP(shuf8)(t, x.l), UL_OP(shuf8)(t, x.h));
+}
+
+UB_KERNEL UL_HT UL_RN(pl256)(UL_HT x)
+{
+    return UL_RN(rot256)(UL_RN(mk256)(UL_OP(unpacklo64)(x.l, x.h), UL_OP(unpackhi64)(x.l, x.h)),
+                         UB256_PL);
+}
+
+UB_KERNEL UL_HT UL_RN(pr256)(UL_HT x)
+{
+    return UL_RN(rot256)(UL_RN(mk256)(UL_OP(even32)(x.l, x.h), UL_OP(odd32)(x.l, x.h)), UB256_PR);
+}
+
+UB_KERNEL UL_HT UL_RN(pl256_inv)(UL_HT x)
+{
+    UL_HT t = UL_RN(rot256)(x, UB256_PL_INV);
+    return UL_RN(mk256)(UL_OP(unpacklo64)(t.l, t.h), UL_OP(unpackhi64)(t.l, t.h));
+}
+
+UB_KERNEL UL_HT UL_RN(pr256_inv)(UL_HT x)
+{
+    UL_HT t = UL_RN(rot256)(x, UB256_PR_INV);
+    return UL_RN(mk256)(UL_OP(unpacklo32)(t.l, t.h), UL_OP(unpackhi32)(t.l, t.h));
+}
+
+/* Add round key i (k0, k1), then round i. */
+UB_KERNEL void UL_RN(round256)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1)
+{
+    UL_HT x = UL_RN(sbox256)(UL_RN(xor256)(*a, k0), 0);
+    UL_HT y = UL_RN(sbox256)(UL_RN(xor256)(*b, k1), 0);
+    y = UL_RN(xor256)(y, x);
+    x = UL_RN(xor256)(x, UL_RN(rot256)(y, UB256_ROT1));
+    y = UL_RN(xor256)(y, UL_RN(rot256)(x, UB256_ROT2));
+    x = UL_RN(xor256)(x, UL_RN(rot256)(y, UB256_ROT2));
+    y = UL_RN(xor256)(y, UL_RN(rot256)(x, UB256_ROT5));
+    x = UL_RN(xor256)(x, y);
+    *a = UL_RN(pl256)(x);
+    *b = UL_RN(pr256)(y);
+}
+
+/* Undo round i, then add round key i (k0, k1). */
+UB_KERNEL void UL_RN(round256_inv)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1)
+{
+    UL_HT x = UL_RN(pl256_inv)(*a), y = UL_RN(pr256_inv)(*b);
+    x = UL_RN(xor256)(x, y);
+    y = UL_RN(xor256)(y, UL_RN(rot256)(x, UB256_ROT5));
+    x = UL_RN(xor256)(x, UL_RN(rot256)(y, UB256_ROT2));
+    y = UL_RN(xor256)(y, UL_RN(rot256)(x, UB256_ROT2));
+    x = UL_RN(xor256)(x, UL_RN(rot256)(y, UB256_ROT1));
+    y = UL_RN(xor256)(y, x);
+    *a = UL_RN(xor256)(UL_RN(sbox256)(x, 1), k0);
+    *b = UL_RN(xor256)(UL_RN(sbox256)(y, 1), k1);
+}
+
+#undef UL_HT
+#undef UL_ROW256
+#undef UL_T
+#undef UL_OP
+#undef UL_RN

@@ -497,9 +497,9 @@ static void sm4s_cbc_enc_blocks(const kuai_key *k, uint8_t *iv, const uint8_t *i
  * the blocks' round at once, so the two dependency chains run beside each
  * other and nothing is stored; so does one key with up to SM4V_W blocks
  * (every word of the key vector holds its key). Decryption (round keys
- * last to first) and longer messages store the key vectors (512 bytes,
- * wiped at the end) and run the ECB kernel, or the one-block lanes
- * backwards, over them.
+ * last to first) and longer messages store the round keys (one key's 128
+ * bytes, or the key vectors' 512, wiped at the end) and run the ECB
+ * kernel, or the one-block lanes backwards, over them.
  */
 _Static_assert(SM4V_W == 4, "the one-shot lanes load one 16-byte key or block per word");
 
@@ -552,8 +552,8 @@ static void sm4s_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_
                          uint8_t *const *out, size_t n, size_t nblocks, int enc)
 {
     (void)c;
-    uint32_t rkw[32][SM4V_W]; /* round i of key p: rkw[i][p] */
-    int stored = 0;
+    uint32_t rkw[32][SM4V_W], rk1[32]; /* round i of key p: rkw[i][p] */
+    int stored = 0, stored1 = 0;
     for (size_t g = 0; g < n; g += SM4V_W) {
         const size_t m = n - g < SM4V_W ? n - g : SM4V_W;
         const uint8_t *kp[4], *ip[4];
@@ -587,6 +587,14 @@ static void sm4s_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_
             sm4s_store_lanes(bo, x, nblocks);
             continue;
         }
+        if (m == 1 && nblocks > 1) {
+            /* one key: its 32 words only, as key setup stores them */
+            for (int i = 0; i < 32; i++)
+                rk1[i] = sm4v_word0(sm4s_key_round(k, i));
+            stored1 = 1;
+            sm4s_crypt_rk(enc ? rk1 : rk1 + 31, enc ? 1 : -1, in[g], out[g], nblocks);
+            continue;
+        }
         for (int i = 0; i < 32; i++)
             sm4v_storeu(rkw[i], sm4s_key_round(k, i));
         stored = 1;
@@ -608,6 +616,8 @@ static void sm4s_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_
     }
     if (stored)
         kuai_wipe(rkw, sizeof rkw);
+    if (stored1)
+        kuai_wipe(rk1, sizeof rk1);
 }
 #define SM4S_ONESHOT_HOOK , .oneshot = sm4s_oneshot
 #else

@@ -55,9 +55,10 @@ static void oneshot_multi(kuai_cipher c)
     uint8_t *op[MAXN];
     kuai_key k;
     for (size_t n = 1; n <= MAXN; n += (t_short ? 4 : 1)) {
-        /* odd n: 1..4 blocks (the hooks' between-the-rounds paths), even
-         * n: 0..40 (their stored-schedule paths, past the hook's limit) */
-        size_t len = (n & 1 ? 1 + rng_below(4) : rng_below(MAXB + 1)) * bs;
+        /* odd n: 1..4 blocks in turn (the hooks' between-the-rounds paths
+         * and one-block lanes), even n: 0..40 (their stored-schedule paths,
+         * past the hook's limit) */
+        size_t len = (n & 1 ? 1 + (n / 4) % 4 : rng_below(MAXB + 1)) * bs;
         for (int enc = 0; enc < 2; enc++) {
             for (size_t i = 0; i < n; i++) {
                 rng_fill(keys[i], 32);

@@ -59,6 +59,13 @@ typedef struct kuai_impl {
     int (*available)(void);
     /* key length has been checked; k->priv_cipher is set */
     void (*expand)(kuai_key *k, const uint8_t *key);
+    /* The bytes of kuai_key.priv_sched (from the start) that expand and
+     * every later call with the key may write: what a one-shot call wipes
+     * (src/modes/oneshot.c). A whole 8 KiB wipe cost more than key setup
+     * and a short message together on AES-NI. 0: all of it (a backend that
+     * builds anything lazily, as uBlock's masks). tests/test_oneshot.c
+     * checks with a canary that every backend stays inside. */
+    size_t sched_bytes;
     void (*enc_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks);
     void (*dec_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks);
     /* Optional fused CTR (NULL: the mode code builds counter blocks and
@@ -90,6 +97,13 @@ typedef struct kuai_impl {
      * inside. */
     size_t mk_bytes;
     void (*mk_enc)(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n);
+    /* Nonzero: multi-key ECB and CBC decryption call the single-key
+     * kernels stream by stream, however short the streams. For a backend
+     * whose single-key kernel runs one block at the cost of its latency
+     * alone (AES-NI), filling the lanes costs more than it saves: 4 keys
+     * with one block each cost AES-NI ~1,000 cycles of lane-key copies and
+     * wipe beyond the four key setups. */
+    int mk_ecb_single;
     void (*mk_dec)(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n);
     /* Optional: a narrower multi-key kernel of the same ISA family (e.g. the
      * 128-bit one under AVX2) for batches of at most its mk_lanes blocks:

@@ -7,6 +7,7 @@
 
 #include "internal.h" /* kuai_registry_reload */
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,14 +48,17 @@ static void oneshot_single(kuai_cipher c)
 
 static void oneshot_multi(kuai_cipher c)
 {
-    enum { MAXN = 33, MAXB = 4 };
+    enum { MAXN = 33, MAXB = 40 };
     size_t bs = kuai_block_size(c), kl = kuai_key_size(c);
     static uint8_t keys[MAXN][32], in[MAXN][MAXB * 32], got[MAXN][MAXB * 32], want[MAXN][MAXB * 32];
     const uint8_t *kp[MAXN], *ip[MAXN];
     uint8_t *op[MAXN];
     kuai_key k;
     for (size_t n = 1; n <= MAXN; n += (t_short ? 4 : 1)) {
-        size_t len = (1 + rng_below(MAXB)) * bs;
+        /* odd n: 1..4 blocks in turn (the hooks' between-the-rounds paths
+         * and one-block lanes), even n: 0..40 (their stored-schedule paths,
+         * past the hook's limit) */
+        size_t len = (n & 1 ? 1 + (n / 4) % 4 : rng_below(MAXB + 1)) * bs;
         for (int enc = 0; enc < 2; enc++) {
             for (size_t i = 0; i < n; i++) {
                 rng_fill(keys[i], 32);
@@ -72,6 +76,17 @@ static void oneshot_multi(kuai_cipher c)
             CHECK_RC(r, KUAI_OK, "oneshot multi");
             for (size_t i = 0; i < n; i++)
                 CHECK_MEM(got[i], want[i], len, enc ? "oneshot multi enc" : "oneshot multi dec");
+            /* in place: every stream's input is its output */
+            for (size_t i = 0; i < n; i++) {
+                memcpy(got[i], in[i], len);
+                ip[i] = got[i];
+            }
+            r = enc ? kuai_ecb_encrypt_oneshot_multi(c, kp, kl, ip, op, n, len)
+                    : kuai_ecb_decrypt_oneshot_multi(c, kp, kl, ip, op, n, len);
+            CHECK_RC(r, KUAI_OK, "oneshot multi in place");
+            for (size_t i = 0; i < n; i++)
+                CHECK_MEM(got[i], want[i], len,
+                          enc ? "oneshot multi enc in place" : "oneshot multi dec in place");
         }
     }
     kuai_key_wipe(&k);
@@ -90,9 +105,72 @@ static void oneshot_multi(kuai_cipher c)
     CHECK(got[0][0] == 0x5a && got[2][bs - 1] == 0x5a, "refused oneshot multi wrote an output");
 }
 
+/* sched_bytes bounds what a backend writes into a key, and it is all the
+ * one-shot call's generic path wipes: a write past it would leave key
+ * material on the stack. Each backend sets up random keys over a patterned
+ * kuai_key and runs every single-key call the key serves; past sched_bytes
+ * the pattern must stand, and before it the schedule must have gone in. */
+static void sched_bytes_bound(void)
+{
+    kuai_key *k = malloc(sizeof *k);
+    uint8_t *buf = malloc(64 * 32 + 32), key[32], iv[32];
+    if (!CHECK(k && buf, "out of memory")) {
+        free(k);
+        free(buf);
+        return;
+    }
+    const size_t sched = sizeof k->priv_sched;
+    for (size_t ci = 0; ci < ALL_CIPHERS_N; ci++) {
+        const kuai_cipher c = all_ciphers[ci];
+        const size_t bs = kuai_block_size(c), len = 64 * bs;
+        const kuai_impl *const *impls = kuai_impls(c);
+        for (size_t i = 0; impls[i]; i++) {
+            const kuai_impl *p = impls[i];
+            if (!p->available() || (t_only_backend && strcmp(p->name, t_only_backend) != 0))
+                continue;
+            if (!p->sched_bytes) /* the whole key (uBlock's lazy masks) */
+                continue;
+            char what[96];
+            snprintf(what, sizeof what, "%s/%s", kuai_cipher_name(c), p->name);
+            if (!CHECK(p->sched_bytes <= sched, "%s: sched_bytes %zu past the key's %zu", what,
+                       p->sched_bytes, sched))
+                continue;
+            static const uint8_t pats[] = {0xa5, 0x5a};
+            for (size_t pi = 0; pi < sizeof pats; pi++) {
+                const uint8_t pat = pats[pi];
+                const uint8_t *sb = (const uint8_t *)k->priv_sched;
+                memset(k, pat, sizeof *k);
+                rng_fill(key, sizeof key);
+                rng_fill(buf, len);
+                rng_fill(iv, sizeof iv);
+                CHECK_RC(kuai_key_init_backend(k, c, key, kuai_key_size(c), p->name), KUAI_OK,
+                         "key");
+                CHECK_RC(kuai_ecb_encrypt(k, buf, buf, len), KUAI_OK, "ecb enc");
+                CHECK_RC(kuai_ecb_decrypt(k, buf, buf, len), KUAI_OK, "ecb dec");
+                CHECK_RC(kuai_cbc_encrypt(k, iv, buf, buf, len), KUAI_OK, "cbc enc");
+                CHECK_RC(kuai_cbc_decrypt(k, iv, buf, buf, len), KUAI_OK, "cbc dec");
+                CHECK_RC(kuai_ctr_crypt(k, iv, buf, buf, len), KUAI_OK, "ctr");
+                size_t past = 0, inside = 0;
+                for (size_t b = p->sched_bytes; b < sched; b++)
+                    past += sb[b] != pat;
+                for (size_t b = 0; b < p->sched_bytes; b++)
+                    inside += sb[b] != pat;
+                CHECK(past == 0, "%s: wrote %zu key bytes past sched_bytes (%zu)", what, past,
+                      p->sched_bytes);
+                CHECK(inside > p->sched_bytes / 4, "%s: wrote only %zu of %zu key bytes", what,
+                      inside, p->sched_bytes);
+            }
+        }
+    }
+    kuai_wipe(k, sizeof *k);
+    free(k);
+    free(buf);
+}
+
 void test_oneshot(void)
 {
     group_begin("oneshot");
+    sched_bytes_bound();
     const char *prev = getenv("KUAI_BACKEND");
     char *saved = prev ? strdup(prev) : NULL;
     /* Every backend, the leaky ttable one too: the environment may name it

@@ -31,6 +31,10 @@ typedef struct aes_sched {
 _Static_assert(sizeof(aes_sched) <= sizeof(((kuai_key *)0)->priv_sched),
                "AES schedule must fit in kuai_key");
 
+/* What expand writes of a key when the backend keeps no form of its own
+ * (kuai_impl.sched_bytes). */
+#define AES_SCHED_BYTES offsetof(aes_sched, ext)
+
 static inline aes_sched *aes_sched_of(kuai_key *k)
 {
     return (aes_sched *)(void *)k->priv_sched;
@@ -60,19 +64,18 @@ void aes_expand_raw(aes_sched *s, const uint8_t *key, unsigned key_bytes);
 /* drk from rk (constant time; InvMixColumns is linear). */
 void aes_derive_dec(aes_sched *s);
 
-/* FIPS-197 section 5.2: nr, nk and rk from the key (the caller derives drk).
+/* FIPS-197 section 5.2: rk[0..nk+6] from the key (aes_expand_words), and
+ * with nr and nk into a schedule (aes_expand_rk; the caller derives drk).
  * Inline, so that a backend passing its own constant subword gets it inlined
  * (aes_aesni.c's AES-192; aes_expand_with for the rest). j = i mod nk is
  * kept by hand: a division per word would cost more than the S-boxes (i and
  * nk are public, so are the branches). */
-static inline void aes_expand_rk(aes_sched *s, const uint8_t *key, unsigned nk,
-                                 uint32_t (*subword)(uint32_t))
+static inline void aes_expand_words(uint8_t (*rk)[16], const uint8_t *key, unsigned nk,
+                                    uint32_t (*subword)(uint32_t))
 {
     const unsigned nr = nk + 6, total = 4 * (nr + 1);
     uint32_t w[4 * (AES_MAX_ROUNDS + 1)];
     uint32_t rcon = 1;
-    s->nr = nr;
-    s->nk = nk;
     for (unsigned i = 0; i < nk; i++)
         w[i] = load_be32(key + 4 * i);
     for (unsigned i = nk, j = 0; i < total; i++, j = j + 1 == nk ? 0 : j + 1) {
@@ -86,8 +89,15 @@ static inline void aes_expand_rk(aes_sched *s, const uint8_t *key, unsigned nk,
         w[i] = w[i - nk] ^ t;
     }
     for (unsigned i = 0; i < total; i++)
-        store_be32(s->rk[i / 4] + 4 * (i % 4), w[i]);
+        store_be32(rk[i / 4] + 4 * (i % 4), w[i]);
     kuai_wipe(w, sizeof w);
+}
+static inline void aes_expand_rk(aes_sched *s, const uint8_t *key, unsigned nk,
+                                 uint32_t (*subword)(uint32_t))
+{
+    s->nr = nk + 6;
+    s->nk = nk;
+    aes_expand_words(s->rk, key, nk, subword);
 }
 
 /* The multi-key kernel aes_avx2.c hands narrow batches to. */

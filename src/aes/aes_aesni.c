@@ -206,9 +206,9 @@ static void aesni_derive_dec(aes_sched *s)
     (r[i] =                                                                                        \
          aesni_key_row(r[(i)-2], _mm_shuffle_epi32(_mm_aeskeygenassist_si128(r[(i)-1], 0), 0xaa)))
 
-static void aesni_expand_rows(aes_sched *s, const uint8_t *key, unsigned nk)
+/* The round keys of AES-128 (nk 4) or AES-256 (nk 8) into r[0..nk+6]. */
+AESX_INLINE void aesni_key_rows(__m128i r[AES_MAX_ROUNDS + 1], const uint8_t *key, unsigned nk)
 {
-    __m128i r[AES_MAX_ROUNDS + 1];
     r[0] = aesx_loadu(key);
     if (nk == 4) {
         AESNI_K128(1, 0x01), AESNI_K128(2, 0x02), AESNI_K128(3, 0x04), AESNI_K128(4, 0x08);
@@ -221,6 +221,12 @@ static void aesni_expand_rows(aes_sched *s, const uint8_t *key, unsigned nk)
         AESNI_K256A(10, 0x10), AESNI_K256B(11), AESNI_K256A(12, 0x20), AESNI_K256B(13);
         AESNI_K256A(14, 0x40);
     }
+}
+
+static void aesni_expand_rows(aes_sched *s, const uint8_t *key, unsigned nk)
+{
+    __m128i r[AES_MAX_ROUNDS + 1];
+    aesni_key_rows(r, key, nk);
     for (unsigned i = 0; i <= nk + 6; i++)
         aesx_storeu(s->rk[i], r[i]);
     for (unsigned i = 0; i <= nk + 6; i++)
@@ -247,6 +253,128 @@ void aes_aesni_expand(kuai_key *k, const uint8_t *key)
     }
     aes_expand_rk(s, key, nk, aesni_subword);
     aesni_derive_dec(s);
+}
+
+/*
+ * One-shot ECB (src/modes/oneshot.c): no kuai_key. Encryption of up to 4
+ * blocks under an AES-128 or AES-256 key makes each round key between the
+ * rounds (aeskeygenassist and the row XORs, then the blocks' aesenc with
+ * it), so the key's chain runs beside the data's and nothing is stored;
+ * the rest (decryption, which wants the keys last to first, longer
+ * messages, AES-192's 6-word rows) expands each key and stores the round
+ * keys the kernel reads (rk, or drk by aesimc) in 240 bytes of stack,
+ * wiped once at the end, and runs the ECB kernel over them. Either
+ * way there is no InvMixColumns for encryption and no 8 KiB key to wipe.
+ */
+#define AESNI_OS_STEP(rk_expr, last)                                                               \
+    do {                                                                                           \
+        __m128i rk_ = (rk_expr);                                                                   \
+        for (int i = 0; i < NB; i++)                                                               \
+            b[i] = (last) ? _mm_aesenclast_si128(b[i], rk_) : _mm_aesenc_si128(b[i], rk_);         \
+    } while (0)
+#define AESNI_OS_128(rc, last)                                                                     \
+    AESNI_OS_STEP(                                                                                 \
+        r0 = aesni_key_row(r0, _mm_shuffle_epi32(_mm_aeskeygenassist_si128(r0, rc), 0xff)), last)
+/* AES-256: r0, r1 the last two rows; A makes an even row, B an odd one. */
+#define AESNI_OS_256A(rc, last)                                                                    \
+    AESNI_OS_STEP(                                                                                 \
+        r0 = aesni_key_row(r0, _mm_shuffle_epi32(_mm_aeskeygenassist_si128(r1, rc), 0xff)), last)
+#define AESNI_OS_256B()                                                                            \
+    AESNI_OS_STEP(                                                                                 \
+        r1 = aesni_key_row(r1, _mm_shuffle_epi32(_mm_aeskeygenassist_si128(r0, 0), 0xaa)), 0)
+
+AESX_INLINE void aesni_os_enc(const uint8_t *key, unsigned nk, const uint8_t *in, uint8_t *out,
+                              int NB)
+{
+    __m128i b[4], r0 = aesx_loadu(key), r1;
+    for (int i = 0; i < NB; i++)
+        b[i] = _mm_xor_si128(aesx_loadu(in + 16 * i), r0);
+    if (nk == 4) {
+        AESNI_OS_128(0x01, 0);
+        AESNI_OS_128(0x02, 0);
+        AESNI_OS_128(0x04, 0);
+        AESNI_OS_128(0x08, 0);
+        AESNI_OS_128(0x10, 0);
+        AESNI_OS_128(0x20, 0);
+        AESNI_OS_128(0x40, 0);
+        AESNI_OS_128(0x80, 0);
+        AESNI_OS_128(0x1b, 0);
+        AESNI_OS_128(0x36, 1);
+    } else {
+        AESNI_OS_STEP(r1 = aesx_loadu(key + 16), 0);
+        AESNI_OS_256A(0x01, 0);
+        AESNI_OS_256B();
+        AESNI_OS_256A(0x02, 0);
+        AESNI_OS_256B();
+        AESNI_OS_256A(0x04, 0);
+        AESNI_OS_256B();
+        AESNI_OS_256A(0x08, 0);
+        AESNI_OS_256B();
+        AESNI_OS_256A(0x10, 0);
+        AESNI_OS_256B();
+        AESNI_OS_256A(0x20, 0);
+        AESNI_OS_256B();
+        AESNI_OS_256A(0x40, 1);
+    }
+    for (int i = 0; i < NB; i++)
+        aesx_storeu(out + 16 * i, b[i]);
+}
+
+static void aesni_os_enc_short(const uint8_t *key, unsigned nk, const uint8_t *in, uint8_t *out,
+                               size_t nblocks)
+{
+    switch (nblocks) {
+    case 1:
+        aesni_os_enc(key, nk, in, out, 1);
+        break;
+    case 2:
+        aesni_os_enc(key, nk, in, out, 2);
+        break;
+    case 3:
+        aesni_os_enc(key, nk, in, out, 3);
+        break;
+    default:
+        aesni_os_enc(key, nk, in, out, 4);
+        break;
+    }
+}
+
+static void aes_aesni_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
+                              uint8_t *const *out, size_t n, size_t nblocks, int enc)
+{
+    const unsigned nk = c == KUAI_AES_128 ? 4 : c == KUAI_AES_192 ? 6 : 8, nr = nk + 6;
+    if (enc && nk != 6 && nblocks <= 4) {
+        for (size_t i = 0; i < n; i++)
+            aesni_os_enc_short(keys[i], nk, in[i], out[i], nblocks);
+        return;
+    }
+    /* The round keys the kernel reads: rk for encryption, drk for
+     * decryption (aes.h), one key's at a time. */
+    uint8_t ks[AES_MAX_ROUNDS + 1][16];
+    for (size_t i = 0; i < n; i++) {
+        __m128i r[AES_MAX_ROUNDS + 1];
+        if (nk == 6) {
+            aes_expand_words(ks, keys[i], nk, aesni_subword);
+            for (unsigned j = 0; j <= nr; j++)
+                r[j] = aesx_loadu(ks[j]);
+        } else {
+            aesni_key_rows(r, keys[i], nk);
+        }
+        if (enc) {
+            for (unsigned j = 0; j <= nr; j++)
+                aesx_storeu(ks[j], r[j]);
+            AESX_BY_NR(nr,
+                       aesx_crypt_blocks((const uint8_t(*)[16])ks, NR, 0, in[i], out[i], nblocks))
+        } else {
+            aesx_storeu(ks[0], r[nr]);
+            for (unsigned j = 1; j < nr; j++)
+                aesx_storeu(ks[j], _mm_aesimc_si128(r[nr - j]));
+            aesx_storeu(ks[nr], r[0]);
+            AESX_BY_NR(nr,
+                       aesx_crypt_blocks((const uint8_t(*)[16])ks, NR, 1, in[i], out[i], nblocks))
+        }
+    }
+    kuai_wipe(ks, 16 * (nr + 1));
 }
 
 static void aes_aesni_mk_setup(kuai_mk *m, const kuai_key *const *keys, size_t n)
@@ -290,6 +418,8 @@ static int aes_aesni_avx_available(void)
                            .priority = prio,                                                       \
                            .available = avail,                                                     \
                            .expand = aes_aesni_expand,                                             \
+                           .sched_bytes = AES_SCHED_BYTES,                                         \
+                           .oneshot = aes_aesni_oneshot,                                           \
                            .enc_blocks = aes_aesni_enc_blocks,                                     \
                            .dec_blocks = aes_aesni_dec_blocks,                                     \
                            .ctr_blocks = aes_aesni_ctr_blocks,                                     \
@@ -301,6 +431,7 @@ static int aes_aesni_avx_available(void)
                            .mk_enc = aes_aesni_mk_enc,                                             \
                            .mk_dec = aes_aesni_mk_dec,                                             \
                            .mk_cbc_enc = aes_aesni_mk_cbc_enc,                                     \
+                           .mk_ecb_single = 1,                                                     \
                            .gcm_ghash = &ghash_pclmul,                                             \
                            .gcm_blocks = gcm}
 

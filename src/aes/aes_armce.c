@@ -147,6 +147,7 @@ const kuai_impl aes_armce = {
     .priority = 200,
     .available = aes_armce_available,
     .expand = aes_armce_expand,
+    .sched_bytes = AES_SCHED_BYTES,
     .enc_blocks = aes_armce_enc_blocks,
     .dec_blocks = aes_armce_dec_blocks,
     .ctr_blocks = NULL,

@@ -548,6 +548,7 @@ static void aes_bs_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, siz
                            .priority = prio,                                                       \
                            .available = avail,                                                     \
                            .expand = aes_bs_expand,                                                \
+                           .sched_bytes = AES_SCHED_BYTES + AES_BS_KEYS_BYTES,                     \
                            .enc_blocks = aes_bs_enc_blocks,                                        \
                            .dec_blocks = aes_bs_dec_blocks,                                        \
                            .ctr_blocks = aes_bs_ctr_blocks,                                        \

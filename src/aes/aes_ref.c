@@ -389,6 +389,7 @@ const kuai_impl aes_ref = {
     .priority = 0,
     .available = aes_ref_available,
     .expand = aes_ref_expand,
+    .sched_bytes = AES_SCHED_BYTES,
     .enc_blocks = aes_ref_enc_blocks,
     .dec_blocks = aes_ref_dec_blocks,
     .ctr_blocks = NULL,

@@ -7,7 +7,8 @@
  * CBC encryption, serial inside a stream, keeps every lane busy: a batch
  * takes block t of several streams. Streams long enough to fill the lanes
  * on their own (ECB, CBC decryption) go through the single-key calls, which
- * need no per-lane key material.
+ * need no per-lane key material; so do all streams of a backend whose
+ * single-key kernel loses nothing on one block (mk_ecb_single).
  */
 #include "modes.h"
 
@@ -109,7 +110,7 @@ static int ecb_multi(const multi_args *a, int dir)
     if (r)
         return r;
     const kuai_impl *impl = kuai_key_impl(a->keys[0]);
-    if (a->len / bs >= impl->mk_lanes) {
+    if (impl->mk_ecb_single || a->len / bs >= impl->mk_lanes) {
         for (size_t i = 0; i < a->n; i++)
             (dir == MK_ENC ? kuai_ecb_encrypt : kuai_ecb_decrypt)(a->keys[i], a->in[i], a->out[i],
                                                                   a->len);
@@ -142,7 +143,7 @@ int kuai_cbc_decrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
     if (r)
         return r;
     const kuai_impl *impl = kuai_key_impl(keys[0]);
-    if (len / bs >= impl->mk_lanes || n > KUAI_MK_MAX_LANES) {
+    if (impl->mk_ecb_single || len / bs >= impl->mk_lanes || n > KUAI_MK_MAX_LANES) {
         for (size_t i = 0; i < n; i++)
             kuai_cbc_decrypt(keys[i], ivs[i], in[i], out[i], len);
         return KUAI_OK;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* One-shot ECB for short messages: key setup and cipher in one call, the
  * schedule kept on this stack frame only and wiped before return. The
- * generic form sets the key up the ordinary way; a backend with a oneshot
- * hook (uBlock's low-latency kernel) runs short calls without a kuai_key,
+ * generic form sets the key up the ordinary way and wipes what the backend
+ * wrote of it; a backend with a oneshot hook (uBlock's low-latency kernel,
+ * AES-NI, SM4's AES-NI backends) runs short calls without a kuai_key,
  * after the same checks, so the caller sees the same results. */
 #include "modes.h"
 
@@ -50,6 +51,16 @@ static int oneshot_fast(kuai_cipher c, const uint8_t *const *keys, size_t key_le
     return KUAI_OK;
 }
 
+/* The generic path's wipe: what the backend's key setup and calls wrote
+ * (kuai_impl.sched_bytes), not the whole 8 KiB key, whose wipe cost AES-NI
+ * more than key setup and a short message together. */
+static void key_wipe_used(kuai_key *k)
+{
+    const kuai_impl *impl = kuai_key_impl(k);
+    kuai_wipe(k,
+              impl->sched_bytes ? offsetof(kuai_key, priv_sched) + impl->sched_bytes : sizeof *k);
+}
+
 static int oneshot(kuai_cipher c, const uint8_t *key, size_t key_len, const uint8_t *in,
                    uint8_t *out, size_t len, int enc)
 {
@@ -62,7 +73,7 @@ static int oneshot(kuai_cipher c, const uint8_t *key, size_t key_len, const uint
     if (r)
         return r;
     r = enc ? kuai_ecb_encrypt(&k, in, out, len) : kuai_ecb_decrypt(&k, in, out, len);
-    kuai_key_wipe(&k);
+    key_wipe_used(&k);
     return r;
 }
 
@@ -108,7 +119,7 @@ static int oneshot_multi(kuai_cipher c, const uint8_t *const *keys, size_t key_l
             r = enc ? kuai_ecb_encrypt(&k, in[i], out[i], len)
                     : kuai_ecb_decrypt(&k, in[i], out[i], len);
     }
-    kuai_key_wipe(&k);
+    key_wipe_used(&k);
     return r;
 }
 

@@ -18,6 +18,10 @@ typedef struct sm4_sched {
 _Static_assert(sizeof(sm4_sched) <= sizeof(((kuai_key *)0)->priv_sched),
                "SM4 schedule must fit in kuai_key");
 
+/* What expand writes of a key when the backend keeps no form of its own
+ * (kuai_impl.sched_bytes). */
+#define SM4_SCHED_BYTES offsetof(sm4_sched, ext)
+
 static inline sm4_sched *sm4_sched_of(kuai_key *k)
 {
     return (sm4_sched *)(void *)k->priv_sched;
@@ -25,6 +29,19 @@ static inline sm4_sched *sm4_sched_of(kuai_key *k)
 static inline const sm4_sched *sm4_sched_const(const kuai_key *k)
 {
     return (const sm4_sched *)(const void *)k->priv_sched;
+}
+
+/* FK (standard, 7.3). */
+static const uint32_t sm4_fk[4] = {0xa3b1bac6, 0x56aa3350, 0x677d9197, 0xb27022dc};
+
+/* CK(i): byte j is (4 i + j) * 7 mod 256 (standard, 7.3), computed rather
+ * than tabulated. */
+static inline uint32_t sm4_ck(unsigned i)
+{
+    uint32_t ck = 0;
+    for (unsigned j = 0; j < 4; j++)
+        ck = (ck << 8) | (((4 * i + j) * 7) & 0xff);
+    return ck;
 }
 
 /* The portable, constant-time key schedule (sm4_ref.c). Every backend calls

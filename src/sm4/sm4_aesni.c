@@ -14,6 +14,7 @@
 #include "sm4_xmm_vocab.h"
 
 #include "sm4_aes_sbox.h"
+#define SM4S_ONESHOT 1
 #include "sm4_simd.h"
 
 static int sm4_aesni_available(void)

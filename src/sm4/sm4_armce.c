@@ -166,6 +166,7 @@ const kuai_impl sm4_armce = {
     .priority = 200,
     .available = sm4_armce_available,
     .expand = sm4_armce_expand,
+    .sched_bytes = SM4_SCHED_BYTES,
     .enc_blocks = sm4_armce_enc_blocks,
     .dec_blocks = sm4_armce_dec_blocks,
     .ctr_blocks = NULL,

@@ -275,19 +275,6 @@ static void crypt_blocks(const sm4_sched *s, const uint8_t *in, uint8_t *out, si
 
 /* ---- key schedule ------------------------------------------------------- */
 
-/* FK (standard, 7.3). */
-static const uint32_t sm4_fk[4] = {0xa3b1bac6, 0x56aa3350, 0x677d9197, 0xb27022dc};
-
-/* CK(i): byte j is (4 i + j) * 7 mod 256 (standard, 7.3), computed rather
- * than tabulated. */
-static uint32_t sm4_ck(unsigned i)
-{
-    uint32_t ck = 0;
-    for (unsigned j = 0; j < 4; j++)
-        ck = (ck << 8) | (((4 * i + j) * 7) & 0xff);
-    return ck;
-}
-
 /* tau, the S-box on each byte of one word (the bitsliced S-box, 15 of its
  * 16 lanes idle: key setup is not the hot path). */
 static uint32_t tau_word(uint32_t a)
@@ -394,6 +381,7 @@ const kuai_impl sm4_ref = {
     .priority = 0,
     .available = sm4_ref_available,
     .expand = sm4_ref_expand,
+    .sched_bytes = SM4_SCHED_BYTES,
     .enc_blocks = sm4_ref_enc_blocks,
     .dec_blocks = sm4_ref_dec_blocks,
     .ctr_blocks = NULL,

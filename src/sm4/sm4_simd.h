@@ -163,12 +163,10 @@ static void sm4s_pass_g(int G, const uint32_t *kp, ptrdiff_t kstep, const uint8_
 static void sm4s_ctr_g(int G, const uint32_t *rk, uint64_t hi, uint64_t lo, const uint8_t *in,
                        uint8_t *out);
 
-static void sm4s_crypt_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks,
-                              int dec)
+/* nblocks under the round keys kp[0], kp[kstep], ... kp[31 * kstep]. */
+static void sm4s_crypt_rk(const uint32_t *kp, ptrdiff_t kstep, const uint8_t *in, uint8_t *out,
+                          size_t nblocks)
 {
-    const uint32_t *rk = sm4_sched_const(k)->rk;
-    const uint32_t *kp = dec ? rk + 31 : rk;
-    ptrdiff_t kstep = dec ? -1 : 1;
     for (int G = SM4S_G; G >= 1; G /= 2) {
         size_t n = (size_t)G * SM4V_W;
         while (nblocks >= n) {
@@ -189,6 +187,13 @@ static void sm4s_crypt_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out
         memcpy(out, buf, nblocks * SM4S_BLOCK);
         kuai_wipe(buf, sizeof buf);
     }
+}
+
+static void sm4s_crypt_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks,
+                              int dec)
+{
+    const uint32_t *rk = sm4_sched_const(k)->rk;
+    sm4s_crypt_rk(dec ? rk + 31 : rk, dec ? -1 : 1, in, out, nblocks);
 }
 
 static void sm4s_enc_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
@@ -482,10 +487,159 @@ static void sm4s_cbc_enc_blocks(const kuai_key *k, uint8_t *iv, const uint8_t *i
         store_be32(iv + 4 * j, c[j]);
 }
 
+#ifdef SM4S_ONESHOT
+/*
+ * One-shot ECB (src/modes/oneshot.c; an ISA file defines SM4S_ONESHOT to
+ * offer it): no kuai_key. Up to SM4V_W keys at a time run their schedules
+ * side by side, one key per word (the key schedule's round is the
+ * cipher's with L' for L), which costs about what one key's costs. With
+ * one block per key, encryption feeds each round key from that vector to
+ * the blocks' round at once, so the two dependency chains run beside each
+ * other and nothing is stored; so does one key with up to SM4V_W blocks
+ * (every word of the key vector holds its key). Decryption (round keys
+ * last to first) and longer messages store the round keys (one key's 128
+ * bytes, or the key vectors' 512, wiped at the end) and run the ECB
+ * kernel, or the one-block lanes backwards, over them.
+ */
+_Static_assert(SM4V_W == 4, "the one-shot lanes load one 16-byte key or block per word");
+
+/* x[j] = word j (big-endian) of the 16 bytes at p[0..3], one per word. */
+SM4S_INLINE void sm4s_load_lanes(sm4v x[4], const uint8_t *const p[4])
+{
+    sm4v a = sm4v_bswap32(sm4v_loadu(p[0])), b = sm4v_bswap32(sm4v_loadu(p[1]));
+    sm4v c = sm4v_bswap32(sm4v_loadu(p[2])), d = sm4v_bswap32(sm4v_loadu(p[3]));
+    sm4v ab_lo = sm4v_unpacklo32(a, b), ab_hi = sm4v_unpackhi32(a, b);
+    sm4v cd_lo = sm4v_unpacklo32(c, d), cd_hi = sm4v_unpackhi32(c, d);
+    x[0] = sm4v_unpacklo64(ab_lo, cd_lo);
+    x[1] = sm4v_unpackhi64(ab_lo, cd_lo);
+    x[2] = sm4v_unpacklo64(ab_hi, cd_hi);
+    x[3] = sm4v_unpackhi64(ab_hi, cd_hi);
+}
+
+/* The first m of the four blocks in x, block p to out[p]. */
+SM4S_INLINE void sm4s_store_lanes(uint8_t *const out[4], const sm4v x[4], size_t m)
+{
+    sm4v r[4];
+    sm4s_to_blocks(r, x);
+    for (size_t p = 0; p < m; p++)
+        sm4v_storeu(out[p], r[p]);
+}
+
+/* Key schedule round i on the key vectors k (K(i) .. K(i+3) in slots i & 3
+ * ...); returns rk(i) of every word. */
+SM4S_INLINE sm4v sm4s_key_round(sm4v k[4], int i)
+{
+    sm4v t =
+        sm4v_xor4(k[(i + 1) & 3], k[(i + 2) & 3], sm4v_set1(sm4_ck((unsigned)i)), k[(i + 3) & 3]);
+    k[i & 3] = sm4v_round_key(k[i & 3], t);
+    return k[i & 3];
+}
+
+/* Encryption, round keys made between the rounds: the blocks x under the
+ * keys whose K(0..3) words are k. */
+SM4S_INLINE void sm4s_os_enc(sm4v x[4], sm4v k[4])
+{
+    for (int r = 0; r < 32; r += 4) {
+        for (int j = 0; j < 4; j++) {
+            sm4v rk = sm4s_key_round(k, r + j);
+            sm4v t = sm4v_xor4(x[(j + 1) & 3], x[(j + 2) & 3], rk, x[(j + 3) & 3]);
+            x[j] = sm4v_round(x[j], t);
+        }
+    }
+}
+
+static void sm4s_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
+                         uint8_t *const *out, size_t n, size_t nblocks, int enc)
+{
+    (void)c;
+    uint32_t rkw[32][SM4V_W], rk1[32]; /* round i of key p: rkw[i][p] */
+    int stored = 0, stored1 = 0;
+    for (size_t g = 0; g < n; g += SM4V_W) {
+        const size_t m = n - g < SM4V_W ? n - g : SM4V_W;
+        const uint8_t *kp[4], *ip[4];
+        uint8_t *op[4];
+        for (size_t p = 0; p < 4; p++) {
+            kp[p] = keys[g + (p < m ? p : 0)]; /* a spare word repeats the first key */
+            ip[p] = in[g + (p < m ? p : 0)];
+            op[p] = out[g + (p < m ? p : 0)];
+        }
+        sm4v k[4], x[4];
+        sm4s_load_lanes(k, kp);
+        for (int j = 0; j < 4; j++)
+            k[j] = sm4v_xor(k[j], sm4v_set1(sm4_fk[j]));
+        if (enc && nblocks == 1) {
+            sm4s_load_lanes(x, ip);
+            sm4s_os_enc(x, k);
+            sm4s_store_lanes(op, x, m);
+            continue;
+        }
+        if (enc && m == 1 && nblocks <= 4) {
+            /* one key in every word; its blocks, the last repeated */
+            const uint8_t *bp[4];
+            for (size_t b = 0; b < 4; b++)
+                bp[b] = in[g] + SM4S_BLOCK * (b < nblocks ? b : nblocks - 1);
+            uint8_t *const *dst = out + g;
+            uint8_t *bo[4];
+            for (size_t b = 0; b < 4; b++)
+                bo[b] = dst[0] + SM4S_BLOCK * b;
+            sm4s_load_lanes(x, bp);
+            sm4s_os_enc(x, k);
+            sm4s_store_lanes(bo, x, nblocks);
+            continue;
+        }
+        if (m == 1 && nblocks > 1) {
+            /* one key: its 32 words only, as key setup stores them */
+            for (int i = 0; i < 32; i++)
+                rk1[i] = sm4v_word0(sm4s_key_round(k, i));
+            stored1 = 1;
+            sm4s_crypt_rk(enc ? rk1 : rk1 + 31, enc ? 1 : -1, in[g], out[g], nblocks);
+            continue;
+        }
+        for (int i = 0; i < 32; i++)
+            sm4v_storeu(rkw[i], sm4s_key_round(k, i));
+        stored = 1;
+        if (nblocks == 1) {
+            sm4s_load_lanes(x, ip);
+            for (int r = 0; r < 32; r += 4) {
+                for (int j = 0; j < 4; j++) {
+                    sm4v rk = sm4v_loadu(rkw[enc ? r + j : 31 - r - j]);
+                    sm4v t = sm4v_xor4(x[(j + 1) & 3], x[(j + 2) & 3], rk, x[(j + 3) & 3]);
+                    x[j] = sm4v_round(x[j], t);
+                }
+            }
+            sm4s_store_lanes(op, x, m);
+            continue;
+        }
+        for (size_t p = 0; p < m; p++)
+            sm4s_crypt_rk(enc ? &rkw[0][p] : &rkw[31][p], enc ? SM4V_W : -SM4V_W, in[g + p],
+                          out[g + p], nblocks);
+    }
+    if (stored)
+        kuai_wipe(rkw, sizeof rkw);
+    if (stored1)
+        kuai_wipe(rk1, sizeof rk1);
+}
+#define SM4S_ONESHOT_HOOK , .oneshot = sm4s_oneshot
+#else
+#define SM4S_ONESHOT_HOOK
+#endif
+
 /* SM4S_TAU: an ISA file may name its own S-box-on-a-word for key setup. */
 static void sm4s_expand(kuai_key *k, const uint8_t *key)
 {
-#ifdef SM4S_TAU
+#ifdef SM4S_ONESHOT
+    /* The one-shot call's vector schedule with the key in every word: no
+     * trip between vector and scalar registers and no call per round
+     * (sm4_expand_with's tau); about a tenth off key setup on Zen 1. */
+    const uint8_t *kp[4] = {key, key, key, key};
+    sm4v kv[4];
+    sm4s_load_lanes(kv, kp);
+    for (int j = 0; j < 4; j++)
+        kv[j] = sm4v_xor(kv[j], sm4v_set1(sm4_fk[j]));
+    uint32_t *rk = sm4_sched_of(k)->rk;
+    for (int i = 0; i < 32; i++)
+        rk[i] = sm4v_word0(sm4s_key_round(kv, i));
+#elif defined(SM4S_TAU)
     sm4_expand_with(sm4_sched_of(k), key, SM4S_TAU);
 #else
     sm4_expand_raw(sm4_sched_of(k), key);
@@ -500,8 +654,9 @@ static void sm4s_expand(kuai_key *k, const uint8_t *key)
  */
 #define SM4S_IMPL_COMMON(label, prio, avail)                                                       \
     .name = label, .family = KUAI_FAMILY_SM4, .priority = prio, .available = avail,                \
-    .expand = sm4s_expand, .enc_blocks = sm4s_enc_blocks, .dec_blocks = sm4s_dec_blocks,           \
-    .ctr_blocks = sm4s_ctr_blocks, .cbc_enc_blocks = sm4s_cbc_enc_blocks
+    .expand = sm4s_expand, .sched_bytes = SM4_SCHED_BYTES, .enc_blocks = sm4s_enc_blocks,          \
+    .dec_blocks = sm4s_dec_blocks, .ctr_blocks = sm4s_ctr_blocks,                                  \
+    .cbc_enc_blocks = sm4s_cbc_enc_blocks SM4S_ONESHOT_HOOK
 
 #define SM4S_IMPLS(var, label, prio, avail)                                                        \
     static const kuai_impl var##_narrow = {                                                        \

@@ -121,6 +121,7 @@ const kuai_impl sm4_ttable = {
     .leaky = 1,
     .available = sm4_ttable_available,
     .expand = sm4_ttable_expand,
+    .sched_bytes = SM4_SCHED_BYTES,
     .enc_blocks = sm4_ttable_enc_blocks,
     .dec_blocks = sm4_ttable_dec_blocks,
     .ctr_blocks = NULL,

@@ -17,6 +17,8 @@
 #define SM4S_MK_G 8
 
 #define sm4v_aesenclast(x, k) _mm_aesenclast_si128(x, k)
+/* Word 0 (key setup: the broadcast schedule's round key). */
+#define sm4v_word0(x) ((uint32_t)_mm_cvtsi128_si32(x))
 
 /* See sm4_simd.h: with one 128-bit lane, position p holds block p. */
 static inline sm4v sm4v_lane_blocks(void)

@@ -175,11 +175,11 @@ static void run_modes(kuai_cipher c, const char *backend)
     for (size_t j = 0; j < NK; j++)
         kuai_key_wipe(&mk[j]);
 
-    /* One-shot ECB, single and 4 keys: uBlock's x86 backends run their own
-     * path (the key schedule and the low-latency kernel on the stack), so
-     * the backend is forced the way kuai_key_init would take it (the
-     * library reads the variables once; the registry's test hook makes it
-     * read them again). */
+    /* One-shot ECB, single and 4 keys: uBlock's x86 backends and SM4's and
+     * AES's AES-NI ones run their own path (the key schedule and the kernel
+     * on the stack, or round keys made between the rounds), so the backend
+     * is forced the way kuai_key_init would take it (the library reads the
+     * variables once; the registry's test hook makes it read them again). */
     static uint8_t okey[4][32];
     const uint8_t *okeys[4];
     setenv("KUAI_BACKEND", backend, 1);

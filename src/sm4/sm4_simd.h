@@ -52,18 +52,25 @@
 #define SM4S_VB (4 * SM4V_W)
 #define SM4S_GB (SM4V_W * SM4S_BLOCK)
 
-/* Load one group (SM4V_W blocks) as x[0..3] = words X0..X3. */
-SM4S_INLINE void sm4s_load(sm4v x[4], const uint8_t *in)
+/* Four vectors of whole blocks' words (a: blocks 0.., b: the next, ...) to
+ * x[j] = word j of every block: a 4x4 transposition of 32-bit words. */
+SM4S_INLINE void sm4s_words(sm4v x[4], sm4v a, sm4v b, sm4v c, sm4v d)
 {
-    sm4v a = sm4v_bswap32(sm4v_loadu(in)), b = sm4v_bswap32(sm4v_loadu(in + SM4S_VB));
-    sm4v c = sm4v_bswap32(sm4v_loadu(in + 2 * SM4S_VB));
-    sm4v d = sm4v_bswap32(sm4v_loadu(in + 3 * SM4S_VB));
     sm4v ab_lo = sm4v_unpacklo32(a, b), ab_hi = sm4v_unpackhi32(a, b);
     sm4v cd_lo = sm4v_unpacklo32(c, d), cd_hi = sm4v_unpackhi32(c, d);
     x[0] = sm4v_unpacklo64(ab_lo, cd_lo);
     x[1] = sm4v_unpackhi64(ab_lo, cd_lo);
     x[2] = sm4v_unpacklo64(ab_hi, cd_hi);
     x[3] = sm4v_unpackhi64(ab_hi, cd_hi);
+}
+
+/* Load one group (SM4V_W blocks) as x[0..3] = words X0..X3. */
+SM4S_INLINE void sm4s_load(sm4v x[4], const uint8_t *in)
+{
+    sm4v a = sm4v_bswap32(sm4v_loadu(in)), b = sm4v_bswap32(sm4v_loadu(in + SM4S_VB));
+    sm4v c = sm4v_bswap32(sm4v_loadu(in + 2 * SM4S_VB));
+    sm4v d = sm4v_bswap32(sm4v_loadu(in + 3 * SM4S_VB));
+    sm4s_words(x, a, b, c, d);
 }
 
 /* After 32 rounds slot j holds X(32 + j); the output is the reverse
@@ -508,12 +515,7 @@ SM4S_INLINE void sm4s_load_lanes(sm4v x[4], const uint8_t *const p[4])
 {
     sm4v a = sm4v_bswap32(sm4v_loadu(p[0])), b = sm4v_bswap32(sm4v_loadu(p[1]));
     sm4v c = sm4v_bswap32(sm4v_loadu(p[2])), d = sm4v_bswap32(sm4v_loadu(p[3]));
-    sm4v ab_lo = sm4v_unpacklo32(a, b), ab_hi = sm4v_unpackhi32(a, b);
-    sm4v cd_lo = sm4v_unpacklo32(c, d), cd_hi = sm4v_unpackhi32(c, d);
-    x[0] = sm4v_unpacklo64(ab_lo, cd_lo);
-    x[1] = sm4v_unpackhi64(ab_lo, cd_lo);
-    x[2] = sm4v_unpacklo64(ab_hi, cd_hi);
-    x[3] = sm4v_unpackhi64(ab_hi, cd_hi);
+    sm4s_words(x, a, b, c, d);
 }
 
 /* The first m of the four blocks in x, block p to out[p]. */

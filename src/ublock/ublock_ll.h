@@ -740,6 +740,14 @@ static void UL_FN(mk_cbc_enc)(const kuai_mk *mk, uint8_t *ivs, const uint8_t *co
     }
 }
 
+/* One block (bs 16 or 32) as vector moves: a memcpy of variable length is
+ * a call, and CBC decryption makes three per block. */
+UB_KERNEL void UL_FN(copy_block)(uint8_t *dst, const uint8_t *src, size_t bs)
+{
+    for (size_t o = 0; o < bs; o += 16)
+        v128_storeu(dst + o, v128_loadu(src + o));
+}
+
 /*
  * The mk_short hook: n streams of nblocks blocks each (below the
  * crossover), stream i from in[i] to out[i] under keys[i], straight from
@@ -751,9 +759,9 @@ static void UL_FN(mk_cbc_enc)(const kuai_mk *mk, uint8_t *ivs, const uint8_t *co
  * CBC decryption (ivs) keeps a copy of each group's ciphertext (public)
  * for the XOR, since out[i] may be in[i].
  */
-static void UL_FN(mk_short)(const kuai_key *const *keys, uint8_t *const *ivs,
-                            const uint8_t *const *in, uint8_t *const *out, size_t n, size_t nblocks,
-                            int enc)
+UB_KERNEL void UL_FN(mk_short_bs)(const kuai_key *const *keys, uint8_t *const *ivs,
+                                  const uint8_t *const *in, uint8_t *const *out, size_t n,
+                                  size_t nblocks, int enc, const size_t bs)
 {
     static const UL_FN(group_fn)
         one[2][5] = {{0, UL_FN(dec1), UL_FN(dec2), UL_FN(dec3), UL_FN(dec4)},
@@ -762,7 +770,7 @@ static void UL_FN(mk_short)(const kuai_key *const *keys, uint8_t *const *ivs,
                                     uint8_t *const *) = {
         {0, UL_FN(pmkdec1), UL_FN(pmkdec2), UL_FN(pmkdec3), UL_FN(pmkdec4)},
         {0, UL_FN(pmkenc1), UL_FN(pmkenc2), UL_FN(pmkenc3), UL_FN(pmkenc4)}};
-    const size_t bs = ublock_sched_const(keys[0])->nbytes, g = bs == 16 ? UL_G128 : UL_G256;
+    const size_t g = bs == 16 ? UL_G128 : UL_G256;
     const ublock_sched *ks[UL_G128];
     const uint8_t *src[UL_G128];
     uint8_t *dst[UL_G128];
@@ -781,7 +789,7 @@ static void UL_FN(mk_short)(const kuai_key *const *keys, uint8_t *const *ivs,
                 continue;
             if (ivs)
                 for (size_t j = 0; j < m; j++)
-                    memcpy(ct[j], src[j], bs);
+                    UL_FN(copy_block)(ct[j], src[j], bs);
             if (sid[0] == sid[m - 1]) /* one stream: its blocks are contiguous */
                 one[enc][m](ks, src[0], dst[0]);
             else
@@ -793,13 +801,24 @@ static void UL_FN(mk_short)(const kuai_key *const *keys, uint8_t *const *ivs,
                         v128_storeu(dst[j] + o,
                                     v128_xor(v128_loadu(dst[j] + o), v128_loadu(prev + o)));
                     if (tt[j] == nblocks - 1)
-                        memcpy(ivs[sid[j]], ct[j], bs);
+                        UL_FN(copy_block)(ivs[sid[j]], ct[j], bs);
                 }
-                memcpy(carry, ct[m - 1], bs);
+                UL_FN(copy_block)(carry, ct[m - 1], bs);
             }
             m = 0;
         }
     }
+}
+
+/* bs constant in each copy: the block moves and XORs become fixed moves */
+static void UL_FN(mk_short)(const kuai_key *const *keys, uint8_t *const *ivs,
+                            const uint8_t *const *in, uint8_t *const *out, size_t n, size_t nblocks,
+                            int enc)
+{
+    if (ublock_sched_const(keys[0])->nbytes == 16)
+        UL_FN(mk_short_bs)(keys, ivs, in, out, n, nblocks, enc, 16);
+    else
+        UL_FN(mk_short_bs)(keys, ivs, in, out, n, nblocks, enc, 32);
 }
 
 /* Single key: below the crossover (the calling file's, measured) the

@@ -117,6 +117,20 @@ typedef struct kuai_impl {
      * through a buffer that would cost as much as a fast cipher. */
     void (*mk_cbc_enc)(const kuai_mk *m, uint8_t *ivs, const uint8_t *const *in,
                        uint8_t *const *out, size_t n, size_t nblocks);
+    /* Optional multi-key short path (src/modes/multi.c: ECB, CBC
+     * decryption), used after every check when each stream has fewer than
+     * mk_short_blocks blocks (the backend's measured crossover to its wide
+     * kernel): n streams of nblocks blocks each, stream i from in[i] to
+     * out[i] (in[i] == out[i] allowed) under keys[i], encrypted (enc) or
+     * decrypted. ivs NULL: ECB; else CBC decryption (enc 0), ivs[i] one
+     * block, left as stream i's last ciphertext block. keys[i] may have
+     * been set up by another backend of the family: read only the raw
+     * schedule every backend stores first. It runs on the callers' buffers
+     * from the stored schedules: no kuai_mk, no slot copies and nothing to
+     * wipe, which for a few short streams cost more than the cipher. */
+    size_t mk_short_blocks;
+    void (*mk_short)(const kuai_key *const *keys, uint8_t *const *ivs, const uint8_t *const *in,
+                     uint8_t *const *out, size_t n, size_t nblocks, int enc);
     /* Optional fused GCM over whole blocks (NULL: the mode code runs CTR,
      * then GHASH, a chunk at a time): CTR with the low 32 bits of ctr
      * counting (the caller keeps them from wrapping and never passes a

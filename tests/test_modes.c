@@ -456,7 +456,10 @@ void test_modes_multi(void)
     test_mk_bytes();
     group_begin("multi-key");
     static const size_t ns[] = {1, 2, 3, 4, 5, 8, 16, 17, 33};
-    static const size_t nblocks[] = {0, 1, 6, 259};
+    /* 0..8: both sides of every crossover to the short multi-key path
+     * (mk_short: fewer than 9 / 5 blocks on avx2, 5 / 3 on ssse3), groups
+     * of one stream and groups spanning streams */
+    static const size_t nblocks[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 259};
     /* short: the 259-block streams become 35 (still past every kernel's
      * widest pass and a tail) */
     const size_t last_nblocks = t_short ? 35 : 259;
@@ -467,6 +470,16 @@ void test_modes_multi(void)
         const size_t nall = usable_backends(c, all, MAX_BACKENDS), bs = kuai_block_size(c);
         if (nbe == 0)
             continue;
+        /* The x86 uBlock backends must keep their short multi-key path, or
+         * the 0..8-block cases below would test the slot path only. */
+        for (size_t b = 0; b < nbe; b++) {
+            const kuai_impl *impl = kuai_impl_named(c, be[b]);
+            if (impl &&
+                (impl->family == KUAI_FAMILY_UBLOCK128 || impl->family == KUAI_FAMILY_UBLOCK256) &&
+                (!strcmp(be[b], "ssse3") || !strcmp(be[b], "avx2")))
+                CHECK(impl->mk_short && impl->mk_short_blocks > 1, "%s/%s: no short multi-key path",
+                      kuai_cipher_name(c), be[b]);
+        }
         kuai_key *kobj = key_alloc(MULTI_MAX_N);
         size_t key_of[MULTI_MAX_N];
         /* lead: the backend of stream 0's key (a plausible choice of which

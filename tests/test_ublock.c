@@ -345,12 +345,12 @@ static void check_cbc_chain(kuai_cipher c, const kuai_impl *p, const kuai_impl *
     free(r);
 }
 
-/* The public multi-key calls with 1..33 streams of this backend's keys
+/* The public multi-key calls with 1..33 streams of 1..8 blocks of this backend's keys
  * (few streams go to the low-latency narrow kernel, more to the wide one),
  * ECB and CBC both ways, against each stream alone on ref. */
 static void check_multi_streams(kuai_cipher c, const kuai_impl *p)
 {
-    enum { MAXN = 33, MAXB = 6 };
+    enum { MAXN = 33, MAXB = 8 };
     const char *cn = kuai_cipher_name(c);
     const size_t bs = kuai_block_size(c), kl = kuai_key_size(c);
     kuai_key *k = key_alloc(MAXN), *r = key_alloc(1);

@@ -8,7 +8,10 @@
  * takes block t of several streams. Streams long enough to fill the lanes
  * on their own (ECB, CBC decryption) go through the single-key calls, which
  * need no per-lane key material; so do all streams of a backend whose
- * single-key kernel loses nothing on one block (mk_ecb_single).
+ * single-key kernel loses nothing on one block (mk_ecb_single). Short
+ * streams (ECB, CBC decryption) on a backend with a low-latency kernel skip
+ * the slots: its mk_short hook runs them from the stored schedules on the
+ * callers' buffers.
  */
 #include "modes.h"
 
@@ -110,6 +113,10 @@ static int ecb_multi(const multi_args *a, int dir)
     if (r)
         return r;
     const kuai_impl *impl = kuai_key_impl(a->keys[0]);
+    if (impl->mk_short && a->len / bs < impl->mk_short_blocks) {
+        impl->mk_short(a->keys, NULL, a->in, a->out, a->n, a->len / bs, dir == MK_ENC);
+        return KUAI_OK;
+    }
     if (impl->mk_ecb_single || a->len / bs >= impl->mk_lanes) {
         for (size_t i = 0; i < a->n; i++)
             (dir == MK_ENC ? kuai_ecb_encrypt : kuai_ecb_decrypt)(a->keys[i], a->in[i], a->out[i],
@@ -143,6 +150,10 @@ int kuai_cbc_decrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
     if (r)
         return r;
     const kuai_impl *impl = kuai_key_impl(keys[0]);
+    if (impl->mk_short && len / bs < impl->mk_short_blocks) {
+        impl->mk_short(keys, ivs, in, out, n, len / bs, 0);
+        return KUAI_OK;
+    }
     if (impl->mk_ecb_single || len / bs >= impl->mk_lanes || n > KUAI_MK_MAX_LANES) {
         for (size_t i = 0; i < n; i++)
             kuai_cbc_decrypt(keys[i], ivs[i], in[i], out[i], len);

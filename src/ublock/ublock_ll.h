@@ -431,11 +431,12 @@ UB_KERNEL void UL_FN(ygroup256)(const uint8_t (*const *rk)[32], const UL_H *cons
 /* ---- calls --------------------------------------------------------------- */
 
 /*
- * One group of nb blocks from in to out (in == out allowed: all loads come
- * first). keys[j]: block j's schedule (mk) or keys[0] for all.
+ * One group of nb blocks, block j from src[j] to dst[j] (src[j] == dst[j]
+ * allowed: all loads come first). keys[j]: block j's schedule (mk) or
+ * keys[0] for all.
  */
-UB_KERNEL void UL_FN(group)(const ublock_sched *const *keys, const uint8_t *in, uint8_t *out,
-                            int nb, int enc, int mk)
+UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *const *src,
+                             uint8_t *const *dst, int nb, int enc, int mk)
 {
     const unsigned rounds = keys[0]->rounds;
     const uint8_t(*rk[UL_G128])[32];
@@ -443,12 +444,6 @@ UB_KERNEL void UL_FN(group)(const ublock_sched *const *keys, const uint8_t *in, 
         rk[j] = keys[j]->rk;
 #ifdef UL_Y
     if (keys[0]->nbytes == 16 && UL_YNB(nb)) {
-        const uint8_t *src[UL_G128];
-        uint8_t *dst[UL_G128];
-        for (int j = 0; j < nb; j++) {
-            src[j] = in + 16 * j;
-            dst[j] = out + 16 * j;
-        }
         UL_FN(ygroup128)(rk, NULL, rounds, src, dst, nb, enc, mk);
         return;
     }
@@ -456,36 +451,48 @@ UB_KERNEL void UL_FN(group)(const ublock_sched *const *keys, const uint8_t *in, 
     if (keys[0]->nbytes == 16) {
         v128 a[UL_G128], b[UL_G128];
         for (int j = 0; j < nb; j++)
-            UL_FN(load128)(in + 16 * j, &a[j], &b[j]);
+            UL_FN(load128)(src[j], &a[j], &b[j]);
         if (enc)
             UL_FN(enc128)(a, b, rk, NULL, rounds, nb, mk);
         else
             UL_FN(dec128)(a, b, rk, NULL, rounds, nb, mk);
         for (int j = 0; j < nb; j++)
-            v128_storeu(out + 16 * j, UL_FN(merge128)(a[j], b[j]));
+            v128_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
     } else {
 #ifdef UL_Y
         if (nb >= 2 && mk) { /* one key: see ygroup256 */
-            const uint8_t *src[2] = {in, in + 32};
-            uint8_t *dst[2] = {out, out + 32};
             UL_FN(ygroup256)(rk, NULL, rounds, src, dst, 2, enc, mk);
             return;
         }
 #endif
         UL_H a[UL_G256], b[UL_G256];
         for (int j = 0; j < nb && j < UL_G256; j++) {
-            a[j] = UL_FN(load256)(in + 32 * j);
-            b[j] = UL_FN(load256)(in + 32 * j + 16);
+            a[j] = UL_FN(load256)(src[j]);
+            b[j] = UL_FN(load256)(src[j] + 16);
         }
         if (enc)
             UL_FN(enc256)(a, b, rk, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk);
         else
             UL_FN(dec256)(a, b, rk, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk);
         for (int j = 0; j < nb && j < UL_G256; j++) {
-            UL_FN(store256)(out + 32 * j, a[j]);
-            UL_FN(store256)(out + 32 * j + 16, b[j]);
+            UL_FN(store256)(dst[j], a[j]);
+            UL_FN(store256)(dst[j] + 16, b[j]);
         }
     }
+}
+
+/* One group of nb contiguous blocks from in to out (in == out allowed). */
+UB_KERNEL void UL_FN(group)(const ublock_sched *const *keys, const uint8_t *in, uint8_t *out,
+                            int nb, int enc, int mk)
+{
+    const size_t bs = keys[0]->nbytes;
+    const uint8_t *src[UL_G128];
+    uint8_t *dst[UL_G128];
+    for (int j = 0; j < nb; j++) {
+        src[j] = in + bs * (size_t)j;
+        dst[j] = out + bs * (size_t)j;
+    }
+    UL_FN(groupp)(keys, src, dst, nb, enc, mk);
 }
 
 /* The kernels, one per (group size, direction, key form): nb constant in
@@ -506,6 +513,16 @@ UB_KERNEL void UL_FN(group)(const ublock_sched *const *keys, const uint8_t *in, 
     static void UL_FN(mkdec##nb)(const ublock_sched *const *k, const uint8_t *in, uint8_t *out)    \
     {                                                                                              \
         UL_FN(group)(k, in, out, nb, 0, 1);                                                        \
+    }                                                                                              \
+    static void UL_FN(pmkenc##nb)(const ublock_sched *const *k, const uint8_t *const *src,         \
+                                  uint8_t *const *dst)                                             \
+    {                                                                                              \
+        UL_FN(groupp)(k, src, dst, nb, 1, 1);                                                      \
+    }                                                                                              \
+    static void UL_FN(pmkdec##nb)(const ublock_sched *const *k, const uint8_t *const *src,         \
+                                  uint8_t *const *dst)                                             \
+    {                                                                                              \
+        UL_FN(groupp)(k, src, dst, nb, 0, 1);                                                      \
     }
 UL_GROUP_KERNEL(1)
 UL_GROUP_KERNEL(2)
@@ -721,6 +738,87 @@ static void UL_FN(mk_cbc_enc)(const kuai_mk *mk, uint8_t *ivs, const uint8_t *co
         out += m;
         n -= m;
     }
+}
+
+/* One block (bs 16 or 32) as vector moves: a memcpy of variable length is
+ * a call, and CBC decryption makes three per block. */
+UB_KERNEL void UL_FN(copy_block)(uint8_t *dst, const uint8_t *src, size_t bs)
+{
+    for (size_t o = 0; o < bs; o += 16)
+        v128_storeu(dst + o, v128_loadu(src + o));
+}
+
+/*
+ * The mk_short hook: n streams of nblocks blocks each (below the
+ * crossover), stream i from in[i] to out[i] under keys[i], straight from
+ * each key's raw schedule and on the callers' buffers. Blocks are taken in
+ * order (stream by stream) into groups of UL_G128 / UL_G256: a group of
+ * one stream's blocks runs under its one key, any other (one block of each
+ * of 4 streams, a stream's tail with the next one's head) as a multi-key
+ * group. Only which stream a block belongs to (public) picks the kernel.
+ * CBC decryption (ivs) keeps a copy of each group's ciphertext (public)
+ * for the XOR, since out[i] may be in[i].
+ */
+UB_KERNEL void UL_FN(mk_short_bs)(const kuai_key *const *keys, uint8_t *const *ivs,
+                                  const uint8_t *const *in, uint8_t *const *out, size_t n,
+                                  size_t nblocks, int enc, const size_t bs)
+{
+    static const UL_FN(group_fn)
+        one[2][5] = {{0, UL_FN(dec1), UL_FN(dec2), UL_FN(dec3), UL_FN(dec4)},
+                     {0, UL_FN(enc1), UL_FN(enc2), UL_FN(enc3), UL_FN(enc4)}};
+    static void (*const many[2][5])(const ublock_sched *const *, const uint8_t *const *,
+                                    uint8_t *const *) = {
+        {0, UL_FN(pmkdec1), UL_FN(pmkdec2), UL_FN(pmkdec3), UL_FN(pmkdec4)},
+        {0, UL_FN(pmkenc1), UL_FN(pmkenc2), UL_FN(pmkenc3), UL_FN(pmkenc4)}};
+    const size_t g = bs == 16 ? UL_G128 : UL_G256;
+    const ublock_sched *ks[UL_G128];
+    const uint8_t *src[UL_G128];
+    uint8_t *dst[UL_G128];
+    size_t sid[UL_G128], tt[UL_G128], m = 0;
+    _Alignas(16) uint8_t ct[UL_G128][32], carry[32];
+    enc = enc != 0;
+    for (size_t i = 0; i < n; i++) {
+        const ublock_sched *s = ublock_sched_const(keys[i]);
+        for (size_t t = 0; t < nblocks; t++) {
+            ks[m] = s;
+            src[m] = in[i] + t * bs;
+            dst[m] = out[i] + t * bs;
+            sid[m] = i;
+            tt[m] = t;
+            if (++m < g && !(i == n - 1 && t == nblocks - 1))
+                continue;
+            if (ivs)
+                for (size_t j = 0; j < m; j++)
+                    UL_FN(copy_block)(ct[j], src[j], bs);
+            if (sid[0] == sid[m - 1]) /* one stream: its blocks are contiguous */
+                one[enc][m](ks, src[0], dst[0]);
+            else
+                many[enc][m](ks, src, dst);
+            if (ivs) {
+                for (size_t j = 0; j < m; j++) {
+                    const uint8_t *prev = tt[j] == 0 ? ivs[sid[j]] : j ? ct[j - 1] : carry;
+                    for (size_t o = 0; o < bs; o += 16)
+                        v128_storeu(dst[j] + o,
+                                    v128_xor(v128_loadu(dst[j] + o), v128_loadu(prev + o)));
+                    if (tt[j] == nblocks - 1)
+                        UL_FN(copy_block)(ivs[sid[j]], ct[j], bs);
+                }
+                UL_FN(copy_block)(carry, ct[m - 1], bs);
+            }
+            m = 0;
+        }
+    }
+}
+
+/* bs constant in each copy: the block moves and XORs become fixed moves */
+static void UL_FN(mk_short)(const kuai_key *const *keys, uint8_t *const *ivs,
+                            const uint8_t *const *in, uint8_t *const *out, size_t n, size_t nblocks,
+                            int enc)
+{
+    if (ublock_sched_const(keys[0])->nbytes == 16)
+        UL_FN(mk_short_bs)(keys, ivs, in, out, n, nblocks, enc, 16);
+    else
+        UL_FN(mk_short_bs)(keys, ivs, in, out, n, nblocks, enc, 32);
 }
 
 /* Single key: below the crossover (the calling file's, measured) the
@@ -1314,6 +1412,7 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
  * mk_narrow hook: few streams run as one pass of this kernel.
  */
 #define UL_FRONT(W, X, P)                                                                          \
+    enum { W##crossover = (X) };                                                                   \
     static size_t W##front_tail(size_t n)                                                          \
     {                                                                                              \
         size_t r = n % (P); /* below the crossover: the tail goes here too */                      \
@@ -1375,5 +1474,7 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
         .mk_enc = W##mk_enc,                                                                       \
         .mk_dec = W##mk_dec,                                                                       \
         .mk_narrow = narrow,                                                                       \
+        .mk_short_blocks = W##crossover,                                                           \
+        .mk_short = UL_FN(mk_short),                                                               \
         .oneshot = UL_FN(oneshot),                                                                 \
     }

@@ -105,6 +105,44 @@ static void oneshot_multi(kuai_cipher c)
     CHECK(got[0][0] == 0x5a && got[2][bs - 1] == 0x5a, "refused oneshot multi wrote an output");
 }
 
+/* One block per key, every n of 1..33: the hooks' groups of every width
+ * (uBlock: 1..4 keys per pass, 2 for 256-bit blocks, and each direction's
+ * kept-keys and between-the-rounds forms), in place and out. */
+static void oneshot_multi_one_block(kuai_cipher c)
+{
+    enum { MAXN = 33 };
+    size_t bs = kuai_block_size(c), kl = kuai_key_size(c);
+    uint8_t keys[MAXN][32], in[MAXN][32], got[MAXN][32], want[MAXN][32];
+    const uint8_t *kp[MAXN], *ip[MAXN];
+    uint8_t *op[MAXN];
+    kuai_key k;
+    for (size_t n = 1; n <= MAXN; n++)
+        for (int enc = 0; enc < 2; enc++)
+            for (int inplace = 0; inplace < 2; inplace++) {
+                for (size_t i = 0; i < n; i++) {
+                    rng_fill(keys[i], 32);
+                    rng_fill(in[i], bs);
+                    CHECK_RC(kuai_key_init_backend(&k, c, keys[i], kl, "ref"), KUAI_OK, "ref key");
+                    CHECK_RC(enc ? kuai_ecb_encrypt(&k, in[i], want[i], bs)
+                                 : kuai_ecb_decrypt(&k, in[i], want[i], bs),
+                             KUAI_OK, "ref ecb");
+                    if (inplace)
+                        memcpy(got[i], in[i], bs);
+                    kp[i] = keys[i];
+                    ip[i] = inplace ? got[i] : in[i];
+                    op[i] = got[i];
+                }
+                int r = enc ? kuai_ecb_encrypt_oneshot_multi(c, kp, kl, ip, op, n, bs)
+                            : kuai_ecb_decrypt_oneshot_multi(c, kp, kl, ip, op, n, bs);
+                CHECK_RC(r, KUAI_OK, "oneshot multi, one block");
+                for (size_t i = 0; i < n; i++)
+                    CHECK_MEM(got[i], want[i], bs,
+                              enc ? "oneshot multi enc, one block"
+                                  : "oneshot multi dec, one block");
+            }
+    kuai_key_wipe(&k);
+}
+
 /* sched_bytes bounds what a backend writes into a key, and it is all the
  * one-shot call's generic path wipes: a write past it would leave key
  * material on the stack. Each backend sets up random keys over a patterned
@@ -188,6 +226,7 @@ void test_oneshot(void)
             kuai_registry_reload();
             oneshot_single(all_ciphers[i]);
             oneshot_multi(all_ciphers[i]);
+            oneshot_multi_one_block(all_ciphers[i]);
         }
     }
     if (saved)

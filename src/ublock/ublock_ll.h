@@ -884,28 +884,53 @@ static void UL_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in
 typedef union UL_FN(kcu) {
     v128 v[2 * (UBLOCK_MAX_ROUNDS + 1)];
     UL_H h[2 * (UBLOCK_MAX_ROUNDS + 1)];
-#ifdef UL_Y
-    v256 y[2 * (UBLOCK_MAX_ROUNDS + 1)]; /* ks_lly: two keys, one per lane */
-#endif
 } UL_FN(kcu);
+
+/*
+ * uBlock-128 round key r from the key register into the kernel's form: one
+ * pshufb by row ks_p[r & 7] (the register's natural nibble order to
+ * load128's layout, then to round r's: q = {0, 2, .., 14, 1, 3, .., 15},
+ * composed with ub128_tab[l][UB128_KEY]), a constant row where composing
+ * it per round cost a pshufb more. ks_psw[l] is ks_p[l] composed after
+ * the schedule's swap(PK1(.)): uBlock-128/128's k1 of round r is
+ * swap(PK1(k0 of round r - 1)), so one pshufb of the earlier k0 gives it
+ * in round r's layout (ks_ydec). Generated from ub128_tab and PK1.
+ */
+static const _Alignas(16) uint8_t
+    UL_FN(ks_p)[8][16] = {{0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15},
+                          {8, 0, 10, 2, 4, 14, 6, 12, 9, 1, 11, 3, 5, 15, 7, 13},
+                          {4, 8, 14, 0, 10, 12, 2, 6, 5, 9, 15, 1, 11, 13, 3, 7},
+                          {10, 4, 12, 8, 14, 6, 0, 2, 11, 5, 13, 9, 15, 7, 1, 3},
+                          {14, 10, 6, 4, 12, 2, 8, 0, 15, 11, 7, 5, 13, 3, 9, 1},
+                          {12, 14, 2, 10, 6, 0, 4, 8, 13, 15, 3, 11, 7, 1, 5, 9},
+                          {6, 12, 0, 14, 2, 8, 10, 4, 7, 13, 1, 15, 3, 9, 11, 5},
+                          {2, 6, 8, 12, 0, 4, 14, 10, 3, 7, 9, 13, 1, 5, 15, 11}};
+#ifdef UL_Y
+static const _Alignas(16) uint8_t
+    UL_FN(ks_psw)[8][16] = {{4, 12, 11, 7, 6, 8, 1, 5, 9, 2, 3, 14, 0, 13, 15, 10},
+                            {6, 4, 8, 12, 11, 5, 7, 1, 0, 9, 13, 2, 3, 10, 14, 15},
+                            {11, 6, 5, 4, 8, 1, 12, 7, 3, 0, 10, 9, 13, 15, 2, 14},
+                            {8, 11, 1, 6, 5, 7, 4, 12, 13, 3, 15, 0, 10, 14, 9, 2},
+                            {5, 8, 7, 11, 1, 12, 6, 4, 10, 13, 14, 3, 15, 2, 0, 9},
+                            {1, 5, 12, 8, 7, 4, 11, 6, 15, 10, 2, 13, 14, 9, 3, 0},
+                            {7, 1, 4, 5, 12, 6, 8, 11, 14, 15, 9, 10, 2, 0, 13, 3},
+                            {12, 7, 6, 1, 4, 11, 5, 8, 2, 14, 0, 15, 9, 3, 10, 13}};
+#endif
 
 UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
 {
-    static const _Alignas(16)
-        uint8_t q[16] = {0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15};
     ub_ks ks;
-    const v128 qv = v128_load(q);
     ub_ks_init(&ks, c, key);
     if (c != KUAI_UBLOCK_256_256) {
         for (unsigned r = 0; r <= ks.rounds; r++) {
             if (r)
                 ub_ks_step(&ks, r);
-            /* natural nibble order -> load128's layout -> round r's (public r) */
-            v128 p = (r & 7) ? v128_shuf8(qv, v128_load(ub128_tab[r & 7][UB128_KEY])) : qv;
+            v128 p = v128_load(UL_FN(ks_p)[r & 7]); /* public r */
             kc->v[2 * r] = v128_shuf8(ks.k0, p);
             kc->v[2 * r + 1] = v128_shuf8(ks.k1, p);
         }
     } else {
+        const v128 qv = v128_load(UL_FN(ks_p)[0]);
         const v128 p0 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L]));
         const v128 p1 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L] + 16));
         for (unsigned r = 0; r <= ks.rounds; r++) {
@@ -917,54 +942,18 @@ UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
     }
 }
 
-#ifdef UL_Y
-/* uBlock-128's round keys of key0 (lane 0) and key1 (lane 1), or of one
- * key in both lanes, in the ymm kernel's form: two schedules run side by
- * side in ymm (ub_ksy), so no round key moves between lanes. */
-UB_KERNEL void UL_FN(ks_lly)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key0,
-                             const uint8_t *key1, int same)
-{
-    static const _Alignas(16)
-        uint8_t q[16] = {0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15};
-    const v256 qy = v256_row16(q);
-    if (same) { /* xmm schedule, broadcast: see ks_fused */
-        const v128 qv = v128_load(q);
-        ub_ks k;
-        ub_ks_init(&k, c, key0);
-        for (unsigned r = 0; r <= k.rounds; r++) {
-            if (r)
-                ub_ks_step(&k, r);
-            v128 p = (r & 7) ? v128_shuf8(qv, v128_load(ub128_tab[r & 7][UB128_KEY])) : qv;
-            kc->y[2 * r] = _mm256_broadcastsi128_si256(v128_shuf8(k.k0, p));
-            kc->y[2 * r + 1] = _mm256_broadcastsi128_si256(v128_shuf8(k.k1, p));
-        }
-        return;
-    }
-    ub_ksy ks;
-    ub_ksy_init(&ks, c, key0, key1, same);
-    for (unsigned r = 0; r <= ks.rounds; r++) {
-        if (r)
-            ub_ksy_step(&ks, r);
-        v256 p = (r & 7) ? v256_shuf8(qy, v256_load(ub128_tab[r & 7][UB128_KEY])) : qy;
-        kc->y[2 * r] = v256_shuf8(ks.k0, p);
-        kc->y[2 * r + 1] = v256_shuf8(ks.k1, p);
-    }
-}
-#endif
-
 /* nb blocks, block j from src[j] to dst[j], under kc[j] (mk) or kc[0];
- * with UL_Y, 2 or 4 uBlock-128 blocks run on ymm under kc[v].y (ks_lly:
- * blocks 2v and 2v + 1's keys; mk) or kc[0].y. */
+ * with UL_Y, 2 or 4 uBlock-128 blocks under one key run on ymm, kc[0]'s
+ * xmm round keys loaded into both lanes (several keys on ymm decrypt in
+ * ks_ydec instead). */
 UB_KERNEL void UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs,
                                const uint8_t *const *src, uint8_t *const *dst, int nb, int enc,
                                int mk)
 {
 #ifdef UL_Y
-    if (bs == 16 && UL_YNB(nb)) {
-        const v256 *kcp[UL_YV(UL_G128)];
-        for (int v = 0; v < UL_YV(nb); v++)
-            kcp[v] = mk ? kc[v].y : (const v256 *)(const void *)kc[0].v;
-        UL_FN(ygroup128)(NULL, kcp, rounds, src, dst, nb, enc, mk);
+    if (bs == 16 && UL_YNB(nb) && !mk) {
+        const v256 *kcp[1] = {(const v256 *)(const void *)kc[0].v};
+        UL_FN(ygroup128)(NULL, kcp, rounds, src, dst, nb, enc, 0);
         return;
     }
 #endif
@@ -1014,11 +1003,8 @@ UB_KERNEL void UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs
 UB_KERNEL void UL_FN(yks_key)(ub_ksy *ksy, ub_ks *k1x, unsigned r, int nv, int mk, v256 *k0,
                               v256 *k1)
 {
-    static const _Alignas(16)
-        uint8_t q[16] = {0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15};
     if (mk) {
-        const v256 qy = v256_row16(q);
-        v256 p = (r & 7) ? v256_shuf8(qy, v256_load(ub128_tab[r & 7][UB128_KEY])) : qy;
+        v256 p = v256_row16(UL_FN(ks_p)[r & 7]);
         for (int v = 0; v < nv; v++) {
             if (r)
                 ub_ksy_step(&ksy[v], r);
@@ -1026,8 +1012,7 @@ UB_KERNEL void UL_FN(yks_key)(ub_ksy *ksy, ub_ks *k1x, unsigned r, int nv, int m
             k1[v] = v256_shuf8(ksy[v].k1, p);
         }
     } else {
-        const v128 qv = v128_load(q);
-        v128 p = (r & 7) ? v128_shuf8(qv, v128_load(ub128_tab[r & 7][UB128_KEY])) : qv;
+        v128 p = v128_load(UL_FN(ks_p)[r & 7]);
         if (r)
             ub_ks_step(k1x, r);
         k0[0] = _mm256_broadcastsi128_si256(v128_shuf8(k1x->k0, p));
@@ -1045,9 +1030,7 @@ UB_KERNEL void UL_FN(yks_key)(ub_ksy *ksy, ub_ks *k1x, unsigned r, int nv, int m
 UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t bs,
                                const uint8_t *const *src, uint8_t *const *dst, int nb, int mk)
 {
-    static const _Alignas(16)
-        uint8_t q[16] = {0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15};
-    const v128 qv = v128_load(q);
+    const v128 qv = v128_load(UL_FN(ks_p)[0]);
 #ifdef UL_Y
     if (bs == 16 && UL_YNB(nb)) {
         /* ymm. Several keys: their schedules run in ymm too, two per
@@ -1100,7 +1083,7 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
         }
         for (unsigned i = 0; i < rounds; i++) {
             const unsigned r = i + 1;
-            v128 p = (r & 7) ? v128_shuf8(qv, v128_load(ub128_tab[r & 7][UB128_KEY])) : qv;
+            v128 p = v128_load(UL_FN(ks_p)[r & 7]);
             for (int j = 0; j < nk; j++) {
                 ub_ks_step(&ks[j], r);
                 k0[j] = v128_shuf8(ks[j].k0, p);
@@ -1175,6 +1158,154 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
     }
 }
 
+#ifdef UL_Y
+/*
+ * Decryption of 2 or 4 uBlock-128 keys (128/128 or 128/256) with one block
+ * each, on ymm, two keys per vector as ks_fused. The rounds need the round
+ * keys last first, so the schedule runs ahead and keeps them raw (as the
+ * key register holds them; the rounds convert them, the same pshufb count
+ * as converting ahead), each overwritten through a volatile pointer once
+ * its round has read it: the wipe's stores run among the rounds, which
+ * are bound by the shuffle units, instead of after them (on Zen 1 a wipe
+ * of the 2-3 KiB afterwards cost ~110-190 cycles of a 650-950-cycle call).
+ * uBlock-128/128 keeps only each round's K0||K1: its K2||K3 is
+ * swap(PK1(K0||K1 of the round before)), one pshufb of the earlier vector
+ * with the conversion composed in (ks_psw), so half the stores.
+ */
+UB_KERNEL void UL_FN(ks_ydec)(kuai_cipher c, const uint8_t *const *key, const uint8_t *const *src,
+                              uint8_t *const *dst, int nb)
+{
+    const int nv = UL_YV(nb), two = c == KUAI_UBLOCK_128_256; /* both halves kept */
+    const unsigned R = two ? 24 : 16;
+    /* per vector: 128/128: K0||K1 of rounds 0..R - 1 at [r], K2||K3 of
+     * round 0 at [R]; 128/256: round r's halves at [2r], [2r + 1] */
+    v256 kr[UL_YV(UL_G128)][2 * 24];
+    v256 a[UL_YV(UL_G128)], b[UL_YV(UL_G128)], k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
+    ub_ksy ks[UL_YV(UL_G128)];
+    for (int v = 0; v < nv; v++) {
+        ub_ksy_init(&ks[v], c, key[2 * v], key[2 * v + 1], 0);
+        kr[v][0] = ks[v].k0;
+        kr[v][two ? 1 : R] = ks[v].k1;
+    }
+    for (unsigned r = 1; r < R; r++)
+        for (int v = 0; v < nv; v++) {
+            ub_ksy_step(&ks[v], r);
+            kr[v][two ? 2 * r : r] = ks[v].k0;
+            if (two)
+                kr[v][2 * r + 1] = ks[v].k1;
+        }
+    const v256 pr = v256_row16(UL_FN(ks_p)[R & 7]), zero = v256_zero();
+    for (int v = 0; v < nv; v++) {
+        ub_ksy_step(&ks[v], R);
+        UL_FN(yload128)(src[2 * v], src[2 * v + 1], 0, &a[v], &b[v]);
+        a[v] = v256_xor(a[v], v256_shuf8(ks[v].k0, pr));
+        b[v] = v256_xor(b[v], v256_shuf8(ks[v].k1, pr));
+    }
+    for (unsigned i = R; i-- > 0;) { /* public round index */
+        const v256 p = v256_row16(UL_FN(ks_p)[i & 7]), psw = v256_row16(UL_FN(ks_psw)[i & 7]);
+        for (int v = 0; v < nv; v++) {
+            volatile v256 *w = kr[v];
+            if (two) {
+                k0[v] = v256_shuf8(kr[v][2 * i], p);
+                k1[v] = v256_shuf8(kr[v][2 * i + 1], p);
+                w[2 * i] = zero;
+                w[2 * i + 1] = zero;
+            } else {
+                k0[v] = v256_shuf8(kr[v][i], p);
+                k1[v] = i ? v256_shuf8(kr[v][i - 1], psw) : v256_shuf8(kr[v][R], p);
+                w[i] = zero; /* its last reader: K2||K3 of round i + 1 came before */
+                if (!i)
+                    w[R] = zero;
+            }
+        }
+        UL_FN(yround128_inv)(a, b, k0, k1, i & 7, nv, 1);
+    }
+    for (int v = 0; v < nv; v++)
+        UL_FN(ystore128)(dst[2 * v], dst[2 * v + 1], a[v], b[v]);
+}
+
+/*
+ * Decryption of 2 uBlock-256/256 keys with one block each, block j and
+ * key j in lane j (ygroup256's form), the two schedules side by side in
+ * ymm, as ks_ydec: the round keys kept raw and overwritten as the rounds
+ * read them. Of a round's K0..K3 only K0 and K1 are kept: K2 is the
+ * earlier K1 through PK3's second half, K3 the earlier K0 through its
+ * first (ublock_ks_x86_step.h), one pshufb each with the conversion
+ * composed in, so half the stores.
+ */
+UB_KERNEL void UL_FN(ks_ydec_c)(const uint8_t *const *key, const uint8_t *const *src,
+                                uint8_t *const *dst)
+{
+    enum { R = 24 };
+    v256 kr[R + 1][2]; /* K0, K1 of rounds 0..R - 1, then K2, K3 of round 0 */
+    ub_ksy ks;
+    ub_ksy_init(&ks, KUAI_UBLOCK_256_256, key[0], key[1], 0);
+    kr[0][0] = ks.k0;
+    kr[0][1] = ks.k1;
+    kr[R][0] = ks.k2;
+    kr[R][1] = ks.k3;
+    for (unsigned r = 1; r < R; r++) {
+        ub_ksy_step(&ks, r);
+        kr[r][0] = ks.k0;
+        kr[r][1] = ks.k1;
+    }
+    ub_ksy_step(&ks, R);
+    const v256 qy = v256_row16(UL_FN(ks_p)[0]), zero = v256_zero();
+    const v256 y0 = v256_shuf8(qy, v256_row16(ub256_tab[UB256_TO_L]));
+    const v256 y1 = v256_shuf8(qy, v256_row16(ub256_tab[UB256_TO_L] + 16));
+    /* K2 = PK3's K1 half of the earlier K1, K3 = PK3's K0 half of the
+     * earlier K0, each then converted */
+    const v256 z2 = v256_shuf8(ks.pk1, y0), z3 = v256_shuf8(ks.pk0, y1);
+    UL_HY a = UL_FN(yload256v)(UL_FN(yload2)(src[0], src[1], 0));
+    UL_HY b = UL_FN(yload256v)(UL_FN(yload2)(src[0] + 16, src[1] + 16, 0));
+    a = UL_FN(yxor256)(a, UL_FN(ymk256)(v256_shuf8(ks.k0, y0), v256_shuf8(ks.k1, y1)));
+    b = UL_FN(yxor256)(b, UL_FN(ymk256)(v256_shuf8(ks.k2, y0), v256_shuf8(ks.k3, y1)));
+    volatile v256 *w = kr[0];
+    for (unsigned i = R; i-- > 0;) {      /* public round index */
+        const unsigned j = i ? i - 1 : R; /* K2, K3's source */
+        UL_HY k0 = UL_FN(ymk256)(v256_shuf8(kr[i][0], y0), v256_shuf8(kr[i][1], y1));
+        UL_HY k1 = i ? UL_FN(ymk256)(v256_shuf8(kr[j][1], z2), v256_shuf8(kr[j][0], z3))
+                     : UL_FN(ymk256)(v256_shuf8(kr[j][0], y0), v256_shuf8(kr[j][1], y1));
+        w[2 * i] = zero; /* round i is kr[i]'s last reader */
+        w[2 * i + 1] = zero;
+        if (!i) {
+            w[2 * R] = zero;
+            w[2 * R + 1] = zero;
+        }
+        UL_FN(yround256_inv)(&a, &b, k0, k1);
+    }
+    UL_FN(ystore2)(dst[0], dst[1], UL_FN(ymerge256)(a));
+    UL_FN(ystore2)(dst[0] + 16, dst[1] + 16, UL_FN(ymerge256)(b));
+}
+
+typedef void (*UL_FN(ksyd_fn))(const uint8_t *const *, const uint8_t *const *, uint8_t *const *);
+static void UL_FN(ksyd_a2)(const uint8_t *const *key, const uint8_t *const *src,
+                           uint8_t *const *dst)
+{
+    UL_FN(ks_ydec)(KUAI_UBLOCK_128_128, key, src, dst, 2);
+}
+static void UL_FN(ksyd_a4)(const uint8_t *const *key, const uint8_t *const *src,
+                           uint8_t *const *dst)
+{
+    UL_FN(ks_ydec)(KUAI_UBLOCK_128_128, key, src, dst, 4);
+}
+static void UL_FN(ksyd_b2)(const uint8_t *const *key, const uint8_t *const *src,
+                           uint8_t *const *dst)
+{
+    UL_FN(ks_ydec)(KUAI_UBLOCK_128_256, key, src, dst, 2);
+}
+static void UL_FN(ksyd_b4)(const uint8_t *const *key, const uint8_t *const *src,
+                           uint8_t *const *dst)
+{
+    UL_FN(ks_ydec)(KUAI_UBLOCK_128_256, key, src, dst, 4);
+}
+static void UL_FN(ksyd_c2)(const uint8_t *const *key, const uint8_t *const *src,
+                           uint8_t *const *dst)
+{
+    UL_FN(ks_ydec_c)(key, src, dst);
+}
+#endif
+
 /* One function per (member, group size, direction, key form): every
  * branch above folds away, the state stays in registers. */
 typedef void (*UL_FN(ks_fn))(const UL_FN(kcu) *, const uint8_t *const *, uint8_t *const *);
@@ -1243,17 +1374,6 @@ static void UL_FN(ks_ll_c)(UL_FN(kcu) * kc, const uint8_t *key)
 {
     UL_FN(ks_ll)(kc, KUAI_UBLOCK_256_256, key);
 }
-#ifdef UL_Y
-static void UL_FN(ks_lly_a)(UL_FN(kcu) * kc, const uint8_t *k0, const uint8_t *k1, int same)
-{
-    UL_FN(ks_lly)(kc, KUAI_UBLOCK_128_128, k0, k1, same);
-}
-static void UL_FN(ks_lly_b)(UL_FN(kcu) * kc, const uint8_t *k0, const uint8_t *k1, int same)
-{
-    UL_FN(ks_lly)(kc, KUAI_UBLOCK_128_256, k0, k1, same);
-}
-#endif
-
 static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
                            uint8_t *const *out, size_t n, size_t nblocks, int enc)
 {
@@ -1302,38 +1422,29 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
         }
         return;
     }
-#ifdef UL_Y
-    /* uBlock-128 groups of 2..4 on ymm, under ks_lly's forms */
-    static void (*const ksy[2])(UL_FN(kcu) *, const uint8_t *, const uint8_t *,
-                                int) = {UL_FN(ks_lly_a), UL_FN(ks_lly_b)};
-    const int y = bs == 16;
-    const size_t kbytes = (size_t)(m ? 25 : 17) * 2 * 32; /* round keys of one kc */
-#else
-    const size_t kbytes = (size_t)(m ? 25 : 17) * 2 * bs; /* round keys of one key */
-#endif
+    const size_t kbytes = (size_t)(m ? 25 : 17) * 2 * bs; /* ks_ll's round keys of one key */
     UL_FN(kcu) kc[UL_G128];
     size_t used = 0;
-    if (nblocks == 1) { /* a group of keys, one block each, per pass */
+    if (nblocks == 1) { /* a group of keys, one block each, per pass (decryption) */
         for (size_t i = 0; i < n;) {
             size_t w = n - i < g ? n - i : g;
             for (size_t j = 0; j < w; j++) {
-#ifdef UL_Y
-                if (y && UL_YNB(w)) { /* keys 2v, 2v + 1 into kc[v] */
-                    if (j % 2 == 0)
-                        ksy[m](&kc[j / 2], keys[i + j], keys[i + (j + 1 < w ? j + 1 : j)],
-                               j + 1 >= w);
-                } else
-#endif
-                    ks[m](&kc[j], keys[i + j]);
                 src[j] = in[i + j];
                 dst[j] = out[i + j];
             }
 #ifdef UL_Y
-            if (y && UL_YNB(w)) /* kc[0 .. w / 2 - 1] hold the keys */
-                used = (w + 1) / 2 > used ? (w + 1) / 2 : used;
-            else
+            if (UL_YNB(w)) { /* two keys per ymm: ks_ydec, ks_ydec_c */
+                static const UL_FN(ksyd_fn) yd[3][2] = {{UL_FN(ksyd_a2), UL_FN(ksyd_a4)},
+                                                        {UL_FN(ksyd_b2), UL_FN(ksyd_b4)},
+                                                        {UL_FN(ksyd_c2), 0}};
+                yd[m][w == 4](keys + i, src, dst);
+                i += w;
+                continue;
+            }
 #endif
-                used = w > used ? w : used;
+            for (size_t j = 0; j < w; j++)
+                ks[m](&kc[j], keys[i + j]);
+            used = w > used ? w : used;
             fns[m][1][enc][w](kc, src, dst);
             i += w;
         }

@@ -37,9 +37,47 @@ static inline __attribute__((always_inline)) void UBK_STEP(UBK_S *s, unsigned r)
     s->k3 = UBK_OP(xor)(q, rcx);
 }
 
+/*
+ * uBlock-128/256's schedule with one pshufb fewer a round. PK2's K1 half
+ * only exchanges K1's 64-bit halves, so instead of moving the nibbles the
+ * register runs in two frames, the normal one and the swapped one (nibble
+ * j at position j ^ 8), exchanged every round. After UBK_FRAMES (once,
+ * after init) and UBK_STEPF of rounds 1, 2, ... in order, round r's K0
+ * (s->k0) is in the swapped frame for even r (0 too) and the normal one
+ * for odd r, K1 (s->k1) in the other one. sw = !(r & 1), a constant
+ * where the caller's loop runs two rounds a pass. PK's K0 half reads one
+ * frame and writes the other (rows pkn, pks); the round constants of the
+ * swapped rounds are ub_ks_rcf's.
+ */
+static inline __attribute__((always_inline)) void UBK_FRAMES(UBK_S *s)
+{
+    s->k0 = UBK_SWAP64(s->k0);
+    s->kx = UBK_SWAP64(s->kx);
+    s->k3 = UBK_SWAP64(s->k3);
+    s->pkn = UBK_OP(xor)(s->pk0, UBK_OP(set1_8)(8)); /* swapped -> normal */
+    s->pks = UBK_SWAP64(s->pk0);                     /* normal -> swapped */
+}
+
+static inline __attribute__((always_inline)) void UBK_STEPF(UBK_S *s, unsigned r, int sw)
+{
+    UBK_T rcx = UBK_ROWF(sw, r - 1);
+    UBK_T q = UBK_OP(shuf8)(s->kx, sw ? s->pks : s->pkn); /* PK(K0) ^ rcx */
+    UBK_T sk = UBK_OP(shuf8)(s->sbox, q);
+    UBK_T next = r < 24 ? (sw ? UBK_ROWF(2, r) : UBK_ROW(2, r)) : UBK_OP(zero)();
+    UBK_T k1 = s->k1; /* PK's K1 half: this vector, read in the other frame */
+    s->kx = UBK_OP(xor)(UBK_OP(xor)(s->k2, next), sk);
+    s->k0 = UBK_OP(xor)(s->k2, sk);
+    s->k1 = UBK_OP(xor)(s->k3, UBK_OP(shuf8)(s->tk, k1));
+    s->k2 = k1;
+    s->k3 = UBK_OP(xor)(q, rcx);
+}
+
 #undef UBK_S
 #undef UBK_T
 #undef UBK_OP
 #undef UBK_ROW
 #undef UBK_SWAP64
 #undef UBK_STEP
+#undef UBK_STEPF
+#undef UBK_FRAMES
+#undef UBK_ROWF

@@ -881,6 +881,11 @@ static void UL_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in
  * runs up to a group of keys as one pass, read from and written to the
  * callers' buffers directly (all loads of a group before its stores).
  */
+/* The one-shot kernels start on a cache line: their loops' placement,
+ * and with it their speed on Zen 1 (up to 5% either way), then no longer
+ * moves with unrelated code. */
+#define UL_KS_ALIGN __attribute__((aligned(64)))
+
 typedef union UL_FN(kcu) {
     v128 v[2 * (UBLOCK_MAX_ROUNDS + 1)];
     UL_H h[2 * (UBLOCK_MAX_ROUNDS + 1)];
@@ -894,7 +899,7 @@ typedef union UL_FN(kcu) {
  * it per round cost a pshufb more. ks_psw[l] is ks_p[l] composed after
  * the schedule's swap(PK1(.)): uBlock-128/128's k1 of round r is
  * swap(PK1(k0 of round r - 1)), so one pshufb of the earlier k0 gives it
- * in round r's layout (ks_ydec). Generated from ub128_tab and PK1.
+ * in round r's layout (ks_ydec_a). Generated from ub128_tab and PK1.
  */
 static const _Alignas(16) uint8_t
     UL_FN(ks_p)[8][16] = {{0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15},
@@ -945,7 +950,7 @@ UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
 /* nb blocks, block j from src[j] to dst[j], under kc[j] (mk) or kc[0];
  * with UL_Y, 2 or 4 uBlock-128 blocks under one key run on ymm, kc[0]'s
  * xmm round keys loaded into both lanes (several keys on ymm decrypt in
- * ks_ydec instead). */
+ * ks_ydec_a/_b instead). */
 UB_KERNEL void UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs,
                                const uint8_t *const *src, uint8_t *const *dst, int nb, int enc,
                                int mk)
@@ -1021,6 +1026,22 @@ UB_KERNEL void UL_FN(yks_key)(ub_ksy *ksy, ub_ks *k1x, unsigned r, int nv, int m
 }
 #endif
 
+#ifdef UL_Y
+/* yks_key for uBlock-128/256's keys under ub_ksy_stepf's frames (sw:
+ * round r's K0 in the swapped frame, K1 in the normal one, or the other
+ * way round); a swapped half converts by ks_p's row with every index ^ 8. */
+UB_KERNEL void UL_FN(yks_keyf)(ub_ksy *ksy, unsigned r, int sw, int nv, v256 *k0, v256 *k1)
+{
+    const v256 p = v256_row16(UL_FN(ks_p)[r & 7]), ps = v256_xor(p, v256_set1_8(8));
+    for (int v = 0; v < nv; v++) {
+        if (r)
+            ub_ksy_stepf(&ksy[v], r, sw);
+        k0[v] = v256_shuf8(ksy[v].k0, sw ? ps : p);
+        k1[v] = v256_shuf8(ksy[v].k1, sw ? p : ps);
+    }
+}
+#endif
+
 /*
  * Encryption with the round keys made between the rounds: each key's
  * schedule steps once per round (it depends on the key only, so it runs
@@ -1048,19 +1069,32 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
             for (int v = 0; v < nv; v++) {
                 const int j1 = 2 * v + 1 < nb ? 2 * v + 1 : 2 * v;
                 ub_ksy_init(&ksy[v], c, key[2 * v], key[j1], j1 == 2 * v);
+                if (c == KUAI_UBLOCK_128_256)
+                    ub_ksy_frames(&ksy[v]);
             }
         } else {
             ub_ks_init(&k1x, c, key[0]);
         }
+        /* several 128/256 keys: two rounds a pass, in ub_ksy_stepf's frames */
+        const int f = mk && c == KUAI_UBLOCK_128_256;
         const unsigned yrounds = mk ? ksy[0].rounds : k1x.rounds;
-        UL_FN(yks_key)(ksy, &k1x, 0, nv, mk, k0, k1);
+        if (f)
+            UL_FN(yks_keyf)(ksy, 0, 1, nv, k0, k1);
+        else
+            UL_FN(yks_key)(ksy, &k1x, 0, nv, mk, k0, k1);
         for (int v = 0; v < nv; v++) {
             const int j1 = 2 * v + 1 < nb ? 2 * v + 1 : 2 * v;
             UL_FN(yload128)(src[2 * v], src[j1], j1 == 2 * v, &a[v], &b[v]);
             a[v] = v256_xor(a[v], k0[mk ? v : 0]);
             b[v] = v256_xor(b[v], k1[mk ? v : 0]);
         }
-        for (unsigned r = 1; r <= yrounds; r++) {
+        for (unsigned r = 1; f && r <= yrounds; r += 2) {
+            UL_FN(yks_keyf)(ksy, r, 0, nv, k0, k1);
+            UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk);
+            UL_FN(yks_keyf)(ksy, r + 1, 1, nv, k0, k1);
+            UL_FN(yround128)(a, b, k0, k1, r & 7, nv, mk);
+        }
+        for (unsigned r = 1; !f && r <= yrounds; r++) {
             UL_FN(yks_key)(ksy, &k1x, r, nv, mk, k0, k1);
             UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk);
         }
@@ -1160,39 +1194,36 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
 
 #ifdef UL_Y
 /*
- * Decryption of 2 or 4 uBlock-128 keys (128/128 or 128/256) with one block
- * each, on ymm, two keys per vector as ks_fused. The rounds need the round
- * keys last first, so the schedule runs ahead and keeps them raw (as the
- * key register holds them; the rounds convert them, the same pshufb count
- * as converting ahead), each overwritten through a volatile pointer once
- * its round has read it: the wipe's stores run among the rounds, which
- * are bound by the shuffle units, instead of after them (on Zen 1 a wipe
- * of the 2-3 KiB afterwards cost ~110-190 cycles of a 650-950-cycle call).
- * uBlock-128/128 keeps only each round's K0||K1: its K2||K3 is
- * swap(PK1(K0||K1 of the round before)), one pshufb of the earlier vector
- * with the conversion composed in (ks_psw), so half the stores.
+ * Decryption of 2 or 4 keys with one block each, on ymm, two keys per
+ * vector as ks_fused. The rounds need the round keys last first, so the
+ * schedule runs ahead and keeps them raw (as the key register holds them;
+ * the rounds convert them, the same pshufb count as converting ahead),
+ * each overwritten through a volatile pointer once its round has read it:
+ * the wipe's stores run among the rounds, which are bound by the shuffle
+ * units, instead of after them (on Zen 1 a wipe of the 2-3 KiB after the
+ * rounds cost ~110-190 cycles of a 650-950-cycle call).
+ *
+ * uBlock-128/128 (ks_ydec_a) keeps only each round's K0||K1: its K2||K3
+ * is swap(PK1(K0||K1 of the round before)), one pshufb of the earlier
+ * vector with the conversion composed in (ks_psw), so half the stores.
  */
-UB_KERNEL void UL_FN(ks_ydec)(kuai_cipher c, const uint8_t *const *key, const uint8_t *const *src,
-                              uint8_t *const *dst, int nb)
+UB_KERNEL void UL_FN(ks_ydec_a)(const uint8_t *const *key, const uint8_t *const *src,
+                                uint8_t *const *dst, int nb)
 {
-    const int nv = UL_YV(nb), two = c == KUAI_UBLOCK_128_256; /* both halves kept */
-    const unsigned R = two ? 24 : 16;
-    /* per vector: 128/128: K0||K1 of rounds 0..R - 1 at [r], K2||K3 of
-     * round 0 at [R]; 128/256: round r's halves at [2r], [2r + 1] */
-    v256 kr[UL_YV(UL_G128)][2 * 24];
+    enum { R = 16 };
+    const int nv = UL_YV(nb);
+    v256 kr[UL_YV(UL_G128)][R + 1]; /* K0||K1 of rounds 0..R - 1, K2||K3 of round 0 */
     v256 a[UL_YV(UL_G128)], b[UL_YV(UL_G128)], k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
     ub_ksy ks[UL_YV(UL_G128)];
     for (int v = 0; v < nv; v++) {
-        ub_ksy_init(&ks[v], c, key[2 * v], key[2 * v + 1], 0);
+        ub_ksy_init(&ks[v], KUAI_UBLOCK_128_128, key[2 * v], key[2 * v + 1], 0);
         kr[v][0] = ks[v].k0;
-        kr[v][two ? 1 : R] = ks[v].k1;
+        kr[v][R] = ks[v].k1;
     }
     for (unsigned r = 1; r < R; r++)
         for (int v = 0; v < nv; v++) {
             ub_ksy_step(&ks[v], r);
-            kr[v][two ? 2 * r : r] = ks[v].k0;
-            if (two)
-                kr[v][2 * r + 1] = ks[v].k1;
+            kr[v][r] = ks[v].k0;
         }
     const v256 pr = v256_row16(UL_FN(ks_p)[R & 7]), zero = v256_zero();
     for (int v = 0; v < nv; v++) {
@@ -1205,20 +1236,71 @@ UB_KERNEL void UL_FN(ks_ydec)(kuai_cipher c, const uint8_t *const *key, const ui
         const v256 p = v256_row16(UL_FN(ks_p)[i & 7]), psw = v256_row16(UL_FN(ks_psw)[i & 7]);
         for (int v = 0; v < nv; v++) {
             volatile v256 *w = kr[v];
-            if (two) {
-                k0[v] = v256_shuf8(kr[v][2 * i], p);
-                k1[v] = v256_shuf8(kr[v][2 * i + 1], p);
-                w[2 * i] = zero;
-                w[2 * i + 1] = zero;
-            } else {
-                k0[v] = v256_shuf8(kr[v][i], p);
-                k1[v] = i ? v256_shuf8(kr[v][i - 1], psw) : v256_shuf8(kr[v][R], p);
-                w[i] = zero; /* its last reader: K2||K3 of round i + 1 came before */
-                if (!i)
-                    w[R] = zero;
-            }
+            k0[v] = v256_shuf8(kr[v][i], p);
+            k1[v] = i ? v256_shuf8(kr[v][i - 1], psw) : v256_shuf8(kr[v][R], p);
+            w[i] = zero; /* its last reader: K2||K3 of round i + 1 came before */
+            if (!i)
+                w[R] = zero;
         }
         UL_FN(yround128_inv)(a, b, k0, k1, i & 7, nv, 1);
+    }
+    for (int v = 0; v < nv; v++)
+        UL_FN(ystore128)(dst[2 * v], dst[2 * v + 1], a[v], b[v]);
+}
+
+/* Round i of ks_ydec_b: its round key from kr (converted by the rows of
+ * ub_ksy_stepf's frames, sw as yks_keyf), which is then overwritten. */
+UB_KERNEL void UL_FN(ks_ydec_b_round)(v256 *a, v256 *b, v256 (*kr)[48], int nv, unsigned i, int sw)
+{
+    const v256 p = v256_row16(UL_FN(ks_p)[i & 7]), ps = v256_xor(p, v256_set1_8(8));
+    const v256 zero = v256_zero();
+    v256 k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
+    for (int v = 0; v < nv; v++) {
+        volatile v256 *w = kr[v];
+        k0[v] = v256_shuf8(kr[v][2 * i], sw ? ps : p);
+        k1[v] = v256_shuf8(kr[v][2 * i + 1], sw ? p : ps);
+        w[2 * i] = zero;
+        w[2 * i + 1] = zero;
+    }
+    UL_FN(yround128_inv)(a, b, k0, k1, i & 7, nv, 1);
+}
+
+/* uBlock-128/256 (ks_ydec_b): both halves kept, the schedule in
+ * ub_ksy_stepf's frames, two rounds a pass. */
+UB_KERNEL void UL_FN(ks_ydec_b)(const uint8_t *const *key, const uint8_t *const *src,
+                                uint8_t *const *dst, int nb)
+{
+    enum { R = 24 };
+    const int nv = UL_YV(nb);
+    v256 kr[UL_YV(UL_G128)][48]; /* round r's halves at [2r], [2r + 1], r < R */
+    v256 a[UL_YV(UL_G128)], b[UL_YV(UL_G128)];
+    ub_ksy ks[UL_YV(UL_G128)];
+    for (int v = 0; v < nv; v++) {
+        ub_ksy_init(&ks[v], KUAI_UBLOCK_128_256, key[2 * v], key[2 * v + 1], 0);
+        ub_ksy_frames(&ks[v]);
+        kr[v][0] = ks[v].k0;
+        kr[v][1] = ks[v].k1;
+    }
+    for (unsigned r = 1; r < R; r += 2) /* public r */
+        for (int v = 0; v < nv; v++) {
+            ub_ksy_stepf(&ks[v], r, 0);
+            kr[v][2 * r] = ks[v].k0;
+            kr[v][2 * r + 1] = ks[v].k1;
+            ub_ksy_stepf(&ks[v], r + 1, 1);
+            if (r + 1 < R) {
+                kr[v][2 * r + 2] = ks[v].k0;
+                kr[v][2 * r + 3] = ks[v].k1;
+            }
+        }
+    const v256 pr = v256_row16(UL_FN(ks_p)[R & 7]), prs = v256_xor(pr, v256_set1_8(8));
+    for (int v = 0; v < nv; v++) { /* round R's key (R even: K0 swapped) */
+        UL_FN(yload128)(src[2 * v], src[2 * v + 1], 0, &a[v], &b[v]);
+        a[v] = v256_xor(a[v], v256_shuf8(ks[v].k0, prs));
+        b[v] = v256_xor(b[v], v256_shuf8(ks[v].k1, pr));
+    }
+    for (unsigned i = R; i > 0; i -= 2) { /* rounds i - 1 (odd), i - 2 (even) */
+        UL_FN(ks_ydec_b_round)(a, b, kr, nv, i - 1, 0);
+        UL_FN(ks_ydec_b_round)(a, b, kr, nv, i - 2, 1);
     }
     for (int v = 0; v < nv; v++)
         UL_FN(ystore128)(dst[2 * v], dst[2 * v + 1], a[v], b[v]);
@@ -1227,7 +1309,7 @@ UB_KERNEL void UL_FN(ks_ydec)(kuai_cipher c, const uint8_t *const *key, const ui
 /*
  * Decryption of 2 uBlock-256/256 keys with one block each, block j and
  * key j in lane j (ygroup256's form), the two schedules side by side in
- * ymm, as ks_ydec: the round keys kept raw and overwritten as the rounds
+ * ymm, as ks_ydec_a: the round keys kept raw and overwritten as the rounds
  * read them. Of a round's K0..K3 only K0 and K1 are kept: K2 is the
  * earlier K1 through PK3's second half, K3 the earlier K0 through its
  * first (ublock_ks_x86_step.h), one pshufb each with the conversion
@@ -1279,28 +1361,28 @@ UB_KERNEL void UL_FN(ks_ydec_c)(const uint8_t *const *key, const uint8_t *const 
 }
 
 typedef void (*UL_FN(ksyd_fn))(const uint8_t *const *, const uint8_t *const *, uint8_t *const *);
-static void UL_FN(ksyd_a2)(const uint8_t *const *key, const uint8_t *const *src,
-                           uint8_t *const *dst)
+static UL_KS_ALIGN void UL_FN(ksyd_a2)(const uint8_t *const *key, const uint8_t *const *src,
+                                       uint8_t *const *dst)
 {
-    UL_FN(ks_ydec)(KUAI_UBLOCK_128_128, key, src, dst, 2);
+    UL_FN(ks_ydec_a)(key, src, dst, 2);
 }
-static void UL_FN(ksyd_a4)(const uint8_t *const *key, const uint8_t *const *src,
-                           uint8_t *const *dst)
+static UL_KS_ALIGN void UL_FN(ksyd_a4)(const uint8_t *const *key, const uint8_t *const *src,
+                                       uint8_t *const *dst)
 {
-    UL_FN(ks_ydec)(KUAI_UBLOCK_128_128, key, src, dst, 4);
+    UL_FN(ks_ydec_a)(key, src, dst, 4);
 }
-static void UL_FN(ksyd_b2)(const uint8_t *const *key, const uint8_t *const *src,
-                           uint8_t *const *dst)
+static UL_KS_ALIGN void UL_FN(ksyd_b2)(const uint8_t *const *key, const uint8_t *const *src,
+                                       uint8_t *const *dst)
 {
-    UL_FN(ks_ydec)(KUAI_UBLOCK_128_256, key, src, dst, 2);
+    UL_FN(ks_ydec_b)(key, src, dst, 2);
 }
-static void UL_FN(ksyd_b4)(const uint8_t *const *key, const uint8_t *const *src,
-                           uint8_t *const *dst)
+static UL_KS_ALIGN void UL_FN(ksyd_b4)(const uint8_t *const *key, const uint8_t *const *src,
+                                       uint8_t *const *dst)
 {
-    UL_FN(ks_ydec)(KUAI_UBLOCK_128_256, key, src, dst, 4);
+    UL_FN(ks_ydec_b)(key, src, dst, 4);
 }
-static void UL_FN(ksyd_c2)(const uint8_t *const *key, const uint8_t *const *src,
-                           uint8_t *const *dst)
+static UL_KS_ALIGN void UL_FN(ksyd_c2)(const uint8_t *const *key, const uint8_t *const *src,
+                                       uint8_t *const *dst)
 {
     UL_FN(ks_ydec_c)(key, src, dst);
 }
@@ -1310,7 +1392,8 @@ static void UL_FN(ksyd_c2)(const uint8_t *const *key, const uint8_t *const *src,
  * branch above folds away, the state stays in registers. */
 typedef void (*UL_FN(ks_fn))(const UL_FN(kcu) *, const uint8_t *const *, uint8_t *const *);
 #define UL_KS_KERNEL(name, rounds, bs, nb, enc, mk)                                                \
-    static void UL_FN(name)(const UL_FN(kcu) * kc, const uint8_t *const *src, uint8_t *const *dst) \
+    static UL_KS_ALIGN void UL_FN(name)(const UL_FN(kcu) * kc, const uint8_t *const *src,          \
+                                        uint8_t *const *dst)                                       \
     {                                                                                              \
         UL_FN(ks_group)(kc, rounds, bs, src, dst, nb, enc, mk);                                    \
     }
@@ -1340,8 +1423,8 @@ UL_KS_KERNELS(c, 24, 32)
 
 typedef void (*UL_FN(ksf_fn))(const uint8_t *const *, const uint8_t *const *, uint8_t *const *);
 #define UL_KSF_KERNEL(name, c, bs, nb, mk)                                                         \
-    static void UL_FN(name)(const uint8_t *const *key, const uint8_t *const *src,                  \
-                            uint8_t *const *dst)                                                   \
+    static UL_KS_ALIGN void UL_FN(name)(const uint8_t *const *key, const uint8_t *const *src,      \
+                                        uint8_t *const *dst)                                       \
     {                                                                                              \
         UL_FN(ks_fused)(c, key, bs, src, dst, nb, mk);                                             \
     }
@@ -1362,15 +1445,15 @@ UL_KSF_KERNEL(ksfc_m2, KUAI_UBLOCK_256_256, 32, 2, 1)
 #undef UL_KSF_KERNELS4
 
 /* The schedule per member, each with its constant member. */
-static void UL_FN(ks_ll_a)(UL_FN(kcu) * kc, const uint8_t *key)
+static UL_KS_ALIGN void UL_FN(ks_ll_a)(UL_FN(kcu) * kc, const uint8_t *key)
 {
     UL_FN(ks_ll)(kc, KUAI_UBLOCK_128_128, key);
 }
-static void UL_FN(ks_ll_b)(UL_FN(kcu) * kc, const uint8_t *key)
+static UL_KS_ALIGN void UL_FN(ks_ll_b)(UL_FN(kcu) * kc, const uint8_t *key)
 {
     UL_FN(ks_ll)(kc, KUAI_UBLOCK_128_256, key);
 }
-static void UL_FN(ks_ll_c)(UL_FN(kcu) * kc, const uint8_t *key)
+static UL_KS_ALIGN void UL_FN(ks_ll_c)(UL_FN(kcu) * kc, const uint8_t *key)
 {
     UL_FN(ks_ll)(kc, KUAI_UBLOCK_256_256, key);
 }
@@ -1433,7 +1516,7 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
                 dst[j] = out[i + j];
             }
 #ifdef UL_Y
-            if (UL_YNB(w)) { /* two keys per ymm: ks_ydec, ks_ydec_c */
+            if (UL_YNB(w)) { /* two keys per ymm: ks_ydec_a, _b, _c */
                 static const UL_FN(ksyd_fn) yd[3][2] = {{UL_FN(ksyd_a2), UL_FN(ksyd_a4)},
                                                         {UL_FN(ksyd_b2), UL_FN(ksyd_b4)},
                                                         {UL_FN(ksyd_c2), 0}};
@@ -1466,6 +1549,7 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
     for (size_t j = 0; j < used; j++)
         kuai_wipe(&kc[j], kbytes);
 }
+#undef UL_KS_ALIGN
 #else
 /*
  * One-shot ECB: the raw schedule on this stack frame only (the first bytes

@@ -347,8 +347,11 @@ static void check_cbc_chain(kuai_cipher c, const kuai_impl *p, const kuai_impl *
 
 /* The public multi-key calls with 1..33 streams of 1..8 blocks of this backend's keys
  * (few streams go to the low-latency narrow kernel, more to the wide one),
- * ECB and CBC both ways, against each stream alone on ref. */
-static void check_multi_streams(kuai_cipher c, const kuai_impl *p)
+ * ECB and CBC both ways, against each stream alone on ref. mixed: key 0 is
+ * this backend's (its kernels run the call), the others are set up by
+ * every usable backend in turn, and every fourth is a memcpy of a key of
+ * this backend (the round keys a key stores must survive a plain copy). */
+static void check_multi_streams(kuai_cipher c, const kuai_impl *p, int mixed)
 {
     enum { MAXN = 33, MAXB = 8 };
     const char *cn = kuai_cipher_name(c);
@@ -361,9 +364,16 @@ static void check_multi_streams(kuai_cipher c, const kuai_impl *p)
     uint8_t *op[MAXN], *ivp[MAXN];
     uint8_t keys[MAXN][32];
     char what[160];
+    const char *all[MAX_BACKENDS];
+    const size_t nall = usable_backends(c, all, MAX_BACKENDS);
     for (size_t i = 0; i < MAXN; i++) {
         rng_fill(keys[i], sizeof keys[i]);
-        key_init_ok(&k[i], c, keys[i], p->name);
+        if (mixed && i % 4 == 3) {
+            key_init_ok(r, c, keys[i], p->name);
+            memcpy(&k[i], r, sizeof *r);
+        } else {
+            key_init_ok(&k[i], c, keys[i], mixed && i ? all[i % nall] : p->name);
+        }
         kp[i] = &k[i];
         ip[i] = in[i];
         op[i] = got[i];
@@ -387,7 +397,8 @@ static void check_multi_streams(kuai_cipher c, const kuai_impl *p)
                      : mode == 1 ? kuai_ecb_decrypt_multi(kp, ip, op, n, len)
                      : mode == 2 ? kuai_cbc_encrypt_multi(kp, ivp, ip, op, n, len)
                                  : kuai_cbc_decrypt_multi(kp, ivp, ip, op, n, len);
-            snprintf(what, sizeof what, "%s/%s %s multi, %zu streams of %zu blocks", cn, p->name,
+            snprintf(what, sizeof what, "%s/%s %s multi%s, %zu streams of %zu blocks", cn, p->name,
+                     mixed ? " (mixed, copied keys)" : "",
                      mode == 0   ? "ecb enc"
                      : mode == 1 ? "ecb dec"
                      : mode == 2 ? "cbc enc"
@@ -504,6 +515,88 @@ static void check_lazy_race(kuai_cipher c, const kuai_impl *p)
     free(r);
 }
 
+/*
+ * Round keys stored in the low-latency kernel's form (ublock.h,
+ * UBLOCK_LLK_*): the x86 key setup writes them for uBlock-128, and that
+ * kernel's calls (1..4 blocks, CBC encryption, the multi-key short path)
+ * must read them, not the raw schedule: one flipped bit in a stored round
+ * key must change every such call's output, and the key put back must
+ * agree with ref again. A key whose marker is cleared (what another
+ * backend's key looks like) must still agree, split from the raw schedule.
+ */
+static void check_stored_round_keys(kuai_cipher c, const kuai_impl *p, const kuai_impl *ref)
+{
+    const char *cn = kuai_cipher_name(c);
+    const size_t bs = kuai_block_size(c);
+    /* the backends with the x86 key setup; the first two run the kernel */
+    const int ll = strcmp(p->name, "ssse3") == 0 || strcmp(p->name, "avx2") == 0;
+    const int x86 = ll || strcmp(p->name, "avx512") == 0;
+    kuai_key *k = key_alloc(1), *r = key_alloc(1);
+    uint8_t key[32], in[4 * 32], want[4 * 32], got[4 * 32], iv[32], ivw[32];
+    char what[200];
+    rng_fill(key, sizeof key);
+    if (!key_init_ok(k, c, key, p->name) || !key_init_ok(r, c, key, "ref"))
+        goto out;
+    ublock_sched *s = ublock_sched_of(k);
+    CHECK(ublock_llk(ublock_sched_const(r)) == NULL, "%s: ref's key claims stored round keys", cn);
+    if (!x86 || bs != 16) {
+        CHECK(ublock_llk(s) == NULL, "%s/%s: key claims stored round keys", cn, p->name);
+        goto out;
+    }
+    if (!CHECK(ublock_llk(s) != NULL, "%s/%s: no stored round keys", cn, p->name) || !ll ||
+        !p->cbc_enc_blocks)
+        goto out;
+    uint8_t *llk = (uint8_t *)(uintptr_t)ublock_llk(s);
+    for (int form = 0; form < 3; form++) { /* stored, one bit flipped, marker cleared */
+        const unsigned round = 1 + (unsigned)rng_below(s->rounds), byte = (unsigned)rng_below(32);
+        if (form == 1)
+            llk[32 * round + byte] ^= 1;
+        if (form == 2)
+            s->llk = 0;
+        const char *fn[3] = {"stored", "one stored bit flipped", "marker cleared"};
+        int agree_all = 1, agree_any = 0;
+        for (size_t nb = 1; nb <= 4; nb++) {
+            rng_fill(in, nb * bs);
+            for (int dec = 0; dec <= 1; dec++) {
+                (dec ? ref->dec_blocks : ref->enc_blocks)(r, in, want, nb);
+                (dec ? p->dec_blocks : p->enc_blocks)(k, in, got, nb);
+                int same = memcmp(got, want, nb * bs) == 0;
+                agree_all &= same;
+                agree_any |= same;
+            }
+            /* CBC encryption, one chain, and the multi-key short path */
+            rng_fill(iv, bs);
+            memcpy(ivw, iv, bs);
+            CHECK_RC(kuai_cbc_encrypt(r, ivw, in, want, nb * bs), KUAI_OK, "ref cbc");
+            p->cbc_enc_blocks(k, iv, in, got, nb);
+            int same = memcmp(got, want, nb * bs) == 0;
+            agree_all &= same;
+            agree_any |= same;
+            const kuai_key *kp[2] = {k, k};
+            const uint8_t *ip[2] = {in, in + bs};
+            uint8_t *op[2] = {got, got + bs};
+            ref->enc_blocks(r, in, want, 2);
+            CHECK_RC(kuai_ecb_encrypt_multi(kp, ip, op, 2, bs), KUAI_OK, "ecb multi");
+            same = memcmp(got, want, 2 * bs) == 0;
+            agree_all &= same;
+            agree_any |= same;
+        }
+        snprintf(what, sizeof what, "%s/%s low-latency calls, %s (round %u byte %u)", cn, p->name,
+                 fn[form], round, byte);
+        if (form == 1) {
+            CHECK(!agree_any, "%s: some call did not read the stored round keys", what);
+            llk[32 * round + byte] ^= 1;
+        } else {
+            CHECK(agree_all, "%s: differs from ref", what);
+        }
+    }
+out:
+    kuai_key_wipe(k);
+    kuai_key_wipe(r);
+    free(k);
+    free(r);
+}
+
 void test_ublock_backend_internals(void)
 {
     group_begin("uBlock backend seam");
@@ -527,7 +620,9 @@ void test_ublock_backend_internals(void)
                 check_mk_kernels(c, p->mk_narrow, ref);
             check_split_calls(c, p, ref);
             check_cbc_chain(c, p, ref);
-            check_multi_streams(c, p);
+            check_multi_streams(c, p, 0);
+            check_multi_streams(c, p, 1);
+            check_stored_round_keys(c, p, ref);
             check_oneshot_hook(c, p, ref);
             check_lazy_race(c, p);
         }

@@ -531,11 +531,21 @@ static void check_stored_round_keys(kuai_cipher c, const kuai_impl *p, const kua
     /* the backends with the x86 key setup; the first two run the kernel */
     const int ll = strcmp(p->name, "ssse3") == 0 || strcmp(p->name, "avx2") == 0;
     const int x86 = ll || strcmp(p->name, "avx512") == 0;
-    kuai_key *k = key_alloc(1), *r = key_alloc(1);
+    /* k: the key under test; o: three more of this backend (multi-key
+     * groups of 4 whose keys all stored theirs); r, ro: the same on ref */
+    kuai_key *k = key_alloc(1), *o = key_alloc(3), *r = key_alloc(1), *ro = key_alloc(3);
+    /* a copy of k at an address 8 mod 16 (a kuai_key needs only 8) */
+    unsigned char *mis_buf = xmalloc(sizeof(kuai_key) + 16);
+    kuai_key *mis = (kuai_key *)(void *)(mis_buf + ((24 - ((uintptr_t)mis_buf & 15)) & 15));
     uint8_t key[32], in[4 * 32], want[4 * 32], got[4 * 32], iv[32], ivw[32];
     char what[200];
-    rng_fill(key, sizeof key);
-    if (!key_init_ok(k, c, key, p->name) || !key_init_ok(r, c, key, "ref"))
+    int ok = 1;
+    for (int i = 0; i < 4; i++) {
+        rng_fill(key, sizeof key);
+        ok &= key_init_ok(i ? &o[i - 1] : k, c, key, p->name) &&
+              key_init_ok(i ? &ro[i - 1] : r, c, key, "ref");
+    }
+    if (!ok)
         goto out;
     ublock_sched *s = ublock_sched_of(k);
     CHECK(ublock_llk(ublock_sched_const(r)) == NULL, "%s: ref's key claims stored round keys", cn);
@@ -547,39 +557,52 @@ static void check_stored_round_keys(kuai_cipher c, const kuai_impl *p, const kua
         !p->cbc_enc_blocks)
         goto out;
     uint8_t *llk = (uint8_t *)(uintptr_t)ublock_llk(s);
-    for (int form = 0; form < 3; form++) { /* stored, one bit flipped, marker cleared */
+    static const int forms[4] = {0, 1, 3, 2};
+    const char *fn[4] = {"stored", "one stored bit flipped", "marker cleared",
+                         "stored, key copied to an address 8 mod 16"};
+    for (int fi = 0; fi < 4; fi++) {
+        const int form = forms[fi];
         const unsigned round = 1 + (unsigned)rng_below(s->rounds), byte = (unsigned)rng_below(32);
         if (form == 1)
             llk[32 * round + byte] ^= 1;
         if (form == 2)
             s->llk = 0;
-        const char *fn[3] = {"stored", "one stored bit flipped", "marker cleared"};
+        if (form == 3)
+            memcpy(mis, k, sizeof *k);
+        kuai_key *kk = form == 3 ? mis : k;
         int agree_all = 1, agree_any = 0;
         for (size_t nb = 1; nb <= 4; nb++) {
             rng_fill(in, nb * bs);
             for (int dec = 0; dec <= 1; dec++) {
                 (dec ? ref->dec_blocks : ref->enc_blocks)(r, in, want, nb);
-                (dec ? p->dec_blocks : p->enc_blocks)(k, in, got, nb);
+                (dec ? p->dec_blocks : p->enc_blocks)(kk, in, got, nb);
                 int same = memcmp(got, want, nb * bs) == 0;
                 agree_all &= same;
                 agree_any |= same;
             }
-            /* CBC encryption, one chain, and the multi-key short path */
+            /* CBC encryption, one chain */
             rng_fill(iv, bs);
             memcpy(ivw, iv, bs);
             CHECK_RC(kuai_cbc_encrypt(r, ivw, in, want, nb * bs), KUAI_OK, "ref cbc");
-            p->cbc_enc_blocks(k, iv, in, got, nb);
+            p->cbc_enc_blocks(kk, iv, in, got, nb);
             int same = memcmp(got, want, nb * bs) == 0;
             agree_all &= same;
             agree_any |= same;
-            const kuai_key *kp[2] = {k, k};
-            const uint8_t *ip[2] = {in, in + bs};
-            uint8_t *op[2] = {got, got + bs};
-            ref->enc_blocks(r, in, want, 2);
-            CHECK_RC(kuai_ecb_encrypt_multi(kp, ip, op, 2, bs), KUAI_OK, "ecb multi");
-            same = memcmp(got, want, 2 * bs) == 0;
-            agree_all &= same;
-            agree_any |= same;
+            /* the multi-key short path: nb streams of a block, kk's first */
+            const kuai_key *kp[4] = {kk, &o[0], &o[1], &o[2]};
+            const uint8_t *ip[4] = {in, in + bs, in + 2 * bs, in + 3 * bs};
+            uint8_t *op[4] = {got, got + bs, got + 2 * bs, got + 3 * bs};
+            for (int dec = 0; dec <= 1; dec++) {
+                for (size_t i = 0; i < nb; i++)
+                    (dec ? ref->dec_blocks : ref->enc_blocks)(i ? &ro[i - 1] : r, ip[i],
+                                                              want + i * bs, 1);
+                CHECK_RC(dec ? kuai_ecb_decrypt_multi(kp, ip, op, nb, bs)
+                             : kuai_ecb_encrypt_multi(kp, ip, op, nb, bs),
+                         KUAI_OK, "ecb multi");
+                same = memcmp(got, want, bs) == 0; /* kk's stream */
+                agree_all &= same && memcmp(got + bs, want + bs, (nb - 1) * bs) == 0;
+                agree_any |= same;
+            }
         }
         snprintf(what, sizeof what, "%s/%s low-latency calls, %s (round %u byte %u)", cn, p->name,
                  fn[form], round, byte);
@@ -593,8 +616,16 @@ static void check_stored_round_keys(kuai_cipher c, const kuai_impl *p, const kua
 out:
     kuai_key_wipe(k);
     kuai_key_wipe(r);
+    for (int i = 0; i < 3; i++) {
+        kuai_key_wipe(&o[i]);
+        kuai_key_wipe(&ro[i]);
+    }
     free(k);
+    free(o);
     free(r);
+    free(ro);
+    kuai_wipe(mis_buf, sizeof(kuai_key) + 16);
+    free(mis_buf);
 }
 
 void test_ublock_backend_internals(void)

@@ -32,14 +32,15 @@ enum { UBLOCK_MASKS_NONE = 0, UBLOCK_MASKS_BUSY = 1, UBLOCK_MASKS_READY = 2 };
 /*
  * The low-latency kernel's round keys (ublock_ll.h), stored at key setup
  * so its calls load them instead of splitting each raw round key into
- * nibbles as the rounds go. uBlock-128: per round i, 32 bytes: the two
- * half vectors (one nibble per byte) in round i's layout, exactly what the
- * kernel adds (17 or 25 rounds: 544 or 800 bytes). uBlock-256/256 is not
- * stored (1,600 bytes in this form: beside the raw schedule, which every
- * backend reads, and the AVX2 masks, 6,400 bytes, it does not fit). At the
- * end of ext, after any backend's masks (ublock_bs.h asserts it), 8-byte
- * aligned only: read with unaligned loads. A plain copy of the key keeps
- * it valid (no addresses inside).
+ * nibbles as the rounds go; 32 bytes per round i. uBlock-128: the two half
+ * vectors (one nibble per byte) in round i's layout, exactly what the
+ * kernel adds (17 or 25 rounds: 544 or 800 bytes). uBlock-256/256: each
+ * half's two vectors in layout L packed into one, l's nibble in the low
+ * half of each byte, h's in the high half (800 bytes; unpacked, 1,600
+ * would not fit beside the raw schedule, which every backend reads, and
+ * the AVX2 masks, 6,400 bytes). At the end of ext, after any backend's
+ * masks (ublock_bs.h asserts it), 8-byte aligned only: read with unaligned
+ * loads. A plain copy of the key keeps it valid (no addresses inside).
  */
 #define UBLOCK_LLK_X86 0x4c4c4b31u /* "LLK1" */
 #define UBLOCK_LLK_BYTES ((UBLOCK_MAX_ROUNDS + 1) * 32)

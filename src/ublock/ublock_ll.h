@@ -345,51 +345,90 @@ UB_KERNEL void UL_FN(keys256)(UL_H *kc, const uint8_t (*rk)[32], unsigned rounds
         UL_FN(key256)(rk[i], &kc[2 * i], &kc[2 * i + 1]);
 }
 
+/* A stored half (ublock.h, UBLOCK_LLK_*): layout L's two vectors in one,
+ * l's nibble low, h's high. */
+UB_KERNEL UL_H UL_FN(unpack256)(v128 w)
+{
+    v128 m = v128_set1_8(0x0f);
+    return UL_FN(mk256)(v128_and(w, m), v128_and(v128_srl64(w, 4), m));
+}
+
+/* keys256 from a key's stored forms when it has them */
+UB_KERNEL void UL_FN(keys256s)(UL_H *kc, const ublock_sched *s)
+{
+    const uint8_t *llk = ublock_llk(s);
+    if (!llk) {
+        UL_FN(keys256)(kc, s->rk, s->rounds);
+        return;
+    }
+    for (unsigned i = 0; i <= s->rounds; i++) {
+        kc[2 * i] = UL_FN(unpack256)(v128_loadu(llk + 32 * i));
+        kc[2 * i + 1] = UL_FN(unpack256)(v128_loadu(llk + 32 * i + 16));
+    }
+}
+
+/* kf: rk[j]'s rows are a key's stored forms (as kget128's) */
 UB_KERNEL void UL_FN(kget256)(const uint8_t (*const *rk)[32], const UL_H *const *kc, int j,
-                              unsigned i, UL_H *k0, UL_H *k1)
+                              unsigned i, int kf, UL_H *k0, UL_H *k1)
 {
     if (kc) {
         *k0 = kc[j][2 * i];
         *k1 = kc[j][2 * i + 1];
+    } else if (kf) {
+        *k0 = UL_FN(unpack256)(v128_loadu(rk[j][i]));
+        *k1 = UL_FN(unpack256)(v128_loadu(rk[j][i] + 16));
     } else {
         UL_FN(key256)(rk[j][i], k0, k1);
     }
 }
 
-UB_KERNEL void UL_FN(enc256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
-                             const UL_H *const *kc, unsigned rounds, int nb, int mk)
+UB_KERNEL void UL_FN(enc256k)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
+                              const UL_H *const *kc, unsigned rounds, int nb, int mk, int kf)
 {
     UL_H k0[UL_G256], k1[UL_G256];
     for (unsigned i = 0; i < rounds; i++) {
         for (int j = 0; j < (mk ? nb : 1); j++)
-            UL_FN(kget256)(rk, kc, j, i, &k0[j], &k1[j]);
+            UL_FN(kget256)(rk, kc, j, i, kf, &k0[j], &k1[j]);
         for (int j = 0; j < nb; j++)
             UL_FN(round256)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0]);
     }
     for (int j = 0; j < (mk ? nb : 1); j++)
-        UL_FN(kget256)(rk, kc, j, rounds, &k0[j], &k1[j]);
+        UL_FN(kget256)(rk, kc, j, rounds, kf, &k0[j], &k1[j]);
     for (int j = 0; j < nb; j++) {
         a[j] = UL_FN(xor256)(a[j], k0[mk ? j : 0]);
         b[j] = UL_FN(xor256)(b[j], k1[mk ? j : 0]);
     }
 }
 
-UB_KERNEL void UL_FN(dec256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
-                             const UL_H *const *kc, unsigned rounds, int nb, int mk)
+UB_KERNEL void UL_FN(dec256k)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
+                              const UL_H *const *kc, unsigned rounds, int nb, int mk, int kf)
 {
     UL_H k0[UL_G256], k1[UL_G256];
     for (int j = 0; j < (mk ? nb : 1); j++)
-        UL_FN(kget256)(rk, kc, j, rounds, &k0[j], &k1[j]);
+        UL_FN(kget256)(rk, kc, j, rounds, kf, &k0[j], &k1[j]);
     for (int j = 0; j < nb; j++) {
         a[j] = UL_FN(xor256)(a[j], k0[mk ? j : 0]);
         b[j] = UL_FN(xor256)(b[j], k1[mk ? j : 0]);
     }
     for (unsigned i = rounds; i-- > 0;) {
         for (int j = 0; j < (mk ? nb : 1); j++)
-            UL_FN(kget256)(rk, kc, j, i, &k0[j], &k1[j]);
+            UL_FN(kget256)(rk, kc, j, i, kf, &k0[j], &k1[j]);
         for (int j = 0; j < nb; j++)
             UL_FN(round256_inv)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0]);
     }
+}
+
+/* The same with kc or the raw schedules (no stored forms). */
+UB_KERNEL void UL_FN(enc256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
+                             const UL_H *const *kc, unsigned rounds, int nb, int mk)
+{
+    UL_FN(enc256k)(a, b, rk, kc, rounds, nb, mk, 0);
+}
+
+UB_KERNEL void UL_FN(dec256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
+                             const UL_H *const *kc, unsigned rounds, int nb, int mk)
+{
+    UL_FN(dec256k)(a, b, rk, kc, rounds, nb, mk, 0);
 }
 
 #ifdef UL_Y
@@ -407,11 +446,20 @@ UB_KERNEL void UL_FN(dec256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
 #define UL_HY UL_FN(yh256)
 
 /* Round key i of a group of nb blocks: the caller's xmm forms kc[0] (and
- * kc[1], mk) loaded into the lanes, else the raw schedules split now. */
+ * kc[1], mk) loaded into the lanes, the keys' stored forms (kf: rk's rows,
+ * as kget256's), else the raw schedules split now. */
 UB_KERNEL void UL_FN(ykget256)(const uint8_t (*const *rk)[32], const UL_H *const *kc, unsigned i,
-                               int nb, int mk, UL_HY *k0, UL_HY *k1)
+                               int nb, int mk, int kf, UL_HY *k0, UL_HY *k1)
 {
     const int j1 = mk && nb > 1 ? 1 : 0, same = j1 == 0;
+    if (kf) {
+        const v256 m = v256_set1_8(0x0f);
+        v256 w0 = UL_FN(yload2)(rk[0][i], rk[j1][i], same);
+        v256 w1 = UL_FN(yload2)(rk[0][i] + 16, rk[j1][i] + 16, same);
+        *k0 = UL_FN(ymk256)(v256_and(w0, m), v256_and(v256_srl64(w0, 4), m));
+        *k1 = UL_FN(ymk256)(v256_and(w1, m), v256_and(v256_srl64(w1, 4), m));
+        return;
+    }
     if (kc) {
         const UL_H *x = &kc[0][2 * i], *y = &kc[j1][2 * i];
         *k0 = UL_FN(ymk256)(UL_FN(yload2)(&x[0].l, &y[0].l, same),
@@ -438,9 +486,9 @@ UB_KERNEL void UL_FN(ystore2)(uint8_t *p0, uint8_t *p1, v256 x)
  * where its split serves both blocks (on ymm it costs twice the operations
  * on Zen 1: +4% for ECB of 2 blocks, +8% for the one-shot encryption
  * with its schedule broadcast; docs/performance.md). */
-UB_KERNEL void UL_FN(ygroup256)(const uint8_t (*const *rk)[32], const UL_H *const *kc,
-                                unsigned rounds, const uint8_t *const *src, uint8_t *const *dst,
-                                int nb, int enc, int mk)
+UB_KERNEL void UL_FN(ygroup256k)(const uint8_t (*const *rk)[32], const UL_H *const *kc,
+                                 unsigned rounds, const uint8_t *const *src, uint8_t *const *dst,
+                                 int nb, int enc, int mk, int kf)
 {
     const int j1 = nb > 1 ? 1 : 0, same = j1 == 0;
     UL_HY a = UL_FN(yload256v)(UL_FN(yload2)(src[0], src[j1], same));
@@ -448,30 +496,37 @@ UB_KERNEL void UL_FN(ygroup256)(const uint8_t (*const *rk)[32], const UL_H *cons
     UL_HY k0, k1;
     if (enc) {
         for (unsigned i = 0; i < rounds; i++) {
-            UL_FN(ykget256)(rk, kc, i, nb, mk, &k0, &k1);
+            UL_FN(ykget256)(rk, kc, i, nb, mk, kf, &k0, &k1);
             UL_FN(yround256)(&a, &b, k0, k1);
         }
-        UL_FN(ykget256)(rk, kc, rounds, nb, mk, &k0, &k1);
+        UL_FN(ykget256)(rk, kc, rounds, nb, mk, kf, &k0, &k1);
         a = UL_FN(yxor256)(a, k0);
         b = UL_FN(yxor256)(b, k1);
     } else {
-        UL_FN(ykget256)(rk, kc, rounds, nb, mk, &k0, &k1);
+        UL_FN(ykget256)(rk, kc, rounds, nb, mk, kf, &k0, &k1);
         a = UL_FN(yxor256)(a, k0);
         b = UL_FN(yxor256)(b, k1);
         for (unsigned i = rounds; i-- > 0;) {
-            UL_FN(ykget256)(rk, kc, i, nb, mk, &k0, &k1);
+            UL_FN(ykget256)(rk, kc, i, nb, mk, kf, &k0, &k1);
             UL_FN(yround256_inv)(&a, &b, k0, k1);
         }
     }
     UL_FN(ystore2)(dst[0], nb > 1 ? dst[1] : NULL, UL_FN(ymerge256)(a));
     UL_FN(ystore2)(dst[0] + 16, nb > 1 ? dst[1] + 16 : NULL, UL_FN(ymerge256)(b));
 }
+
+UB_KERNEL void UL_FN(ygroup256)(const uint8_t (*const *rk)[32], const UL_H *const *kc,
+                                unsigned rounds, const uint8_t *const *src, uint8_t *const *dst,
+                                int nb, int enc, int mk)
+{
+    UL_FN(ygroup256k)(rk, kc, rounds, src, dst, nb, enc, mk, 0);
+}
 #endif
 
 /* ---- calls --------------------------------------------------------------- */
 
 /* The round keys key setup stored in this kernel's form (ublock.h), or
- * NULL (uBlock-256/256, or a key set up by a backend that stores none). */
+ * NULL (a key set up by a backend that stores none). */
 UB_KERNEL const UL_FN(kv) * UL_FN(stored)(const ublock_sched *s)
 {
     return (const UL_FN(kv) *)(const void *)ublock_llk(s);
@@ -497,6 +552,9 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
         nf += kf[j] != NULL;
     }
     const int stored = nf == (mk ? nb : 1); /* public: which backends set the keys up */
+    const uint8_t(*rkf[UL_G128])[32];       /* the stored forms as 32-byte rows */
+    for (int j = 0; j < (mk ? nb : 1); j++)
+        rkf[j] = (const uint8_t(*)[32])(const void *)kf[j];
 #ifdef UL_Y
     if (keys[0]->nbytes == 16 && UL_YNB(nb)) {
         const v256 *ky[UL_G128];
@@ -513,9 +571,6 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
         v128 a[UL_G128], b[UL_G128];
         for (int j = 0; j < nb; j++)
             UL_FN(load128)(src[j], &a[j], &b[j]);
-        const uint8_t(*rkf[UL_G128])[32]; /* the stored forms as 32-byte rows */
-        for (int j = 0; j < (mk ? nb : 1); j++)
-            rkf[j] = (const uint8_t(*)[32])(const void *)kf[j];
         if (enc)
             UL_FN(enc128k)(a, b, stored ? rkf : rk, NULL, rounds, nb, mk, stored);
         else
@@ -525,7 +580,7 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
     } else {
 #ifdef UL_Y
         if (nb >= 2 && mk) { /* one key: see ygroup256 */
-            UL_FN(ygroup256)(rk, NULL, rounds, src, dst, 2, enc, mk);
+            UL_FN(ygroup256k)(stored ? rkf : rk, NULL, rounds, src, dst, 2, enc, mk, stored);
             return;
         }
 #endif
@@ -535,9 +590,10 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
             b[j] = UL_FN(load256)(src[j] + 16);
         }
         if (enc)
-            UL_FN(enc256)(a, b, rk, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk);
-        else
-            UL_FN(dec256)(a, b, rk, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk);
+            UL_FN(enc256k)
+        (a, b, stored ? rkf : rk, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk, stored);
+        else UL_FN(dec256k)(a, b, stored ? rkf : rk, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk,
+                            stored);
         for (int j = 0; j < nb && j < UL_G256; j++) {
             UL_FN(store256)(dst[j], a[j]);
             UL_FN(store256)(dst[j] + 16, b[j]);
@@ -652,7 +708,7 @@ UB_KERNEL void UL_FN(cbc_enc_chain)(const ublock_sched *s, uint8_t *iv, const ui
     } else {
         UL_H a = UL_FN(load256)(iv), b = UL_FN(load256)(iv + 16), kc[2 * (UBLOCK_MAX_ROUNDS + 1)];
         const UL_H *kcp[1] = {kc};
-        UL_FN(keys256)(kc, s->rk, s->rounds);
+        UL_FN(keys256s)(kc, s);
         for (size_t i = 0; i < n; i++) {
             a = UL_FN(xor256)(a, UL_FN(load256)(in + 32 * i));
             b = UL_FN(xor256)(b, UL_FN(load256)(in + 32 * i + 16));
@@ -732,7 +788,7 @@ UB_KERNEL void UL_FN(mk_cbc_group256)(const ublock_sched *const *keys, uint8_t *
     for (int j = 0; j < m; j++) {
         rk[j] = keys[j]->rk;
         kcp[j] = kc[j];
-        UL_FN(keys256)(kc[j], keys[j]->rk, keys[0]->rounds);
+        UL_FN(keys256s)(kc[j], keys[j]);
         a[j] = UL_FN(load256)(ivs + 32 * j);
         b[j] = UL_FN(load256)(ivs + 32 * j + 16);
     }

@@ -125,7 +125,8 @@ typedef struct kuai_impl {
      * decrypted. ivs NULL: ECB; else CBC decryption (enc 0), ivs[i] one
      * block, left as stream i's last ciphertext block. keys[i] may have
      * been set up by another backend of the family: read only the raw
-     * schedule every backend stores first. It runs on the callers' buffers
+     * schedule every backend stores first (and what a schedule marks as
+     * stored beside it, e.g. uBlock's UBLOCK_LLK_*). It runs on the callers' buffers
      * from the stored schedules: no kuai_mk, no slot copies and nothing to
      * wipe, which for a few short streams cost more than the cipher. */
     size_t mk_short_blocks;

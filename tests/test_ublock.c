@@ -347,8 +347,11 @@ static void check_cbc_chain(kuai_cipher c, const kuai_impl *p, const kuai_impl *
 
 /* The public multi-key calls with 1..33 streams of 1..8 blocks of this backend's keys
  * (few streams go to the low-latency narrow kernel, more to the wide one),
- * ECB and CBC both ways, against each stream alone on ref. */
-static void check_multi_streams(kuai_cipher c, const kuai_impl *p)
+ * ECB and CBC both ways, against each stream alone on ref. mixed: key 0 is
+ * this backend's (its kernels run the call), the others are set up by
+ * every usable backend in turn, and every fourth is a memcpy of a key of
+ * this backend (the round keys a key stores must survive a plain copy). */
+static void check_multi_streams(kuai_cipher c, const kuai_impl *p, int mixed)
 {
     enum { MAXN = 33, MAXB = 8 };
     const char *cn = kuai_cipher_name(c);
@@ -361,9 +364,16 @@ static void check_multi_streams(kuai_cipher c, const kuai_impl *p)
     uint8_t *op[MAXN], *ivp[MAXN];
     uint8_t keys[MAXN][32];
     char what[160];
+    const char *all[MAX_BACKENDS];
+    const size_t nall = usable_backends(c, all, MAX_BACKENDS);
     for (size_t i = 0; i < MAXN; i++) {
         rng_fill(keys[i], sizeof keys[i]);
-        key_init_ok(&k[i], c, keys[i], p->name);
+        if (mixed && i % 4 == 3) {
+            key_init_ok(r, c, keys[i], p->name);
+            memcpy(&k[i], r, sizeof *r);
+        } else {
+            key_init_ok(&k[i], c, keys[i], mixed && i ? all[i % nall] : p->name);
+        }
         kp[i] = &k[i];
         ip[i] = in[i];
         op[i] = got[i];
@@ -387,7 +397,8 @@ static void check_multi_streams(kuai_cipher c, const kuai_impl *p)
                      : mode == 1 ? kuai_ecb_decrypt_multi(kp, ip, op, n, len)
                      : mode == 2 ? kuai_cbc_encrypt_multi(kp, ivp, ip, op, n, len)
                                  : kuai_cbc_decrypt_multi(kp, ivp, ip, op, n, len);
-            snprintf(what, sizeof what, "%s/%s %s multi, %zu streams of %zu blocks", cn, p->name,
+            snprintf(what, sizeof what, "%s/%s %s multi%s, %zu streams of %zu blocks", cn, p->name,
+                     mixed ? " (mixed, copied keys)" : "",
                      mode == 0   ? "ecb enc"
                      : mode == 1 ? "ecb dec"
                      : mode == 2 ? "cbc enc"
@@ -504,6 +515,120 @@ static void check_lazy_race(kuai_cipher c, const kuai_impl *p)
     free(r);
 }
 
+/*
+ * Round keys stored in the low-latency kernel's form (ublock.h,
+ * UBLOCK_LLK_*): the x86 key setup writes them, and that kernel's calls
+ * (1..4 blocks, CBC encryption, the multi-key short path) must read them,
+ * not the raw schedule: one flipped bit in a stored round key must change
+ * every such call's output, and the key put back must agree with ref
+ * again. A key whose marker is cleared (what another backend's key looks
+ * like) must still agree, split from the raw schedule.
+ */
+static void check_stored_round_keys(kuai_cipher c, const kuai_impl *p, const kuai_impl *ref)
+{
+    const char *cn = kuai_cipher_name(c);
+    const size_t bs = kuai_block_size(c);
+    /* the backends with the x86 key setup; the first two run the kernel */
+    const int ll = strcmp(p->name, "ssse3") == 0 || strcmp(p->name, "avx2") == 0;
+    const int x86 = ll || strcmp(p->name, "avx512") == 0;
+    /* k: the key under test; o: three more of this backend (multi-key
+     * groups of 4 whose keys all stored theirs); r, ro: the same on ref */
+    kuai_key *k = key_alloc(1), *o = key_alloc(3), *r = key_alloc(1), *ro = key_alloc(3);
+    /* a copy of k at an address 8 mod 16 (a kuai_key needs only 8) */
+    unsigned char *mis_buf = xmalloc(sizeof(kuai_key) + 16);
+    kuai_key *mis = (kuai_key *)(void *)(mis_buf + ((24 - ((uintptr_t)mis_buf & 15)) & 15));
+    uint8_t key[32], in[4 * 32], want[4 * 32], got[4 * 32], iv[32], ivw[32];
+    char what[200];
+    int ok = 1;
+    for (int i = 0; i < 4; i++) {
+        rng_fill(key, sizeof key);
+        ok &= key_init_ok(i ? &o[i - 1] : k, c, key, p->name) &&
+              key_init_ok(i ? &ro[i - 1] : r, c, key, "ref");
+    }
+    if (!ok)
+        goto out;
+    ublock_sched *s = ublock_sched_of(k);
+    CHECK(ublock_llk(ublock_sched_const(r)) == NULL, "%s: ref's key claims stored round keys", cn);
+    if (!x86) {
+        CHECK(ublock_llk(s) == NULL, "%s/%s: key claims stored round keys", cn, p->name);
+        goto out;
+    }
+    if (!CHECK(ublock_llk(s) != NULL, "%s/%s: no stored round keys", cn, p->name) || !ll ||
+        !p->cbc_enc_blocks)
+        goto out;
+    uint8_t *llk = (uint8_t *)(uintptr_t)ublock_llk(s);
+    static const int forms[4] = {0, 1, 3, 2};
+    const char *fn[4] = {"stored", "one stored bit flipped", "marker cleared",
+                         "stored, key copied to an address 8 mod 16"};
+    for (int fi = 0; fi < 4; fi++) {
+        const int form = forms[fi];
+        const unsigned round = 1 + (unsigned)rng_below(s->rounds), byte = (unsigned)rng_below(32);
+        if (form == 1)
+            llk[32 * round + byte] ^= 1;
+        if (form == 2)
+            s->llk = 0;
+        if (form == 3)
+            memcpy(mis, k, sizeof *k);
+        kuai_key *kk = form == 3 ? mis : k;
+        int agree_all = 1, agree_any = 0;
+        for (size_t nb = 1; nb <= 4; nb++) {
+            rng_fill(in, nb * bs);
+            /* below the crossover (mk_short_blocks): the low-latency kernel */
+            for (int dec = 0; dec <= 1 && nb < p->mk_short_blocks; dec++) {
+                (dec ? ref->dec_blocks : ref->enc_blocks)(r, in, want, nb);
+                (dec ? p->dec_blocks : p->enc_blocks)(kk, in, got, nb);
+                int same = memcmp(got, want, nb * bs) == 0;
+                agree_all &= same;
+                agree_any |= same;
+            }
+            /* CBC encryption, one chain */
+            rng_fill(iv, bs);
+            memcpy(ivw, iv, bs);
+            CHECK_RC(kuai_cbc_encrypt(r, ivw, in, want, nb * bs), KUAI_OK, "ref cbc");
+            p->cbc_enc_blocks(kk, iv, in, got, nb);
+            int same = memcmp(got, want, nb * bs) == 0;
+            agree_all &= same;
+            agree_any |= same;
+            /* the multi-key short path: nb streams of a block, kk's first */
+            const kuai_key *kp[4] = {kk, &o[0], &o[1], &o[2]};
+            const uint8_t *ip[4] = {in, in + bs, in + 2 * bs, in + 3 * bs};
+            uint8_t *op[4] = {got, got + bs, got + 2 * bs, got + 3 * bs};
+            for (int dec = 0; dec <= 1; dec++) {
+                for (size_t i = 0; i < nb; i++)
+                    (dec ? ref->dec_blocks : ref->enc_blocks)(i ? &ro[i - 1] : r, ip[i],
+                                                              want + i * bs, 1);
+                CHECK_RC(dec ? kuai_ecb_decrypt_multi(kp, ip, op, nb, bs)
+                             : kuai_ecb_encrypt_multi(kp, ip, op, nb, bs),
+                         KUAI_OK, "ecb multi");
+                same = memcmp(got, want, bs) == 0; /* kk's stream */
+                agree_all &= same && memcmp(got + bs, want + bs, (nb - 1) * bs) == 0;
+                agree_any |= same;
+            }
+        }
+        snprintf(what, sizeof what, "%s/%s low-latency calls, %s (round %u byte %u)", cn, p->name,
+                 fn[form], round, byte);
+        if (form == 1) {
+            CHECK(!agree_any, "%s: some call did not read the stored round keys", what);
+            llk[32 * round + byte] ^= 1;
+        } else {
+            CHECK(agree_all, "%s: differs from ref", what);
+        }
+    }
+out:
+    kuai_key_wipe(k);
+    kuai_key_wipe(r);
+    for (int i = 0; i < 3; i++) {
+        kuai_key_wipe(&o[i]);
+        kuai_key_wipe(&ro[i]);
+    }
+    free(k);
+    free(o);
+    free(r);
+    free(ro);
+    kuai_wipe(mis_buf, sizeof(kuai_key) + 16);
+    free(mis_buf);
+}
+
 void test_ublock_backend_internals(void)
 {
     group_begin("uBlock backend seam");
@@ -527,7 +652,9 @@ void test_ublock_backend_internals(void)
                 check_mk_kernels(c, p->mk_narrow, ref);
             check_split_calls(c, p, ref);
             check_cbc_chain(c, p, ref);
-            check_multi_streams(c, p);
+            check_multi_streams(c, p, 0);
+            check_multi_streams(c, p, 1);
+            check_stored_round_keys(c, p, ref);
             check_oneshot_hook(c, p, ref);
             check_lazy_race(c, p);
         }

@@ -20,11 +20,37 @@ typedef struct ublock_sched {
     /* Backends that build their wide kernel's round-key masks on first bulk
      * use (UBLOCK_MASKS_*, atomic: a const key may be shared by threads). */
     uint32_t masks;
-    uint32_t pad;
+    /* UBLOCK_LLK_X86 when the last UBLOCK_LLK_BYTES of ext hold the round
+     * keys in the low-latency kernel's form (ublock_expand_raw_ssse3), else
+     * 0 (every other schedule writer clears it). */
+    uint32_t llk;
     unsigned char ext[8192 - 816]; /* 8-byte aligned: backends load it unaligned */
 } ublock_sched;
 
 enum { UBLOCK_MASKS_NONE = 0, UBLOCK_MASKS_BUSY = 1, UBLOCK_MASKS_READY = 2 };
+
+/*
+ * The low-latency kernel's round keys (ublock_ll.h), stored at key setup
+ * so its calls load them instead of splitting each raw round key into
+ * nibbles as the rounds go; 32 bytes per round i. uBlock-128: the two half
+ * vectors (one nibble per byte) in round i's layout, exactly what the
+ * kernel adds (17 or 25 rounds: 544 or 800 bytes). uBlock-256/256: each
+ * half's two vectors in layout L packed into one, l's nibble in the low
+ * half of each byte, h's in the high half (800 bytes; unpacked, 1,600
+ * would not fit beside the raw schedule, which every backend reads, and
+ * the AVX2 masks, 6,400 bytes). At the end of ext, after any backend's
+ * masks (ublock_bs.h asserts it), 8-byte aligned only: read with unaligned
+ * loads. A plain copy of the key keeps it valid (no addresses inside).
+ */
+#define UBLOCK_LLK_X86 0x4c4c4b31u /* "LLK1" */
+#define UBLOCK_LLK_BYTES ((UBLOCK_MAX_ROUNDS + 1) * 32)
+#define UBLOCK_LLK_OFF (sizeof(((ublock_sched *)0)->ext) - UBLOCK_LLK_BYTES)
+
+/* The stored kernel-form round keys of s (rows of 32 bytes), or NULL. */
+static inline const uint8_t *ublock_llk(const ublock_sched *s)
+{
+    return s->llk == UBLOCK_LLK_X86 ? s->ext + UBLOCK_LLK_OFF : NULL;
+}
 
 _Static_assert(sizeof(ublock_sched) <= sizeof(((kuai_key *)0)->priv_sched),
                "uBlock schedule must fit in kuai_key");
@@ -41,8 +67,9 @@ static inline const ublock_sched *ublock_sched_const(const kuai_key *k)
 /* The portable key schedule (ublock_ref.c): fills rk, nbytes, rounds. Every
  * backend calls it (or the same on nibbles with pshufb,
  * ublock_expand_raw_ssse3 in ublock_ssse3.c, for the x86 backends: the
- * scalar nibble permutation was most of a short message's cost) first and
- * then derives its own form into ext. */
+ * scalar nibble permutation was most of a short message's cost; avx2 has
+ * its own VEX copy, ublock_expand_x86.h) first and then derives its own
+ * form into ext. */
 void ublock_expand_raw(ublock_sched *s, kuai_cipher c, const uint8_t *key);
 void ublock_expand_raw_ssse3(ublock_sched *s, kuai_cipher c, const uint8_t *key);
 

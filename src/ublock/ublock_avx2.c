@@ -6,6 +6,7 @@
  * Compiled with -mavx2 for this file only; chosen at run time.
  */
 #include "ublock.h"
+#include "ublock_expand_x86.h"
 #include "ublock_ks_x86.h"
 
 #include <string.h>
@@ -21,11 +22,12 @@
         __VA_ARGS__, __VA_ARGS__                                                                   \
     }
 
-/* every x86-64 CPU with this ISA has SSSE3 */
-#define UB_EXPAND_RAW ublock_expand_raw_ssse3
+/* ublock_expand_raw_ssse3's key setup, VEX-encoded */
+static UB_EXPAND_X86(ublock_expand_raw_avx2)
+#define UB_EXPAND_RAW ublock_expand_raw_avx2
 #include "ublock_bs.h"
 
-static int ublock_avx2_available(void)
+    static int ublock_avx2_available(void)
 {
     return (kuai_cpu_features() & KUAI_CPU_AVX2) != 0;
 }

@@ -831,6 +831,9 @@ static inline void UBM_FN(key_masks)(UBM_K *dst, UBM_H x[8], unsigned i)
 
 _Static_assert(sizeof(UBM_K) * 8 * (UBLOCK_MAX_ROUNDS + 1) <= sizeof(((ublock_sched *)0)->ext),
                "bitsliced round keys must fit in ublock_sched.ext");
+/* ... before the low-latency kernel's round keys at ext's end (ublock.h) */
+_Static_assert(sizeof(UBM_K) * 8 * (UBLOCK_MAX_ROUNDS + 1) <= UBLOCK_LLK_OFF,
+               "bitsliced round keys must end before the kernel-form round keys");
 
 /* The wide kernel's round-key masks from the raw schedule. */
 static void UBM_FN(build_masks)(UBM_K *dst, const ublock_sched *s)

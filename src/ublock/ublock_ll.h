@@ -30,6 +30,15 @@
 #define UL_G128 4
 #define UL_G256 2
 
+/* The uBlock-128 round keys a key stored in this kernel's form (ublock.h,
+ * UBLOCK_LLK_*, written by the x86 key setup) are 8-byte aligned only:
+ * addressed through this type where they are taken as vectors. */
+#ifdef UL_KS
+typedef v128 UL_FN(kv) __attribute__((aligned(1)));
+#else
+typedef v128 UL_FN(kv);
+#endif
+
 static const _Alignas(UB_V_BYTES) uint8_t UL_FN(sbox_tab)[2][UB_V_BYTES] = {
     UB_ROW16(7, 4, 9, 12, 11, 10, 13, 8, 15, 14, 1, 6, 0, 3, 2, 5),  /* s   */
     UB_ROW16(12, 10, 14, 13, 1, 15, 11, 0, 7, 2, 5, 4, 3, 6, 9, 8)}; /* s^-1 */
@@ -85,14 +94,19 @@ UB_KERNEL void UL_FN(keys128)(v128 *kc, const uint8_t (*rk)[32], unsigned rounds
 }
 
 /* Round key i of block j: from the nibble forms kc[j] when the caller made
- * them, else split from the raw schedule rk[j] now (independent of the
- * data, so off the dependency chain). */
+ * them, loaded ready from rk[j] when its rows are a key's stored forms
+ * (kf; ublock.h, UBLOCK_LLK_*: 8-byte aligned only), else split from the
+ * raw schedule rk[j] now (independent of the data, so off the dependency
+ * chain). */
 UB_KERNEL void UL_FN(kget128)(const uint8_t (*const *rk)[32], const v128 *const *kc, int j,
-                              unsigned i, v128 *k0, v128 *k1)
+                              unsigned i, int kf, v128 *k0, v128 *k1)
 {
     if (kc) {
         *k0 = kc[j][2 * i];
         *k1 = kc[j][2 * i + 1];
+    } else if (kf) {
+        *k0 = v128_loadu(rk[j][i]);
+        *k1 = v128_loadu(rk[j][i] + 16);
     } else {
         UL_FN(key128)(rk[j][i], i, k0, k1);
     }
@@ -102,38 +116,51 @@ UB_KERNEL void UL_FN(kget128)(const uint8_t (*const *rk)[32], const v128 *const 
  * nb blocks (1..UL_G128) in registers through all rounds. Block j's keys
  * are rk[j] / kc[j] (mk) or rk[0] / kc[0] everyone's (see kget128).
  */
-UB_KERNEL void UL_FN(enc128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
-                             const v128 *const *kc, unsigned rounds, int nb, int mk)
+UB_KERNEL void UL_FN(enc128k)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
+                              const v128 *const *kc, unsigned rounds, int nb, int mk, int kf)
 {
     v128 k0[UL_G128], k1[UL_G128];
     for (int j = 0; j < (mk ? nb : 1); j++)
-        UL_FN(kget128)(rk, kc, j, 0, &k0[j], &k1[j]);
+        UL_FN(kget128)(rk, kc, j, 0, kf, &k0[j], &k1[j]);
     for (int j = 0; j < nb; j++) {
         a[j] = v128_xor(a[j], k0[mk ? j : 0]);
         b[j] = v128_xor(b[j], k1[mk ? j : 0]);
     }
     for (unsigned i = 0; i < rounds; i++) {
         for (int j = 0; j < (mk ? nb : 1); j++)
-            UL_FN(kget128)(rk, kc, j, i + 1, &k0[j], &k1[j]);
+            UL_FN(kget128)(rk, kc, j, i + 1, kf, &k0[j], &k1[j]);
         UL_FN(round128)(a, b, k0, k1, i & 7, nb, mk);
     }
 }
 
-UB_KERNEL void UL_FN(dec128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
-                             const v128 *const *kc, unsigned rounds, int nb, int mk)
+UB_KERNEL void UL_FN(dec128k)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
+                              const v128 *const *kc, unsigned rounds, int nb, int mk, int kf)
 {
     v128 k0[UL_G128], k1[UL_G128];
     for (int j = 0; j < (mk ? nb : 1); j++)
-        UL_FN(kget128)(rk, kc, j, rounds, &k0[j], &k1[j]);
+        UL_FN(kget128)(rk, kc, j, rounds, kf, &k0[j], &k1[j]);
     for (int j = 0; j < nb; j++) {
         a[j] = v128_xor(a[j], k0[mk ? j : 0]);
         b[j] = v128_xor(b[j], k1[mk ? j : 0]);
     }
     for (unsigned i = rounds; i-- > 0;) {
         for (int j = 0; j < (mk ? nb : 1); j++)
-            UL_FN(kget128)(rk, kc, j, i, &k0[j], &k1[j]);
+            UL_FN(kget128)(rk, kc, j, i, kf, &k0[j], &k1[j]);
         UL_FN(round128_inv)(a, b, k0, k1, i & 7, nb, mk);
     }
+}
+
+/* The same with kc or the raw schedules (no stored forms). */
+UB_KERNEL void UL_FN(enc128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
+                             const v128 *const *kc, unsigned rounds, int nb, int mk)
+{
+    UL_FN(enc128k)(a, b, rk, kc, rounds, nb, mk, 0);
+}
+
+UB_KERNEL void UL_FN(dec128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
+                             const v128 *const *kc, unsigned rounds, int nb, int mk)
+{
+    UL_FN(dec128k)(a, b, rk, kc, rounds, nb, mk, 0);
 }
 
 #ifdef UL_Y
@@ -184,8 +211,14 @@ UB_KERNEL void UL_FN(ystore128)(uint8_t *p0, uint8_t *p1, v256 a, v256 b)
         v128_storeu(p1, _mm256_extracti128_si256(x, 1));
 }
 
-/* Round key i of vector j: the caller's ymm forms kc[j] (mk) or kc[0]
- * (ks_lly: both lanes' keys, ready to add), else the raw schedules
+/* mk of a ymm group whose block j's round keys are one key's xmm form at
+ * kc[j] (as kget128's; the forms stored in the keys), loaded into the
+ * lanes as they are used. */
+#define UL_MK_XMM 2
+
+/* Round key i of vector j: the caller's ymm forms kc[j] (mk 1) or kc[0]
+ * (ks_lly: both lanes' keys, ready to add), the xmm forms of blocks 2j
+ * and 2j + 1 (mk UL_MK_XMM), else the raw schedules
  * rk[2j], rk[2j + 1] (mk; the last lane of an odd group repeats its
  * block's key) or rk[0] in both lanes, split and put in round i's layout
  * now (independent of the data, so off the dependency chain). */
@@ -193,13 +226,20 @@ UB_KERNEL void UL_FN(ykget128)(const uint8_t (*const *rk)[32], const v256 *const
                                unsigned i, int nb, int mk, v256 *k0, v256 *k1)
 {
     const int j0 = mk ? 2 * j : 0, j1 = mk ? (2 * j + 1 < nb ? 2 * j + 1 : 2 * j) : 0;
+    if (kc && mk == UL_MK_XMM) {
+        const UL_FN(kv) *x0 = (const UL_FN(kv) *)(const void *)kc[j0];
+        const UL_FN(kv) *x1 = (const UL_FN(kv) *)(const void *)kc[j1];
+        *k0 = UL_FN(yload2)(&x0[2 * i], &x1[2 * i], j0 == j1);
+        *k1 = UL_FN(yload2)(&x0[2 * i + 1], &x1[2 * i + 1], j0 == j1);
+        return;
+    }
     if (kc && mk) {
         *k0 = kc[j][2 * i];
         *k1 = kc[j][2 * i + 1];
         return;
     }
-    if (kc) { /* one key: ks_ll's xmm form, into both lanes as it loads */
-        const v128 *x = (const v128 *)(const void *)kc[0];
+    if (kc) { /* one key: an xmm form (ks_ll's, stored), into both lanes as it loads */
+        const UL_FN(kv) *x = (const UL_FN(kv) *)(const void *)kc[0];
         *k0 = v256_row16(&x[2 * i]);
         *k1 = v256_row16(&x[2 * i + 1]);
         return;
@@ -305,51 +345,90 @@ UB_KERNEL void UL_FN(keys256)(UL_H *kc, const uint8_t (*rk)[32], unsigned rounds
         UL_FN(key256)(rk[i], &kc[2 * i], &kc[2 * i + 1]);
 }
 
+/* A stored half (ublock.h, UBLOCK_LLK_*): layout L's two vectors in one,
+ * l's nibble low, h's high. */
+UB_KERNEL UL_H UL_FN(unpack256)(v128 w)
+{
+    v128 m = v128_set1_8(0x0f);
+    return UL_FN(mk256)(v128_and(w, m), v128_and(v128_srl64(w, 4), m));
+}
+
+/* keys256 from a key's stored forms when it has them */
+UB_KERNEL void UL_FN(keys256s)(UL_H *kc, const ublock_sched *s)
+{
+    const uint8_t *llk = ublock_llk(s);
+    if (!llk) {
+        UL_FN(keys256)(kc, s->rk, s->rounds);
+        return;
+    }
+    for (unsigned i = 0; i <= s->rounds; i++) {
+        kc[2 * i] = UL_FN(unpack256)(v128_loadu(llk + 32 * i));
+        kc[2 * i + 1] = UL_FN(unpack256)(v128_loadu(llk + 32 * i + 16));
+    }
+}
+
+/* kf: rk[j]'s rows are a key's stored forms (as kget128's) */
 UB_KERNEL void UL_FN(kget256)(const uint8_t (*const *rk)[32], const UL_H *const *kc, int j,
-                              unsigned i, UL_H *k0, UL_H *k1)
+                              unsigned i, int kf, UL_H *k0, UL_H *k1)
 {
     if (kc) {
         *k0 = kc[j][2 * i];
         *k1 = kc[j][2 * i + 1];
+    } else if (kf) {
+        *k0 = UL_FN(unpack256)(v128_loadu(rk[j][i]));
+        *k1 = UL_FN(unpack256)(v128_loadu(rk[j][i] + 16));
     } else {
         UL_FN(key256)(rk[j][i], k0, k1);
     }
 }
 
-UB_KERNEL void UL_FN(enc256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
-                             const UL_H *const *kc, unsigned rounds, int nb, int mk)
+UB_KERNEL void UL_FN(enc256k)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
+                              const UL_H *const *kc, unsigned rounds, int nb, int mk, int kf)
 {
     UL_H k0[UL_G256], k1[UL_G256];
     for (unsigned i = 0; i < rounds; i++) {
         for (int j = 0; j < (mk ? nb : 1); j++)
-            UL_FN(kget256)(rk, kc, j, i, &k0[j], &k1[j]);
+            UL_FN(kget256)(rk, kc, j, i, kf, &k0[j], &k1[j]);
         for (int j = 0; j < nb; j++)
             UL_FN(round256)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0]);
     }
     for (int j = 0; j < (mk ? nb : 1); j++)
-        UL_FN(kget256)(rk, kc, j, rounds, &k0[j], &k1[j]);
+        UL_FN(kget256)(rk, kc, j, rounds, kf, &k0[j], &k1[j]);
     for (int j = 0; j < nb; j++) {
         a[j] = UL_FN(xor256)(a[j], k0[mk ? j : 0]);
         b[j] = UL_FN(xor256)(b[j], k1[mk ? j : 0]);
     }
 }
 
-UB_KERNEL void UL_FN(dec256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
-                             const UL_H *const *kc, unsigned rounds, int nb, int mk)
+UB_KERNEL void UL_FN(dec256k)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
+                              const UL_H *const *kc, unsigned rounds, int nb, int mk, int kf)
 {
     UL_H k0[UL_G256], k1[UL_G256];
     for (int j = 0; j < (mk ? nb : 1); j++)
-        UL_FN(kget256)(rk, kc, j, rounds, &k0[j], &k1[j]);
+        UL_FN(kget256)(rk, kc, j, rounds, kf, &k0[j], &k1[j]);
     for (int j = 0; j < nb; j++) {
         a[j] = UL_FN(xor256)(a[j], k0[mk ? j : 0]);
         b[j] = UL_FN(xor256)(b[j], k1[mk ? j : 0]);
     }
     for (unsigned i = rounds; i-- > 0;) {
         for (int j = 0; j < (mk ? nb : 1); j++)
-            UL_FN(kget256)(rk, kc, j, i, &k0[j], &k1[j]);
+            UL_FN(kget256)(rk, kc, j, i, kf, &k0[j], &k1[j]);
         for (int j = 0; j < nb; j++)
             UL_FN(round256_inv)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0]);
     }
+}
+
+/* The same with kc or the raw schedules (no stored forms). */
+UB_KERNEL void UL_FN(enc256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
+                             const UL_H *const *kc, unsigned rounds, int nb, int mk)
+{
+    UL_FN(enc256k)(a, b, rk, kc, rounds, nb, mk, 0);
+}
+
+UB_KERNEL void UL_FN(dec256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
+                             const UL_H *const *kc, unsigned rounds, int nb, int mk)
+{
+    UL_FN(dec256k)(a, b, rk, kc, rounds, nb, mk, 0);
 }
 
 #ifdef UL_Y
@@ -367,11 +446,20 @@ UB_KERNEL void UL_FN(dec256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
 #define UL_HY UL_FN(yh256)
 
 /* Round key i of a group of nb blocks: the caller's xmm forms kc[0] (and
- * kc[1], mk) loaded into the lanes, else the raw schedules split now. */
+ * kc[1], mk) loaded into the lanes, the keys' stored forms (kf: rk's rows,
+ * as kget256's), else the raw schedules split now. */
 UB_KERNEL void UL_FN(ykget256)(const uint8_t (*const *rk)[32], const UL_H *const *kc, unsigned i,
-                               int nb, int mk, UL_HY *k0, UL_HY *k1)
+                               int nb, int mk, int kf, UL_HY *k0, UL_HY *k1)
 {
     const int j1 = mk && nb > 1 ? 1 : 0, same = j1 == 0;
+    if (kf) {
+        const v256 m = v256_set1_8(0x0f);
+        v256 w0 = UL_FN(yload2)(rk[0][i], rk[j1][i], same);
+        v256 w1 = UL_FN(yload2)(rk[0][i] + 16, rk[j1][i] + 16, same);
+        *k0 = UL_FN(ymk256)(v256_and(w0, m), v256_and(v256_srl64(w0, 4), m));
+        *k1 = UL_FN(ymk256)(v256_and(w1, m), v256_and(v256_srl64(w1, 4), m));
+        return;
+    }
     if (kc) {
         const UL_H *x = &kc[0][2 * i], *y = &kc[j1][2 * i];
         *k0 = UL_FN(ymk256)(UL_FN(yload2)(&x[0].l, &y[0].l, same),
@@ -398,9 +486,9 @@ UB_KERNEL void UL_FN(ystore2)(uint8_t *p0, uint8_t *p1, v256 x)
  * where its split serves both blocks (on ymm it costs twice the operations
  * on Zen 1: +4% for ECB of 2 blocks, +8% for the one-shot encryption
  * with its schedule broadcast; docs/performance.md). */
-UB_KERNEL void UL_FN(ygroup256)(const uint8_t (*const *rk)[32], const UL_H *const *kc,
-                                unsigned rounds, const uint8_t *const *src, uint8_t *const *dst,
-                                int nb, int enc, int mk)
+UB_KERNEL void UL_FN(ygroup256k)(const uint8_t (*const *rk)[32], const UL_H *const *kc,
+                                 unsigned rounds, const uint8_t *const *src, uint8_t *const *dst,
+                                 int nb, int enc, int mk, int kf)
 {
     const int j1 = nb > 1 ? 1 : 0, same = j1 == 0;
     UL_HY a = UL_FN(yload256v)(UL_FN(yload2)(src[0], src[j1], same));
@@ -408,43 +496,74 @@ UB_KERNEL void UL_FN(ygroup256)(const uint8_t (*const *rk)[32], const UL_H *cons
     UL_HY k0, k1;
     if (enc) {
         for (unsigned i = 0; i < rounds; i++) {
-            UL_FN(ykget256)(rk, kc, i, nb, mk, &k0, &k1);
+            UL_FN(ykget256)(rk, kc, i, nb, mk, kf, &k0, &k1);
             UL_FN(yround256)(&a, &b, k0, k1);
         }
-        UL_FN(ykget256)(rk, kc, rounds, nb, mk, &k0, &k1);
+        UL_FN(ykget256)(rk, kc, rounds, nb, mk, kf, &k0, &k1);
         a = UL_FN(yxor256)(a, k0);
         b = UL_FN(yxor256)(b, k1);
     } else {
-        UL_FN(ykget256)(rk, kc, rounds, nb, mk, &k0, &k1);
+        UL_FN(ykget256)(rk, kc, rounds, nb, mk, kf, &k0, &k1);
         a = UL_FN(yxor256)(a, k0);
         b = UL_FN(yxor256)(b, k1);
         for (unsigned i = rounds; i-- > 0;) {
-            UL_FN(ykget256)(rk, kc, i, nb, mk, &k0, &k1);
+            UL_FN(ykget256)(rk, kc, i, nb, mk, kf, &k0, &k1);
             UL_FN(yround256_inv)(&a, &b, k0, k1);
         }
     }
     UL_FN(ystore2)(dst[0], nb > 1 ? dst[1] : NULL, UL_FN(ymerge256)(a));
     UL_FN(ystore2)(dst[0] + 16, nb > 1 ? dst[1] + 16 : NULL, UL_FN(ymerge256)(b));
 }
+
+UB_KERNEL void UL_FN(ygroup256)(const uint8_t (*const *rk)[32], const UL_H *const *kc,
+                                unsigned rounds, const uint8_t *const *src, uint8_t *const *dst,
+                                int nb, int enc, int mk)
+{
+    UL_FN(ygroup256k)(rk, kc, rounds, src, dst, nb, enc, mk, 0);
+}
 #endif
 
 /* ---- calls --------------------------------------------------------------- */
 
+/* The round keys key setup stored in this kernel's form (ublock.h), or
+ * NULL (a key set up by a backend that stores none). */
+UB_KERNEL const UL_FN(kv) * UL_FN(stored)(const ublock_sched *s)
+{
+    return (const UL_FN(kv) *)(const void *)ublock_llk(s);
+}
+
 /*
  * One group of nb blocks, block j from src[j] to dst[j] (src[j] == dst[j]
  * allowed: all loads come first). keys[j]: block j's schedule (mk) or
- * keys[0] for all.
+ * keys[0] for all. uBlock-128 round keys are loaded from the forms the
+ * keys stored when every key of the group has them (a multi-key call may
+ * mix keys of other backends: then all are split from the raw schedules).
  */
 UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *const *src,
                              uint8_t *const *dst, int nb, int enc, int mk)
 {
     const unsigned rounds = keys[0]->rounds;
     const uint8_t(*rk[UL_G128])[32];
-    for (int j = 0; j < (mk ? nb : 1); j++)
+    const UL_FN(kv) * kf[UL_G128];
+    int nf = 0;
+    for (int j = 0; j < (mk ? nb : 1); j++) {
         rk[j] = keys[j]->rk;
+        kf[j] = UL_FN(stored)(keys[j]);
+        nf += kf[j] != NULL;
+    }
+    const int stored = nf == (mk ? nb : 1); /* public: which backends set the keys up */
+    const uint8_t(*rkf[UL_G128])[32];       /* the stored forms as 32-byte rows */
+    for (int j = 0; j < (mk ? nb : 1); j++)
+        rkf[j] = (const uint8_t(*)[32])(const void *)kf[j];
 #ifdef UL_Y
     if (keys[0]->nbytes == 16 && UL_YNB(nb)) {
-        UL_FN(ygroup128)(rk, NULL, rounds, src, dst, nb, enc, mk);
+        const v256 *ky[UL_G128];
+        for (int j = 0; j < (mk ? nb : 1); j++)
+            ky[j] = (const v256 *)(const void *)kf[j];
+        if (stored)
+            UL_FN(ygroup128)(rk, ky, rounds, src, dst, nb, enc, mk ? UL_MK_XMM : 0);
+        else
+            UL_FN(ygroup128)(rk, NULL, rounds, src, dst, nb, enc, mk);
         return;
     }
 #endif
@@ -453,15 +572,15 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
         for (int j = 0; j < nb; j++)
             UL_FN(load128)(src[j], &a[j], &b[j]);
         if (enc)
-            UL_FN(enc128)(a, b, rk, NULL, rounds, nb, mk);
+            UL_FN(enc128k)(a, b, stored ? rkf : rk, NULL, rounds, nb, mk, stored);
         else
-            UL_FN(dec128)(a, b, rk, NULL, rounds, nb, mk);
+            UL_FN(dec128k)(a, b, stored ? rkf : rk, NULL, rounds, nb, mk, stored);
         for (int j = 0; j < nb; j++)
             v128_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
     } else {
 #ifdef UL_Y
         if (nb >= 2 && mk) { /* one key: see ygroup256 */
-            UL_FN(ygroup256)(rk, NULL, rounds, src, dst, 2, enc, mk);
+            UL_FN(ygroup256k)(stored ? rkf : rk, NULL, rounds, src, dst, 2, enc, mk, stored);
             return;
         }
 #endif
@@ -471,9 +590,10 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
             b[j] = UL_FN(load256)(src[j] + 16);
         }
         if (enc)
-            UL_FN(enc256)(a, b, rk, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk);
-        else
-            UL_FN(dec256)(a, b, rk, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk);
+            UL_FN(enc256k)
+        (a, b, stored ? rkf : rk, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk, stored);
+        else UL_FN(dec256k)(a, b, stored ? rkf : rk, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk,
+                            stored);
         for (int j = 0; j < nb && j < UL_G256; j++) {
             UL_FN(store256)(dst[j], a[j]);
             UL_FN(store256)(dst[j] + 16, b[j]);
@@ -563,24 +683,32 @@ UB_KERNEL void UL_FN(cbc_enc_chain)(const ublock_sched *s, uint8_t *iv, const ui
 {
     const uint8_t(*rk[1])[32] = {s->rk};
     if (bs == 16) {
+        /* the key's stored forms (rows of rkf), else made here for the call */
         v128 a, b, kc[2 * (UBLOCK_MAX_ROUNDS + 1)];
         const v128 *kcp[1] = {kc};
-        UL_FN(keys128)(kc, s->rk, s->rounds);
+        const uint8_t(*rkf[1])[32] = {(const uint8_t(*)[32])(const void *)UL_FN(stored)(s)};
+        const int kf = rkf[0] != NULL; /* public: which backend set the key up */
+        if (!kf)
+            UL_FN(keys128)(kc, s->rk, s->rounds);
         UL_FN(load128)(iv, &a, &b);
         for (size_t i = 0; i < n; i++) {
             v128 pa, pb;
             UL_FN(load128)(in + 16 * i, &pa, &pb);
             a = v128_xor(a, pa);
             b = v128_xor(b, pb);
-            UL_FN(enc128)(&a, &b, rk, kcp, s->rounds, 1, 0);
+            if (kf)
+                UL_FN(enc128k)(&a, &b, rkf, NULL, s->rounds, 1, 0, 1);
+            else
+                UL_FN(enc128)(&a, &b, rk, kcp, s->rounds, 1, 0);
             v128_storeu(out + 16 * i, UL_FN(merge128)(a, b));
         }
         v128_storeu(iv, UL_FN(merge128)(a, b));
-        kuai_wipe(kc, sizeof kc);
+        if (!kf)
+            kuai_wipe(kc, sizeof kc);
     } else {
         UL_H a = UL_FN(load256)(iv), b = UL_FN(load256)(iv + 16), kc[2 * (UBLOCK_MAX_ROUNDS + 1)];
         const UL_H *kcp[1] = {kc};
-        UL_FN(keys256)(kc, s->rk, s->rounds);
+        UL_FN(keys256s)(kc, s);
         for (size_t i = 0; i < n; i++) {
             a = UL_FN(xor256)(a, UL_FN(load256)(in + 32 * i));
             b = UL_FN(xor256)(b, UL_FN(load256)(in + 32 * i + 16));
@@ -619,9 +747,18 @@ UB_KERNEL void UL_FN(mk_cbc_group)(const ublock_sched *const *keys, uint8_t *ivs
     v128 a[UL_G128], b[UL_G128], kc[UL_G128][2 * (UBLOCK_MAX_ROUNDS + 1)];
     const v128 *kcp[UL_G128];
     for (int j = 0; j < m; j++) {
+        /* The chains are throughput-bound: round keys from aligned copies
+         * on this frame (SSE folds only aligned loads into its XORs; the
+         * stored forms are 8-byte aligned), copied from the key's stored
+         * forms, else made from the raw schedule. */
+        const UL_FN(kv) *kf = UL_FN(stored)(keys[j]);
         rk[j] = keys[j]->rk;
         kcp[j] = kc[j];
-        UL_FN(keys128)(kc[j], keys[j]->rk, keys[0]->rounds);
+        if (kf)
+            for (unsigned i = 0; i < 2 * (keys[0]->rounds + 1); i++)
+                kc[j][i] = kf[i];
+        else
+            UL_FN(keys128)(kc[j], keys[j]->rk, keys[0]->rounds);
         UL_FN(load128)(ivs + 16 * j, &a[j], &b[j]);
     }
     for (size_t i = 0; i < nblocks; i++) {
@@ -651,7 +788,7 @@ UB_KERNEL void UL_FN(mk_cbc_group256)(const ublock_sched *const *keys, uint8_t *
     for (int j = 0; j < m; j++) {
         rk[j] = keys[j]->rk;
         kcp[j] = kc[j];
-        UL_FN(keys256)(kc[j], keys[j]->rk, keys[0]->rounds);
+        UL_FN(keys256s)(kc[j], keys[j]);
         a[j] = UL_FN(load256)(ivs + 32 * j);
         b[j] = UL_FN(load256)(ivs + 32 * j + 16);
     }

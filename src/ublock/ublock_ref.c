@@ -248,6 +248,7 @@ expand_quarters(ublock_sched *s, const uint8_t *key, unsigned qn, const uint8_t 
 
 void ublock_expand_raw(ublock_sched *s, kuai_cipher c, const uint8_t *key)
 {
+    s->llk = 0; /* no kernel-form round keys (ublock.h) */
     if (c == KUAI_UBLOCK_128_128)
         expand_quarters(s, key, 8, ublock_pk1, 16, 16);
     else if (c == KUAI_UBLOCK_128_256)

@@ -6,6 +6,7 @@
  */
 #include "../bytes.h"
 #include "ublock.h"
+#include "ublock_expand_x86.h"
 #include "ublock_ks_x86.h"
 
 #include <string.h>
@@ -61,9 +62,12 @@ UL_IMPL(ublock256_ssse3, "ssse3", KUAI_FAMILY_UBLOCK256, 100, ublock_ssse3_avail
 /*
  * ublock_expand_raw (ublock_ref.c, the oracle; tests/test_ublock.c compares
  * the two) on nibbles with pshufb (ublock_ks_x86.h), each round key stored
- * packed. Used by the x86 backends: the scalar nibble permutation was most
- * of a short message's cost. What the key register held is the schedule
- * stored in s->rk anyway (nothing else to wipe).
+ * packed, and uBlock-128's also in the low-latency kernel's form (ublock.h,
+ * UBLOCK_LLK_*: one shuffle per half, the key register's nibbles straight
+ * into the layout the kernel adds them in). Used by the x86 backends: the
+ * scalar nibble permutation was most of a short message's cost. What the
+ * key register held is the schedule stored in s->rk anyway (nothing else
+ * to wipe).
  */
 /* Generated from the spec's PK1-3 and RC (ublock_ref.c), see the comment above. */
 const _Alignas(16) uint8_t ublock_ks_rc[3][24][16] = {
@@ -224,30 +228,4 @@ const _Alignas(16) uint8_t ublock_ks_rc[3][24][16] = {
     },
 };
 
-static inline __attribute__((always_inline)) void ub_expand_nib(ublock_sched *s, kuai_cipher c,
-                                                                const uint8_t *key)
-{
-    ub_ks ks;
-    ub_ks_init(&ks, c, key);
-    s->nbytes = ks.t == 3 ? 32 : 16;
-    s->rounds = ks.rounds;
-    for (unsigned r = 0;; r++) {
-        v128_storeu(s->rk[r], ub_nib_pack(ks.k0, ks.k1));
-        if (ks.t == 3)
-            v128_storeu(s->rk[r] + 16, ub_nib_pack(ks.k2, ks.k3));
-        if (r == ks.rounds)
-            break;
-        ub_ks_step(&ks, r + 1);
-    }
-}
-
-void ublock_expand_raw_ssse3(ublock_sched *s, kuai_cipher c, const uint8_t *key)
-{
-    /* one loop per member, the member's branches folded away */
-    if (c == KUAI_UBLOCK_128_128)
-        ub_expand_nib(s, KUAI_UBLOCK_128_128, key);
-    else if (c == KUAI_UBLOCK_128_256)
-        ub_expand_nib(s, KUAI_UBLOCK_128_256, key);
-    else
-        ub_expand_nib(s, KUAI_UBLOCK_256_256, key);
-}
+UB_EXPAND_X86(ublock_expand_raw_ssse3)

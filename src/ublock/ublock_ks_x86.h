@@ -3,7 +3,7 @@
  * uBlock key schedule on nibbles (SSSE3, VEX-encoded where the including
  * file is built for AVX2), one round at a time: ublock_expand_raw_ssse3
  * (ublock_ssse3.c) stores each round key packed, and the low-latency
- * kernel's one-shot path (ublock_ll.h, UL_KS) turns each straight into the
+ * kernel's one-shot path (ublock_ll_oneshot.h, UL_KS) turns each straight into the
  * form its rounds add (one pshufb per vector), with no packed round key in
  * between.
  *

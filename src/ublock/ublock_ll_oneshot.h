@@ -1,0 +1,731 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * uBlock low-latency kernel, its one-shot calls: the x86 path (UL_KS, the
+ * key schedule on nibbles of ublock_ks_x86.h, round keys made between the
+ * rounds) and the generic one (the raw schedule on the stack). Included by
+ * ublock_ll.h after the kernel's rounds and group loads/stores, whose
+ * names (UL_FN, UL_H, UL_G128, ...) it uses; no include guard, as the
+ * including file is itself included once per ISA.
+ */
+
+#ifdef UL_KS
+/*
+ * The one-shot path where the key schedule runs on nibbles
+ * (ublock_ks_x86.h, UL_KS): every round key goes from the key register
+ * straight into this kernel's form, one pshufb per vector (the schedule's
+ * nibble order to the layout of the round that adds it), into kc on this
+ * stack frame; no packed schedule, no split per round. One block per key
+ * runs up to a group of keys as one pass, read from and written to the
+ * callers' buffers directly (all loads of a group before its stores).
+ */
+/* The one-shot kernels start on a cache line: their loops' placement,
+ * and with it their speed on Zen 1 (up to 5% either way), then no longer
+ * moves with unrelated code. */
+#define UL_KS_ALIGN __attribute__((aligned(64)))
+
+typedef union UL_FN(kcu) {
+    v128 v[2 * (UBLOCK_MAX_ROUNDS + 1)];
+    UL_H h[2 * (UBLOCK_MAX_ROUNDS + 1)];
+} UL_FN(kcu);
+
+/*
+ * uBlock-128 round key r from the key register into the kernel's form: one
+ * pshufb by row ks_p[r & 7] (the register's natural nibble order to
+ * load128's layout, then to round r's: q = {0, 2, .., 14, 1, 3, .., 15},
+ * composed with ub128_tab[l][UB128_KEY]), a constant row where composing
+ * it per round cost a pshufb more. ks_psw[l] is ks_p[l] composed after
+ * the schedule's swap(PK1(.)): uBlock-128/128's k1 of round r is
+ * swap(PK1(k0 of round r - 1)), so one pshufb of the earlier k0 gives it
+ * in round r's layout (ks_ydec_a). Generated from ub128_tab and PK1.
+ */
+static const _Alignas(16) uint8_t
+    UL_FN(ks_p)[8][16] = {{0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15},
+                          {8, 0, 10, 2, 4, 14, 6, 12, 9, 1, 11, 3, 5, 15, 7, 13},
+                          {4, 8, 14, 0, 10, 12, 2, 6, 5, 9, 15, 1, 11, 13, 3, 7},
+                          {10, 4, 12, 8, 14, 6, 0, 2, 11, 5, 13, 9, 15, 7, 1, 3},
+                          {14, 10, 6, 4, 12, 2, 8, 0, 15, 11, 7, 5, 13, 3, 9, 1},
+                          {12, 14, 2, 10, 6, 0, 4, 8, 13, 15, 3, 11, 7, 1, 5, 9},
+                          {6, 12, 0, 14, 2, 8, 10, 4, 7, 13, 1, 15, 3, 9, 11, 5},
+                          {2, 6, 8, 12, 0, 4, 14, 10, 3, 7, 9, 13, 1, 5, 15, 11}};
+#ifdef UL_Y
+static const _Alignas(16) uint8_t
+    UL_FN(ks_psw)[8][16] = {{4, 12, 11, 7, 6, 8, 1, 5, 9, 2, 3, 14, 0, 13, 15, 10},
+                            {6, 4, 8, 12, 11, 5, 7, 1, 0, 9, 13, 2, 3, 10, 14, 15},
+                            {11, 6, 5, 4, 8, 1, 12, 7, 3, 0, 10, 9, 13, 15, 2, 14},
+                            {8, 11, 1, 6, 5, 7, 4, 12, 13, 3, 15, 0, 10, 14, 9, 2},
+                            {5, 8, 7, 11, 1, 12, 6, 4, 10, 13, 14, 3, 15, 2, 0, 9},
+                            {1, 5, 12, 8, 7, 4, 11, 6, 15, 10, 2, 13, 14, 9, 3, 0},
+                            {7, 1, 4, 5, 12, 6, 8, 11, 14, 15, 9, 10, 2, 0, 13, 3},
+                            {12, 7, 6, 1, 4, 11, 5, 8, 2, 14, 0, 15, 9, 3, 10, 13}};
+#endif
+
+UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
+{
+    ub_ks ks;
+    ub_ks_init(&ks, c, key);
+    if (c != KUAI_UBLOCK_256_256) {
+        for (unsigned r = 0; r <= ks.rounds; r++) {
+            if (r)
+                ub_ks_step(&ks, r);
+            v128 p = v128_load(UL_FN(ks_p)[r & 7]); /* public r */
+            kc->v[2 * r] = v128_shuf8(ks.k0, p);
+            kc->v[2 * r + 1] = v128_shuf8(ks.k1, p);
+        }
+    } else {
+        const v128 qv = v128_load(UL_FN(ks_p)[0]);
+        const v128 p0 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L]));
+        const v128 p1 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L] + 16));
+        for (unsigned r = 0; r <= ks.rounds; r++) {
+            if (r)
+                ub_ks_step(&ks, r);
+            kc->h[2 * r] = UL_FN(mk256)(v128_shuf8(ks.k0, p0), v128_shuf8(ks.k1, p1));
+            kc->h[2 * r + 1] = UL_FN(mk256)(v128_shuf8(ks.k2, p0), v128_shuf8(ks.k3, p1));
+        }
+    }
+}
+
+/* nb blocks, block j from src[j] to dst[j], under kc[j] (mk) or kc[0];
+ * with UL_Y, 2 or 4 uBlock-128 blocks under one key run on ymm, kc[0]'s
+ * xmm round keys loaded into both lanes (several keys on ymm decrypt in
+ * ks_ydec_a/_b instead). */
+UB_KERNEL void UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs,
+                               const uint8_t *const *src, uint8_t *const *dst, int nb, int enc,
+                               int mk)
+{
+#ifdef UL_Y
+    if (bs == 16 && UL_YNB(nb) && !mk) {
+        const v256 *kcp[1] = {(const v256 *)(const void *)kc[0].v};
+        UL_FN(ygroup128)(NULL, kcp, rounds, src, dst, nb, enc, 0);
+        return;
+    }
+#endif
+    if (bs == 16) {
+        v128 a[UL_G128], b[UL_G128];
+        const v128 *kcp[UL_G128];
+        for (int j = 0; j < nb; j++) {
+            kcp[j] = kc[mk ? j : 0].v;
+            UL_FN(load128)(src[j], &a[j], &b[j]);
+        }
+        if (enc)
+            UL_FN(enc128)(a, b, NULL, kcp, rounds, nb, mk);
+        else
+            UL_FN(dec128)(a, b, NULL, kcp, rounds, nb, mk);
+        for (int j = 0; j < nb; j++)
+            v128_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
+    } else {
+#ifdef UL_Y
+        if (nb >= 2) {
+            const UL_H *kcp[2] = {kc[0].h, kc[mk ? 1 : 0].h};
+            UL_FN(ygroup256)(NULL, kcp, rounds, src, dst, 2, enc, mk);
+            return;
+        }
+#endif
+        UL_H a[UL_G256], b[UL_G256];
+        const UL_H *kcp[UL_G256];
+        for (int j = 0; j < nb && j < UL_G256; j++) {
+            kcp[j] = kc[mk ? j : 0].h;
+            a[j] = UL_FN(load256)(src[j]);
+            b[j] = UL_FN(load256)(src[j] + 16);
+        }
+        if (enc)
+            UL_FN(enc256)(a, b, NULL, kcp, rounds, nb < UL_G256 ? nb : UL_G256, mk);
+        else
+            UL_FN(dec256)(a, b, NULL, kcp, rounds, nb < UL_G256 ? nb : UL_G256, mk);
+        for (int j = 0; j < nb && j < UL_G256; j++) {
+            UL_FN(store256)(dst[j], a[j]);
+            UL_FN(store256)(dst[j] + 16, b[j]);
+        }
+    }
+}
+
+#ifdef UL_Y
+/* ks_fused's round key r on ymm, the schedules stepped to it first (r > 0):
+ * from ksy[v] (mk; two keys per vector) or from the one key's xmm schedule
+ * k1x, broadcast. */
+UB_KERNEL void UL_FN(yks_key)(ub_ksy *ksy, ub_ks *k1x, unsigned r, int nv, int mk, v256 *k0,
+                              v256 *k1)
+{
+    if (mk) {
+        v256 p = v256_row16(UL_FN(ks_p)[r & 7]);
+        for (int v = 0; v < nv; v++) {
+            if (r)
+                ub_ksy_step(&ksy[v], r);
+            k0[v] = v256_shuf8(ksy[v].k0, p);
+            k1[v] = v256_shuf8(ksy[v].k1, p);
+        }
+    } else {
+        v128 p = v128_load(UL_FN(ks_p)[r & 7]);
+        if (r)
+            ub_ks_step(k1x, r);
+        k0[0] = _mm256_broadcastsi128_si256(v128_shuf8(k1x->k0, p));
+        k1[0] = _mm256_broadcastsi128_si256(v128_shuf8(k1x->k1, p));
+    }
+}
+#endif
+
+#ifdef UL_Y
+/* yks_key for uBlock-128/256's keys under ub_ksy_stepf's frames (sw:
+ * round r's K0 in the swapped frame, K1 in the normal one, or the other
+ * way round); a swapped half converts by ks_p's row with every index ^ 8. */
+UB_KERNEL void UL_FN(yks_keyf)(ub_ksy *ksy, unsigned r, int sw, int nv, v256 *k0, v256 *k1)
+{
+    const v256 p = v256_row16(UL_FN(ks_p)[r & 7]), ps = v256_xor(p, v256_set1_8(8));
+    for (int v = 0; v < nv; v++) {
+        if (r)
+            ub_ksy_stepf(&ksy[v], r, sw);
+        k0[v] = v256_shuf8(ksy[v].k0, sw ? ps : p);
+        k1[v] = v256_shuf8(ksy[v].k1, sw ? p : ps);
+    }
+}
+#endif
+
+/*
+ * Encryption with the round keys made between the rounds: each key's
+ * schedule steps once per round (it depends on the key only, so it runs
+ * beside the data's dependency chain) and its round key goes straight into
+ * the XOR; nothing is stored. nk keys: one per block (mk) or one for all.
+ */
+UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t bs,
+                               const uint8_t *const *src, uint8_t *const *dst, int nb, int mk)
+{
+    const v128 qv = v128_load(UL_FN(ks_p)[0]);
+#ifdef UL_Y
+    if (bs == 16 && UL_YNB(nb)) {
+        /* ymm. Several keys: their schedules run in ymm too, two per
+         * vector, each in the lanes of the blocks that add its round keys,
+         * so no round key moves between lanes. One key: its schedule runs
+         * on xmm and each round key is broadcast to both lanes as it is
+         * made (half the width for the same result: on a core that splits
+         * ymm operations in two, Zen 1, this is what keeps the path at or
+         * below the xmm kernel's cost; docs/performance.md). */
+        const int nv = UL_YV(nb);
+        v256 a[UL_YV(UL_G128)], b[UL_YV(UL_G128)], k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
+        ub_ksy ksy[UL_YV(UL_G128)];
+        ub_ks k1x;
+        if (mk) {
+            for (int v = 0; v < nv; v++) {
+                const int j1 = 2 * v + 1 < nb ? 2 * v + 1 : 2 * v;
+                ub_ksy_init(&ksy[v], c, key[2 * v], key[j1], j1 == 2 * v);
+                if (c == KUAI_UBLOCK_128_256)
+                    ub_ksy_frames(&ksy[v]);
+            }
+        } else {
+            ub_ks_init(&k1x, c, key[0]);
+        }
+        /* several 128/256 keys: two rounds a pass, in ub_ksy_stepf's frames */
+        const int f = mk && c == KUAI_UBLOCK_128_256;
+        const unsigned yrounds = mk ? ksy[0].rounds : k1x.rounds;
+        if (f)
+            UL_FN(yks_keyf)(ksy, 0, 1, nv, k0, k1);
+        else
+            UL_FN(yks_key)(ksy, &k1x, 0, nv, mk, k0, k1);
+        for (int v = 0; v < nv; v++) {
+            const int j1 = 2 * v + 1 < nb ? 2 * v + 1 : 2 * v;
+            UL_FN(yload128)(src[2 * v], src[j1], j1 == 2 * v, &a[v], &b[v]);
+            a[v] = v256_xor(a[v], k0[mk ? v : 0]);
+            b[v] = v256_xor(b[v], k1[mk ? v : 0]);
+        }
+        for (unsigned r = 1; f && r <= yrounds; r += 2) {
+            UL_FN(yks_keyf)(ksy, r, 0, nv, k0, k1);
+            UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk);
+            UL_FN(yks_keyf)(ksy, r + 1, 1, nv, k0, k1);
+            UL_FN(yround128)(a, b, k0, k1, r & 7, nv, mk);
+        }
+        for (unsigned r = 1; !f && r <= yrounds; r++) {
+            UL_FN(yks_key)(ksy, &k1x, r, nv, mk, k0, k1);
+            UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk);
+        }
+        for (int v = 0; v < nv; v++)
+            UL_FN(ystore128)(dst[2 * v], 2 * v + 1 < nb ? dst[2 * v + 1] : NULL, a[v], b[v]);
+        return;
+    }
+#endif
+    const int nk = mk ? nb : 1;
+    ub_ks ks[UL_G128];
+    for (int j = 0; j < nk; j++)
+        ub_ks_init(&ks[j], c, key[j]);
+    const unsigned rounds = ks[0].rounds;
+    if (bs == 16) {
+        v128 a[UL_G128], b[UL_G128], k0[UL_G128], k1[UL_G128];
+        for (int j = 0; j < nb; j++) {
+            UL_FN(load128)(src[j], &a[j], &b[j]);
+            a[j] = v128_xor(a[j], v128_shuf8(ks[mk ? j : 0].k0, qv));
+            b[j] = v128_xor(b[j], v128_shuf8(ks[mk ? j : 0].k1, qv));
+        }
+        for (unsigned i = 0; i < rounds; i++) {
+            const unsigned r = i + 1;
+            v128 p = v128_load(UL_FN(ks_p)[r & 7]);
+            for (int j = 0; j < nk; j++) {
+                ub_ks_step(&ks[j], r);
+                k0[j] = v128_shuf8(ks[j].k0, p);
+                k1[j] = v128_shuf8(ks[j].k1, p);
+            }
+            UL_FN(round128)(a, b, k0, k1, i & 7, nb, mk);
+        }
+        for (int j = 0; j < nb; j++)
+            v128_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
+    } else {
+        const v128 p0 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L]));
+        const v128 p1 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L] + 16));
+#ifdef UL_Y
+        if (nb >= 2 && mk) {
+            /* ymm, block j in lane j, the two keys' schedules in ymm (one
+             * key stays on xmm: see ygroup256) */
+            const v256 y0 = _mm256_broadcastsi128_si256(p0), y1 = _mm256_broadcastsi128_si256(p1);
+            ub_ksy ksy;
+            ub_ksy_pair(&ksy, &ks[0], &ks[1]);
+            UL_HY a = UL_FN(yload256v)(UL_FN(yload2)(src[0], src[1], 0));
+            UL_HY b = UL_FN(yload256v)(UL_FN(yload2)(src[0] + 16, src[1] + 16, 0));
+            for (unsigned i = 0; i <= rounds; i++) {
+                if (i)
+                    ub_ksy_step(&ksy, i);
+                UL_HY k0 = UL_FN(ymk256)(v256_shuf8(ksy.k0, y0), v256_shuf8(ksy.k1, y1));
+                UL_HY k1 = UL_FN(ymk256)(v256_shuf8(ksy.k2, y0), v256_shuf8(ksy.k3, y1));
+                if (i < rounds) {
+                    UL_FN(yround256)(&a, &b, k0, k1);
+                } else {
+                    a = UL_FN(yxor256)(a, k0);
+                    b = UL_FN(yxor256)(b, k1);
+                }
+            }
+            UL_FN(ystore2)(dst[0], dst[1], UL_FN(ymerge256)(a));
+            UL_FN(ystore2)(dst[0] + 16, dst[1] + 16, UL_FN(ymerge256)(b));
+            return;
+        }
+#endif
+        UL_H a[UL_G256], b[UL_G256];
+        for (int j = 0; j < nb && j < UL_G256; j++) {
+            a[j] = UL_FN(load256)(src[j]);
+            b[j] = UL_FN(load256)(src[j] + 16);
+        }
+        for (unsigned i = 0; i <= rounds; i++) {
+            UL_H k0[UL_G256], k1[UL_G256];
+            for (int j = 0; j < nk && j < UL_G256; j++) {
+                if (i)
+                    ub_ks_step(&ks[j], i);
+                k0[j] = UL_FN(mk256)(v128_shuf8(ks[j].k0, p0), v128_shuf8(ks[j].k1, p1));
+                k1[j] = UL_FN(mk256)(v128_shuf8(ks[j].k2, p0), v128_shuf8(ks[j].k3, p1));
+            }
+            for (int j = 0; j < nb && j < UL_G256; j++) {
+                a[j] = UL_FN(xor256)(a[j], k0[mk ? j : 0]);
+                b[j] = UL_FN(xor256)(b[j], k1[mk ? j : 0]);
+                if (i == rounds)
+                    continue;
+                UL_H x = UL_FN(sbox256)(a[j], 0), y = UL_FN(sbox256)(b[j], 0);
+                y = UL_FN(xor256)(y, x);
+                x = UL_FN(xor256)(x, UL_FN(rot256)(y, UB256_ROT1));
+                y = UL_FN(xor256)(y, UL_FN(rot256)(x, UB256_ROT2));
+                x = UL_FN(xor256)(x, UL_FN(rot256)(y, UB256_ROT2));
+                y = UL_FN(xor256)(y, UL_FN(rot256)(x, UB256_ROT5));
+                x = UL_FN(xor256)(x, y);
+                a[j] = UL_FN(pl256)(x);
+                b[j] = UL_FN(pr256)(y);
+            }
+        }
+        for (int j = 0; j < nb && j < UL_G256; j++) {
+            UL_FN(store256)(dst[j], a[j]);
+            UL_FN(store256)(dst[j] + 16, b[j]);
+        }
+    }
+}
+
+#ifdef UL_Y
+/*
+ * Decryption of 2 or 4 keys with one block each, on ymm, two keys per
+ * vector as ks_fused. The rounds need the round keys last first, so the
+ * schedule runs ahead and keeps them raw (as the key register holds them;
+ * the rounds convert them, the same pshufb count as converting ahead),
+ * each overwritten through a volatile pointer once its round has read it:
+ * the wipe's stores run among the rounds, which are bound by the shuffle
+ * units, instead of after them (on Zen 1 a wipe of the 2-3 KiB after the
+ * rounds cost ~110-190 cycles of a 650-950-cycle call).
+ *
+ * uBlock-128/128 (ks_ydec_a) keeps only each round's K0||K1: its K2||K3
+ * is swap(PK1(K0||K1 of the round before)), one pshufb of the earlier
+ * vector with the conversion composed in (ks_psw), so half the stores.
+ */
+UB_KERNEL void UL_FN(ks_ydec_a)(const uint8_t *const *key, const uint8_t *const *src,
+                                uint8_t *const *dst, int nb)
+{
+    enum { R = 16 };
+    const int nv = UL_YV(nb);
+    v256 kr[UL_YV(UL_G128)][R + 1]; /* K0||K1 of rounds 0..R - 1, K2||K3 of round 0 */
+    v256 a[UL_YV(UL_G128)], b[UL_YV(UL_G128)], k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
+    ub_ksy ks[UL_YV(UL_G128)];
+    for (int v = 0; v < nv; v++) {
+        ub_ksy_init(&ks[v], KUAI_UBLOCK_128_128, key[2 * v], key[2 * v + 1], 0);
+        kr[v][0] = ks[v].k0;
+        kr[v][R] = ks[v].k1;
+    }
+    for (unsigned r = 1; r < R; r++)
+        for (int v = 0; v < nv; v++) {
+            ub_ksy_step(&ks[v], r);
+            kr[v][r] = ks[v].k0;
+        }
+    const v256 pr = v256_row16(UL_FN(ks_p)[R & 7]), zero = v256_zero();
+    for (int v = 0; v < nv; v++) {
+        ub_ksy_step(&ks[v], R);
+        UL_FN(yload128)(src[2 * v], src[2 * v + 1], 0, &a[v], &b[v]);
+        a[v] = v256_xor(a[v], v256_shuf8(ks[v].k0, pr));
+        b[v] = v256_xor(b[v], v256_shuf8(ks[v].k1, pr));
+    }
+    for (unsigned i = R; i-- > 0;) { /* public round index */
+        const v256 p = v256_row16(UL_FN(ks_p)[i & 7]), psw = v256_row16(UL_FN(ks_psw)[i & 7]);
+        for (int v = 0; v < nv; v++) {
+            volatile v256 *w = kr[v];
+            k0[v] = v256_shuf8(kr[v][i], p);
+            k1[v] = i ? v256_shuf8(kr[v][i - 1], psw) : v256_shuf8(kr[v][R], p);
+            w[i] = zero; /* its last reader: K2||K3 of round i + 1 came before */
+            if (!i)
+                w[R] = zero;
+        }
+        UL_FN(yround128_inv)(a, b, k0, k1, i & 7, nv, 1);
+    }
+    for (int v = 0; v < nv; v++)
+        UL_FN(ystore128)(dst[2 * v], dst[2 * v + 1], a[v], b[v]);
+}
+
+/* Round i of ks_ydec_b: its round key from kr (converted by the rows of
+ * ub_ksy_stepf's frames, sw as yks_keyf), which is then overwritten. */
+UB_KERNEL void UL_FN(ks_ydec_b_round)(v256 *a, v256 *b, v256 (*kr)[48], int nv, unsigned i, int sw)
+{
+    const v256 p = v256_row16(UL_FN(ks_p)[i & 7]), ps = v256_xor(p, v256_set1_8(8));
+    const v256 zero = v256_zero();
+    v256 k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
+    for (int v = 0; v < nv; v++) {
+        volatile v256 *w = kr[v];
+        k0[v] = v256_shuf8(kr[v][2 * i], sw ? ps : p);
+        k1[v] = v256_shuf8(kr[v][2 * i + 1], sw ? p : ps);
+        w[2 * i] = zero;
+        w[2 * i + 1] = zero;
+    }
+    UL_FN(yround128_inv)(a, b, k0, k1, i & 7, nv, 1);
+}
+
+/* uBlock-128/256 (ks_ydec_b): both halves kept, the schedule in
+ * ub_ksy_stepf's frames, two rounds a pass. */
+UB_KERNEL void UL_FN(ks_ydec_b)(const uint8_t *const *key, const uint8_t *const *src,
+                                uint8_t *const *dst, int nb)
+{
+    enum { R = 24 };
+    const int nv = UL_YV(nb);
+    v256 kr[UL_YV(UL_G128)][48]; /* round r's halves at [2r], [2r + 1], r < R */
+    v256 a[UL_YV(UL_G128)], b[UL_YV(UL_G128)];
+    ub_ksy ks[UL_YV(UL_G128)];
+    for (int v = 0; v < nv; v++) {
+        ub_ksy_init(&ks[v], KUAI_UBLOCK_128_256, key[2 * v], key[2 * v + 1], 0);
+        ub_ksy_frames(&ks[v]);
+        kr[v][0] = ks[v].k0;
+        kr[v][1] = ks[v].k1;
+    }
+    for (unsigned r = 1; r < R; r += 2) /* public r */
+        for (int v = 0; v < nv; v++) {
+            ub_ksy_stepf(&ks[v], r, 0);
+            kr[v][2 * r] = ks[v].k0;
+            kr[v][2 * r + 1] = ks[v].k1;
+            ub_ksy_stepf(&ks[v], r + 1, 1);
+            if (r + 1 < R) {
+                kr[v][2 * r + 2] = ks[v].k0;
+                kr[v][2 * r + 3] = ks[v].k1;
+            }
+        }
+    const v256 pr = v256_row16(UL_FN(ks_p)[R & 7]), prs = v256_xor(pr, v256_set1_8(8));
+    for (int v = 0; v < nv; v++) { /* round R's key (R even: K0 swapped) */
+        UL_FN(yload128)(src[2 * v], src[2 * v + 1], 0, &a[v], &b[v]);
+        a[v] = v256_xor(a[v], v256_shuf8(ks[v].k0, prs));
+        b[v] = v256_xor(b[v], v256_shuf8(ks[v].k1, pr));
+    }
+    for (unsigned i = R; i > 0; i -= 2) { /* rounds i - 1 (odd), i - 2 (even) */
+        UL_FN(ks_ydec_b_round)(a, b, kr, nv, i - 1, 0);
+        UL_FN(ks_ydec_b_round)(a, b, kr, nv, i - 2, 1);
+    }
+    for (int v = 0; v < nv; v++)
+        UL_FN(ystore128)(dst[2 * v], dst[2 * v + 1], a[v], b[v]);
+}
+
+/*
+ * Decryption of 2 uBlock-256/256 keys with one block each, block j and
+ * key j in lane j (ygroup256's form), the two schedules side by side in
+ * ymm, as ks_ydec_a: the round keys kept raw and overwritten as the rounds
+ * read them. Of a round's K0..K3 only K0 and K1 are kept: K2 is the
+ * earlier K1 through PK3's second half, K3 the earlier K0 through its
+ * first (ublock_ks_x86_step.h), one pshufb each with the conversion
+ * composed in, so half the stores.
+ */
+UB_KERNEL void UL_FN(ks_ydec_c)(const uint8_t *const *key, const uint8_t *const *src,
+                                uint8_t *const *dst)
+{
+    enum { R = 24 };
+    v256 kr[R + 1][2]; /* K0, K1 of rounds 0..R - 1, then K2, K3 of round 0 */
+    ub_ksy ks;
+    ub_ksy_init(&ks, KUAI_UBLOCK_256_256, key[0], key[1], 0);
+    kr[0][0] = ks.k0;
+    kr[0][1] = ks.k1;
+    kr[R][0] = ks.k2;
+    kr[R][1] = ks.k3;
+    for (unsigned r = 1; r < R; r++) {
+        ub_ksy_step(&ks, r);
+        kr[r][0] = ks.k0;
+        kr[r][1] = ks.k1;
+    }
+    ub_ksy_step(&ks, R);
+    const v256 qy = v256_row16(UL_FN(ks_p)[0]), zero = v256_zero();
+    const v256 y0 = v256_shuf8(qy, v256_row16(ub256_tab[UB256_TO_L]));
+    const v256 y1 = v256_shuf8(qy, v256_row16(ub256_tab[UB256_TO_L] + 16));
+    /* K2 = PK3's K1 half of the earlier K1, K3 = PK3's K0 half of the
+     * earlier K0, each then converted */
+    const v256 z2 = v256_shuf8(ks.pk1, y0), z3 = v256_shuf8(ks.pk0, y1);
+    UL_HY a = UL_FN(yload256v)(UL_FN(yload2)(src[0], src[1], 0));
+    UL_HY b = UL_FN(yload256v)(UL_FN(yload2)(src[0] + 16, src[1] + 16, 0));
+    a = UL_FN(yxor256)(a, UL_FN(ymk256)(v256_shuf8(ks.k0, y0), v256_shuf8(ks.k1, y1)));
+    b = UL_FN(yxor256)(b, UL_FN(ymk256)(v256_shuf8(ks.k2, y0), v256_shuf8(ks.k3, y1)));
+    volatile v256 *w = kr[0];
+    for (unsigned i = R; i-- > 0;) {      /* public round index */
+        const unsigned j = i ? i - 1 : R; /* K2, K3's source */
+        UL_HY k0 = UL_FN(ymk256)(v256_shuf8(kr[i][0], y0), v256_shuf8(kr[i][1], y1));
+        UL_HY k1 = i ? UL_FN(ymk256)(v256_shuf8(kr[j][1], z2), v256_shuf8(kr[j][0], z3))
+                     : UL_FN(ymk256)(v256_shuf8(kr[j][0], y0), v256_shuf8(kr[j][1], y1));
+        w[2 * i] = zero; /* round i is kr[i]'s last reader */
+        w[2 * i + 1] = zero;
+        if (!i) {
+            w[2 * R] = zero;
+            w[2 * R + 1] = zero;
+        }
+        UL_FN(yround256_inv)(&a, &b, k0, k1);
+    }
+    UL_FN(ystore2)(dst[0], dst[1], UL_FN(ymerge256)(a));
+    UL_FN(ystore2)(dst[0] + 16, dst[1] + 16, UL_FN(ymerge256)(b));
+}
+
+typedef void (*UL_FN(ksyd_fn))(const uint8_t *const *, const uint8_t *const *, uint8_t *const *);
+static UL_KS_ALIGN void UL_FN(ksyd_a2)(const uint8_t *const *key, const uint8_t *const *src,
+                                       uint8_t *const *dst)
+{
+    UL_FN(ks_ydec_a)(key, src, dst, 2);
+}
+static UL_KS_ALIGN void UL_FN(ksyd_a4)(const uint8_t *const *key, const uint8_t *const *src,
+                                       uint8_t *const *dst)
+{
+    UL_FN(ks_ydec_a)(key, src, dst, 4);
+}
+static UL_KS_ALIGN void UL_FN(ksyd_b2)(const uint8_t *const *key, const uint8_t *const *src,
+                                       uint8_t *const *dst)
+{
+    UL_FN(ks_ydec_b)(key, src, dst, 2);
+}
+static UL_KS_ALIGN void UL_FN(ksyd_b4)(const uint8_t *const *key, const uint8_t *const *src,
+                                       uint8_t *const *dst)
+{
+    UL_FN(ks_ydec_b)(key, src, dst, 4);
+}
+static UL_KS_ALIGN void UL_FN(ksyd_c2)(const uint8_t *const *key, const uint8_t *const *src,
+                                       uint8_t *const *dst)
+{
+    UL_FN(ks_ydec_c)(key, src, dst);
+}
+#endif
+
+/* One function per (member, group size, direction, key form): every
+ * branch above folds away, the state stays in registers. */
+typedef void (*UL_FN(ks_fn))(const UL_FN(kcu) *, const uint8_t *const *, uint8_t *const *);
+#define UL_KS_KERNEL(name, rounds, bs, nb, enc, mk)                                                \
+    static UL_KS_ALIGN void UL_FN(name)(const UL_FN(kcu) * kc, const uint8_t *const *src,          \
+                                        uint8_t *const *dst)                                       \
+    {                                                                                              \
+        UL_FN(ks_group)(kc, rounds, bs, src, dst, nb, enc, mk);                                    \
+    }
+#define UL_KS_KERNELS(m, rounds, bs)                                                               \
+    UL_KS_KERNEL(ks##m##_d1, rounds, bs, 1, 0, 0)                                                  \
+    UL_KS_KERNEL(ks##m##_e1, rounds, bs, 1, 1, 0)                                                  \
+    UL_KS_KERNEL(ks##m##_d2, rounds, bs, 2, 0, 0)                                                  \
+    UL_KS_KERNEL(ks##m##_e2, rounds, bs, 2, 1, 0)                                                  \
+    UL_KS_KERNEL(ks##m##_md2, rounds, bs, 2, 0, 1)                                                 \
+    UL_KS_KERNEL(ks##m##_me2, rounds, bs, 2, 1, 1)
+#define UL_KS_KERNELS4(m, rounds)                                                                  \
+    UL_KS_KERNELS(m, rounds, 16)                                                                   \
+    UL_KS_KERNEL(ks##m##_d3, rounds, 16, 3, 0, 0)                                                  \
+    UL_KS_KERNEL(ks##m##_e3, rounds, 16, 3, 1, 0)                                                  \
+    UL_KS_KERNEL(ks##m##_md3, rounds, 16, 3, 0, 1)                                                 \
+    UL_KS_KERNEL(ks##m##_me3, rounds, 16, 3, 1, 1)                                                 \
+    UL_KS_KERNEL(ks##m##_d4, rounds, 16, 4, 0, 0)                                                  \
+    UL_KS_KERNEL(ks##m##_e4, rounds, 16, 4, 1, 0)                                                  \
+    UL_KS_KERNEL(ks##m##_md4, rounds, 16, 4, 0, 1)                                                 \
+    UL_KS_KERNEL(ks##m##_me4, rounds, 16, 4, 1, 1)
+UL_KS_KERNELS4(a, 16)
+UL_KS_KERNELS4(b, 24)
+UL_KS_KERNELS(c, 24, 32)
+#undef UL_KS_KERNEL
+#undef UL_KS_KERNELS
+#undef UL_KS_KERNELS4
+
+typedef void (*UL_FN(ksf_fn))(const uint8_t *const *, const uint8_t *const *, uint8_t *const *);
+#define UL_KSF_KERNEL(name, c, bs, nb, mk)                                                         \
+    static UL_KS_ALIGN void UL_FN(name)(const uint8_t *const *key, const uint8_t *const *src,      \
+                                        uint8_t *const *dst)                                       \
+    {                                                                                              \
+        UL_FN(ks_fused)(c, key, bs, src, dst, nb, mk);                                             \
+    }
+#define UL_KSF_KERNELS4(m, c)                                                                      \
+    UL_KSF_KERNEL(ksf##m##_1, c, 16, 1, 0)                                                         \
+    UL_KSF_KERNEL(ksf##m##_2, c, 16, 2, 0)                                                         \
+    UL_KSF_KERNEL(ksf##m##_3, c, 16, 3, 0)                                                         \
+    UL_KSF_KERNEL(ksf##m##_4, c, 16, 4, 0)                                                         \
+    UL_KSF_KERNEL(ksf##m##_m2, c, 16, 2, 1)                                                        \
+    UL_KSF_KERNEL(ksf##m##_m3, c, 16, 3, 1)                                                        \
+    UL_KSF_KERNEL(ksf##m##_m4, c, 16, 4, 1)
+UL_KSF_KERNELS4(a, KUAI_UBLOCK_128_128)
+UL_KSF_KERNELS4(b, KUAI_UBLOCK_128_256)
+UL_KSF_KERNEL(ksfc_1, KUAI_UBLOCK_256_256, 32, 1, 0)
+UL_KSF_KERNEL(ksfc_2, KUAI_UBLOCK_256_256, 32, 2, 0)
+UL_KSF_KERNEL(ksfc_m2, KUAI_UBLOCK_256_256, 32, 2, 1)
+#undef UL_KSF_KERNEL
+#undef UL_KSF_KERNELS4
+
+/* The schedule per member, each with its constant member. */
+static UL_KS_ALIGN void UL_FN(ks_ll_a)(UL_FN(kcu) * kc, const uint8_t *key)
+{
+    UL_FN(ks_ll)(kc, KUAI_UBLOCK_128_128, key);
+}
+static UL_KS_ALIGN void UL_FN(ks_ll_b)(UL_FN(kcu) * kc, const uint8_t *key)
+{
+    UL_FN(ks_ll)(kc, KUAI_UBLOCK_128_256, key);
+}
+static UL_KS_ALIGN void UL_FN(ks_ll_c)(UL_FN(kcu) * kc, const uint8_t *key)
+{
+    UL_FN(ks_ll)(kc, KUAI_UBLOCK_256_256, key);
+}
+static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
+                           uint8_t *const *out, size_t n, size_t nblocks, int enc)
+{
+    /* [member][mk][enc][group size]; uBlock-256/256 groups hold 2 blocks */
+#define UL_KS_ROW(m)                                                                               \
+    {                                                                                              \
+        {{0, UL_FN(ks##m##_d1), UL_FN(ks##m##_d2), UL_FN(ks##m##_d3), UL_FN(ks##m##_d4)},          \
+         {0, UL_FN(ks##m##_e1), UL_FN(ks##m##_e2), UL_FN(ks##m##_e3), UL_FN(ks##m##_e4)}},         \
+        {                                                                                          \
+            {0, UL_FN(ks##m##_d1), UL_FN(ks##m##_md2), UL_FN(ks##m##_md3), UL_FN(ks##m##_md4)},    \
+            {                                                                                      \
+                0, UL_FN(ks##m##_e1), UL_FN(ks##m##_me2), UL_FN(ks##m##_me3), UL_FN(ks##m##_me4)   \
+            }                                                                                      \
+        }                                                                                          \
+    }
+    static const UL_FN(ks_fn) fns[3][2][2][5] = {
+        UL_KS_ROW(a),
+        UL_KS_ROW(b),
+        {{{0, UL_FN(ksc_d1), UL_FN(ksc_d2), 0, 0}, {0, UL_FN(ksc_e1), UL_FN(ksc_e2), 0, 0}},
+         {{0, UL_FN(ksc_d1), UL_FN(ksc_md2), 0, 0}, {0, UL_FN(ksc_e1), UL_FN(ksc_me2), 0, 0}}}};
+#undef UL_KS_ROW
+    static void (*const ks[3])(UL_FN(kcu) *, const uint8_t *) = {UL_FN(ks_ll_a), UL_FN(ks_ll_b),
+                                                                 UL_FN(ks_ll_c)};
+    const uint8_t *src[UL_G128];
+    uint8_t *dst[UL_G128];
+    /* [member][mk][group size] */
+    static const UL_FN(ksf_fn) fused[3][2][5] = {
+        {{0, UL_FN(ksfa_1), UL_FN(ksfa_2), UL_FN(ksfa_3), UL_FN(ksfa_4)},
+         {0, UL_FN(ksfa_1), UL_FN(ksfa_m2), UL_FN(ksfa_m3), UL_FN(ksfa_m4)}},
+        {{0, UL_FN(ksfb_1), UL_FN(ksfb_2), UL_FN(ksfb_3), UL_FN(ksfb_4)},
+         {0, UL_FN(ksfb_1), UL_FN(ksfb_m2), UL_FN(ksfb_m3), UL_FN(ksfb_m4)}},
+        {{0, UL_FN(ksfc_1), UL_FN(ksfc_2), 0, 0}, {0, UL_FN(ksfc_1), UL_FN(ksfc_m2), 0, 0}}};
+    const int m = c == KUAI_UBLOCK_128_128 ? 0 : c == KUAI_UBLOCK_128_256 ? 1 : 2;
+    const size_t bs = kuai_block_size(c), g = bs == 16 ? UL_G128 : UL_G256;
+    if (enc && nblocks && nblocks <= g) {
+        /* round keys made between the rounds: a group of keys with one
+         * block each, or one key with its blocks */
+        for (size_t i = 0; i < n;) {
+            size_t w = nblocks == 1 ? (n - i < g ? n - i : g) : 1;
+            for (size_t j = 0; j < (nblocks == 1 ? w : nblocks); j++) {
+                src[j] = nblocks == 1 ? in[i + j] : in[i] + j * bs;
+                dst[j] = nblocks == 1 ? out[i + j] : out[i] + j * bs;
+            }
+            fused[m][nblocks == 1][nblocks == 1 ? w : nblocks](keys + i, src, dst);
+            i += w;
+        }
+        return;
+    }
+    const size_t kbytes = (size_t)(m ? 25 : 17) * 2 * bs; /* ks_ll's round keys of one key */
+    UL_FN(kcu) kc[UL_G128];
+    size_t used = 0;
+    if (nblocks == 1) { /* a group of keys, one block each, per pass (decryption) */
+        for (size_t i = 0; i < n;) {
+            size_t w = n - i < g ? n - i : g;
+            for (size_t j = 0; j < w; j++) {
+                src[j] = in[i + j];
+                dst[j] = out[i + j];
+            }
+#ifdef UL_Y
+            if (UL_YNB(w)) { /* two keys per ymm: ks_ydec_a, _b, _c */
+                static const UL_FN(ksyd_fn) yd[3][2] = {{UL_FN(ksyd_a2), UL_FN(ksyd_a4)},
+                                                        {UL_FN(ksyd_b2), UL_FN(ksyd_b4)},
+                                                        {UL_FN(ksyd_c2), 0}};
+                yd[m][w == 4](keys + i, src, dst);
+                i += w;
+                continue;
+            }
+#endif
+            for (size_t j = 0; j < w; j++)
+                ks[m](&kc[j], keys[i + j]);
+            used = w > used ? w : used;
+            fns[m][1][enc][w](kc, src, dst);
+            i += w;
+        }
+    } else { /* one key at a time, its blocks in groups */
+        used = 1;
+        for (size_t i = 0; i < n; i++) {
+            ks[m](&kc[0], keys[i]);
+            for (size_t b = 0; b < nblocks;) {
+                size_t w = nblocks - b < g ? nblocks - b : g;
+                for (size_t j = 0; j < w; j++) {
+                    src[j] = in[i] + (b + j) * bs;
+                    dst[j] = out[i] + (b + j) * bs;
+                }
+                fns[m][0][enc][w](kc, src, dst);
+                b += w;
+            }
+        }
+    }
+    for (size_t j = 0; j < used; j++)
+        kuai_wipe(&kc[j], kbytes);
+}
+#undef UL_KS_ALIGN
+#else
+/*
+ * One-shot ECB: the raw schedule on this stack frame only (the first bytes
+ * of a ublock_sched: nothing else is touched), wiped before return. One
+ * block per key runs the keys' blocks as one multi-key pass.
+ */
+#ifndef UL_EXPAND_RAW
+#define UL_EXPAND_RAW ublock_expand_raw
+#endif
+static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
+                           uint8_t *const *out, size_t n, size_t nblocks, int enc)
+{
+    ublock_sched s[UL_G128];
+    const ublock_sched *sp[UL_G128];
+    const size_t bs = kuai_block_size(c), g = nblocks == 1 ? (bs == 16 ? UL_G128 : UL_G256) : 1;
+    size_t used = 0;
+    for (size_t i = 0; i < n;) {
+        size_t m = n - i < g ? n - i : g;
+        for (size_t j = 0; j < m; j++) {
+            UL_EXPAND_RAW(&s[j], c, keys[i + j]);
+            sp[j] = &s[j];
+        }
+        used = m > used ? m : used;
+        if (m == 1) {
+            UL_FN(crypt)(sp, in[i], out[i], nblocks, enc, 0);
+        } else {
+            /* one block per stream: gather, one pass, scatter */
+            _Alignas(16) uint8_t buf[UL_G128 * 32];
+            for (size_t j = 0; j < m; j++)
+                memcpy(buf + j * bs, in[i + j], bs);
+            UL_FN(crypt)(sp, buf, buf, m, enc, 1);
+            for (size_t j = 0; j < m; j++)
+                memcpy(out[i + j], buf + j * bs, bs);
+            kuai_wipe(buf, sizeof buf);
+        }
+        i += m;
+    }
+    for (size_t j = 0; j < used; j++)
+        kuai_wipe(s[j].rk, sizeof s[j].rk);
+}
+
+#endif

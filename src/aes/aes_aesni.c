@@ -25,13 +25,15 @@ static int aes_aesni_available(void)
     return (kuai_cpu_features() & need) == need;
 }
 
-static void aes_aesni_enc_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
+KUAI_HOT_ALIGN static void aes_aesni_enc_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out,
+                                                size_t nblocks)
 {
     const aes_sched *s = aes_sched_const(k);
     AESX_BY_NR(s->nr, aesx_crypt_blocks((const uint8_t(*)[16])s->rk, NR, 0, in, out, nblocks))
 }
 
-static void aes_aesni_dec_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
+KUAI_HOT_ALIGN static void aes_aesni_dec_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out,
+                                                size_t nblocks)
 {
     const aes_sched *s = aes_sched_const(k);
     AESX_BY_NR(s->nr, aesx_crypt_blocks((const uint8_t(*)[16])s->drk, NR, 1, in, out, nblocks))
@@ -182,7 +184,7 @@ static inline __m128i aesni_key_row(__m128i prev, __m128i t)
 
 /* The decryption schedule for aesdec: rk reversed, InvMixColumns on the
  * inner rounds. */
-static void aesni_derive_dec(aes_sched *s)
+KUAI_HOT_ALIGN static void aesni_derive_dec(aes_sched *s)
 {
     const unsigned nr = s->nr;
     aesx_storeu(s->drk[0], aesx_loadu(s->rk[nr]));
@@ -223,7 +225,7 @@ AESX_INLINE void aesni_key_rows(__m128i r[AES_MAX_ROUNDS + 1], const uint8_t *ke
     }
 }
 
-static void aesni_expand_rows(aes_sched *s, const uint8_t *key, unsigned nk)
+KUAI_HOT_ALIGN static void aesni_expand_rows(aes_sched *s, const uint8_t *key, unsigned nk)
 {
     __m128i r[AES_MAX_ROUNDS + 1];
     aesni_key_rows(r, key, nk);
@@ -240,7 +242,7 @@ static void aesni_expand_rows(aes_sched *s, const uint8_t *key, unsigned nk)
  * round keys) by aes.h's inline aes_expand_rk rather than aes_expand_with:
  * a call through a pointer per word and the portable InvMixColumns cost
  * more than the rest of a short message. */
-void aes_aesni_expand(kuai_key *k, const uint8_t *key)
+KUAI_HOT_ALIGN void aes_aesni_expand(kuai_key *k, const uint8_t *key)
 {
     aes_sched *s = aes_sched_of(k);
     const unsigned nk = aes_key_bytes(k) / 4;

@@ -18,10 +18,8 @@
  * runs up to a group of keys as one pass, read from and written to the
  * callers' buffers directly (all loads of a group before its stores).
  */
-/* The one-shot kernels start on a cache line: their loops' placement,
- * and with it their speed on Zen 1 (up to 5% either way), then no longer
- * moves with unrelated code. */
-#define UL_KS_ALIGN __attribute__((aligned(64)))
+/* The one-shot kernels start on a cache line (KUAI_HOT_ALIGN, seam.h): on
+ * Zen 1 their speed moved up to 5% either way with unrelated code. */
 
 typedef union UL_FN(kcu) {
     v128 v[2 * (UBLOCK_MAX_ROUNDS + 1)];
@@ -498,28 +496,28 @@ UB_KERNEL void UL_FN(ks_ydec_c)(const uint8_t *const *key, const uint8_t *const 
 }
 
 typedef void (*UL_FN(ksyd_fn))(const uint8_t *const *, const uint8_t *const *, uint8_t *const *);
-static UL_KS_ALIGN void UL_FN(ksyd_a2)(const uint8_t *const *key, const uint8_t *const *src,
-                                       uint8_t *const *dst)
+static KUAI_HOT_ALIGN void UL_FN(ksyd_a2)(const uint8_t *const *key, const uint8_t *const *src,
+                                          uint8_t *const *dst)
 {
     UL_FN(ks_ydec_a)(key, src, dst, 2);
 }
-static UL_KS_ALIGN void UL_FN(ksyd_a4)(const uint8_t *const *key, const uint8_t *const *src,
-                                       uint8_t *const *dst)
+static KUAI_HOT_ALIGN void UL_FN(ksyd_a4)(const uint8_t *const *key, const uint8_t *const *src,
+                                          uint8_t *const *dst)
 {
     UL_FN(ks_ydec_a)(key, src, dst, 4);
 }
-static UL_KS_ALIGN void UL_FN(ksyd_b2)(const uint8_t *const *key, const uint8_t *const *src,
-                                       uint8_t *const *dst)
+static KUAI_HOT_ALIGN void UL_FN(ksyd_b2)(const uint8_t *const *key, const uint8_t *const *src,
+                                          uint8_t *const *dst)
 {
     UL_FN(ks_ydec_b)(key, src, dst, 2);
 }
-static UL_KS_ALIGN void UL_FN(ksyd_b4)(const uint8_t *const *key, const uint8_t *const *src,
-                                       uint8_t *const *dst)
+static KUAI_HOT_ALIGN void UL_FN(ksyd_b4)(const uint8_t *const *key, const uint8_t *const *src,
+                                          uint8_t *const *dst)
 {
     UL_FN(ks_ydec_b)(key, src, dst, 4);
 }
-static UL_KS_ALIGN void UL_FN(ksyd_c2)(const uint8_t *const *key, const uint8_t *const *src,
-                                       uint8_t *const *dst)
+static KUAI_HOT_ALIGN void UL_FN(ksyd_c2)(const uint8_t *const *key, const uint8_t *const *src,
+                                          uint8_t *const *dst)
 {
     UL_FN(ks_ydec_c)(key, src, dst);
 }
@@ -529,8 +527,8 @@ static UL_KS_ALIGN void UL_FN(ksyd_c2)(const uint8_t *const *key, const uint8_t 
  * branch above folds away, the state stays in registers. */
 typedef void (*UL_FN(ks_fn))(const UL_FN(kcu) *, const uint8_t *const *, uint8_t *const *);
 #define UL_KS_KERNEL(name, rounds, bs, nb, enc, mk)                                                \
-    static UL_KS_ALIGN void UL_FN(name)(const UL_FN(kcu) * kc, const uint8_t *const *src,          \
-                                        uint8_t *const *dst)                                       \
+    static KUAI_HOT_ALIGN void UL_FN(name)(const UL_FN(kcu) * kc, const uint8_t *const *src,       \
+                                           uint8_t *const *dst)                                    \
     {                                                                                              \
         UL_FN(ks_group)(kc, rounds, bs, src, dst, nb, enc, mk);                                    \
     }
@@ -560,8 +558,8 @@ UL_KS_KERNELS(c, 24, 32)
 
 typedef void (*UL_FN(ksf_fn))(const uint8_t *const *, const uint8_t *const *, uint8_t *const *);
 #define UL_KSF_KERNEL(name, c, bs, nb, mk)                                                         \
-    static UL_KS_ALIGN void UL_FN(name)(const uint8_t *const *key, const uint8_t *const *src,      \
-                                        uint8_t *const *dst)                                       \
+    static KUAI_HOT_ALIGN void UL_FN(name)(const uint8_t *const *key, const uint8_t *const *src,   \
+                                           uint8_t *const *dst)                                    \
     {                                                                                              \
         UL_FN(ks_fused)(c, key, bs, src, dst, nb, mk);                                             \
     }
@@ -582,15 +580,15 @@ UL_KSF_KERNEL(ksfc_m2, KUAI_UBLOCK_256_256, 32, 2, 1)
 #undef UL_KSF_KERNELS4
 
 /* The schedule per member, each with its constant member. */
-static UL_KS_ALIGN void UL_FN(ks_ll_a)(UL_FN(kcu) * kc, const uint8_t *key)
+static KUAI_HOT_ALIGN void UL_FN(ks_ll_a)(UL_FN(kcu) * kc, const uint8_t *key)
 {
     UL_FN(ks_ll)(kc, KUAI_UBLOCK_128_128, key);
 }
-static UL_KS_ALIGN void UL_FN(ks_ll_b)(UL_FN(kcu) * kc, const uint8_t *key)
+static KUAI_HOT_ALIGN void UL_FN(ks_ll_b)(UL_FN(kcu) * kc, const uint8_t *key)
 {
     UL_FN(ks_ll)(kc, KUAI_UBLOCK_128_256, key);
 }
-static UL_KS_ALIGN void UL_FN(ks_ll_c)(UL_FN(kcu) * kc, const uint8_t *key)
+static KUAI_HOT_ALIGN void UL_FN(ks_ll_c)(UL_FN(kcu) * kc, const uint8_t *key)
 {
     UL_FN(ks_ll)(kc, KUAI_UBLOCK_256_256, key);
 }
@@ -686,7 +684,6 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
     for (size_t j = 0; j < used; j++)
         kuai_wipe(&kc[j], kbytes);
 }
-#undef UL_KS_ALIGN
 #else
 /*
  * One-shot ECB: the raw schedule on this stack frame only (the first bytes

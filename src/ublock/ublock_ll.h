@@ -216,9 +216,9 @@ UB_KERNEL void UL_FN(ystore128)(uint8_t *p0, uint8_t *p1, v256 a, v256 b)
  * lanes as they are used. */
 #define UL_MK_XMM 2
 
-/* Round key i of vector j: the caller's ymm forms kc[j] (mk 1) or kc[0]
- * (ks_lly: both lanes' keys, ready to add), the xmm forms of blocks 2j
- * and 2j + 1 (mk UL_MK_XMM), else the raw schedules
+/* Round key i of vector j: the xmm forms of blocks 2j and 2j + 1 at kc
+ * (mk UL_MK_XMM), one key's xmm form at kc[0] in both lanes (kc, mk 0),
+ * else the raw schedules
  * rk[2j], rk[2j + 1] (mk; the last lane of an odd group repeats its
  * block's key) or rk[0] in both lanes, split and put in round i's layout
  * now (independent of the data, so off the dependency chain). */
@@ -231,11 +231,6 @@ UB_KERNEL void UL_FN(ykget128)(const uint8_t (*const *rk)[32], const v256 *const
         const UL_FN(kv) *x1 = (const UL_FN(kv) *)(const void *)kc[j1];
         *k0 = UL_FN(yload2)(&x0[2 * i], &x1[2 * i], j0 == j1);
         *k1 = UL_FN(yload2)(&x0[2 * i + 1], &x1[2 * i + 1], j0 == j1);
-        return;
-    }
-    if (kc && mk) {
-        *k0 = kc[j][2 * i];
-        *k1 = kc[j][2 * i + 1];
         return;
     }
     if (kc) { /* one key: an xmm form (ks_ll's, stored), into both lanes as it loads */

@@ -147,9 +147,9 @@ AESX_INLINE void aesni_gcm(const uint8_t (*rk)[16], int nr, const pclmul_key *hk
     const pclmul_key *hk = (const pclmul_key *)(const void *)hkey;                                 \
     AESX_BY_NR(s->nr, aesni_gcm((const uint8_t(*)[16])s->rk, NR, hk, y, ctr, in, out, nblocks, enc))
 
-static void aes_aesni_gcm_blocks(const kuai_key *k, const unsigned char *hkey, uint8_t y[16],
-                                 uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t nblocks,
-                                 int enc)
+KUAI_HOT_ALIGN static void aes_aesni_gcm_blocks(const kuai_key *k, const unsigned char *hkey,
+                                                uint8_t y[16], uint8_t *ctr, const uint8_t *in,
+                                                uint8_t *out, size_t nblocks, int enc)
 {
     AESNI_GCM_BODY
 }
@@ -157,7 +157,7 @@ static void aes_aesni_gcm_blocks(const kuai_key *k, const unsigned char *hkey, u
 /* The same kernel in VEX encoding, the aesni-avx backend: three-operand
  * forms save the register copies of the two-operand ones, and the FP pipes
  * that AES and PCLMULQDQ already fill would run those too (~4 % on Zen 1). */
-__attribute__((target("avx"))) static void
+__attribute__((target("avx"))) KUAI_HOT_ALIGN static void
 aes_aesni_gcm_blocks_avx(const kuai_key *k, const unsigned char *hkey, uint8_t y[16], uint8_t *ctr,
                          const uint8_t *in, uint8_t *out, size_t nblocks, int enc)
 {

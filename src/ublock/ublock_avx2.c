@@ -22,12 +22,12 @@
         __VA_ARGS__, __VA_ARGS__                                                                   \
     }
 
-/* ublock_expand_raw_ssse3's key setup, VEX-encoded */
-static UB_EXPAND_X86(ublock_expand_raw_avx2)
+/* ublock_expand_raw_ssse3's key setup, VEX-encoded (avx512's too) */
+UB_EXPAND_X86(ublock_expand_raw_avx2)
 #define UB_EXPAND_RAW ublock_expand_raw_avx2
 #include "ublock_bs.h"
 
-    static int ublock_avx2_available(void)
+static int ublock_avx2_available(void)
 {
     return (kuai_cpu_features() & KUAI_CPU_AVX2) != 0;
 }
@@ -167,8 +167,9 @@ static inline void ublock256_avx2_store_xor(uint8_t *out, const uint8_t *in, con
 /* ---- the low-latency kernel in front (xmm, VEX-encoded) ------------------ */
 
 #define UL_FN(name) ublock_ll_avx2_##name
-#define UL_KS /* one-shot keys from ublock_ks_x86.h */
-#define UL_Y  /* and the ymm form: uBlock-128 groups of 2 and 4, uBlock-256 pairs */
+#define UL_ENTRY /* exported: it fronts the avx512 backend too (ublock_ll_front.h) */
+#define UL_KS    /* one-shot keys from ublock_ks_x86.h */
+#define UL_Y     /* and the ymm form: uBlock-128 groups of 2 and 4, uBlock-256 pairs */
 #include "ublock_ll.h"
 
 /* Crossovers (blocks), from kuai_bench --mode paper's crossover rows on a

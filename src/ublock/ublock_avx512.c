@@ -49,8 +49,8 @@ typedef __m512i ub_v;
 #define ub_row(p) _mm512_load_si512((const void *)(p))
 #define ub_ones() _mm512_set1_epi32(-1)
 
-/* every x86-64 CPU with this ISA has SSSE3 */
-#define UB_EXPAND_RAW ublock_expand_raw_ssse3
+/* every x86-64 CPU with this ISA has AVX2: its VEX key setup (ublock_avx2.c) */
+#define UB_EXPAND_RAW ublock_expand_raw_avx2
 #include "ublock_bs.h"
 
 static int ublock_avx512_available(void)
@@ -93,6 +93,7 @@ static inline void ublock128_avx512_key_layout(ub_v x[8], unsigned i)
 }
 
 #define UBM_FN(name) ublock128_avx512_##name
+#define UBM_LAZY_MASKS /* built on first bulk use: short calls never pay for them */
 #define UBM_H __m512i
 #define UBM_XOR ub_xor
 #define UBM_AND ub_and
@@ -300,6 +301,7 @@ static inline void ublock256_avx512_store_xor(uint8_t *out, const uint8_t *in, c
                                _mm256_load_si256((const __m256i *)(const void *)ub256_tab[row])))
 
 #define UBM_FN(name) ublock256_avx512_##name
+#define UBM_LAZY_MASKS /* built on first bulk use: short calls never pay for them */
 #define UBM_H __m512i
 #define UBM_XOR ub_xor
 #define UBM_AND ub_and
@@ -350,39 +352,50 @@ static inline void ublock256_avx512_store_xor(uint8_t *out, const uint8_t *in, c
 #define UBM_EMIT_SINGLE 0
 #include "ublock_bs.h"
 
+/* ---- the low-latency kernel in front: ublock_avx2.c's ------------------ */
+
+/*
+ * A pass here is 32 blocks of uBlock-128 (16 of uBlock-256/256) and costs
+ * the same for one block, so calls and tails below the crossover, CBC
+ * encryption, few-stream multi-key calls and the one-shot calls go to the
+ * AVX2 low-latency kernel (every CPU with this ISA runs AVX2 at full
+ * width), which reads the round keys the key setup above stored for it.
+ * Crossovers: not timed on an AVX-512 machine yet (kuai_bench --mode
+ * paper's crossover rows will); estimated from this kernel's Zen 5 speed in
+ * README.md (~260 cycles a 32-block uBlock-128 pass, ~410 a 16-block
+ * uBlock-256/256 one) and the low-latency kernel's cost per block (~60-70
+ * and ~150 cycles, Zen 1, docs/performance.md): 5 and 3 blocks.
+ */
+#define UL_FN(name) ublock_ll_avx2_##name
+#include "ublock_ll_front.h"
+UL_FRONT(ublock128_avx512_, 5, 32)
+UL_FRONT(ublock256_avx512_, 3, 16)
+
 /* ---- backend tables ------------------------------------------------------ */
 
 /* Above AVX2. */
+#define UB_AVX512_IMPL(var, fam, W, lanes, narrow)                                                 \
+    const kuai_impl var = {                                                                        \
+        .name = "avx512",                                                                          \
+        .family = fam,                                                                             \
+        .priority = 300,                                                                           \
+        .available = ublock_avx512_available,                                                      \
+        .expand = W##expand,                                                                       \
+        .enc_blocks = W##front_enc,                                                                \
+        .dec_blocks = W##front_dec,                                                                \
+        .ctr_blocks = W##front_ctr,                                                                \
+        .cbc_enc_blocks = UL_FN(cbc_enc_blocks),                                                   \
+        .mk_lanes = lanes,                                                                         \
+        .mk_setup = W##mkw_mk_setup,                                                               \
+        .mk_bytes = W##mkw_mk_bytes,                                                               \
+        .mk_enc = W##mkw_mk_enc,                                                                   \
+        .mk_dec = W##mkw_mk_dec,                                                                   \
+        .mk_narrow = narrow,                                                                       \
+        .mk_short_blocks = W##crossover,                                                           \
+        .mk_short = UL_FN(mk_short),                                                               \
+        .oneshot = UL_FN(oneshot),                                                                 \
+    }
 KUAI_REGISTER(ublock128_avx512);
-const kuai_impl ublock128_avx512 = {
-    .name = "avx512",
-    .family = KUAI_FAMILY_UBLOCK128,
-    .priority = 300,
-    .available = ublock_avx512_available,
-    .expand = ublock128_avx512_expand,
-    .enc_blocks = ublock128_avx512_enc_blocks,
-    .dec_blocks = ublock128_avx512_dec_blocks,
-    .ctr_blocks = ublock128_avx512_ctr_blocks,
-    .mk_lanes = 32,
-    .mk_setup = ublock128_avx512_mkw_mk_setup,
-    .mk_bytes = ublock128_avx512_mkw_mk_bytes,
-    .mk_enc = ublock128_avx512_mkw_mk_enc,
-    .mk_dec = ublock128_avx512_mkw_mk_dec,
-};
-
+UB_AVX512_IMPL(ublock128_avx512, KUAI_FAMILY_UBLOCK128, ublock128_avx512_, 32, &ublock128_avx2_ll);
 KUAI_REGISTER(ublock256_avx512);
-const kuai_impl ublock256_avx512 = {
-    .name = "avx512",
-    .family = KUAI_FAMILY_UBLOCK256,
-    .priority = 300,
-    .available = ublock_avx512_available,
-    .expand = ublock256_avx512_expand,
-    .enc_blocks = ublock256_avx512_enc_blocks,
-    .dec_blocks = ublock256_avx512_dec_blocks,
-    .ctr_blocks = ublock256_avx512_ctr_blocks,
-    .mk_lanes = 16,
-    .mk_setup = ublock256_avx512_mkw_mk_setup,
-    .mk_bytes = ublock256_avx512_mkw_mk_bytes,
-    .mk_enc = ublock256_avx512_mkw_mk_enc,
-    .mk_dec = ublock256_avx512_mkw_mk_dec,
-};
+UB_AVX512_IMPL(ublock256_avx512, KUAI_FAMILY_UBLOCK256, ublock256_avx512_, 16, &ublock256_avx2_ll);

@@ -30,6 +30,14 @@
 #define UL_G128 4
 #define UL_G256 2
 
+/* The kernel's entry points (the seam's hooks): static in the including
+ * file unless it defines UL_ENTRY empty to export them (ublock_avx2.c,
+ * whose kernel the avx512 backend puts in front of its own wide one:
+ * ublock_ll_front.h). */
+#ifndef UL_ENTRY
+#define UL_ENTRY static
+#endif
+
 /* The uBlock-128 round keys a key stored in this kernel's form (ublock.h,
  * UBLOCK_LLK_*, written by the x86 key setup) are 8-byte aligned only:
  * addressed through this type where they are taken as vectors. */
@@ -943,9 +951,9 @@ UB_KERNEL void UL_FN(mk_short_bs)(const kuai_key *const *keys, uint8_t *const *i
 }
 
 /* bs constant in each copy: the block moves and XORs become fixed moves */
-static void UL_FN(mk_short)(const kuai_key *const *keys, uint8_t *const *ivs,
-                            const uint8_t *const *in, uint8_t *const *out, size_t n, size_t nblocks,
-                            int enc)
+UL_ENTRY void UL_FN(mk_short)(const kuai_key *const *keys, uint8_t *const *ivs,
+                              const uint8_t *const *in, uint8_t *const *out, size_t n,
+                              size_t nblocks, int enc)
 {
     if (ublock_sched_const(keys[0])->nbytes == 16)
         UL_FN(mk_short_bs)(keys, ivs, in, out, n, nblocks, enc, 16);
@@ -955,20 +963,20 @@ static void UL_FN(mk_short)(const kuai_key *const *keys, uint8_t *const *ivs,
 
 /* Single key: below the crossover (the calling file's, measured) the
  * blocks go here, above it to the wide kernel. */
-static void UL_FN(enc_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)
+UL_ENTRY void UL_FN(enc_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)
 {
     const ublock_sched *s = ublock_sched_const(k);
     UL_FN(crypt)(&s, in, out, n, 1, 0);
 }
 
-static void UL_FN(dec_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)
+UL_ENTRY void UL_FN(dec_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)
 {
     const ublock_sched *s = ublock_sched_const(k);
     UL_FN(crypt)(&s, in, out, n, 0, 0);
 }
 
-static void UL_FN(cbc_enc_blocks)(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
-                                  size_t n)
+UL_ENTRY void UL_FN(cbc_enc_blocks)(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                                    size_t n)
 {
     const ublock_sched *s = ublock_sched_const(k);
     if (s->nbytes == 16)
@@ -979,8 +987,8 @@ static void UL_FN(cbc_enc_blocks)(const kuai_key *k, uint8_t *iv, const uint8_t 
 
 /* CTR for few blocks: counter blocks built here (public), encrypted in
  * place, XORed in. */
-static void UL_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
-                              size_t n)
+UL_ENTRY void UL_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
+                                size_t n)
 {
     const ublock_sched *s = ublock_sched_const(k);
     const unsigned nw = s->nbytes / 8;
@@ -1010,78 +1018,4 @@ static void UL_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in
 #undef UL_YV
 #endif
 
-/*
- * Backend tables of an ISA with this kernel in front of the wide one: W is
- * the wide kernels' name prefix (e.g. ublock128_avx2_), X the crossover in
- * blocks (calls below it come here, and so do tails below it after whole
- * wide passes of P blocks), measured per ISA and member by kuai_bench's
- * crossover rows (kuai_bench --mode paper). The narrow multi-key table serves the
- * mk_narrow hook: few streams run as one pass of this kernel.
- */
-#define UL_FRONT(W, X, P)                                                                          \
-    enum { W##crossover = (X) };                                                                   \
-    static size_t W##front_tail(size_t n)                                                          \
-    {                                                                                              \
-        size_t r = n % (P); /* below the crossover: the tail goes here too */                      \
-        return n < (X) ? n : r < (X) ? r : 0;                                                      \
-    }                                                                                              \
-    static void W##front_enc(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)         \
-    {                                                                                              \
-        size_t r = W##front_tail(n), off = (n - r) * ublock_sched_const(k)->nbytes;                \
-        if (n > r)                                                                                 \
-            W##enc_blocks(k, in, out, n - r);                                                      \
-        if (r)                                                                                     \
-            UL_FN(enc_blocks)(k, in + off, out + off, r);                                          \
-    }                                                                                              \
-    static void W##front_dec(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)         \
-    {                                                                                              \
-        size_t r = W##front_tail(n), off = (n - r) * ublock_sched_const(k)->nbytes;                \
-        if (n > r)                                                                                 \
-            W##dec_blocks(k, in, out, n - r);                                                      \
-        if (r)                                                                                     \
-            UL_FN(dec_blocks)(k, in + off, out + off, r);                                          \
-    }                                                                                              \
-    static void W##front_ctr(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,     \
-                             size_t n)                                                             \
-    {                                                                                              \
-        size_t r = W##front_tail(n), off = (n - r) * ublock_sched_const(k)->nbytes;                \
-        if (n > r)                                                                                 \
-            W##ctr_blocks(k, ctr, in, out, n - r);                                                 \
-        if (r)                                                                                     \
-            UL_FN(ctr_blocks)(k, ctr, in + off, out + off, r);                                     \
-    }
-
-#define UL_NARROW_IMPL(var, name_, fam, avail)                                                     \
-    static const kuai_impl var = {                                                                 \
-        .name = name_,                                                                             \
-        .family = fam,                                                                             \
-        .available = avail,                                                                        \
-        .mk_lanes = UL_MK_LANES,                                                                   \
-        .mk_setup = UL_FN(mk_setup),                                                               \
-        .mk_bytes = UL_MK_LANES * sizeof(const ublock_sched *),                                    \
-        .mk_enc = UL_FN(mk_enc),                                                                   \
-        .mk_dec = UL_FN(mk_dec),                                                                   \
-        .mk_cbc_enc = UL_FN(mk_cbc_enc),                                                           \
-    }
-
-#define UL_IMPL(var, name_, fam, prio, avail, W, lanes, narrow)                                    \
-    const kuai_impl var = {                                                                        \
-        .name = name_,                                                                             \
-        .family = fam,                                                                             \
-        .priority = prio,                                                                          \
-        .available = avail,                                                                        \
-        .expand = W##expand,                                                                       \
-        .enc_blocks = W##front_enc,                                                                \
-        .dec_blocks = W##front_dec,                                                                \
-        .ctr_blocks = W##front_ctr,                                                                \
-        .cbc_enc_blocks = UL_FN(cbc_enc_blocks),                                                   \
-        .mk_lanes = lanes,                                                                         \
-        .mk_setup = W##mk_setup,                                                                   \
-        .mk_bytes = W##mk_bytes,                                                                   \
-        .mk_enc = W##mk_enc,                                                                       \
-        .mk_dec = W##mk_dec,                                                                       \
-        .mk_narrow = narrow,                                                                       \
-        .mk_short_blocks = W##crossover,                                                           \
-        .mk_short = UL_FN(mk_short),                                                               \
-        .oneshot = UL_FN(oneshot),                                                                 \
-    }
+#include "ublock_ll_front.h"

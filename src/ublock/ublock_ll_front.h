@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The low-latency kernel's place in a backend's table (ublock_ll.h): the
+ * front that splits single-key calls at the crossover, and the impl
+ * macros. Included by ublock_ll.h, and by a backend that fronts its wide
+ * kernel with another file's copy of the kernel: ublock_avx512.c takes
+ * ublock_avx2.c's (every AVX-512 CPU runs AVX2, and a 32- or 16-block
+ * AVX-512 pass costs the same for one block), whose entry points are
+ * declared here. UL_FN(name) names the kernel copy the macros use.
+ */
+#ifndef KUAI_UBLOCK_LL_FRONT_H
+#define KUAI_UBLOCK_LL_FRONT_H
+
+#include "ublock.h"
+
+#if defined(KUAI_X86_64)
+/* ublock_avx2.c's kernel (UL_ENTRY: exported) */
+void ublock_ll_avx2_enc_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n);
+void ublock_ll_avx2_dec_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n);
+void ublock_ll_avx2_ctr_blocks(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
+                               size_t n);
+void ublock_ll_avx2_cbc_enc_blocks(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                                   size_t n);
+void ublock_ll_avx2_mk_short(const kuai_key *const *keys, uint8_t *const *ivs,
+                             const uint8_t *const *in, uint8_t *const *out, size_t n,
+                             size_t nblocks, int enc);
+void ublock_ll_avx2_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
+                            uint8_t *const *out, size_t n, size_t nblocks, int enc);
+extern const kuai_impl ublock128_avx2_ll, ublock256_avx2_ll;
+#endif
+
+/*
+ * Backend tables of an ISA with this kernel in front of the wide one: W is
+ * the wide kernels' name prefix (e.g. ublock128_avx2_), X the crossover in
+ * blocks (calls below it come here, and so do tails below it after whole
+ * wide passes of P blocks), measured per ISA and member by kuai_bench's
+ * crossover rows (kuai_bench --mode paper). The narrow multi-key table serves the
+ * mk_narrow hook: few streams run as one pass of this kernel.
+ */
+#define UL_FRONT(W, X, P)                                                                          \
+    enum { W##crossover = (X) };                                                                   \
+    static size_t W##front_tail(size_t n)                                                          \
+    {                                                                                              \
+        size_t r = n % (P); /* below the crossover: the tail goes here too */                      \
+        return n < (X) ? n : r < (X) ? r : 0;                                                      \
+    }                                                                                              \
+    static void W##front_enc(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)         \
+    {                                                                                              \
+        size_t r = W##front_tail(n), off = (n - r) * ublock_sched_const(k)->nbytes;                \
+        if (n > r)                                                                                 \
+            W##enc_blocks(k, in, out, n - r);                                                      \
+        if (r)                                                                                     \
+            UL_FN(enc_blocks)(k, in + off, out + off, r);                                          \
+    }                                                                                              \
+    static void W##front_dec(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)         \
+    {                                                                                              \
+        size_t r = W##front_tail(n), off = (n - r) * ublock_sched_const(k)->nbytes;                \
+        if (n > r)                                                                                 \
+            W##dec_blocks(k, in, out, n - r);                                                      \
+        if (r)                                                                                     \
+            UL_FN(dec_blocks)(k, in + off, out + off, r);                                          \
+    }                                                                                              \
+    static void W##front_ctr(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,     \
+                             size_t n)                                                             \
+    {                                                                                              \
+        size_t r = W##front_tail(n), off = (n - r) * ublock_sched_const(k)->nbytes;                \
+        if (n > r)                                                                                 \
+            W##ctr_blocks(k, ctr, in, out, n - r);                                                 \
+        if (r)                                                                                     \
+            UL_FN(ctr_blocks)(k, ctr, in + off, out + off, r);                                     \
+    }
+
+#define UL_NARROW_IMPL(var, name_, fam, avail)                                                     \
+    UL_ENTRY const kuai_impl var = {                                                               \
+        .name = name_,                                                                             \
+        .family = fam,                                                                             \
+        .available = avail,                                                                        \
+        .mk_lanes = UL_MK_LANES,                                                                   \
+        .mk_setup = UL_FN(mk_setup),                                                               \
+        .mk_bytes = UL_MK_LANES * sizeof(const ublock_sched *),                                    \
+        .mk_enc = UL_FN(mk_enc),                                                                   \
+        .mk_dec = UL_FN(mk_dec),                                                                   \
+        .mk_cbc_enc = UL_FN(mk_cbc_enc),                                                           \
+    }
+
+#define UL_IMPL(var, name_, fam, prio, avail, W, lanes, narrow)                                    \
+    const kuai_impl var = {                                                                        \
+        .name = name_,                                                                             \
+        .family = fam,                                                                             \
+        .priority = prio,                                                                          \
+        .available = avail,                                                                        \
+        .expand = W##expand,                                                                       \
+        .enc_blocks = W##front_enc,                                                                \
+        .dec_blocks = W##front_dec,                                                                \
+        .ctr_blocks = W##front_ctr,                                                                \
+        .cbc_enc_blocks = UL_FN(cbc_enc_blocks),                                                   \
+        .mk_lanes = lanes,                                                                         \
+        .mk_setup = W##mk_setup,                                                                   \
+        .mk_bytes = W##mk_bytes,                                                                   \
+        .mk_enc = W##mk_enc,                                                                       \
+        .mk_dec = W##mk_dec,                                                                       \
+        .mk_narrow = narrow,                                                                       \
+        .mk_short_blocks = W##crossover,                                                           \
+        .mk_short = UL_FN(mk_short),                                                               \
+        .oneshot = UL_FN(oneshot),                                                                 \
+    }
+
+#endif

@@ -68,6 +68,28 @@ static unsigned detect(void)
 #endif
     return f;
 }
+
+static int detect_ymm_split(void)
+{
+#if KUAI_ISA_SHIM
+    return 0;
+#else
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d))
+        return 0;
+    /* vendor string in ebx, edx, ecx */
+    const int amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u;   /* AuthenticAMD */
+    const int hygon = b == 0x6f677948u && d == 0x6e65476eu && c == 0x656e6975u; /* HygonGenuine */
+    if ((!amd && !hygon) || !__get_cpuid(1, &a, &b, &c, &d))
+        return 0;
+    unsigned family = (a >> 8) & 0xf, model = (a >> 4) & 0xf;
+    if (family == 0xf) {
+        family += (a >> 20) & 0xff;
+        model |= ((a >> 16) & 0xf) << 4;
+    }
+    return (family == 0x17 && model < 0x30) || family == 0x18;
+#endif
+}
 #elif defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
 
@@ -119,6 +141,24 @@ static unsigned detect(void)
     return 0;
 }
 #endif
+
+#if !defined(KUAI_X86_64)
+static int detect_ymm_split(void)
+{
+    return 0;
+}
+#endif
+
+int kuai_cpu_ymm_split(void)
+{
+    static atomic_int cache = -1; /* as kuai_cpu_features' */
+    int v = atomic_load_explicit(&cache, memory_order_relaxed);
+    if (v < 0) {
+        v = detect_ymm_split();
+        atomic_store_explicit(&cache, v, memory_order_relaxed);
+    }
+    return v;
+}
 
 unsigned kuai_cpu_features(void)
 {

@@ -24,4 +24,12 @@ enum {
 };
 unsigned kuai_cpu_features(void);
 
+/* Nonzero on x86 CPUs whose vector units run a 256-bit operation as two
+ * 128-bit halves (AMD Zen 1 and Zen+, family 17h models 00h-2Fh, and
+ * Hygon's family 18h built on them), where ymm code does the work of xmm
+ * code at the same cost and no faster: a latency-bound kernel picks xmm
+ * there and ymm elsewhere (ublock_ll.h). Detected once; 0 in make
+ * test-shim's build, whose emulated CPU has AVX-512. */
+int kuai_cpu_ymm_split(void);
+
 #endif

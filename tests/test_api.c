@@ -177,6 +177,40 @@ static void helpers_cipher_list(void)
               unknown[i], (int)kuai_cipher_by_name(unknown[i]));
 }
 
+/* kuai_cpu_ymm_split (src/cpu.h) against /proc/cpuinfo's vendor, family
+ * and model, read here independently of CPUID: AMD family 23 below model
+ * 48 (Zen 1, Zen+) and Hygon family 24 split 256-bit operations. In make
+ * test-shim's build it is 0 (an emulated AVX-512 CPU). */
+static void helpers_ymm_split(void)
+{
+#if defined(__x86_64__) && defined(__linux__)
+    if (!(kuai_cpu_features() & KUAI_CPU_SSSE3))
+        return; /* a portable-only build detects nothing */
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512], vendor[64] = "";
+    int family = -1, model = -1;
+    while (fgets(line, sizeof line, f) && (family < 0 || model < 0 || !*vendor)) {
+        if (!*vendor)
+            (void)sscanf(line, "vendor_id : %63s", vendor);
+        if (family < 0)
+            (void)sscanf(line, "cpu family : %d", &family);
+        if (model < 0)
+            (void)sscanf(line, "model : %d", &model);
+    }
+    fclose(f);
+    if (!*vendor || family < 0 || model < 0)
+        return;
+    const int want = (strcmp(vendor, "AuthenticAMD") == 0 && family == 23 && model < 48) ||
+                     (strcmp(vendor, "HygonGenuine") == 0 && family == 24);
+    if ((kuai_cpu_features() & KUAI_CPU_AVX512) && kuai_cpu_ymm_split() == 0 && want)
+        return; /* make test-shim's build: the emulated CPU does not split */
+    CHECK(kuai_cpu_ymm_split() == want, "kuai_cpu_ymm_split() = %d on %s family %d model %d",
+          kuai_cpu_ymm_split(), vendor, family, model);
+#endif
+}
+
 /* kuai_cpu_feature_names: one name per feature bit the library detected
  * (so ARM64 and LoongArch report theirs too), and every usable backend's
  * features among them. The backend -> features table is the tests' own,
@@ -273,6 +307,7 @@ void test_api_helpers(void)
     }
     helpers_cipher_list();
     helpers_cpu_features();
+    helpers_ymm_split();
 
     /* kuai_strerror: a distinct, non-empty message for every code. */
     const int codes[] = {KUAI_OK,         KUAI_ERR_ARG,      KUAI_ERR_KEY_LEN,

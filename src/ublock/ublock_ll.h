@@ -484,11 +484,14 @@ UB_KERNEL void UL_FN(ystore2)(uint8_t *p0, uint8_t *p1, v256 x)
 }
 
 /* nb (1..2) blocks, block j from src[j] to dst[j] in lane j (all loads
- * before the stores). Used for two keys, and for one key whose round keys
- * are ready (kc: broadcast loads); one key's raw schedule stays on xmm,
- * where its split serves both blocks (on ymm it costs twice the operations
- * on Zen 1: +4% for ECB of 2 blocks, +8% for the one-shot encryption
- * with its schedule broadcast; docs/performance.md). */
+ * before the stores). Used for two keys, for one key whose round keys are
+ * ready (kc: broadcast loads), and for one key's stored or raw round keys
+ * unless the core splits ymm operations (UL_Y256_ONE): a core that runs
+ * 256 bits at once does a pair here in half the operations of two blocks
+ * on xmm, while on Zen 1 the xmm pair with one split serving both blocks
+ * cost 4% less for ECB of 2 blocks and 8% less for the one-shot
+ * encryption with its schedule broadcast (docs/performance.md). */
+#define UL_Y256_ONE (!kuai_cpu_ymm_split())
 UB_KERNEL void UL_FN(ygroup256k)(const uint8_t (*const *rk)[32], const UL_H *const *kc,
                                  unsigned rounds, const uint8_t *const *src, uint8_t *const *dst,
                                  int nb, int enc, int mk, int kf)
@@ -582,7 +585,7 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
             v128_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
     } else {
 #ifdef UL_Y
-        if (nb >= 2 && mk) { /* one key: see ygroup256 */
+        if (nb >= 2 && (mk || UL_Y256_ONE)) { /* one key: see ygroup256k */
             UL_FN(ygroup256k)(stored ? rkf : rk, NULL, rounds, src, dst, 2, enc, mk, stored);
             return;
         }

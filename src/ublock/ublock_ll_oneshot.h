@@ -266,12 +266,14 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
         const v128 p0 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L]));
         const v128 p1 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L] + 16));
 #ifdef UL_Y
-        if (nb >= 2 && mk) {
+        if (nb >= 2 && (mk || UL_Y256_ONE)) {
             /* ymm, block j in lane j, the two keys' schedules in ymm (one
-             * key stays on xmm: see ygroup256) */
+             * key's in both lanes: on a core that runs 256 bits at once
+             * that costs what the xmm schedule does; where it splits them,
+             * Zen 1, the key stays on xmm: see ygroup256k) */
             const v256 y0 = _mm256_broadcastsi128_si256(p0), y1 = _mm256_broadcastsi128_si256(p1);
             ub_ksy ksy;
-            ub_ksy_pair(&ksy, &ks[0], &ks[1]);
+            ub_ksy_pair(&ksy, &ks[0], &ks[mk ? 1 : 0]);
             UL_HY a = UL_FN(yload256v)(UL_FN(yload2)(src[0], src[1], 0));
             UL_HY b = UL_FN(yload256v)(UL_FN(yload2)(src[0] + 16, src[1] + 16, 0));
             for (unsigned i = 0; i <= rounds; i++) {

@@ -193,6 +193,10 @@ UB_KERNEL void UL_FN(dec128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
  * on ymm with one half empty: on Zen 1, which splits ymm operations, that
  * measured 31% slower). */
 #define UL_YNB(n) ((n) == 2 || (n) == 4)
+/* Paths that run on ymm only where the core does 256 bits at once (not
+ * kuai_cpu_ymm_split()): on Zen 1 their xmm forms cost the same or less,
+ * elsewhere ymm halves the vector operations (docs/performance.md). */
+#define UL_YFULL (!kuai_cpu_ymm_split())
 
 /* Lane 0 from p0, lane 1 from p1 (16 bytes each); one load where p0 == p1. */
 UB_KERNEL v256 UL_FN(yload2)(const void *p0, const void *p1, int same)
@@ -223,6 +227,9 @@ UB_KERNEL void UL_FN(ystore128)(uint8_t *p0, uint8_t *p1, v256 a, v256 b)
  * kc[j] (as kget128's; the forms stored in the keys), loaded into the
  * lanes as they are used. */
 #define UL_MK_XMM 2
+/* mk of a ymm group whose vector j's round keys (both lanes) are ready at
+ * kc[j] (the multi-key CBC chains: made once, used every block). */
+#define UL_MK_YMM 3
 
 /* Round key i of vector j: the xmm forms of blocks 2j and 2j + 1 at kc
  * (mk UL_MK_XMM), one key's xmm form at kc[0] in both lanes (kc, mk 0),
@@ -234,6 +241,11 @@ UB_KERNEL void UL_FN(ykget128)(const uint8_t (*const *rk)[32], const v256 *const
                                unsigned i, int nb, int mk, v256 *k0, v256 *k1)
 {
     const int j0 = mk ? 2 * j : 0, j1 = mk ? (2 * j + 1 < nb ? 2 * j + 1 : 2 * j) : 0;
+    if (kc && mk == UL_MK_YMM) {
+        *k0 = v256_load(&kc[j][2 * i]);
+        *k1 = v256_load(&kc[j][2 * i + 1]);
+        return;
+    }
     if (kc && mk == UL_MK_XMM) {
         const UL_FN(kv) *x0 = (const UL_FN(kv) *)(const void *)kc[j0];
         const UL_FN(kv) *x1 = (const UL_FN(kv) *)(const void *)kc[j1];
@@ -486,12 +498,11 @@ UB_KERNEL void UL_FN(ystore2)(uint8_t *p0, uint8_t *p1, v256 x)
 /* nb (1..2) blocks, block j from src[j] to dst[j] in lane j (all loads
  * before the stores). Used for two keys, for one key whose round keys are
  * ready (kc: broadcast loads), and for one key's stored or raw round keys
- * unless the core splits ymm operations (UL_Y256_ONE): a core that runs
+ * unless the core splits ymm operations (UL_YFULL): a core that runs
  * 256 bits at once does a pair here in half the operations of two blocks
  * on xmm, while on Zen 1 the xmm pair with one split serving both blocks
  * cost 4% less for ECB of 2 blocks and 8% less for the one-shot
  * encryption with its schedule broadcast (docs/performance.md). */
-#define UL_Y256_ONE (!kuai_cpu_ymm_split())
 UB_KERNEL void UL_FN(ygroup256k)(const uint8_t (*const *rk)[32], const UL_H *const *kc,
                                  unsigned rounds, const uint8_t *const *src, uint8_t *const *dst,
                                  int nb, int enc, int mk, int kf)
@@ -585,7 +596,7 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
             v128_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
     } else {
 #ifdef UL_Y
-        if (nb >= 2 && (mk || UL_Y256_ONE)) { /* one key: see ygroup256k */
+        if (nb >= 2 && (mk || UL_YFULL)) { /* one key: see ygroup256k */
             UL_FN(ygroup256k)(stored ? rkf : rk, NULL, rounds, src, dst, 2, enc, mk, stored);
             return;
         }
@@ -828,6 +839,95 @@ static void UL_FN(mk_cbc256_2)(const ublock_sched *const *keys, uint8_t *ivs,
     UL_FN(mk_cbc_group256)(keys, ivs, in, out, nblocks, 2);
 }
 
+#ifdef UL_Y
+/*
+ * mk_cbc_group on ymm, two chains per vector (chain 2v in lane 0 of vector
+ * v, 2v + 1 in lane 1; an odd last chain in both lanes), m in 2..UL_G128,
+ * the pairs' round keys made into ymm once (UL_MK_YMM). Where the core
+ * runs 256 bits at once (UL_YFULL) this is half the vector operations per
+ * block of every chain; Zen 1 keeps the xmm group.
+ */
+UB_KERNEL void UL_FN(ymk_cbc_group)(const ublock_sched *const *keys, uint8_t *ivs,
+                                    const uint8_t *const *in, uint8_t *const *out, size_t nblocks,
+                                    int m)
+{
+    const int nv = UL_YV(m);
+    const unsigned nk = 2 * (keys[0]->rounds + 1);
+    v128 x[2][2 * (UBLOCK_MAX_ROUNDS + 1)];
+    v256 a[UL_YV(UL_G128)], b[UL_YV(UL_G128)], kc[UL_YV(UL_G128)][2 * (UBLOCK_MAX_ROUNDS + 1)];
+    const v256 *kcp[UL_YV(UL_G128)];
+    for (int v = 0; v < nv; v++) {
+        const int j[2] = {2 * v, 2 * v + 1 < m ? 2 * v + 1 : 2 * v};
+        for (int l = 0; l < 2; l++) {
+            const UL_FN(kv) *kf = UL_FN(stored)(keys[j[l]]);
+            if (kf)
+                for (unsigned i = 0; i < nk; i++)
+                    x[l][i] = kf[i];
+            else
+                UL_FN(keys128)(x[l], keys[j[l]]->rk, keys[0]->rounds);
+        }
+        for (unsigned i = 0; i < nk; i++)
+            kc[v][i] = _mm256_set_m128i(x[1][i], x[0][i]);
+        kcp[v] = kc[v];
+        UL_FN(yload128)(ivs + 16 * j[0], ivs + 16 * j[1], j[0] == j[1], &a[v], &b[v]);
+    }
+    kuai_wipe(x, sizeof x);
+    for (size_t i = 0; i < nblocks; i++) {
+        for (int v = 0; v < nv; v++) {
+            const int j1 = 2 * v + 1 < m ? 2 * v + 1 : 2 * v;
+            v256 pa, pb;
+            UL_FN(yload128)(in[2 * v] + 16 * i, in[j1] + 16 * i, j1 == 2 * v, &pa, &pb);
+            a[v] = v256_xor(a[v], pa);
+            b[v] = v256_xor(b[v], pb);
+        }
+        UL_FN(yenc128)(a, b, NULL, kcp, keys[0]->rounds, m, UL_MK_YMM);
+        for (int v = 0; v < nv; v++) {
+            const int j1 = 2 * v + 1 < m ? 2 * v + 1 : 2 * v;
+            UL_FN(ystore128)
+            (out[2 * v] + 16 * i, j1 != 2 * v ? out[j1] + 16 * i : NULL, a[v], b[v]);
+        }
+    }
+    for (int v = 0; v < nv; v++) {
+        const int j1 = 2 * v + 1 < m ? 2 * v + 1 : 2 * v;
+        UL_FN(ystore128)(ivs + 16 * 2 * v, j1 != 2 * v ? ivs + 16 * j1 : NULL, a[v], b[v]);
+    }
+    kuai_wipe(kc, (size_t)nv * sizeof kc[0]);
+}
+
+/* mk_cbc_group256 on ymm for 2 chains (chain j in lane j; UL_YFULL as
+ * above): the two keys' round keys made into ymm halves once. */
+UB_KERNEL void UL_FN(ymk_cbc_group256)(const ublock_sched *const *keys, uint8_t *ivs,
+                                       const uint8_t *const *in, uint8_t *const *out,
+                                       size_t nblocks)
+{
+    const unsigned rounds = keys[0]->rounds;
+    UL_H x[2][2 * (UBLOCK_MAX_ROUNDS + 1)];
+    UL_HY kc[2 * (UBLOCK_MAX_ROUNDS + 1)];
+    UL_FN(keys256s)(x[0], keys[0]);
+    UL_FN(keys256s)(x[1], keys[1]);
+    for (unsigned i = 0; i < 2 * (rounds + 1); i++)
+        kc[i] = UL_FN(ymk256)(_mm256_set_m128i(x[1][i].l, x[0][i].l),
+                              _mm256_set_m128i(x[1][i].h, x[0][i].h));
+    kuai_wipe(x, sizeof x);
+    UL_HY a = UL_FN(yload256v)(UL_FN(yload2)(ivs, ivs + 32, 0));
+    UL_HY b = UL_FN(yload256v)(UL_FN(yload2)(ivs + 16, ivs + 48, 0));
+    for (size_t i = 0; i < nblocks; i++) {
+        const size_t o = 32 * i;
+        a = UL_FN(yxor256)(a, UL_FN(yload256v)(UL_FN(yload2)(in[0] + o, in[1] + o, 0)));
+        b = UL_FN(yxor256)(b, UL_FN(yload256v)(UL_FN(yload2)(in[0] + o + 16, in[1] + o + 16, 0)));
+        for (unsigned r = 0; r < rounds; r++)
+            UL_FN(yround256)(&a, &b, kc[2 * r], kc[2 * r + 1]);
+        a = UL_FN(yxor256)(a, kc[2 * rounds]);
+        b = UL_FN(yxor256)(b, kc[2 * rounds + 1]);
+        UL_FN(ystore2)(out[0] + o, out[1] + o, UL_FN(ymerge256)(a));
+        UL_FN(ystore2)(out[0] + o + 16, out[1] + o + 16, UL_FN(ymerge256)(b));
+    }
+    UL_FN(ystore2)(ivs, ivs + 32, UL_FN(ymerge256)(a));
+    UL_FN(ystore2)(ivs + 16, ivs + 48, UL_FN(ymerge256)(b));
+    kuai_wipe(kc, sizeof kc);
+}
+#endif
+
 #define UL_MK_CBC_KERNEL(m)                                                                        \
     static void UL_FN(mk_cbc##m)(const ublock_sched *const *keys, uint8_t *ivs,                    \
                                  const uint8_t *const *in, uint8_t *const *out, size_t nblocks)    \
@@ -874,7 +974,15 @@ static void UL_FN(mk_cbc_enc)(const kuai_mk *mk, uint8_t *ivs, const uint8_t *co
     const size_t bs = keys[0]->nbytes, g = bs == 16 ? UL_G128 : UL_G256;
     while (n) {
         size_t m = n < g ? n : g;
-        fns[bs == 32][m](keys, ivs, in, out, nblocks);
+#ifdef UL_Y
+        if (m >= 2 && UL_YFULL) {
+            if (bs == 16)
+                UL_FN(ymk_cbc_group)(keys, ivs, in, out, nblocks, (int)m);
+            else
+                UL_FN(ymk_cbc_group256)(keys, ivs, in, out, nblocks);
+        } else
+#endif
+            fns[bs == 32][m](keys, ivs, in, out, nblocks);
         keys += m;
         ivs += bs * m;
         in += m;

@@ -266,7 +266,7 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
         const v128 p0 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L]));
         const v128 p1 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L] + 16));
 #ifdef UL_Y
-        if (nb >= 2 && (mk || UL_Y256_ONE)) {
+        if (nb >= 2 && (mk || UL_YFULL)) {
             /* ymm, block j in lane j, the two keys' schedules in ymm (one
              * key's in both lanes: on a core that runs 256 bits at once
              * that costs what the xmm schedule does; where it splits them,

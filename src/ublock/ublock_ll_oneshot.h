@@ -177,6 +177,66 @@ UB_KERNEL void UL_FN(yks_keyf)(ub_ksy *ksy, unsigned r, int sw, int nv, v256 *k0
 }
 #endif
 
+#ifdef UL_Y
+/*
+ * ks_fused on ymm (uBlock-128 groups of 2 and 4). Several keys: their
+ * schedules run in ymm too, two per vector, each in the lanes of the blocks
+ * that add its round keys, so no round key moves between lanes. One key:
+ * in both lanes of ymm where the core runs 256 bits at once (UL_YFULL: the
+ * same cost as xmm, and no broadcast per round key); where it splits them,
+ * Zen 1, on xmm with each round key broadcast to both lanes as it is made
+ * (half the width for the same result: this is what keeps the path at or
+ * below the xmm kernel's cost; docs/performance.md). ky: the schedules run
+ * on ymm, a constant at each call (so the compiler sees which of ksy and
+ * k1x is set up).
+ */
+UB_KERNEL void UL_FN(ks_fused_y)(kuai_cipher c, const uint8_t *const *key,
+                                 const uint8_t *const *src, uint8_t *const *dst, int nb, int mk,
+                                 const int ky)
+{
+    const int nv = UL_YV(nb);
+    const int nky = mk ? nv : 1;
+    v256 a[UL_YV(UL_G128)], b[UL_YV(UL_G128)], k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
+    ub_ksy ksy[UL_YV(UL_G128)];
+    ub_ks k1x;
+    if (ky) {
+        for (int v = 0; v < nky; v++) {
+            const int j0 = mk ? 2 * v : 0, j1 = mk && 2 * v + 1 < nb ? 2 * v + 1 : j0;
+            ub_ksy_init(&ksy[v], c, key[j0], key[j1], j1 == j0);
+            if (c == KUAI_UBLOCK_128_256)
+                ub_ksy_frames(&ksy[v]);
+        }
+    } else {
+        ub_ks_init(&k1x, c, key[0]);
+    }
+    /* several 128/256 keys: two rounds a pass, in ub_ksy_stepf's frames */
+    const int f = ky && c == KUAI_UBLOCK_128_256;
+    const unsigned yrounds = ky ? ksy[0].rounds : k1x.rounds;
+    if (f)
+        UL_FN(yks_keyf)(ksy, 0, 1, nky, k0, k1);
+    else
+        UL_FN(yks_key)(ksy, &k1x, 0, nky, ky, k0, k1);
+    for (int v = 0; v < nv; v++) {
+        const int j1 = 2 * v + 1 < nb ? 2 * v + 1 : 2 * v;
+        UL_FN(yload128)(src[2 * v], src[j1], j1 == 2 * v, &a[v], &b[v]);
+        a[v] = v256_xor(a[v], k0[mk ? v : 0]);
+        b[v] = v256_xor(b[v], k1[mk ? v : 0]);
+    }
+    for (unsigned r = 1; f && r <= yrounds; r += 2) {
+        UL_FN(yks_keyf)(ksy, r, 0, nky, k0, k1);
+        UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk);
+        UL_FN(yks_keyf)(ksy, r + 1, 1, nky, k0, k1);
+        UL_FN(yround128)(a, b, k0, k1, r & 7, nv, mk);
+    }
+    for (unsigned r = 1; !f && r <= yrounds; r++) {
+        UL_FN(yks_key)(ksy, &k1x, r, nky, ky, k0, k1);
+        UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk);
+    }
+    for (int v = 0; v < nv; v++)
+        UL_FN(ystore128)(dst[2 * v], 2 * v + 1 < nb ? dst[2 * v + 1] : NULL, a[v], b[v]);
+}
+#endif
+
 /*
  * Encryption with the round keys made between the rounds: each key's
  * schedule steps once per round (it depends on the key only, so it runs
@@ -189,52 +249,10 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
     const v128 qv = v128_load(UL_FN(ks_p)[0]);
 #ifdef UL_Y
     if (bs == 16 && UL_YNB(nb)) {
-        /* ymm. Several keys: their schedules run in ymm too, two per
-         * vector, each in the lanes of the blocks that add its round keys,
-         * so no round key moves between lanes. One key: its schedule runs
-         * on xmm and each round key is broadcast to both lanes as it is
-         * made (half the width for the same result: on a core that splits
-         * ymm operations in two, Zen 1, this is what keeps the path at or
-         * below the xmm kernel's cost; docs/performance.md). */
-        const int nv = UL_YV(nb);
-        v256 a[UL_YV(UL_G128)], b[UL_YV(UL_G128)], k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
-        ub_ksy ksy[UL_YV(UL_G128)];
-        ub_ks k1x;
-        if (mk) {
-            for (int v = 0; v < nv; v++) {
-                const int j1 = 2 * v + 1 < nb ? 2 * v + 1 : 2 * v;
-                ub_ksy_init(&ksy[v], c, key[2 * v], key[j1], j1 == 2 * v);
-                if (c == KUAI_UBLOCK_128_256)
-                    ub_ksy_frames(&ksy[v]);
-            }
-        } else {
-            ub_ks_init(&k1x, c, key[0]);
-        }
-        /* several 128/256 keys: two rounds a pass, in ub_ksy_stepf's frames */
-        const int f = mk && c == KUAI_UBLOCK_128_256;
-        const unsigned yrounds = mk ? ksy[0].rounds : k1x.rounds;
-        if (f)
-            UL_FN(yks_keyf)(ksy, 0, 1, nv, k0, k1);
+        if (mk || UL_YFULL)
+            UL_FN(ks_fused_y)(c, key, src, dst, nb, mk, 1);
         else
-            UL_FN(yks_key)(ksy, &k1x, 0, nv, mk, k0, k1);
-        for (int v = 0; v < nv; v++) {
-            const int j1 = 2 * v + 1 < nb ? 2 * v + 1 : 2 * v;
-            UL_FN(yload128)(src[2 * v], src[j1], j1 == 2 * v, &a[v], &b[v]);
-            a[v] = v256_xor(a[v], k0[mk ? v : 0]);
-            b[v] = v256_xor(b[v], k1[mk ? v : 0]);
-        }
-        for (unsigned r = 1; f && r <= yrounds; r += 2) {
-            UL_FN(yks_keyf)(ksy, r, 0, nv, k0, k1);
-            UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk);
-            UL_FN(yks_keyf)(ksy, r + 1, 1, nv, k0, k1);
-            UL_FN(yround128)(a, b, k0, k1, r & 7, nv, mk);
-        }
-        for (unsigned r = 1; !f && r <= yrounds; r++) {
-            UL_FN(yks_key)(ksy, &k1x, r, nv, mk, k0, k1);
-            UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk);
-        }
-        for (int v = 0; v < nv; v++)
-            UL_FN(ystore128)(dst[2 * v], 2 * v + 1 < nb ? dst[2 * v + 1] : NULL, a[v], b[v]);
+            UL_FN(ks_fused_y)(c, key, src, dst, nb, 0, 0);
         return;
     }
 #endif

@@ -374,28 +374,9 @@ UL_FRONT(ublock256_avx512_, 3, 16)
 /* ---- backend tables ------------------------------------------------------ */
 
 /* Above AVX2. */
-#define UB_AVX512_IMPL(var, fam, W, lanes, narrow)                                                 \
-    const kuai_impl var = {                                                                        \
-        .name = "avx512",                                                                          \
-        .family = fam,                                                                             \
-        .priority = 300,                                                                           \
-        .available = ublock_avx512_available,                                                      \
-        .expand = W##expand,                                                                       \
-        .enc_blocks = W##front_enc,                                                                \
-        .dec_blocks = W##front_dec,                                                                \
-        .ctr_blocks = W##front_ctr,                                                                \
-        .cbc_enc_blocks = UL_FN(cbc_enc_blocks),                                                   \
-        .mk_lanes = lanes,                                                                         \
-        .mk_setup = W##mkw_mk_setup,                                                               \
-        .mk_bytes = W##mkw_mk_bytes,                                                               \
-        .mk_enc = W##mkw_mk_enc,                                                                   \
-        .mk_dec = W##mkw_mk_dec,                                                                   \
-        .mk_narrow = narrow,                                                                       \
-        .mk_short_blocks = W##crossover,                                                           \
-        .mk_short = UL_FN(mk_short),                                                               \
-        .oneshot = UL_FN(oneshot),                                                                 \
-    }
 KUAI_REGISTER(ublock128_avx512);
-UB_AVX512_IMPL(ublock128_avx512, KUAI_FAMILY_UBLOCK128, ublock128_avx512_, 32, &ublock128_avx2_ll);
+UL_IMPL_MK(ublock128_avx512, "avx512", KUAI_FAMILY_UBLOCK128, 300, ublock_avx512_available,
+           ublock128_avx512_, ublock128_avx512_mkw_, 32, &ublock128_avx2_ll);
 KUAI_REGISTER(ublock256_avx512);
-UB_AVX512_IMPL(ublock256_avx512, KUAI_FAMILY_UBLOCK256, ublock256_avx512_, 16, &ublock256_avx2_ll);
+UL_IMPL_MK(ublock256_avx512, "avx512", KUAI_FAMILY_UBLOCK256, 300, ublock_avx512_available,
+           ublock256_avx512_, ublock256_avx512_mkw_, 16, &ublock256_avx2_ll);

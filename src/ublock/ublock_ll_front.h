@@ -83,7 +83,9 @@ extern const kuai_impl ublock128_avx2_ll, ublock256_avx2_ll;
         .mk_cbc_enc = UL_FN(mk_cbc_enc),                                                           \
     }
 
-#define UL_IMPL(var, name_, fam, prio, avail, W, lanes, narrow)                                    \
+/* M: the prefix of the wide kernel's multi-key functions (UL_IMPL: W's own;
+ * avx512 has a second, full-width instantiation for them) */
+#define UL_IMPL_MK(var, name_, fam, prio, avail, W, M, lanes, narrow)                              \
     const kuai_impl var = {                                                                        \
         .name = name_,                                                                             \
         .family = fam,                                                                             \
@@ -95,14 +97,16 @@ extern const kuai_impl ublock128_avx2_ll, ublock256_avx2_ll;
         .ctr_blocks = W##front_ctr,                                                                \
         .cbc_enc_blocks = UL_FN(cbc_enc_blocks),                                                   \
         .mk_lanes = lanes,                                                                         \
-        .mk_setup = W##mk_setup,                                                                   \
-        .mk_bytes = W##mk_bytes,                                                                   \
-        .mk_enc = W##mk_enc,                                                                       \
-        .mk_dec = W##mk_dec,                                                                       \
+        .mk_setup = M##mk_setup,                                                                   \
+        .mk_bytes = M##mk_bytes,                                                                   \
+        .mk_enc = M##mk_enc,                                                                       \
+        .mk_dec = M##mk_dec,                                                                       \
         .mk_narrow = narrow,                                                                       \
         .mk_short_blocks = W##crossover,                                                           \
         .mk_short = UL_FN(mk_short),                                                               \
         .oneshot = UL_FN(oneshot),                                                                 \
     }
+#define UL_IMPL(var, name_, fam, prio, avail, W, lanes, narrow)                                    \
+    UL_IMPL_MK(var, name_, fam, prio, avail, W, W, lanes, narrow)
 
 #endif

@@ -68,11 +68,10 @@ static inline const ublock_sched *ublock_sched_const(const kuai_key *k)
  * backend calls it (or the same on nibbles with pshufb,
  * ublock_expand_raw_ssse3 in ublock_ssse3.c, for the x86 backends: the
  * scalar nibble permutation was most of a short message's cost; avx2 has
- * its own VEX copy, ublock_expand_x86.h, which avx512 uses too) first and then derives its own
+ * its own VEX copy, ublock_expand_x86.h) first and then derives its own
  * form into ext. */
 void ublock_expand_raw(ublock_sched *s, kuai_cipher c, const uint8_t *key);
 void ublock_expand_raw_ssse3(ublock_sched *s, kuai_cipher c, const uint8_t *key);
-void ublock_expand_raw_avx2(ublock_sched *s, kuai_cipher c, const uint8_t *key);
 
 /* Spec tables (ublock_tables.c; the key schedule's in ublock_ref.c), shared
  * by all backends. Source: ../shared/spec/ublock.md (Wu, Zhang, Zheng, Li,

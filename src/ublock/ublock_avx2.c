@@ -22,12 +22,12 @@
         __VA_ARGS__, __VA_ARGS__                                                                   \
     }
 
-/* ublock_expand_raw_ssse3's key setup, VEX-encoded (avx512's too) */
-UB_EXPAND_X86(ublock_expand_raw_avx2)
+/* ublock_expand_raw_ssse3's key setup, VEX-encoded */
+static UB_EXPAND_X86(ublock_expand_raw_avx2)
 #define UB_EXPAND_RAW ublock_expand_raw_avx2
 #include "ublock_bs.h"
 
-static int ublock_avx2_available(void)
+    static int ublock_avx2_available(void)
 {
     return (kuai_cpu_features() & KUAI_CPU_AVX2) != 0;
 }

@@ -49,8 +49,10 @@ typedef __m512i ub_v;
 #define ub_row(p) _mm512_load_si512((const void *)(p))
 #define ub_ones() _mm512_set1_epi32(-1)
 
-/* every x86-64 CPU with this ISA has AVX2: its VEX key setup (ublock_avx2.c) */
-#define UB_EXPAND_RAW ublock_expand_raw_avx2
+/* every x86-64 CPU with this ISA has SSSE3 (avx2's VEX copy stays static
+ * in ublock_avx2.c: exporting it for this file changed how gcc built
+ * avx2's own key setup, and no Zen 5 was at hand to time the gain here) */
+#define UB_EXPAND_RAW ublock_expand_raw_ssse3
 #include "ublock_bs.h"
 
 static int ublock_avx512_available(void)

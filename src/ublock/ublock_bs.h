@@ -865,7 +865,7 @@ static void UBM_FN(build_masks)(UBM_K *dst, const ublock_sched *s)
  * with a release store; a caller that finds them being built makes its own
  * copy on its stack (no waiting, no allocation).
  */
-static void UBM_FN(expand)(kuai_key *k, const uint8_t *key)
+static KUAI_HOT_ALIGN void UBM_FN(expand)(kuai_key *k, const uint8_t *key)
 {
     ublock_sched *s = ublock_sched_of(k);
     UB_EXPAND_RAW(s, (kuai_cipher)k->priv_cipher, key);
@@ -901,7 +901,7 @@ static const UBM_K *UBM_FN(masks)(const kuai_key *k, UBM_K *tmp)
             kuai_wipe(masks_tmp_, sizeof masks_tmp_);                                              \
     } while (0)
 #else
-static void UBM_FN(expand)(kuai_key *k, const uint8_t *key)
+static KUAI_HOT_ALIGN void UBM_FN(expand)(kuai_key *k, const uint8_t *key)
 {
     ublock_sched *s = ublock_sched_of(k);
     UB_EXPAND_RAW(s, (kuai_cipher)k->priv_cipher, key);

@@ -557,8 +557,9 @@ UB_KERNEL const UL_FN(kv) * UL_FN(stored)(const ublock_sched *s)
  * mix keys of other backends: then all are split from the raw schedules).
  */
 UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *const *src,
-                             uint8_t *const *dst, int nb, int enc, int mk)
+                             uint8_t *const *dst, int nb, int enc, int mk, int yk)
 {
+    (void)yk; /* read on ymm only (UL_Y) */
     const unsigned rounds = keys[0]->rounds;
     const uint8_t(*rk[UL_G128])[32];
     const UL_FN(kv) * kf[UL_G128];
@@ -596,7 +597,7 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
             v128_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
     } else {
 #ifdef UL_Y
-        if (nb >= 2 && (mk || UL_YFULL)) { /* one key: see ygroup256k */
+        if (nb >= 2 && (mk || yk)) { /* one key: see ygroup256k */
             UL_FN(ygroup256k)(stored ? rkf : rk, NULL, rounds, src, dst, 2, enc, mk, stored);
             return;
         }
@@ -620,7 +621,7 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
 
 /* One group of nb contiguous blocks from in to out (in == out allowed). */
 UB_KERNEL void UL_FN(group)(const ublock_sched *const *keys, const uint8_t *in, uint8_t *out,
-                            int nb, int enc, int mk)
+                            int nb, int enc, int mk, int yk)
 {
     const size_t bs = keys[0]->nbytes;
     const uint8_t *src[UL_G128];
@@ -629,7 +630,7 @@ UB_KERNEL void UL_FN(group)(const ublock_sched *const *keys, const uint8_t *in, 
         src[j] = in + bs * (size_t)j;
         dst[j] = out + bs * (size_t)j;
     }
-    UL_FN(groupp)(keys, src, dst, nb, enc, mk);
+    UL_FN(groupp)(keys, src, dst, nb, enc, mk, yk);
 }
 
 /* The kernels, one per (group size, direction, key form): nb constant in
@@ -637,35 +638,47 @@ UB_KERNEL void UL_FN(group)(const ublock_sched *const *keys, const uint8_t *in, 
 #define UL_GROUP_KERNEL(nb)                                                                        \
     static void UL_FN(enc##nb)(const ublock_sched *const *k, const uint8_t *in, uint8_t *out)      \
     {                                                                                              \
-        UL_FN(group)(k, in, out, nb, 1, 0);                                                        \
+        UL_FN(group)(k, in, out, nb, 1, 0, 0);                                                     \
     }                                                                                              \
     static void UL_FN(dec##nb)(const ublock_sched *const *k, const uint8_t *in, uint8_t *out)      \
     {                                                                                              \
-        UL_FN(group)(k, in, out, nb, 0, 0);                                                        \
+        UL_FN(group)(k, in, out, nb, 0, 0, 0);                                                     \
     }                                                                                              \
     static void UL_FN(mkenc##nb)(const ublock_sched *const *k, const uint8_t *in, uint8_t *out)    \
     {                                                                                              \
-        UL_FN(group)(k, in, out, nb, 1, 1);                                                        \
+        UL_FN(group)(k, in, out, nb, 1, 1, 0);                                                     \
     }                                                                                              \
     static void UL_FN(mkdec##nb)(const ublock_sched *const *k, const uint8_t *in, uint8_t *out)    \
     {                                                                                              \
-        UL_FN(group)(k, in, out, nb, 0, 1);                                                        \
+        UL_FN(group)(k, in, out, nb, 0, 1, 0);                                                     \
     }                                                                                              \
     static void UL_FN(pmkenc##nb)(const ublock_sched *const *k, const uint8_t *const *src,         \
                                   uint8_t *const *dst)                                             \
     {                                                                                              \
-        UL_FN(groupp)(k, src, dst, nb, 1, 1);                                                      \
+        UL_FN(groupp)(k, src, dst, nb, 1, 1, 0);                                                   \
     }                                                                                              \
     static void UL_FN(pmkdec##nb)(const ublock_sched *const *k, const uint8_t *const *src,         \
                                   uint8_t *const *dst)                                             \
     {                                                                                              \
-        UL_FN(groupp)(k, src, dst, nb, 0, 1);                                                      \
+        UL_FN(groupp)(k, src, dst, nb, 0, 1, 0);                                                   \
     }
 UL_GROUP_KERNEL(1)
 UL_GROUP_KERNEL(2)
 UL_GROUP_KERNEL(3)
 UL_GROUP_KERNEL(4)
 #undef UL_GROUP_KERNEL
+
+/* One key's uBlock-256/256 pair on ymm (the choice made by the caller, so
+ * that each kernel holds one path: made inside, it cost Zen 1's xmm pair
+ * 12% on ECB of 2 blocks; see ygroup256k). */
+static void UL_FN(yenc2)(const ublock_sched *const *k, const uint8_t *in, uint8_t *out)
+{
+    UL_FN(group)(k, in, out, 2, 1, 0, 1);
+}
+static void UL_FN(ydec2)(const ublock_sched *const *k, const uint8_t *in, uint8_t *out)
+{
+    UL_FN(group)(k, in, out, 2, 0, 0, 1);
+}
 
 typedef void (*UL_FN(group_fn))(const ublock_sched *const *, const uint8_t *, uint8_t *);
 
@@ -680,9 +693,17 @@ static void UL_FN(crypt)(const ublock_sched *const *keys, const uint8_t *in, uin
                         {{0, UL_FN(mkdec1), UL_FN(mkdec2), UL_FN(mkdec3), UL_FN(mkdec4)},
                          {0, UL_FN(mkenc1), UL_FN(mkenc2), UL_FN(mkenc3), UL_FN(mkenc4)}}};
     const size_t bs = keys[0]->nbytes, g = bs == 16 ? UL_G128 : UL_G256;
+#ifdef UL_Y
+    const int yk = bs == 32 && !mk && UL_YFULL;
+#else
+    const int yk = 0;
+#endif
     while (n) {
         size_t m = n < g ? n : g;
-        fns[mk][enc][m](keys, in, out);
+        if (yk && m == 2)
+            (enc ? UL_FN(yenc2) : UL_FN(ydec2))(keys, in, out);
+        else
+            fns[mk][enc][m](keys, in, out);
         in += m * bs;
         out += m * bs;
         keys += mk ? m : 0;

@@ -242,14 +242,19 @@ UB_KERNEL void UL_FN(ks_fused_y)(kuai_cipher c, const uint8_t *const *key,
  * schedule steps once per round (it depends on the key only, so it runs
  * beside the data's dependency chain) and its round key goes straight into
  * the XOR; nothing is stored. nk keys: one per block (mk) or one for all.
+ * yk (a constant per kernel, so each kernel holds one path): one key's
+ * group on ymm too (the oneshot entry picks it where UL_YFULL; with the
+ * choice made inside, Zen 1's one-key uBlock-256/256 row lost 7%).
  */
 UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t bs,
-                               const uint8_t *const *src, uint8_t *const *dst, int nb, int mk)
+                               const uint8_t *const *src, uint8_t *const *dst, int nb, int mk,
+                               int yk)
 {
+    (void)yk; /* read on ymm only (UL_Y) */
     const v128 qv = v128_load(UL_FN(ks_p)[0]);
 #ifdef UL_Y
     if (bs == 16 && UL_YNB(nb)) {
-        if (mk || UL_YFULL)
+        if (mk || yk)
             UL_FN(ks_fused_y)(c, key, src, dst, nb, mk, 1);
         else
             UL_FN(ks_fused_y)(c, key, src, dst, nb, 0, 0);
@@ -284,7 +289,7 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
         const v128 p0 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L]));
         const v128 p1 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L] + 16));
 #ifdef UL_Y
-        if (nb >= 2 && (mk || UL_YFULL)) {
+        if (nb >= 2 && (mk || yk)) {
             /* ymm, block j in lane j, the two keys' schedules in ymm (one
              * key's in both lanes: on a core that runs 256 bits at once
              * that costs what the xmm schedule does; where it splits them,
@@ -577,25 +582,28 @@ UL_KS_KERNELS(c, 24, 32)
 #undef UL_KS_KERNELS4
 
 typedef void (*UL_FN(ksf_fn))(const uint8_t *const *, const uint8_t *const *, uint8_t *const *);
-#define UL_KSF_KERNEL(name, c, bs, nb, mk)                                                         \
+#define UL_KSF_KERNEL(name, c, bs, nb, mk, yk)                                                     \
     static KUAI_HOT_ALIGN void UL_FN(name)(const uint8_t *const *key, const uint8_t *const *src,   \
                                            uint8_t *const *dst)                                    \
     {                                                                                              \
-        UL_FN(ks_fused)(c, key, bs, src, dst, nb, mk);                                             \
+        UL_FN(ks_fused)(c, key, bs, src, dst, nb, mk, yk);                                         \
     }
 #define UL_KSF_KERNELS4(m, c)                                                                      \
-    UL_KSF_KERNEL(ksf##m##_1, c, 16, 1, 0)                                                         \
-    UL_KSF_KERNEL(ksf##m##_2, c, 16, 2, 0)                                                         \
-    UL_KSF_KERNEL(ksf##m##_3, c, 16, 3, 0)                                                         \
-    UL_KSF_KERNEL(ksf##m##_4, c, 16, 4, 0)                                                         \
-    UL_KSF_KERNEL(ksf##m##_m2, c, 16, 2, 1)                                                        \
-    UL_KSF_KERNEL(ksf##m##_m3, c, 16, 3, 1)                                                        \
-    UL_KSF_KERNEL(ksf##m##_m4, c, 16, 4, 1)
+    UL_KSF_KERNEL(ksf##m##_1, c, 16, 1, 0, 0)                                                      \
+    UL_KSF_KERNEL(ksf##m##_2, c, 16, 2, 0, 0)                                                      \
+    UL_KSF_KERNEL(ksf##m##_3, c, 16, 3, 0, 0)                                                      \
+    UL_KSF_KERNEL(ksf##m##_4, c, 16, 4, 0, 0)                                                      \
+    UL_KSF_KERNEL(ksf##m##_y2, c, 16, 2, 0, 1)                                                     \
+    UL_KSF_KERNEL(ksf##m##_y4, c, 16, 4, 0, 1)                                                     \
+    UL_KSF_KERNEL(ksf##m##_m2, c, 16, 2, 1, 0)                                                     \
+    UL_KSF_KERNEL(ksf##m##_m3, c, 16, 3, 1, 0)                                                     \
+    UL_KSF_KERNEL(ksf##m##_m4, c, 16, 4, 1, 0)
 UL_KSF_KERNELS4(a, KUAI_UBLOCK_128_128)
 UL_KSF_KERNELS4(b, KUAI_UBLOCK_128_256)
-UL_KSF_KERNEL(ksfc_1, KUAI_UBLOCK_256_256, 32, 1, 0)
-UL_KSF_KERNEL(ksfc_2, KUAI_UBLOCK_256_256, 32, 2, 0)
-UL_KSF_KERNEL(ksfc_m2, KUAI_UBLOCK_256_256, 32, 2, 1)
+UL_KSF_KERNEL(ksfc_1, KUAI_UBLOCK_256_256, 32, 1, 0, 0)
+UL_KSF_KERNEL(ksfc_2, KUAI_UBLOCK_256_256, 32, 2, 0, 0)
+UL_KSF_KERNEL(ksfc_y2, KUAI_UBLOCK_256_256, 32, 2, 0, 1)
+UL_KSF_KERNEL(ksfc_m2, KUAI_UBLOCK_256_256, 32, 2, 1, 0)
 #undef UL_KSF_KERNEL
 #undef UL_KSF_KERNELS4
 
@@ -637,25 +645,35 @@ UL_ENTRY void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const ui
                                                                  UL_FN(ks_ll_c)};
     const uint8_t *src[UL_G128];
     uint8_t *dst[UL_G128];
-    /* [member][mk][group size] */
-    static const UL_FN(ksf_fn) fused[3][2][5] = {
-        {{0, UL_FN(ksfa_1), UL_FN(ksfa_2), UL_FN(ksfa_3), UL_FN(ksfa_4)},
-         {0, UL_FN(ksfa_1), UL_FN(ksfa_m2), UL_FN(ksfa_m3), UL_FN(ksfa_m4)}},
-        {{0, UL_FN(ksfb_1), UL_FN(ksfb_2), UL_FN(ksfb_3), UL_FN(ksfb_4)},
-         {0, UL_FN(ksfb_1), UL_FN(ksfb_m2), UL_FN(ksfb_m3), UL_FN(ksfb_m4)}},
-        {{0, UL_FN(ksfc_1), UL_FN(ksfc_2), 0, 0}, {0, UL_FN(ksfc_1), UL_FN(ksfc_m2), 0, 0}}};
+    /* [member][one key (xmm where UL_YFULL is 0), several keys, one key
+     * (ymm)][group size] */
+    static const UL_FN(ksf_fn)
+        fused[3][3][5] = {{{0, UL_FN(ksfa_1), UL_FN(ksfa_2), UL_FN(ksfa_3), UL_FN(ksfa_4)},
+                           {0, UL_FN(ksfa_1), UL_FN(ksfa_m2), UL_FN(ksfa_m3), UL_FN(ksfa_m4)},
+                           {0, UL_FN(ksfa_1), UL_FN(ksfa_y2), UL_FN(ksfa_3), UL_FN(ksfa_y4)}},
+                          {{0, UL_FN(ksfb_1), UL_FN(ksfb_2), UL_FN(ksfb_3), UL_FN(ksfb_4)},
+                           {0, UL_FN(ksfb_1), UL_FN(ksfb_m2), UL_FN(ksfb_m3), UL_FN(ksfb_m4)},
+                           {0, UL_FN(ksfb_1), UL_FN(ksfb_y2), UL_FN(ksfb_3), UL_FN(ksfb_y4)}},
+                          {{0, UL_FN(ksfc_1), UL_FN(ksfc_2), 0, 0},
+                           {0, UL_FN(ksfc_1), UL_FN(ksfc_m2), 0, 0},
+                           {0, UL_FN(ksfc_1), UL_FN(ksfc_y2), 0, 0}}};
     const int m = c == KUAI_UBLOCK_128_128 ? 0 : c == KUAI_UBLOCK_128_256 ? 1 : 2;
     const size_t bs = kuai_block_size(c), g = bs == 16 ? UL_G128 : UL_G256;
     if (enc && nblocks && nblocks <= g) {
         /* round keys made between the rounds: a group of keys with one
          * block each, or one key with its blocks */
+#ifdef UL_Y
+        const int yrow = UL_YFULL ? 2 : 0;
+#else
+        const int yrow = 0;
+#endif
         for (size_t i = 0; i < n;) {
             size_t w = nblocks == 1 ? (n - i < g ? n - i : g) : 1;
             for (size_t j = 0; j < (nblocks == 1 ? w : nblocks); j++) {
                 src[j] = nblocks == 1 ? in[i + j] : in[i] + j * bs;
                 dst[j] = nblocks == 1 ? out[i + j] : out[i] + j * bs;
             }
-            fused[m][nblocks == 1][nblocks == 1 ? w : nblocks](keys + i, src, dst);
+            fused[m][nblocks == 1 ? 1 : yrow][nblocks == 1 ? w : nblocks](keys + i, src, dst);
             i += w;
         }
         return;

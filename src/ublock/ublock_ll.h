@@ -549,6 +549,20 @@ UB_KERNEL const UL_FN(kv) * UL_FN(stored)(const ublock_sched *s)
     return (const UL_FN(kv) *)(const void *)ublock_llk(s);
 }
 
+/* All of a uBlock-128 key's round keys as keys128 makes them, copied from
+ * its stored forms when it has them (into aligned storage: the multi-key
+ * CBC chains read them every block). */
+UB_KERNEL void UL_FN(keys128s)(v128 *kc, const ublock_sched *s)
+{
+    const UL_FN(kv) *kf = UL_FN(stored)(s);
+    if (!kf) {
+        UL_FN(keys128)(kc, s->rk, s->rounds);
+        return;
+    }
+    for (unsigned i = 0; i < 2 * (s->rounds + 1); i++)
+        kc[i] = kf[i];
+}
+
 /*
  * One group of nb blocks, block j from src[j] to dst[j] (src[j] == dst[j]
  * allowed: all loads come first). keys[j]: block j's schedule (mk) or
@@ -668,6 +682,7 @@ UL_GROUP_KERNEL(3)
 UL_GROUP_KERNEL(4)
 #undef UL_GROUP_KERNEL
 
+#ifdef UL_Y
 /* One key's uBlock-256/256 pair on ymm (the choice made by the caller, so
  * that each kernel holds one path: made inside, it cost Zen 1's xmm pair
  * 12% on ECB of 2 blocks; see ygroup256k). */
@@ -679,6 +694,7 @@ static void UL_FN(ydec2)(const ublock_sched *const *k, const uint8_t *in, uint8_
 {
     UL_FN(group)(k, in, out, 2, 0, 0, 1);
 }
+#endif
 
 typedef void (*UL_FN(group_fn))(const ublock_sched *const *, const uint8_t *, uint8_t *);
 
@@ -695,14 +711,14 @@ static void UL_FN(crypt)(const ublock_sched *const *keys, const uint8_t *in, uin
     const size_t bs = keys[0]->nbytes, g = bs == 16 ? UL_G128 : UL_G256;
 #ifdef UL_Y
     const int yk = bs == 32 && !mk && UL_YFULL;
-#else
-    const int yk = 0;
 #endif
     while (n) {
         size_t m = n < g ? n : g;
+#ifdef UL_Y
         if (yk && m == 2)
             (enc ? UL_FN(yenc2) : UL_FN(ydec2))(keys, in, out);
         else
+#endif
             fns[mk][enc][m](keys, in, out);
         in += m * bs;
         out += m * bs;
@@ -789,14 +805,9 @@ UB_KERNEL void UL_FN(mk_cbc_group)(const ublock_sched *const *keys, uint8_t *ivs
          * on this frame (SSE folds only aligned loads into its XORs; the
          * stored forms are 8-byte aligned), copied from the key's stored
          * forms, else made from the raw schedule. */
-        const UL_FN(kv) *kf = UL_FN(stored)(keys[j]);
         rk[j] = keys[j]->rk;
         kcp[j] = kc[j];
-        if (kf)
-            for (unsigned i = 0; i < 2 * (keys[0]->rounds + 1); i++)
-                kc[j][i] = kf[i];
-        else
-            UL_FN(keys128)(kc[j], keys[j]->rk, keys[0]->rounds);
+        UL_FN(keys128s)(kc[j], keys[j]);
         UL_FN(load128)(ivs + 16 * j, &a[j], &b[j]);
     }
     for (size_t i = 0; i < nblocks; i++) {
@@ -879,14 +890,8 @@ UB_KERNEL void UL_FN(ymk_cbc_group)(const ublock_sched *const *keys, uint8_t *iv
     const v256 *kcp[UL_YV(UL_G128)];
     for (int v = 0; v < nv; v++) {
         const int j[2] = {2 * v, 2 * v + 1 < m ? 2 * v + 1 : 2 * v};
-        for (int l = 0; l < 2; l++) {
-            const UL_FN(kv) *kf = UL_FN(stored)(keys[j[l]]);
-            if (kf)
-                for (unsigned i = 0; i < nk; i++)
-                    x[l][i] = kf[i];
-            else
-                UL_FN(keys128)(x[l], keys[j[l]]->rk, keys[0]->rounds);
-        }
+        UL_FN(keys128s)(x[0], keys[j[0]]);
+        UL_FN(keys128s)(x[1], keys[j[1]]);
         for (unsigned i = 0; i < nk; i++)
             kc[v][i] = _mm256_set_m128i(x[1][i], x[0][i]);
         kcp[v] = kc[v];

@@ -79,7 +79,10 @@ for c in ublock-128-128 ublock-128-256 ublock-256-256; do
                     "${prov[@]}" 2>/dev/null &&
                     openssl enc -d -"$c-$m" $pad -K "$key" "${iv[@]}" -in "$tmp/ct" \
                         -out "$tmp/back" "${prov[@]}" 2>/dev/null
-                if cmp -s "$tmp/in$n" "$tmp/back" && { [ "$n" = 0 ] || ! cmp -s "$tmp/in$n" "$tmp/ct"; }; then
+                # The ciphertext must differ from the input, but a stream mode's
+                # 1-byte ciphertext equals it for 1 key in 256: ask that only
+                # from 8 bytes on (the cross-check below pins the short ones).
+                if cmp -s "$tmp/in$n" "$tmp/back" && { [ "$n" -lt 8 ] || ! cmp -s "$tmp/in$n" "$tmp/ct"; }; then
                     ok
                 else
                     bad "$c-$m $pad round trip, $n bytes"

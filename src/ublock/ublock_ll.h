@@ -732,18 +732,31 @@ static void UL_FN(crypt)(const ublock_sched *const *keys, const uint8_t *in, uin
  * form (XOR commutes with the nibble split), so a block costs its rounds
  * and nothing else on the dependency chain.
  */
+/* Chains of at least this many blocks copy a key's stored round keys into
+ * aligned storage first: legacy SSE (no VEX) cannot fold an unaligned load
+ * into pxor, and the stored forms are only 8-byte aligned (ublock.h), so
+ * read in place they cost a movdqu each per round; measured on Zen 1, the
+ * ssse3 chain of uBlock-128/256 lost 3% that way. VEX, NEON and LSX load
+ * them in place at no cost. */
+#if defined(__SSE2__) && !defined(__AVX__)
+#define UL_CBC_KCOPY 4
+#else
+#define UL_CBC_KCOPY SIZE_MAX
+#endif
 UB_KERNEL void UL_FN(cbc_enc_chain)(const ublock_sched *s, uint8_t *iv, const uint8_t *in,
                                     uint8_t *out, size_t n, int bs)
 {
     const uint8_t(*rk[1])[32] = {s->rk};
     if (bs == 16) {
-        /* the key's stored forms (rows of rkf), else made here for the call */
+        /* the key's stored forms (rows of rkf) in place, else kc made or
+         * copied here for the call */
         v128 a, b, kc[2 * (UBLOCK_MAX_ROUNDS + 1)];
         const v128 *kcp[1] = {kc};
         const uint8_t(*rkf[1])[32] = {(const uint8_t(*)[32])(const void *)UL_FN(stored)(s)};
-        const int kf = rkf[0] != NULL; /* public: which backend set the key up */
+        /* public: which backend set the key up, and the length */
+        const int kf = rkf[0] != NULL && n < UL_CBC_KCOPY;
         if (!kf)
-            UL_FN(keys128)(kc, s->rk, s->rounds);
+            UL_FN(keys128s)(kc, s);
         UL_FN(load128)(iv, &a, &b);
         for (size_t i = 0; i < n; i++) {
             v128 pa, pb;

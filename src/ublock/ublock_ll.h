@@ -727,11 +727,6 @@ static void UL_FN(crypt)(const ublock_sched *const *keys, const uint8_t *in, uin
     }
 }
 
-/*
- * CBC encryption of one chain: the chain stays in registers in nibble
- * form (XOR commutes with the nibble split), so a block costs its rounds
- * and nothing else on the dependency chain.
- */
 /* Chains of at least this many blocks copy a key's stored round keys into
  * aligned storage first: legacy SSE (no VEX) cannot fold an unaligned load
  * into pxor, and the stored forms are only 8-byte aligned (ublock.h), so
@@ -743,6 +738,12 @@ static void UL_FN(crypt)(const ublock_sched *const *keys, const uint8_t *in, uin
 #else
 #define UL_CBC_KCOPY SIZE_MAX
 #endif
+
+/*
+ * CBC encryption of one chain: the chain stays in registers in nibble
+ * form (XOR commutes with the nibble split), so a block costs its rounds
+ * and nothing else on the dependency chain.
+ */
 UB_KERNEL void UL_FN(cbc_enc_chain)(const ublock_sched *s, uint8_t *iv, const uint8_t *in,
                                     uint8_t *out, size_t n, int bs)
 {

@@ -24,8 +24,9 @@ static inline __attribute__((always_inline)) void UBK_STEP(UBK_S *s, unsigned r)
         s->k1 = UBK_SWAP64(UBK_OP(xor)(q, rcx)); /* K1' || K0' */
         return;
     }
-    /* RC nibbles, then 0: Sk covers all of K0 here */
-    UBK_T rcx = UBK_OP(unpacklo64)(UBK_ROW(0, r - 1), zero);
+    /* RC nibbles, then 0 (Sk covers all of K0 here): ub_ks_rcf's row, a
+     * load, where masking ublock_ks_rc's cost a shuffle-unit op a round */
+    UBK_T rcx = UBK_ROWF(0, r - 1);
     UBK_T q = UBK_OP(shuf8)(s->kx, s->pk0); /* PK(K0) ^ rcx */
     UBK_T p1 = UBK_OP(shuf8)(s->k1, s->pk1);
     UBK_T sk = UBK_OP(shuf8)(s->sbox, q);

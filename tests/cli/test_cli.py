@@ -14,6 +14,7 @@ import json
 import os
 import pty
 import random
+import shlex
 import shutil
 import subprocess
 import sys
@@ -1134,6 +1135,51 @@ def test_polish(d):
                f"{p.stdout!r} {p.stderr!r}")
 
 
+def test_zsh_completion():
+    """The zsh completion run by zsh: compsys's _describe, _arguments,
+    _values and _files stubbed to print what they were given (a completion
+    function only hands its candidates to them), so each case checks what
+    the user would be offered. The bash completion's cases are in
+    test_polish."""
+    comp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "cli",
+                        "completions", "_kuai")
+    if not shutil.which("zsh"):
+        skip("zsh completion", "no zsh (make deps installs it)")
+        return
+    # _describe's last argument names an array of NAME or NAME:DESCRIPTION
+    script = (
+        '_describe() { local a=${@[-1]}; print -r -- "${(j: :)${(@)${(P)a}%%:*}}"; }\n'
+        '_arguments() { print -r -- "${(j:|:)@}"; }\n'
+        '_values() { shift; print -r -- "$*"; }\n'
+        '_files() { :; }\n'
+        'words=(kuai ""); CURRENT=2\n'
+        f'source {shlex.quote(comp)}\n'  # ends with one call of _kuai: the commands
+        'words=(kuai encrypt -c ""); CURRENT=4; _kuai_ciphers\n'
+        'words=(kuai decrypt --raw -c ""); CURRENT=5; _kuai_ciphers\n'
+        'words=(kuai encrypt ""); CURRENT=3; _kuai\n'
+        'words=(kuai help ""); CURRENT=3; _kuai\n')
+    p = subprocess.run(["zsh", "-f", "-c", script], capture_output=True, text=True)
+    out = p.stdout.splitlines()
+    names = "ublock-128-128 ublock-128-256 ublock-256-256 sm4 aes-128 aes-192 aes-256".split()
+    raw = [f"{n}-{m}" for n in names for m in ("ecb", "cbc", "ctr", "cfb", "ofb")
+           if not (n == "ublock-256-256" and m in ("cfb", "ofb"))]
+    ok = p.returncode == 0 and not p.stderr and len(out) == 5
+    report(ok, "zsh completion runs", f"rc={p.returncode} {p.stdout!r} {p.stderr!r}")
+    if not ok:
+        return
+    report(out[0].split() == ["encrypt", "decrypt", "speed", "selftest", "info", "help"],
+           "zsh completion: commands", out[0])
+    report(out[1].split() == names, "zsh completion: cipher names", out[1])
+    report(sorted(out[2].split()) == sorted(raw), "zsh completion: --raw cipher names", out[2])
+    specs = out[3].split("|")
+    for opt in ("--cipher[", "--key-file[", "--password[", "--raw[", "--iv[", "--nopad[",
+                "--force[", "--output["):
+        report(any(opt in x for x in specs), f"zsh completion: encrypt offers {opt[:-1]}",
+               out[3])
+    report(out[4].split() == ["encrypt", "decrypt", "speed", "selftest", "info"],
+           "zsh completion: help's commands", out[4])
+
+
 def test_completion_names():
     """The shell completions are static files: they must name exactly the
     tool's ciphers (kuai_ciphers(), as the unknown-cipher error lists them),
@@ -1246,6 +1292,7 @@ def main():
         test_password_prompt(d)
         test_polish(d)
         test_completion_names()
+        test_zsh_completion()
         test_selftest_info_speed(d)
     finally:
         shutil.rmtree(d.path, ignore_errors=True)

@@ -49,10 +49,10 @@ typedef struct ub_ks {
 #define UB_KS_ROW(t, r) _mm_load_si128((const __m128i *)(const void *)ublock_ks_rc[t][r])
 
 /* For ub_ks_stepf (ublock_ks_x86_step.h), and [0] for ub_ks_step's
- * 256-bit keys too: [0] RC nibbles then 0 (row 0 of ublock_ks_rc, masked to
- * 0..15), [1] the same in the swapped frame (64-bit
- * halves exchanged), [2] ublock_ks_rc's row 2 in the swapped frame.
- * Generated from ublock_ks_rc. */
+ * 256-bit keys too: [0] RC nibbles then 0 (row 0 of ublock_ks_rc, masked
+ * to 0..15), [1] the same in the swapped frame (64-bit halves exchanged),
+ * [2] ublock_ks_rc's row 2 in the swapped frame. Generated from
+ * ublock_ks_rc. */
 static const _Alignas(16) uint8_t ub_ks_rcf[3][24][16] = {
     {
         {9, 8, 8, 12, 12, 9, 13, 13, 0, 0, 0, 0, 0, 0, 0, 0},

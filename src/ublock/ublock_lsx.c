@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * uBlock, LoongArch LSX backend: ublock_v128.h (the bitsliced algorithm of
- * ublock_bs.h on 128-bit vectors) over LSX registers, vshuf.b as the byte
+ * ublock_bs.h on 128-bit vectors, the low-latency kernel of ublock_ll.h in
+ * front) over LSX registers, vshuf.b as the byte
  * shuffle (both sources the same vector, so indices 0..15 pick from it as
  * pshufb does). Two uBlock-128 passes side by side, as on NEON.
  * Compiled with -mlsx for this file only; chosen from HWCAP_LOONGARCH_LSX.
@@ -29,29 +30,15 @@ static int ublock_lsx_available(void)
 #define UB_V128_ISA lsx
 #define UB_V128_NAME "lsx"
 #define UB_V128_AVAILABLE ublock_lsx_available
+#define UB_V128_PRIORITY 100 /* above ref */
 #define UB_V128_NS128 2
-#define UB_V128_LOW_LATENCY
-#include "ublock_v128.h"
-
-/* ---- the low-latency kernel in front ------------------------------------- */
-
-/* ublock_ll.h over this file's vocabulary: the same kernel as ssse3's, its
- * one-shot calls on the raw schedule (the nibble key schedule is x86's). */
-#define UL_FN(name) ublock_ll_lsx_##name
-#include "ublock_ll.h"
-
 /* Crossovers (blocks): estimates from instruction counts, not timed on
  * LSX hardware (docs/performance.md, "The low-latency kernel on ARM64 and
  * LoongArch64"): a wide pass costs the same for 1 block as for 8, about
- * as much as 4-5 blocks of the low-latency kernel, for both members. */
-UL_FRONT(ublock128_lsx_, 5, 8)
-UL_FRONT(ublock256_lsx_, 5, 8)
-UL_NARROW_IMPL(ublock128_lsx_ll, "lsx", KUAI_FAMILY_UBLOCK128, ublock_lsx_available);
-UL_NARROW_IMPL(ublock256_lsx_ll, "lsx", KUAI_FAMILY_UBLOCK256, ublock_lsx_available);
-/* Above ref. */
+ * as much as 4-5 blocks of the low-latency kernel, for both members. The
+ * one-shot calls expand the raw schedule (the nibble key schedule is x86's). */
+#define UB_V128_CROSSOVER128 5
+#define UB_V128_CROSSOVER256 5
+#include "ublock_v128.h"
 KUAI_REGISTER(ublock128_lsx);
-UL_IMPL(ublock128_lsx, "lsx", KUAI_FAMILY_UBLOCK128, 100, ublock_lsx_available, ublock128_lsx_, 8,
-        &ublock128_lsx_ll);
 KUAI_REGISTER(ublock256_lsx);
-UL_IMPL(ublock256_lsx, "lsx", KUAI_FAMILY_UBLOCK256, 100, ublock_lsx_available, ublock256_lsx_, 8,
-        &ublock256_lsx_ll);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * uBlock, SSSE3 backend: ublock_v128.h (the bitsliced algorithm of
- * ublock_bs.h on 128-bit vectors) over xmm registers and pshufb.
+ * ublock_bs.h on 128-bit vectors, the low-latency kernel of ublock_ll.h in
+ * front) over xmm registers and pshufb.
  * Compiled with -mssse3 for this file only; chosen at run time.
  */
 #include "../bytes.h"
@@ -32,30 +33,17 @@ static int ublock_ssse3_available(void)
 #define UB_V128_ISA ssse3
 #define UB_V128_NAME "ssse3"
 #define UB_V128_AVAILABLE ublock_ssse3_available
+#define UB_V128_PRIORITY 100 /* above ref, below AVX2 */
 #define UB_V128_NS128 2
-#define UB_V128_LOW_LATENCY
-#include "ublock_v128.h"
-
-/* ---- the low-latency kernel in front ------------------------------------- */
-
-#define UL_FN(name) ublock_ll_ssse3_##name
-#define UL_KS /* one-shot keys from ublock_ks_x86.h */
-#include "ublock_ll.h"
-
 /* Crossovers (blocks), from kuai_bench --mode paper's crossover rows on a
  * Zen 1 EPYC (docs/performance.md): uBlock-128/128 and 128/256 below 5,
  * uBlock-256/256 below 3 (a wide pass is 8 blocks). */
-UL_FRONT(ublock128_ssse3_, 5, 8)
-UL_FRONT(ublock256_ssse3_, 3, 8)
-UL_NARROW_IMPL(ublock128_ssse3_ll, "ssse3", KUAI_FAMILY_UBLOCK128, ublock_ssse3_available);
-UL_NARROW_IMPL(ublock256_ssse3_ll, "ssse3", KUAI_FAMILY_UBLOCK256, ublock_ssse3_available);
-/* Above ref, below AVX2. */
+#define UB_V128_CROSSOVER128 5
+#define UB_V128_CROSSOVER256 3
+#define UL_KS /* one-shot keys from ublock_ks_x86.h */
+#include "ublock_v128.h"
 KUAI_REGISTER(ublock128_ssse3);
-UL_IMPL(ublock128_ssse3, "ssse3", KUAI_FAMILY_UBLOCK128, 100, ublock_ssse3_available,
-        ublock128_ssse3_, 8, &ublock128_ssse3_ll);
 KUAI_REGISTER(ublock256_ssse3);
-UL_IMPL(ublock256_ssse3, "ssse3", KUAI_FAMILY_UBLOCK256, 100, ublock_ssse3_available,
-        ublock256_ssse3_, 8, &ublock256_ssse3_ll);
 
 /* ---- key schedule on nibbles ------------------------------------------- */
 

@@ -4,7 +4,8 @@
  * of ublock_bs.h, for any ISA with a 16-byte byte shuffle (SSSE3 pshufb,
  * NEON tbl, LSX vshuf.b). A pass is 8 blocks for both block sizes; a
  * uBlock-256 plane-half is two vectors ("lanes" 0 and 1 of ublock_bs.h's
- * layout L).
+ * layout L). In front of it, the low-latency kernel (ublock_ll.h) over the
+ * same vocabulary, and the backend tables that join the two.
  *
  * The including file defines ublock_bs.h's vocabulary (ub_v, ub_xor, ...,
  * UB_ROW16) and then:
@@ -14,16 +15,18 @@
  *   UB_V128_ISA              token for the names (ssse3 -> ublock128_ssse3_*)
  *   UB_V128_NAME             backend name string
  *   UB_V128_AVAILABLE        int (*)(void), the run-time check
- *   UB_V128_PRIORITY         the tables' priority (without UB_V128_LOW_LATENCY;
- *                            the file registers ublock128_<isa> and
- *                            ublock256_<isa> with KUAI_REGISTER lines)
+ *   UB_V128_PRIORITY         the tables' priority (the file registers
+ *                            ublock128_<isa> and ublock256_<isa> with
+ *                            KUAI_REGISTER lines)
  *   UB_V128_NS128            uBlock-128 passes run side by side (2 for 16
  *                            registers, 3 for 32)
- * and may define UB_V128_LOW_LATENCY: the wide kernels' masks are then built
- * on first bulk use (UBM_LAZY_MASKS) and the including file, which puts
- * the low-latency kernel (ublock_ll.h) in front of them, writes the
- * backend tables itself;
- * and includes ublock_bs.h once (shared part), then this header once.
+ *   UB_V128_CROSSOVER128,    the low-latency kernel's crossovers in blocks,
+ *   UB_V128_CROSSOVER256     per member size (ublock_ll_front.h's UL_FRONT)
+ * (and UL_KS where ublock_ks_x86.h's nibble key schedule serves the
+ * one-shot calls), and includes ublock_bs.h once (shared part), then this
+ * header once. The low-latency kernel (ublock_ll.h, as ublock_ll_<isa>_*)
+ * goes in front of the wide one, whose round-key masks are built on first
+ * bulk use (UBM_LAZY_MASKS): short calls never pay for them.
  */
 #define UB_V128_PASTE(a, b, c) a##b##c
 #define UB_V128_XPASTE(a, b, c) UB_V128_PASTE(a, b, c)
@@ -63,9 +66,7 @@ static inline void UB_V128_FN(ublock128_, key_layout)(ub_v x[8], unsigned i)
 #define UBM_STORE(out, x) ub128_store(out, x)
 #define UBM_STORE_XOR(out, in, x) ub128_store_xor(out, in, x)
 #define UBM_KEY_LAYOUT(x, i) UB_V128_FN(ublock128_, key_layout)(x, i)
-#ifdef UB_V128_LOW_LATENCY
 #define UBM_LAZY_MASKS
-#endif
 #include "ublock_bs.h"
 
 /* ---- uBlock-256: 8 blocks per pass, plane-half = two xmm ---------------- */
@@ -217,31 +218,28 @@ static inline void UB_V128_FN(ublock256_, store_xor)(uint8_t *out, const uint8_t
 #define UBM_STORE(out, x) UB_V128_FN(ublock256_, store)(out, x)
 #define UBM_STORE_XOR(out, in, x) UB_V128_FN(ublock256_, store_xor)(out, in, x)
 #define UBM_KEY_LAYOUT(x, i) ((void)(x), (void)(i))
-#ifdef UB_V128_LOW_LATENCY
 #define UBM_LAZY_MASKS
-#endif
 #include "ublock_bs.h"
 
-/* ---- backend tables ------------------------------------------------------ */
+/* ---- the low-latency kernel in front, and the backend tables ----------- */
 
-#ifndef UB_V128_LOW_LATENCY
-#define UB_V128_IMPL(var, member, fam)                                                             \
-    const kuai_impl var = {                                                                        \
-        .name = UB_V128_NAME,                                                                      \
-        .family = fam,                                                                             \
-        .priority = UB_V128_PRIORITY,                                                              \
-        .available = UB_V128_AVAILABLE,                                                            \
-        .expand = UB_V128_FN(member, expand),                                                      \
-        .enc_blocks = UB_V128_FN(member, enc_blocks),                                              \
-        .dec_blocks = UB_V128_FN(member, dec_blocks),                                              \
-        .ctr_blocks = UB_V128_FN(member, ctr_blocks),                                              \
-        .mk_lanes = 8,                                                                             \
-        .mk_setup = UB_V128_FN(member, mk_setup),                                                  \
-        .mk_bytes = UB_V128_FN(member, mk_bytes),                                                  \
-        .mk_enc = UB_V128_FN(member, mk_enc),                                                      \
-        .mk_dec = UB_V128_FN(member, mk_dec),                                                      \
-    }
-UB_V128_IMPL(UB_V128_VAR(ublock128_), ublock128_, KUAI_FAMILY_UBLOCK128);
-UB_V128_IMPL(UB_V128_VAR(ublock256_), ublock256_, KUAI_FAMILY_UBLOCK256);
-#undef UB_V128_IMPL
-#endif /* UB_V128_LOW_LATENCY */
+#define UL_FN(name) UB_V128_XPASTE(ublock_ll_, UB_V128_ISA, _##name)
+#include "ublock_ll.h"
+
+/* UL_FRONT pastes its prefix: expanded here first */
+#define UB_V128_PREFIX(member) UB_V128_XPASTE(member, UB_V128_ISA, _)
+#define UB_V128_FRONT(W, X) UL_FRONT(W, X, 8)
+UB_V128_FRONT(UB_V128_PREFIX(ublock128_), UB_V128_CROSSOVER128)
+UB_V128_FRONT(UB_V128_PREFIX(ublock256_), UB_V128_CROSSOVER256)
+UL_NARROW_IMPL(UB_V128_XPASTE(ublock128_, UB_V128_ISA, _ll), UB_V128_NAME, KUAI_FAMILY_UBLOCK128,
+               UB_V128_AVAILABLE);
+UL_NARROW_IMPL(UB_V128_XPASTE(ublock256_, UB_V128_ISA, _ll), UB_V128_NAME, KUAI_FAMILY_UBLOCK256,
+               UB_V128_AVAILABLE);
+UL_IMPL(UB_V128_VAR(ublock128_), UB_V128_NAME, KUAI_FAMILY_UBLOCK128, UB_V128_PRIORITY,
+        UB_V128_AVAILABLE, UB_V128_PREFIX(ublock128_), 8,
+        &UB_V128_XPASTE(ublock128_, UB_V128_ISA, _ll));
+UL_IMPL(UB_V128_VAR(ublock256_), UB_V128_NAME, KUAI_FAMILY_UBLOCK256, UB_V128_PRIORITY,
+        UB_V128_AVAILABLE, UB_V128_PREFIX(ublock256_), 8,
+        &UB_V128_XPASTE(ublock256_, UB_V128_ISA, _ll));
+#undef UB_V128_FRONT
+#undef UB_V128_PREFIX

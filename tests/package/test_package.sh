@@ -17,6 +17,10 @@ mkdir -p "$root" "$dir/consumer-pc"
 ma=$(gcc -print-multiarch)
 libdir=usr/lib/$ma
 fail() { echo "test-package: FAIL: $*" >&2; exit 1; }
+# The libraries a binary loads, as ldd lists them. Captured whole before any
+# grep: with pipefail, `ldd | grep -q` fails at random when grep exits on the
+# first match and ldd dies of SIGPIPE writing the next line.
+loads() { local out; out=$(ldd "$1") || fail "ldd $1 failed"; grep -q -- "$2" <<< "$out"; }
 
 # Each package: present once, unpacked, holding its files.
 declare -A want=(
@@ -39,7 +43,7 @@ for pkg in "${!want[@]}"; do
   echo "test-package: $(basename "${debs[0]}"): $(grep -vc '/$' <<< "$list") files," \
     "Depends: $(dpkg-deb -f "${debs[0]}" Depends)"
 done
-dpkg-deb -f "$dir"/libkuai-dev_*.deb Depends | grep -q '^libkuai0 (= ' || fail "libkuai-dev must depend on libkuai0 (= version)"
+grep -q '^libkuai0 (= ' <<< "$(dpkg-deb -f "$dir"/libkuai-dev_*.deb Depends)" || fail "libkuai-dev must depend on libkuai0 (= version)"
 
 "$here/check_symbols.sh" "$root/$libdir/libkuai.so" "$root/usr/include/kuai.h"
 
@@ -52,7 +56,7 @@ cc -O2 -Wall -Werror -o "$dir/consumer-pc/consumer" "$here/consumer.c" $flags
 unset PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
 # The root is not where ld.so looks; an installed package would be.
 LD_LIBRARY_PATH=$root/$libdir "$dir/consumer-pc/consumer"
-LD_LIBRARY_PATH=$root/$libdir ldd "$dir/consumer-pc/consumer" | grep -q "$root/$libdir/libkuai.so.0" ||
+LD_LIBRARY_PATH=$root/$libdir loads "$dir/consumer-pc/consumer" "$root/$libdir/libkuai.so.0" ||
   fail "the pkg-config consumer does not use the packaged libkuai.so.0"
 
 # find_package(kuai) from the root (the CMake files are relocatable).
@@ -61,16 +65,16 @@ cmake -S "$here" -B "$dir/consumer-cmake" -DCMAKE_PREFIX_PATH="$root/usr" \
 grep -- "-- kuai " "$dir/consumer-cmake.log"
 cmake --build "$dir/consumer-cmake" > /dev/null
 "$dir/consumer-cmake/consumer"
-ldd "$dir/consumer-cmake/consumer" | grep -q "$root/$libdir/libkuai.so.0" ||
+loads "$dir/consumer-cmake/consumer" "$root/$libdir/libkuai.so.0" ||
   fail "the find_package consumer does not use the packaged libkuai.so.0"
 "$dir/consumer-cmake/consumer_static"
-! ldd "$dir/consumer-cmake/consumer_static" | grep -q libkuai ||
+! loads "$dir/consumer-cmake/consumer_static" libkuai ||
   fail "kuai::kuai_static linked libkuai.so"
 
 # The tool (the library linked in statically) and the provider through the
 # packaged openssl.cnf example, with its module path moved into the root.
 "$root/usr/bin/kuai" --version
-! ldd "$root/usr/bin/kuai" | grep -q libkuai || fail "the kuai tool needs libkuai.so"
+! loads "$root/usr/bin/kuai" libkuai || fail "the kuai tool needs libkuai.so"
 sed "s|^module = /|module = $root/|" "$root/usr/share/doc/kuai-openssl-provider/examples/kuai.cnf" \
   > "$dir/kuai.cnf"
 out=$(echo hello | KUAI_PROVIDER_DEBUG=1 OPENSSL_CONF=$dir/kuai.cnf openssl enc -sm4-ctr \

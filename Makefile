@@ -227,9 +227,11 @@ vectors:
 	@test -x .venv/bin/python || python3 -m venv .venv
 	@.venv/bin/pip install -q cryptography-vectors==$(CRYPTOGRAPHY_VECTORS_VERSION)
 
-# The prefix is fixed at configure time (GNUInstallDirs: with /usr the
-# library goes to the multiarch directory, found by ld.so with no more ado);
-# under /usr/local ld.so needs its cache refreshed, hence ldconfig as root.
+# The directories under the prefix are fixed at configure time
+# (GNUInstallDirs: with /usr the library goes to the multiarch directory,
+# found by ld.so with no more ado); PREFIX=DIR installs under DIR, and
+# kuai.pc and kuai.cnf, written as they are installed, name DIR. Under
+# /usr/local ld.so needs its cache refreshed, hence ldconfig as root.
 install: build
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX),)
 	@if [ "$$(id -u)" = 0 ]; then ldconfig; fi

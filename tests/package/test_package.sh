@@ -5,7 +5,8 @@
 # and that libkuai.so exports exactly the API, then builds the consumer of
 # tests/package against that root through pkg-config and through
 # find_package(kuai) + kuai::kuai (and kuai::kuai_static), and runs them;
-# the packaged tool and provider run once each.
+# the packaged tool and provider run once each. Then the same build
+# installed under another prefix: its kuai.pc and kuai.cnf must name it.
 # Usage: test_package.sh BUILD_DIR   (the directory make deb wrote *.deb to)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -81,4 +82,30 @@ out=$(echo hello | KUAI_PROVIDER_DEBUG=1 OPENSSL_CONF=$dir/kuai.cnf openssl enc 
   -K 000102030405060708090a0b0c0d0e0f -iv 000102030405060708090a0b0c0d0e0f 2>&1 >/dev/null)
 grep -q "kuai-provider: SM4-CTR encrypt" <<< "$out" || fail "openssl with kuai.cnf did not use kuai: $out"
 echo "test-package: openssl enc -sm4-ctr with the packaged kuai.cnf ran on kuai.so"
+
+# The same build installed under another prefix (cmake --install --prefix,
+# as README says): kuai.pc and kuai.cnf name that prefix, unedited.
+moved=$dir/moved-prefix
+mlib=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' "$dir/CMakeCache.txt") # relative, as GNUInstallDirs set it
+rm -rf "$moved" "$dir/consumer-moved"
+mkdir -p "$dir/consumer-moved"
+for comp in lib dev provider; do
+  cmake --install "$dir" --prefix "$moved" --component $comp > /dev/null
+done
+flags=$(PKG_CONFIG_LIBDIR=$moved/$mlib/pkgconfig pkg-config --cflags --libs kuai)
+flags=$(echo $flags) # pkg-config ends with a space
+[ "$flags" = "-I$moved/include -L$moved/$mlib -lkuai" ] ||
+  fail "kuai.pc installed under $moved gives: $flags"
+# shellcheck disable=SC2086
+cc -O2 -Wall -Werror -o "$dir/consumer-moved/consumer" "$here/consumer.c" $flags
+LD_LIBRARY_PATH=$moved/$mlib loads "$dir/consumer-moved/consumer" "$moved/$mlib/libkuai.so.0" ||
+  fail "the consumer of the moved install does not use its libkuai.so.0"
+LD_LIBRARY_PATH=$moved/$mlib "$dir/consumer-moved/consumer" > /dev/null
+cnf=$moved/share/doc/kuai-openssl-provider/examples/kuai.cnf
+grep -qx "module = $moved/$mlib/ossl-modules/kuai.so" "$cnf" ||
+  fail "kuai.cnf installed under $moved names: $(grep '^module' "$cnf")"
+out=$(echo hello | KUAI_PROVIDER_DEBUG=1 OPENSSL_CONF=$cnf openssl enc -sm4-ctr \
+  -K 000102030405060708090a0b0c0d0e0f -iv 000102030405060708090a0b0c0d0e0f 2>&1 >/dev/null)
+grep -q "kuai-provider: SM4-CTR encrypt" <<< "$out" || fail "openssl with the moved kuai.cnf did not use kuai: $out"
+echo "test-package: installed under another prefix, kuai.pc and kuai.cnf name it (consumer and openssl ran)"
 echo "test-package: ok"

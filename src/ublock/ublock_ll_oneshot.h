@@ -588,13 +588,20 @@ typedef void (*UL_FN(ksf_fn))(const uint8_t *const *, const uint8_t *const *, ui
     {                                                                                              \
         UL_FN(ks_fused)(c, key, bs, src, dst, nb, mk, yk);                                         \
     }
+/* The one-key kernels on ymm (yk) exist only with UL_Y: without it
+ * ks_fused ignores yk, and oneshot's table has no ymm row. */
+#ifdef UL_Y
+#define UL_KSF_YKERNEL(name, c, bs, nb) UL_KSF_KERNEL(name, c, bs, nb, 0, 1)
+#else
+#define UL_KSF_YKERNEL(name, c, bs, nb)
+#endif
 #define UL_KSF_KERNELS4(m, c)                                                                      \
     UL_KSF_KERNEL(ksf##m##_1, c, 16, 1, 0, 0)                                                      \
     UL_KSF_KERNEL(ksf##m##_2, c, 16, 2, 0, 0)                                                      \
     UL_KSF_KERNEL(ksf##m##_3, c, 16, 3, 0, 0)                                                      \
     UL_KSF_KERNEL(ksf##m##_4, c, 16, 4, 0, 0)                                                      \
-    UL_KSF_KERNEL(ksf##m##_y2, c, 16, 2, 0, 1)                                                     \
-    UL_KSF_KERNEL(ksf##m##_y4, c, 16, 4, 0, 1)                                                     \
+    UL_KSF_YKERNEL(ksf##m##_y2, c, 16, 2)                                                          \
+    UL_KSF_YKERNEL(ksf##m##_y4, c, 16, 4)                                                          \
     UL_KSF_KERNEL(ksf##m##_m2, c, 16, 2, 1, 0)                                                     \
     UL_KSF_KERNEL(ksf##m##_m3, c, 16, 3, 1, 0)                                                     \
     UL_KSF_KERNEL(ksf##m##_m4, c, 16, 4, 1, 0)
@@ -602,9 +609,10 @@ UL_KSF_KERNELS4(a, KUAI_UBLOCK_128_128)
 UL_KSF_KERNELS4(b, KUAI_UBLOCK_128_256)
 UL_KSF_KERNEL(ksfc_1, KUAI_UBLOCK_256_256, 32, 1, 0, 0)
 UL_KSF_KERNEL(ksfc_2, KUAI_UBLOCK_256_256, 32, 2, 0, 0)
-UL_KSF_KERNEL(ksfc_y2, KUAI_UBLOCK_256_256, 32, 2, 0, 1)
+UL_KSF_YKERNEL(ksfc_y2, KUAI_UBLOCK_256_256, 32, 2)
 UL_KSF_KERNEL(ksfc_m2, KUAI_UBLOCK_256_256, 32, 2, 1, 0)
 #undef UL_KSF_KERNEL
+#undef UL_KSF_YKERNEL
 #undef UL_KSF_KERNELS4
 
 /* The schedule per member, each with its constant member. */
@@ -646,17 +654,24 @@ UL_ENTRY void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const ui
     const uint8_t *src[UL_G128];
     uint8_t *dst[UL_G128];
     /* [member][one key (xmm where UL_YFULL is 0), several keys, one key
-     * (ymm)][group size] */
+     * (ymm: UL_Y only; without it the row is never read and names the xmm
+     * kernels)][group size] */
+#ifdef UL_Y
+#define UL_KSF_Y(m, nb) UL_FN(ksf##m##_y##nb)
+#else
+#define UL_KSF_Y(m, nb) UL_FN(ksf##m##_##nb)
+#endif
     static const UL_FN(ksf_fn)
         fused[3][3][5] = {{{0, UL_FN(ksfa_1), UL_FN(ksfa_2), UL_FN(ksfa_3), UL_FN(ksfa_4)},
                            {0, UL_FN(ksfa_1), UL_FN(ksfa_m2), UL_FN(ksfa_m3), UL_FN(ksfa_m4)},
-                           {0, UL_FN(ksfa_1), UL_FN(ksfa_y2), UL_FN(ksfa_3), UL_FN(ksfa_y4)}},
+                           {0, UL_FN(ksfa_1), UL_KSF_Y(a, 2), UL_FN(ksfa_3), UL_KSF_Y(a, 4)}},
                           {{0, UL_FN(ksfb_1), UL_FN(ksfb_2), UL_FN(ksfb_3), UL_FN(ksfb_4)},
                            {0, UL_FN(ksfb_1), UL_FN(ksfb_m2), UL_FN(ksfb_m3), UL_FN(ksfb_m4)},
-                           {0, UL_FN(ksfb_1), UL_FN(ksfb_y2), UL_FN(ksfb_3), UL_FN(ksfb_y4)}},
+                           {0, UL_FN(ksfb_1), UL_KSF_Y(b, 2), UL_FN(ksfb_3), UL_KSF_Y(b, 4)}},
                           {{0, UL_FN(ksfc_1), UL_FN(ksfc_2), 0, 0},
                            {0, UL_FN(ksfc_1), UL_FN(ksfc_m2), 0, 0},
-                           {0, UL_FN(ksfc_1), UL_FN(ksfc_y2), 0, 0}}};
+                           {0, UL_FN(ksfc_1), UL_KSF_Y(c, 2), 0, 0}}};
+#undef UL_KSF_Y
     const int m = c == KUAI_UBLOCK_128_128 ? 0 : c == KUAI_UBLOCK_128_256 ? 1 : 2;
     const size_t bs = kuai_block_size(c), g = bs == 16 ? UL_G128 : UL_G256;
     if (enc && nblocks && nblocks <= g) {

@@ -277,29 +277,36 @@ def test_failing_objects_leave_nothing(tmp_path):
 def test_gil_released(tmp_path):
     # While a path-to-path call runs (fds, no Python callbacks), another
     # Python thread keeps running: its longest stall stays far below the
-    # call's duration (with the GIL held it would be the whole call).
+    # call's duration (with the GIL held it would be the whole call, every
+    # time). Up to three tries: on a loaded machine the scheduler alone can
+    # stall the spinning thread now and then.
     import threading
     import time
 
     src = tmp_path / "big"
     src.write_bytes(bytes(48 * CHUNK))
-    done = threading.Event()
-    span = []
+    tries = []
+    for _ in range(3):
+        done = threading.Event()
+        span = []
 
-    def work():
-        t0 = time.perf_counter()
-        kfile.encrypt(src, tmp_path / "big.kuai", key=bytes(16), cipher="sm4")
-        span.append(time.perf_counter() - t0)
-        done.set()
+        def work():
+            t0 = time.perf_counter()
+            kfile.encrypt(src, tmp_path / "big.kuai", key=bytes(16), cipher="sm4")
+            span.append(time.perf_counter() - t0)
+            done.set()
 
-    t = threading.Thread(target=work)
-    last, gap = time.perf_counter(), 0.0
-    t.start()
-    while not done.is_set():
-        now = time.perf_counter()
-        gap, last = max(gap, now - last), now
-    t.join()
-    assert gap < span[0] / 2, (gap, span[0])
+        t = threading.Thread(target=work)
+        last, gap = time.perf_counter(), 0.0
+        t.start()
+        while not done.is_set():
+            now = time.perf_counter()
+            gap, last = max(gap, now - last), now
+        t.join()
+        tries.append((gap, span[0]))
+        if gap < span[0] / 2:
+            break
+    assert tries[-1][0] < tries[-1][1] / 2, tries
 
 
 def test_ctrl_c_leaves_nothing(tmp_path):
@@ -319,10 +326,17 @@ def test_ctrl_c_leaves_nothing(tmp_path):
     try:
         w = os.open(fifo, os.O_WRONLY)  # waits for the child to open it
         os.write(w, bytes(CHUNK + CHUNK // 2))
-        deadline = time.monotonic() + 20
-        while not leftovers(tmp_path) and time.monotonic() < deadline:
+        # The signal only interrupts the read that waits on the stalled
+        # FIFO: wait until the first chunk is sealed into the temporary
+        # file (it exists, empty, before the call starts), then a little.
+        def written():
+            left = leftovers(tmp_path)
+            return os.path.getsize(tmp_path / left[0]) if left else 0
+
+        deadline = time.monotonic() + 60
+        while written() <= CHUNK and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert leftovers(tmp_path), "the child never started writing"
+        assert written() > CHUNK, "the child never sealed the first chunk"
         time.sleep(0.2)
         child.send_signal(signal.SIGINT)
         _, err = child.communicate(timeout=20)

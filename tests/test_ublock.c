@@ -517,7 +517,7 @@ static void check_lazy_race(kuai_cipher c, const kuai_impl *p)
 
 /*
  * Round keys stored in the low-latency kernel's form (ublock.h,
- * UBLOCK_LLK_*): the x86 key setup writes them, and that kernel's calls
+ * UBLOCK_LLK_*): the nibble key setup writes them, and that kernel's calls
  * (1..4 blocks, CBC encryption, the multi-key short path) must read them,
  * not the raw schedule: one flipped bit in a stored round key must change
  * every such call's output, and the key put back must agree with ref
@@ -528,11 +528,13 @@ static void check_stored_round_keys(kuai_cipher c, const kuai_impl *p, const kua
 {
     const char *cn = kuai_cipher_name(c);
     const size_t bs = kuai_block_size(c);
-    /* the backends with the x86 key setup, and of them those with the
-     * kernel in front (avx512 fronts its wide kernel with avx2's) */
-    const int x86 = strcmp(p->name, "ssse3") == 0 || strcmp(p->name, "avx2") == 0 ||
-                    strcmp(p->name, "avx512") == 0;
-    const int ll = x86 && p->mk_short != NULL;
+    /* the backends with the nibble key setup (ublock_expand_nib.h), and of
+     * them those with the kernel in front (avx512 fronts its wide kernel
+     * with avx2's) */
+    const int nib = strcmp(p->name, "ssse3") == 0 || strcmp(p->name, "avx2") == 0 ||
+                    strcmp(p->name, "avx512") == 0 || strcmp(p->name, "neon") == 0 ||
+                    strcmp(p->name, "lsx") == 0;
+    const int ll = nib && p->mk_short != NULL;
     /* k: the key under test; o: three more of this backend (multi-key
      * groups of 4 whose keys all stored theirs); r, ro: the same on ref */
     kuai_key *k = key_alloc(1), *o = key_alloc(3), *r = key_alloc(1), *ro = key_alloc(3);
@@ -551,7 +553,7 @@ static void check_stored_round_keys(kuai_cipher c, const kuai_impl *p, const kua
         goto out;
     ublock_sched *s = ublock_sched_of(k);
     CHECK(ublock_llk(ublock_sched_const(r)) == NULL, "%s: ref's key claims stored round keys", cn);
-    if (!x86) {
+    if (!nib) {
         CHECK(ublock_llk(s) == NULL, "%s/%s: key claims stored round keys", cn, p->name);
         goto out;
     }

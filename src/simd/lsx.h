@@ -45,5 +45,14 @@ typedef __m128i v128;
 /* vpickev.w vd, vj, vk: {vk.w0, vk.w2, vj.w0, vj.w2}; vpickod.w the odd ones */
 #define v128_even32(a, b) __lsx_vpickev_w(b, a)
 #define v128_odd32(a, b) __lsx_vpickod_w(b, a)
+#define v128_unpacklo8(a, b) __lsx_vilvl_b(b, a)
+#define v128_unpackhi8(a, b) __lsx_vilvh_b(b, a)
+#define v128_swap64(x) __lsx_vshuf4i_w(x, 0x4e)
+/* vshuf.b reads an index modulo 32 (0x80 is 0): indices above 15 clamped
+ * to 16, which picks the zero source */
+#define v128_shuf8z(x, idx)                                                                        \
+    __lsx_vshuf_b(v128_zero(), x, __lsx_vmin_bu(idx, __lsx_vreplgr2vr_b(16)))
+#define v128_nibpack(a, b)                                                                         \
+    __lsx_vor_v(__lsx_vslli_b(__lsx_vpickev_b(b, a), 4), __lsx_vpickod_b(b, a))
 
 #endif

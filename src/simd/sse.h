@@ -37,6 +37,14 @@ typedef __m128i v128;
 #define v128_unpackhi32(a, b) _mm_unpackhi_epi32(a, b)
 #define v128_unpacklo64(a, b) _mm_unpacklo_epi64(a, b)
 #define v128_unpackhi64(a, b) _mm_unpackhi_epi64(a, b)
+#define v128_unpacklo8(a, b) _mm_unpacklo_epi8(a, b)
+#define v128_unpackhi8(a, b) _mm_unpackhi_epi8(a, b)
+#define v128_swap64(x) _mm_shuffle_epi32(x, 0x4e)
+#define v128_shuf8z(x, idx) _mm_shuffle_epi8(x, idx)
+/* pmaddubsw by {16, 1} pairs: n[2i] * 16 + n[2i + 1] per 16-bit lane */
+#define v128_nibpack(a, b)                                                                         \
+    _mm_packus_epi16(_mm_maddubs_epi16(a, _mm_set1_epi16(0x0110)),                                 \
+                     _mm_maddubs_epi16(b, _mm_set1_epi16(0x0110)))
 #define v128_even32(a, b)                                                                          \
     _mm_castps_si128(                                                                              \
         _mm_shuffle_ps(_mm_castsi128_ps(a), _mm_castsi128_ps(b), _MM_SHUFFLE(2, 0, 2, 0)))

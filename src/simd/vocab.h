@@ -18,6 +18,13 @@
  *   P_unpacklo32/hi32(a, b)     dwords {a0, b0, a1, b1} / {a2, b2, a3, b3}
  *   P_unpacklo64/hi64(a, b)     qwords {a0, b0} / {a1, b1}
  *   P_even32/odd32(a, b)        dwords {a0, a2, b0, b2} / {a1, a3, b1, b3}
+ *   P_unpacklo8/hi8(a, b)       bytes {a0, b0, .., a7, b7} / {a8, b8, .., a15, b15}
+ *   P_swap64(x)                 the two qwords (of each lane) exchanged
+ *   P_shuf8z(x, idx)            P_shuf8 where an index may also be 0x80..0x8f,
+ *                               which gives 0 (pshufb's bit 7; tbl's >= 16;
+ *                               LSX needs one more op)
+ *   P_nibpack(a, b)             32 nibbles, one per byte (0..15), a then b,
+ *                               into 16 bytes: byte i = n[2i] << 4 | n[2i + 1]
  * (v256: per 128-bit lane, as the AVX2 instructions). All are macros or static inline, so each is
  * the instruction(s) it names and shift counts stay immediates.
  *

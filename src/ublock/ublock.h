@@ -20,9 +20,9 @@ typedef struct ublock_sched {
     /* Backends that build their wide kernel's round-key masks on first bulk
      * use (UBLOCK_MASKS_*, atomic: a const key may be shared by threads). */
     uint32_t masks;
-    /* UBLOCK_LLK_X86 when the last UBLOCK_LLK_BYTES of ext hold the round
-     * keys in the low-latency kernel's form (ublock_expand_raw_ssse3), else
-     * 0 (every other schedule writer clears it). */
+    /* UBLOCK_LLK_NIB when the last UBLOCK_LLK_BYTES of ext hold the round
+     * keys in the low-latency kernel's form (the nibble key setup,
+     * ublock_expand_nib.h), else 0 (every other schedule writer clears it). */
     uint32_t llk;
     unsigned char ext[8192 - 816]; /* 8-byte aligned: backends load it unaligned */
 } ublock_sched;
@@ -42,14 +42,14 @@ enum { UBLOCK_MASKS_NONE = 0, UBLOCK_MASKS_BUSY = 1, UBLOCK_MASKS_READY = 2 };
  * masks (ublock_bs.h asserts it), 8-byte aligned only: read with unaligned
  * loads. A plain copy of the key keeps it valid (no addresses inside).
  */
-#define UBLOCK_LLK_X86 0x4c4c4b31u /* "LLK1" */
+#define UBLOCK_LLK_NIB 0x4c4c4b31u /* "LLK1" */
 #define UBLOCK_LLK_BYTES ((UBLOCK_MAX_ROUNDS + 1) * 32)
 #define UBLOCK_LLK_OFF (sizeof(((ublock_sched *)0)->ext) - UBLOCK_LLK_BYTES)
 
 /* The stored kernel-form round keys of s (rows of 32 bytes), or NULL. */
 static inline const uint8_t *ublock_llk(const ublock_sched *s)
 {
-    return s->llk == UBLOCK_LLK_X86 ? s->ext + UBLOCK_LLK_OFF : NULL;
+    return s->llk == UBLOCK_LLK_NIB ? s->ext + UBLOCK_LLK_OFF : NULL;
 }
 
 _Static_assert(sizeof(ublock_sched) <= sizeof(((kuai_key *)0)->priv_sched),
@@ -65,11 +65,11 @@ static inline const ublock_sched *ublock_sched_const(const kuai_key *k)
 }
 
 /* The portable key schedule (ublock_ref.c): fills rk, nbytes, rounds. Every
- * backend calls it (or the same on nibbles with pshufb,
- * ublock_expand_raw_ssse3 in ublock_ssse3.c, for the x86 backends: the
- * scalar nibble permutation was most of a short message's cost; avx2 has
- * its own VEX copy, ublock_expand_x86.h) first and then derives its own
- * form into ext. */
+ * backend calls it (or the same on nibbles with vector shuffles,
+ * ublock_expand_nib.h, which also stores the low-latency kernel's form:
+ * ublock_expand_raw_ssse3 for the x86 backends, avx2's VEX copy, neon's
+ * and lsx's; the scalar nibble permutation was most of a short message's
+ * cost) first and then derives its own form into ext. */
 void ublock_expand_raw(ublock_sched *s, kuai_cipher c, const uint8_t *key);
 void ublock_expand_raw_ssse3(ublock_sched *s, kuai_cipher c, const uint8_t *key);
 
@@ -83,5 +83,7 @@ extern const uint8_t ublock_pl128_inv[8], ublock_pr128_inv[8], ublock_pl256_inv[
  * pk[j]) and the round constants RC1..RC24 */
 extern const uint8_t ublock_pk1[16], ublock_pk2[32], ublock_pk3[32];
 extern const uint32_t ublock_rc[24];
+/* The nibble key schedule's round constants (ublock_ks.h), ublock_tables.c */
+extern const _Alignas(16) uint8_t ublock_ks_rc[3][24][16];
 
 #endif

@@ -6,13 +6,12 @@
  * Compiled with -mavx2 for this file only; chosen at run time.
  */
 #include "ublock.h"
-#include "ublock_expand_x86.h"
-#include "ublock_ks_x86.h"
 
 #include <string.h>
 
 #include "../simd/avx2.h" /* the wide kernels */
 #include "../simd/sse.h"  /* the low-latency kernel (VEX-encoded here) */
+#include "ublock_expand_nib.h"
 
 #define UB_V_ISA v256
 #define UB_V_BYTES 32
@@ -23,11 +22,14 @@
     }
 
 /* ublock_expand_raw_ssse3's key setup, VEX-encoded */
-static UB_EXPAND_X86(ublock_expand_raw_avx2)
+static void ublock_expand_raw_avx2(ublock_sched *s, kuai_cipher c, const uint8_t *key)
+{
+    ub_expand_nib_any(s, c, key);
+}
 #define UB_EXPAND_RAW ublock_expand_raw_avx2
 #include "ublock_bs.h"
 
-    static int ublock_avx2_available(void)
+static int ublock_avx2_available(void)
 {
     return (kuai_cpu_features() & KUAI_CPU_AVX2) != 0;
 }
@@ -168,7 +170,6 @@ static inline void ublock256_avx2_store_xor(uint8_t *out, const uint8_t *in, con
 
 #define UL_FN(name) ublock_ll_avx2_##name
 #define UL_ENTRY /* exported: it fronts the avx512 backend too (ublock_ll_front.h) */
-#define UL_KS    /* one-shot keys from ublock_ks_x86.h */
 #define UL_Y     /* and the ymm form: uBlock-128 groups of 2 and 4, uBlock-256 pairs */
 #include "ublock_ll.h"
 

@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * uBlock key setup on nibbles for the x86 backends (ublock_ks_x86.h's
- * schedule), one copy per including file so that each is compiled for its
- * ISA: ublock_ssse3.c's ublock_expand_raw_ssse3 (SSE encoding, also used by
- * avx512) and ublock_avx2.c's (VEX: three-operand forms, no register
- * copies). Each round key is stored packed (the raw schedule every backend
- * shares) and in the low-latency kernel's form (ublock.h, UBLOCK_LLK_*).
+ * uBlock key setup on nibbles (ublock_ks.h's schedule), one copy per
+ * including file so that each is compiled for its ISA: ublock_ssse3.c's
+ * ublock_expand_raw_ssse3 (SSE encoding, also used by avx512), ublock_avx2.c's
+ * (VEX: three-operand forms, no register copies), ublock_neon.c's and
+ * ublock_lsx.c's. Each round key is stored packed (the raw schedule every
+ * backend shares) and in the low-latency kernel's form (ublock.h,
+ * UBLOCK_LLK_*). The including file includes its ISA's vocabulary first.
  */
-#ifndef KUAI_UBLOCK_EXPAND_X86_H
-#define KUAI_UBLOCK_EXPAND_X86_H
+#ifndef KUAI_UBLOCK_EXPAND_NIB_H
+#define KUAI_UBLOCK_EXPAND_NIB_H
 
 #include "ublock.h"
-#include "ublock_ks_x86.h"
+#include "ublock_ks.h"
 
 static inline __attribute__((always_inline)) void ub_expand_nib(ublock_sched *s, kuai_cipher c,
                                                                 const uint8_t *key)
@@ -57,19 +58,21 @@ static inline __attribute__((always_inline)) void ub_expand_nib(ublock_sched *s,
             break;
         ub_ks_step(&ks, r + 1);
     }
-    s->llk = UBLOCK_LLK_X86;
+    s->llk = UBLOCK_LLK_NIB;
 }
 
-/* one loop per member, the member's branches folded away */
-#define UB_EXPAND_X86(name)                                                                        \
-    void name(ublock_sched *s, kuai_cipher c, const uint8_t *key)                                  \
-    {                                                                                              \
-        if (c == KUAI_UBLOCK_128_128)                                                              \
-            ub_expand_nib(s, KUAI_UBLOCK_128_128, key);                                            \
-        else if (c == KUAI_UBLOCK_128_256)                                                         \
-            ub_expand_nib(s, KUAI_UBLOCK_128_256, key);                                            \
-        else                                                                                       \
-            ub_expand_nib(s, KUAI_UBLOCK_256_256, key);                                            \
-    }
+/* The body of each backend's key setup (a function of its own file, so
+ * compiled for its ISA): one loop per member, the member's branches
+ * folded away. */
+static inline __attribute__((always_inline)) void ub_expand_nib_any(ublock_sched *s, kuai_cipher c,
+                                                                    const uint8_t *key)
+{
+    if (c == KUAI_UBLOCK_128_128)
+        ub_expand_nib(s, KUAI_UBLOCK_128_128, key);
+    else if (c == KUAI_UBLOCK_128_256)
+        ub_expand_nib(s, KUAI_UBLOCK_128_256, key);
+    else
+        ub_expand_nib(s, KUAI_UBLOCK_256_256, key);
+}
 
 #endif

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * uBlock key schedule on nibbles (SSSE3, VEX-encoded where the including
- * file is built for AVX2), one round at a time: ublock_expand_raw_ssse3
- * (ublock_ssse3.c) stores each round key packed, and the low-latency
- * kernel's one-shot path (ublock_ll_oneshot.h, UL_KS) turns each straight into the
- * form its rounds add (one pshufb per vector), with no packed round key in
- * between.
+ * uBlock key schedule on nibbles over the 128-bit vocabulary (src/simd:
+ * SSSE3, VEX-encoded where the including file is built for AVX2; NEON;
+ * LSX), one round at a time: ublock_expand_nib.h stores each round key
+ * packed and in the low-latency kernel's form, and the kernel's one-shot
+ * path (ublock_ll_oneshot.h) turns each straight into the form its
+ * rounds add (one shuffle per vector), with no packed round key in
+ * between. The including file includes its ISA's vocabulary first. Below,
+ * pshufb stands for v128_shuf8 (tbl, vshuf.b), and the lookups that rely
+ * on an index's bit 7 giving 0 are v128_shuf8z.
  *
  * The key register is one nibble per byte, 16 nibbles (a quarter of a
- * 256-bit key, or half of a 128-bit one) per xmm: PK is one pshufb per 16
+ * 256-bit key, or half of a 128-bit one) per vector: PK is one pshufb per 16
  * nibbles, Sk and Tk are pshufb lookups into register tables (constant
  * time: the key is only ever a shuffle index). The dependency chain from
  * one round's K0 to the next is three operations: PK (pshufb), Sk (pshufb),
@@ -23,32 +26,30 @@
  * round key RK_r is, as 16-nibble vectors in the spec's nibble order:
  * k0 || k1 (uBlock-128/128 and 128/256), k0 || k1 || k2 || k3 (256/256).
  */
-#ifndef KUAI_UBLOCK_KS_X86_H
-#define KUAI_UBLOCK_KS_X86_H
+#ifndef KUAI_UBLOCK_KS_H
+#define KUAI_UBLOCK_KS_H
 
 #include "ublock.h"
 
-#include "../simd/sse.h"
 #ifdef __AVX2__
 #include "../simd/avx2.h"
 #endif
 
-/* Generated from the spec's PK1-3 and RC (ublock_ref.c), ublock_ssse3.c:
- * [0] rcx of 128-bit keys (RC nibbles, then 0x80), [1] rcx at PK1^-1
- * positions, [2] rcx at PK2^-1 positions (PK3's too). */
-extern const _Alignas(16) uint8_t ublock_ks_rc[3][24][16];
+/* ublock_ks_rc (ublock.h): [0] rcx of 128-bit keys (RC nibbles, then
+ * 0x80), [1] rcx at PK1^-1 positions, [2] rcx at PK2^-1 positions (PK3's
+ * too). */
 
 typedef struct ub_ks {
-    __m128i k0, k1, k2, k3, kx;       /* key register; kx = k0 ^ next rcpre */
-    __m128i sbox, tk, pk0, pk1, lo80; /* constants */
-    __m128i pkn, pks;                 /* ub_ks_stepf: PK's K0 half across frames */
-    int t;                            /* 1: 128/128, 2: 128/256, 3: 256/256 */
+    v128 k0, k1, k2, k3, kx;       /* key register; kx = k0 ^ next rcpre */
+    v128 sbox, tk, pk0, pk1, lo80; /* constants */
+    v128 pkn, pks;                 /* ub_ks_stepf: PK's K0 half across frames */
+    int t;                         /* 1: 128/128, 2: 128/256, 3: 256/256 */
     unsigned rounds;
 } ub_ks;
 
-#define UB_KS_ROW(t, r) _mm_load_si128((const __m128i *)(const void *)ublock_ks_rc[t][r])
+#define UB_KS_ROW(t, r) v128_load(ublock_ks_rc[t][r])
 
-/* For ub_ks_stepf (ublock_ks_x86_step.h), and [0] for ub_ks_step's
+/* For ub_ks_stepf (ublock_ks_step.h), and [0] for ub_ks_step's
  * 256-bit keys too: [0] RC nibbles then 0 (row 0 of ublock_ks_rc, masked
  * to 0..15), [1] the same in the swapped frame (64-bit halves exchanged),
  * [2] ublock_ks_rc's row 2 in the swapped frame. Generated from
@@ -134,64 +135,66 @@ static const _Alignas(16) uint8_t ub_ks_rcf[3][24][16] = {
     }};
 
 /* 16 bytes -> 32 nibbles in two vectors (bytes 0-7, bytes 8-15). */
-static inline __attribute__((always_inline)) void ub_nib_load2(const uint8_t *p, __m128i *n0,
-                                                               __m128i *n1)
+static inline __attribute__((always_inline)) void ub_nib_load2(const uint8_t *p, v128 *n0, v128 *n1)
 {
-    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)p), m = _mm_set1_epi8(0x0f);
-    __m128i hi = _mm_and_si128(_mm_srli_epi16(b, 4), m), lo = _mm_and_si128(b, m);
-    *n0 = _mm_unpacklo_epi8(hi, lo);
-    *n1 = _mm_unpackhi_epi8(hi, lo);
+    v128 b = v128_loadu(p), m = v128_set1_8(0x0f);
+    v128 hi = v128_and(v128_srl64(b, 4), m), lo = v128_and(b, m);
+    *n0 = v128_unpacklo8(hi, lo);
+    *n1 = v128_unpackhi8(hi, lo);
 }
 
 /* 16 nibbles (one per byte, high nibble of each byte first) -> 8 bytes,
  * two such vectors at a time. */
-static inline __attribute__((always_inline)) __m128i ub_nib_pack(__m128i n0, __m128i n1)
+static inline __attribute__((always_inline)) v128 ub_nib_pack(v128 n0, v128 n1)
 {
-    const __m128i f = _mm_set1_epi16(0x0110);
-    return _mm_packus_epi16(_mm_maddubs_epi16(n0, f), _mm_maddubs_epi16(n1, f));
+    return v128_nibpack(n0, n1);
 }
+
+/* spec tables: s, and multiplication by 2 in GF(2^4) mod x^4 + x + 1; and
+ * bit 7 on the first 8 index bytes (ub_ks_step) */
+static const _Alignas(16) uint8_t ub_ks_const[3][16] = {
+    {7, 4, 9, 12, 11, 10, 13, 8, 15, 14, 1, 6, 0, 3, 2, 5},
+    {0, 2, 4, 6, 8, 10, 12, 14, 3, 1, 7, 5, 11, 9, 15, 13},
+    {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 0, 0, 0, 0, 0, 0, 0}};
 
 static inline __attribute__((always_inline)) void ub_ks_init(ub_ks *s, kuai_cipher c,
                                                              const uint8_t *key)
 {
-    /* spec tables: s, and multiplication by 2 in GF(2^4) mod x^4 + x + 1 */
-    s->sbox = _mm_setr_epi8(7, 4, 9, 12, 11, 10, 13, 8, 15, 14, 1, 6, 0, 3, 2, 5);
-    s->tk = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 3, 1, 7, 5, 11, 9, 15, 13);
-    s->lo80 = _mm_setr_epi8(-128, -128, -128, -128, -128, -128, -128, -128, 0, 0, 0, 0, 0, 0, 0, 0);
+    s->sbox = v128_load(ub_ks_const[0]);
+    s->tk = v128_load(ub_ks_const[1]);
+    s->lo80 = v128_load(ub_ks_const[2]);
     if (c == KUAI_UBLOCK_128_128) {
         /* k0 = K0||K1, k1 = K2||K3 */
         s->t = 1;
         s->rounds = 16;
-        s->pk0 = _mm_loadu_si128((const __m128i *)(const void *)ublock_pk1);
+        s->pk0 = v128_loadu(ublock_pk1);
         s->pk1 = s->pk0;
         ub_nib_load2(key, &s->k0, &s->k1);
-        s->k2 = s->k3 = _mm_setzero_si128();
-        s->kx = _mm_xor_si128(s->k0, UB_KS_ROW(1, 0));
+        s->k2 = s->k3 = v128_zero();
+        s->kx = v128_xor(s->k0, UB_KS_ROW(1, 0));
         return;
     }
     /* 256-bit keys: k0..k3 = K0..K3 */
     s->t = c == KUAI_UBLOCK_128_256 ? 2 : 3;
     s->rounds = 24;
     const uint8_t *pkb = s->t == 2 ? ublock_pk2 : ublock_pk3;
-    s->pk0 = _mm_loadu_si128((const __m128i *)(const void *)pkb);
-    /* PK2/3 take K1's nibbles from K1 only (16..31) */
-    s->pk1 =
-        _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(pkb + 16)), _mm_set1_epi8(16));
+    s->pk0 = v128_loadu(pkb);
+    /* PK2/3 take K1's nibbles from K1 only (16..31): ^ 16 is - 16 there */
+    s->pk1 = v128_xor(v128_loadu(pkb + 16), v128_set1_8(16));
     ub_nib_load2(key, &s->k0, &s->k1);
     ub_nib_load2(key + 16, &s->k2, &s->k3);
-    s->kx = _mm_xor_si128(s->k0, UB_KS_ROW(2, 0)); /* row 2 serves PK3 too */
+    s->kx = v128_xor(s->k0, UB_KS_ROW(2, 0)); /* row 2 serves PK3 too */
 }
 
 #define UBK_S ub_ks
-#define UBK_T __m128i
+#define UBK_T v128
 #define UBK_OP(op) KUAI_V(v128, op)
 #define UBK_ROW(t, r) UB_KS_ROW(t, r)
-#define UBK_SWAP64(x) _mm_shuffle_epi32(x, 0x4e)
-#define UBK_ROWF(t, r) _mm_load_si128((const __m128i *)(const void *)ub_ks_rcf[t][r])
+#define UBK_ROWF(t, r) v128_load(ub_ks_rcf[t][r])
 #define UBK_STEP ub_ks_step
 #define UBK_STEPF ub_ks_stepf
 #define UBK_FRAMES ub_ks_frames
-#include "ublock_ks_x86_step.h"
+#include "ublock_ks_step.h"
 
 #ifdef __AVX2__
 /*
@@ -246,12 +249,11 @@ ub_ksy_init(ub_ksy *y, kuai_cipher c, const uint8_t *key0, const uint8_t *key1, 
 #define UBK_T __m256i
 #define UBK_OP(op) KUAI_V(v256, op)
 #define UBK_ROW(t, r) v256_row16(ublock_ks_rc[t][r])
-#define UBK_SWAP64(x) _mm256_shuffle_epi32(x, 0x4e)
 #define UBK_ROWF(t, r) v256_row16(ub_ks_rcf[t][r])
 #define UBK_STEP ub_ksy_step
 #define UBK_STEPF ub_ksy_stepf
 #define UBK_FRAMES ub_ksy_frames
-#include "ublock_ks_x86_step.h"
+#include "ublock_ks_step.h"
 #endif
 
 #endif

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * One round of the nibble key schedule (ublock_ks_x86.h) over one vector
+ * One round of the nibble key schedule (ublock_ks.h) over one vector
  * width, included once per width: UBK_S is the state type (its vectors of
  * type UBK_T), UBK_OP(op) the vocabulary's op, UBK_ROW(t, r) a row of
- * ublock_ks_rc in every 128-bit lane, UBK_SWAP64(x) the two qwords of
+ * ublock_ks_rc in every 128-bit lane, UBK_OP(swap64)(x) the two qwords of
  * every lane swapped, UBK_STEP the function's name. Every operation works
  * per 128-bit lane, so a ymm state runs two schedules (one per lane).
  */
@@ -15,13 +15,13 @@ static inline __attribute__((always_inline)) void UBK_STEP(UBK_S *s, unsigned r)
     if (s->t == 1) {
         UBK_T rcx = UBK_ROW(0, r - 1);
         UBK_T q = UBK_OP(shuf8)(s->kx, s->pk0); /* PK(K0||K1) ^ rcx */
-        UBK_T sk = UBK_OP(shuf8)(s->sbox, q);
-        UBK_T t = UBK_OP(shuf8)(s->tk, UBK_OP(xor)(q, UBK_OP(xor)(rcx, s->lo80)));
+        UBK_T sk = UBK_OP(shuf8z)(s->sbox, q);  /* bit 7 of K1's half: 0 */
+        UBK_T t = UBK_OP(shuf8z)(s->tk, UBK_OP(xor)(q, UBK_OP(xor)(rcx, s->lo80)));
         UBK_T k1t = UBK_OP(xor)(s->k1, t);
         UBK_T next = r < 16 ? UBK_ROW(1, r) : zero;
         s->kx = UBK_OP(xor)(UBK_OP(xor)(k1t, next), sk);
         s->k0 = UBK_OP(xor)(k1t, sk);
-        s->k1 = UBK_SWAP64(UBK_OP(xor)(q, rcx)); /* K1' || K0' */
+        s->k1 = UBK_OP(swap64)(UBK_OP(xor)(q, rcx)); /* K1' || K0' */
         return;
     }
     /* RC nibbles, then 0 (Sk covers all of K0 here): ub_ks_rcf's row, a
@@ -52,11 +52,11 @@ static inline __attribute__((always_inline)) void UBK_STEP(UBK_S *s, unsigned r)
  */
 static inline __attribute__((always_inline)) void UBK_FRAMES(UBK_S *s)
 {
-    s->k0 = UBK_SWAP64(s->k0);
-    s->kx = UBK_SWAP64(s->kx);
-    s->k3 = UBK_SWAP64(s->k3);
+    s->k0 = UBK_OP(swap64)(s->k0);
+    s->kx = UBK_OP(swap64)(s->kx);
+    s->k3 = UBK_OP(swap64)(s->k3);
     s->pkn = UBK_OP(xor)(s->pk0, UBK_OP(set1_8)(8)); /* swapped -> normal */
-    s->pks = UBK_SWAP64(s->pk0);                     /* normal -> swapped */
+    s->pks = UBK_OP(swap64)(s->pk0);                 /* normal -> swapped */
 }
 
 static inline __attribute__((always_inline)) void UBK_STEPF(UBK_S *s, unsigned r, int sw)
@@ -77,7 +77,6 @@ static inline __attribute__((always_inline)) void UBK_STEPF(UBK_S *s, unsigned r
 #undef UBK_T
 #undef UBK_OP
 #undef UBK_ROW
-#undef UBK_SWAP64
 #undef UBK_STEP
 #undef UBK_STEPF
 #undef UBK_FRAMES

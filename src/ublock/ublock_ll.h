@@ -26,6 +26,8 @@
  * memory index depends on keys or data.
  */
 
+#include "ublock_ks.h" /* the one-shot calls' key schedule */
+
 /* Blocks a group runs side by side: 8 state vectors either way. */
 #define UL_G128 4
 #define UL_G256 2
@@ -39,13 +41,9 @@
 #endif
 
 /* The uBlock-128 round keys a key stored in this kernel's form (ublock.h,
- * UBLOCK_LLK_*, written by the x86 key setup) are 8-byte aligned only:
+ * UBLOCK_LLK_*, written by the nibble key setup) are 8-byte aligned only:
  * addressed through this type where they are taken as vectors. */
-#ifdef UL_KS
 typedef v128 UL_FN(kv) __attribute__((aligned(1)));
-#else
-typedef v128 UL_FN(kv);
-#endif
 
 static const _Alignas(UB_V_BYTES) uint8_t UL_FN(sbox_tab)[2][UB_V_BYTES] = {
     UB_ROW16(7, 4, 9, 12, 11, 10, 13, 8, 15, 14, 1, 6, 0, 3, 2, 5),  /* s   */

@@ -1,17 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * uBlock low-latency kernel, its one-shot calls: the x86 path (UL_KS, the
- * key schedule on nibbles of ublock_ks_x86.h, round keys made between the
- * rounds) and the generic one (the raw schedule on the stack). Included by
+ * uBlock low-latency kernel, its one-shot calls: the key schedule on
+ * nibbles of ublock_ks.h, round keys made between the rounds. Included by
  * ublock_ll.h after the kernel's rounds and group loads/stores, whose
  * names (UL_FN, UL_H, UL_G128, ...) it uses; no include guard, as the
  * including file is itself included once per ISA.
  */
 
-#ifdef UL_KS
 /*
- * The one-shot path where the key schedule runs on nibbles
- * (ublock_ks_x86.h, UL_KS): every round key goes from the key register
+ * The key schedule runs on nibbles (ublock_ks.h): every round key goes
+ * from the key register
  * straight into this kernel's form, one pshufb per vector (the schedule's
  * nibble order to the layout of the round that adds it), into kc on this
  * stack frame; no packed schedule, no split per round. One block per key
@@ -472,7 +470,7 @@ UB_KERNEL void UL_FN(ks_ydec_b)(const uint8_t *const *key, const uint8_t *const 
  * ymm, as ks_ydec_a: the round keys kept raw and overwritten as the rounds
  * read them. Of a round's K0..K3 only K0 and K1 are kept: K2 is the
  * earlier K1 through PK3's second half, K3 the earlier K0 through its
- * first (ublock_ks_x86_step.h), one pshufb each with the conversion
+ * first (ublock_ks_step.h), one pshufb each with the conversion
  * composed in, so half the stores.
  */
 UB_KERNEL void UL_FN(ks_ydec_c)(const uint8_t *const *key, const uint8_t *const *src,
@@ -737,45 +735,3 @@ UL_ENTRY void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const ui
     for (size_t j = 0; j < used; j++)
         kuai_wipe(&kc[j], kbytes);
 }
-#else
-/*
- * One-shot ECB: the raw schedule on this stack frame only (the first bytes
- * of a ublock_sched: nothing else is touched), wiped before return. One
- * block per key runs the keys' blocks as one multi-key pass.
- */
-#ifndef UL_EXPAND_RAW
-#define UL_EXPAND_RAW ublock_expand_raw
-#endif
-UL_ENTRY void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
-                             uint8_t *const *out, size_t n, size_t nblocks, int enc)
-{
-    ublock_sched s[UL_G128];
-    const ublock_sched *sp[UL_G128];
-    const size_t bs = kuai_block_size(c), g = nblocks == 1 ? (bs == 16 ? UL_G128 : UL_G256) : 1;
-    size_t used = 0;
-    for (size_t i = 0; i < n;) {
-        size_t m = n - i < g ? n - i : g;
-        for (size_t j = 0; j < m; j++) {
-            UL_EXPAND_RAW(&s[j], c, keys[i + j]);
-            sp[j] = &s[j];
-        }
-        used = m > used ? m : used;
-        if (m == 1) {
-            UL_FN(crypt)(sp, in[i], out[i], nblocks, enc, 0);
-        } else {
-            /* one block per stream: gather, one pass, scatter */
-            _Alignas(16) uint8_t buf[UL_G128 * 32];
-            for (size_t j = 0; j < m; j++)
-                memcpy(buf + j * bs, in[i + j], bs);
-            UL_FN(crypt)(sp, buf, buf, m, enc, 1);
-            for (size_t j = 0; j < m; j++)
-                memcpy(out[i + j], buf + j * bs, bs);
-            kuai_wipe(buf, sizeof buf);
-        }
-        i += m;
-    }
-    for (size_t j = 0; j < used; j++)
-        kuai_wipe(s[j].rk, sizeof s[j].rk);
-}
-
-#endif

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../simd/lsx.h"
+#include "ublock_expand_nib.h"
 
 #define UB_V_ISA v128
 #define UB_V_BYTES 16
@@ -20,6 +21,13 @@
         __VA_ARGS__                                                                                \
     }
 
+/* key setup: the nibble key schedule, with the low-latency kernel's
+ * round-key forms stored */
+static void ublock_expand_raw_lsx(ublock_sched *s, kuai_cipher c, const uint8_t *key)
+{
+    ub_expand_nib_any(s, c, key);
+}
+#define UB_EXPAND_RAW ublock_expand_raw_lsx
 #include "ublock_bs.h"
 
 static int ublock_lsx_available(void)
@@ -35,8 +43,7 @@ static int ublock_lsx_available(void)
 /* Crossovers (blocks): estimates from instruction counts, not timed on
  * LSX hardware (docs/performance.md, "The low-latency kernel on ARM64 and
  * LoongArch64"): a wide pass costs the same for 1 block as for 8, about
- * as much as 4-5 blocks of the low-latency kernel, for both members. The
- * one-shot calls expand the raw schedule (the nibble key schedule is x86's). */
+ * as much as 4-5 blocks of the low-latency kernel, for both members. */
 #define UB_V128_CROSSOVER128 5
 #define UB_V128_CROSSOVER256 5
 #include "ublock_v128.h"

@@ -22,11 +22,9 @@
  *                            registers, 3 for 32)
  *   UB_V128_CROSSOVER128,    the low-latency kernel's crossovers in blocks,
  *   UB_V128_CROSSOVER256     per member size (ublock_ll_front.h's UL_FRONT)
- * (and UL_KS where ublock_ks_x86.h's nibble key schedule serves the
- * one-shot calls), and includes ublock_bs.h once (shared part), then this
- * header once. The low-latency kernel (ublock_ll.h, as ublock_ll_<isa>_*)
- * goes in front of the wide one, whose round-key masks are built on first
- * bulk use (UBM_LAZY_MASKS): short calls never pay for them.
+ * and includes ublock_bs.h once (shared part), then this header once. The low-latency kernel
+ * (ublock_ll.h, as ublock_ll_<isa>_*) goes in front of the wide one, whose round-key masks are
+ * built on first bulk use (UBM_LAZY_MASKS): short calls never pay for them.
  */
 #define UB_V128_PASTE(a, b, c) a##b##c
 #define UB_V128_XPASTE(a, b, c) UB_V128_PASTE(a, b, c)

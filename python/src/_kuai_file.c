@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -38,8 +39,9 @@ typedef struct {
     size_t pre_len;
 } io_ctx;
 
-/* After EINTR, in the main thread: run Python's signal handlers (Ctrl-C
- * raises KeyboardInterrupt), with the GIL taken back. -1: stop. */
+/* After EINTR or a slice of io_wait, in the main thread: run Python's
+ * signal handlers (Ctrl-C raises KeyboardInterrupt), with the GIL taken
+ * back. -1: stop. */
 static int io_signals(io_ctx *c)
 {
     if (!c->check_signals)
@@ -48,6 +50,28 @@ static int io_signals(io_ctx *c)
     int r = PyErr_CheckSignals();
     *c->ts = PyEval_SaveThread();
     return r < 0 ? -1 : 0;
+}
+
+/*
+ * In the main thread, before a read or write of the fd that may block:
+ * wait until it is ready in slices of 100 ms, running Python's signal
+ * handlers between them. A Ctrl-C that arrives while the call is not
+ * blocked (sealing, or in another thread) only sets Python's flag, and a
+ * read from a stalled pipe would otherwise never return to see it. Ready,
+ * or poll failing otherwise: 0, and the read or write tells. -1: stop.
+ */
+static int io_wait(io_ctx *c, short events)
+{
+    if (!c->check_signals)
+        return 0;
+    for (;;) {
+        struct pollfd p = {.fd = c->fd, .events = events};
+        int r = poll(&p, 1, 100);
+        if (r > 0 || (r < 0 && errno != EINTR))
+            return 0;
+        if (io_signals(c) < 0)
+            return -1;
+    }
 }
 
 /* Called with the GIL released; takes it back for a Python object. */
@@ -63,6 +87,8 @@ static long io_read(void *vctx, uint8_t *buf, size_t n)
     }
     if (c->fd >= 0) {
         for (;;) {
+            if (io_wait(c, POLLIN) < 0)
+                return -1;
             ssize_t r = read(c->fd, buf, n);
             if (r >= 0)
                 return (long)r;
@@ -105,6 +131,8 @@ static int io_write(void *vctx, const uint8_t *buf, size_t n)
     int ret = 0;
     if (c->fd >= 0) {
         while (n) {
+            if (io_wait(c, POLLOUT) < 0)
+                return -1;
             ssize_t w = write(c->fd, buf, n);
             if (w < 0 && errno == EINTR) {
                 if (io_signals(c) < 0)

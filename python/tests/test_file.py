@@ -346,3 +346,35 @@ def test_ctrl_c_leaves_nothing(tmp_path):
             child.kill()
     assert child.returncode != 0 and b"KeyboardInterrupt" in err, err
     assert not (tmp_path / "out.kuai").exists() and leftovers(tmp_path) == []
+
+
+def test_ctrl_c_between_reads(tmp_path):
+    # A SIGINT that does not interrupt the blocked read: raised in another
+    # thread of the child, it only sets Python's flag while the main thread
+    # waits on a FIFO that gives nothing. The call still sees it (it waits
+    # for input in slices, checking signals between them): KeyboardInterrupt
+    # within seconds, no temporary file, no output.
+    import sys
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    code = ("import kuai.file, os, signal, sys, threading, time\n"
+            "def later():\n"
+            "    d = os.path.dirname(sys.argv[2])\n"
+            "    while not any(n.startswith('.kuai-tmp-') for n in os.listdir(d)):\n"
+            "        time.sleep(0.01)\n"
+            "    time.sleep(0.3)\n"
+            "    signal.raise_signal(signal.SIGINT)  # delivered to this thread\n"
+            "threading.Thread(target=later, daemon=True).start()\n"
+            "kuai.file.encrypt(sys.argv[1], sys.argv[2], key=bytes(16), cipher='sm4')\n")
+    child = subprocess.Popen([sys.executable, "-c", code, str(fifo), str(tmp_path / "out.kuai")],
+                             stderr=subprocess.PIPE)
+    try:
+        w = os.open(fifo, os.O_WRONLY)  # waits for the child to open it; then gives nothing
+        _, err = child.communicate(timeout=30)
+        os.close(w)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode != 0 and b"KeyboardInterrupt" in err, err
+    assert not (tmp_path / "out.kuai").exists() and leftovers(tmp_path) == []

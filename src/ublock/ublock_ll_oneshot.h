@@ -9,12 +9,12 @@
 
 /*
  * The key schedule runs on nibbles (ublock_ks.h): every round key goes
- * from the key register
- * straight into this kernel's form, one pshufb per vector (the schedule's
- * nibble order to the layout of the round that adds it), into kc on this
- * stack frame; no packed schedule, no split per round. One block per key
- * runs up to a group of keys as one pass, read from and written to the
- * callers' buffers directly (all loads of a group before its stores).
+ * from the key register straight into this kernel's form, one pshufb per
+ * vector (the schedule's nibble order to the layout of the round that adds
+ * it), into kc on this stack frame; no packed schedule, no split per
+ * round. One block per key runs up to a group of keys as one pass, read
+ * from and written to the callers' buffers directly (all loads of a group
+ * before its stores).
  */
 /* The one-shot kernels start on a cache line (KUAI_HOT_ALIGN, seam.h): on
  * Zen 1 their speed moved up to 5% either way with unrelated code. */

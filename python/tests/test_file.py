@@ -309,22 +309,40 @@ def test_gil_released(tmp_path):
     assert tries[-1][0] < tries[-1][1] / 2, tries
 
 
+def interrupted_encrypt(tmp_path, code, feed, timeout):
+    # A child Python runs code, which encrypts from a FIFO (sys.argv[1]) to
+    # sys.argv[2]; feed(w, child) drives it through the FIFO's write end.
+    # It must end in KeyboardInterrupt, leaving no output and no temporary
+    # file.
+    import sys
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    child = subprocess.Popen([sys.executable, "-c", code, str(fifo), str(tmp_path / "out.kuai")],
+                             stderr=subprocess.PIPE)
+    try:
+        w = os.open(fifo, os.O_WRONLY)  # waits for the child to open it
+        feed(w, child)
+        _, err = child.communicate(timeout=timeout)
+        os.close(w)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode != 0 and b"KeyboardInterrupt" in err, err
+    assert not (tmp_path / "out.kuai").exists() and leftovers(tmp_path) == []
+
+
+ENCRYPT_FIFO = "kuai.file.encrypt(sys.argv[1], sys.argv[2], key=bytes(16), cipher='sm4')\n"
+
+
 def test_ctrl_c_leaves_nothing(tmp_path):
     # A child encrypts from a FIFO that has given 1.5 MiB and then stalls;
     # SIGINT interrupts the blocked read: KeyboardInterrupt, the temporary
     # file (which already holds a sealed chunk) removed, no output.
     import signal
-    import sys
     import time
 
-    fifo = tmp_path / "fifo"
-    os.mkfifo(fifo)
-    code = ("import kuai.file, sys\n"
-            "kuai.file.encrypt(sys.argv[1], sys.argv[2], key=bytes(16), cipher='sm4')\n")
-    child = subprocess.Popen([sys.executable, "-c", code, str(fifo), str(tmp_path / "out.kuai")],
-                             stderr=subprocess.PIPE)
-    try:
-        w = os.open(fifo, os.O_WRONLY)  # waits for the child to open it
+    def feed(w, child):
         os.write(w, bytes(CHUNK + CHUNK // 2))
         # The signal only interrupts the read that waits on the stalled
         # FIFO: wait until the first chunk is sealed into the temporary
@@ -339,13 +357,8 @@ def test_ctrl_c_leaves_nothing(tmp_path):
         assert written() > CHUNK, "the child never sealed the first chunk"
         time.sleep(0.2)
         child.send_signal(signal.SIGINT)
-        _, err = child.communicate(timeout=20)
-        os.close(w)
-    finally:
-        if child.poll() is None:
-            child.kill()
-    assert child.returncode != 0 and b"KeyboardInterrupt" in err, err
-    assert not (tmp_path / "out.kuai").exists() and leftovers(tmp_path) == []
+
+    interrupted_encrypt(tmp_path, "import kuai.file, sys\n" + ENCRYPT_FIFO, feed, 20)
 
 
 def test_ctrl_c_between_reads(tmp_path):
@@ -354,10 +367,6 @@ def test_ctrl_c_between_reads(tmp_path):
     # waits on a FIFO that gives nothing. The call still sees it (it waits
     # for input in slices, checking signals between them): KeyboardInterrupt
     # within seconds, no temporary file, no output.
-    import sys
-
-    fifo = tmp_path / "fifo"
-    os.mkfifo(fifo)
     code = ("import kuai.file, os, signal, sys, threading, time\n"
             "def later():\n"
             "    d = os.path.dirname(sys.argv[2])\n"
@@ -365,16 +374,5 @@ def test_ctrl_c_between_reads(tmp_path):
             "        time.sleep(0.01)\n"
             "    time.sleep(0.3)\n"
             "    signal.raise_signal(signal.SIGINT)  # delivered to this thread\n"
-            "threading.Thread(target=later, daemon=True).start()\n"
-            "kuai.file.encrypt(sys.argv[1], sys.argv[2], key=bytes(16), cipher='sm4')\n")
-    child = subprocess.Popen([sys.executable, "-c", code, str(fifo), str(tmp_path / "out.kuai")],
-                             stderr=subprocess.PIPE)
-    try:
-        w = os.open(fifo, os.O_WRONLY)  # waits for the child to open it; then gives nothing
-        _, err = child.communicate(timeout=30)
-        os.close(w)
-    finally:
-        if child.poll() is None:
-            child.kill()
-    assert child.returncode != 0 and b"KeyboardInterrupt" in err, err
-    assert not (tmp_path / "out.kuai").exists() and leftovers(tmp_path) == []
+            "threading.Thread(target=later, daemon=True).start()\n" + ENCRYPT_FIFO)
+    interrupted_encrypt(tmp_path, code, lambda w, child: None, 30)

@@ -22,6 +22,13 @@ fail() { echo "test-package: FAIL: $*" >&2; exit 1; }
 # grep: with pipefail, `ldd | grep -q` fails at random when grep exits on the
 # first match and ldd dies of SIGPIPE writing the next line.
 loads() { local out; out=$(ldd "$1") || fail "ldd $1 failed"; grep -q -- "$2" <<< "$out"; }
+# openssl enc with OPENSSL_CONF=$1 must run on the kuai provider.
+openssl_uses_kuai() {
+  local out
+  out=$(echo hello | KUAI_PROVIDER_DEBUG=1 OPENSSL_CONF=$1 openssl enc -sm4-ctr \
+    -K 000102030405060708090a0b0c0d0e0f -iv 000102030405060708090a0b0c0d0e0f 2>&1 >/dev/null)
+  grep -q "kuai-provider: SM4-CTR encrypt" <<< "$out" || fail "openssl with $1 did not use kuai: $out"
+}
 
 # Each package: present once, unpacked, holding its files.
 declare -A want=(
@@ -78,9 +85,7 @@ loads "$dir/consumer-cmake/consumer" "$root/$libdir/libkuai.so.0" ||
 ! loads "$root/usr/bin/kuai" libkuai || fail "the kuai tool needs libkuai.so"
 sed "s|^module = /|module = $root/|" "$root/usr/share/doc/kuai-openssl-provider/examples/kuai.cnf" \
   > "$dir/kuai.cnf"
-out=$(echo hello | KUAI_PROVIDER_DEBUG=1 OPENSSL_CONF=$dir/kuai.cnf openssl enc -sm4-ctr \
-  -K 000102030405060708090a0b0c0d0e0f -iv 000102030405060708090a0b0c0d0e0f 2>&1 >/dev/null)
-grep -q "kuai-provider: SM4-CTR encrypt" <<< "$out" || fail "openssl with kuai.cnf did not use kuai: $out"
+openssl_uses_kuai "$dir/kuai.cnf"
 echo "test-package: openssl enc -sm4-ctr with the packaged kuai.cnf ran on kuai.so"
 
 # The same build installed under another prefix (cmake --install --prefix,
@@ -104,8 +109,6 @@ LD_LIBRARY_PATH=$moved/$mlib "$dir/consumer-moved/consumer" > /dev/null
 cnf=$moved/share/doc/kuai-openssl-provider/examples/kuai.cnf
 grep -qx "module = $moved/$mlib/ossl-modules/kuai.so" "$cnf" ||
   fail "kuai.cnf installed under $moved names: $(grep '^module' "$cnf")"
-out=$(echo hello | KUAI_PROVIDER_DEBUG=1 OPENSSL_CONF=$cnf openssl enc -sm4-ctr \
-  -K 000102030405060708090a0b0c0d0e0f -iv 000102030405060708090a0b0c0d0e0f 2>&1 >/dev/null)
-grep -q "kuai-provider: SM4-CTR encrypt" <<< "$out" || fail "openssl with the moved kuai.cnf did not use kuai: $out"
+openssl_uses_kuai "$cnf"
 echo "test-package: installed under another prefix, kuai.pc and kuai.cnf name it (consumer and openssl ran)"
 echo "test-package: ok"

@@ -40,6 +40,12 @@ typedef __m256i v256;
 #define v256_unpacklo64(a, b) _mm256_unpacklo_epi64(a, b)
 #define v256_unpackhi64(a, b) _mm256_unpackhi_epi64(a, b)
 #define v256_swap64(x) _mm256_shuffle_epi32(x, 0x4e)
+#define v256_pin(x)                                                                                \
+    __extension__({                                                                                \
+        v256 pin_ = (x);                                                                           \
+        __asm__("" : "+x"(pin_));                                                                  \
+        pin_;                                                                                      \
+    })
 #define v256_shuf8z(x, idx) _mm256_shuffle_epi8(x, idx)
 #define v256_even32(a, b)                                                                          \
     _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b),          \

@@ -48,6 +48,12 @@ typedef __m128i v128;
 #define v128_unpacklo8(a, b) __lsx_vilvl_b(b, a)
 #define v128_unpackhi8(a, b) __lsx_vilvh_b(b, a)
 #define v128_swap64(x) __lsx_vshuf4i_w(x, 0x4e)
+#define v128_pin(x)                                                                                \
+    __extension__({                                                                                \
+        v128 pin_ = (x);                                                                           \
+        __asm__("" : "+f"(pin_));                                                                  \
+        pin_;                                                                                      \
+    })
 /* vshuf.b reads an index modulo 32 (0x80 is 0): indices above 15 clamped
  * to 16, which picks the zero source */
 #define v128_shuf8z(x, idx)                                                                        \

@@ -50,6 +50,12 @@ typedef uint8x16_t v128;
 #define v128_unpacklo8(a, b) vzip1q_u8(a, b)
 #define v128_unpackhi8(a, b) vzip2q_u8(a, b)
 #define v128_swap64(x) vextq_u8(x, x, 8)
+#define v128_pin(x)                                                                                \
+    __extension__({                                                                                \
+        v128 pin_ = (x);                                                                           \
+        __asm__("" : "+w"(pin_));                                                                  \
+        pin_;                                                                                      \
+    })
 #define v128_shuf8z(x, idx) vqtbl1q_u8(x, idx) /* 0x80..0x8f are >= 16: 0 */
 /* sli: the odd nibbles, the even ones shifted in above them */
 #define v128_nibpack(a, b) vsliq_n_u8(vuzp2q_u8(a, b), vuzp1q_u8(a, b), 4)

@@ -40,6 +40,12 @@ typedef __m128i v128;
 #define v128_unpacklo8(a, b) _mm_unpacklo_epi8(a, b)
 #define v128_unpackhi8(a, b) _mm_unpackhi_epi8(a, b)
 #define v128_swap64(x) _mm_shuffle_epi32(x, 0x4e)
+#define v128_pin(x)                                                                                \
+    __extension__({                                                                                \
+        v128 pin_ = (x);                                                                           \
+        __asm__("" : "+x"(pin_));                                                                  \
+        pin_;                                                                                      \
+    })
 #define v128_shuf8z(x, idx) _mm_shuffle_epi8(x, idx)
 /* pmaddubsw by {16, 1} pairs: n[2i] * 16 + n[2i + 1] per 16-bit lane */
 #define v128_nibpack(a, b)                                                                         \

@@ -25,6 +25,11 @@
  *                               LSX needs one more op)
  *   P_nibpack(a, b)             32 nibbles, one per byte (0..15), a then b,
  *                               into 16 bytes: byte i = n[2i] << 4 | n[2i + 1]
+ *   P_pin(x)                    x, but opaque to the compiler (an empty asm;
+ *                               a macro: not nested in another P_pin):
+ *                               a sum built from pinned parts keeps the tree
+ *                               it is written as (compilers re-associate XOR
+ *                               chains by operand rank, not by latency)
  * (v256: per 128-bit lane, as the AVX2 instructions). All are macros or static inline, so each is
  * the instruction(s) it names and shift counts stay immediates.
  *

@@ -169,6 +169,21 @@ UB_KERNEL void UL_FN(dec128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
     UL_FN(dec128k)(a, b, rk, kc, rounds, nb, mk, 0);
 }
 
+/* One block through all rounds with round128_chain (a CBC chain: nothing
+ * else to run beside it), keys as enc128k's for j = 0. */
+UB_KERNEL void UL_FN(enc128_chain)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
+                                   const v128 *const *kc, unsigned rounds, int kf)
+{
+    v128 k0, k1;
+    UL_FN(kget128)(rk, kc, 0, 0, kf, &k0, &k1);
+    *a = v128_xor(*a, k0);
+    *b = v128_xor(*b, k1);
+    for (unsigned i = 0; i < rounds; i++) {
+        UL_FN(kget128)(rk, kc, 0, i + 1, kf, &k0, &k1);
+        UL_FN(round128_chain)(a, b, k0, k1, i & 7);
+    }
+}
+
 #ifdef UL_Y
 /*
  * uBlock-128 on ymm (UL_Y: the including file has avx2.h's vocabulary):
@@ -429,6 +444,20 @@ UB_KERNEL void UL_FN(dec256k)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
         for (int j = 0; j < nb; j++)
             UL_FN(round256_inv)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0]);
     }
+}
+
+/* One block with round256_chain (a CBC chain), keys as enc256k's for j = 0. */
+UB_KERNEL void UL_FN(enc256_chain)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
+                                   const UL_H *const *kc, unsigned rounds, int kf)
+{
+    UL_H k0, k1;
+    for (unsigned i = 0; i < rounds; i++) {
+        UL_FN(kget256)(rk, kc, 0, i, kf, &k0, &k1);
+        UL_FN(round256_chain)(a, b, k0, k1);
+    }
+    UL_FN(kget256)(rk, kc, 0, rounds, kf, &k0, &k1);
+    *a = UL_FN(xor256)(*a, k0);
+    *b = UL_FN(xor256)(*b, k1);
 }
 
 /* The same with kc or the raw schedules (no stored forms). */
@@ -763,9 +792,9 @@ UB_KERNEL void UL_FN(cbc_enc_chain)(const ublock_sched *s, uint8_t *iv, const ui
             a = v128_xor(a, pa);
             b = v128_xor(b, pb);
             if (kf)
-                UL_FN(enc128k)(&a, &b, rkf, NULL, s->rounds, 1, 0, 1);
+                UL_FN(enc128_chain)(&a, &b, rkf, NULL, s->rounds, 1);
             else
-                UL_FN(enc128)(&a, &b, rk, kcp, s->rounds, 1, 0);
+                UL_FN(enc128_chain)(&a, &b, rk, kcp, s->rounds, 0);
             v128_storeu(out + 16 * i, UL_FN(merge128)(a, b));
         }
         v128_storeu(iv, UL_FN(merge128)(a, b));
@@ -778,7 +807,7 @@ UB_KERNEL void UL_FN(cbc_enc_chain)(const ublock_sched *s, uint8_t *iv, const ui
         for (size_t i = 0; i < n; i++) {
             a = UL_FN(xor256)(a, UL_FN(load256)(in + 32 * i));
             b = UL_FN(xor256)(b, UL_FN(load256)(in + 32 * i + 16));
-            UL_FN(enc256)(&a, &b, rk, kcp, s->rounds, 1, 0);
+            UL_FN(enc256_chain)(&a, &b, rk, kcp, s->rounds, 0);
             UL_FN(store256)(out + 32 * i, a);
             UL_FN(store256)(out + 32 * i + 16, b);
         }
@@ -829,7 +858,10 @@ UB_KERNEL void UL_FN(mk_cbc_group)(const ublock_sched *const *keys, uint8_t *ivs
             a[j] = v128_xor(a[j], pa);
             b[j] = v128_xor(b[j], pb);
         }
-        UL_FN(enc128)(a, b, rk, kcp, keys[0]->rounds, m, 1);
+        if (m == 1) /* a constant after inlining */
+            UL_FN(enc128_chain)(a, b, rk, kcp, keys[0]->rounds, 0);
+        else
+            UL_FN(enc128)(a, b, rk, kcp, keys[0]->rounds, m, 1);
         for (int j = 0; j < m; j++)
             v128_storeu(out[j] + 16 * i, UL_FN(merge128)(a[j], b[j]));
     }
@@ -858,7 +890,10 @@ UB_KERNEL void UL_FN(mk_cbc_group256)(const ublock_sched *const *keys, uint8_t *
             a[j] = UL_FN(xor256)(a[j], UL_FN(load256)(in[j] + 32 * i));
             b[j] = UL_FN(xor256)(b[j], UL_FN(load256)(in[j] + 32 * i + 16));
         }
-        UL_FN(enc256)(a, b, rk, kcp, keys[0]->rounds, m, 1);
+        if (m == 1)
+            UL_FN(enc256_chain)(a, b, rk, kcp, keys[0]->rounds, 0);
+        else
+            UL_FN(enc256)(a, b, rk, kcp, keys[0]->rounds, m, 1);
         for (int j = 0; j < m; j++) {
             UL_FN(store256)(out[j] + 32 * i, a[j]);
             UL_FN(store256)(out[j] + 32 * i + 16, b[j]);

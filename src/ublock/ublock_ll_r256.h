@@ -91,6 +91,36 @@ UB_KERNEL void UL_RN(round256)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1)
     *b = UL_RN(pr256)(y);
 }
 
+/*
+ * round256 for one block alone (a CBC chain), which waits on the round's
+ * dependency chain, not on the shuffle ports. With z the rotation by a
+ * nibble and w = x ^ y after the S-box, the ladder's y2 is w ^ z^2 x ^ z^3
+ * w, ready two operations after w instead of four, and x3 is x ^ z w ^ z^2
+ * y2. That is one rotation more (two shuffles) for three operations less
+ * per round: x3 as a tree of five terms (as the uBlock-128 form in
+ * ublock_ll_r128.h) would save one more but adds four shuffles, which a
+ * half in two vectors cannot afford: its round is then port-bound.
+ */
+UB_KERNEL void UL_RN(round256_chain)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1)
+{
+    UL_HT x = UL_RN(sbox256)(UL_RN(xor256)(*a, k0), 0);
+    UL_HT y = UL_RN(sbox256)(UL_RN(xor256)(*b, k1), 0);
+    UL_HT w = UL_RN(xor256)(x, y), t = UL_RN(xor256)(w, UL_RN(rot256)(x, UB256_ROT2)), y2;
+    t.l = UL_OP(pin)(t.l);
+    t.h = UL_OP(pin)(t.h);
+    y2 = UL_RN(xor256)(t, UL_RN(rot256)(w, UB256_ROT3));
+    x = UL_RN(xor256)(x, UL_RN(rot256)(w, UB256_ROT1));
+    x = UL_RN(xor256)(x, UL_RN(rot256)(y2, UB256_ROT2));
+    t = UL_RN(rot256)(x, UB256_ROT5);
+    y = UL_RN(xor256)(y2, t);
+    x = UL_RN(xor256)(x, y2);
+    x.l = UL_OP(pin)(x.l);
+    x.h = UL_OP(pin)(x.h);
+    x = UL_RN(xor256)(x, t);
+    *a = UL_RN(pl256)(x);
+    *b = UL_RN(pr256)(y);
+}
+
 /* Undo round i, then add round key i (k0, k1). */
 UB_KERNEL void UL_RN(round256_inv)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1)
 {

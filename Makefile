@@ -35,8 +35,9 @@ test: deps format-check vectors build test-cli test-cli-faults test-portable tes
 	$(BUILD)/kuai_test
 
 # The Python package (python/, docs/python.md): built and installed into its
-# own venv by pip (scikit-build-core), then its pytest suite, with the peers
-# it is compared with pinned. Budget: 4 minutes with the build.
+# own venv by pip (scikit-build-core, pinned with its dependencies by
+# python/build-constraints.txt), then its pytest suite, with the peers it is
+# compared with pinned. Budget: 4 minutes with the build.
 PY_VENV = .venv-python
 PY_TEST_DEPS = pytest==9.2.0 hypothesis==6.170.15 cryptography==50.0.2 gmssl==3.2.2 numpy==2.4.6 \
   cryptography-vectors==$(CRYPTOGRAPHY_VECTORS_VERSION)
@@ -45,7 +46,7 @@ python-venv:
 	@$(PY_VENV)/bin/python -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
 	  || { echo "test-python: no Python.h for $$($(PY_VENV)/bin/python -V): apt-get install python3-dev"; exit 1; }
 	$(PY_VENV)/bin/pip install -q $(PY_TEST_DEPS)
-	$(PY_VENV)/bin/pip install -q ./python
+	PIP_CONSTRAINT=$(CURDIR)/python/build-constraints.txt $(PY_VENV)/bin/pip install -q ./python
 test-python: python-venv build
 	$(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests
 

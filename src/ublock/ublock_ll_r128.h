@@ -56,6 +56,34 @@ UB_KERNEL void UL_RN(round128_chain)(UL_T *a, UL_T *b, UL_T k0, UL_T k1, unsigne
     *b = UL_OP(xor)(u, UL_RR(x3, l, UB128_FIX_ROT5));
 }
 
+/* The S-box on two blocks packed in each byte (low and high nibble). */
+UB_KERNEL UL_T UL_RN(sboxp)(UL_T x)
+{
+    const UL_T m = UL_OP(set1_8)(0x0f);
+    return UL_OP(or)(
+        UL_OP(shuf8)(UL_OP(load)(UL_FN(sbox_tab)[0]), UL_OP(and)(x, m)),
+        UL_OP(shuf8)(UL_OP(load)(UL_FN(sbox_hi_tab)), UL_OP(and)(UL_OP(srl64)(x, 4), m)));
+}
+
+/* round128 on np pairs of vectors, each byte two blocks' nibbles (packed:
+ * ublock_ll.h's pack2), key pair j's forms packed alike: the shuffles and
+ * XORs act on both nibbles of a byte at once. */
+UB_KERNEL void UL_RN(round128p)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l,
+                                int np)
+{
+    for (int j = 0; j < np; j++) {
+        UL_T x = UL_RN(sboxp)(a[j]), y = UL_RN(sboxp)(b[j]);
+        y = UL_OP(xor)(y, x);
+        x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT1));
+        y = UL_OP(xor)(y, UL_RR(x, l, UB128_ROT2));
+        x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT2));
+        UL_T t = UL_OP(xor)(UL_OP(xor)(y, x), k0[j]);
+        UL_T u = UL_OP(xor)(UL_RR(y, l, UB128_FIX), k1[j]);
+        a[j] = UL_OP(xor)(t, UL_RR(x, l, UB128_ROT5));
+        b[j] = UL_OP(xor)(u, UL_RR(x, l, UB128_FIX_ROT5));
+    }
+}
+
 /* Undo round i from a state carrying key i+1, then add key i:
  * ublock_bs.h's fused round_dec with the table S-box. */
 UB_KERNEL void UL_RN(round128_inv)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l,

@@ -12,21 +12,27 @@
 #define UL_RS(x, inv) UL_OP(shuf8)(UL_OP(load)(UL_FN(sbox_tab)[inv]), x)
 #define UL_RR(x, l, row) UL_OP(shuf8)(x, UL_OP(load)(ub128_tab[l][row]))
 
-/* Round i (layout l = i & 7) of nb vectors, ending with key i+1 (k0, k1 per
- * vector): ublock_bs.h's fused round_enc. */
+/* The linear layer of round i (layout l = i & 7) on the S-box's outputs
+ * x, y, ending with key i+1: ublock_bs.h's fused round_enc. */
+UB_KERNEL void UL_RN(lin128)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_T *a, UL_T *b)
+{
+    y = UL_OP(xor)(y, x);                       /* b1 */
+    x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT1)); /* a1 */
+    y = UL_OP(xor)(y, UL_RR(x, l, UB128_ROT2)); /* b2 */
+    x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT2)); /* a2 */
+    UL_T t = UL_OP(xor)(UL_OP(xor)(y, x), k0);
+    UL_T u = UL_OP(xor)(UL_RR(y, l, UB128_FIX), k1);
+    *a = UL_OP(xor)(t, UL_RR(x, l, UB128_ROT5));
+    *b = UL_OP(xor)(u, UL_RR(x, l, UB128_FIX_ROT5));
+}
+
+/* Round i of nb vectors, ending with key i+1 (k0, k1 per vector). */
 UB_KERNEL void UL_RN(round128)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l, int nb,
                                int mk)
 {
     for (int j = 0; j < nb; j++) {
         UL_T x = UL_RS(a[j], 0), y = UL_RS(b[j], 0);
-        y = UL_OP(xor)(y, x);                       /* b1 */
-        x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT1)); /* a1 */
-        y = UL_OP(xor)(y, UL_RR(x, l, UB128_ROT2)); /* b2 */
-        x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT2)); /* a2 */
-        UL_T t = UL_OP(xor)(UL_OP(xor)(y, x), k0[mk ? j : 0]);
-        UL_T u = UL_OP(xor)(UL_RR(y, l, UB128_FIX), k1[mk ? j : 0]);
-        a[j] = UL_OP(xor)(t, UL_RR(x, l, UB128_ROT5));
-        b[j] = UL_OP(xor)(u, UL_RR(x, l, UB128_FIX_ROT5));
+        UL_RN(lin128)(x, y, k0[mk ? j : 0], k1[mk ? j : 0], l, &a[j], &b[j]);
     }
 }
 
@@ -73,14 +79,7 @@ UB_KERNEL void UL_RN(round128p)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1
 {
     for (int j = 0; j < np; j++) {
         UL_T x = UL_RN(sboxp)(a[j]), y = UL_RN(sboxp)(b[j]);
-        y = UL_OP(xor)(y, x);
-        x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT1));
-        y = UL_OP(xor)(y, UL_RR(x, l, UB128_ROT2));
-        x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT2));
-        UL_T t = UL_OP(xor)(UL_OP(xor)(y, x), k0[j]);
-        UL_T u = UL_OP(xor)(UL_RR(y, l, UB128_FIX), k1[j]);
-        a[j] = UL_OP(xor)(t, UL_RR(x, l, UB128_ROT5));
-        b[j] = UL_OP(xor)(u, UL_RR(x, l, UB128_FIX_ROT5));
+        UL_RN(lin128)(x, y, k0[j], k1[j], l, &a[j], &b[j]);
     }
 }
 

@@ -48,10 +48,13 @@ typedef v128 UL_FN(kv) __attribute__((aligned(1)));
 static const _Alignas(UB_V_BYTES) uint8_t UL_FN(sbox_tab)[2][UB_V_BYTES] = {
     UB_ROW16(7, 4, 9, 12, 11, 10, 13, 8, 15, 14, 1, 6, 0, 3, 2, 5),  /* s   */
     UB_ROW16(12, 10, 14, 13, 1, 15, 11, 0, 7, 2, 5, 4, 3, 6, 9, 8)}; /* s^-1 */
-/* s in the high nibble, for two blocks packed in a byte (round128p) */
+/* s and s^-1 in the high nibble, for two blocks packed in a byte
+ * (round128p) */
 static const _Alignas(UB_V_BYTES) uint8_t
-    UL_FN(sbox_hi_tab)[UB_V_BYTES] = UB_ROW16(0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0,
-                                              0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50);
+    UL_FN(sbox_hi_tab)[2][UB_V_BYTES] = {UB_ROW16(0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80,
+                                                  0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50),
+                                         UB_ROW16(0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00,
+                                                  0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80)};
 
 #define UL_R128(x, l, row) v128_shuf8(x, v128_load(ub128_tab[l][row]))
 
@@ -77,6 +80,20 @@ UB_KERNEL void UL_FN(load128)(const uint8_t *p, v128 *a, v128 *b)
 UB_KERNEL v128 UL_FN(merge128)(v128 a, v128 b)
 {
     return v128_or(v128_sll64(v128_unpacklo64(a, b), 4), v128_unpackhi64(a, b));
+}
+
+/* Two blocks' nibble vectors (one nibble per byte) in one: x's nibble low,
+ * y's high (round128p), and back. */
+UB_KERNEL v128 UL_FN(pack2)(v128 x, v128 y)
+{
+    return v128_or(x, v128_sll64(y, 4));
+}
+
+UB_KERNEL void UL_FN(unpack2)(v128 v, v128 *x, v128 *y)
+{
+    const v128 m = v128_set1_8(0x0f);
+    *x = v128_and(v, m);
+    *y = v128_and(v128_srl64(v, 4), m);
 }
 
 /* RK_i (16 raw bytes) in round i's layout. */
@@ -188,6 +205,10 @@ UB_KERNEL void UL_FN(enc128_chain)(v128 *a, v128 *b, const uint8_t (*const *rk)[
     }
 }
 
+#ifndef UL_Y
+#define UL_PACK4 1 /* xmm only: 4-block groups always packed (group128p) */
+#endif
+
 #ifdef UL_Y
 /*
  * uBlock-128 on ymm (UL_Y: the including file has avx2.h's vocabulary):
@@ -214,6 +235,9 @@ UB_KERNEL void UL_FN(enc128_chain)(v128 *a, v128 *b, const uint8_t (*const *rk)[
  * kuai_cpu_ymm_split()): on Zen 1 their xmm forms cost the same or less,
  * elsewhere ymm halves the vector operations (docs/performance.md). */
 #define UL_YFULL (!kuai_cpu_ymm_split())
+/* 4-block uBlock-128 groups packed on xmm (group128p) where ymm is split:
+ * there the ymm group's 2 x 17 operations a round are 68 halves */
+#define UL_PACK4 (!UL_YFULL)
 
 /* Lane 0 from p0, lane 1 from p1 (16 bytes each); one load where p0 == p1. */
 UB_KERNEL v256 UL_FN(yload2)(const void *p0, const void *p1, int same)
@@ -594,6 +618,70 @@ UB_KERNEL void UL_FN(keys128s)(v128 *kc, const ublock_sched *s)
         kc[i] = kf[i];
 }
 
+/* Round key i of two packed pairs (pack2: blocks 2p and 2p + 1 in pair p),
+ * from the forms kget128 fetches: block j's (mk) or one key's in both
+ * nibbles of every byte. */
+UB_KERNEL void UL_FN(kget128p)(const uint8_t (*const *rk)[32], unsigned i, int mk, int kf, v128 *k0,
+                               v128 *k1)
+{
+    for (int p = 0; p < 2; p++) {
+        v128 x0, x1, y0, y1;
+        UL_FN(kget128)(rk, NULL, mk ? 2 * p : 0, i, kf, &x0, &x1);
+        if (!mk) {
+            k0[0] = k0[1] = UL_FN(pack2)(x0, x0);
+            k1[0] = k1[1] = UL_FN(pack2)(x1, x1);
+            return;
+        }
+        UL_FN(kget128)(rk, NULL, 2 * p + 1, i, kf, &y0, &y1);
+        k0[p] = UL_FN(pack2)(x0, y0);
+        k1[p] = UL_FN(pack2)(x1, y1);
+    }
+}
+
+/*
+ * A group of 4 uBlock-128 blocks as two packed pairs (round128p: blocks 0
+ * and 1 in pair 0, 2 and 3 in pair 1), keys as enc128k's (rk: the raw
+ * schedules, or the stored forms where kf). Four blocks side by side are
+ * bound by the ports, which packing relieves (see mk_cbc_groupp); the
+ * keys are packed as they are used (two operations a vector).
+ */
+UB_KERNEL void UL_FN(group128p)(const uint8_t (*const *rk)[32], unsigned rounds,
+                                const uint8_t *const *src, uint8_t *const *dst, int enc, int mk,
+                                int kf)
+{
+    v128 a[2], b[2], k0[2], k1[2];
+    for (int p = 0; p < 2; p++) {
+        v128 a0, b0, a1, b1;
+        UL_FN(load128)(src[2 * p], &a0, &b0);
+        UL_FN(load128)(src[2 * p + 1], &a1, &b1);
+        a[p] = UL_FN(pack2)(a0, a1);
+        b[p] = UL_FN(pack2)(b0, b1);
+    }
+    UL_FN(kget128p)(rk, enc ? 0 : rounds, mk, kf, k0, k1);
+    for (int p = 0; p < 2; p++) {
+        a[p] = v128_xor(a[p], k0[p]);
+        b[p] = v128_xor(b[p], k1[p]);
+    }
+    if (enc) {
+        for (unsigned i = 0; i < rounds; i++) {
+            UL_FN(kget128p)(rk, i + 1, mk, kf, k0, k1);
+            UL_FN(round128p)(a, b, k0, k1, i & 7, 2);
+        }
+    } else {
+        for (unsigned i = rounds; i-- > 0;) {
+            UL_FN(kget128p)(rk, i, mk, kf, k0, k1);
+            UL_FN(round128p_inv)(a, b, k0, k1, i & 7, 2);
+        }
+    }
+    for (int p = 0; p < 2; p++) {
+        v128 a0, b0, a1, b1;
+        UL_FN(unpack2)(a[p], &a0, &a1);
+        UL_FN(unpack2)(b[p], &b0, &b1);
+        v128_storeu(dst[2 * p], UL_FN(merge128)(a0, b0));
+        v128_storeu(dst[2 * p + 1], UL_FN(merge128)(a1, b1));
+    }
+}
+
 /*
  * One group of nb blocks, block j from src[j] to dst[j] (src[j] == dst[j]
  * allowed: all loads come first). keys[j]: block j's schedule (mk) or
@@ -618,6 +706,10 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
     const uint8_t(*rkf[UL_G128])[32];       /* the stored forms as 32-byte rows */
     for (int j = 0; j < (mk ? nb : 1); j++)
         rkf[j] = (const uint8_t(*)[32])(const void *)kf[j];
+    if (keys[0]->nbytes == 16 && nb == 4 && UL_PACK4) {
+        UL_FN(group128p)(stored ? rkf : rk, rounds, src, dst, enc, mk, stored);
+        return;
+    }
 #ifdef UL_Y
     if (keys[0]->nbytes == 16 && UL_YNB(nb)) {
         const v256 *ky[UL_G128];
@@ -831,20 +923,6 @@ static void UL_FN(cbc_enc256)(const ublock_sched *s, uint8_t *iv, const uint8_t 
                               size_t n)
 {
     UL_FN(cbc_enc_chain)(s, iv, in, out, n, 32);
-}
-
-/* Two blocks' nibble vectors (one nibble per byte) in one: x's nibble low,
- * y's high (round128p), and back. */
-UB_KERNEL v128 UL_FN(pack2)(v128 x, v128 y)
-{
-    return v128_or(x, v128_sll64(y, 4));
-}
-
-UB_KERNEL void UL_FN(unpack2)(v128 v, v128 *x, v128 *y)
-{
-    const v128 m = v128_set1_8(0x0f);
-    *x = v128_and(v, m);
-    *y = v128_and(v128_srl64(v, 4), m);
 }
 
 /*

@@ -62,13 +62,14 @@ UB_KERNEL void UL_RN(round128_chain)(UL_T *a, UL_T *b, UL_T k0, UL_T k1, unsigne
     *b = UL_OP(xor)(u, UL_RR(x3, l, UB128_FIX_ROT5));
 }
 
-/* The S-box on two blocks packed in each byte (low and high nibble). */
-UB_KERNEL UL_T UL_RN(sboxp)(UL_T x)
+/* The S-box (inv: its inverse) on two blocks packed in each byte (low and
+ * high nibble). */
+UB_KERNEL UL_T UL_RN(sboxp)(UL_T x, int inv)
 {
     const UL_T m = UL_OP(set1_8)(0x0f);
     return UL_OP(or)(
-        UL_OP(shuf8)(UL_OP(load)(UL_FN(sbox_tab)[0]), UL_OP(and)(x, m)),
-        UL_OP(shuf8)(UL_OP(load)(UL_FN(sbox_hi_tab)), UL_OP(and)(UL_OP(srl64)(x, 4), m)));
+        UL_OP(shuf8)(UL_OP(load)(UL_FN(sbox_tab)[inv]), UL_OP(and)(x, m)),
+        UL_OP(shuf8)(UL_OP(load)(UL_FN(sbox_hi_tab)[inv]), UL_OP(and)(UL_OP(srl64)(x, 4), m)));
 }
 
 /* round128 on np pairs of vectors, each byte two blocks' nibbles (packed:
@@ -78,27 +79,47 @@ UB_KERNEL void UL_RN(round128p)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1
                                 int np)
 {
     for (int j = 0; j < np; j++) {
-        UL_T x = UL_RN(sboxp)(a[j]), y = UL_RN(sboxp)(b[j]);
+        UL_T x = UL_RN(sboxp)(a[j], 0), y = UL_RN(sboxp)(b[j], 0);
         UL_RN(lin128)(x, y, k0[j], k1[j], l, &a[j], &b[j]);
     }
 }
 
-/* Undo round i from a state carrying key i+1, then add key i:
- * ublock_bs.h's fused round_dec with the table S-box. */
+/* Undo round i's linear layer from a state carrying key i+1 (ublock_bs.h's
+ * fused round_dec): p, q are the S-box's outputs of the round, so that
+ * S^-1(p) ^ key i, S^-1(q) ^ key i are the state before it. */
+UB_KERNEL void UL_RN(lin128_inv)(UL_T x0, UL_T x1, unsigned l, UL_T *p, UL_T *q)
+{
+    UL_T b3 = UL_RR(x1, l, UB128_FIX_INV);
+    UL_T x = UL_OP(xor)(x0, b3); /* a2 */
+    UL_T y = UL_OP(xor)(UL_OP(xor)(b3, UL_RR(x0, l, UB128_ROT5)),
+                        UL_RR(x1, l, UB128_ROT5_FIX_INV)); /* b2 */
+    x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT2));            /* a1 */
+    y = UL_OP(xor)(y, UL_RR(x, l, UB128_ROT2));            /* b1 */
+    UL_T rb = UL_RR(y, l, UB128_ROT1);
+    *p = UL_OP(xor)(x, rb);                /* S(a0 ^ k0) */
+    *q = UL_OP(xor)(UL_OP(xor)(y, x), rb); /* S(b0 ^ k1) */
+}
+
 UB_KERNEL void UL_RN(round128_inv)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l,
                                    int nb, int mk)
 {
     for (int j = 0; j < nb; j++) {
-        UL_T x0 = a[j], x1 = b[j];
-        UL_T b3 = UL_RR(x1, l, UB128_FIX_INV);
-        UL_T x = UL_OP(xor)(x0, b3); /* a2 */
-        UL_T y = UL_OP(xor)(UL_OP(xor)(b3, UL_RR(x0, l, UB128_ROT5)),
-                            UL_RR(x1, l, UB128_ROT5_FIX_INV)); /* b2 */
-        x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT2));            /* a1 */
-        y = UL_OP(xor)(y, UL_RR(x, l, UB128_ROT2));            /* b1 */
-        UL_T rb = UL_RR(y, l, UB128_ROT1);
-        b[j] = UL_OP(xor)(UL_RS(UL_OP(xor)(UL_OP(xor)(y, x), rb), 1), k1[mk ? j : 0]);
-        a[j] = UL_OP(xor)(UL_RS(UL_OP(xor)(x, rb), 1), k0[mk ? j : 0]);
+        UL_T p, q;
+        UL_RN(lin128_inv)(a[j], b[j], l, &p, &q);
+        b[j] = UL_OP(xor)(UL_RS(q, 1), k1[mk ? j : 0]);
+        a[j] = UL_OP(xor)(UL_RS(p, 1), k0[mk ? j : 0]);
+    }
+}
+
+/* round128_inv on np packed pairs (round128p). */
+UB_KERNEL void UL_RN(round128p_inv)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l,
+                                    int np)
+{
+    for (int j = 0; j < np; j++) {
+        UL_T p, q;
+        UL_RN(lin128_inv)(a[j], b[j], l, &p, &q);
+        b[j] = UL_OP(xor)(UL_RN(sboxp)(q, 1), k1[j]);
+        a[j] = UL_OP(xor)(UL_RN(sboxp)(p, 1), k0[j]);
     }
 }
 

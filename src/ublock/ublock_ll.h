@@ -206,7 +206,7 @@ UB_KERNEL void UL_FN(enc128_chain)(v128 *a, v128 *b, const uint8_t (*const *rk)[
 }
 
 #ifndef UL_Y
-#define UL_PACK4 1 /* xmm only: 4-block groups always packed (group128p) */
+#define UL_PACK4(enc, mk) 1 /* xmm only: 4-block groups always packed (group128p) */
 #endif
 
 #ifdef UL_Y
@@ -235,9 +235,12 @@ UB_KERNEL void UL_FN(enc128_chain)(v128 *a, v128 *b, const uint8_t (*const *rk)[
  * kuai_cpu_ymm_split()): on Zen 1 their xmm forms cost the same or less,
  * elsewhere ymm halves the vector operations (docs/performance.md). */
 #define UL_YFULL (!kuai_cpu_ymm_split())
-/* 4-block uBlock-128 groups packed on xmm (group128p) where ymm is split:
- * there the ymm group's 2 x 17 operations a round are 68 halves */
-#define UL_PACK4 (!UL_YFULL)
+/* 4-block uBlock-128 groups packed on xmm (group128p) where ymm is split
+ * (the ymm group's 2 x 17 operations a round are 68 there), for one key's
+ * encryption: measured on Zen 1, 6-8% faster than the ymm group for it,
+ * 4% slower for decryption, and level or slower with 4 keys, whose round
+ * keys are packed every round (docs/performance.md). */
+#define UL_PACK4(enc, mk) (!UL_YFULL && (enc) && !(mk))
 
 /* Lane 0 from p0, lane 1 from p1 (16 bytes each); one load where p0 == p1. */
 UB_KERNEL v256 UL_FN(yload2)(const void *p0, const void *p1, int same)
@@ -706,7 +709,7 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
     const uint8_t(*rkf[UL_G128])[32];       /* the stored forms as 32-byte rows */
     for (int j = 0; j < (mk ? nb : 1); j++)
         rkf[j] = (const uint8_t(*)[32])(const void *)kf[j];
-    if (keys[0]->nbytes == 16 && nb == 4 && UL_PACK4) {
+    if (keys[0]->nbytes == 16 && nb == 4 && UL_PACK4(enc, mk)) {
         UL_FN(group128p)(stored ? rkf : rk, rounds, src, dst, enc, mk, stored);
         return;
     }

@@ -1268,6 +1268,17 @@ UB_KERNEL void UL_FN(mk_short_bs)(const kuai_key *const *keys, uint8_t *const *i
     size_t sid[UL_G128], tt[UL_G128], m = 0;
     _Alignas(16) uint8_t ct[UL_G128][32], carry[32];
     enc = enc != 0;
+    if (!ivs && nblocks == 1 && n <= g) {
+        /* one block a stream, one group (the short multi-key scenario):
+         * what the loop below does for it, without its bookkeeping */
+        for (size_t i = 0; i < n; i++)
+            ks[i] = ublock_sched_const(keys[i]);
+        if (n == 1)
+            one[enc][1](ks, in[0], out[0]);
+        else
+            many[enc][n](ks, in, out);
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         const ublock_sched *s = ublock_sched_const(keys[i]);
         for (size_t t = 0; t < nblocks; t++) {

@@ -671,7 +671,13 @@ UL_ENTRY void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const ui
                            {0, UL_FN(ksfc_1), UL_KSF_Y(c, 2), 0, 0}}};
 #undef UL_KSF_Y
     const int m = c == KUAI_UBLOCK_128_128 ? 0 : c == KUAI_UBLOCK_128_256 ? 1 : 2;
-    const size_t bs = kuai_block_size(c), g = bs == 16 ? UL_G128 : UL_G256;
+    const size_t bs = m == 2 ? 32 : 16, g = bs == 16 ? UL_G128 : UL_G256;
+    if (enc && nblocks == 1 && n && n <= g) {
+        /* a group of keys with one block each (the short multi-key
+         * scenario): the loop below's one pass, without its bookkeeping */
+        fused[m][1][n](keys, in, out);
+        return;
+    }
     if (enc && nblocks && nblocks <= g) {
         /* round keys made between the rounds: a group of keys with one
          * block each, or one key with its blocks */

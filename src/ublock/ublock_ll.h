@@ -1268,15 +1268,18 @@ UB_KERNEL void UL_FN(mk_short_bs)(const kuai_key *const *keys, uint8_t *const *i
     size_t sid[UL_G128], tt[UL_G128], m = 0;
     _Alignas(16) uint8_t ct[UL_G128][32], carry[32];
     enc = enc != 0;
-    if (!ivs && nblocks == 1 && n <= g) {
-        /* one block a stream, one group (the short multi-key scenario):
-         * what the loop below does for it, without its bookkeeping */
-        for (size_t i = 0; i < n; i++)
-            ks[i] = ublock_sched_const(keys[i]);
-        if (n == 1)
-            one[enc][1](ks, in[0], out[0]);
-        else
-            many[enc][n](ks, in, out);
+    if (!ivs && nblocks == 1) {
+        /* one block a stream (ECB): groups of streams straight from the
+         * callers' arrays, none of the bookkeeping below */
+        for (size_t i = 0, w; i < n; i += w) {
+            w = n - i < g ? n - i : g;
+            for (size_t j = 0; j < w; j++)
+                ks[j] = ublock_sched_const(keys[i + j]);
+            if (w == 1)
+                one[enc][1](ks, in[i], out[i]);
+            else
+                many[enc][w](ks, in + i, out + i);
+        }
         return;
     }
     for (size_t i = 0; i < n; i++) {

@@ -672,28 +672,28 @@ UL_ENTRY void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const ui
 #undef UL_KSF_Y
     const int m = c == KUAI_UBLOCK_128_128 ? 0 : c == KUAI_UBLOCK_128_256 ? 1 : 2;
     const size_t bs = m == 2 ? 32 : 16, g = bs == 16 ? UL_G128 : UL_G256;
-    if (enc && nblocks == 1 && n && n <= g) {
-        /* a group of keys with one block each (the short multi-key
-         * scenario): the loop below's one pass, without its bookkeeping */
-        fused[m][1][n](keys, in, out);
-        return;
-    }
     if (enc && nblocks && nblocks <= g) {
         /* round keys made between the rounds: a group of keys with one
-         * block each, or one key with its blocks */
+         * block each (the callers' arrays, a group at a time), or one key
+         * with its blocks */
+        if (nblocks == 1) {
+            for (size_t i = 0, w; i < n; i += w) {
+                w = n - i < g ? n - i : g;
+                fused[m][1][w](keys + i, in + i, out + i);
+            }
+            return;
+        }
 #ifdef UL_Y
         const int yrow = UL_YFULL ? 2 : 0;
 #else
         const int yrow = 0;
 #endif
-        for (size_t i = 0; i < n;) {
-            size_t w = nblocks == 1 ? (n - i < g ? n - i : g) : 1;
-            for (size_t j = 0; j < (nblocks == 1 ? w : nblocks); j++) {
-                src[j] = nblocks == 1 ? in[i + j] : in[i] + j * bs;
-                dst[j] = nblocks == 1 ? out[i + j] : out[i] + j * bs;
+        for (size_t i = 0; i < n; i++) {
+            for (size_t j = 0; j < nblocks; j++) {
+                src[j] = in[i] + j * bs;
+                dst[j] = out[i] + j * bs;
             }
-            fused[m][nblocks == 1 ? 1 : yrow][nblocks == 1 ? w : nblocks](keys + i, src, dst);
-            i += w;
+            fused[m][yrow][nblocks](keys + i, src, dst);
         }
         return;
     }
@@ -703,16 +703,12 @@ UL_ENTRY void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const ui
     if (nblocks == 1) { /* a group of keys, one block each, per pass (decryption) */
         for (size_t i = 0; i < n;) {
             size_t w = n - i < g ? n - i : g;
-            for (size_t j = 0; j < w; j++) {
-                src[j] = in[i + j];
-                dst[j] = out[i + j];
-            }
 #ifdef UL_Y
             if (UL_YNB(w)) { /* two keys per ymm: ks_ydec_a, _b, _c */
                 static const UL_FN(ksyd_fn) yd[3][2] = {{UL_FN(ksyd_a2), UL_FN(ksyd_a4)},
                                                         {UL_FN(ksyd_b2), UL_FN(ksyd_b4)},
                                                         {UL_FN(ksyd_c2), 0}};
-                yd[m][w == 4](keys + i, src, dst);
+                yd[m][w == 4](keys + i, in + i, out + i);
                 i += w;
                 continue;
             }
@@ -720,7 +716,7 @@ UL_ENTRY void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const ui
             for (size_t j = 0; j < w; j++)
                 ks[m](&kc[j], keys[i + j]);
             used = w > used ? w : used;
-            fns[m][1][enc][w](kc, src, dst);
+            fns[m][1][enc][w](kc, in + i, out + i);
             i += w;
         }
     } else { /* one key at a time, its blocks in groups */

@@ -30,10 +30,12 @@ typedef struct kuai_mk {
  * One backend of one cipher. The mode code calls only these; the backends
  * know nothing of modes, tails, argument checks or threads.
  *
- * Every backend of a cipher stores that cipher's raw schedule in the same
- * form at the start of kuai_key.priv_sched (for uBlock: struct
- * ublock_sched), then anything of its own after it. So a key set up with
- * one backend can join a multi-key call run by another.
+ * Every backend of a cipher stores that cipher's schedule in a form every
+ * backend of it reads, at the start of kuai_key.priv_sched (for uBlock:
+ * struct ublock_sched, whose raw round keys the nibble key setup leaves
+ * to be derived from the low-latency kernel's form that every uBlock key
+ * stores), then anything of its own after it. So a key set up with one
+ * backend can join a multi-key call run by another.
  */
 struct ghash_impl; /* src/ghash/ghash.h */
 

@@ -58,7 +58,5 @@ typedef __m128i v128;
  * to 16, which picks the zero source */
 #define v128_shuf8z(x, idx)                                                                        \
     __lsx_vshuf_b(v128_zero(), x, __lsx_vmin_bu(idx, __lsx_vreplgr2vr_b(16)))
-#define v128_nibpack(a, b)                                                                         \
-    __lsx_vor_v(__lsx_vslli_b(__lsx_vpickev_b(b, a), 4), __lsx_vpickod_b(b, a))
 
 #endif

@@ -57,7 +57,5 @@ typedef uint8x16_t v128;
         pin_;                                                                                      \
     })
 #define v128_shuf8z(x, idx) vqtbl1q_u8(x, idx) /* 0x80..0x8f are >= 16: 0 */
-/* sli: the odd nibbles, the even ones shifted in above them */
-#define v128_nibpack(a, b) vsliq_n_u8(vuzp2q_u8(a, b), vuzp1q_u8(a, b), 4)
 
 #endif

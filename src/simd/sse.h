@@ -47,10 +47,6 @@ typedef __m128i v128;
         pin_;                                                                                      \
     })
 #define v128_shuf8z(x, idx) _mm_shuffle_epi8(x, idx)
-/* pmaddubsw by {16, 1} pairs: n[2i] * 16 + n[2i + 1] per 16-bit lane */
-#define v128_nibpack(a, b)                                                                         \
-    _mm_packus_epi16(_mm_maddubs_epi16(a, _mm_set1_epi16(0x0110)),                                 \
-                     _mm_maddubs_epi16(b, _mm_set1_epi16(0x0110)))
 #define v128_even32(a, b)                                                                          \
     _mm_castps_si128(                                                                              \
         _mm_shuffle_ps(_mm_castsi128_ps(a), _mm_castsi128_ps(b), _MM_SHUFFLE(2, 0, 2, 0)))

@@ -23,8 +23,6 @@
  *   P_shuf8z(x, idx)            P_shuf8 where an index may also be 0x80..0x8f,
  *                               which gives 0 (pshufb's bit 7; tbl's >= 16;
  *                               LSX needs one more op)
- *   P_nibpack(a, b)             32 nibbles, one per byte (0..15), a then b,
- *                               into 16 bytes: byte i = n[2i] << 4 | n[2i + 1]
  *   P_pin(x)                    x, but opaque to the compiler (an empty asm;
  *                               a macro: not nested in another P_pin):
  *                               a sum built from pinned parts keeps the tree

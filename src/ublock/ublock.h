@@ -9,9 +9,13 @@
 
 /*
  * Stored at the start of kuai_key.priv_sched by every uBlock backend.
- * rk[i] is RK_i exactly as the spec defines it (n/8 bytes, byte 0 leftmost);
- * the first n/16 bytes are the left half RK0_i, the rest the right half.
- * ext is the backend's own derived form (e.g. bitsliced masks).
+ * rk[i] is RK_i exactly as the spec defines it (n/8 bytes, byte 0 leftmost;
+ * the first n/16 bytes are the left half RK0_i, the rest the right half),
+ * when raw is 1: the ref backend's key setup writes it. The nibble key
+ * setup (ublock_expand_nib.h) leaves it unwritten (raw 0: storing it cost
+ * 15-20% of a key setup) and stores the low-latency kernel's form only,
+ * from which ublock_rk_row derives RK_i. ext is the backend's own derived
+ * form (e.g. bitsliced masks), and the kernel form at its end.
  */
 typedef struct ublock_sched {
     uint8_t rk[UBLOCK_MAX_ROUNDS + 1][32];
@@ -20,10 +24,7 @@ typedef struct ublock_sched {
     /* Backends that build their wide kernel's round-key masks on first bulk
      * use (UBLOCK_MASKS_*, atomic: a const key may be shared by threads). */
     uint32_t masks;
-    /* UBLOCK_LLK_NIB when the last UBLOCK_LLK_BYTES of ext hold the round
-     * keys in the low-latency kernel's form (the nibble key setup,
-     * ublock_expand_nib.h), else 0 (every other schedule writer clears it). */
-    uint32_t llk;
+    uint32_t raw;                  /* 1: rk holds the raw schedule; 0: derive it (ublock_rk_row) */
     unsigned char ext[8192 - 816]; /* 8-byte aligned: backends load it unaligned */
 } ublock_sched;
 
@@ -31,25 +32,42 @@ enum { UBLOCK_MASKS_NONE = 0, UBLOCK_MASKS_BUSY = 1, UBLOCK_MASKS_READY = 2 };
 
 /*
  * The low-latency kernel's round keys (ublock_ll.h), stored at key setup
- * so its calls load them instead of splitting each raw round key into
- * nibbles as the rounds go; 32 bytes per round i. uBlock-128: the two half
- * vectors (one nibble per byte) in round i's layout, exactly what the
- * kernel adds (17 or 25 rounds: 544 or 800 bytes). uBlock-256/256: each
- * half's two vectors in layout L packed into one, l's nibble in the low
- * half of each byte, h's in the high half (800 bytes; unpacked, 1,600
- * would not fit beside the raw schedule, which every backend reads, and
+ * by every uBlock backend (the nibble key setup, ublock_expand_nib.h; ref
+ * converts its schedule: a multi-key call runs on its first key's backend
+ * and may mix keys of all) so that the kernel's calls load them instead
+ * of splitting each raw round key into nibbles as the rounds go; 32 bytes
+ * per round i. uBlock-128: the two half vectors (one nibble per byte) in
+ * round i's layout, exactly what the kernel adds (17 or 25 rounds: 544 or
+ * 800 bytes). uBlock-256/256: each half's two vectors in layout L packed
+ * into one, l's nibble in the low half of each byte, h's in the high half
+ * (800 bytes; unpacked, 1,600 would not fit beside the raw schedule and
  * the AVX2 masks, 6,400 bytes). At the end of ext, after any backend's
  * masks (ublock_bs.h asserts it), 8-byte aligned only: read with unaligned
  * loads. A plain copy of the key keeps it valid (no addresses inside).
  */
-#define UBLOCK_LLK_NIB 0x4c4c4b31u /* "LLK1" */
 #define UBLOCK_LLK_BYTES ((UBLOCK_MAX_ROUNDS + 1) * 32)
 #define UBLOCK_LLK_OFF (sizeof(((ublock_sched *)0)->ext) - UBLOCK_LLK_BYTES)
 
-/* The stored kernel-form round keys of s (rows of 32 bytes), or NULL. */
+/* The kernel-form round keys of s (rows of 32 bytes). */
 static inline const uint8_t *ublock_llk(const ublock_sched *s)
 {
-    return s->llk == UBLOCK_LLK_NIB ? s->ext + UBLOCK_LLK_OFF : NULL;
+    return s->ext + UBLOCK_LLK_OFF;
+}
+
+/* ublock_sched.c: the scalar conversions between the two forms, and the
+ * kernel form's layouts (ublock_expand_nib.h stores with the same). */
+extern const _Alignas(16) uint8_t ublock_llk_p0[16], ublock_llk_drift[16], ublock_llk_pl[2][16];
+/* Writes the kernel form from rk (the ref backend's key setup). */
+void ublock_llk_from_rk(ublock_sched *s);
+/* RK_i of a schedule without rk (raw 0), derived from the kernel form into
+ * buf; returns buf. */
+const uint8_t *ublock_rk_derive(const ublock_sched *s, unsigned i, uint8_t buf[32]);
+
+/* RK_i of any uBlock key: s->rk[i], else derived into buf (which then holds
+ * key material: the caller wipes it). */
+static inline const uint8_t *ublock_rk_row(const ublock_sched *s, unsigned i, uint8_t buf[32])
+{
+    return s->raw ? s->rk[i] : ublock_rk_derive(s, i, buf);
 }
 
 _Static_assert(sizeof(ublock_sched) <= sizeof(((kuai_key *)0)->priv_sched),

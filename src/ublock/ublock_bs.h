@@ -877,31 +877,35 @@ _Static_assert(sizeof(UBM_K) * 8 * (UBLOCK_MAX_ROUNDS + 1) <= sizeof(((ublock_sc
 _Static_assert(sizeof(UBM_K) * 8 * (UBLOCK_MAX_ROUNDS + 1) <= UBLOCK_LLK_OFF,
                "bitsliced round keys must end before the kernel-form round keys");
 
-/* The wide kernel's round-key masks from the raw schedule. */
+/* The wide kernel's round-key masks from the raw schedule (derived from
+ * the kernel form for a nibble key setup's keys: ublock_rk_row). */
 static void UBM_FN(build_masks)(UBM_K *dst, const ublock_sched *s)
 {
     UBM_H x[8];
+    uint8_t row[32];
 #ifdef UBM_LOAD_SAME
     for (unsigned i = 0; i <= s->rounds; i++) {
-        UBM_LOAD_SAME(x, s->rk[i]);
+        UBM_LOAD_SAME(x, ublock_rk_row(s, i, row));
         UBM_FN(key_masks)(dst + 8 * i, x, i);
     }
 #else
     _Alignas(32) uint8_t kbuf[UBM_PASS * UBM_BLOCK];
     for (unsigned i = 0; i <= s->rounds; i++) {
+        const uint8_t *rk = ublock_rk_row(s, i, row);
         for (unsigned b = 0; b < UBM_PASS; b++)
-            memcpy(kbuf + b * UBM_BLOCK, s->rk[i], UBM_BLOCK);
+            memcpy(kbuf + b * UBM_BLOCK, rk, UBM_BLOCK);
         UBM_LOAD(x, kbuf);
         UBM_FN(key_masks)(dst + 8 * i, x, i);
     }
     kuai_wipe(kbuf, sizeof kbuf);
 #endif
+    kuai_wipe(row, sizeof row);
 }
 
 #ifdef UBM_LAZY_MASKS
 /*
- * Key setup stores the raw schedule only (what the low-latency kernel
- * reads); the masks are built on the first bulk call, so short calls never
+ * Key setup stores the low-latency kernel's form only (what that kernel
+ * reads; ublock_expand_nib.h); the masks are built on the first bulk call, so short calls never
  * pay for them. A const key may be shared by threads: the first caller to
  * claim the build (compare-and-swap) writes the masks and publishes them
  * with a release store; a caller that finds them being built makes its own
@@ -1108,13 +1112,16 @@ static void UBM_FN(mk_setup)(kuai_mk *m, const kuai_key *const *keys, size_t n)
     memcpy(m->b, &rounds, sizeof rounds);
     UBM_H x[8];
     memset(kbuf, 0, sizeof kbuf);
+    uint8_t row[32];
     for (unsigned i = 0; i <= rounds; i++) {
         for (size_t b = 0; b < n; b++)
-            memcpy(kbuf + b * UBM_BLOCK, ublock_sched_const(keys[b])->rk[i], UBM_BLOCK);
+            memcpy(kbuf + b * UBM_BLOCK, ublock_rk_row(ublock_sched_const(keys[b]), i, row),
+                   UBM_BLOCK);
         UBM_LOAD(x, kbuf);
         UBM_FN(key_masks)(UBM_MK_KEYS(m) + 8 * i, x, i);
     }
     kuai_wipe(kbuf, sizeof kbuf);
+    kuai_wipe(row, sizeof row);
 }
 
 static void UBM_FN(mk_enc)(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n)

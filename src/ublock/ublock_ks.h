@@ -3,9 +3,8 @@
  * uBlock key schedule on nibbles over the 128-bit vocabulary (src/simd:
  * SSSE3, VEX-encoded where the including file is built for AVX2; NEON;
  * LSX), one round at a time: ublock_expand_nib.h stores each round key
- * packed and in the low-latency kernel's form, and the kernel's one-shot
- * path (ublock_ll_oneshot.h) turns each straight into the form its
- * rounds add (one shuffle per vector), with no packed round key in
+ * in the low-latency kernel's form, and the kernel's one-shot path (ublock_ll_oneshot.h) turns each
+ * straight into the form its rounds add (one shuffle per vector), with no packed round key in
  * between. The including file includes its ISA's vocabulary first. Below,
  * pshufb stands for v128_shuf8 (tbl, vshuf.b), and the lookups that rely
  * on an index's bit 7 giving 0 are v128_shuf8z.
@@ -141,13 +140,6 @@ static inline __attribute__((always_inline)) void ub_nib_load2(const uint8_t *p,
     v128 hi = v128_and(v128_srl64(b, 4), m), lo = v128_and(b, m);
     *n0 = v128_unpacklo8(hi, lo);
     *n1 = v128_unpackhi8(hi, lo);
-}
-
-/* 16 nibbles (one per byte, high nibble of each byte first) -> 8 bytes,
- * two such vectors at a time. */
-static inline __attribute__((always_inline)) v128 ub_nib_pack(v128 n0, v128 n1)
-{
-    return v128_nibpack(n0, n1);
 }
 
 /* spec tables: s, and multiplication by 2 in GF(2^4) mod x^4 + x + 1; and

@@ -96,46 +96,24 @@ UB_KERNEL void UL_FN(unpack2)(v128 v, v128 *x, v128 *y)
     *y = v128_and(v128_srl64(v, 4), m);
 }
 
-/* RK_i (16 raw bytes) in round i's layout. */
-UB_KERNEL void UL_FN(key128)(const uint8_t *rk, unsigned i, v128 *k0, v128 *k1)
-{
-    UL_FN(load128)(rk, k0, k1);
-    if (i & 7) { /* public round index */
-        *k0 = UL_R128(*k0, i & 7, UB128_KEY);
-        *k1 = UL_R128(*k1, i & 7, UB128_KEY);
-    }
-}
-
 /* The rounds on xmm (one block per vector). */
 #define UL_T v128
 #define UL_OP(op) KUAI_V(v128, op)
 #define UL_RN(name) UL_FN(name)
 #include "ublock_ll_r128.h"
 
-/* All round keys of a schedule in nibble form (kc[2i], kc[2i + 1]), for
- * calls long enough to reuse them (CBC chains, several groups). */
-UB_KERNEL void UL_FN(keys128)(v128 *kc, const uint8_t (*rk)[32], unsigned rounds)
-{
-    for (unsigned i = 0; i <= rounds; i++)
-        UL_FN(key128)(rk[i], i, &kc[2 * i], &kc[2 * i + 1]);
-}
-
 /* Round key i of block j: from the nibble forms kc[j] when the caller made
- * them, loaded ready from rk[j] when its rows are a key's stored forms
- * (kf; ublock.h, UBLOCK_LLK_*: 8-byte aligned only), else split from the
- * raw schedule rk[j] now (independent of the data, so off the dependency
- * chain). */
+ * them, else loaded ready from rk[j], the rows of a key's stored forms
+ * (ublock.h, UBLOCK_LLK_*: 8-byte aligned only). */
 UB_KERNEL void UL_FN(kget128)(const uint8_t (*const *rk)[32], const v128 *const *kc, int j,
-                              unsigned i, int kf, v128 *k0, v128 *k1)
+                              unsigned i, v128 *k0, v128 *k1)
 {
     if (kc) {
         *k0 = kc[j][2 * i];
         *k1 = kc[j][2 * i + 1];
-    } else if (kf) {
+    } else {
         *k0 = v128_loadu(rk[j][i]);
         *k1 = v128_loadu(rk[j][i] + 16);
-    } else {
-        UL_FN(key128)(rk[j][i], i, k0, k1);
     }
 }
 
@@ -143,64 +121,51 @@ UB_KERNEL void UL_FN(kget128)(const uint8_t (*const *rk)[32], const v128 *const 
  * nb blocks (1..UL_G128) in registers through all rounds. Block j's keys
  * are rk[j] / kc[j] (mk) or rk[0] / kc[0] everyone's (see kget128).
  */
-UB_KERNEL void UL_FN(enc128k)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
-                              const v128 *const *kc, unsigned rounds, int nb, int mk, int kf)
+UB_KERNEL void UL_FN(enc128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
+                             const v128 *const *kc, unsigned rounds, int nb, int mk)
 {
     v128 k0[UL_G128], k1[UL_G128];
     for (int j = 0; j < (mk ? nb : 1); j++)
-        UL_FN(kget128)(rk, kc, j, 0, kf, &k0[j], &k1[j]);
+        UL_FN(kget128)(rk, kc, j, 0, &k0[j], &k1[j]);
     for (int j = 0; j < nb; j++) {
         a[j] = v128_xor(a[j], k0[mk ? j : 0]);
         b[j] = v128_xor(b[j], k1[mk ? j : 0]);
     }
     for (unsigned i = 0; i < rounds; i++) {
         for (int j = 0; j < (mk ? nb : 1); j++)
-            UL_FN(kget128)(rk, kc, j, i + 1, kf, &k0[j], &k1[j]);
+            UL_FN(kget128)(rk, kc, j, i + 1, &k0[j], &k1[j]);
         UL_FN(round128)(a, b, k0, k1, i & 7, nb, mk);
     }
 }
 
-UB_KERNEL void UL_FN(dec128k)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
-                              const v128 *const *kc, unsigned rounds, int nb, int mk, int kf)
+UB_KERNEL void UL_FN(dec128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
+                             const v128 *const *kc, unsigned rounds, int nb, int mk)
 {
     v128 k0[UL_G128], k1[UL_G128];
     for (int j = 0; j < (mk ? nb : 1); j++)
-        UL_FN(kget128)(rk, kc, j, rounds, kf, &k0[j], &k1[j]);
+        UL_FN(kget128)(rk, kc, j, rounds, &k0[j], &k1[j]);
     for (int j = 0; j < nb; j++) {
         a[j] = v128_xor(a[j], k0[mk ? j : 0]);
         b[j] = v128_xor(b[j], k1[mk ? j : 0]);
     }
     for (unsigned i = rounds; i-- > 0;) {
         for (int j = 0; j < (mk ? nb : 1); j++)
-            UL_FN(kget128)(rk, kc, j, i, kf, &k0[j], &k1[j]);
+            UL_FN(kget128)(rk, kc, j, i, &k0[j], &k1[j]);
         UL_FN(round128_inv)(a, b, k0, k1, i & 7, nb, mk);
     }
 }
 
-/* The same with kc or the raw schedules (no stored forms). */
-UB_KERNEL void UL_FN(enc128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
-                             const v128 *const *kc, unsigned rounds, int nb, int mk)
-{
-    UL_FN(enc128k)(a, b, rk, kc, rounds, nb, mk, 0);
-}
-
-UB_KERNEL void UL_FN(dec128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
-                             const v128 *const *kc, unsigned rounds, int nb, int mk)
-{
-    UL_FN(dec128k)(a, b, rk, kc, rounds, nb, mk, 0);
-}
-
 /* One block through all rounds with round128_chain (a CBC chain: nothing
- * else to run beside it), keys as enc128k's for j = 0. */
+ * else to run beside it), keys as enc128's for j = 0. */
 UB_KERNEL void UL_FN(enc128_chain)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
-                                   const v128 *const *kc, unsigned rounds, int kf)
+                                   const v128 *const *kc, unsigned rounds)
 {
     v128 k0, k1;
-    UL_FN(kget128)(rk, kc, 0, 0, kf, &k0, &k1);
+    UL_FN(kget128)(rk, kc, 0, 0, &k0, &k1);
     *a = v128_xor(*a, k0);
     *b = v128_xor(*b, k1);
     for (unsigned i = 0; i < rounds; i++) {
-        UL_FN(kget128)(rk, kc, 0, i + 1, kf, &k0, &k1);
+        UL_FN(kget128)(rk, kc, 0, i + 1, &k0, &k1);
         UL_FN(round128_chain)(a, b, k0, k1, i & 7);
     }
 }
@@ -276,85 +241,73 @@ UB_KERNEL void UL_FN(ystore128)(uint8_t *p0, uint8_t *p1, v256 a, v256 b)
 #define UL_MK_YMM 3
 
 /* Round key i of vector j: the xmm forms of blocks 2j and 2j + 1 at kc
- * (mk UL_MK_XMM), one key's xmm form at kc[0] in both lanes (kc, mk 0),
- * else the raw schedules
- * rk[2j], rk[2j + 1] (mk; the last lane of an odd group repeats its
- * block's key) or rk[0] in both lanes, split and put in round i's layout
- * now (independent of the data, so off the dependency chain). */
-UB_KERNEL void UL_FN(ykget128)(const uint8_t (*const *rk)[32], const v256 *const *kc, int j,
-                               unsigned i, int nb, int mk, v256 *k0, v256 *k1)
+ * (mk UL_MK_XMM; the last lane of an odd group repeats its block's key),
+ * ready in ymm at kc[j] (mk UL_MK_YMM), or one key's xmm form at kc[0] in
+ * both lanes (mk 0). */
+UB_KERNEL void UL_FN(ykget128)(const v256 *const *kc, int j, unsigned i, int nb, int mk, v256 *k0,
+                               v256 *k1)
 {
     const int j0 = mk ? 2 * j : 0, j1 = mk ? (2 * j + 1 < nb ? 2 * j + 1 : 2 * j) : 0;
-    if (kc && mk == UL_MK_YMM) {
+    if (mk == UL_MK_YMM) {
         *k0 = v256_load(&kc[j][2 * i]);
         *k1 = v256_load(&kc[j][2 * i + 1]);
         return;
     }
-    if (kc && mk == UL_MK_XMM) {
+    if (mk == UL_MK_XMM) {
         const UL_FN(kv) *x0 = (const UL_FN(kv) *)(const void *)kc[j0];
         const UL_FN(kv) *x1 = (const UL_FN(kv) *)(const void *)kc[j1];
         *k0 = UL_FN(yload2)(&x0[2 * i], &x1[2 * i], j0 == j1);
         *k1 = UL_FN(yload2)(&x0[2 * i + 1], &x1[2 * i + 1], j0 == j1);
         return;
     }
-    if (kc) { /* one key: an xmm form (ks_ll's, stored), into both lanes as it loads */
-        const UL_FN(kv) *x = (const UL_FN(kv) *)(const void *)kc[0];
-        *k0 = v256_row16(&x[2 * i]);
-        *k1 = v256_row16(&x[2 * i + 1]);
-        return;
-    }
-    const int same = j0 == j1;
-    UL_FN(yload128)(rk[j0][i], rk[j1][i], same, k0, k1);
-    if (i & 7) { /* public round index */
-        v256 p = v256_load(ub128_tab[i & 7][UB128_KEY]);
-        *k0 = v256_shuf8(*k0, p);
-        *k1 = v256_shuf8(*k1, p);
-    }
+    /* one key: an xmm form (ks_ll's, stored), into both lanes as it loads */
+    const UL_FN(kv) *x = (const UL_FN(kv) *)(const void *)kc[0];
+    *k0 = v256_row16(&x[2 * i]);
+    *k1 = v256_row16(&x[2 * i + 1]);
 }
 
 /* nb blocks (2..UL_G128) in UL_YV(nb) vectors through all rounds, keys as
  * enc128's. */
-UB_KERNEL void UL_FN(yenc128)(v256 *a, v256 *b, const uint8_t (*const *rk)[32],
-                              const v256 *const *kc, unsigned rounds, int nb, int mk)
+UB_KERNEL void UL_FN(yenc128)(v256 *a, v256 *b, const v256 *const *kc, unsigned rounds, int nb,
+                              int mk)
 {
     const int nv = UL_YV(nb), nk = mk ? nv : 1;
     v256 k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
     for (int j = 0; j < nk; j++)
-        UL_FN(ykget128)(rk, kc, j, 0, nb, mk, &k0[j], &k1[j]);
+        UL_FN(ykget128)(kc, j, 0, nb, mk, &k0[j], &k1[j]);
     for (int j = 0; j < nv; j++) {
         a[j] = v256_xor(a[j], k0[mk ? j : 0]);
         b[j] = v256_xor(b[j], k1[mk ? j : 0]);
     }
     for (unsigned i = 0; i < rounds; i++) {
         for (int j = 0; j < nk; j++)
-            UL_FN(ykget128)(rk, kc, j, i + 1, nb, mk, &k0[j], &k1[j]);
+            UL_FN(ykget128)(kc, j, i + 1, nb, mk, &k0[j], &k1[j]);
         UL_FN(yround128)(a, b, k0, k1, i & 7, nv, mk);
     }
 }
 
-UB_KERNEL void UL_FN(ydec128)(v256 *a, v256 *b, const uint8_t (*const *rk)[32],
-                              const v256 *const *kc, unsigned rounds, int nb, int mk)
+UB_KERNEL void UL_FN(ydec128)(v256 *a, v256 *b, const v256 *const *kc, unsigned rounds, int nb,
+                              int mk)
 {
     const int nv = UL_YV(nb), nk = mk ? nv : 1;
     v256 k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
     for (int j = 0; j < nk; j++)
-        UL_FN(ykget128)(rk, kc, j, rounds, nb, mk, &k0[j], &k1[j]);
+        UL_FN(ykget128)(kc, j, rounds, nb, mk, &k0[j], &k1[j]);
     for (int j = 0; j < nv; j++) {
         a[j] = v256_xor(a[j], k0[mk ? j : 0]);
         b[j] = v256_xor(b[j], k1[mk ? j : 0]);
     }
     for (unsigned i = rounds; i-- > 0;) {
         for (int j = 0; j < nk; j++)
-            UL_FN(ykget128)(rk, kc, j, i, nb, mk, &k0[j], &k1[j]);
+            UL_FN(ykget128)(kc, j, i, nb, mk, &k0[j], &k1[j]);
         UL_FN(yround128_inv)(a, b, k0, k1, i & 7, nv, mk);
     }
 }
 
 /* nb blocks (2..UL_G128), block j from src[j] to dst[j] (all loads before
  * the stores), keys as enc128's. */
-UB_KERNEL void UL_FN(ygroup128)(const uint8_t (*const *rk)[32], const v256 *const *kc,
-                                unsigned rounds, const uint8_t *const *src, uint8_t *const *dst,
-                                int nb, int enc, int mk)
+UB_KERNEL void UL_FN(ygroup128)(const v256 *const *kc, unsigned rounds, const uint8_t *const *src,
+                                uint8_t *const *dst, int nb, int enc, int mk)
 {
     v256 a[UL_YV(UL_G128)], b[UL_YV(UL_G128)];
     for (int j = 0; j < UL_YV(nb); j++) {
@@ -362,9 +315,9 @@ UB_KERNEL void UL_FN(ygroup128)(const uint8_t (*const *rk)[32], const v256 *cons
         UL_FN(yload128)(src[2 * j], src[j1], j1 == 2 * j, &a[j], &b[j]);
     }
     if (enc)
-        UL_FN(yenc128)(a, b, rk, kc, rounds, nb, mk);
+        UL_FN(yenc128)(a, b, kc, rounds, nb, mk);
     else
-        UL_FN(ydec128)(a, b, rk, kc, rounds, nb, mk);
+        UL_FN(ydec128)(a, b, kc, rounds, nb, mk);
     for (int j = 0; j < UL_YV(nb); j++)
         UL_FN(ystore128)(dst[2 * j], 2 * j + 1 < nb ? dst[2 * j + 1] : NULL, a[j], b[j]);
 }
@@ -390,20 +343,6 @@ UB_KERNEL void UL_FN(store256)(uint8_t *p, UL_H x)
     v128_storeu(p, UL_FN(merge256)(x));
 }
 
-UB_KERNEL void UL_FN(key256)(const uint8_t *rk, UL_H *k0, UL_H *k1)
-{
-    *k0 = UL_FN(load256)(rk);
-    *k1 = UL_FN(load256)(rk + 16);
-}
-
-/* All round keys in layout L (kc[2i], kc[2i + 1]) and the fetch of round
- * key i of block j, as keys128/kget128. */
-UB_KERNEL void UL_FN(keys256)(UL_H *kc, const uint8_t (*rk)[32], unsigned rounds)
-{
-    for (unsigned i = 0; i <= rounds; i++)
-        UL_FN(key256)(rk[i], &kc[2 * i], &kc[2 * i + 1]);
-}
-
 /* A stored half (ublock.h, UBLOCK_LLK_*): layout L's two vectors in one,
  * l's nibble low, h's high. */
 UB_KERNEL UL_H UL_FN(unpack256)(v128 w)
@@ -412,96 +351,79 @@ UB_KERNEL UL_H UL_FN(unpack256)(v128 w)
     return UL_FN(mk256)(v128_and(w, m), v128_and(v128_srl64(w, 4), m));
 }
 
-/* keys256 from a key's stored forms when it has them */
+/* All round keys in layout L (kc[2i], kc[2i + 1]) from a key's stored
+ * forms. */
 UB_KERNEL void UL_FN(keys256s)(UL_H *kc, const ublock_sched *s)
 {
     const uint8_t *llk = ublock_llk(s);
-    if (!llk) {
-        UL_FN(keys256)(kc, s->rk, s->rounds);
-        return;
-    }
     for (unsigned i = 0; i <= s->rounds; i++) {
         kc[2 * i] = UL_FN(unpack256)(v128_loadu(llk + 32 * i));
         kc[2 * i + 1] = UL_FN(unpack256)(v128_loadu(llk + 32 * i + 16));
     }
 }
 
-/* kf: rk[j]'s rows are a key's stored forms (as kget128's) */
+/* Round key i of block j, as kget128's: from kc[j], else unpacked from
+ * the rows of a key's stored forms rk[j]. */
 UB_KERNEL void UL_FN(kget256)(const uint8_t (*const *rk)[32], const UL_H *const *kc, int j,
-                              unsigned i, int kf, UL_H *k0, UL_H *k1)
+                              unsigned i, UL_H *k0, UL_H *k1)
 {
     if (kc) {
         *k0 = kc[j][2 * i];
         *k1 = kc[j][2 * i + 1];
-    } else if (kf) {
+    } else {
         *k0 = UL_FN(unpack256)(v128_loadu(rk[j][i]));
         *k1 = UL_FN(unpack256)(v128_loadu(rk[j][i] + 16));
-    } else {
-        UL_FN(key256)(rk[j][i], k0, k1);
     }
 }
 
-UB_KERNEL void UL_FN(enc256k)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
-                              const UL_H *const *kc, unsigned rounds, int nb, int mk, int kf)
+UB_KERNEL void UL_FN(enc256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
+                             const UL_H *const *kc, unsigned rounds, int nb, int mk)
 {
     UL_H k0[UL_G256], k1[UL_G256];
     for (unsigned i = 0; i < rounds; i++) {
         for (int j = 0; j < (mk ? nb : 1); j++)
-            UL_FN(kget256)(rk, kc, j, i, kf, &k0[j], &k1[j]);
+            UL_FN(kget256)(rk, kc, j, i, &k0[j], &k1[j]);
         for (int j = 0; j < nb; j++)
             UL_FN(round256)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0]);
     }
     for (int j = 0; j < (mk ? nb : 1); j++)
-        UL_FN(kget256)(rk, kc, j, rounds, kf, &k0[j], &k1[j]);
+        UL_FN(kget256)(rk, kc, j, rounds, &k0[j], &k1[j]);
     for (int j = 0; j < nb; j++) {
         a[j] = UL_FN(xor256)(a[j], k0[mk ? j : 0]);
         b[j] = UL_FN(xor256)(b[j], k1[mk ? j : 0]);
     }
 }
 
-UB_KERNEL void UL_FN(dec256k)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
-                              const UL_H *const *kc, unsigned rounds, int nb, int mk, int kf)
+UB_KERNEL void UL_FN(dec256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
+                             const UL_H *const *kc, unsigned rounds, int nb, int mk)
 {
     UL_H k0[UL_G256], k1[UL_G256];
     for (int j = 0; j < (mk ? nb : 1); j++)
-        UL_FN(kget256)(rk, kc, j, rounds, kf, &k0[j], &k1[j]);
+        UL_FN(kget256)(rk, kc, j, rounds, &k0[j], &k1[j]);
     for (int j = 0; j < nb; j++) {
         a[j] = UL_FN(xor256)(a[j], k0[mk ? j : 0]);
         b[j] = UL_FN(xor256)(b[j], k1[mk ? j : 0]);
     }
     for (unsigned i = rounds; i-- > 0;) {
         for (int j = 0; j < (mk ? nb : 1); j++)
-            UL_FN(kget256)(rk, kc, j, i, kf, &k0[j], &k1[j]);
+            UL_FN(kget256)(rk, kc, j, i, &k0[j], &k1[j]);
         for (int j = 0; j < nb; j++)
             UL_FN(round256_inv)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0]);
     }
 }
 
-/* One block with round256_chain (a CBC chain), keys as enc256k's for j = 0. */
+/* One block with round256_chain (a CBC chain), keys as enc256's for j = 0. */
 UB_KERNEL void UL_FN(enc256_chain)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
-                                   const UL_H *const *kc, unsigned rounds, int kf)
+                                   const UL_H *const *kc, unsigned rounds)
 {
     UL_H k0, k1;
     for (unsigned i = 0; i < rounds; i++) {
-        UL_FN(kget256)(rk, kc, 0, i, kf, &k0, &k1);
+        UL_FN(kget256)(rk, kc, 0, i, &k0, &k1);
         UL_FN(round256_chain)(a, b, k0, k1);
     }
-    UL_FN(kget256)(rk, kc, 0, rounds, kf, &k0, &k1);
+    UL_FN(kget256)(rk, kc, 0, rounds, &k0, &k1);
     *a = UL_FN(xor256)(*a, k0);
     *b = UL_FN(xor256)(*b, k1);
-}
-
-/* The same with kc or the raw schedules (no stored forms). */
-UB_KERNEL void UL_FN(enc256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
-                             const UL_H *const *kc, unsigned rounds, int nb, int mk)
-{
-    UL_FN(enc256k)(a, b, rk, kc, rounds, nb, mk, 0);
-}
-
-UB_KERNEL void UL_FN(dec256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
-                             const UL_H *const *kc, unsigned rounds, int nb, int mk)
-{
-    UL_FN(dec256k)(a, b, rk, kc, rounds, nb, mk, 0);
 }
 
 #ifdef UL_Y
@@ -519,13 +441,13 @@ UB_KERNEL void UL_FN(dec256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
 #define UL_HY UL_FN(yh256)
 
 /* Round key i of a group of nb blocks: the caller's xmm forms kc[0] (and
- * kc[1], mk) loaded into the lanes, the keys' stored forms (kf: rk's rows,
- * as kget256's), else the raw schedules split now. */
+ * kc[1], mk) loaded into the lanes, else the keys' stored forms (rk's
+ * rows, as kget256's). */
 UB_KERNEL void UL_FN(ykget256)(const uint8_t (*const *rk)[32], const UL_H *const *kc, unsigned i,
-                               int nb, int mk, int kf, UL_HY *k0, UL_HY *k1)
+                               int nb, int mk, UL_HY *k0, UL_HY *k1)
 {
     const int j1 = mk && nb > 1 ? 1 : 0, same = j1 == 0;
-    if (kf) {
+    if (!kc) {
         const v256 m = v256_set1_8(0x0f);
         v256 w0 = UL_FN(yload2)(rk[0][i], rk[j1][i], same);
         v256 w1 = UL_FN(yload2)(rk[0][i] + 16, rk[j1][i] + 16, same);
@@ -533,16 +455,11 @@ UB_KERNEL void UL_FN(ykget256)(const uint8_t (*const *rk)[32], const UL_H *const
         *k1 = UL_FN(ymk256)(v256_and(w1, m), v256_and(v256_srl64(w1, 4), m));
         return;
     }
-    if (kc) {
-        const UL_H *x = &kc[0][2 * i], *y = &kc[j1][2 * i];
-        *k0 = UL_FN(ymk256)(UL_FN(yload2)(&x[0].l, &y[0].l, same),
-                            UL_FN(yload2)(&x[0].h, &y[0].h, same));
-        *k1 = UL_FN(ymk256)(UL_FN(yload2)(&x[1].l, &y[1].l, same),
-                            UL_FN(yload2)(&x[1].h, &y[1].h, same));
-        return;
-    }
-    *k0 = UL_FN(yload256v)(UL_FN(yload2)(rk[0][i], rk[j1][i], same));
-    *k1 = UL_FN(yload256v)(UL_FN(yload2)(rk[0][i] + 16, rk[j1][i] + 16, same));
+    const UL_H *x = &kc[0][2 * i], *y = &kc[j1][2 * i];
+    *k0 =
+        UL_FN(ymk256)(UL_FN(yload2)(&x[0].l, &y[0].l, same), UL_FN(yload2)(&x[0].h, &y[0].h, same));
+    *k1 =
+        UL_FN(ymk256)(UL_FN(yload2)(&x[1].l, &y[1].l, same), UL_FN(yload2)(&x[1].h, &y[1].h, same));
 }
 
 /* Lane 0 of x to p0, lane 1 to p1 unless p1 is NULL. */
@@ -555,15 +472,15 @@ UB_KERNEL void UL_FN(ystore2)(uint8_t *p0, uint8_t *p1, v256 x)
 
 /* nb (1..2) blocks, block j from src[j] to dst[j] in lane j (all loads
  * before the stores). Used for two keys, for one key whose round keys are
- * ready (kc: broadcast loads), and for one key's stored or raw round keys
+ * ready (kc: broadcast loads), and for one key's stored round keys (rk)
  * unless the core splits ymm operations (UL_YFULL): a core that runs
  * 256 bits at once does a pair here in half the operations of two blocks
  * on xmm, while on Zen 1 the xmm pair with one split serving both blocks
  * cost 4% less for ECB of 2 blocks and 8% less for the one-shot
  * encryption with its schedule broadcast (docs/performance.md). */
-UB_KERNEL void UL_FN(ygroup256k)(const uint8_t (*const *rk)[32], const UL_H *const *kc,
-                                 unsigned rounds, const uint8_t *const *src, uint8_t *const *dst,
-                                 int nb, int enc, int mk, int kf)
+UB_KERNEL void UL_FN(ygroup256)(const uint8_t (*const *rk)[32], const UL_H *const *kc,
+                                unsigned rounds, const uint8_t *const *src, uint8_t *const *dst,
+                                int nb, int enc, int mk)
 {
     const int j1 = nb > 1 ? 1 : 0, same = j1 == 0;
     UL_HY a = UL_FN(yload256v)(UL_FN(yload2)(src[0], src[j1], same));
@@ -571,52 +488,39 @@ UB_KERNEL void UL_FN(ygroup256k)(const uint8_t (*const *rk)[32], const UL_H *con
     UL_HY k0, k1;
     if (enc) {
         for (unsigned i = 0; i < rounds; i++) {
-            UL_FN(ykget256)(rk, kc, i, nb, mk, kf, &k0, &k1);
+            UL_FN(ykget256)(rk, kc, i, nb, mk, &k0, &k1);
             UL_FN(yround256)(&a, &b, k0, k1);
         }
-        UL_FN(ykget256)(rk, kc, rounds, nb, mk, kf, &k0, &k1);
+        UL_FN(ykget256)(rk, kc, rounds, nb, mk, &k0, &k1);
         a = UL_FN(yxor256)(a, k0);
         b = UL_FN(yxor256)(b, k1);
     } else {
-        UL_FN(ykget256)(rk, kc, rounds, nb, mk, kf, &k0, &k1);
+        UL_FN(ykget256)(rk, kc, rounds, nb, mk, &k0, &k1);
         a = UL_FN(yxor256)(a, k0);
         b = UL_FN(yxor256)(b, k1);
         for (unsigned i = rounds; i-- > 0;) {
-            UL_FN(ykget256)(rk, kc, i, nb, mk, kf, &k0, &k1);
+            UL_FN(ykget256)(rk, kc, i, nb, mk, &k0, &k1);
             UL_FN(yround256_inv)(&a, &b, k0, k1);
         }
     }
     UL_FN(ystore2)(dst[0], nb > 1 ? dst[1] : NULL, UL_FN(ymerge256)(a));
     UL_FN(ystore2)(dst[0] + 16, nb > 1 ? dst[1] + 16 : NULL, UL_FN(ymerge256)(b));
 }
-
-UB_KERNEL void UL_FN(ygroup256)(const uint8_t (*const *rk)[32], const UL_H *const *kc,
-                                unsigned rounds, const uint8_t *const *src, uint8_t *const *dst,
-                                int nb, int enc, int mk)
-{
-    UL_FN(ygroup256k)(rk, kc, rounds, src, dst, nb, enc, mk, 0);
-}
 #endif
 
 /* ---- calls --------------------------------------------------------------- */
 
-/* The round keys key setup stored in this kernel's form (ublock.h), or
- * NULL (a key set up by a backend that stores none). */
+/* The round keys key setup stored in this kernel's form (ublock.h). */
 UB_KERNEL const UL_FN(kv) * UL_FN(stored)(const ublock_sched *s)
 {
     return (const UL_FN(kv) *)(const void *)ublock_llk(s);
 }
 
-/* All of a uBlock-128 key's round keys as keys128 makes them, copied from
- * its stored forms when it has them (into aligned storage: the multi-key
- * CBC chains read them every block). */
+/* All of a uBlock-128 key's round keys, copied from its stored forms into
+ * aligned storage (the multi-key CBC chains read them every block). */
 UB_KERNEL void UL_FN(keys128s)(v128 *kc, const ublock_sched *s)
 {
     const UL_FN(kv) *kf = UL_FN(stored)(s);
-    if (!kf) {
-        UL_FN(keys128)(kc, s->rk, s->rounds);
-        return;
-    }
     for (unsigned i = 0; i < 2 * (s->rounds + 1); i++)
         kc[i] = kf[i];
 }
@@ -624,18 +528,18 @@ UB_KERNEL void UL_FN(keys128s)(v128 *kc, const ublock_sched *s)
 /* Round key i of two packed pairs (pack2: blocks 2p and 2p + 1 in pair p),
  * from the forms kget128 fetches: block j's (mk) or one key's in both
  * nibbles of every byte. */
-UB_KERNEL void UL_FN(kget128p)(const uint8_t (*const *rk)[32], unsigned i, int mk, int kf, v128 *k0,
+UB_KERNEL void UL_FN(kget128p)(const uint8_t (*const *rk)[32], unsigned i, int mk, v128 *k0,
                                v128 *k1)
 {
     for (int p = 0; p < 2; p++) {
         v128 x0, x1, y0, y1;
-        UL_FN(kget128)(rk, NULL, mk ? 2 * p : 0, i, kf, &x0, &x1);
+        UL_FN(kget128)(rk, NULL, mk ? 2 * p : 0, i, &x0, &x1);
         if (!mk) {
             k0[0] = k0[1] = UL_FN(pack2)(x0, x0);
             k1[0] = k1[1] = UL_FN(pack2)(x1, x1);
             return;
         }
-        UL_FN(kget128)(rk, NULL, 2 * p + 1, i, kf, &y0, &y1);
+        UL_FN(kget128)(rk, NULL, 2 * p + 1, i, &y0, &y1);
         k0[p] = UL_FN(pack2)(x0, y0);
         k1[p] = UL_FN(pack2)(x1, y1);
     }
@@ -643,14 +547,13 @@ UB_KERNEL void UL_FN(kget128p)(const uint8_t (*const *rk)[32], unsigned i, int m
 
 /*
  * A group of 4 uBlock-128 blocks as two packed pairs (round128p: blocks 0
- * and 1 in pair 0, 2 and 3 in pair 1), keys as enc128k's (rk: the raw
- * schedules, or the stored forms where kf). Four blocks side by side are
+ * and 1 in pair 0, 2 and 3 in pair 1), keys as enc128's (rk: the keys'
+ * stored forms). Four blocks side by side are
  * bound by the ports, which packing relieves (see mk_cbc_groupp); the
  * keys are packed as they are used (two operations a vector).
  */
 UB_KERNEL void UL_FN(group128p)(const uint8_t (*const *rk)[32], unsigned rounds,
-                                const uint8_t *const *src, uint8_t *const *dst, int enc, int mk,
-                                int kf)
+                                const uint8_t *const *src, uint8_t *const *dst, int enc, int mk)
 {
     v128 a[2], b[2], k0[2], k1[2];
     for (int p = 0; p < 2; p++) {
@@ -660,19 +563,19 @@ UB_KERNEL void UL_FN(group128p)(const uint8_t (*const *rk)[32], unsigned rounds,
         a[p] = UL_FN(pack2)(a0, a1);
         b[p] = UL_FN(pack2)(b0, b1);
     }
-    UL_FN(kget128p)(rk, enc ? 0 : rounds, mk, kf, k0, k1);
+    UL_FN(kget128p)(rk, enc ? 0 : rounds, mk, k0, k1);
     for (int p = 0; p < 2; p++) {
         a[p] = v128_xor(a[p], k0[p]);
         b[p] = v128_xor(b[p], k1[p]);
     }
     if (enc) {
         for (unsigned i = 0; i < rounds; i++) {
-            UL_FN(kget128p)(rk, i + 1, mk, kf, k0, k1);
+            UL_FN(kget128p)(rk, i + 1, mk, k0, k1);
             UL_FN(round128p)(a, b, k0, k1, i & 7, 2);
         }
     } else {
         for (unsigned i = rounds; i-- > 0;) {
-            UL_FN(kget128p)(rk, i, mk, kf, k0, k1);
+            UL_FN(kget128p)(rk, i, mk, k0, k1);
             UL_FN(round128p_inv)(a, b, k0, k1, i & 7, 2);
         }
     }
@@ -688,29 +591,22 @@ UB_KERNEL void UL_FN(group128p)(const uint8_t (*const *rk)[32], unsigned rounds,
 /*
  * One group of nb blocks, block j from src[j] to dst[j] (src[j] == dst[j]
  * allowed: all loads come first). keys[j]: block j's schedule (mk) or
- * keys[0] for all. uBlock-128 round keys are loaded from the forms the
- * keys stored when every key of the group has them (a multi-key call may
- * mix keys of other backends: then all are split from the raw schedules).
+ * keys[0] for all; round keys from the forms every key stores (ublock.h:
+ * a multi-key call may mix keys of other backends, ref's too).
  */
 UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *const *src,
                              uint8_t *const *dst, int nb, int enc, int mk, int yk)
 {
     (void)yk; /* read on ymm only (UL_Y) */
     const unsigned rounds = keys[0]->rounds;
-    const uint8_t(*rk[UL_G128])[32];
     const UL_FN(kv) * kf[UL_G128];
-    int nf = 0;
+    const uint8_t(*rkf[UL_G128])[32]; /* the stored forms as 32-byte rows */
     for (int j = 0; j < (mk ? nb : 1); j++) {
-        rk[j] = keys[j]->rk;
         kf[j] = UL_FN(stored)(keys[j]);
-        nf += kf[j] != NULL;
-    }
-    const int stored = nf == (mk ? nb : 1); /* public: which backends set the keys up */
-    const uint8_t(*rkf[UL_G128])[32];       /* the stored forms as 32-byte rows */
-    for (int j = 0; j < (mk ? nb : 1); j++)
         rkf[j] = (const uint8_t(*)[32])(const void *)kf[j];
+    }
     if (keys[0]->nbytes == 16 && nb == 4 && UL_PACK4(enc, mk)) {
-        UL_FN(group128p)(stored ? rkf : rk, rounds, src, dst, enc, mk, stored);
+        UL_FN(group128p)(rkf, rounds, src, dst, enc, mk);
         return;
     }
 #ifdef UL_Y
@@ -718,10 +614,7 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
         const v256 *ky[UL_G128];
         for (int j = 0; j < (mk ? nb : 1); j++)
             ky[j] = (const v256 *)(const void *)kf[j];
-        if (stored)
-            UL_FN(ygroup128)(rk, ky, rounds, src, dst, nb, enc, mk ? UL_MK_XMM : 0);
-        else
-            UL_FN(ygroup128)(rk, NULL, rounds, src, dst, nb, enc, mk);
+        UL_FN(ygroup128)(ky, rounds, src, dst, nb, enc, mk ? UL_MK_XMM : 0);
         return;
     }
 #endif
@@ -730,15 +623,15 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
         for (int j = 0; j < nb; j++)
             UL_FN(load128)(src[j], &a[j], &b[j]);
         if (enc)
-            UL_FN(enc128k)(a, b, stored ? rkf : rk, NULL, rounds, nb, mk, stored);
+            UL_FN(enc128)(a, b, rkf, NULL, rounds, nb, mk);
         else
-            UL_FN(dec128k)(a, b, stored ? rkf : rk, NULL, rounds, nb, mk, stored);
+            UL_FN(dec128)(a, b, rkf, NULL, rounds, nb, mk);
         for (int j = 0; j < nb; j++)
             v128_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
     } else {
 #ifdef UL_Y
-        if (nb >= 2 && (mk || yk)) { /* one key: see ygroup256k */
-            UL_FN(ygroup256k)(stored ? rkf : rk, NULL, rounds, src, dst, 2, enc, mk, stored);
+        if (nb >= 2 && (mk || yk)) { /* one key: see ygroup256 */
+            UL_FN(ygroup256)(rkf, NULL, rounds, src, dst, 2, enc, mk);
             return;
         }
 #endif
@@ -748,10 +641,9 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
             b[j] = UL_FN(load256)(src[j] + 16);
         }
         if (enc)
-            UL_FN(enc256k)
-        (a, b, stored ? rkf : rk, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk, stored);
-        else UL_FN(dec256k)(a, b, stored ? rkf : rk, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk,
-                            stored);
+            UL_FN(enc256)(a, b, rkf, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk);
+        else
+            UL_FN(dec256)(a, b, rkf, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk);
         for (int j = 0; j < nb && j < UL_G256; j++) {
             UL_FN(store256)(dst[j], a[j]);
             UL_FN(store256)(dst[j] + 16, b[j]);
@@ -873,15 +765,13 @@ static void UL_FN(crypt)(const ublock_sched *const *keys, const uint8_t *in, uin
 UB_KERNEL void UL_FN(cbc_enc_chain)(const ublock_sched *s, uint8_t *iv, const uint8_t *in,
                                     uint8_t *out, size_t n, int bs)
 {
-    const uint8_t(*rk[1])[32] = {s->rk};
     if (bs == 16) {
-        /* the key's stored forms (rows of rkf) in place, else kc made or
-         * copied here for the call */
+        /* the key's stored forms (rows of rkf) in place, else kc copied
+         * here for the call */
         v128 a, b, kc[2 * (UBLOCK_MAX_ROUNDS + 1)];
         const v128 *kcp[1] = {kc};
         const uint8_t(*rkf[1])[32] = {(const uint8_t(*)[32])(const void *)UL_FN(stored)(s)};
-        /* public: which backend set the key up, and the length */
-        const int kf = rkf[0] != NULL && n < UL_CBC_KCOPY;
+        const int kf = n < UL_CBC_KCOPY; /* public: the length */
         if (!kf)
             UL_FN(keys128s)(kc, s);
         UL_FN(load128)(iv, &a, &b);
@@ -891,9 +781,9 @@ UB_KERNEL void UL_FN(cbc_enc_chain)(const ublock_sched *s, uint8_t *iv, const ui
             a = v128_xor(a, pa);
             b = v128_xor(b, pb);
             if (kf)
-                UL_FN(enc128_chain)(&a, &b, rkf, NULL, s->rounds, 1);
+                UL_FN(enc128_chain)(&a, &b, rkf, NULL, s->rounds);
             else
-                UL_FN(enc128_chain)(&a, &b, rk, kcp, s->rounds, 0);
+                UL_FN(enc128_chain)(&a, &b, NULL, kcp, s->rounds);
             v128_storeu(out + 16 * i, UL_FN(merge128)(a, b));
         }
         v128_storeu(iv, UL_FN(merge128)(a, b));
@@ -906,7 +796,7 @@ UB_KERNEL void UL_FN(cbc_enc_chain)(const ublock_sched *s, uint8_t *iv, const ui
         for (size_t i = 0; i < n; i++) {
             a = UL_FN(xor256)(a, UL_FN(load256)(in + 32 * i));
             b = UL_FN(xor256)(b, UL_FN(load256)(in + 32 * i + 16));
-            UL_FN(enc256_chain)(&a, &b, rk, kcp, s->rounds, 0);
+            UL_FN(enc256_chain)(&a, &b, NULL, kcp, s->rounds);
             UL_FN(store256)(out + 32 * i, a);
             UL_FN(store256)(out + 32 * i + 16, b);
         }
@@ -1002,15 +892,13 @@ UB_KERNEL void UL_FN(mk_cbc_group)(const ublock_sched *const *keys, uint8_t *ivs
                                    const uint8_t *const *in, uint8_t *const *out, size_t nblocks,
                                    int m)
 {
-    const uint8_t(*rk[UL_G128])[32];
     v128 a[UL_G128], b[UL_G128], kc[UL_G128][2 * (UBLOCK_MAX_ROUNDS + 1)];
     const v128 *kcp[UL_G128];
     for (int j = 0; j < m; j++) {
         /* The chains are throughput-bound: round keys from aligned copies
          * on this frame (SSE folds only aligned loads into its XORs; the
          * stored forms are 8-byte aligned), copied from the key's stored
-         * forms, else made from the raw schedule. */
-        rk[j] = keys[j]->rk;
+         * forms. */
         kcp[j] = kc[j];
         UL_FN(keys128s)(kc[j], keys[j]);
         UL_FN(load128)(ivs + 16 * j, &a[j], &b[j]);
@@ -1023,9 +911,9 @@ UB_KERNEL void UL_FN(mk_cbc_group)(const ublock_sched *const *keys, uint8_t *ivs
             b[j] = v128_xor(b[j], pb);
         }
         if (m == 1) /* a constant after inlining */
-            UL_FN(enc128_chain)(a, b, rk, kcp, keys[0]->rounds, 0);
+            UL_FN(enc128_chain)(a, b, NULL, kcp, keys[0]->rounds);
         else
-            UL_FN(enc128)(a, b, rk, kcp, keys[0]->rounds, m, 1);
+            UL_FN(enc128)(a, b, NULL, kcp, keys[0]->rounds, m, 1);
         for (int j = 0; j < m; j++)
             v128_storeu(out[j] + 16 * i, UL_FN(merge128)(a[j], b[j]));
     }
@@ -1039,11 +927,9 @@ UB_KERNEL void UL_FN(mk_cbc_group256)(const ublock_sched *const *keys, uint8_t *
                                       const uint8_t *const *in, uint8_t *const *out, size_t nblocks,
                                       int m)
 {
-    const uint8_t(*rk[UL_G256])[32];
     UL_H a[UL_G256], b[UL_G256], kc[UL_G256][2 * (UBLOCK_MAX_ROUNDS + 1)];
     const UL_H *kcp[UL_G256];
     for (int j = 0; j < m; j++) {
-        rk[j] = keys[j]->rk;
         kcp[j] = kc[j];
         UL_FN(keys256s)(kc[j], keys[j]);
         a[j] = UL_FN(load256)(ivs + 32 * j);
@@ -1055,9 +941,9 @@ UB_KERNEL void UL_FN(mk_cbc_group256)(const ublock_sched *const *keys, uint8_t *
             b[j] = UL_FN(xor256)(b[j], UL_FN(load256)(in[j] + 32 * i + 16));
         }
         if (m == 1)
-            UL_FN(enc256_chain)(a, b, rk, kcp, keys[0]->rounds, 0);
+            UL_FN(enc256_chain)(a, b, NULL, kcp, keys[0]->rounds);
         else
-            UL_FN(enc256)(a, b, rk, kcp, keys[0]->rounds, m, 1);
+            UL_FN(enc256)(a, b, NULL, kcp, keys[0]->rounds, m, 1);
         for (int j = 0; j < m; j++) {
             UL_FN(store256)(out[j] + 32 * i, a[j]);
             UL_FN(store256)(out[j] + 32 * i + 16, b[j]);
@@ -1117,7 +1003,7 @@ UB_KERNEL void UL_FN(ymk_cbc_group)(const ublock_sched *const *keys, uint8_t *iv
             a[v] = v256_xor(a[v], pa);
             b[v] = v256_xor(b[v], pb);
         }
-        UL_FN(yenc128)(a, b, NULL, kcp, keys[0]->rounds, m, UL_MK_YMM);
+        UL_FN(yenc128)(a, b, kcp, keys[0]->rounds, m, UL_MK_YMM);
         for (int v = 0; v < nv; v++) {
             const int j1 = 2 * v + 1 < m ? 2 * v + 1 : 2 * v;
             UL_FN(ystore128)
@@ -1182,8 +1068,8 @@ UL_MK_CBC_KERNEL(4)
 
 /* ---- the backend seam ---------------------------------------------------- */
 
-/* Multi-key "lane format": the schedules' addresses (every backend stores
- * the raw schedule first, which is all this kernel reads). */
+/* Multi-key "lane format": the schedules' addresses (every uBlock key
+ * stores this kernel's form, which is all it reads). */
 #define UL_MK_LANES 8
 static void UL_FN(mk_setup)(kuai_mk *m, const kuai_key *const *keys, size_t n)
 {
@@ -1242,7 +1128,7 @@ UB_KERNEL void UL_FN(copy_block)(uint8_t *dst, const uint8_t *src, size_t bs)
 /*
  * The mk_short hook: n streams of nblocks blocks each (below the
  * crossover), stream i from in[i] to out[i] under keys[i], straight from
- * each key's raw schedule and on the callers' buffers. Blocks are taken in
+ * each key's stored forms and on the callers' buffers. Blocks are taken in
  * order (stream by stream) into groups of UL_G128 / UL_G256: a group of
  * one stream's blocks runs under its one key, any other (one block of each
  * of 4 streams, a stream's tail with the next one's head) as a multi-key

@@ -91,7 +91,7 @@ UB_KERNEL void UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs
 #ifdef UL_Y
     if (bs == 16 && UL_YNB(nb) && !mk) {
         const v256 *kcp[1] = {(const v256 *)(const void *)kc[0].v};
-        UL_FN(ygroup128)(NULL, kcp, rounds, src, dst, nb, enc, 0);
+        UL_FN(ygroup128)(kcp, rounds, src, dst, nb, enc, 0);
         return;
     }
 #endif

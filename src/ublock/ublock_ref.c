@@ -125,10 +125,11 @@ static void ublock_ref_enc_block(const ublock_sched *s, const uint8_t *in, uint8
     const uint8_t *pl = nw == 1 ? ublock_pl128 : ublock_pl256;
     const uint8_t *pr = nw == 1 ? ublock_pr128 : ublock_pr256;
     half x0, x1;
+    uint8_t buf[32]; /* RK_r of a key of another backend (multi-key calls) */
     half_load(&x0, in, nw);
     half_load(&x1, in + 8 * nw, nw);
     for (unsigned r = 0; r < s->rounds; r++) {
-        add_round_key(&x0, &x1, s->rk[r], nw);
+        add_round_key(&x0, &x1, ublock_rk_row(s, r, buf), nw);
         for (unsigned i = 0; i < nw; i++) {
             x0.w[i] = sbox_word(x0.w[i]);
             x1.w[i] = sbox_word(x1.w[i]);
@@ -137,9 +138,11 @@ static void ublock_ref_enc_block(const ublock_sched *s, const uint8_t *in, uint8
         half_permute(&x0, pl, nw);
         half_permute(&x1, pr, nw);
     }
-    add_round_key(&x0, &x1, s->rk[s->rounds], nw);
+    add_round_key(&x0, &x1, ublock_rk_row(s, s->rounds, buf), nw);
     half_store(out, &x0, nw);
     half_store(out + 8 * nw, &x1, nw);
+    if (!s->raw)
+        kuai_wipe(buf, sizeof buf);
 }
 
 static void ublock_ref_dec_block(const ublock_sched *s, const uint8_t *in, uint8_t *out)
@@ -148,10 +151,11 @@ static void ublock_ref_dec_block(const ublock_sched *s, const uint8_t *in, uint8
     const uint8_t *pli = nw == 1 ? ublock_pl128_inv : ublock_pl256_inv;
     const uint8_t *pri = nw == 1 ? ublock_pr128_inv : ublock_pr256_inv;
     half y0, y1;
+    uint8_t buf[32]; /* as in ublock_ref_enc_block */
     half_load(&y0, in, nw);
     half_load(&y1, in + 8 * nw, nw);
     for (unsigned r = s->rounds; r >= 1; r--) {
-        add_round_key(&y0, &y1, s->rk[r], nw);
+        add_round_key(&y0, &y1, ublock_rk_row(s, r, buf), nw);
         half_permute(&y0, pli, nw);
         half_permute(&y1, pri, nw);
         mix_inv(&y0, &y1, nw);
@@ -160,9 +164,11 @@ static void ublock_ref_dec_block(const ublock_sched *s, const uint8_t *in, uint8
             y1.w[i] = sbox_inv_word(y1.w[i]);
         }
     }
-    add_round_key(&y0, &y1, s->rk[0], nw);
+    add_round_key(&y0, &y1, ublock_rk_row(s, 0, buf), nw);
     half_store(out, &y0, nw);
     half_store(out + 8 * nw, &y1, nw);
+    if (!s->raw)
+        kuai_wipe(buf, sizeof buf);
 }
 
 /* ---- key schedule ------------------------------------------------------ */
@@ -248,13 +254,16 @@ expand_quarters(ublock_sched *s, const uint8_t *key, unsigned qn, const uint8_t 
 
 void ublock_expand_raw(ublock_sched *s, kuai_cipher c, const uint8_t *key)
 {
-    s->llk = 0; /* no kernel-form round keys (ublock.h) */
     if (c == KUAI_UBLOCK_128_128)
         expand_quarters(s, key, 8, ublock_pk1, 16, 16);
     else if (c == KUAI_UBLOCK_128_256)
         expand_quarters(s, key, 16, ublock_pk2, 16, 24);
     else
         expand_quarters(s, key, 16, ublock_pk3, 32, 24);
+    s->raw = 1;
+    /* The kernel form too: a multi-key call runs on its first key's
+     * backend, and the low-latency kernel reads every key in that form. */
+    ublock_llk_from_rk(s);
 }
 
 /* ---- backend table ----------------------------------------------------- */

@@ -82,14 +82,15 @@ static inline const ublock_sched *ublock_sched_const(const kuai_key *k)
     return (const ublock_sched *)(const void *)k->priv_sched;
 }
 
-/* The portable key schedule (ublock_ref.c): fills rk, nbytes, rounds. Every
- * backend calls it (or the same on nibbles with vector shuffles,
- * ublock_expand_nib.h, which also stores the low-latency kernel's form:
- * ublock_expand_raw_ssse3 for the x86 backends, avx2's VEX copy, neon's
- * and lsx's; the scalar nibble permutation was most of a short message's
- * cost) first and then derives its own form into ext. */
+/* The key setups every uBlock backend runs first, before deriving any
+ * form of its own into ext: the portable one (ublock_ref.c: fills rk,
+ * raw = 1, and the low-latency kernel's form from it), or the same
+ * schedule on nibbles with vector shuffles (ublock_expand_nib.h: the
+ * kernel's form only, raw = 0; ublock_expand_nib_ssse3 for the x86
+ * backends, avx2's VEX copy, neon's and lsx's: the scalar nibble
+ * permutation was most of a short message's cost). */
 void ublock_expand_raw(ublock_sched *s, kuai_cipher c, const uint8_t *key);
-void ublock_expand_raw_ssse3(ublock_sched *s, kuai_cipher c, const uint8_t *key);
+void ublock_expand_nib_ssse3(ublock_sched *s, kuai_cipher c, const uint8_t *key);
 
 /* Spec tables (ublock_tables.c; the key schedule's in ublock_ref.c), shared
  * by all backends. Source: ../shared/spec/ublock.md (Wu, Zhang, Zheng, Li,

@@ -21,12 +21,12 @@
         __VA_ARGS__, __VA_ARGS__                                                                   \
     }
 
-/* ublock_expand_raw_ssse3's key setup, VEX-encoded */
-static void ublock_expand_raw_avx2(ublock_sched *s, kuai_cipher c, const uint8_t *key)
+/* ublock_expand_nib_ssse3's key setup, VEX-encoded */
+static void ublock_expand_nib_avx2(ublock_sched *s, kuai_cipher c, const uint8_t *key)
 {
     ub_expand_nib_any(s, c, key);
 }
-#define UB_EXPAND_RAW ublock_expand_raw_avx2
+#define UB_KEY_SETUP ublock_expand_nib_avx2
 #include "ublock_bs.h"
 
 static int ublock_avx2_available(void)

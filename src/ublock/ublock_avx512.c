@@ -52,7 +52,7 @@ typedef __m512i ub_v;
 /* every x86-64 CPU with this ISA has SSSE3 (avx2's VEX copy stays static
  * in ublock_avx2.c: exporting it for this file changed how gcc built
  * avx2's own key setup, and no Zen 5 was at hand to time the gain here) */
-#define UB_EXPAND_RAW ublock_expand_raw_ssse3
+#define UB_KEY_SETUP ublock_expand_nib_ssse3
 #include "ublock_bs.h"
 
 static int ublock_avx512_available(void)

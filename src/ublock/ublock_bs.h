@@ -91,10 +91,11 @@ typedef UB_V_ISA ub_v;
 #define ub_odd32 KUAI_V(UB_V_ISA, odd32)
 #endif
 
-/* The schedule every backend derives its own from: the portable one unless
- * the file names a faster one for its ISA (before including this). */
-#ifndef UB_EXPAND_RAW
-#define UB_EXPAND_RAW ublock_expand_raw
+/* The key setup every backend derives its own form from (ublock.h): the
+ * portable one unless the file names its ISA's nibble one (before
+ * including this). */
+#ifndef UB_KEY_SETUP
+#define UB_KEY_SETUP ublock_expand_raw
 #endif
 
 /* The kernels take ns (passes side by side) as an argument that is a
@@ -914,7 +915,7 @@ static void UBM_FN(build_masks)(UBM_K *dst, const ublock_sched *s)
 static KUAI_HOT_ALIGN void UBM_FN(expand)(kuai_key *k, const uint8_t *key)
 {
     ublock_sched *s = ublock_sched_of(k);
-    UB_EXPAND_RAW(s, (kuai_cipher)k->priv_cipher, key);
+    UB_KEY_SETUP(s, (kuai_cipher)k->priv_cipher, key);
     __atomic_store_n(&s->masks, UBLOCK_MASKS_NONE, __ATOMIC_RELAXED);
 }
 
@@ -950,7 +951,7 @@ static const UBM_K *UBM_FN(masks)(const kuai_key *k, UBM_K *tmp)
 static KUAI_HOT_ALIGN void UBM_FN(expand)(kuai_key *k, const uint8_t *key)
 {
     ublock_sched *s = ublock_sched_of(k);
-    UB_EXPAND_RAW(s, (kuai_cipher)k->priv_cipher, key);
+    UB_KEY_SETUP(s, (kuai_cipher)k->priv_cipher, key);
     UBM_FN(build_masks)((UBM_K *)(void *)s->ext, s);
 }
 #define UBM_MASKS_BEGIN(k, rk)                                                                     \

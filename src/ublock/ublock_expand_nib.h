@@ -2,7 +2,7 @@
 /*
  * uBlock key setup on nibbles (ublock_ks.h's schedule), one copy per
  * including file so that each is compiled for its ISA: ublock_ssse3.c's
- * ublock_expand_raw_ssse3 (SSE encoding, also used by avx512), ublock_avx2.c's
+ * ublock_expand_nib_ssse3 (SSE encoding, also used by avx512), ublock_avx2.c's
  * (VEX: three-operand forms, no register copies), ublock_neon.c's and
  * ublock_lsx.c's. Each round key is stored in the low-latency kernel's
  * form only (ublock.h, UBLOCK_LLK_*); the raw form is derived from it

@@ -23,11 +23,11 @@
 
 /* key setup: the nibble key schedule, with the low-latency kernel's
  * round-key forms stored */
-static void ublock_expand_raw_lsx(ublock_sched *s, kuai_cipher c, const uint8_t *key)
+static void ublock_expand_nib_lsx(ublock_sched *s, kuai_cipher c, const uint8_t *key)
 {
     ub_expand_nib_any(s, c, key);
 }
-#define UB_EXPAND_RAW ublock_expand_raw_lsx
+#define UB_KEY_SETUP ublock_expand_nib_lsx
 #include "ublock_bs.h"
 
 static int ublock_lsx_available(void)

@@ -21,7 +21,7 @@
     }
 
 /* every x86-64 CPU with this ISA has SSSE3 */
-#define UB_EXPAND_RAW ublock_expand_raw_ssse3
+#define UB_KEY_SETUP ublock_expand_nib_ssse3
 #include "ublock_bs.h"
 
 static int ublock_ssse3_available(void)
@@ -48,7 +48,7 @@ KUAI_REGISTER(ublock256_ssse3);
 /* ublock_expand_raw (ublock_ref.c, the oracle; tests/test_ublock.c compares
  * the two) on nibbles with pshufb (ublock_expand_nib.h); also used by
  * avx512. */
-void ublock_expand_raw_ssse3(ublock_sched *s, kuai_cipher c, const uint8_t *key)
+void ublock_expand_nib_ssse3(ublock_sched *s, kuai_cipher c, const uint8_t *key)
 {
     ub_expand_nib_any(s, c, key);
 }

@@ -103,6 +103,6 @@ extern const uint8_t ublock_pl128_inv[8], ublock_pr128_inv[8], ublock_pl256_inv[
 extern const uint8_t ublock_pk1[16], ublock_pk2[32], ublock_pk3[32];
 extern const uint32_t ublock_rc[24];
 /* The nibble key schedule's round constants (ublock_ks.h), ublock_tables.c */
-extern const _Alignas(16) uint8_t ublock_ks_rc[3][24][16];
+extern const _Alignas(16) uint8_t ublock_ks_rc[3][25][16];
 
 #endif

@@ -36,7 +36,10 @@
 
 /* ublock_ks_rc (ublock.h): [0] rcx of 128-bit keys (RC nibbles, then
  * 0x80), [1] rcx at PK1^-1 positions, [2] rcx at PK2^-1 positions (PK3's
- * too). */
+ * too). Each has a row 24 (0) after the 24 RCs, as ub_ks_rcf has: the
+ * step of the last round folds the next row into kx like every other
+ * step, and kx is not read after it, so that step loads a row that
+ * exists instead of choosing 0 (a compare and a branch a round). */
 
 typedef struct ub_ks {
     v128 k0, k1, k2, k3, kx;       /* key register; kx = k0 ^ next rcpre */
@@ -53,7 +56,7 @@ typedef struct ub_ks {
  * to 0..15), [1] the same in the swapped frame (64-bit halves exchanged),
  * [2] ublock_ks_rc's row 2 in the swapped frame. Generated from
  * ublock_ks_rc. */
-static const _Alignas(16) uint8_t ub_ks_rcf[3][24][16] = {
+static const _Alignas(16) uint8_t ub_ks_rcf[3][25][16] = {
     {
         {9, 8, 8, 12, 12, 9, 13, 13, 0, 0, 0, 0, 0, 0, 0, 0},
         {15, 0, 14, 4, 10, 1, 11, 5, 0, 0, 0, 0, 0, 0, 0, 0},
@@ -79,6 +82,7 @@ static const _Alignas(16) uint8_t ub_ks_rcf[3][24][16] = {
         {1, 7, 0, 3, 4, 6, 5, 2, 0, 0, 0, 0, 0, 0, 0, 0},
         {14, 15, 15, 11, 11, 14, 10, 10, 0, 0, 0, 0, 0, 0, 0, 0},
         {1, 15, 0, 11, 4, 14, 5, 10, 0, 0, 0, 0, 0, 0, 0, 0},
+        {0},
     },
     {
         {0, 0, 0, 0, 0, 0, 0, 0, 9, 8, 8, 12, 12, 9, 13, 13},
@@ -105,6 +109,7 @@ static const _Alignas(16) uint8_t ub_ks_rcf[3][24][16] = {
         {0, 0, 0, 0, 0, 0, 0, 0, 1, 7, 0, 3, 4, 6, 5, 2},
         {0, 0, 0, 0, 0, 0, 0, 0, 14, 15, 15, 11, 11, 14, 10, 10},
         {0, 0, 0, 0, 0, 0, 0, 0, 1, 15, 0, 11, 4, 14, 5, 10},
+        {0},
     },
     {
         {13, 0, 9, 0, 0, 13, 0, 8, 12, 0, 12, 0, 0, 8, 0, 9},
@@ -131,6 +136,7 @@ static const _Alignas(16) uint8_t ub_ks_rcf[3][24][16] = {
         {5, 0, 1, 0, 0, 2, 0, 0, 3, 0, 4, 0, 0, 7, 0, 6},
         {10, 0, 14, 0, 0, 10, 0, 15, 11, 0, 11, 0, 0, 15, 0, 14},
         {5, 0, 1, 0, 0, 10, 0, 0, 11, 0, 4, 0, 0, 15, 0, 14},
+        {0},
     }};
 
 /* 16 bytes -> 32 nibbles in two vectors (bytes 0-7, bytes 8-15). */

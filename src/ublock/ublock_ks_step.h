@@ -11,14 +11,13 @@
 /* Round r (1..rounds) of the schedule: the register now gives RK_r. */
 static inline __attribute__((always_inline)) void UBK_STEP(UBK_S *s, unsigned r)
 {
-    const UBK_T zero = UBK_OP(zero)();
     if (s->t == 1) {
         UBK_T rcx = UBK_ROW(0, r - 1);
         UBK_T q = UBK_OP(shuf8)(s->kx, s->pk0); /* PK(K0||K1) ^ rcx */
         UBK_T sk = UBK_OP(shuf8z)(s->sbox, q);  /* bit 7 of K1's half: 0 */
         UBK_T t = UBK_OP(shuf8z)(s->tk, UBK_OP(xor)(q, UBK_OP(xor)(rcx, s->lo80)));
         UBK_T k1t = UBK_OP(xor)(s->k1, t);
-        UBK_T next = r < 16 ? UBK_ROW(1, r) : zero;
+        UBK_T next = UBK_ROW(1, r); /* r = 16: not read after (ublock_ks.h) */
         s->kx = UBK_OP(xor)(UBK_OP(xor)(k1t, next), sk);
         s->k0 = UBK_OP(xor)(k1t, sk);
         s->k1 = UBK_OP(swap64)(UBK_OP(xor)(q, rcx)); /* K1' || K0' */
@@ -30,7 +29,7 @@ static inline __attribute__((always_inline)) void UBK_STEP(UBK_S *s, unsigned r)
     UBK_T q = UBK_OP(shuf8)(s->kx, s->pk0); /* PK(K0) ^ rcx */
     UBK_T p1 = UBK_OP(shuf8)(s->k1, s->pk1);
     UBK_T sk = UBK_OP(shuf8)(s->sbox, q);
-    UBK_T next = r < 24 ? UBK_ROW(2, r) : zero;
+    UBK_T next = UBK_ROW(2, r); /* r = 24: row 24, not read after */
     s->kx = UBK_OP(xor)(UBK_OP(xor)(s->k2, next), sk);
     s->k0 = UBK_OP(xor)(s->k2, sk);
     s->k1 = UBK_OP(xor)(s->k3, UBK_OP(shuf8)(s->tk, p1));
@@ -64,6 +63,8 @@ static inline __attribute__((always_inline)) void UBK_STEPF(UBK_S *s, unsigned r
     UBK_T rcx = UBK_ROWF(sw, r - 1);
     UBK_T q = UBK_OP(shuf8)(s->kx, sw ? s->pks : s->pkn); /* PK(K0) ^ rcx */
     UBK_T sk = UBK_OP(shuf8)(s->sbox, q);
+    /* 0 after the last round: here (the one-shot kernels' two rounds a
+     * pass) the choice measured fewer spills than loading row 24 */
     UBK_T next = r < 24 ? (sw ? UBK_ROWF(2, r) : UBK_ROW(2, r)) : UBK_OP(zero)();
     UBK_T k1 = s->k1; /* PK's K1 half: this vector, read in the other frame */
     s->kx = UBK_OP(xor)(UBK_OP(xor)(s->k2, next), sk);

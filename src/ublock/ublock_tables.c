@@ -15,7 +15,7 @@ const uint8_t ublock_pr256_inv[16] = {9, 2, 6, 13, 5, 15, 0, 8, 14, 4, 11, 1, 3,
 
 /* The nibble key schedule's round constants (ublock_ks.h says what each
  * row is). Generated from the spec's PK1-3 and RC (ublock_ref.c). */
-const _Alignas(16) uint8_t ublock_ks_rc[3][24][16] = {
+const _Alignas(16) uint8_t ublock_ks_rc[3][25][16] = {
     {
         /* rcx, 128-bit keys: RC nibbles, then 0x80 (S-box lookup gives 0) */
         {0x09, 0x08, 0x08, 0x0c, 0x0c, 0x09, 0x0d, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
@@ -66,6 +66,7 @@ const _Alignas(16) uint8_t ublock_ks_rc[3][24][16] = {
          0x80},
         {0x01, 0x0f, 0x00, 0x0b, 0x04, 0x0e, 0x05, 0x0a, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
          0x80},
+        {0}, /* row 24: what the step of the last round reads (ublock_ks.h) */
     },
     {
         /* rcx at PK1^-1 positions */
@@ -117,6 +118,7 @@ const _Alignas(16) uint8_t ublock_ks_rc[3][24][16] = {
          0x0e},
         {0x0f, 0x04, 0x80, 0x80, 0x80, 0x05, 0x01, 0x80, 0x00, 0x80, 0x0a, 0x80, 0x80, 0x0b, 0x80,
          0x0e},
+        {0}, /* row 24: what the step of the last round reads (ublock_ks.h) */
     },
     {
         /* rcx at PK2^-1 positions (rcx of 256-bit keys: RC nibbles, then 0).
@@ -170,5 +172,6 @@ const _Alignas(16) uint8_t ublock_ks_rc[3][24][16] = {
          0x0f},
         {0x0b, 0x00, 0x04, 0x00, 0x00, 0x0f, 0x00, 0x0e, 0x05, 0x00, 0x01, 0x00, 0x00, 0x0a, 0x00,
          0x00},
+        {0}, /* row 24: what the step of the last round reads (ublock_ks.h) */
     },
 };

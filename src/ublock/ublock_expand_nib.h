@@ -50,7 +50,7 @@ static inline __attribute__((always_inline)) void ub_expand_nib(ublock_sched *s,
         }
         if (r == ks.rounds)
             break;
-        ub_ks_step(&ks, r + 1);
+        ub_ks_step(&ks, r + 1, 0); /* row 24 after the last round */
     }
     s->raw = 0; /* rk left unwritten: ublock_rk_row derives it */
 }

@@ -36,10 +36,10 @@
 
 /* ublock_ks_rc (ublock.h): [0] rcx of 128-bit keys (RC nibbles, then
  * 0x80), [1] rcx at PK1^-1 positions, [2] rcx at PK2^-1 positions (PK3's
- * too). Each has a row 24 (0) after the 24 RCs, as ub_ks_rcf has: the
- * step of the last round folds the next row into kx like every other
- * step, and kx is not read after it, so that step loads a row that
- * exists instead of choosing 0 (a compare and a branch a round). */
+ * too). Each has a row 24 (0) after the 24 RCs, as ub_ks_rcf has: kx is
+ * not read after the last round, so key setup's step of that round loads
+ * a row that exists like every other step instead of choosing 0 (a
+ * compare and a branch a round; ublock_ks_step.h, zero_last). */
 
 typedef struct ub_ks {
     v128 k0, k1, k2, k3, kx;       /* key register; kx = k0 ^ next rcpre */

@@ -8,8 +8,16 @@
  * per 128-bit lane, so a ymm state runs two schedules (one per lane).
  */
 
-/* Round r (1..rounds) of the schedule: the register now gives RK_r. */
-static inline __attribute__((always_inline)) void UBK_STEP(UBK_S *s, unsigned r)
+/*
+ * Round r (1..rounds) of the schedule: the register now gives RK_r.
+ * zero_last (a constant at each call): what the step of the last round
+ * folds into kx, which nothing reads after it. 0: the tables' next row as
+ * in every other step (row 24 of ublock_ks_rc is 0; key setup: 21% fewer
+ * instructions than choosing). 1: 0, chosen by a compare and a branch a
+ * round (the one-shot kernels, where the row load measured slower on
+ * Zen 1, e.g. uBlock-256/256 with one key 677 -> 734 cycles).
+ */
+static inline __attribute__((always_inline)) void UBK_STEP(UBK_S *s, unsigned r, int zero_last)
 {
     if (s->t == 1) {
         UBK_T rcx = UBK_ROW(0, r - 1);
@@ -17,7 +25,7 @@ static inline __attribute__((always_inline)) void UBK_STEP(UBK_S *s, unsigned r)
         UBK_T sk = UBK_OP(shuf8z)(s->sbox, q);  /* bit 7 of K1's half: 0 */
         UBK_T t = UBK_OP(shuf8z)(s->tk, UBK_OP(xor)(q, UBK_OP(xor)(rcx, s->lo80)));
         UBK_T k1t = UBK_OP(xor)(s->k1, t);
-        UBK_T next = UBK_ROW(1, r); /* r = 16: not read after (ublock_ks.h) */
+        UBK_T next = zero_last && r >= 16 ? UBK_OP(zero)() : UBK_ROW(1, r);
         s->kx = UBK_OP(xor)(UBK_OP(xor)(k1t, next), sk);
         s->k0 = UBK_OP(xor)(k1t, sk);
         s->k1 = UBK_OP(swap64)(UBK_OP(xor)(q, rcx)); /* K1' || K0' */
@@ -29,7 +37,7 @@ static inline __attribute__((always_inline)) void UBK_STEP(UBK_S *s, unsigned r)
     UBK_T q = UBK_OP(shuf8)(s->kx, s->pk0); /* PK(K0) ^ rcx */
     UBK_T p1 = UBK_OP(shuf8)(s->k1, s->pk1);
     UBK_T sk = UBK_OP(shuf8)(s->sbox, q);
-    UBK_T next = UBK_ROW(2, r); /* r = 24: row 24, not read after */
+    UBK_T next = zero_last && r >= 24 ? UBK_OP(zero)() : UBK_ROW(2, r);
     s->kx = UBK_OP(xor)(UBK_OP(xor)(s->k2, next), sk);
     s->k0 = UBK_OP(xor)(s->k2, sk);
     s->k1 = UBK_OP(xor)(s->k3, UBK_OP(shuf8)(s->tk, p1));
@@ -63,8 +71,8 @@ static inline __attribute__((always_inline)) void UBK_STEPF(UBK_S *s, unsigned r
     UBK_T rcx = UBK_ROWF(sw, r - 1);
     UBK_T q = UBK_OP(shuf8)(s->kx, sw ? s->pks : s->pkn); /* PK(K0) ^ rcx */
     UBK_T sk = UBK_OP(shuf8)(s->sbox, q);
-    /* 0 after the last round: here (the one-shot kernels' two rounds a
-     * pass) the choice measured fewer spills than loading row 24 */
+    /* 0 after the last round, as UBK_STEP's zero_last (only the one-shot
+     * kernels run this step: loading row 24 here spilled more) */
     UBK_T next = r < 24 ? (sw ? UBK_ROWF(2, r) : UBK_ROW(2, r)) : UBK_OP(zero)();
     UBK_T k1 = s->k1; /* PK's K1 half: this vector, read in the other frame */
     s->kx = UBK_OP(xor)(UBK_OP(xor)(s->k2, next), sk);

@@ -62,7 +62,7 @@ UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
     if (c != KUAI_UBLOCK_256_256) {
         for (unsigned r = 0; r <= ks.rounds; r++) {
             if (r)
-                ub_ks_step(&ks, r);
+                ub_ks_step(&ks, r, 1);
             v128 p = v128_load(UL_FN(ks_p)[r & 7]); /* public r */
             kc->v[2 * r] = v128_shuf8(ks.k0, p);
             kc->v[2 * r + 1] = v128_shuf8(ks.k1, p);
@@ -73,7 +73,7 @@ UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
         const v128 p1 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L] + 16));
         for (unsigned r = 0; r <= ks.rounds; r++) {
             if (r)
-                ub_ks_step(&ks, r);
+                ub_ks_step(&ks, r, 1);
             kc->h[2 * r] = UL_FN(mk256)(v128_shuf8(ks.k0, p0), v128_shuf8(ks.k1, p1));
             kc->h[2 * r + 1] = UL_FN(mk256)(v128_shuf8(ks.k2, p0), v128_shuf8(ks.k3, p1));
         }
@@ -145,14 +145,14 @@ UB_KERNEL void UL_FN(yks_key)(ub_ksy *ksy, ub_ks *k1x, unsigned r, int nv, int m
         v256 p = v256_row16(UL_FN(ks_p)[r & 7]);
         for (int v = 0; v < nv; v++) {
             if (r)
-                ub_ksy_step(&ksy[v], r);
+                ub_ksy_step(&ksy[v], r, 1);
             k0[v] = v256_shuf8(ksy[v].k0, p);
             k1[v] = v256_shuf8(ksy[v].k1, p);
         }
     } else {
         v128 p = v128_load(UL_FN(ks_p)[r & 7]);
         if (r)
-            ub_ks_step(k1x, r);
+            ub_ks_step(k1x, r, 1);
         k0[0] = _mm256_broadcastsi128_si256(v128_shuf8(k1x->k0, p));
         k1[0] = _mm256_broadcastsi128_si256(v128_shuf8(k1x->k1, p));
     }
@@ -275,7 +275,7 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
             const unsigned r = i + 1;
             v128 p = v128_load(UL_FN(ks_p)[r & 7]);
             for (int j = 0; j < nk; j++) {
-                ub_ks_step(&ks[j], r);
+                ub_ks_step(&ks[j], r, 1);
                 k0[j] = v128_shuf8(ks[j].k0, p);
                 k1[j] = v128_shuf8(ks[j].k1, p);
             }
@@ -299,7 +299,7 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
             UL_HY b = UL_FN(yload256v)(UL_FN(yload2)(src[0] + 16, src[1] + 16, 0));
             for (unsigned i = 0; i <= rounds; i++) {
                 if (i)
-                    ub_ksy_step(&ksy, i);
+                    ub_ksy_step(&ksy, i, 1);
                 UL_HY k0 = UL_FN(ymk256)(v256_shuf8(ksy.k0, y0), v256_shuf8(ksy.k1, y1));
                 UL_HY k1 = UL_FN(ymk256)(v256_shuf8(ksy.k2, y0), v256_shuf8(ksy.k3, y1));
                 if (i < rounds) {
@@ -323,7 +323,7 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
             UL_H k0[UL_G256], k1[UL_G256];
             for (int j = 0; j < nk && j < UL_G256; j++) {
                 if (i)
-                    ub_ks_step(&ks[j], i);
+                    ub_ks_step(&ks[j], i, 1);
                 k0[j] = UL_FN(mk256)(v128_shuf8(ks[j].k0, p0), v128_shuf8(ks[j].k1, p1));
                 k1[j] = UL_FN(mk256)(v128_shuf8(ks[j].k2, p0), v128_shuf8(ks[j].k3, p1));
             }
@@ -380,12 +380,12 @@ UB_KERNEL void UL_FN(ks_ydec_a)(const uint8_t *const *key, const uint8_t *const 
     }
     for (unsigned r = 1; r < R; r++)
         for (int v = 0; v < nv; v++) {
-            ub_ksy_step(&ks[v], r);
+            ub_ksy_step(&ks[v], r, 1);
             kr[v][r] = ks[v].k0;
         }
     const v256 pr = v256_row16(UL_FN(ks_p)[R & 7]), zero = v256_zero();
     for (int v = 0; v < nv; v++) {
-        ub_ksy_step(&ks[v], R);
+        ub_ksy_step(&ks[v], R, 1);
         UL_FN(yload128)(src[2 * v], src[2 * v + 1], 0, &a[v], &b[v]);
         a[v] = v256_xor(a[v], v256_shuf8(ks[v].k0, pr));
         b[v] = v256_xor(b[v], v256_shuf8(ks[v].k1, pr));
@@ -485,11 +485,11 @@ UB_KERNEL void UL_FN(ks_ydec_c)(const uint8_t *const *key, const uint8_t *const 
     kr[R][0] = ks.k2;
     kr[R][1] = ks.k3;
     for (unsigned r = 1; r < R; r++) {
-        ub_ksy_step(&ks, r);
+        ub_ksy_step(&ks, r, 1);
         kr[r][0] = ks.k0;
         kr[r][1] = ks.k1;
     }
-    ub_ksy_step(&ks, R);
+    ub_ksy_step(&ks, R, 1);
     const v256 qy = v256_row16(UL_FN(ks_p)[0]), zero = v256_zero();
     const v256 y0 = v256_shuf8(qy, v256_row16(ub256_tab[UB256_TO_L]));
     const v256 y1 = v256_shuf8(qy, v256_row16(ub256_tab[UB256_TO_L] + 16));

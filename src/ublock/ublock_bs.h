@@ -906,11 +906,12 @@ static void UBM_FN(build_masks)(UBM_K *dst, const ublock_sched *s)
 #ifdef UBM_LAZY_MASKS
 /*
  * Key setup stores the low-latency kernel's form only (what that kernel
- * reads; ublock_expand_nib.h); the masks are built on the first bulk call, so short calls never
- * pay for them. A const key may be shared by threads: the first caller to
- * claim the build (compare-and-swap) writes the masks and publishes them
- * with a release store; a caller that finds them being built makes its own
- * copy on its stack (no waiting, no allocation).
+ * reads; ublock_expand_nib.h); the masks are built on the first bulk
+ * call, so short calls never pay for them. A const key may be shared by
+ * threads: the first caller to claim the build (compare-and-swap) writes
+ * the masks and publishes them with a release store; a caller that finds
+ * them being built makes its own copy on its stack (no waiting, no
+ * allocation).
  */
 static KUAI_HOT_ALIGN void UBM_FN(expand)(kuai_key *k, const uint8_t *key)
 {

@@ -341,8 +341,8 @@ static void aesni_os_enc_short(const uint8_t *key, unsigned nk, const uint8_t *i
     }
 }
 
-static void aes_aesni_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
-                              uint8_t *const *out, size_t n, size_t nblocks, int enc)
+void aes_aesni_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
+                       uint8_t *const *out, size_t n, size_t nblocks, int enc)
 {
     const unsigned nk = c == KUAI_AES_128 ? 4 : c == KUAI_AES_192 ? 6 : 8, nr = nk + 6;
     if (enc && nk != 6 && nblocks <= 4) {

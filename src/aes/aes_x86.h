@@ -10,5 +10,10 @@
 void aes_aesni_cbc_enc_blocks(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
                               size_t nblocks);
 void aes_aesni_expand(kuai_key *k, const uint8_t *key);
+/* One-shot ECB (kuai_impl.oneshot): its short encryption makes each round
+ * key between the rounds, one key and up to 4 blocks at a time, where a
+ * 256-bit register has nothing to add; the VAES backend takes it too. */
+void aes_aesni_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
+                       uint8_t *const *out, size_t n, size_t nblocks, int enc);
 
 #endif

@@ -52,4 +52,15 @@ void sm4_expand_raw(sm4_sched *s, const uint8_t key[16]);
  * setup several times cheaper than the portable bitsliced one. */
 void sm4_expand_with(sm4_sched *s, const uint8_t key[16], uint32_t (*tau)(uint32_t));
 
+#if defined(__x86_64__) || defined(_M_X64)
+/* The aesni-avx backend's one-shot ECB and vector key setup
+ * (sm4_aesni_avx.c, sm4_simd.h). Their lanes are four 32-bit words, one key
+ * or block each, which is what a short call has; the 256- and 512-bit
+ * backends (vaes, gfni) take them rather than run a pass of 8 or 16 blocks
+ * per key. */
+void sm4_aesni_avx_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
+                           uint8_t *const *out, size_t n, size_t nblocks, int enc);
+void sm4_aesni_avx_expand(kuai_key *k, const uint8_t *key);
+#endif
+
 #endif

@@ -16,6 +16,19 @@
 #define SM4S_ONESHOT 1
 #include "sm4_simd.h"
 
+/* The vaes and gfni backends' short calls and vaes's key setup (sm4.h):
+ * every CPU with those has AES-NI and AVX2. */
+void sm4_aesni_avx_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
+                           uint8_t *const *out, size_t n, size_t nblocks, int enc)
+{
+    sm4s_oneshot(c, keys, in, out, n, nblocks, enc);
+}
+
+void sm4_aesni_avx_expand(kuai_key *k, const uint8_t *key)
+{
+    sm4s_expand(k, key);
+}
+
 static int sm4_aesni_avx_available(void)
 {
     unsigned need = KUAI_CPU_AESNI | KUAI_CPU_SSSE3 | KUAI_CPU_AVX2;

@@ -106,12 +106,16 @@ static uint32_t sm4_gfni_tau(uint32_t a)
     return (uint32_t)_mm_cvtsi128_si32(x);
 }
 #define SM4S_TAU sm4_gfni_tau
+/* Short calls on xmm, aesni-avx's (sm4.h): up to 4 keys' schedules side by
+ * side, one per word, against a 16-block pass per key. Hence AES-NI and
+ * AVX2 below, which every CPU with AVX-512 and GFNI has. */
+#define SM4S_ONESHOT_FROM sm4_aesni_avx_oneshot
 
 #include "sm4_simd.h"
 
 static int sm4_gfni_available(void)
 {
-    unsigned need = KUAI_CPU_AVX512 | KUAI_CPU_GFNI;
+    unsigned need = KUAI_CPU_AVX512 | KUAI_CPU_GFNI | KUAI_CPU_AESNI | KUAI_CPU_AVX2;
     return (kuai_cpu_features() & need) == need;
 }
 

@@ -622,11 +622,20 @@ static void sm4s_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_
         kuai_wipe(rk1, sizeof rk1);
 }
 #define SM4S_ONESHOT_HOOK , .oneshot = sm4s_oneshot
+#elif defined(SM4S_ONESHOT_FROM)
+/* A wide backend takes another's (its lanes are not 4 words): see
+ * sm4_vaes.c. */
+#define SM4S_ONESHOT_HOOK , .oneshot = SM4S_ONESHOT_FROM
 #else
 #define SM4S_ONESHOT_HOOK
 #endif
 
-/* SM4S_TAU: an ISA file may name its own S-box-on-a-word for key setup. */
+/* SM4S_TAU: an ISA file may name its own S-box-on-a-word for key setup;
+ * SM4S_EXPAND_FROM: another backend's key setup (the round keys are the
+ * same words in every SM4 backend). */
+#ifdef SM4S_EXPAND_FROM
+#define sm4s_expand SM4S_EXPAND_FROM
+#else
 static void sm4s_expand(kuai_key *k, const uint8_t *key)
 {
 #ifdef SM4S_ONESHOT
@@ -647,6 +656,7 @@ static void sm4s_expand(kuai_key *k, const uint8_t *key)
     sm4_expand_raw(sm4_sched_of(k), key);
 #endif
 }
+#endif
 
 /*
  * Each ISA file ends with SM4S_IMPLS(var, "name", priority, available): its

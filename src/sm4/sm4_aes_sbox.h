@@ -99,13 +99,16 @@ static inline sm4v sm4v_round(sm4v x0, sm4v t)
 
 /* x0 ^ L'(tau(t)), the key schedule's round (L'(B) = B ^ (B <<< 13) ^
  * (B <<< 23)) on every word: the one-shot call runs the schedules of
- * several keys, one per word, beside the blocks. */
-static inline sm4v sm4v_round_key(sm4v x0, sm4v t)
+ * several keys, one per word, beside the blocks. same: every word of t is
+ * the same (one key in every word, as key setup runs it), so ShiftRows
+ * moved only equal bytes and the shuffle back is left out of the
+ * schedule's chain. */
+static inline sm4v sm4v_round_key(sm4v x0, sm4v t, int same)
 {
     sm4v s = sm4v_affine_nibbles(t, sm4_aes_pre_lo, sm4_aes_pre_hi);
     s = sm4v_aesenclast(s, sm4v_zero());
     s = sm4v_affine_nibbles(s, sm4_aes_post_lo, sm4_aes_post_hi);
-    sm4v b = sm4v_shuffle8(s, sm4v_row(sm4_aes_isr_rol[0]));
+    sm4v b = same ? s : sm4v_shuffle8(s, sm4v_row(sm4_aes_isr_rol[0]));
     sm4v r13 = sm4v_or(sm4v_slli32(b, 13), sm4v_srli32(b, 19));
     sm4v r23 = sm4v_or(sm4v_slli32(b, 23), sm4v_srli32(b, 9));
     return sm4v_xor(sm4v_xor(x0, b), sm4v_xor(r13, r23));

@@ -527,26 +527,45 @@ SM4S_INLINE void sm4s_store_lanes(uint8_t *const out[4], const sm4v x[4], size_t
         sm4v_storeu(out[p], r[p]);
 }
 
-/* Key schedule round i on the key vectors k (K(i) .. K(i+3) in slots i & 3
- * ...); returns rk(i) of every word. */
-SM4S_INLINE sm4v sm4s_key_round(sm4v k[4], int i)
+/* Key schedule round i on the key vectors k (K(i) .. K(i+3) in slots
+ * i & 3 ...), j = i & 3; returns rk(i) of every word. same: one key in
+ * every word (sm4v_round_key). The callers write
+ * four rounds out (sm4s_key_rounds4, sm4s_os_enc) so that j is a constant
+ * and k lives in registers: with j computed, the slots went through the
+ * stack, a store and a load on the schedule's chain every round. The
+ * newest slot, K(i+3), is XORed in last, one XOR from the chain. */
+SM4S_INLINE sm4v sm4s_key_round(sm4v k[4], int j, int i, int same)
 {
-    sm4v t =
-        sm4v_xor4(k[(i + 1) & 3], k[(i + 2) & 3], sm4v_set1(sm4_ck((unsigned)i)), k[(i + 3) & 3]);
-    k[i & 3] = sm4v_round_key(k[i & 3], t);
-    return k[i & 3];
+    sm4v t = sm4v_xor(sm4v_xor(k[(j + 1) & 3], k[(j + 2) & 3]), sm4v_set1(sm4_ck((unsigned)i)));
+    k[j] = sm4v_round_key(k[j], sm4v_xor(t, k[(j + 3) & 3]), same);
+    return k[j];
+}
+
+/* Rounds r .. r + 3 (r a multiple of 4), their round keys to rk. */
+SM4S_INLINE void sm4s_key_rounds4(sm4v k[4], int r, sm4v rk[4], int same)
+{
+    rk[0] = sm4s_key_round(k, 0, r, same);
+    rk[1] = sm4s_key_round(k, 1, r + 1, same);
+    rk[2] = sm4s_key_round(k, 2, r + 2, same);
+    rk[3] = sm4s_key_round(k, 3, r + 3, same);
+}
+
+/* The blocks' round j (a constant) under the round keys rk. */
+SM4S_INLINE void sm4s_block_round(sm4v x[4], int j, sm4v rk)
+{
+    sm4v t = sm4v_xor4(x[(j + 1) & 3], x[(j + 2) & 3], rk, x[(j + 3) & 3]);
+    x[j] = sm4v_round(x[j], t);
 }
 
 /* Encryption, round keys made between the rounds: the blocks x under the
  * keys whose K(0..3) words are k. */
-SM4S_INLINE void sm4s_os_enc(sm4v x[4], sm4v k[4])
+SM4S_INLINE void sm4s_os_enc(sm4v x[4], sm4v k[4], int same)
 {
     for (int r = 0; r < 32; r += 4) {
-        for (int j = 0; j < 4; j++) {
-            sm4v rk = sm4s_key_round(k, r + j);
-            sm4v t = sm4v_xor4(x[(j + 1) & 3], x[(j + 2) & 3], rk, x[(j + 3) & 3]);
-            x[j] = sm4v_round(x[j], t);
-        }
+        sm4s_block_round(x, 0, sm4s_key_round(k, 0, r, same));
+        sm4s_block_round(x, 1, sm4s_key_round(k, 1, r + 1, same));
+        sm4s_block_round(x, 2, sm4s_key_round(k, 2, r + 2, same));
+        sm4s_block_round(x, 3, sm4s_key_round(k, 3, r + 3, same));
     }
 }
 
@@ -569,12 +588,6 @@ static void sm4s_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_
         sm4s_load_lanes(k, kp);
         for (int j = 0; j < 4; j++)
             k[j] = sm4v_xor(k[j], sm4v_set1(sm4_fk[j]));
-        if (enc && nblocks == 1) {
-            sm4s_load_lanes(x, ip);
-            sm4s_os_enc(x, k);
-            sm4s_store_lanes(op, x, m);
-            continue;
-        }
         if (enc && m == 1 && nblocks <= 4) {
             /* one key in every word; its blocks, the last repeated */
             const uint8_t *bp[4];
@@ -585,29 +598,42 @@ static void sm4s_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_
             for (size_t b = 0; b < 4; b++)
                 bo[b] = dst[0] + SM4S_BLOCK * b;
             sm4s_load_lanes(x, bp);
-            sm4s_os_enc(x, k);
+            sm4s_os_enc(x, k, 1);
             sm4s_store_lanes(bo, x, nblocks);
+            continue;
+        }
+        if (enc && nblocks == 1) {
+            sm4s_load_lanes(x, ip);
+            sm4s_os_enc(x, k, 0);
+            sm4s_store_lanes(op, x, m);
             continue;
         }
         if (m == 1 && nblocks > 1) {
             /* one key: its 32 words only, as key setup stores them */
-            for (int i = 0; i < 32; i++)
-                rk1[i] = sm4v_word0(sm4s_key_round(k, i));
+            for (int r = 0; r < 32; r += 4) {
+                sm4v rk[4];
+                sm4s_key_rounds4(k, r, rk, 1);
+                for (int j = 0; j < 4; j++)
+                    rk1[r + j] = sm4v_word0(rk[j]);
+            }
             stored1 = 1;
             sm4s_crypt_rk(enc ? rk1 : rk1 + 31, enc ? 1 : -1, in[g], out[g], nblocks);
             continue;
         }
-        for (int i = 0; i < 32; i++)
-            sm4v_storeu(rkw[i], sm4s_key_round(k, i));
+        for (int r = 0; r < 32; r += 4) {
+            sm4v rk[4];
+            sm4s_key_rounds4(k, r, rk, 0);
+            for (int j = 0; j < 4; j++)
+                sm4v_storeu(rkw[r + j], rk[j]);
+        }
         stored = 1;
         if (nblocks == 1) {
             sm4s_load_lanes(x, ip);
             for (int r = 0; r < 32; r += 4) {
-                for (int j = 0; j < 4; j++) {
-                    sm4v rk = sm4v_loadu(rkw[enc ? r + j : 31 - r - j]);
-                    sm4v t = sm4v_xor4(x[(j + 1) & 3], x[(j + 2) & 3], rk, x[(j + 3) & 3]);
-                    x[j] = sm4v_round(x[j], t);
-                }
+                sm4s_block_round(x, 0, sm4v_loadu(rkw[enc ? r : 31 - r]));
+                sm4s_block_round(x, 1, sm4v_loadu(rkw[enc ? r + 1 : 30 - r]));
+                sm4s_block_round(x, 2, sm4v_loadu(rkw[enc ? r + 2 : 29 - r]));
+                sm4s_block_round(x, 3, sm4v_loadu(rkw[enc ? r + 3 : 28 - r]));
             }
             sm4s_store_lanes(op, x, m);
             continue;
@@ -648,8 +674,12 @@ static void sm4s_expand(kuai_key *k, const uint8_t *key)
     for (int j = 0; j < 4; j++)
         kv[j] = sm4v_xor(kv[j], sm4v_set1(sm4_fk[j]));
     uint32_t *rk = sm4_sched_of(k)->rk;
-    for (int i = 0; i < 32; i++)
-        rk[i] = sm4v_word0(sm4s_key_round(kv, i));
+    for (int r = 0; r < 32; r += 4) {
+        sm4v rkv[4];
+        sm4s_key_rounds4(kv, r, rkv, 1);
+        for (int j = 0; j < 4; j++)
+            rk[r + j] = sm4v_word0(rkv[j]);
+    }
 #elif defined(SM4S_TAU)
     sm4_expand_with(sm4_sched_of(k), key, SM4S_TAU);
 #else

@@ -7,6 +7,18 @@
 
 #define UBLOCK_MAX_ROUNDS 24
 
+/* The S-box s and its inverse (spec/ublock.md) as the 16 entries of a
+ * table, each entry through F (e.g. UBLOCK_NIB, or UBLOCK_NIB_HI for the
+ * high nibble): the one place the SIMD tables take their values from. */
+#define UBLOCK_S_ROW(F)                                                                            \
+    F(7), F(4), F(9), F(12), F(11), F(10), F(13), F(8), F(15), F(14), F(1), F(6), F(0), F(3),      \
+        F(2), F(5)
+#define UBLOCK_S_INV_ROW(F)                                                                        \
+    F(12), F(10), F(14), F(13), F(1), F(15), F(11), F(0), F(7), F(2), F(5), F(4), F(3), F(6),      \
+        F(9), F(8)
+#define UBLOCK_NIB(x) (x)
+#define UBLOCK_NIB_HI(x) ((x) << 4)
+
 /*
  * Stored at the start of kuai_key.priv_sched by every uBlock backend.
  * rk[i] is RK_i exactly as the spec defines it (n/8 bytes, byte 0 leftmost;

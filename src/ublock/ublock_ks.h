@@ -151,7 +151,7 @@ static inline __attribute__((always_inline)) void ub_nib_load2(const uint8_t *p,
 /* spec tables: s, and multiplication by 2 in GF(2^4) mod x^4 + x + 1; and
  * bit 7 on the first 8 index bytes (ub_ks_step) */
 static const _Alignas(16) uint8_t ub_ks_const[3][16] = {
-    {7, 4, 9, 12, 11, 10, 13, 8, 15, 14, 1, 6, 0, 3, 2, 5},
+    {UBLOCK_S_ROW(UBLOCK_NIB)},
     {0, 2, 4, 6, 8, 10, 12, 14, 3, 1, 7, 5, 11, 9, 15, 13},
     {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 0, 0, 0, 0, 0, 0, 0}};
 

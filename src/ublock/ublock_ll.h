@@ -46,15 +46,11 @@
 typedef v128 UL_FN(kv) __attribute__((aligned(1)));
 
 static const _Alignas(UB_V_BYTES) uint8_t UL_FN(sbox_tab)[2][UB_V_BYTES] = {
-    UB_ROW16(7, 4, 9, 12, 11, 10, 13, 8, 15, 14, 1, 6, 0, 3, 2, 5),  /* s   */
-    UB_ROW16(12, 10, 14, 13, 1, 15, 11, 0, 7, 2, 5, 4, 3, 6, 9, 8)}; /* s^-1 */
+    UB_ROW16(UBLOCK_S_ROW(UBLOCK_NIB)), UB_ROW16(UBLOCK_S_INV_ROW(UBLOCK_NIB))};
 /* s and s^-1 in the high nibble, for two blocks packed in a byte
  * (round128p) */
-static const _Alignas(UB_V_BYTES) uint8_t
-    UL_FN(sbox_hi_tab)[2][UB_V_BYTES] = {UB_ROW16(0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80,
-                                                  0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50),
-                                         UB_ROW16(0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00,
-                                                  0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80)};
+static const _Alignas(UB_V_BYTES) uint8_t UL_FN(sbox_hi_tab)[2][UB_V_BYTES] = {
+    UB_ROW16(UBLOCK_S_ROW(UBLOCK_NIB_HI)), UB_ROW16(UBLOCK_S_INV_ROW(UBLOCK_NIB_HI))};
 
 #define UL_R128(x, l, row) v128_shuf8(x, v128_load(ub128_tab[l][row]))
 

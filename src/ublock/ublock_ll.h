@@ -92,6 +92,25 @@ UB_KERNEL void UL_FN(unpack2)(v128 v, v128 *x, v128 *y)
     *y = v128_and(v128_srl64(v, 4), m);
 }
 
+/* The blocks at p0 and p1 as one packed pair (a, b), and back. */
+UB_KERNEL void UL_FN(load128p)(const uint8_t *p0, const uint8_t *p1, v128 *a, v128 *b)
+{
+    v128 a0, b0, a1, b1;
+    UL_FN(load128)(p0, &a0, &b0);
+    UL_FN(load128)(p1, &a1, &b1);
+    *a = UL_FN(pack2)(a0, a1);
+    *b = UL_FN(pack2)(b0, b1);
+}
+
+UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
+{
+    v128 a0, b0, a1, b1;
+    UL_FN(unpack2)(a, &a0, &a1);
+    UL_FN(unpack2)(b, &b0, &b1);
+    v128_storeu(p0, UL_FN(merge128)(a0, b0));
+    v128_storeu(p1, UL_FN(merge128)(a1, b1));
+}
+
 /* The rounds on xmm (one block per vector). */
 #define UL_T v128
 #define UL_OP(op) KUAI_V(v128, op)
@@ -552,13 +571,8 @@ UB_KERNEL void UL_FN(group128p)(const uint8_t (*const *rk)[32], unsigned rounds,
                                 const uint8_t *const *src, uint8_t *const *dst, int enc, int mk)
 {
     v128 a[2], b[2], k0[2], k1[2];
-    for (int p = 0; p < 2; p++) {
-        v128 a0, b0, a1, b1;
-        UL_FN(load128)(src[2 * p], &a0, &b0);
-        UL_FN(load128)(src[2 * p + 1], &a1, &b1);
-        a[p] = UL_FN(pack2)(a0, a1);
-        b[p] = UL_FN(pack2)(b0, b1);
-    }
+    for (int p = 0; p < 2; p++)
+        UL_FN(load128p)(src[2 * p], src[2 * p + 1], &a[p], &b[p]);
     UL_FN(kget128p)(rk, enc ? 0 : rounds, mk, k0, k1);
     for (int p = 0; p < 2; p++) {
         a[p] = v128_xor(a[p], k0[p]);
@@ -575,13 +589,8 @@ UB_KERNEL void UL_FN(group128p)(const uint8_t (*const *rk)[32], unsigned rounds,
             UL_FN(round128p_inv)(a, b, k0, k1, i & 7, 2);
         }
     }
-    for (int p = 0; p < 2; p++) {
-        v128 a0, b0, a1, b1;
-        UL_FN(unpack2)(a[p], &a0, &a1);
-        UL_FN(unpack2)(b[p], &b0, &b1);
-        v128_storeu(dst[2 * p], UL_FN(merge128)(a0, b0));
-        v128_storeu(dst[2 * p + 1], UL_FN(merge128)(a1, b1));
-    }
+    for (int p = 0; p < 2; p++)
+        UL_FN(store128p)(dst[2 * p], dst[2 * p + 1], a[p], b[p]);
 }
 
 /*
@@ -834,24 +843,19 @@ UB_KERNEL void UL_FN(mk_cbc_groupp)(const ublock_sched *const *keys, uint8_t *iv
     v128 a[UL_G128 / 2], b[UL_G128 / 2], kp[UL_G128 / 2][2 * (UBLOCK_MAX_ROUNDS + 1)];
     v128 kc[2][2 * (UBLOCK_MAX_ROUNDS + 1)];
     for (int p = 0; p < np; p++) {
-        v128 a0, b0, a1, b1;
         UL_FN(keys128s)(kc[0], keys[2 * p]);
         UL_FN(keys128s)(kc[1], keys[2 * p + 1]);
         for (unsigned i = 0; i < 2 * (rounds + 1); i++)
             kp[p][i] = UL_FN(pack2)(kc[0][i], kc[1][i]);
-        UL_FN(load128)(ivs + 32 * p, &a0, &b0);
-        UL_FN(load128)(ivs + 32 * p + 16, &a1, &b1);
-        a[p] = UL_FN(pack2)(a0, a1);
-        b[p] = UL_FN(pack2)(b0, b1);
+        UL_FN(load128p)(ivs + 32 * p, ivs + 32 * p + 16, &a[p], &b[p]);
     }
     kuai_wipe(kc, sizeof kc);
     for (size_t i = 0; i < nblocks; i++) {
         for (int p = 0; p < np; p++) {
-            v128 a0, b0, a1, b1;
-            UL_FN(load128)(in[2 * p] + 16 * i, &a0, &b0);
-            UL_FN(load128)(in[2 * p + 1] + 16 * i, &a1, &b1);
-            a[p] = v128_xor(a[p], v128_xor(UL_FN(pack2)(a0, a1), kp[p][0]));
-            b[p] = v128_xor(b[p], v128_xor(UL_FN(pack2)(b0, b1), kp[p][1]));
+            v128 pa, pb;
+            UL_FN(load128p)(in[2 * p] + 16 * i, in[2 * p + 1] + 16 * i, &pa, &pb);
+            a[p] = v128_xor(a[p], v128_xor(pa, kp[p][0]));
+            b[p] = v128_xor(b[p], v128_xor(pb, kp[p][1]));
         }
         for (unsigned r = 0; r < rounds; r++) {
             v128 k0[UL_G128 / 2], k1[UL_G128 / 2];
@@ -861,21 +865,11 @@ UB_KERNEL void UL_FN(mk_cbc_groupp)(const ublock_sched *const *keys, uint8_t *iv
             }
             UL_FN(round128p)(a, b, k0, k1, r & 7, np);
         }
-        for (int p = 0; p < np; p++) {
-            v128 a0, b0, a1, b1;
-            UL_FN(unpack2)(a[p], &a0, &a1);
-            UL_FN(unpack2)(b[p], &b0, &b1);
-            v128_storeu(out[2 * p] + 16 * i, UL_FN(merge128)(a0, b0));
-            v128_storeu(out[2 * p + 1] + 16 * i, UL_FN(merge128)(a1, b1));
-        }
+        for (int p = 0; p < np; p++)
+            UL_FN(store128p)(out[2 * p] + 16 * i, out[2 * p + 1] + 16 * i, a[p], b[p]);
     }
-    for (int p = 0; p < np; p++) {
-        v128 a0, b0, a1, b1;
-        UL_FN(unpack2)(a[p], &a0, &a1);
-        UL_FN(unpack2)(b[p], &b0, &b1);
-        v128_storeu(ivs + 32 * p, UL_FN(merge128)(a0, b0));
-        v128_storeu(ivs + 32 * p + 16, UL_FN(merge128)(a1, b1));
-    }
+    for (int p = 0; p < np; p++)
+        UL_FN(store128p)(ivs + 32 * p, ivs + 32 * p + 16, a[p], b[p]);
     kuai_wipe(kp, (size_t)np * sizeof kp[0]);
 }
 

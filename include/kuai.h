@@ -161,8 +161,9 @@ KUAI_API int kuai_ctr_crypt(const kuai_key *k, uint8_t *ctr, const uint8_t *in, 
  * and backend choice as kuai_key_init. Meant for a message or two under a
  * key that is not used again. Faster than kuai_key_init + ECB on uBlock's
  * ssse3 and avx2 backends (neon and lsx: 9-22% fewer instructions) and on
- * SM4's and AES's AES-NI backends (most with several keys); elsewhere about
- * as fast (docs/performance.md has the rows).
+ * SM4's and AES's AES-NI backends (most with several keys; their vaes and
+ * gfni backends run the same code for it); elsewhere about as fast
+ * (docs/performance.md has the rows).
  */
 KUAI_API int kuai_ecb_encrypt_oneshot(kuai_cipher c, const uint8_t *key, size_t key_len,
                                       const uint8_t *in, uint8_t *out, size_t len);

@@ -18,6 +18,7 @@
  * group, 8 groups (128 blocks) in flight. Compiled with AVX-512 and GFNI
  * flags for this file only; chosen at run time.
  */
+#include "../bytes.h"
 #include "sm4.h"
 
 #include <immintrin.h>
@@ -96,16 +97,45 @@ static inline void sm4v_ctr(sm4v x[4], const uint32_t w[4], sm4v off)
     }
 }
 
-/* tau for key setup: the same two GFNI instructions on one word. */
-static uint32_t sm4_gfni_tau(uint32_t a)
+/*
+ * Key setup: the schedule's 32 rounds on xmm with each key word in every
+ * lane, so that no round's word goes to a scalar register and back (as
+ * sm4_expand_with's tau per word took); the round is the cipher's with
+ * L'(B) = B ^ (B <<< 13) ^ (B <<< 23) (standard, 7.3). Written with xmm
+ * shifts and XORs, which the compiler may fuse into vprold and vpternlogd
+ * (AVX-512VL is in this file's flags), and which the ISA shim's build
+ * (AVX2 only) runs as they are. Rounds four at a time, each slot index a
+ * constant, so the key words stay in registers.
+ */
+static inline __m128i sm4_gfni_key_round(__m128i k[4], int j, unsigned i)
 {
-    __m128i x = _mm_cvtsi32_si128((int)a);
-    x = _mm_gf2p8affine_epi64_epi8(x, _mm_set1_epi64x(SM4_GFNI_PRE_MATRIX), SM4_GFNI_PRE_CONST);
-    x = _mm_gf2p8affineinv_epi64_epi8(x, _mm_set1_epi64x(SM4_GFNI_POST_MATRIX),
+    __m128i t = _mm_xor_si128(_mm_xor_si128(k[(j + 1) & 3], k[(j + 2) & 3]),
+                              _mm_set1_epi32((int)sm4_ck(i)));
+    t = _mm_xor_si128(t, k[(j + 3) & 3]); /* the newest word last */
+    __m128i s =
+        _mm_gf2p8affine_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_PRE_MATRIX), SM4_GFNI_PRE_CONST);
+    s = _mm_gf2p8affineinv_epi64_epi8(s, _mm_set1_epi64x(SM4_GFNI_POST_MATRIX),
                                       SM4_GFNI_POST_CONST);
-    return (uint32_t)_mm_cvtsi128_si32(x);
+    __m128i r13 = _mm_or_si128(_mm_slli_epi32(s, 13), _mm_srli_epi32(s, 19));
+    __m128i r23 = _mm_or_si128(_mm_slli_epi32(s, 23), _mm_srli_epi32(s, 9));
+    k[j] = _mm_xor_si128(_mm_xor_si128(k[j], s), _mm_xor_si128(r13, r23));
+    return k[j];
 }
-#define SM4S_TAU sm4_gfni_tau
+
+static void sm4_gfni_expand(kuai_key *k, const uint8_t *key)
+{
+    __m128i kv[4];
+    for (int j = 0; j < 4; j++)
+        kv[j] = _mm_set1_epi32((int)(load_be32(key + 4 * j) ^ sm4_fk[j]));
+    uint32_t *rk = sm4_sched_of(k)->rk;
+    for (unsigned r = 0; r < 32; r += 4) {
+        rk[r] = (uint32_t)_mm_cvtsi128_si32(sm4_gfni_key_round(kv, 0, r));
+        rk[r + 1] = (uint32_t)_mm_cvtsi128_si32(sm4_gfni_key_round(kv, 1, r + 1));
+        rk[r + 2] = (uint32_t)_mm_cvtsi128_si32(sm4_gfni_key_round(kv, 2, r + 2));
+        rk[r + 3] = (uint32_t)_mm_cvtsi128_si32(sm4_gfni_key_round(kv, 3, r + 3));
+    }
+}
+#define SM4S_EXPAND_FROM sm4_gfni_expand
 /* Short calls on xmm, aesni-avx's (sm4.h): up to 4 keys' schedules side by
  * side, one per word, against a 16-block pass per key. Hence AES-NI and
  * AVX2 below, which every CPU with AVX-512 and GFNI has. */

@@ -186,7 +186,11 @@ UB_KERNEL void UL_FN(enc128_chain)(v128 *a, v128 *b, const uint8_t (*const *rk)[
 }
 
 #ifndef UL_Y
-#define UL_PACK4(enc, mk) 1 /* xmm only: 4-block groups always packed (group128p) */
+/* xmm only: 4-block uBlock-128 groups always packed (group128p), and so
+ * are 2-block uBlock-256 groups (group256p; on ssse3 on Zen 1 ECB of 2
+ * blocks under one key +17%, one block under each of 2 keys +12%). */
+#define UL_PACK4(enc, mk) 1
+#define UL_PACK256(mk, yk) 1
 #endif
 
 #ifdef UL_Y
@@ -221,6 +225,13 @@ UB_KERNEL void UL_FN(enc128_chain)(v128 *a, v128 *b, const uint8_t (*const *rk)[
  * 4% slower for decryption, and level or slower with 4 keys, whose round
  * keys are packed every round (docs/performance.md). */
 #define UL_PACK4(enc, mk) (!UL_YFULL && (enc) && !(mk))
+/* 2-block uBlock-256 groups packed on xmm (group256p) unless they run on
+ * ymm, a block per lane: one key's where the caller chose ymm (yk, cores
+ * that do 256 bits at once), two keys' always. On Zen 1 one key's ECB of 2
+ * blocks ran 23-25% faster packed than unpacked on xmm; two keys' packed
+ * measured level with ymm there (-1 to -2%), whose pair halves the
+ * operations on other cores. */
+#define UL_PACK256(mk, yk) (!(yk) && !(mk))
 
 /* Lane 0 from p0, lane 1 from p1 (16 bytes each); one load where p0 == p1. */
 UB_KERNEL v256 UL_FN(yload2)(const void *p0, const void *p1, int same)
@@ -399,7 +410,7 @@ UB_KERNEL void UL_FN(enc256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
         for (int j = 0; j < (mk ? nb : 1); j++)
             UL_FN(kget256)(rk, kc, j, i, &k0[j], &k1[j]);
         for (int j = 0; j < nb; j++)
-            UL_FN(round256)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0]);
+            UL_FN(round256)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0], 0);
     }
     for (int j = 0; j < (mk ? nb : 1); j++)
         UL_FN(kget256)(rk, kc, j, rounds, &k0[j], &k1[j]);
@@ -423,8 +434,76 @@ UB_KERNEL void UL_FN(dec256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
         for (int j = 0; j < (mk ? nb : 1); j++)
             UL_FN(kget256)(rk, kc, j, i, &k0[j], &k1[j]);
         for (int j = 0; j < nb; j++)
-            UL_FN(round256_inv)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0]);
+            UL_FN(round256_inv)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0], 0);
     }
+}
+
+/* Two blocks' halves as one packed half (pack2 on each vector: x's
+ * nibble low, y's high), and back. */
+UB_KERNEL UL_H UL_FN(pack256)(UL_H x, UL_H y)
+{
+    return UL_FN(mk256)(UL_FN(pack2)(x.l, y.l), UL_FN(pack2)(x.h, y.h));
+}
+
+UB_KERNEL void UL_FN(unpack256p)(UL_H v, UL_H *x, UL_H *y)
+{
+    UL_FN(unpack2)(v.l, &x->l, &y->l);
+    UL_FN(unpack2)(v.h, &x->h, &y->h);
+}
+
+/* Round key i packed as the blocks: block j's key (mk) or the one key in
+ * both nibbles of every byte. */
+UB_KERNEL void UL_FN(kget256p)(const uint8_t (*const *rk)[32], unsigned i, int mk, UL_H *k0,
+                               UL_H *k1)
+{
+    UL_H x0, x1, y0, y1;
+    UL_FN(kget256)(rk, NULL, 0, i, &x0, &x1);
+    if (mk) {
+        UL_FN(kget256)(rk, NULL, 1, i, &y0, &y1);
+    } else {
+        y0 = x0;
+        y1 = x1;
+    }
+    *k0 = UL_FN(pack256)(x0, y0);
+    *k1 = UL_FN(pack256)(x1, y1);
+}
+
+/*
+ * Two uBlock-256 blocks as one packed pair (round256's p: block 0 in the
+ * low nibbles, block 1 in the high), under one key or block j's (mk);
+ * src[j] == dst[j] allowed. On xmm two blocks' rounds are bound by the
+ * shuffle ports, 40 shuffles a round; packed, the S-box costs two shuffles
+ * a vector and the rest serves both blocks: 24 a round.
+ */
+UB_KERNEL void UL_FN(group256p)(const uint8_t (*const *rk)[32], unsigned rounds,
+                                const uint8_t *const *src, uint8_t *const *dst, int enc, int mk)
+{
+    UL_H a = UL_FN(pack256)(UL_FN(load256)(src[0]), UL_FN(load256)(src[1]));
+    UL_H b = UL_FN(pack256)(UL_FN(load256)(src[0] + 16), UL_FN(load256)(src[1] + 16));
+    UL_H k0, k1, a0, a1, b0, b1;
+    if (enc) {
+        for (unsigned i = 0; i < rounds; i++) {
+            UL_FN(kget256p)(rk, i, mk, &k0, &k1);
+            UL_FN(round256)(&a, &b, k0, k1, 1);
+        }
+        UL_FN(kget256p)(rk, rounds, mk, &k0, &k1);
+        a = UL_FN(xor256)(a, k0);
+        b = UL_FN(xor256)(b, k1);
+    } else {
+        UL_FN(kget256p)(rk, rounds, mk, &k0, &k1);
+        a = UL_FN(xor256)(a, k0);
+        b = UL_FN(xor256)(b, k1);
+        for (unsigned i = rounds; i-- > 0;) {
+            UL_FN(kget256p)(rk, i, mk, &k0, &k1);
+            UL_FN(round256_inv)(&a, &b, k0, k1, 1);
+        }
+    }
+    UL_FN(unpack256p)(a, &a0, &a1);
+    UL_FN(unpack256p)(b, &b0, &b1);
+    UL_FN(store256)(dst[0], a0);
+    UL_FN(store256)(dst[0] + 16, b0);
+    UL_FN(store256)(dst[1], a1);
+    UL_FN(store256)(dst[1] + 16, b1);
 }
 
 /* One block with round256_chain (a CBC chain), keys as enc256's for j = 0. */
@@ -504,7 +583,7 @@ UB_KERNEL void UL_FN(ygroup256)(const uint8_t (*const *rk)[32], const UL_H *cons
     if (enc) {
         for (unsigned i = 0; i < rounds; i++) {
             UL_FN(ykget256)(rk, kc, i, nb, mk, &k0, &k1);
-            UL_FN(yround256)(&a, &b, k0, k1);
+            UL_FN(yround256)(&a, &b, k0, k1, 0);
         }
         UL_FN(ykget256)(rk, kc, rounds, nb, mk, &k0, &k1);
         a = UL_FN(yxor256)(a, k0);
@@ -515,7 +594,7 @@ UB_KERNEL void UL_FN(ygroup256)(const uint8_t (*const *rk)[32], const UL_H *cons
         b = UL_FN(yxor256)(b, k1);
         for (unsigned i = rounds; i-- > 0;) {
             UL_FN(ykget256)(rk, kc, i, nb, mk, &k0, &k1);
-            UL_FN(yround256_inv)(&a, &b, k0, k1);
+            UL_FN(yround256_inv)(&a, &b, k0, k1, 0);
         }
     }
     UL_FN(ystore2)(dst[0], nb > 1 ? dst[1] : NULL, UL_FN(ymerge256)(a));
@@ -634,6 +713,10 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
         for (int j = 0; j < nb; j++)
             v128_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
     } else {
+        if (nb == 2 && UL_PACK256(mk, yk)) {
+            UL_FN(group256p)(rkf, rounds, src, dst, enc, mk);
+            return;
+        }
 #ifdef UL_Y
         if (nb >= 2 && (mk || yk)) { /* one key: see ygroup256 */
             UL_FN(ygroup256)(rkf, NULL, rounds, src, dst, 2, enc, mk);
@@ -1029,7 +1112,7 @@ UB_KERNEL void UL_FN(ymk_cbc_group256)(const ublock_sched *const *keys, uint8_t 
         a = UL_FN(yxor256)(a, UL_FN(yload256v)(UL_FN(yload2)(in[0] + o, in[1] + o, 0)));
         b = UL_FN(yxor256)(b, UL_FN(yload256v)(UL_FN(yload2)(in[0] + o + 16, in[1] + o + 16, 0)));
         for (unsigned r = 0; r < rounds; r++)
-            UL_FN(yround256)(&a, &b, kc[2 * r], kc[2 * r + 1]);
+            UL_FN(yround256)(&a, &b, kc[2 * r], kc[2 * r + 1], 0);
         a = UL_FN(yxor256)(a, kc[2 * rounds]);
         b = UL_FN(yxor256)(b, kc[2 * rounds + 1]);
         UL_FN(ystore2)(out[0] + o, out[1] + o, UL_FN(ymerge256)(a));

@@ -303,7 +303,7 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
                 UL_HY k0 = UL_FN(ymk256)(v256_shuf8(ksy.k0, y0), v256_shuf8(ksy.k1, y1));
                 UL_HY k1 = UL_FN(ymk256)(v256_shuf8(ksy.k2, y0), v256_shuf8(ksy.k3, y1));
                 if (i < rounds) {
-                    UL_FN(yround256)(&a, &b, k0, k1);
+                    UL_FN(yround256)(&a, &b, k0, k1, 0);
                 } else {
                     a = UL_FN(yxor256)(a, k0);
                     b = UL_FN(yxor256)(b, k1);
@@ -512,7 +512,7 @@ UB_KERNEL void UL_FN(ks_ydec_c)(const uint8_t *const *key, const uint8_t *const 
             w[2 * R] = zero;
             w[2 * R + 1] = zero;
         }
-        UL_FN(yround256_inv)(&a, &b, k0, k1);
+        UL_FN(yround256_inv)(&a, &b, k0, k1, 0);
     }
     UL_FN(ystore2)(dst[0], dst[1], UL_FN(ymerge256)(a));
     UL_FN(ystore2)(dst[0] + 16, dst[1] + 16, UL_FN(ymerge256)(b));

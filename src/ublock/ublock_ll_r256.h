@@ -53,6 +53,14 @@ UB_KERNEL UL_HT UL_RN(sbox256)(UL_HT x, int inv)
     return UL_RN(mk256)(UL_OP(shuf8)(t, x.l), UL_OP(shuf8)(t, x.h));
 }
 
+/* sbox256 on a half of two blocks packed in each byte (sboxp: ublock_ll.h's
+ * pack2 on each vector). Every other step of the round moves or XORs whole
+ * bytes, so it serves the two blocks at once. */
+UB_KERNEL UL_HT UL_RN(sbox256p)(UL_HT x, int inv)
+{
+    return UL_RN(mk256)(UL_RN(sboxp)(x.l, inv), UL_RN(sboxp)(x.h, inv));
+}
+
 UB_KERNEL UL_HT UL_RN(pl256)(UL_HT x)
 {
     return UL_RN(rot256)(UL_RN(mk256)(UL_OP(unpacklo64)(x.l, x.h), UL_OP(unpackhi64)(x.l, x.h)),
@@ -76,11 +84,13 @@ UB_KERNEL UL_HT UL_RN(pr256_inv)(UL_HT x)
     return UL_RN(mk256)(UL_OP(unpacklo32)(t.l, t.h), UL_OP(unpackhi32)(t.l, t.h));
 }
 
-/* Add round key i (k0, k1), then round i. */
-UB_KERNEL void UL_RN(round256)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1)
+/* Add round key i (k0, k1), then round i; p: two blocks packed in each
+ * byte (sbox256p), keys packed alike. */
+UB_KERNEL void UL_RN(round256)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p)
 {
-    UL_HT x = UL_RN(sbox256)(UL_RN(xor256)(*a, k0), 0);
-    UL_HT y = UL_RN(sbox256)(UL_RN(xor256)(*b, k1), 0);
+    UL_HT x = UL_RN(xor256)(*a, k0), y = UL_RN(xor256)(*b, k1);
+    x = p ? UL_RN(sbox256p)(x, 0) : UL_RN(sbox256)(x, 0);
+    y = p ? UL_RN(sbox256p)(y, 0) : UL_RN(sbox256)(y, 0);
     y = UL_RN(xor256)(y, x);
     x = UL_RN(xor256)(x, UL_RN(rot256)(y, UB256_ROT1));
     y = UL_RN(xor256)(y, UL_RN(rot256)(x, UB256_ROT2));
@@ -121,8 +131,8 @@ UB_KERNEL void UL_RN(round256_chain)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1)
     *b = UL_RN(pr256)(y);
 }
 
-/* Undo round i, then add round key i (k0, k1). */
-UB_KERNEL void UL_RN(round256_inv)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1)
+/* Undo round i, then add round key i (k0, k1); p as round256's. */
+UB_KERNEL void UL_RN(round256_inv)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p)
 {
     UL_HT x = UL_RN(pl256_inv)(*a), y = UL_RN(pr256_inv)(*b);
     x = UL_RN(xor256)(x, y);
@@ -131,8 +141,10 @@ UB_KERNEL void UL_RN(round256_inv)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1)
     y = UL_RN(xor256)(y, UL_RN(rot256)(x, UB256_ROT2));
     x = UL_RN(xor256)(x, UL_RN(rot256)(y, UB256_ROT1));
     y = UL_RN(xor256)(y, x);
-    *a = UL_RN(xor256)(UL_RN(sbox256)(x, 1), k0);
-    *b = UL_RN(xor256)(UL_RN(sbox256)(y, 1), k1);
+    x = p ? UL_RN(sbox256p)(x, 1) : UL_RN(sbox256)(x, 1);
+    y = p ? UL_RN(sbox256p)(y, 1) : UL_RN(sbox256)(y, 1);
+    *a = UL_RN(xor256)(x, k0);
+    *b = UL_RN(xor256)(y, k1);
 }
 
 #undef UL_HT

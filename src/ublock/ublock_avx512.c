@@ -362,16 +362,16 @@ static inline void ublock256_avx512_store_xor(uint8_t *out, const uint8_t *in, c
  * encryption, few-stream multi-key calls and the one-shot calls go to the
  * AVX2 low-latency kernel (every CPU with this ISA runs AVX2 at full
  * width), which reads the round keys the key setup above stored for it.
- * Crossovers: not timed on an AVX-512 machine yet (kuai_bench --mode
- * paper's crossover rows will); estimated from this kernel's Zen 5 speed in
- * README.md (~260 cycles a 32-block uBlock-128 pass, ~410 a 16-block
- * uBlock-256/256 one) and the low-latency kernel's cost per block (~60-70
- * and ~150 cycles, Zen 1, docs/performance.md): 5 and 3 blocks.
+ * Crossovers from kuai_bench --mode paper's crossover rows on a 2-core
+ * Xeon (Emerald Rapids), TSC cycles: uBlock-128/128 8 blocks 435 here
+ * against a 32-block pass's ~590 for 6-24 blocks, 12 blocks 581 either
+ * way (128/256: 643 against ~815); uBlock-256/256 4 blocks 789 against
+ * ~905 for a 16-block pass: below 9 and below 5 blocks.
  */
 #define UL_FN(name) ublock_ll_avx2_##name
 #include "ublock_ll_front.h"
-UL_FRONT(ublock128_avx512_, 5, 32)
-UL_FRONT(ublock256_avx512_, 3, 16)
+UL_FRONT(ublock128_avx512_, 9, 32)
+UL_FRONT(ublock256_avx512_, 5, 16)
 
 /* ---- backend tables ------------------------------------------------------ */
 

@@ -136,9 +136,15 @@ UB_KERNEL void UL_FN(kget128)(const uint8_t (*const *rk)[32], const v128 *const 
  * nb blocks (1..UL_G128) in registers through all rounds. Block j's keys
  * are rk[j] / kc[j] (mk) or rk[0] / kc[0] everyone's (see kget128).
  */
+UB_KERNEL void UL_FN(enc128_chain)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
+                                   const v128 *const *kc, unsigned rounds);
 UB_KERNEL void UL_FN(enc128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
                              const v128 *const *kc, unsigned rounds, int nb, int mk)
 {
+    if (nb == 1) {
+        UL_FN(enc128_chain)(a, b, rk, kc, rounds);
+        return;
+    }
     v128 k0[UL_G128], k1[UL_G128];
     for (int j = 0; j < (mk ? nb : 1); j++)
         UL_FN(kget128)(rk, kc, j, 0, &k0[j], &k1[j]);
@@ -213,12 +219,17 @@ UB_KERNEL void UL_FN(enc128_chain)(v128 *a, v128 *b, const uint8_t (*const *rk)[
 #define UL_YV(n) (((n) + 1) / 2) /* vectors of n blocks */
 /* Group sizes that run on ymm: 3 blocks stay on xmm (3 vectors there, 2
  * on ymm with one half empty: on Zen 1, which splits ymm operations, that
- * measured 31% slower). */
+ * measured 31% slower), except a group of the keys' stored forms where the
+ * core does 256 bits at once (UL_YNB3). */
 #define UL_YNB(n) ((n) == 2 || (n) == 4)
 /* Paths that run on ymm only where the core does 256 bits at once (not
  * kuai_cpu_ymm_split()): on Zen 1 their xmm forms cost the same or less,
  * elsewhere ymm halves the vector operations (docs/performance.md). */
 #define UL_YFULL (!kuai_cpu_ymm_split())
+/* groupp's 3 blocks on ymm where UL_YFULL: on a 2-core Xeon (Emerald
+ * Rapids) ECB of 3 blocks took 285 -> 221 cycles (uBlock-128/128), 420 ->
+ * 325 (128/256), the same as 4 (docs/performance.md). */
+#define UL_YNB3(n) (UL_YNB(n) || ((n) == 3 && UL_YFULL))
 /* 4-block uBlock-128 groups packed on xmm (group128p) where ymm is split
  * (the ymm group's 2 x 17 operations a round are 68 there), for one key's
  * encryption: measured on Zen 1, 6-8% faster than the ymm group for it,
@@ -308,7 +319,10 @@ UB_KERNEL void UL_FN(yenc128)(v256 *a, v256 *b, const v256 *const *kc, unsigned 
     for (unsigned i = 0; i < rounds; i++) {
         for (int j = 0; j < nk; j++)
             UL_FN(ykget128)(kc, j, i + 1, nb, mk, &k0[j], &k1[j]);
-        UL_FN(yround128)(a, b, k0, k1, i & 7, nv, mk);
+        if (nv == 1)
+            UL_FN(yround128_chain)(a, b, k0[0], k1[0], i & 7);
+        else
+            UL_FN(yround128)(a, b, k0, k1, i & 7, nv, mk);
     }
 }
 
@@ -694,7 +708,7 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
         return;
     }
 #ifdef UL_Y
-    if (keys[0]->nbytes == 16 && UL_YNB(nb)) {
+    if (keys[0]->nbytes == 16 && UL_YNB3(nb)) {
         const v256 *ky[UL_G128];
         for (int j = 0; j < (mk ? nb : 1); j++)
             ky[j] = (const v256 *)(const void *)kf[j];
@@ -1124,6 +1138,22 @@ UB_KERNEL void UL_FN(ymk_cbc_group256)(const ublock_sched *const *keys, uint8_t 
 }
 #endif
 
+#ifdef UL_Y
+/* ymk_cbc_group with m constant in each, so that the chains stay in
+ * registers (with m a variable they lived on the stack: 4 chains ran at
+ * half speed). */
+#define UL_YMK_CBC_KERNEL(m)                                                                       \
+    static void UL_FN(ymk_cbc##m)(const ublock_sched *const *keys, uint8_t *ivs,                   \
+                                  const uint8_t *const *in, uint8_t *const *out, size_t nblocks)   \
+    {                                                                                              \
+        UL_FN(ymk_cbc_group)(keys, ivs, in, out, nblocks, m);                                      \
+    }
+UL_YMK_CBC_KERNEL(2)
+UL_YMK_CBC_KERNEL(3)
+UL_YMK_CBC_KERNEL(4)
+#undef UL_YMK_CBC_KERNEL
+#endif
+
 #define UL_MK_CBC_KERNEL(m)                                                                        \
     static void UL_FN(mk_cbc##m)(const ublock_sched *const *keys, uint8_t *ivs,                    \
                                  const uint8_t *const *in, uint8_t *const *out, size_t nblocks)    \
@@ -1175,8 +1205,11 @@ static void UL_FN(mk_cbc_enc)(const kuai_mk *mk, uint8_t *ivs, const uint8_t *co
         size_t m = n < g ? n : g;
 #ifdef UL_Y
         if (m >= 2 && UL_YFULL) {
+            static void (*const yfns[5])(const ublock_sched *const *, uint8_t *,
+                                         const uint8_t *const *, uint8_t *const *, size_t) = {
+                0, 0, UL_FN(ymk_cbc2), UL_FN(ymk_cbc3), UL_FN(ymk_cbc4)};
             if (bs == 16)
-                UL_FN(ymk_cbc_group)(keys, ivs, in, out, nblocks, (int)m);
+                yfns[m](keys, ivs, in, out, nblocks);
             else
                 UL_FN(ymk_cbc_group256)(keys, ivs, in, out, nblocks);
         } else

@@ -316,10 +316,18 @@ def interrupted_encrypt(tmp_path, code, feed, timeout):
     # file.
     import sys
 
+    import signal
+
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
+    # SIGINT at its default in the child, whatever this process inherited:
+    # a test run started in the background by a shell without job control
+    # has SIGINT ignored, the child would keep that, and Python installs no
+    # KeyboardInterrupt handler for an ignored SIGINT (the child then ran
+    # until the timeout).
     child = subprocess.Popen([sys.executable, "-c", code, str(fifo), str(tmp_path / "out.kuai")],
-                             stderr=subprocess.PIPE)
+                             stderr=subprocess.PIPE,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         w = os.open(fifo, os.O_WRONLY)  # waits for the child to open it
         feed(w, child)

@@ -132,12 +132,27 @@ UB_KERNEL void UL_FN(kget128)(const uint8_t (*const *rk)[32], const v128 *const 
     }
 }
 
+/* One block through all rounds with round128_chain (a CBC chain: nothing
+ * else to run beside it), keys as enc128's for j = 0. */
+UB_KERNEL void UL_FN(enc128_chain)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
+                                   const v128 *const *kc, unsigned rounds)
+{
+    v128 k0, k1;
+    UL_FN(kget128)(rk, kc, 0, 0, &k0, &k1);
+    *a = v128_xor(*a, k0);
+    *b = v128_xor(*b, k1);
+    for (unsigned i = 0; i < rounds; i++) {
+        UL_FN(kget128)(rk, kc, 0, i + 1, &k0, &k1);
+        UL_FN(round128_chain)(a, b, k0, k1, i & 7);
+    }
+}
+
 /*
  * nb blocks (1..UL_G128) in registers through all rounds. Block j's keys
- * are rk[j] / kc[j] (mk) or rk[0] / kc[0] everyone's (see kget128).
+ * are rk[j] / kc[j] (mk) or rk[0] / kc[0] everyone's (see kget128). One
+ * block alone waits on the round's depth, as a CBC chain does: it runs
+ * the chain round.
  */
-UB_KERNEL void UL_FN(enc128_chain)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
-                                   const v128 *const *kc, unsigned rounds);
 UB_KERNEL void UL_FN(enc128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
                              const v128 *const *kc, unsigned rounds, int nb, int mk)
 {
@@ -173,21 +188,6 @@ UB_KERNEL void UL_FN(dec128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
         for (int j = 0; j < (mk ? nb : 1); j++)
             UL_FN(kget128)(rk, kc, j, i, &k0[j], &k1[j]);
         UL_FN(round128_inv)(a, b, k0, k1, i & 7, nb, mk);
-    }
-}
-
-/* One block through all rounds with round128_chain (a CBC chain: nothing
- * else to run beside it), keys as enc128's for j = 0. */
-UB_KERNEL void UL_FN(enc128_chain)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
-                                   const v128 *const *kc, unsigned rounds)
-{
-    v128 k0, k1;
-    UL_FN(kget128)(rk, kc, 0, 0, &k0, &k1);
-    *a = v128_xor(*a, k0);
-    *b = v128_xor(*b, k1);
-    for (unsigned i = 0; i < rounds; i++) {
-        UL_FN(kget128)(rk, kc, 0, i + 1, &k0, &k1);
-        UL_FN(round128_chain)(a, b, k0, k1, i & 7);
     }
 }
 
@@ -1138,6 +1138,10 @@ UB_KERNEL void UL_FN(ymk_cbc_group256)(const ublock_sched *const *keys, uint8_t 
 }
 #endif
 
+/* m chains' CBC encryption kernels, one per m (mk_cbc_enc's tables) */
+typedef void (*UL_FN(mk_cbc_fn))(const ublock_sched *const *, uint8_t *, const uint8_t *const *,
+                                 uint8_t *const *, size_t);
+
 #ifdef UL_Y
 /* ymk_cbc_group with m constant in each, so that the chains stay in
  * registers (with m a variable they lived on the stack: 4 chains ran at
@@ -1196,18 +1200,16 @@ static void UL_FN(mk_cbc_enc)(const kuai_mk *mk, uint8_t *ivs, const uint8_t *co
                               uint8_t *const *out, size_t n, size_t nblocks)
 {
     const ublock_sched *const *keys = (const ublock_sched *const *)(const void *)mk->b;
-    static void (*const fns[2][5])(const ublock_sched *const *, uint8_t *, const uint8_t *const *,
-                                   uint8_t *const *, size_t) = {
-        {0, UL_FN(mk_cbc1), UL_FN(mk_cbc2), UL_FN(mk_cbc3), UL_FN(mk_cbc4)},
-        {0, UL_FN(mk_cbc256_1), UL_FN(mk_cbc256_2), 0, 0}};
+    static const UL_FN(mk_cbc_fn)
+        fns[2][5] = {{0, UL_FN(mk_cbc1), UL_FN(mk_cbc2), UL_FN(mk_cbc3), UL_FN(mk_cbc4)},
+                     {0, UL_FN(mk_cbc256_1), UL_FN(mk_cbc256_2), 0, 0}};
     const size_t bs = keys[0]->nbytes, g = bs == 16 ? UL_G128 : UL_G256;
     while (n) {
         size_t m = n < g ? n : g;
 #ifdef UL_Y
         if (m >= 2 && UL_YFULL) {
-            static void (*const yfns[5])(const ublock_sched *const *, uint8_t *,
-                                         const uint8_t *const *, uint8_t *const *, size_t) = {
-                0, 0, UL_FN(ymk_cbc2), UL_FN(ymk_cbc3), UL_FN(ymk_cbc4)};
+            static const UL_FN(mk_cbc_fn)
+                yfns[5] = {0, 0, UL_FN(ymk_cbc2), UL_FN(ymk_cbc3), UL_FN(ymk_cbc4)};
             if (bs == 16)
                 yfns[m](keys, ivs, in, out, nblocks);
             else

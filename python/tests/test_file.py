@@ -314,9 +314,8 @@ def interrupted_encrypt(tmp_path, code, feed, timeout):
     # sys.argv[2]; feed(w, child) drives it through the FIFO's write end.
     # It must end in KeyboardInterrupt, leaving no output and no temporary
     # file.
-    import sys
-
     import signal
+    import sys
 
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)

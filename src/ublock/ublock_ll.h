@@ -997,10 +997,7 @@ UB_KERNEL void UL_FN(mk_cbc_group)(const ublock_sched *const *keys, uint8_t *ivs
             a[j] = v128_xor(a[j], pa);
             b[j] = v128_xor(b[j], pb);
         }
-        if (m == 1) /* a constant after inlining */
-            UL_FN(enc128_chain)(a, b, NULL, kcp, keys[0]->rounds);
-        else
-            UL_FN(enc128)(a, b, NULL, kcp, keys[0]->rounds, m, 1);
+        UL_FN(enc128)(a, b, NULL, kcp, keys[0]->rounds, m, 1); /* m == 1: the chain round */
         for (int j = 0; j < m; j++)
             v128_storeu(out[j] + 16 * i, UL_FN(merge128)(a[j], b[j]));
     }

@@ -123,11 +123,14 @@ static int key_setup(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_
     const kuai_cipher_row *row = kuai_cipher_row_of(c);
     if (!row)
         return KUAI_ERR_ARG;
-    if (kuai_impls(c)[0] == NULL)
+    /* The backend first: a key setup that finds one needs no other look
+     * at the registry (the errors below keep their order: no backend at
+     * all in this build, then the key's length, then the backend). */
+    const kuai_impl *impl = backend ? kuai_impl_named(c, backend) : kuai_impl_default(c);
+    if (!impl && kuai_impls(c)[0] == NULL)
         return KUAI_ERR_UNSUPPORTED;
     if (key_len != row->key)
         return KUAI_ERR_KEY_LEN;
-    const kuai_impl *impl = backend ? kuai_impl_named(c, backend) : kuai_impl_default(c);
     if (!impl)
         return KUAI_ERR_BACKEND;
     k->priv_magic = 0;

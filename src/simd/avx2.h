@@ -40,6 +40,7 @@ typedef __m256i v256;
 #define v256_unpacklo64(a, b) _mm256_unpacklo_epi64(a, b)
 #define v256_unpackhi64(a, b) _mm256_unpackhi_epi64(a, b)
 #define v256_swap64(x) _mm256_shuffle_epi32(x, 0x4e)
+#define v256_blend64(a, b) _mm256_blend_epi32(a, b, 0xcc)
 #define v256_pin(x)                                                                                \
     __extension__({                                                                                \
         v256 pin_ = (x);                                                                           \

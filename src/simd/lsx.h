@@ -48,6 +48,8 @@ typedef __m128i v128;
 #define v128_unpacklo8(a, b) __lsx_vilvl_b(b, a)
 #define v128_unpackhi8(a, b) __lsx_vilvh_b(b, a)
 #define v128_swap64(x) __lsx_vshuf4i_w(x, 0x4e)
+/* vextrins.d vd, vj, 0x11: vd.d1 = vj.d1 */
+#define v128_blend64(a, b) __lsx_vextrins_d(a, b, 0x11)
 #define v128_pin(x)                                                                                \
     __extension__({                                                                                \
         v128 pin_ = (x);                                                                           \

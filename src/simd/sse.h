@@ -40,6 +40,7 @@ typedef __m128i v128;
 #define v128_unpacklo8(a, b) _mm_unpacklo_epi8(a, b)
 #define v128_unpackhi8(a, b) _mm_unpackhi_epi8(a, b)
 #define v128_swap64(x) _mm_shuffle_epi32(x, 0x4e)
+#define v128_blend64(a, b) _mm_castpd_si128(_mm_move_sd(_mm_castsi128_pd(b), _mm_castsi128_pd(a)))
 #define v128_pin(x)                                                                                \
     __extension__({                                                                                \
         v128 pin_ = (x);                                                                           \

@@ -20,6 +20,7 @@
  *   P_even32/odd32(a, b)        dwords {a0, a2, b0, b2} / {a1, a3, b1, b3}
  *   P_unpacklo8/hi8(a, b)       bytes {a0, b0, .., a7, b7} / {a8, b8, .., a15, b15}
  *   P_swap64(x)                 the two qwords (of each lane) exchanged
+ *   P_blend64(a, b)             qwords {a0, b1} (of each lane)
  *   P_shuf8z(x, idx)            P_shuf8 where an index may also be 0x80..0x8f,
  *                               which gives 0 (pshufb's bit 7; tbl's >= 16;
  *                               LSX needs one more op)

@@ -68,7 +68,7 @@ static inline const uint8_t *ublock_llk(const ublock_sched *s)
 
 /* ublock_sched.c: the scalar conversions between the two forms, and the
  * kernel form's layouts (ublock_expand_nib.h stores with the same). */
-extern const _Alignas(16) uint8_t ublock_llk_p0[16], ublock_llk_drift[16], ublock_llk_pl[2][16];
+extern const _Alignas(16) uint8_t ublock_llk_p[2][8][16], ublock_llk_pl[2][16];
 /* Writes the kernel form from rk (the ref backend's key setup). */
 void ublock_llk_from_rk(ublock_sched *s);
 /* RK_i of a schedule without rk (raw 0), derived from the kernel form into

@@ -21,36 +21,57 @@ static inline __attribute__((always_inline)) void ub_expand_nib(ublock_sched *s,
     /* Round r's row p: the key register's natural nibble order to the
      * low-latency kernel's load layout (ublock_ll.h's load128: the high
      * nibbles of a half's bytes, then the low ones), then to the layout of
-     * round r (ub128_tab's key row for r & 7). Round 0's is ublock_llk_p0;
-     * each next one is the drift looked up by the last (pshufb(g, p)): the
-     * layouts drift by the same permutation every round (derived from
+     * round r (ub128_tab's key row for r & 7): ublock_llk_p[0][r & 7], or
+     * [1][r & 7] for a vector the schedule holds in its swapped frame (the
+     * layouts drift by the same permutation every round; derived from
      * ub128_tab; tests check the forms against ref). uBlock-256/256: the
      * natural order to layout L of a half's two vectors (ub256_tab's to_l
      * after load256v's split; no drift), both stored in one: l's nibble
      * low, h's high (UBLOCK_LLK_*). ublock_sched.c holds the tables and
      * the scalar inverse. */
-    const v128 gv = v128_load(ublock_llk_drift), pl0 = v128_load(ublock_llk_pl[0]),
-               pl1 = v128_load(ublock_llk_pl[1]);
-    v128 p = v128_load(ublock_llk_p0);
     uint8_t *llk = s->ext + UBLOCK_LLK_OFF;
     ub_ks ks;
     ub_ks_init(&ks, c, key);
     s->nbytes = ks.t == 3 ? 32 : 16;
     s->rounds = ks.rounds;
-    for (unsigned r = 0;; r++) {
-        if (ks.t == 3) {
+    if (ks.t == 3) {
+        const v128 pl0 = v128_load(ublock_llk_pl[0]), pl1 = v128_load(ublock_llk_pl[1]);
+        for (unsigned r = 0;; r++) {
             v128_storeu(llk + 32 * r,
                         v128_or(v128_shuf8(ks.k0, pl0), v128_sll64(v128_shuf8(ks.k1, pl1), 4)));
             v128_storeu(llk + 32 * r + 16,
                         v128_or(v128_shuf8(ks.k2, pl0), v128_sll64(v128_shuf8(ks.k3, pl1), 4)));
-        } else {
-            v128_storeu(llk + 32 * r, v128_shuf8(ks.k0, p));
-            v128_storeu(llk + 32 * r + 16, v128_shuf8(ks.k1, p));
-            p = v128_shuf8(gv, p);
+            if (r == ks.rounds)
+                break;
+            ub_ks_step(&ks, r + 1, 0); /* row 24 after the last round */
         }
-        if (r == ks.rounds)
-            break;
-        ub_ks_step(&ks, r + 1, 0); /* row 24 after the last round */
+    } else if (ks.t == 2) {
+        /* the two-frame step (ublock_ks_step.h: no shuffle for PK's K1
+         * half): round r's K0 is in the swapped frame for even r, K1 in the
+         * other. Unrolled, so that the frame and every row are constants
+         * (the loop's counting and indexing cost about as much as a
+         * round's shuffles). */
+        ub_ks_frames(&ks);
+#pragma GCC unroll 25
+        for (unsigned r = 0; r <= 24; r++) {
+            const unsigned sw = !(r & 1);
+            v128_storeu(llk + 32 * r, v128_shuf8(ks.k0, v128_load(ublock_llk_p[sw][r & 7])));
+            v128_storeu(llk + 32 * r + 16, v128_shuf8(ks.k1, v128_load(ublock_llk_p[!sw][r & 7])));
+            if (r < 24)
+                ub_ks_stepf(&ks, r + 1, !sw);
+        }
+    } else {
+        /* uBlock-128/128's two frames (ub_ks_step128f): round r's K0||K1
+         * is in the swapped frame for odd r, K2||K3 in the other */
+        ub_ks_frames128(&ks);
+#pragma GCC unroll 17
+        for (unsigned r = 0; r <= 16; r++) {
+            const unsigned sw = r & 1;
+            v128_storeu(llk + 32 * r, v128_shuf8(ks.k0, v128_load(ublock_llk_p[sw][r & 7])));
+            v128_storeu(llk + 32 * r + 16, v128_shuf8(ks.k1, v128_load(ublock_llk_p[!sw][r & 7])));
+            if (r < 16)
+                ub_ks_step128f(&ks, r + 1);
+        }
     }
     s->raw = 0; /* rk left unwritten: ublock_rk_row derives it */
 }

@@ -26,23 +26,15 @@ typedef union UL_FN(kcu) {
 
 /*
  * uBlock-128 round key r from the key register into the kernel's form: one
- * pshufb by row ks_p[r & 7] (the register's natural nibble order to
- * load128's layout, then to round r's: q = {0, 2, .., 14, 1, 3, .., 15},
- * composed with ub128_tab[l][UB128_KEY]), a constant row where composing
- * it per round cost a pshufb more. ks_psw[l] is ks_p[l] composed after
- * the schedule's swap(PK1(.)): uBlock-128/128's k1 of round r is
- * swap(PK1(k0 of round r - 1)), so one pshufb of the earlier k0 gives it
- * in round r's layout (ks_ydec_a). Generated from ub128_tab and PK1.
+ * pshufb by row ublock_llk_p[0][r & 7] (the register's natural nibble order
+ * to load128's layout, then to round r's; ublock_sched.c), a constant row
+ * where composing it per round cost a pshufb more; [1][r & 7] reads a
+ * vector held in the schedule's swapped frame. ks_psw[l] is
+ * ublock_llk_p[0][l] composed after the schedule's swap(PK1(.)):
+ * uBlock-128/128's k1 of round r is swap(PK1(k0 of round r - 1)), so one
+ * pshufb of the earlier k0 gives it in round r's layout (ks_ydec_a).
+ * Generated from ub128_tab and PK1.
  */
-static const _Alignas(16) uint8_t
-    UL_FN(ks_p)[8][16] = {{0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15},
-                          {8, 0, 10, 2, 4, 14, 6, 12, 9, 1, 11, 3, 5, 15, 7, 13},
-                          {4, 8, 14, 0, 10, 12, 2, 6, 5, 9, 15, 1, 11, 13, 3, 7},
-                          {10, 4, 12, 8, 14, 6, 0, 2, 11, 5, 13, 9, 15, 7, 1, 3},
-                          {14, 10, 6, 4, 12, 2, 8, 0, 15, 11, 7, 5, 13, 3, 9, 1},
-                          {12, 14, 2, 10, 6, 0, 4, 8, 13, 15, 3, 11, 7, 1, 5, 9},
-                          {6, 12, 0, 14, 2, 8, 10, 4, 7, 13, 1, 15, 3, 9, 11, 5},
-                          {2, 6, 8, 12, 0, 4, 14, 10, 3, 7, 9, 13, 1, 5, 15, 11}};
 #ifdef UL_Y
 static const _Alignas(16) uint8_t
     UL_FN(ks_psw)[8][16] = {{4, 12, 11, 7, 6, 8, 1, 5, 9, 2, 3, 14, 0, 13, 15, 10},
@@ -63,12 +55,12 @@ UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
         for (unsigned r = 0; r <= ks.rounds; r++) {
             if (r)
                 ub_ks_step(&ks, r, 1);
-            v128 p = v128_load(UL_FN(ks_p)[r & 7]); /* public r */
+            v128 p = v128_load(ublock_llk_p[0][r & 7]); /* public r */
             kc->v[2 * r] = v128_shuf8(ks.k0, p);
             kc->v[2 * r + 1] = v128_shuf8(ks.k1, p);
         }
     } else {
-        const v128 qv = v128_load(UL_FN(ks_p)[0]);
+        const v128 qv = v128_load(ublock_llk_p[0][0]);
         const v128 p0 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L]));
         const v128 p1 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L] + 16));
         for (unsigned r = 0; r <= ks.rounds; r++) {
@@ -142,7 +134,7 @@ UB_KERNEL void UL_FN(yks_key)(ub_ksy *ksy, ub_ks *k1x, unsigned r, int nv, int m
                               v256 *k1)
 {
     if (mk) {
-        v256 p = v256_row16(UL_FN(ks_p)[r & 7]);
+        v256 p = v256_row16(ublock_llk_p[0][r & 7]);
         for (int v = 0; v < nv; v++) {
             if (r)
                 ub_ksy_step(&ksy[v], r, 1);
@@ -150,7 +142,7 @@ UB_KERNEL void UL_FN(yks_key)(ub_ksy *ksy, ub_ks *k1x, unsigned r, int nv, int m
             k1[v] = v256_shuf8(ksy[v].k1, p);
         }
     } else {
-        v128 p = v128_load(UL_FN(ks_p)[r & 7]);
+        v128 p = v128_load(ublock_llk_p[0][r & 7]);
         if (r)
             ub_ks_step(k1x, r, 1);
         k0[0] = _mm256_broadcastsi128_si256(v128_shuf8(k1x->k0, p));
@@ -162,10 +154,10 @@ UB_KERNEL void UL_FN(yks_key)(ub_ksy *ksy, ub_ks *k1x, unsigned r, int nv, int m
 #ifdef UL_Y
 /* yks_key for uBlock-128/256's keys under ub_ksy_stepf's frames (sw:
  * round r's K0 in the swapped frame, K1 in the normal one, or the other
- * way round); a swapped half converts by ks_p's row with every index ^ 8. */
+ * way round); a swapped half converts by ublock_llk_p[1]'s row. */
 UB_KERNEL void UL_FN(yks_keyf)(ub_ksy *ksy, unsigned r, int sw, int nv, v256 *k0, v256 *k1)
 {
-    const v256 p = v256_row16(UL_FN(ks_p)[r & 7]), ps = v256_xor(p, v256_set1_8(8));
+    const v256 p = v256_row16(ublock_llk_p[0][r & 7]), ps = v256_row16(ublock_llk_p[1][r & 7]);
     for (int v = 0; v < nv; v++) {
         if (r)
             ub_ksy_stepf(&ksy[v], r, sw);
@@ -207,7 +199,9 @@ UB_KERNEL void UL_FN(ks_fused_y)(kuai_cipher c, const uint8_t *const *key,
     } else {
         ub_ks_init(&k1x, c, key[0]);
     }
-    /* several 128/256 keys: two rounds a pass, in ub_ksy_stepf's frames */
+    /* several 128/256 keys: two rounds a pass, in ub_ksy_stepf's frames
+     * (uBlock-128/128's ub_ks_step128f measured no faster here than
+     * ub_ks_step: the rounds' shuffles bound this kernel) */
     const int f = ky && c == KUAI_UBLOCK_128_256;
     const unsigned yrounds = ky ? ksy[0].rounds : k1x.rounds;
     if (f)
@@ -249,7 +243,7 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
                                int yk)
 {
     (void)yk; /* read on ymm only (UL_Y) */
-    const v128 qv = v128_load(UL_FN(ks_p)[0]);
+    const v128 qv = v128_load(ublock_llk_p[0][0]);
 #ifdef UL_Y
     if (bs == 16 && UL_YNB(nb)) {
         if (mk || yk)
@@ -273,7 +267,7 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
         }
         for (unsigned i = 0; i < rounds; i++) {
             const unsigned r = i + 1;
-            v128 p = v128_load(UL_FN(ks_p)[r & 7]);
+            v128 p = v128_load(ublock_llk_p[0][r & 7]);
             for (int j = 0; j < nk; j++) {
                 ub_ks_step(&ks[j], r, 1);
                 k0[j] = v128_shuf8(ks[j].k0, p);
@@ -383,7 +377,7 @@ UB_KERNEL void UL_FN(ks_ydec_a)(const uint8_t *const *key, const uint8_t *const 
             ub_ksy_step(&ks[v], r, 1);
             kr[v][r] = ks[v].k0;
         }
-    const v256 pr = v256_row16(UL_FN(ks_p)[R & 7]), zero = v256_zero();
+    const v256 pr = v256_row16(ublock_llk_p[0][R & 7]), zero = v256_zero();
     for (int v = 0; v < nv; v++) {
         ub_ksy_step(&ks[v], R, 1);
         UL_FN(yload128)(src[2 * v], src[2 * v + 1], 0, &a[v], &b[v]);
@@ -391,7 +385,7 @@ UB_KERNEL void UL_FN(ks_ydec_a)(const uint8_t *const *key, const uint8_t *const 
         b[v] = v256_xor(b[v], v256_shuf8(ks[v].k1, pr));
     }
     for (unsigned i = R; i-- > 0;) { /* public round index */
-        const v256 p = v256_row16(UL_FN(ks_p)[i & 7]), psw = v256_row16(UL_FN(ks_psw)[i & 7]);
+        const v256 p = v256_row16(ublock_llk_p[0][i & 7]), psw = v256_row16(UL_FN(ks_psw)[i & 7]);
         for (int v = 0; v < nv; v++) {
             volatile v256 *w = kr[v];
             k0[v] = v256_shuf8(kr[v][i], p);
@@ -410,7 +404,7 @@ UB_KERNEL void UL_FN(ks_ydec_a)(const uint8_t *const *key, const uint8_t *const 
  * ub_ksy_stepf's frames, sw as yks_keyf), which is then overwritten. */
 UB_KERNEL void UL_FN(ks_ydec_b_round)(v256 *a, v256 *b, v256 (*kr)[48], int nv, unsigned i, int sw)
 {
-    const v256 p = v256_row16(UL_FN(ks_p)[i & 7]), ps = v256_xor(p, v256_set1_8(8));
+    const v256 p = v256_row16(ublock_llk_p[0][i & 7]), ps = v256_xor(p, v256_set1_8(8));
     const v256 zero = v256_zero();
     v256 k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
     for (int v = 0; v < nv; v++) {
@@ -450,7 +444,7 @@ UB_KERNEL void UL_FN(ks_ydec_b)(const uint8_t *const *key, const uint8_t *const 
                 kr[v][2 * r + 3] = ks[v].k1;
             }
         }
-    const v256 pr = v256_row16(UL_FN(ks_p)[R & 7]), prs = v256_xor(pr, v256_set1_8(8));
+    const v256 pr = v256_row16(ublock_llk_p[0][R & 7]), prs = v256_xor(pr, v256_set1_8(8));
     for (int v = 0; v < nv; v++) { /* round R's key (R even: K0 swapped) */
         UL_FN(yload128)(src[2 * v], src[2 * v + 1], 0, &a[v], &b[v]);
         a[v] = v256_xor(a[v], v256_shuf8(ks[v].k0, prs));
@@ -490,7 +484,7 @@ UB_KERNEL void UL_FN(ks_ydec_c)(const uint8_t *const *key, const uint8_t *const 
         kr[r][1] = ks.k1;
     }
     ub_ksy_step(&ks, R, 1);
-    const v256 qy = v256_row16(UL_FN(ks_p)[0]), zero = v256_zero();
+    const v256 qy = v256_row16(ublock_llk_p[0][0]), zero = v256_zero();
     const v256 y0 = v256_shuf8(qy, v256_row16(ub256_tab[UB256_TO_L]));
     const v256 y1 = v256_shuf8(qy, v256_row16(ub256_tab[UB256_TO_L] + 16));
     /* K2 = PK3's K1 half of the earlier K1, K3 = PK3's K0 half of the

@@ -98,8 +98,8 @@ static inline const ublock_sched *ublock_sched_const(const kuai_key *k)
  * form of its own into ext: the portable one (ublock_ref.c: fills rk,
  * raw = 1, and the low-latency kernel's form from it), or the same
  * schedule on nibbles with vector shuffles (ublock_expand_nib.h: the
- * kernel's form only, raw = 0; ublock_expand_nib_ssse3 for the x86
- * backends, avx2's VEX copy, neon's and lsx's: the scalar nibble
+ * kernel's form only, raw = 0; ublock_expand_nib_ssse3 for ssse3,
+ * avx2's and avx512's VEX copies, neon's and lsx's: the scalar nibble
  * permutation was most of a short message's cost). */
 void ublock_expand_raw(ublock_sched *s, kuai_cipher c, const uint8_t *key);
 void ublock_expand_nib_ssse3(ublock_sched *s, kuai_cipher c, const uint8_t *key);

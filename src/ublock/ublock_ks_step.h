@@ -71,8 +71,8 @@ static inline __attribute__((always_inline)) void UBK_STEPF(UBK_S *s, unsigned r
     UBK_T rcx = UBK_ROWF(sw, r - 1);
     UBK_T q = UBK_OP(shuf8)(s->kx, sw ? s->pks : s->pkn); /* PK(K0) ^ rcx */
     UBK_T sk = UBK_OP(shuf8)(s->sbox, q);
-    /* 0 after the last round, as UBK_STEP's zero_last (only the one-shot
-     * kernels run this step: loading row 24 here spilled more) */
+    /* 0 after the last round, as UBK_STEP's zero_last (in the one-shot
+     * kernels, loading row 24 here spilled more) */
     UBK_T next = r < 24 ? (sw ? UBK_ROWF(2, r) : UBK_ROW(2, r)) : UBK_OP(zero)();
     UBK_T k1 = s->k1; /* PK's K1 half: this vector, read in the other frame */
     /* kx from K0 (one XOR fewer than from k2, one longer chain: this

@@ -144,8 +144,9 @@ static const _Alignas(16) uint8_t ub_ks_rcf[3][25][16] = {
  * there), each in its round's frame (the swapped one for odd rounds): [0]
  * row r - 1: the RC nibbles of round r (rcx); [1] row r: the constant kx
  * adds after round r (ublock_ks_rc's row 1 for round r + 1: the RC nibbles
- * at PK^-1's positions; 0 after the last round). Generated from
- * ublock_ks_rc. */
+ * at PK^-1's positions; 0 after the last round; row 0: round 1's, which
+ * UBK_FRAMES128 adds). [0]'s row 16 is never read (one shape for both).
+ * Generated from ublock_ks_rc. */
 static const _Alignas(16) uint8_t ub_ks_rc128f[2][17][16] = {
     {
         {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x08, 0x08, 0x0c, 0x0c, 0x09, 0x0d,

@@ -404,7 +404,7 @@ UB_KERNEL void UL_FN(ks_ydec_a)(const uint8_t *const *key, const uint8_t *const 
  * ub_ksy_stepf's frames, sw as yks_keyf), which is then overwritten. */
 UB_KERNEL void UL_FN(ks_ydec_b_round)(v256 *a, v256 *b, v256 (*kr)[48], int nv, unsigned i, int sw)
 {
-    const v256 p = v256_row16(ublock_llk_p[0][i & 7]), ps = v256_xor(p, v256_set1_8(8));
+    const v256 p = v256_row16(ublock_llk_p[0][i & 7]), ps = v256_row16(ublock_llk_p[1][i & 7]);
     const v256 zero = v256_zero();
     v256 k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
     for (int v = 0; v < nv; v++) {
@@ -444,7 +444,7 @@ UB_KERNEL void UL_FN(ks_ydec_b)(const uint8_t *const *key, const uint8_t *const 
                 kr[v][2 * r + 3] = ks[v].k1;
             }
         }
-    const v256 pr = v256_row16(ublock_llk_p[0][R & 7]), prs = v256_xor(pr, v256_set1_8(8));
+    const v256 pr = v256_row16(ublock_llk_p[0][R & 7]), prs = v256_row16(ublock_llk_p[1][R & 7]);
     for (int v = 0; v < nv; v++) { /* round R's key (R even: K0 swapped) */
         UL_FN(yload128)(src[2 * v], src[2 * v + 1], 0, &a[v], &b[v]);
         a[v] = v256_xor(a[v], v256_shuf8(ks[v].k0, prs));

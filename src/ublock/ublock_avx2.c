@@ -169,8 +169,7 @@ static inline void ublock256_avx2_store_xor(uint8_t *out, const uint8_t *in, con
 /* ---- the low-latency kernel in front (xmm, VEX-encoded) ------------------ */
 
 #define UL_FN(name) ublock_ll_avx2_##name
-#define UL_ENTRY /* exported: it fronts the avx512 backend too (ublock_ll_front.h) */
-#define UL_Y     /* and the ymm form: uBlock-128 groups of 2 and 4, uBlock-256 pairs */
+#define UL_Y /* and the ymm form: uBlock-128 groups of 2 and 4, uBlock-256 pairs */
 #include "ublock_ll.h"
 
 /* Crossovers (blocks), from kuai_bench --mode paper's crossover rows on a

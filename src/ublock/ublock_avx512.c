@@ -362,31 +362,39 @@ static inline void ublock256_avx512_store_xor(uint8_t *out, const uint8_t *in, c
 #define UBM_EMIT_SINGLE 0
 #include "ublock_bs.h"
 
-/* ---- the low-latency kernel in front: ublock_avx2.c's ------------------ */
+/* ---- the low-latency kernel in front: avx2's, EVEX-encoded ------------- */
 
 /*
  * A pass here is 32 blocks of uBlock-128 (16 of uBlock-256/256) and costs
  * the same for one block, so calls and tails below the crossover, CBC
  * encryption, few-stream multi-key calls and the one-shot calls go to the
- * AVX2 low-latency kernel (every CPU with this ISA runs AVX2 at full
- * width), which reads the round keys the key setup above stored for it.
- * Crossovers from kuai_bench --mode paper's crossover rows on a 2-core
- * Xeon (Emerald Rapids), TSC cycles: uBlock-128/128 8 blocks 435 here
- * against a 32-block pass's ~590 for 6-24 blocks, 12 blocks 581 either
- * way (128/256: 643 against ~815); uBlock-256/256 4 blocks 789 against
- * ~905 for a 16-block pass: below 9 and below 5 blocks.
+ * low-latency kernel on ymm (ublock_avx2.c's form, reading the round keys
+ * the key setup above stored for it), compiled here: with AVX-512VL the
+ * compiler folds its chains of XORs into vpternlogd and has 32 registers.
+ * Xeon (Emerald Rapids), kuai_bench --mode paper, medians of 3, TSC
+ * cycles, against the VEX copy ublock_avx2.c compiles: 4 blocks under a
+ * stored key 220 -> 198 (128/128), 325 -> 291 (128/256), 396 -> 379
+ * (256/256); one-shot 4 blocks 262 -> 232, 352 -> 316.
+ * Crossovers from the same rows: uBlock-128/128 8 blocks 389 here against
+ * a 32-block pass's ~598 for 6-24 blocks (128/256: 574 against ~810);
+ * uBlock-256/256 4 blocks 748 against ~907 for a 16-block pass: below 9
+ * and below 5 blocks, as on avx2.
  */
-#define UL_FN(name) ublock_ll_avx2_##name
-#include "ublock_ll_front.h"
+#include "../simd/avx2.h"
+#define UL_FN(name) ublock_ll_avx512_##name
+#define UL_Y
+#include "ublock_ll.h"
 UL_FRONT(ublock128_avx512_, 9, 32)
 UL_FRONT(ublock256_avx512_, 5, 16)
+UL_NARROW_IMPL(ublock128_avx512_ll, "avx512", KUAI_FAMILY_UBLOCK128, ublock_avx512_available);
+UL_NARROW_IMPL(ublock256_avx512_ll, "avx512", KUAI_FAMILY_UBLOCK256, ublock_avx512_available);
 
 /* ---- backend tables ------------------------------------------------------ */
 
 /* Above AVX2. */
 KUAI_REGISTER(ublock128_avx512);
 UL_IMPL_MK(ublock128_avx512, "avx512", KUAI_FAMILY_UBLOCK128, 300, ublock_avx512_available,
-           ublock128_avx512_, ublock128_avx512_mkw_, 32, &ublock128_avx2_ll);
+           ublock128_avx512_, ublock128_avx512_mkw_, 32, &ublock128_avx512_ll);
 KUAI_REGISTER(ublock256_avx512);
 UL_IMPL_MK(ublock256_avx512, "avx512", KUAI_FAMILY_UBLOCK256, 300, ublock_avx512_available,
-           ublock256_avx512_, ublock256_avx512_mkw_, 16, &ublock256_avx2_ll);
+           ublock256_avx512_, ublock256_avx512_mkw_, 16, &ublock256_avx512_ll);

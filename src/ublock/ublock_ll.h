@@ -32,14 +32,6 @@
 #define UL_G128 4
 #define UL_G256 2
 
-/* The kernel's entry points (the seam's hooks): static in the including
- * file unless it defines UL_ENTRY empty to export them (ublock_avx2.c,
- * whose kernel the avx512 backend puts in front of its own wide one:
- * ublock_ll_front.h). */
-#ifndef UL_ENTRY
-#define UL_ENTRY static
-#endif
-
 /* The uBlock-128 round keys a key stored in this kernel's form (ublock.h,
  * UBLOCK_LLK_*, written by the nibble key setup) are 8-byte aligned only:
  * addressed through this type where they are taken as vectors. */
@@ -1307,9 +1299,9 @@ UB_KERNEL void UL_FN(mk_short_bs)(const kuai_key *const *keys, uint8_t *const *i
 }
 
 /* bs constant in each copy: the block moves and XORs become fixed moves */
-UL_ENTRY void UL_FN(mk_short)(const kuai_key *const *keys, uint8_t *const *ivs,
-                              const uint8_t *const *in, uint8_t *const *out, size_t n,
-                              size_t nblocks, int enc)
+static void UL_FN(mk_short)(const kuai_key *const *keys, uint8_t *const *ivs,
+                            const uint8_t *const *in, uint8_t *const *out, size_t n, size_t nblocks,
+                            int enc)
 {
     if (ublock_sched_const(keys[0])->nbytes == 16)
         UL_FN(mk_short_bs)(keys, ivs, in, out, n, nblocks, enc, 16);
@@ -1319,20 +1311,20 @@ UL_ENTRY void UL_FN(mk_short)(const kuai_key *const *keys, uint8_t *const *ivs,
 
 /* Single key: below the crossover (the calling file's, measured) the
  * blocks go here, above it to the wide kernel. */
-UL_ENTRY void UL_FN(enc_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)
+static void UL_FN(enc_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)
 {
     const ublock_sched *s = ublock_sched_const(k);
     UL_FN(crypt)(&s, in, out, n, 1, 0);
 }
 
-UL_ENTRY void UL_FN(dec_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)
+static void UL_FN(dec_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)
 {
     const ublock_sched *s = ublock_sched_const(k);
     UL_FN(crypt)(&s, in, out, n, 0, 0);
 }
 
-UL_ENTRY void UL_FN(cbc_enc_blocks)(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
-                                    size_t n)
+static void UL_FN(cbc_enc_blocks)(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                                  size_t n)
 {
     const ublock_sched *s = ublock_sched_const(k);
     if (s->nbytes == 16)
@@ -1343,8 +1335,8 @@ UL_ENTRY void UL_FN(cbc_enc_blocks)(const kuai_key *k, uint8_t *iv, const uint8_
 
 /* CTR for few blocks: counter blocks built here (public), encrypted in
  * place, XORed in. */
-UL_ENTRY void UL_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
-                                size_t n)
+static void UL_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
+                              size_t n)
 {
     const ublock_sched *s = ublock_sched_const(k);
     const unsigned nw = s->nbytes / 8;

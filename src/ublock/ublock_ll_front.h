@@ -1,33 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The low-latency kernel's place in a backend's table (ublock_ll.h): the
- * front that splits single-key calls at the crossover, and the impl
- * macros. Included by ublock_ll.h, and by a backend that fronts its wide
- * kernel with another file's copy of the kernel: ublock_avx512.c takes
- * ublock_avx2.c's (every AVX-512 CPU runs AVX2, and a 32- or 16-block
- * AVX-512 pass costs the same for one block), whose entry points are
- * declared here. UL_FN(name) names the kernel copy the macros use.
+ * The low-latency kernel's place in a backend's table (ublock_ll.h, which
+ * includes this at its end): the front that splits single-key calls at
+ * the crossover, and the impl macros. UL_FN(name) names the kernel copy
+ * the macros use: each backend compiles its own copy of the kernel for
+ * its ISA (ublock_avx512.c an EVEX-encoded one of avx2's).
  */
 #ifndef KUAI_UBLOCK_LL_FRONT_H
 #define KUAI_UBLOCK_LL_FRONT_H
 
 #include "ublock.h"
-
-#if defined(KUAI_X86_64)
-/* ublock_avx2.c's kernel (UL_ENTRY: exported) */
-void ublock_ll_avx2_enc_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n);
-void ublock_ll_avx2_dec_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n);
-void ublock_ll_avx2_ctr_blocks(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
-                               size_t n);
-void ublock_ll_avx2_cbc_enc_blocks(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
-                                   size_t n);
-void ublock_ll_avx2_mk_short(const kuai_key *const *keys, uint8_t *const *ivs,
-                             const uint8_t *const *in, uint8_t *const *out, size_t n,
-                             size_t nblocks, int enc);
-void ublock_ll_avx2_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
-                            uint8_t *const *out, size_t n, size_t nblocks, int enc);
-extern const kuai_impl ublock128_avx2_ll, ublock256_avx2_ll;
-#endif
 
 /*
  * Backend tables of an ISA with this kernel in front of the wide one: W is
@@ -71,7 +53,7 @@ extern const kuai_impl ublock128_avx2_ll, ublock256_avx2_ll;
     }
 
 #define UL_NARROW_IMPL(var, name_, fam, avail)                                                     \
-    UL_ENTRY const kuai_impl var = {                                                               \
+    static const kuai_impl var = {                                                                 \
         .name = name_,                                                                             \
         .family = fam,                                                                             \
         .available = avail,                                                                        \

@@ -620,8 +620,8 @@ static KUAI_HOT_ALIGN void UL_FN(ks_ll_c)(UL_FN(kcu) * kc, const uint8_t *key)
 {
     UL_FN(ks_ll)(kc, KUAI_UBLOCK_256_256, key);
 }
-UL_ENTRY void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
-                             uint8_t *const *out, size_t n, size_t nblocks, int enc)
+static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
+                           uint8_t *const *out, size_t n, size_t nblocks, int enc)
 {
     /* [member][mk][enc][group size]; uBlock-256/256 groups hold 2 blocks */
 #define UL_KS_ROW(m)                                                                               \

@@ -40,6 +40,13 @@ typedef __m256i v256;
 #define v256_unpacklo64(a, b) _mm256_unpacklo_epi64(a, b)
 #define v256_unpackhi64(a, b) _mm256_unpackhi_epi64(a, b)
 #define v256_swap64(x) _mm256_shuffle_epi32(x, 0x4e)
+#ifdef __AVX512VL__
+#define v256_xor3(a, b, c) _mm256_ternarylogic_epi32(a, b, c, 0x96)
+#define v256_has_xor3 1
+#else
+#define v256_xor3(a, b, c) _mm256_xor_si256(_mm256_xor_si256(a, b), c)
+#define v256_has_xor3 0
+#endif
 #define v256_blend64(a, b) _mm256_blend_epi32(a, b, 0xcc)
 #define v256_pin(x)                                                                                \
     __extension__({                                                                                \

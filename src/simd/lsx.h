@@ -49,6 +49,8 @@ typedef __m128i v128;
 #define v128_unpackhi8(a, b) __lsx_vilvh_b(b, a)
 #define v128_swap64(x) __lsx_vshuf4i_w(x, 0x4e)
 /* vextrins.d vd, vj, 0x11: vd.d1 = vj.d1 */
+#define v128_xor3(a, b, c) __lsx_vxor_v(__lsx_vxor_v(a, b), c)
+#define v128_has_xor3 0
 #define v128_blend64(a, b) __lsx_vextrins_d(a, b, 0x11)
 #define v128_pin(x)                                                                                \
     __extension__({                                                                                \

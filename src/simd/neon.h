@@ -50,6 +50,8 @@ typedef uint8x16_t v128;
 #define v128_unpacklo8(a, b) vzip1q_u8(a, b)
 #define v128_unpackhi8(a, b) vzip2q_u8(a, b)
 #define v128_swap64(x) vextq_u8(x, x, 8)
+#define v128_xor3(a, b, c) veorq_u8(veorq_u8(a, b), c)
+#define v128_has_xor3 0
 #define v128_blend64(a, b) vcombine_u8(vget_low_u8(a), vget_high_u8(b))
 #define v128_pin(x)                                                                                \
     __extension__({                                                                                \

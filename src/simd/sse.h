@@ -40,6 +40,13 @@ typedef __m128i v128;
 #define v128_unpacklo8(a, b) _mm_unpacklo_epi8(a, b)
 #define v128_unpackhi8(a, b) _mm_unpackhi_epi8(a, b)
 #define v128_swap64(x) _mm_shuffle_epi32(x, 0x4e)
+#ifdef __AVX512VL__
+#define v128_xor3(a, b, c) _mm_ternarylogic_epi32(a, b, c, 0x96)
+#define v128_has_xor3 1
+#else
+#define v128_xor3(a, b, c) _mm_xor_si128(_mm_xor_si128(a, b), c)
+#define v128_has_xor3 0
+#endif
 #define v128_blend64(a, b) _mm_castpd_si128(_mm_move_sd(_mm_castsi128_pd(b), _mm_castsi128_pd(a)))
 #define v128_pin(x)                                                                                \
     __extension__({                                                                                \

@@ -7,6 +7,11 @@
  *   P_loadu(p), P_storeu(p, x)  unaligned; P_load(p) from an aligned constant
  *   P_row16(p)                  16 bytes from p in every 16-byte lane
  *   P_xor, P_and, P_or; P_andn(a, b) = ~a & b
+ *   P_xor3(a, b, c)             a ^ b ^ c: one instruction where P_has_xor3
+ *                               is 1 (vpternlogd, in a file compiled with
+ *                               AVX-512VL), else two XORs (P_has_xor3 0),
+ *                               so a kernel can build its XOR trees for
+ *                               either (a constant: the unused form folds)
  *   P_zero(), P_ones(), P_set1_8(c), P_set1_32(w)
  *   P_shuf8(x, idx)             byte i = x[idx[i]] per 16-byte lane, for
  *                               indices 0..15 (where pshufb, tbl and

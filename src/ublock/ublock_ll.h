@@ -512,18 +512,24 @@ UB_KERNEL void UL_FN(group256p)(const uint8_t (*const *rk)[32], unsigned rounds,
     UL_FN(store256)(dst[1] + 16, b1);
 }
 
-/* One block with round256_chain (a CBC chain), keys as enc256's for j = 0. */
-UB_KERNEL void UL_FN(enc256_chain)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
-                                   const UL_H *const *kc, unsigned rounds)
+/* keys256s's round keys for round256_chain, which adds each key but the
+ * first inside the round before it: key i >= 1 through PL^-1, PR^-1. */
+UB_KERNEL void UL_FN(keys256chain)(UL_H *kc, const ublock_sched *s)
 {
-    UL_H k0, k1;
-    for (unsigned i = 0; i < rounds; i++) {
-        UL_FN(kget256)(rk, kc, 0, i, &k0, &k1);
-        UL_FN(round256_chain)(a, b, k0, k1);
+    UL_FN(keys256s)(kc, s);
+    for (unsigned i = 1; i <= s->rounds; i++) {
+        kc[2 * i] = UL_FN(pl256_inv)(kc[2 * i]);
+        kc[2 * i + 1] = UL_FN(pr256_inv)(kc[2 * i + 1]);
     }
-    UL_FN(kget256)(rk, kc, 0, rounds, &k0, &k1);
-    *a = UL_FN(xor256)(*a, k0);
-    *b = UL_FN(xor256)(*b, k1);
+}
+
+/* One block with round256_chain (a CBC chain), keys from keys256chain. */
+UB_KERNEL void UL_FN(enc256_chain)(UL_H *a, UL_H *b, const UL_H *kc, unsigned rounds)
+{
+    *a = UL_FN(xor256)(*a, kc[0]);
+    *b = UL_FN(xor256)(*b, kc[1]);
+    for (unsigned i = 1; i <= rounds; i++)
+        UL_FN(round256_chain)(a, b, kc[2 * i], kc[2 * i + 1]);
 }
 
 #ifdef UL_Y
@@ -885,12 +891,11 @@ UB_KERNEL void UL_FN(cbc_enc_chain)(const ublock_sched *s, uint8_t *iv, const ui
             kuai_wipe(kc, sizeof kc);
     } else {
         UL_H a = UL_FN(load256)(iv), b = UL_FN(load256)(iv + 16), kc[2 * (UBLOCK_MAX_ROUNDS + 1)];
-        const UL_H *kcp[1] = {kc};
-        UL_FN(keys256s)(kc, s);
+        UL_FN(keys256chain)(kc, s);
         for (size_t i = 0; i < n; i++) {
             a = UL_FN(xor256)(a, UL_FN(load256)(in + 32 * i));
             b = UL_FN(xor256)(b, UL_FN(load256)(in + 32 * i + 16));
-            UL_FN(enc256_chain)(&a, &b, NULL, kcp, s->rounds);
+            UL_FN(enc256_chain)(&a, &b, kc, s->rounds);
             UL_FN(store256)(out + 32 * i, a);
             UL_FN(store256)(out + 32 * i + 16, b);
         }
@@ -1007,7 +1012,10 @@ UB_KERNEL void UL_FN(mk_cbc_group256)(const ublock_sched *const *keys, uint8_t *
     const UL_H *kcp[UL_G256];
     for (int j = 0; j < m; j++) {
         kcp[j] = kc[j];
-        UL_FN(keys256s)(kc[j], keys[j]);
+        if (m == 1) /* one chain: round256_chain's key forms */
+            UL_FN(keys256chain)(kc[j], keys[j]);
+        else
+            UL_FN(keys256s)(kc[j], keys[j]);
         a[j] = UL_FN(load256)(ivs + 32 * j);
         b[j] = UL_FN(load256)(ivs + 32 * j + 16);
     }
@@ -1017,7 +1025,7 @@ UB_KERNEL void UL_FN(mk_cbc_group256)(const ublock_sched *const *keys, uint8_t *
             b[j] = UL_FN(xor256)(b[j], UL_FN(load256)(in[j] + 32 * i + 16));
         }
         if (m == 1)
-            UL_FN(enc256_chain)(a, b, NULL, kcp, keys[0]->rounds);
+            UL_FN(enc256_chain)(a, b, kc[0], keys[0]->rounds);
         else
             UL_FN(enc256)(a, b, NULL, kcp, keys[0]->rounds, m, 1);
         for (int j = 0; j < m; j++) {

@@ -25,6 +25,11 @@ UB_KERNEL UL_HT UL_RN(xor256)(UL_HT a, UL_HT b)
     return UL_RN(mk256)(UL_OP(xor)(a.l, b.l), UL_OP(xor)(a.h, b.h));
 }
 
+UB_KERNEL UL_HT UL_RN(xor3_256)(UL_HT a, UL_HT b, UL_HT c)
+{
+    return UL_RN(mk256)(UL_OP(xor3)(a.l, b.l, c.l), UL_OP(xor3)(a.h, b.h, c.h));
+}
+
 UB_KERNEL UL_HT UL_RN(rot256)(UL_HT x, int row)
 {
     return UL_RN(mk256)(UL_OP(shuf8)(x.l, UL_ROW256(row, 0)), UL_OP(shuf8)(x.h, UL_ROW256(row, 1)));
@@ -110,25 +115,43 @@ UB_KERNEL void UL_RN(round256)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p)
  * per round: x3 as a tree of five terms (as the uBlock-128 form in
  * ublock_ll_r128.h) would save one more but adds four shuffles, which a
  * half in two vectors cannot afford: its round is then port-bound.
+ *
+ * The next round's key comes in here, not at the next round's start:
+ * PL and PR only move nibbles, so PL(x) ^ k = PL(x ^ PL^-1(k)), and with
+ * kl = PL^-1 of the next key's left half, kr = PR^-1 of its right half
+ * (keys256chain) the XORs join sums that wait on the rotation t anyway:
+ * one operation less on the chain a round. With a three-input XOR
+ * (has_xor3) the sums take 5 operations instead of 9 per vector.
  */
-UB_KERNEL void UL_RN(round256_chain)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1)
+UB_KERNEL void UL_RN(round256_chain)(UL_HT *a, UL_HT *b, UL_HT kl, UL_HT kr)
 {
-    UL_HT x = UL_RN(sbox256)(UL_RN(xor256)(*a, k0), 0);
-    UL_HT y = UL_RN(sbox256)(UL_RN(xor256)(*b, k1), 0);
-    UL_HT w = UL_RN(xor256)(x, y), t = UL_RN(xor256)(w, UL_RN(rot256)(x, UB256_ROT2)), y2;
+    UL_HT x = UL_RN(sbox256)(*a, 0), y = UL_RN(sbox256)(*b, 0), w = UL_RN(xor256)(x, y), y2, t;
+    if (UL_OP(has_xor3)) {
+        y2 = UL_RN(xor3_256)(w, UL_RN(rot256)(x, UB256_ROT2), UL_RN(rot256)(w, UB256_ROT3));
+        x = UL_RN(xor3_256)(x, UL_RN(rot256)(w, UB256_ROT1), UL_RN(rot256)(y2, UB256_ROT2));
+        t = UL_RN(rot256)(x, UB256_ROT5);
+        *a = UL_RN(pl256)(UL_RN(xor3_256)(x, UL_RN(xor256)(y2, kl), t));
+        *b = UL_RN(pr256)(UL_RN(xor3_256)(y2, kr, t));
+        return;
+    }
+    t = UL_RN(xor256)(w, UL_RN(rot256)(x, UB256_ROT2));
     t.l = UL_OP(pin)(t.l);
     t.h = UL_OP(pin)(t.h);
     y2 = UL_RN(xor256)(t, UL_RN(rot256)(w, UB256_ROT3));
     x = UL_RN(xor256)(x, UL_RN(rot256)(w, UB256_ROT1));
     x = UL_RN(xor256)(x, UL_RN(rot256)(y2, UB256_ROT2));
     t = UL_RN(rot256)(x, UB256_ROT5);
-    y = UL_RN(xor256)(y2, t);
-    x = UL_RN(xor256)(x, y2);
+    y = UL_RN(xor256)(y2, kr);
+    y.l = UL_OP(pin)(y.l);
+    y.h = UL_OP(pin)(y.h);
+    kl = UL_RN(xor256)(y2, kl);
+    kl.l = UL_OP(pin)(kl.l);
+    kl.h = UL_OP(pin)(kl.h);
+    x = UL_RN(xor256)(x, kl);
     x.l = UL_OP(pin)(x.l);
     x.h = UL_OP(pin)(x.h);
-    x = UL_RN(xor256)(x, t);
-    *a = UL_RN(pl256)(x);
-    *b = UL_RN(pr256)(y);
+    *a = UL_RN(pl256)(UL_RN(xor256)(x, t));
+    *b = UL_RN(pr256)(UL_RN(xor256)(y, t));
 }
 
 /* Undo round i, then add round key i (k0, k1); p as round256's. */

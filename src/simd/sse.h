@@ -40,7 +40,8 @@ typedef __m128i v128;
 #define v128_unpacklo8(a, b) _mm_unpacklo_epi8(a, b)
 #define v128_unpackhi8(a, b) _mm_unpackhi_epi8(a, b)
 #define v128_swap64(x) _mm_shuffle_epi32(x, 0x4e)
-#ifdef __AVX512VL__
+/* KUAI_SHIM_AVX512VL: make test-shim's stand-in (tests/shim/isa_shim.h) */
+#if defined(__AVX512VL__) || defined(KUAI_SHIM_AVX512VL)
 #define v128_xor3(a, b, c) _mm_ternarylogic_epi32(a, b, c, 0x96)
 #define v128_has_xor3 1
 #else

@@ -9,7 +9,8 @@
  *   P_xor, P_and, P_or; P_andn(a, b) = ~a & b
  *   P_xor3(a, b, c)             a ^ b ^ c: one instruction where P_has_xor3
  *                               is 1 (vpternlogd, in a file compiled with
- *                               AVX-512VL), else two XORs (P_has_xor3 0),
+ *                               AVX-512VL, or make test-shim's stand-in),
+ *                               else two XORs (P_has_xor3 0),
  *                               so a kernel can build its XOR trees for
  *                               either (a constant: the unused form folds)
  *   P_zero(), P_ones(), P_set1_8(c), P_set1_32(w)

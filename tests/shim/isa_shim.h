@@ -127,6 +127,25 @@ KSHIM __m512i kshim_ternarylogic(__m512i a, __m512i b, __m512i c, int imm)
     return r.v;
 }
 
+/* The same on a ymm and an xmm (AVX-512VL's forms): the vocabulary's
+ * P_xor3 (src/simd/sse.h, avx2.h) takes them where KUAI_SHIM_AVX512VL
+ * says this header stands in for AVX-512VL, so its three-input form is
+ * tested on CPUs without it too. */
+KSHIM __m256i kshim_ternarylogic256(__m256i a, __m256i b, __m256i c, int imm)
+{
+    kshim512 ua = {.y = {a, a}}, ub = {.y = {b, b}}, uc = {.y = {c, c}}, r;
+    r.v = kshim_ternarylogic(ua.v, ub.v, uc.v, imm);
+    return r.y[0];
+}
+
+KSHIM __m128i kshim_ternarylogic128(__m128i a, __m128i b, __m128i c, int imm)
+{
+    kshim512 ua = {.x = {a}}, ub = {.x = {b}}, uc = {.x = {c}}, r;
+    r.v = kshim_ternarylogic(ua.v, ub.v, uc.v, imm);
+    return r.x[0];
+}
+#define KUAI_SHIM_AVX512VL 1
+
 #define KSHIM_BITWISE(name, expr)                                                                  \
     KSHIM __m512i name(__m512i a, __m512i b)                                                       \
     {                                                                                              \
@@ -427,6 +446,8 @@ KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
 #undef _mm512_maskz_loadu_epi64
 #undef _mm512_ternarylogic_epi64
 #undef _mm512_ternarylogic_epi32
+#undef _mm256_ternarylogic_epi32
+#undef _mm_ternarylogic_epi32
 #undef _mm512_xor_si512
 #undef _mm512_and_si512
 #undef _mm512_or_si512
@@ -475,6 +496,8 @@ KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
 #define _mm512_maskz_loadu_epi64(k, p) kshim_maskz_loadu_64(k, p)
 #define _mm512_ternarylogic_epi64(a, b, c, imm) kshim_ternarylogic(a, b, c, imm)
 #define _mm512_ternarylogic_epi32(a, b, c, imm) kshim_ternarylogic(a, b, c, imm)
+#define _mm256_ternarylogic_epi32(a, b, c, imm) kshim_ternarylogic256(a, b, c, imm)
+#define _mm_ternarylogic_epi32(a, b, c, imm) kshim_ternarylogic128(a, b, c, imm)
 #define _mm512_xor_si512(a, b) kshim_xor(a, b)
 #define _mm512_and_si512(a, b) kshim_and(a, b)
 #define _mm512_or_si512(a, b) kshim_or(a, b)

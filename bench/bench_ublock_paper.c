@@ -2,7 +2,8 @@
 /*
  * The 2024 uBlock AVX2 paper's test matrix (kuai_bench --mode paper, and
  * `kuai speed --mode paper`): per member, short messages with 1 and 4 keys
- * (2 for uBlock-256/256) with the key schedule in every call, the same with
+ * (2 for uBlock-256/256) with the key schedule in every call (several keys
+ * set up in one kuai_key_init_multi call, and one by one), the same with
  * the key set up outside the loop, key setup alone, the one-shot calls,
  * long ECB with 1 and 4 keys, long CBC with 1 and 4 chains, and rows on
  * both sides of the crossover between the low-latency and the wide kernel.
@@ -59,6 +60,7 @@ typedef struct bp {
     uint8_t *keybytes;
     kuai_key *keys;
     const kuai_key *keyp[NSTREAM];
+    kuai_key *keyo[NSTREAM]; /* the same structs, to set up */
     uint8_t *in[NSTREAM], *out[NSTREAM], *iv[NSTREAM];
     const uint8_t *keyb[NSTREAM];
     size_t len; /* bytes per stream of the row being measured */
@@ -89,10 +91,23 @@ static void w_setup(bp *x)
 {
     bp_key(x, &x->keys[0], x->keybytes);
 }
-static void w_short(bp *x, int dec)
+/* The n keys of a multi-key row in one kuai_key_init_multi call (batch),
+ * or one kuai_key_init each. */
+static void bp_keys(const bp *x, int batch)
 {
-    for (size_t i = 0; i < x->n; i++)
-        bp_key(x, &x->keys[i], x->keyb[i]);
+    if (!batch) {
+        for (size_t i = 0; i < x->n; i++)
+            bp_key(x, &x->keys[i], x->keyb[i]);
+        return;
+    }
+    bp_check(x->dflt
+                 ? kuai_key_init_multi(x->keyo, x->c, x->keyb, x->klen, x->n)
+                 : kuai_key_init_multi_backend(x->keyo, x->c, x->keyb, x->klen, x->n, x->backend),
+             "keys");
+}
+static void w_short(bp *x, int dec, int batch)
+{
+    bp_keys(x, batch);
     if (x->n == 1)
         bp_check(
             (dec ? kuai_ecb_decrypt : kuai_ecb_encrypt)(&x->keys[0], x->in[0], x->out[0], x->len),
@@ -104,11 +119,19 @@ static void w_short(bp *x, int dec)
 }
 static void w_short_enc(bp *x)
 {
-    w_short(x, 0);
+    w_short(x, 0, 1);
 }
 static void w_short_dec(bp *x)
 {
-    w_short(x, 1);
+    w_short(x, 1, 1);
+}
+static void w_short_enc_1by1(bp *x)
+{
+    w_short(x, 0, 0);
+}
+static void w_short_dec_1by1(bp *x)
+{
+    w_short(x, 1, 0);
 }
 static void w_oneshot(bp *x, int dec)
 {
@@ -290,6 +313,7 @@ static void bench_member(kuai_cipher c, const char *backend, int short_only,
         memset(x->iv[i], (int)i, 64);
         bp_check(kuai_key_init_backend(&x->keys[i], c, x->keyb[i], x->klen, backend), "key");
         x->keyp[i] = &x->keys[i];
+        x->keyo[i] = &x->keys[i];
     }
     char sz[32], szk[32];
     size_t sbytes = x->sblocks * x->bs;
@@ -304,6 +328,8 @@ static void bench_member(kuai_cipher c, const char *backend, int short_only,
     x->len = x->bs;
     row(x, "short enc, keys", szk, w_short_enc, x->nkeys * x->bs, 1, R_SHORTK, o);
     row(x, "short dec, keys", szk, w_short_dec, x->nkeys * x->bs, 1, R_NONE, o);
+    row(x, "short enc, keys 1 by 1", szk, w_short_enc_1by1, x->nkeys * x->bs, 1, R_SHORTK, o);
+    row(x, "short dec, keys 1 by 1", szk, w_short_dec_1by1, x->nkeys * x->bs, 1, R_NONE, o);
     x->n = 1;
     x->len = sbytes;
     row(x, "one-shot enc, 1 key", sz, w_oneshot_enc, sbytes, 1, R_SHORT1, o);

@@ -94,6 +94,19 @@ KUAI_API int kuai_key_init(kuai_key *k, kuai_cipher c, const uint8_t *key, size_
 /* Key setup with a named backend ("ref", "ssse3", "avx2", ...). */
 KUAI_API int kuai_key_init_backend(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len,
                                    const char *backend);
+/* n key setups in one call: keys[i] set up from key[i] (key_len bytes
+ * each) as kuai_key_init (resp. kuai_key_init_backend) would, all with
+ * the same cipher and backend. Everything is checked first: on an error
+ * no key struct is written (n == 0 is KUAI_ERR_ARG). Where one struct
+ * appears twice it ends up holding the later of its keys. Faster than n
+ * kuai_key_init calls where a backend runs two schedules side by side
+ * (uBlock's avx2 and avx512: two keys cost about what one does); the
+ * same work as those calls elsewhere. Does not allocate. */
+KUAI_API int kuai_key_init_multi(kuai_key *const *keys, kuai_cipher c, const uint8_t *const *key,
+                                 size_t key_len, size_t n);
+KUAI_API int kuai_key_init_multi_backend(kuai_key *const *keys, kuai_cipher c,
+                                         const uint8_t *const *key, size_t key_len, size_t n,
+                                         const char *backend);
 /* 1 when the named backend's memory addresses depend on key and data (it
  * leaks them through the cache to other code on the same CPU: "ttable"),
  * 0 for the constant-time backends, unknown names and NULL. */

@@ -141,6 +141,64 @@ static int key_setup(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_
     return KUAI_OK;
 }
 
+/* Every check first (as key_setup's, in its order, then each key's
+ * pointers): on an error no key struct is written. Pairs of keys go
+ * through the backend's expand2 where it has one. */
+static int key_setup_multi(kuai_key *const *keys, kuai_cipher c, const uint8_t *const *key,
+                           size_t key_len, size_t n, const char *backend)
+{
+    if (!keys || !key || n == 0)
+        return KUAI_ERR_ARG;
+    for (size_t i = 0; i < n; i++)
+        if (!keys[i] || !key[i])
+            return KUAI_ERR_ARG;
+    const kuai_cipher_row *row = kuai_cipher_row_of(c);
+    if (!row)
+        return KUAI_ERR_ARG;
+    const kuai_impl *impl = backend ? kuai_impl_named(c, backend) : kuai_impl_default(c);
+    if (!impl && kuai_impls(c)[0] == NULL)
+        return KUAI_ERR_UNSUPPORTED;
+    if (key_len != row->key)
+        return KUAI_ERR_KEY_LEN;
+    if (!impl)
+        return KUAI_ERR_BACKEND;
+    for (size_t i = 0; i < n; i++) {
+        keys[i]->priv_magic = 0;
+        keys[i]->priv_cipher = (uint32_t)c;
+        keys[i]->priv_impl = impl;
+    }
+    size_t i = 0;
+    /* the same struct twice in a pair: one by one, so that it holds the
+     * later key, as with kuai_key_init called in order */
+    for (; impl->expand2 && i + 1 < n; i += 2) {
+        if (keys[i] == keys[i + 1]) {
+            impl->expand(keys[i], key[i]);
+            impl->expand(keys[i + 1], key[i + 1]);
+        } else {
+            impl->expand2(keys[i], keys[i + 1], key[i], key[i + 1]);
+        }
+    }
+    for (; i < n; i++)
+        impl->expand(keys[i], key[i]);
+    for (i = 0; i < n; i++)
+        keys[i]->priv_magic = KUAI_KEY_MAGIC;
+    return KUAI_OK;
+}
+
+int kuai_key_init_multi(kuai_key *const *keys, kuai_cipher c, const uint8_t *const *key,
+                        size_t key_len, size_t n)
+{
+    return key_setup_multi(keys, c, key, key_len, n, NULL);
+}
+
+int kuai_key_init_multi_backend(kuai_key *const *keys, kuai_cipher c, const uint8_t *const *key,
+                                size_t key_len, size_t n, const char *backend)
+{
+    if (!backend)
+        return KUAI_ERR_ARG;
+    return key_setup_multi(keys, c, key, key_len, n, backend);
+}
+
 /* The backend comes from the registry's per-process choice: KUAI_BACKEND
  * and the leaky opt-in are read there, once (src/registry.c). */
 int kuai_key_init(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len)

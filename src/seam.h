@@ -66,6 +66,10 @@ typedef struct kuai_impl {
     int (*available)(void);
     /* key length has been checked; k->priv_cipher is set */
     void (*expand)(kuai_key *k, const uint8_t *key);
+    /* Optional: two keys of one cipher set up in one pass (k0 != k1,
+     * both with priv_cipher set), as expand on each; kuai_key_init_multi
+     * pairs its keys for it. NULL: expand one by one. */
+    void (*expand2)(kuai_key *k0, kuai_key *k1, const uint8_t *key0, const uint8_t *key1);
     /* The bytes of kuai_key.priv_sched (from the start) that expand and
      * every later call with the key may write: what a one-shot call wipes
      * (src/modes/oneshot.c). A whole 8 KiB wipe cost more than key setup

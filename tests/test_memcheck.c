@@ -184,6 +184,14 @@ static void multi(kuai_cipher c, const char *backend, size_t bs)
             return;
         kp[i] = &keys[i];
     }
+    /* the first three again in one call (a pair and one alone) */
+    uint8_t kb3[3][32];
+    fill(kb3, sizeof kb3);
+    kuai_key *ko[3] = {&keys[0], &keys[1], &keys[2]};
+    const uint8_t *kbp[3] = {kb3[0], kb3[1], kb3[2]};
+    if (!ok(kuai_key_init_multi_backend(ko, c, kbp, kuai_key_size(c), 3, backend), KUAI_OK,
+            "multi key setup, one call"))
+        return;
     static const size_t ns[] = {1, 3, 8, 9, 17, 33};
     static const size_t nblk[] = {0, 1, 2, 5, 40};
     for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {

@@ -26,7 +26,8 @@
  *             set up again as uBlock-256/256 (KUAI_ERR_UNSUPPORTED)
  *   length    lengths refused without wrapping: XTS under 16 or over
  *             2^24, CCM nonce and tag lengths, a CCM message over its
- *             length field, CMAC tag lengths   -> KUAI_ERR_LENGTH / _ARG
+ *             length field, CMAC tag lengths, no streams or keys (n 0) in
+ *             a multi-key call                 -> KUAI_ERR_LENGTH / _ARG
  *   auth      a wrong tag to a one-shot decryption: KUAI_ERR_AUTH, and
  *             out holds zeros (kuai.h's contract) and nothing else changes
  *
@@ -63,7 +64,8 @@
 #define PIECE_GAP 64             /* guard bytes between the pieces of the area */
 #define WRAP_LEN (SIZE_MAX - 31) /* a multiple of every block size */
 
-enum { K_GOOD, K_GOOD2, K_BAD, K_OUT, K_N }; /* key structs in the area */
+/* key structs in the area; K_OUT.. K_OUT + NS - 1: the ones a call sets up */
+enum { K_GOOD, K_GOOD2, K_BAD, K_OUT, K_N = K_OUT + NS };
 
 typedef struct ws {
     kuai_cipher c;
@@ -87,6 +89,8 @@ typedef struct ws {
     const kuai_key *kt; /* XTS tweak key */
     kuai_xts_standard std;
     const kuai_key *kp[NS];
+    kuai_key *kop[NS]; /* key structs to set up (kuai_key_init_multi) */
+    kuai_key *const *keysov;
     const uint8_t *inp[NS], *kbp[NS];
     uint8_t *outp[NS], *ivp[NS];
     const kuai_key *const *keysv;
@@ -122,7 +126,8 @@ enum {
     U_MAC = 1u << 19,    /* an initialised CMAC context */
     U_MACOUT = 1u << 20, /* a CMAC context to initialise */
     U_MTAG = 1u << 21,   /* tag_len limited to 4..16 (CCM: even) */
-    U_TAIL = 1u << 22    /* any length: the valid call ends in a partial block */
+    U_TAIL = 1u << 22,   /* any length: the valid call ends in a partial block */
+    U_MKOUT = 1u << 23   /* arrays of key structs to set up and of key bytes (+ n) */
 };
 
 typedef struct api_fn {
@@ -142,6 +147,14 @@ static int c_key_init(ws *w)
 static int c_key_init_backend(ws *w)
 {
     return kuai_key_init_backend(w->k, w->c, w->kb, w->key_len, w->bname);
+}
+static int c_key_init_m(ws *w)
+{
+    return kuai_key_init_multi(w->keysov, w->c, w->kbv, w->key_len, w->n);
+}
+static int c_key_init_mb(ws *w)
+{
+    return kuai_key_init_multi_backend(w->keysov, w->c, w->kbv, w->key_len, w->n, w->bname);
 }
 static int c_ecb_enc(ws *w)
 {
@@ -425,6 +438,8 @@ static unsigned k_cmac_wipe(ws *w)
 static const api_fn api[] = {
     {"kuai_key_init", U_KOUT | U_KB, KUAI_ERR_KEY_LEN, c_key_init, NULL},
     {"kuai_key_init_backend", U_KOUT | U_KB | U_BNAME, KUAI_ERR_KEY_LEN, c_key_init_backend, NULL},
+    {"kuai_key_init_multi", U_MKOUT, KUAI_ERR_KEY_LEN, c_key_init_m, NULL},
+    {"kuai_key_init_multi_backend", U_MKOUT | U_BNAME, KUAI_ERR_KEY_LEN, c_key_init_mb, NULL},
     {"kuai_key_wipe", 0, 0, NULL, k_wipe},
     {"kuai_key_backend", 0, 0, NULL, k_backend},
     {"kuai_backend_leaky", 0, 0, NULL, k_leaky},
@@ -573,7 +588,9 @@ static int ws_reset(ws *w, const api_fn *f)
         w->outp[i] = w->sout[i];
         w->ivp[i] = w->siv[i];
         w->kbp[i] = w->skb[i];
+        w->kop[i] = &w->keys[K_OUT + i];
     }
+    w->keysov = w->kop;
     w->keysv = w->kp;
     w->inv = w->inp;
     w->outv = w->outp;
@@ -746,12 +763,22 @@ static int apply(ws *w, const api_fn *f, int s, int v, fault *ft)
             w->kp[1] = NULL;
             return 1;
         }
-        VARIANT(u & U_MKB, "key bytes array NULL", KUAI_ERR_ARG)
+        VARIANT(u & U_MKOUT, "key structs array NULL", KUAI_ERR_ARG)
+        {
+            w->keysov = NULL;
+            return 1;
+        }
+        VARIANT(u & U_MKOUT, "key structs[2] NULL", KUAI_ERR_ARG)
+        {
+            w->kop[2] = NULL;
+            return 1;
+        }
+        VARIANT(u & (U_MKB | U_MKOUT), "key bytes array NULL", KUAI_ERR_ARG)
         {
             w->kbv = NULL;
             return 1;
         }
-        VARIANT(u & U_MKB, "key bytes[1] NULL", KUAI_ERR_ARG)
+        VARIANT(u & (U_MKB | U_MKOUT), "key bytes[1] NULL", KUAI_ERR_ARG)
         {
             w->kbp[1] = NULL;
             return 1;
@@ -860,7 +887,7 @@ static int apply(ws *w, const api_fn *f, int s, int v, fault *ft)
             w->tag_len = SIZE_MAX;
             return 1;
         }
-        VARIANT(u & (U_KB | U_MKB), "key_len SIZE_MAX", KUAI_ERR_KEY_LEN)
+        VARIANT(u & (U_KB | U_MKB | U_MKOUT), "key_len SIZE_MAX", KUAI_ERR_KEY_LEN)
         {
             w->key_len = SIZE_MAX;
             return 1;
@@ -968,7 +995,7 @@ static int apply(ws *w, const api_fn *f, int s, int v, fault *ft)
     case S_OTHER:
         if (!f->other_want)
             return 0;
-        VARIANT(u & (U_KB | U_MKB), "key length of another cipher", f->other_want)
+        VARIANT(u & (U_KB | U_MKB | U_MKOUT), "key length of another cipher", f->other_want)
         {
             kuai_cipher d = other_cipher(w->c, 1);
             if (!d)
@@ -1055,6 +1082,11 @@ static int apply(ws *w, const api_fn *f, int s, int v, fault *ft)
         VARIANT(u & U_TKEY, "len 0", KUAI_ERR_LENGTH)
         {
             w->len = 0;
+            return 1;
+        }
+        VARIANT(u & (U_MK | U_MKB | U_MKOUT), "n 0 (no streams or keys)", KUAI_ERR_ARG)
+        {
+            w->n = 0;
             return 1;
         }
         VARIANT(u & U_TKEY, "len 15", KUAI_ERR_LENGTH)
@@ -1331,7 +1363,8 @@ void test_misuse(void)
             kuai_key_wipe(&w.keys[K_GOOD]);
             kuai_key_wipe(&w.keys[K_GOOD2]);
             kuai_key_wipe(&w.keys[K_BAD]);
-            kuai_key_wipe(&w.keys[K_OUT]);
+            for (int i = 0; i < NS; i++)
+                kuai_key_wipe(&w.keys[K_OUT + i]);
         }
     }
     printf("api misuse table: %zu functions, %llu cases (NULL %llu, wrap %llu, overlap %llu, "

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The one-shot ECB calls against key setup + kuai_ecb_* on the portable
- * backend: every cipher, 0..64 blocks, in place and out, 1..33 keys; run
- * once per backend, chosen through KUAI_BACKEND as kuai_key_init would
- * (uBlock's x86 backends take their own one-shot path). */
+ * backend: every cipher, 0..64 blocks, in place and out, 1..33 keys; and
+ * kuai_key_init_multi against one key setup per key; run once per backend,
+ * chosen through KUAI_BACKEND as kuai_key_init would (uBlock's x86
+ * backends take their own one-shot path and set keys up in pairs). */
 #include "test_util.h"
 
 #include "internal.h" /* kuai_registry_reload */
@@ -143,6 +144,108 @@ static void oneshot_multi_one_block(kuai_cipher c)
     kuai_key_wipe(&k);
 }
 
+/* kuai_key_init_multi (the environment's backend, as kuai_key_init) and
+ * kuai_key_init_multi_backend (backend be) against one kuai_key_init_backend
+ * per key on the portable backend: n of 1..9 (pairs and a key alone),
+ * structs full of a pattern first, each key then run short (the
+ * low-latency kernel's form) and long (the wide kernel's, derived from
+ * it) both ways and through CBC; a struct twice in one call holds the
+ * later key; a refused call writes no struct. */
+static void key_init_multi(kuai_cipher c, const char *be)
+{
+    enum { MAXN = 9, NB = 64 };
+    const size_t bs = kuai_block_size(c), kl = kuai_key_size(c);
+    static kuai_key keys[MAXN], ref;
+    static uint8_t kb[MAXN][32], in[NB * 32], got[NB * 32], want[NB * 32];
+    static const size_t nbs[] = {1, 3, 4, 9, NB};
+    kuai_key *kp[MAXN];
+    const uint8_t *kbp[MAXN];
+    for (size_t n = 1; n <= MAXN; n++) {
+        for (int named = 0; named < 2; named++) {
+            for (size_t i = 0; i < n; i++) {
+                memset(&keys[i], 0xa5, sizeof keys[i]);
+                rng_fill(kb[i], 32);
+                kp[i] = &keys[i];
+                kbp[i] = kb[i];
+            }
+            int r = named ? kuai_key_init_multi_backend(kp, c, kbp, kl, n, be)
+                          : kuai_key_init_multi(kp, c, kbp, kl, n);
+            if (!CHECK_RC(r, KUAI_OK, "key init multi"))
+                continue;
+            for (size_t i = 0; i < n; i++) {
+                const char *kbe = kuai_key_backend(&keys[i]);
+                CHECK(kbe && strcmp(kbe, be) == 0, "key init multi: key %zu has backend %s, not %s",
+                      i, kbe ? kbe : "(none)", be);
+                CHECK_RC(kuai_key_init_backend(&ref, c, kb[i], kl, "ref"), KUAI_OK, "ref key");
+                for (size_t j = 0; j < sizeof nbs / sizeof nbs[0]; j++) {
+                    const size_t len = nbs[j] * bs;
+                    uint8_t iv_got[32], iv_want[32];
+                    rng_fill(in, len);
+                    for (int enc = 0; enc < 2; enc++) {
+                        CHECK_RC(enc ? kuai_ecb_encrypt(&ref, in, want, len)
+                                     : kuai_ecb_decrypt(&ref, in, want, len),
+                                 KUAI_OK, "ref ecb");
+                        CHECK_RC(enc ? kuai_ecb_encrypt(&keys[i], in, got, len)
+                                     : kuai_ecb_decrypt(&keys[i], in, got, len),
+                                 KUAI_OK, "ecb");
+                        CHECK_MEM(got, want, len,
+                                  enc ? "key init multi: ecb enc" : "key init multi: ecb dec");
+                    }
+                    rng_fill(iv_want, 32);
+                    memcpy(iv_got, iv_want, 32);
+                    CHECK_RC(kuai_cbc_encrypt(&ref, iv_want, in, want, len), KUAI_OK, "ref cbc");
+                    CHECK_RC(kuai_cbc_encrypt(&keys[i], iv_got, in, got, len), KUAI_OK, "cbc");
+                    CHECK_MEM(got, want, len, "key init multi: cbc enc");
+                }
+            }
+        }
+    }
+    /* A struct twice: {A, A, B, A} from keys 0..3 leaves A with key 3,
+     * B with key 2; {A, A} (one pair) leaves A with key 1. */
+    for (int form = 0; form < 2; form++) {
+        const size_t n = form ? 2 : 4;
+        for (size_t i = 0; i < n; i++) {
+            rng_fill(kb[i], 32);
+            kbp[i] = kb[i];
+            kp[i] = &keys[i == 2 ? 1 : 0];
+        }
+        if (!CHECK_RC(kuai_key_init_multi_backend(kp, c, kbp, kl, n, be), KUAI_OK,
+                      "key init multi, a struct twice"))
+            continue;
+        for (int w = 0; w < (form ? 1 : 2); w++) {
+            const size_t from = form ? 1 : w ? 2 : 3;
+            rng_fill(in, 4 * bs);
+            CHECK_RC(kuai_key_init_backend(&ref, c, kb[from], kl, "ref"), KUAI_OK, "ref key");
+            CHECK_RC(kuai_ecb_encrypt(&ref, in, want, 4 * bs), KUAI_OK, "ref ecb");
+            CHECK_RC(kuai_ecb_encrypt(&keys[w], in, got, 4 * bs), KUAI_OK, "ecb");
+            CHECK_MEM(got, want, 4 * bs, "key init multi: a struct twice holds the later key");
+        }
+    }
+    /* Refused (a NULL key, the wrong length, no keys): no struct written. */
+    for (size_t i = 0; i < 4; i++) {
+        memset(&keys[i], 0x5a, sizeof keys[i]);
+        kp[i] = &keys[i];
+        kbp[i] = kb[i];
+    }
+    kbp[3] = NULL;
+    CHECK_RC(kuai_key_init_multi_backend(kp, c, kbp, kl, 4, be), KUAI_ERR_ARG, "NULL key bytes");
+    kbp[3] = kb[3];
+    CHECK_RC(kuai_key_init_multi_backend(kp, c, kbp, kl + 1, 4, be), KUAI_ERR_KEY_LEN, "key len");
+    CHECK_RC(kuai_key_init_multi_backend(kp, c, kbp, kl, 0, be), KUAI_ERR_ARG, "n 0");
+    CHECK_RC(kuai_key_init_multi_backend(kp, c, kbp, kl, 4, "no-such-backend"), KUAI_ERR_BACKEND,
+             "unknown backend");
+    for (size_t i = 0; i < 4; i++) {
+        const uint8_t *b = (const uint8_t *)&keys[i];
+        size_t changed = 0;
+        for (size_t o = 0; o < sizeof keys[i]; o++)
+            changed += b[o] != 0x5a;
+        CHECK(changed == 0, "refused key init multi wrote %zu bytes of struct %zu", changed, i);
+    }
+    for (size_t i = 0; i < MAXN; i++)
+        kuai_key_wipe(&keys[i]);
+    kuai_key_wipe(&ref);
+}
+
 /* sched_bytes bounds what a backend writes into a key, and it is all the
  * one-shot call's generic path wipes: a write past it would leave key
  * material on the stack. Each backend sets up random keys over a patterned
@@ -227,6 +330,7 @@ void test_oneshot(void)
             oneshot_single(all_ciphers[i]);
             oneshot_multi(all_ciphers[i]);
             oneshot_multi_one_block(all_ciphers[i]);
+            key_init_multi(all_ciphers[i], be[b]);
         }
     }
     if (saved)

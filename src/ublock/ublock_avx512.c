@@ -61,6 +61,13 @@ static void ublock_expand_nib_avx512(ublock_sched *s, kuai_cipher c, const uint8
     ub_expand_nib_any(s, c, key);
 }
 #define UB_KEY_SETUP ublock_expand_nib_avx512
+/* two keys side by side, one per ymm lane (kuai_key_init_multi) */
+static void ublock_expand_nib2_avx512(ublock_sched *s0, ublock_sched *s1, kuai_cipher c,
+                                      const uint8_t *key0, const uint8_t *key1)
+{
+    ub_expand_nib2_any(s0, s1, c, key0, key1);
+}
+#define UB_KEY_SETUP2 ublock_expand_nib2_avx512
 #include "ublock_bs.h"
 
 static int ublock_avx512_available(void)

@@ -920,6 +920,19 @@ static KUAI_HOT_ALIGN void UBM_FN(expand)(kuai_key *k, const uint8_t *key)
     __atomic_store_n(&s->masks, UBLOCK_MASKS_NONE, __ATOMIC_RELAXED);
 }
 
+#ifdef UB_KEY_SETUP2
+/* Two keys of one cipher in one pass (kuai_key_init_multi): UB_KEY_SETUP2
+ * runs their schedules side by side. */
+static KUAI_HOT_ALIGN void UBM_FN(expand2)(kuai_key *k0, kuai_key *k1, const uint8_t *key0,
+                                           const uint8_t *key1)
+{
+    ublock_sched *s0 = ublock_sched_of(k0), *s1 = ublock_sched_of(k1);
+    UB_KEY_SETUP2(s0, s1, (kuai_cipher)k0->priv_cipher, key0, key1);
+    __atomic_store_n(&s0->masks, UBLOCK_MASKS_NONE, __ATOMIC_RELAXED);
+    __atomic_store_n(&s1->masks, UBLOCK_MASKS_NONE, __ATOMIC_RELAXED);
+}
+#endif
+
 enum { UBM_FN(nmasks) = 8 * (UBLOCK_MAX_ROUNDS + 1) };
 
 static const UBM_K *UBM_FN(masks)(const kuai_key *k, UBM_K *tmp)

@@ -65,6 +65,15 @@
         .mk_cbc_enc = UL_FN(mk_cbc_enc),                                                           \
     }
 
+/* The wide kernel W's two-key setup where the file's key setup has one
+ * (UB_KEY_SETUP2, ublock_bs.h), else none (kuai_key_init_multi then
+ * sets its keys up one by one). */
+#ifdef UB_KEY_SETUP2
+#define UL_EXPAND2(W) W##expand2
+#else
+#define UL_EXPAND2(W) NULL
+#endif
+
 /* M: the prefix of the wide kernel's multi-key functions (UL_IMPL: W's own;
  * avx512 has a second, full-width instantiation for them) */
 #define UL_IMPL_MK(var, name_, fam, prio, avail, W, M, lanes, narrow)                              \
@@ -74,6 +83,7 @@
         .priority = prio,                                                                          \
         .available = avail,                                                                        \
         .expand = W##expand,                                                                       \
+        .expand2 = UL_EXPAND2(W),                                                                  \
         .enc_blocks = W##front_enc,                                                                \
         .dec_blocks = W##front_dec,                                                                \
         .ctr_blocks = W##front_ctr,                                                                \

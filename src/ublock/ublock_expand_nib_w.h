@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The body of the nibble key setup (ublock_expand_nib.h) over one vector
+ * width, included once per width: UBE_FN is the function's name, UBE_S the
+ * schedule state (ublock_ks.h's ub_ks or ub_ksy) of vectors UBE_T, UBE_OP
+ * the vocabulary's op, UBE_ROW(p) a 16-byte row in every 128-bit lane,
+ * UBE_N the schedules a state runs side by side (one per 128-bit lane),
+ * UBE_PUT(p, off, x) stores lane j of x at p[j] + off (p[j]: schedule
+ * j's kernel form). The state comes in initialised (ub_ks_init,
+ * ub_ksy_init).
+ */
+
+static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s, UBE_S *ks)
+{
+    /* Round r's row p: the key register's natural nibble order to the
+     * low-latency kernel's load layout (ublock_ll.h's load128: the high
+     * nibbles of a half's bytes, then the low ones), then to the layout of
+     * round r (ub128_tab's key row for r & 7): ublock_llk_p[0][r & 7], or
+     * [1][r & 7] for a vector the schedule holds in its swapped frame (the
+     * layouts drift by the same permutation every round; derived from
+     * ub128_tab; tests check the forms against ref). uBlock-256/256: the
+     * natural order to layout L of a half's two vectors (ub256_tab's to_l
+     * after load256v's split; no drift), both stored in one: l's nibble
+     * low, h's high (UBLOCK_LLK_*). ublock_sched.c holds the tables and
+     * the scalar inverse. */
+    const int t = ks->t;
+    const unsigned rounds = ks->rounds;
+    /* the forms' addresses held here: the stores (bytes) may alias s[] */
+    uint8_t *llk[UBE_N];
+    for (int j = 0; j < UBE_N; j++) {
+        s[j]->nbytes = t == 3 ? 32 : 16;
+        s[j]->rounds = rounds;
+        llk[j] = s[j]->ext + UBLOCK_LLK_OFF;
+    }
+#define UBE_STORE128(r, sw)                                                                        \
+    do {                                                                                           \
+        UBE_PUT(llk, 32 * (r), UBE_OP(shuf8)(ks->k0, UBE_ROW(ublock_llk_p[sw][(r)&7])));           \
+        UBE_PUT(llk, 32 * (r) + 16, UBE_OP(shuf8)(ks->k1, UBE_ROW(ublock_llk_p[!(sw)][(r)&7])));   \
+    } while (0)
+    if (t == 3) {
+        const UBE_T pl0 = UBE_ROW(ublock_llk_pl[0]), pl1 = UBE_ROW(ublock_llk_pl[1]);
+        for (unsigned r = 0;; r++) {
+            UBE_PUT(llk, 32 * r,
+                    UBE_OP(or)(UBE_OP(shuf8)(ks->k0, pl0),
+                               UBE_OP(sll64)(UBE_OP(shuf8)(ks->k1, pl1), 4)));
+            UBE_PUT(llk, 32 * r + 16,
+                    UBE_OP(or)(UBE_OP(shuf8)(ks->k2, pl0),
+                               UBE_OP(sll64)(UBE_OP(shuf8)(ks->k3, pl1), 4)));
+            if (r == rounds)
+                break;
+            UBE_STEP(ks, r + 1, 0); /* row 24 after the last round */
+        }
+    } else if (t == 2) {
+        /* the two-frame step (ublock_ks_step.h: no shuffle for PK's K1
+         * half): round r's K0 is in the swapped frame for even r, K1 in the
+         * other; two rounds a pass, so that each frame is a constant */
+        UBE_FRAMES(ks);
+        UBE_STORE128(0, 1);
+        for (unsigned r = 1; r <= 24; r += 2) {
+            UBE_STEPF(ks, r, 0);
+            UBE_STORE128(r, 0);
+            UBE_STEPF(ks, r + 1, 1);
+            UBE_STORE128(r + 1, 1);
+        }
+    } else {
+        /* uBlock-128/128's two frames (ub_ks_step128f): round r's K0||K1
+         * is in the swapped frame for odd r, K2||K3 in the other */
+        UBE_FRAMES128(ks);
+        UBE_STORE128(0, 0);
+        for (unsigned r = 1; r <= 16; r += 2) {
+            UBE_STEP128F(ks, r);
+            UBE_STORE128(r, 1);
+            UBE_STEP128F(ks, r + 1);
+            UBE_STORE128(r + 1, 0);
+        }
+    }
+#undef UBE_STORE128
+    for (int j = 0; j < UBE_N; j++)
+        s[j]->raw = 0; /* rk left unwritten: ublock_rk_row derives it */
+}
+
+#undef UBE_FN
+#undef UBE_S
+#undef UBE_T
+#undef UBE_OP
+#undef UBE_ROW
+#undef UBE_N
+#undef UBE_PUT
+#undef UBE_STEP
+#undef UBE_STEPF
+#undef UBE_FRAMES
+#undef UBE_STEP128F
+#undef UBE_FRAMES128

@@ -26,13 +26,29 @@ UB_KERNEL void UL_RN(lin128)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_T 
     *b = UL_OP(xor)(u, UL_RR(x, l, UB128_FIX_ROT5));
 }
 
+/* lin128 with three-input XORs, two operations less deep for one shuffle
+ * more: a1 from w = x ^ y, b2 straight from x and w (as round128_chain's
+ * y2), a2 = a1 ^ z^2 b2. */
+UB_KERNEL void UL_RN(lin128x3)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_T *a, UL_T *b)
+{
+    UL_T w = UL_OP(xor)(x, y);
+    UL_T a1 = UL_OP(xor)(x, UL_RR(w, l, UB128_ROT1));
+    UL_T b2 = UL_OP(xor3)(w, UL_RR(x, l, UB128_ROT2), UL_RR(w, l, UB128_ROT3));
+    UL_T a2 = UL_OP(xor)(a1, UL_RR(b2, l, UB128_ROT2));
+    *a = UL_OP(xor3)(UL_OP(xor)(b2, k0), a2, UL_RR(a2, l, UB128_ROT5));
+    *b = UL_OP(xor3)(UL_RR(b2, l, UB128_FIX), k1, UL_RR(a2, l, UB128_FIX_ROT5));
+}
+
 /* Round i of nb vectors, ending with key i+1 (k0, k1 per vector). */
 UB_KERNEL void UL_RN(round128)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l, int nb,
                                int mk)
 {
     for (int j = 0; j < nb; j++) {
         UL_T x = UL_RS(a[j], 0), y = UL_RS(b[j], 0);
-        UL_RN(lin128)(x, y, k0[mk ? j : 0], k1[mk ? j : 0], l, &a[j], &b[j]);
+        if (UL_OP(has_xor3))
+            UL_RN(lin128x3)(x, y, k0[mk ? j : 0], k1[mk ? j : 0], l, &a[j], &b[j]);
+        else
+            UL_RN(lin128)(x, y, k0[mk ? j : 0], k1[mk ? j : 0], l, &a[j], &b[j]);
     }
 }
 
@@ -112,12 +128,30 @@ UB_KERNEL void UL_RN(lin128_inv)(UL_T x0, UL_T x1, unsigned l, UL_T *p, UL_T *q)
     *q = UL_OP(xor)(UL_OP(xor)(y, x), rb); /* S(b0 ^ k1) */
 }
 
+/* lin128_inv with three-input XORs (as lin128x3): b2 in one operation
+ * after the first shuffles, b1 straight from a2 and b2, so p and q are 6
+ * operations deep instead of 9, for one shuffle more. */
+UB_KERNEL void UL_RN(lin128x3_inv)(UL_T x0, UL_T x1, unsigned l, UL_T *p, UL_T *q)
+{
+    UL_T b3 = UL_RR(x1, l, UB128_FIX_INV);
+    UL_T a2 = UL_OP(xor)(x0, b3);
+    UL_T b2 = UL_OP(xor3)(b3, UL_RR(x0, l, UB128_ROT5), UL_RR(x1, l, UB128_ROT5_FIX_INV));
+    UL_T a1 = UL_OP(xor)(a2, UL_RR(b2, l, UB128_ROT2));
+    UL_T b1 = UL_OP(xor3)(b2, UL_RR(a2, l, UB128_ROT2), UL_RR(b2, l, UB128_ROT4));
+    UL_T rb = UL_RR(b1, l, UB128_ROT1);
+    *p = UL_OP(xor)(a1, rb);
+    *q = UL_OP(xor3)(b1, a1, rb);
+}
+
 UB_KERNEL void UL_RN(round128_inv)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l,
                                    int nb, int mk)
 {
     for (int j = 0; j < nb; j++) {
         UL_T p, q;
-        UL_RN(lin128_inv)(a[j], b[j], l, &p, &q);
+        if (UL_OP(has_xor3))
+            UL_RN(lin128x3_inv)(a[j], b[j], l, &p, &q);
+        else
+            UL_RN(lin128_inv)(a[j], b[j], l, &p, &q);
         b[j] = UL_OP(xor)(UL_RS(q, 1), k1[mk ? j : 0]);
         a[j] = UL_OP(xor)(UL_RS(p, 1), k0[mk ? j : 0]);
     }

@@ -96,6 +96,18 @@ UB_KERNEL void UL_RN(round256)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p)
     UL_HT x = UL_RN(xor256)(*a, k0), y = UL_RN(xor256)(*b, k1);
     x = p ? UL_RN(sbox256p)(x, 0) : UL_RN(sbox256)(x, 0);
     y = p ? UL_RN(sbox256p)(y, 0) : UL_RN(sbox256)(y, 0);
+    if (UL_OP(has_xor3)) {
+        /* round256_chain's sums (w = x ^ y; y2 and x3 from x, w and y2),
+         * keys added at the start as above: 12 operations deep instead of
+         * 15, for one rotation more */
+        UL_HT w = UL_RN(xor256)(x, y);
+        UL_HT y2 = UL_RN(xor3_256)(w, UL_RN(rot256)(x, UB256_ROT2), UL_RN(rot256)(w, UB256_ROT3));
+        x = UL_RN(xor3_256)(x, UL_RN(rot256)(w, UB256_ROT1), UL_RN(rot256)(y2, UB256_ROT2));
+        UL_HT t = UL_RN(rot256)(x, UB256_ROT5);
+        *a = UL_RN(pl256)(UL_RN(xor3_256)(x, y2, t));
+        *b = UL_RN(pr256)(UL_RN(xor256)(y2, t));
+        return;
+    }
     y = UL_RN(xor256)(y, x);
     x = UL_RN(xor256)(x, UL_RN(rot256)(y, UB256_ROT1));
     y = UL_RN(xor256)(y, UL_RN(rot256)(x, UB256_ROT2));
@@ -159,12 +171,24 @@ UB_KERNEL void UL_RN(round256_chain)(UL_HT *a, UL_HT *b, UL_HT kl, UL_HT kr)
 UB_KERNEL void UL_RN(round256_inv)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p)
 {
     UL_HT x = UL_RN(pl256_inv)(*a), y = UL_RN(pr256_inv)(*b);
-    x = UL_RN(xor256)(x, y);
-    y = UL_RN(xor256)(y, UL_RN(rot256)(x, UB256_ROT5));
-    x = UL_RN(xor256)(x, UL_RN(rot256)(y, UB256_ROT2));
-    y = UL_RN(xor256)(y, UL_RN(rot256)(x, UB256_ROT2));
-    x = UL_RN(xor256)(x, UL_RN(rot256)(y, UB256_ROT1));
-    y = UL_RN(xor256)(y, x);
+    if (UL_OP(has_xor3)) {
+        /* as round256's: w straight from y2 and x3 (the rotations by 2 and
+         * 4 of y2), x and y from x1 and w: 12 operations deep, not 15 */
+        UL_HT x3 = UL_RN(xor256)(x, y);
+        UL_HT y2 = UL_RN(xor256)(y, UL_RN(rot256)(x3, UB256_ROT5));
+        UL_HT x1 = UL_RN(xor256)(x3, UL_RN(rot256)(y2, UB256_ROT2));
+        UL_HT w = UL_RN(xor3_256)(y2, UL_RN(rot256)(x3, UB256_ROT2), UL_RN(rot256)(y2, UB256_ROT4));
+        UL_HT r = UL_RN(rot256)(w, UB256_ROT1);
+        x = UL_RN(xor256)(x1, r);
+        y = UL_RN(xor3_256)(w, x1, r);
+    } else {
+        x = UL_RN(xor256)(x, y);
+        y = UL_RN(xor256)(y, UL_RN(rot256)(x, UB256_ROT5));
+        x = UL_RN(xor256)(x, UL_RN(rot256)(y, UB256_ROT2));
+        y = UL_RN(xor256)(y, UL_RN(rot256)(x, UB256_ROT2));
+        x = UL_RN(xor256)(x, UL_RN(rot256)(y, UB256_ROT1));
+        y = UL_RN(xor256)(y, x);
+    }
     x = p ? UL_RN(sbox256p)(x, 1) : UL_RN(sbox256)(x, 1);
     y = p ? UL_RN(sbox256p)(y, 1) : UL_RN(sbox256)(y, 1);
     *a = UL_RN(xor256)(x, k0);

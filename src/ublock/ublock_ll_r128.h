@@ -27,14 +27,13 @@ UB_KERNEL void UL_RN(lin128)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_T 
 }
 
 /* lin128 with three-input XORs, two operations less deep for one shuffle
- * more: a1 from w = x ^ y, b2 straight from x and w (as round128_chain's
- * y2), a2 = a1 ^ z^2 b2. */
+ * more: b2 straight from x and w = x ^ y (as round128_chain's y2), a2 =
+ * x ^ z w ^ z^2 b2. */
 UB_KERNEL void UL_RN(lin128x3)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_T *a, UL_T *b)
 {
     UL_T w = UL_OP(xor)(x, y);
-    UL_T a1 = UL_OP(xor)(x, UL_RR(w, l, UB128_ROT1));
     UL_T b2 = UL_OP(xor3)(w, UL_RR(x, l, UB128_ROT2), UL_RR(w, l, UB128_ROT3));
-    UL_T a2 = UL_OP(xor)(a1, UL_RR(b2, l, UB128_ROT2));
+    UL_T a2 = UL_OP(xor3)(x, UL_RR(w, l, UB128_ROT1), UL_RR(b2, l, UB128_ROT2));
     *a = UL_OP(xor3)(UL_OP(xor)(b2, k0), a2, UL_RR(a2, l, UB128_ROT5));
     *b = UL_OP(xor3)(UL_RR(b2, l, UB128_FIX), k1, UL_RR(a2, l, UB128_FIX_ROT5));
 }

@@ -127,30 +127,12 @@ UB_KERNEL void UL_RN(lin128_inv)(UL_T x0, UL_T x1, unsigned l, UL_T *p, UL_T *q)
     *q = UL_OP(xor)(UL_OP(xor)(y, x), rb); /* S(b0 ^ k1) */
 }
 
-/* lin128_inv with three-input XORs (as lin128x3): b2 in one operation
- * after the first shuffles, b1 straight from a2 and b2, so p and q are 6
- * operations deep instead of 9, for one shuffle more. */
-UB_KERNEL void UL_RN(lin128x3_inv)(UL_T x0, UL_T x1, unsigned l, UL_T *p, UL_T *q)
-{
-    UL_T b3 = UL_RR(x1, l, UB128_FIX_INV);
-    UL_T a2 = UL_OP(xor)(x0, b3);
-    UL_T b2 = UL_OP(xor3)(b3, UL_RR(x0, l, UB128_ROT5), UL_RR(x1, l, UB128_ROT5_FIX_INV));
-    UL_T a1 = UL_OP(xor)(a2, UL_RR(b2, l, UB128_ROT2));
-    UL_T b1 = UL_OP(xor3)(b2, UL_RR(a2, l, UB128_ROT2), UL_RR(b2, l, UB128_ROT4));
-    UL_T rb = UL_RR(b1, l, UB128_ROT1);
-    *p = UL_OP(xor)(a1, rb);
-    *q = UL_OP(xor3)(b1, a1, rb);
-}
-
 UB_KERNEL void UL_RN(round128_inv)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l,
                                    int nb, int mk)
 {
     for (int j = 0; j < nb; j++) {
         UL_T p, q;
-        if (UL_OP(has_xor3))
-            UL_RN(lin128x3_inv)(a[j], b[j], l, &p, &q);
-        else
-            UL_RN(lin128_inv)(a[j], b[j], l, &p, &q);
+        UL_RN(lin128_inv)(a[j], b[j], l, &p, &q);
         b[j] = UL_OP(xor)(UL_RS(q, 1), k1[mk ? j : 0]);
         a[j] = UL_OP(xor)(UL_RS(p, 1), k0[mk ? j : 0]);
     }

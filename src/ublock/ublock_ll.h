@@ -612,6 +612,56 @@ UB_KERNEL void UL_FN(ygroup256)(const uint8_t (*const *rk)[32], const UL_H *cons
     UL_FN(ystore2)(dst[0], nb > 1 ? dst[1] : NULL, UL_FN(ymerge256)(a));
     UL_FN(ystore2)(dst[0] + 16, nb > 1 ? dst[1] + 16 : NULL, UL_FN(ymerge256)(b));
 }
+
+/*
+ * One uBlock-256 block in two ymm (UL_HALF1: a half's l and h in one
+ * vector), for one CBC chain: every operation of round256_chain serves l
+ * and h at once, so a round is half the vector operations of its xmm
+ * form, for the two cross-lane moves of PL and PR (3 cycles each on the
+ * chain). Taken where the core does 256 bits at once (UL_YFULL).
+ */
+#define UL_T v256
+#define UL_OP(op) KUAI_V(v256, op)
+#define UL_RN(name) UL_FN(c##name)
+#define UL_HALF1
+#include "ublock_ll_r256.h"
+
+/* A half of the xmm form (UL_H) as one ymm, and back. */
+UB_KERNEL v256 UL_FN(cjoin)(UL_H x)
+{
+    return _mm256_set_m128i(x.h, x.l);
+}
+
+UB_KERNEL UL_H UL_FN(csplit)(v256 x)
+{
+    return UL_FN(mk256)(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+}
+
+/* cbc_enc_chain's uBlock-256/256 on UL_HALF1's form: keys256chain's round
+ * keys, joined once per call. */
+UB_KERNEL void UL_FN(ycbc_enc256)(const ublock_sched *s, uint8_t *iv, const uint8_t *in,
+                                  uint8_t *out, size_t n)
+{
+    const unsigned rounds = s->rounds;
+    UL_H kx[2 * (UBLOCK_MAX_ROUNDS + 1)];
+    v256 kc[2 * (UBLOCK_MAX_ROUNDS + 1)];
+    UL_FN(keys256chain)(kx, s);
+    for (unsigned i = 0; i < 2 * (rounds + 1); i++)
+        kc[i] = UL_FN(cjoin)(kx[i]);
+    v256 a = UL_FN(cjoin)(UL_FN(load256)(iv)), b = UL_FN(cjoin)(UL_FN(load256)(iv + 16));
+    for (size_t i = 0; i < n; i++) {
+        a = v256_xor3(a, UL_FN(cjoin)(UL_FN(load256)(in + 32 * i)), kc[0]);
+        b = v256_xor3(b, UL_FN(cjoin)(UL_FN(load256)(in + 32 * i + 16)), kc[1]);
+        for (unsigned r = 1; r <= rounds; r++)
+            UL_FN(cround256_chain)(&a, &b, kc[2 * r], kc[2 * r + 1]);
+        UL_FN(store256)(out + 32 * i, UL_FN(csplit)(a));
+        UL_FN(store256)(out + 32 * i + 16, UL_FN(csplit)(b));
+    }
+    UL_FN(store256)(iv, UL_FN(csplit)(a));
+    UL_FN(store256)(iv + 16, UL_FN(csplit)(b));
+    kuai_wipe(kx, sizeof kx);
+    kuai_wipe(kc, sizeof kc);
+}
 #endif
 
 /* ---- calls --------------------------------------------------------------- */
@@ -890,6 +940,12 @@ UB_KERNEL void UL_FN(cbc_enc_chain)(const ublock_sched *s, uint8_t *iv, const ui
         if (!kf)
             kuai_wipe(kc, sizeof kc);
     } else {
+#ifdef UL_Y
+        if (UL_YFULL) {
+            UL_FN(ycbc_enc256)(s, iv, in, out, n);
+            return;
+        }
+#endif
         UL_H a = UL_FN(load256)(iv), b = UL_FN(load256)(iv + 16), kc[2 * (UBLOCK_MAX_ROUNDS + 1)];
         UL_FN(keys256chain)(kc, s);
         for (size_t i = 0; i < n; i++) {

@@ -7,8 +7,56 @@
  * A half is two vectors, l (its words 0-1) and h (words 2-3), in layout L;
  * a wider vector holds one block's half per 128-bit lane, so PL and PR,
  * which exchange words between l and h, never cross a lane.
+ *
+ * With UL_HALF1 (ymm only) a half is one vector instead, l in lane 0 and h
+ * in lane 1: one block in two vectors, for one chain (round256_chain and
+ * what it calls only). Each operation then serves l and h at once; PL and
+ * PR move words across the lanes (vpermq, vpermd) before their rows.
  */
 
+#ifdef UL_HALF1
+typedef UL_T UL_RN(h256);
+#define UL_HT UL_RN(h256)
+
+UB_KERNEL UL_HT UL_RN(xor256)(UL_HT a, UL_HT b)
+{
+    return UL_OP(xor)(a, b);
+}
+
+UB_KERNEL UL_HT UL_RN(xor3_256)(UL_HT a, UL_HT b, UL_HT c)
+{
+    return UL_OP(xor3)(a, b, c);
+}
+
+UB_KERNEL UL_HT UL_RN(pin256)(UL_HT a)
+{
+    return UL_OP(pin)(a);
+}
+
+/* ub256_tab's rows are lane 0's 16 bytes, then lane 1's: the half's l, h */
+UB_KERNEL UL_HT UL_RN(rot256)(UL_HT x, int row)
+{
+    return UL_OP(shuf8)(x, UL_OP(load)(ub256_tab[row]));
+}
+
+UB_KERNEL UL_HT UL_RN(sbox256)(UL_HT x, int inv)
+{
+    return UL_OP(shuf8)(UL_OP(load)(UL_FN(sbox_tab)[inv]), x);
+}
+
+/* qwords l0 l1 h0 h1 -> l0 h0 | l1 h1 (the two-vector form's unpacks) */
+UB_KERNEL UL_HT UL_RN(pl256)(UL_HT x)
+{
+    return UL_RN(rot256)(_mm256_permute4x64_epi64(x, 0xd8), UB256_PL);
+}
+
+/* dwords l0..l3 h0..h3 -> l0 l2 h0 h2 | l1 l3 h1 h3 (even32, odd32) */
+UB_KERNEL UL_HT UL_RN(pr256)(UL_HT x)
+{
+    const __m256i idx = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    return UL_RN(rot256)(_mm256_permutevar8x32_epi32(x, idx), UB256_PR);
+}
+#else
 typedef struct UL_RN(h256) {
     UL_T l, h;
 } UL_RN(h256);
@@ -28,6 +76,11 @@ UB_KERNEL UL_HT UL_RN(xor256)(UL_HT a, UL_HT b)
 UB_KERNEL UL_HT UL_RN(xor3_256)(UL_HT a, UL_HT b, UL_HT c)
 {
     return UL_RN(mk256)(UL_OP(xor3)(a.l, b.l, c.l), UL_OP(xor3)(a.h, b.h, c.h));
+}
+
+UB_KERNEL UL_HT UL_RN(pin256)(UL_HT a)
+{
+    return UL_RN(mk256)(UL_OP(pin)(a.l), UL_OP(pin)(a.h));
 }
 
 UB_KERNEL UL_HT UL_RN(rot256)(UL_HT x, int row)
@@ -118,6 +171,8 @@ UB_KERNEL void UL_RN(round256)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p)
     *b = UL_RN(pr256)(y);
 }
 
+#endif
+
 /*
  * round256 for one block alone (a CBC chain), which waits on the round's
  * dependency chain, not on the shuffle ports. With z the rotation by a
@@ -148,25 +203,19 @@ UB_KERNEL void UL_RN(round256_chain)(UL_HT *a, UL_HT *b, UL_HT kl, UL_HT kr)
         return;
     }
     t = UL_RN(xor256)(w, UL_RN(rot256)(x, UB256_ROT2));
-    t.l = UL_OP(pin)(t.l);
-    t.h = UL_OP(pin)(t.h);
+    t = UL_RN(pin256)(t);
     y2 = UL_RN(xor256)(t, UL_RN(rot256)(w, UB256_ROT3));
     x = UL_RN(xor256)(x, UL_RN(rot256)(w, UB256_ROT1));
     x = UL_RN(xor256)(x, UL_RN(rot256)(y2, UB256_ROT2));
     t = UL_RN(rot256)(x, UB256_ROT5);
-    y = UL_RN(xor256)(y2, kr);
-    y.l = UL_OP(pin)(y.l);
-    y.h = UL_OP(pin)(y.h);
-    kl = UL_RN(xor256)(y2, kl);
-    kl.l = UL_OP(pin)(kl.l);
-    kl.h = UL_OP(pin)(kl.h);
-    x = UL_RN(xor256)(x, kl);
-    x.l = UL_OP(pin)(x.l);
-    x.h = UL_OP(pin)(x.h);
+    y = UL_RN(pin256)(UL_RN(xor256)(y2, kr));
+    kl = UL_RN(pin256)(UL_RN(xor256)(y2, kl));
+    x = UL_RN(pin256)(UL_RN(xor256)(x, kl));
     *a = UL_RN(pl256)(UL_RN(xor256)(x, t));
     *b = UL_RN(pr256)(UL_RN(xor256)(y, t));
 }
 
+#ifndef UL_HALF1
 /* Undo round i, then add round key i (k0, k1); p as round256's. */
 UB_KERNEL void UL_RN(round256_inv)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p)
 {
@@ -195,7 +244,10 @@ UB_KERNEL void UL_RN(round256_inv)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p
     *b = UL_RN(xor256)(y, k1);
 }
 
+#endif
+
 #undef UL_HT
+#undef UL_HALF1
 #undef UL_ROW256
 #undef UL_T
 #undef UL_OP

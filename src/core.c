@@ -115,24 +115,36 @@ size_t kuai_backends(kuai_cipher c, const char **names, size_t max)
     return n;
 }
 
-static int key_setup(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len,
-                     const char *backend)
+/* A key setup's checks after its pointers', and its backend *impl for
+ * cipher c: the named one, else the registry's choice. */
+static inline int setup_impl(kuai_cipher c, size_t key_len, const char *backend,
+                             const kuai_impl **impl)
 {
-    if (!k || !key)
-        return KUAI_ERR_ARG;
     const kuai_cipher_row *row = kuai_cipher_row_of(c);
     if (!row)
         return KUAI_ERR_ARG;
     /* The backend first: a key setup that finds one needs no other look
      * at the registry (the errors below keep their order: no backend at
      * all in this build, then the key's length, then the backend). */
-    const kuai_impl *impl = backend ? kuai_impl_named(c, backend) : kuai_impl_default(c);
-    if (!impl && kuai_impls(c)[0] == NULL)
+    *impl = backend ? kuai_impl_named(c, backend) : kuai_impl_default(c);
+    if (!*impl && kuai_impls(c)[0] == NULL)
         return KUAI_ERR_UNSUPPORTED;
     if (key_len != row->key)
         return KUAI_ERR_KEY_LEN;
-    if (!impl)
+    if (!*impl)
         return KUAI_ERR_BACKEND;
+    return KUAI_OK;
+}
+
+static int key_setup(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len,
+                     const char *backend)
+{
+    if (!k || !key)
+        return KUAI_ERR_ARG;
+    const kuai_impl *impl;
+    int r = setup_impl(c, key_len, backend, &impl);
+    if (r)
+        return r;
     k->priv_magic = 0;
     k->priv_cipher = (uint32_t)c;
     k->priv_impl = impl;
@@ -141,9 +153,9 @@ static int key_setup(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_
     return KUAI_OK;
 }
 
-/* Every check first (as key_setup's, in its order, then each key's
- * pointers): on an error no key struct is written. Pairs of keys go
- * through the backend's expand2 where it has one. */
+/* Every check first (each key's pointers, then key_setup's): on an
+ * error no key struct is written. Pairs of keys go through the backend's
+ * expand2 where it has one. */
 static int key_setup_multi(kuai_key *const *keys, kuai_cipher c, const uint8_t *const *key,
                            size_t key_len, size_t n, const char *backend)
 {
@@ -152,16 +164,10 @@ static int key_setup_multi(kuai_key *const *keys, kuai_cipher c, const uint8_t *
     for (size_t i = 0; i < n; i++)
         if (!keys[i] || !key[i])
             return KUAI_ERR_ARG;
-    const kuai_cipher_row *row = kuai_cipher_row_of(c);
-    if (!row)
-        return KUAI_ERR_ARG;
-    const kuai_impl *impl = backend ? kuai_impl_named(c, backend) : kuai_impl_default(c);
-    if (!impl && kuai_impls(c)[0] == NULL)
-        return KUAI_ERR_UNSUPPORTED;
-    if (key_len != row->key)
-        return KUAI_ERR_KEY_LEN;
-    if (!impl)
-        return KUAI_ERR_BACKEND;
+    const kuai_impl *impl;
+    int r = setup_impl(c, key_len, backend, &impl);
+    if (r)
+        return r;
     for (size_t i = 0; i < n; i++) {
         keys[i]->priv_magic = 0;
         keys[i]->priv_cipher = (uint32_t)c;

@@ -100,7 +100,7 @@ KUAI_API int kuai_key_init_backend(kuai_key *k, kuai_cipher c, const uint8_t *ke
  * no key struct is written (n == 0 is KUAI_ERR_ARG). Where one struct
  * appears twice it ends up holding the later of its keys. Faster than n
  * kuai_key_init calls where a backend runs two schedules side by side
- * (uBlock's avx2 and avx512: two keys cost about what one does); the
+ * (uBlock's avx2 and avx512: a pair of keys costs 1.1-1.25x one key); the
  * same work as those calls elsewhere. Does not allocate. */
 KUAI_API int kuai_key_init_multi(kuai_key *const *keys, kuai_cipher c, const uint8_t *const *key,
                                  size_t key_len, size_t n);

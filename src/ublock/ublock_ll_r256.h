@@ -142,6 +142,21 @@ UB_KERNEL UL_HT UL_RN(pr256_inv)(UL_HT x)
     return UL_RN(mk256)(UL_OP(unpacklo32)(t.l, t.h), UL_OP(unpackhi32)(t.l, t.h));
 }
 
+#endif
+
+/* The ladder after the S-box with three-input XORs (has_xor3), as the
+ * chain round below explains: w = x ^ y; y2 = w ^ z^2 x ^ z^3 w; x3 = x ^
+ * z w ^ z^2 y2; t = z^5 x3. The round's outputs are x3 ^ y2 ^ t (left)
+ * and y2 ^ t (right), keys aside. */
+UB_KERNEL void UL_RN(ladder256x3)(UL_HT x, UL_HT y, UL_HT *y2, UL_HT *x3, UL_HT *t)
+{
+    UL_HT w = UL_RN(xor256)(x, y);
+    *y2 = UL_RN(xor3_256)(w, UL_RN(rot256)(x, UB256_ROT2), UL_RN(rot256)(w, UB256_ROT3));
+    *x3 = UL_RN(xor3_256)(x, UL_RN(rot256)(w, UB256_ROT1), UL_RN(rot256)(*y2, UB256_ROT2));
+    *t = UL_RN(rot256)(*x3, UB256_ROT5);
+}
+
+#ifndef UL_HALF1
 /* Add round key i (k0, k1), then round i; p: two blocks packed in each
  * byte (sbox256p), keys packed alike. */
 UB_KERNEL void UL_RN(round256)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p)
@@ -150,13 +165,10 @@ UB_KERNEL void UL_RN(round256)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p)
     x = p ? UL_RN(sbox256p)(x, 0) : UL_RN(sbox256)(x, 0);
     y = p ? UL_RN(sbox256p)(y, 0) : UL_RN(sbox256)(y, 0);
     if (UL_OP(has_xor3)) {
-        /* round256_chain's sums (w = x ^ y; y2 and x3 from x, w and y2),
-         * keys added at the start as above: 12 operations deep instead of
-         * 15, for one rotation more */
-        UL_HT w = UL_RN(xor256)(x, y);
-        UL_HT y2 = UL_RN(xor3_256)(w, UL_RN(rot256)(x, UB256_ROT2), UL_RN(rot256)(w, UB256_ROT3));
-        x = UL_RN(xor3_256)(x, UL_RN(rot256)(w, UB256_ROT1), UL_RN(rot256)(y2, UB256_ROT2));
-        UL_HT t = UL_RN(rot256)(x, UB256_ROT5);
+        /* round256_chain's sums, keys added at the start as above: 12
+         * operations deep instead of 15, for one rotation more */
+        UL_HT y2, t;
+        UL_RN(ladder256x3)(x, y, &y2, &x, &t);
         *a = UL_RN(pl256)(UL_RN(xor3_256)(x, y2, t));
         *b = UL_RN(pr256)(UL_RN(xor256)(y2, t));
         return;
@@ -193,15 +205,14 @@ UB_KERNEL void UL_RN(round256)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p)
  */
 UB_KERNEL void UL_RN(round256_chain)(UL_HT *a, UL_HT *b, UL_HT kl, UL_HT kr)
 {
-    UL_HT x = UL_RN(sbox256)(*a, 0), y = UL_RN(sbox256)(*b, 0), w = UL_RN(xor256)(x, y), y2, t;
+    UL_HT x = UL_RN(sbox256)(*a, 0), y = UL_RN(sbox256)(*b, 0), y2, t;
     if (UL_OP(has_xor3)) {
-        y2 = UL_RN(xor3_256)(w, UL_RN(rot256)(x, UB256_ROT2), UL_RN(rot256)(w, UB256_ROT3));
-        x = UL_RN(xor3_256)(x, UL_RN(rot256)(w, UB256_ROT1), UL_RN(rot256)(y2, UB256_ROT2));
-        t = UL_RN(rot256)(x, UB256_ROT5);
+        UL_RN(ladder256x3)(x, y, &y2, &x, &t);
         *a = UL_RN(pl256)(UL_RN(xor3_256)(x, UL_RN(xor256)(y2, kl), t));
         *b = UL_RN(pr256)(UL_RN(xor3_256)(y2, kr, t));
         return;
     }
+    UL_HT w = UL_RN(xor256)(x, y);
     t = UL_RN(xor256)(w, UL_RN(rot256)(x, UB256_ROT2));
     t = UL_RN(pin256)(t);
     y2 = UL_RN(xor256)(t, UL_RN(rot256)(w, UB256_ROT3));

@@ -2,8 +2,9 @@
 /*
  * The vector vocabulary every cipher's SIMD backend is written over, one
  * header per ISA: sse.h (v128 on SSE2/SSSE3), avx2.h (v256), neon.h (v128
- * on ARM64 ASIMD), lsx.h (v128 on LoongArch LSX). Each defines, for its
- * prefix P (v128 or v256), the type P and
+ * on ARM64 ASIMD), lsx.h (v128 on LoongArch LSX); avx512.h (v512) has only
+ * the operations uBlock's zmm groups use. Each defines, for its
+ * prefix P (v128, v256 or v512), the type P and
  *   P_loadu(p), P_storeu(p, x)  unaligned; P_load(p) from an aligned constant
  *   P_row16(p)                  16 bytes from p in every 16-byte lane
  *   P_xor, P_and, P_or; P_andn(a, b) = ~a & b
@@ -35,8 +36,8 @@
  *                               a sum built from pinned parts keeps the tree
  *                               it is written as (compilers re-associate XOR
  *                               chains by operand rank, not by latency)
- * (v256: per 128-bit lane, as the AVX2 instructions). All are macros or static inline, so each is
- * the instruction(s) it names and shift counts stay immediates.
+ * (v256, v512: per 128-bit lane, as the AVX2 and AVX-512 instructions). All are macros or static
+ * inline, so each is the instruction(s) it names and shift counts stay immediates.
  *
  * A cipher's generic kernel keeps its own short names (ub_xor, v_shuf,
  * sm4v_add32, ...) so that one source serves several widths; its backend

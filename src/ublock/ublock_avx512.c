@@ -382,16 +382,19 @@ static inline void ublock256_avx512_store_xor(uint8_t *out, const uint8_t *in, c
  * cycles, against the VEX copy ublock_avx2.c compiles: 4 blocks under a
  * stored key 220 -> 198 (128/128), 325 -> 291 (128/256), 396 -> 379
  * (256/256); one-shot 4 blocks 262 -> 232, 352 -> 316.
- * Crossovers from the same rows: uBlock-128/128 8 blocks 389 here against
- * a 32-block pass's ~598 for 6-24 blocks (128/256: 574 against ~810);
- * uBlock-256/256 4 blocks 748 against ~907 for a 16-block pass: below 9
- * and below 5 blocks, as on avx2.
+ * Crossovers from the same rows: uBlock-256/256 4 blocks 748 against ~907
+ * for a 16-block pass: below 5, as on avx2. uBlock-128 below 17: with the
+ * zmm groups (UL_Z) 12 blocks cost 397 cycles (128/128), 16 cost 511
+ * against ~520-600 for a 32-block pass (128/256: 16 blocks 752 against
+ * 746-823); below 9 before them.
  */
 #include "../simd/avx2.h"
+#include "../simd/avx512.h"
 #define UL_FN(name) ublock_ll_avx512_##name
 #define UL_Y
+#define UL_Z /* and 4 uBlock-128 blocks as one zmm pair */
 #include "ublock_ll.h"
-UL_FRONT(ublock128_avx512_, 9, 32)
+UL_FRONT(ublock128_avx512_, 17, 32)
 UL_FRONT(ublock256_avx512_, 5, 16)
 UL_NARROW_IMPL(ublock128_avx512_ll, "avx512", KUAI_FAMILY_UBLOCK128, ublock_avx512_available);
 UL_NARROW_IMPL(ublock256_avx512_ll, "avx512", KUAI_FAMILY_UBLOCK256, ublock_avx512_available);

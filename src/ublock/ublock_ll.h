@@ -201,7 +201,8 @@ UB_KERNEL void UL_FN(dec128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
  * blocks' keys. Data and keys move between lanes only as they are loaded
  * and stored (vinserti128 / vextracti128 from and to memory). Groups of
  * 2 and 4 run here (UL_YNB); the kernels take any count, an odd one with
- * its last block in both lanes of the last vector.
+ * its last block in both lanes of the last vector. Where UL_Z (avx512),
+ * groups of 3 and 4 under stored keys run on zmm instead (zgroup128).
  */
 #define UL_T v256
 #define UL_OP(op) KUAI_V(v256, op)
@@ -336,11 +337,163 @@ UB_KERNEL void UL_FN(ydec128)(v256 *a, v256 *b, const v256 *const *kc, unsigned 
     }
 }
 
+#ifdef UL_Z
+/*
+ * uBlock-128 on zmm (UL_Z: the including file has avx512.h's vocabulary as
+ * well as avx2.h's): a group of 4 blocks, one per 128-bit lane, in one
+ * vector pair. A round is then 9 shuffles and 6 three-input logic
+ * operations (lin128x3) where the ymm group has twice both. On Intel cores
+ * a 512-bit shuffle issues on one port and the logic on another, so the
+ * round waits on its 9 shuffles instead of on 30 operations over the two
+ * ports ymm uses (Xeon, Emerald Rapids, a throwaway loop of 16 rounds: 126
+ * TSC cycles against 166; docs/performance.md). Rows and the S-box table
+ * are the 64-byte rows (UB_ROW16), the same in every lane.
+ */
+#define UL_T v512
+#define UL_OP(op) KUAI_V(v512, op)
+#define UL_RN(name) UL_FN(z##name)
+#include "ublock_ll_r128.h"
+
+/* mk of a zmm group whose round keys (each lane its block's) are ready at
+ * kc[0] (the multi-key CBC chains: made once, used every block). */
+#define UL_MK_ZMM 4
+
+/* p[j]'s 16 bytes into lane j (one load where contig: p[j] = p[0] + 16j). */
+UB_KERNEL v512 UL_FN(zload4)(const uint8_t *const *p, int contig)
+{
+    if (contig)
+        return v512_loadu(p[0]);
+    return _mm512_inserti64x4(
+        _mm512_castsi256_si512(_mm256_loadu2_m128i((const __m128i *)(const void *)p[1],
+                                                   (const __m128i *)(const void *)p[0])),
+        _mm256_loadu2_m128i((const __m128i *)(const void *)p[3],
+                            (const __m128i *)(const void *)p[2]),
+        1);
+}
+
+/* Lane j of x to p[j] (one store where contig; lane 3 nowhere where p[3]
+ * is NULL). */
+UB_KERNEL void UL_FN(zstore4)(uint8_t *const *p, v512 x, int contig)
+{
+    if (contig) {
+        v512_storeu(p[0], x);
+        return;
+    }
+    const v256 lo = _mm512_castsi512_si256(x), hi = _mm512_extracti64x4_epi64(x, 1);
+    v128_storeu(p[0], _mm256_castsi256_si128(lo));
+    v128_storeu(p[1], _mm256_extracti128_si256(lo, 1));
+    v128_storeu(p[2], _mm256_castsi256_si128(hi));
+    if (p[3])
+        v128_storeu(p[3], _mm256_extracti128_si256(hi, 1));
+}
+
+/* Whether p[0..3] are 16 bytes apart, in order (addresses: public). */
+UB_KERNEL int UL_FN(zcontig)(const uint8_t *const *p)
+{
+    const uintptr_t a = (uintptr_t)p[0];
+    return (uintptr_t)p[1] == a + 16 && (uintptr_t)p[2] == a + 32 && (uintptr_t)p[3] == a + 48;
+}
+
+/* Four blocks (one per lane) -> X0, X1 in layout pos_0 (load128 per lane),
+ * and back (merge128). */
+UB_KERNEL void UL_FN(zsplit128)(v512 v, v512 *a, v512 *b)
+{
+    const v512 m = v512_set1_8(0x0f);
+    const v512 hi = v512_and(v512_srl64(v, 4), m), lo = v512_and(v, m);
+    *a = v512_unpacklo64(hi, lo);
+    *b = v512_unpackhi64(hi, lo);
+}
+
+UB_KERNEL v512 UL_FN(zmerge128)(v512 a, v512 b)
+{
+    return v512_or(v512_sll64(v512_unpacklo64(a, b), 4), v512_unpackhi64(a, b));
+}
+
+/* Round key i: one key's xmm form at kc[0] in every lane (mk 0), block j's
+ * xmm form at kc[j] in lane j (UL_MK_XMM; the stored forms, 8-byte
+ * aligned), or ready at kc[0] (UL_MK_ZMM). */
+UB_KERNEL void UL_FN(zkget128)(const void *const *kc, unsigned i, int mk, v512 *k0, v512 *k1)
+{
+    if (mk == UL_MK_ZMM) {
+        const v512 *z = (const v512 *)kc[0];
+        *k0 = z[2 * i];
+        *k1 = z[2 * i + 1];
+        return;
+    }
+    if (mk == UL_MK_XMM) {
+        const uint8_t *p0[4], *p1[4];
+        for (int j = 0; j < 4; j++) {
+            const UL_FN(kv) *x = (const UL_FN(kv) *)kc[j];
+            p0[j] = (const uint8_t *)&x[2 * i];
+            p1[j] = (const uint8_t *)&x[2 * i + 1];
+        }
+        *k0 = UL_FN(zload4)(p0, 0);
+        *k1 = UL_FN(zload4)(p1, 0);
+        return;
+    }
+    const UL_FN(kv) *x = (const UL_FN(kv) *)kc[0];
+    *k0 = v512_row16(&x[2 * i]);
+    *k1 = v512_row16(&x[2 * i + 1]);
+}
+
+/* 4 blocks (X0, X1 in a, b) through all rounds, keys as zkget128's. */
+UB_KERNEL void UL_FN(zenc128)(v512 *a, v512 *b, const void *const *kc, unsigned rounds, int mk)
+{
+    v512 k0, k1;
+    UL_FN(zkget128)(kc, 0, mk, &k0, &k1);
+    *a = v512_xor(*a, k0);
+    *b = v512_xor(*b, k1);
+    for (unsigned i = 0; i < rounds; i++) {
+        UL_FN(zkget128)(kc, i + 1, mk, &k0, &k1);
+        UL_FN(zround128)(a, b, &k0, &k1, i & 7, 1, 0);
+    }
+}
+
+UB_KERNEL void UL_FN(zdec128)(v512 *a, v512 *b, const void *const *kc, unsigned rounds, int mk)
+{
+    v512 k0, k1;
+    UL_FN(zkget128)(kc, rounds, mk, &k0, &k1);
+    *a = v512_xor(*a, k0);
+    *b = v512_xor(*b, k1);
+    for (unsigned i = rounds; i-- > 0;) {
+        UL_FN(zkget128)(kc, i, mk, &k0, &k1);
+        UL_FN(zround128_inv)(a, b, &k0, &k1, i & 7, 1, 0);
+    }
+}
+
+/* nb (3..4) blocks, block j from src[j] to dst[j] (all loads before the
+ * stores), keys as zkget128's (kc[j] for j < nb where mk is UL_MK_XMM);
+ * 3 blocks: the third in lanes 2 and 3, stored once. */
+UB_KERNEL void UL_FN(zgroup128)(const void *const *kc, unsigned rounds, const uint8_t *const *src,
+                                uint8_t *const *dst, int nb, int enc, int mk)
+{
+    const int l = nb > 3 ? 3 : 2; /* lane 3's block */
+    const uint8_t *s4[4] = {src[0], src[1], src[2], src[l]};
+    uint8_t *d4[4] = {dst[0], dst[1], dst[2], nb > 3 ? dst[3] : NULL};
+    const void *k4[4] = {kc[0], kc[0], kc[0], kc[0]};
+    for (int j = 0; mk == UL_MK_XMM && j < 4; j++)
+        k4[j] = kc[j < nb ? j : l];
+    v512 a, b;
+    UL_FN(zsplit128)(UL_FN(zload4)(s4, UL_FN(zcontig)(s4)), &a, &b);
+    if (enc)
+        UL_FN(zenc128)(&a, &b, k4, rounds, mk);
+    else
+        UL_FN(zdec128)(&a, &b, k4, rounds, mk);
+    UL_FN(zstore4)(d4, UL_FN(zmerge128)(a, b), UL_FN(zcontig)((const uint8_t *const *)d4));
+}
+#endif
+
 /* nb blocks (2..UL_G128), block j from src[j] to dst[j] (all loads before
  * the stores), keys as enc128's. */
 UB_KERNEL void UL_FN(ygroup128)(const v256 *const *kc, unsigned rounds, const uint8_t *const *src,
                                 uint8_t *const *dst, int nb, int enc, int mk)
 {
+#ifdef UL_Z
+    if (nb >= 3) { /* one vector pair on zmm */
+        UL_FN(zgroup128)((const void *const *)kc, rounds, src, dst, nb, enc, mk);
+        return;
+    }
+#endif
     v256 a[UL_YV(UL_G128)], b[UL_YV(UL_G128)];
     for (int j = 0; j < UL_YV(nb); j++) {
         const int j1 = 2 * j + 1 < nb ? 2 * j + 1 : 2 * j;
@@ -624,6 +777,9 @@ UB_KERNEL void UL_FN(ygroup256)(const uint8_t (*const *rk)[32], const UL_H *cons
 #define UL_OP(op) KUAI_V(v256, op)
 #define UL_RN(name) UL_FN(c##name)
 #define UL_HALF1
+#define UL_ROW256H(row) v256_load(ub256_tab[row])
+#define UL_Q0213(x) _mm256_permute4x64_epi64(x, 0xd8)
+#define UL_D04261537(x) _mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7))
 #include "ublock_ll_r256.h"
 
 /* A half of the xmm form (UL_H) as one ymm, and back. */
@@ -662,6 +818,45 @@ UB_KERNEL void UL_FN(ycbc_enc256)(const ublock_sched *s, uint8_t *iv, const uint
     kuai_wipe(kx, sizeof kx);
     kuai_wipe(kc, sizeof kc);
 }
+
+#ifdef UL_Z
+/*
+ * Two uBlock-256 blocks on zmm, block j in 256-bit half j, each half as
+ * UL_HALF1's ymm (l in its lane 0, h in lane 1): a pair's round is the
+ * operations of one block's ymm round (9 shuffles, 2 cross-lane moves, 6
+ * logic) where the ymm pair (ygroup256, a block per lane) has twice the
+ * shuffles and logic. Used for 2 CBC chains (zmk_cbc256). ECB pairs stay
+ * on ymm: there (Xeon, Emerald Rapids, lowest of 4 alternating runs, TSC
+ * cycles) the zmm pair took 2 blocks under a stored key 350 -> 322
+ * (decryption 374 -> 328), but a key setup before each call 483 -> 497
+ * and 4 of them in a multi-key row 629 -> 689: the rows that set keys up
+ * lost more than the key-outside rows gained.
+ */
+#define UL_T v512
+#define UL_OP(op) KUAI_V(v512, op)
+#define UL_RN(name) UL_FN(z##name)
+#define UL_HALF1
+#define UL_ROW256H(row) _mm512_broadcast_i64x4(v256_load(ub256_tab[row]))
+#define UL_Q0213(x) _mm512_permutex_epi64(x, 0xd8)
+#define UL_D04261537(x)                                                                            \
+    _mm512_permutexvar_epi32(                                                                      \
+        _mm512_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15), x)
+#include "ublock_ll_r256.h"
+
+/* The 16 bytes at p0 (block 0's half) and p1 (block 1's) in that form, and
+ * back. */
+UB_KERNEL v512 UL_FN(zload256h)(const uint8_t *p0, const uint8_t *p1)
+{
+    return _mm512_inserti64x4(_mm512_castsi256_si512(UL_FN(cjoin)(UL_FN(load256)(p0))),
+                              UL_FN(cjoin)(UL_FN(load256)(p1)), 1);
+}
+
+UB_KERNEL void UL_FN(zstore256h)(uint8_t *p0, uint8_t *p1, v512 x)
+{
+    UL_FN(store256)(p0, UL_FN(csplit)(_mm512_castsi512_si256(x)));
+    UL_FN(store256)(p1, UL_FN(csplit)(_mm512_extracti64x4_epi64(x, 1)));
+}
+#endif
 #endif
 
 /* ---- calls --------------------------------------------------------------- */
@@ -1108,6 +1303,36 @@ static void UL_FN(mk_cbc256_2)(const ublock_sched *const *keys, uint8_t *ivs,
     UL_FN(mk_cbc_group256)(keys, ivs, in, out, nblocks, 2);
 }
 
+#ifdef UL_Z
+/* 4 CBC chains on zmm, chain j in lane j (zgroup128's form), the four
+ * keys' round keys made into zmm once (UL_MK_ZMM). */
+UB_KERNEL void UL_FN(zmk_cbc4)(const ublock_sched *const *keys, uint8_t *ivs,
+                               const uint8_t *const *in, uint8_t *const *out, size_t nblocks)
+{
+    const unsigned rounds = keys[0]->rounds;
+    v512 kz[2 * (UBLOCK_MAX_ROUNDS + 1)], a, b;
+    const void *kf[4], *kcp[1] = {kz};
+    for (int j = 0; j < 4; j++)
+        kf[j] = UL_FN(stored)(keys[j]);
+    for (unsigned i = 0; i <= rounds; i++)
+        UL_FN(zkget128)(kf, i, UL_MK_XMM, &kz[2 * i], &kz[2 * i + 1]);
+    UL_FN(zsplit128)(v512_loadu(ivs), &a, &b);
+    for (size_t i = 0; i < nblocks; i++) {
+        const size_t o = 16 * i;
+        const uint8_t *p[4] = {in[0] + o, in[1] + o, in[2] + o, in[3] + o};
+        uint8_t *q[4] = {out[0] + o, out[1] + o, out[2] + o, out[3] + o};
+        v512 pa, pb;
+        UL_FN(zsplit128)(UL_FN(zload4)(p, 0), &pa, &pb);
+        a = v512_xor(a, pa);
+        b = v512_xor(b, pb);
+        UL_FN(zenc128)(&a, &b, kcp, rounds, UL_MK_ZMM);
+        UL_FN(zstore4)(q, UL_FN(zmerge128)(a, b), 0);
+    }
+    v512_storeu(ivs, UL_FN(zmerge128)(a, b));
+    kuai_wipe(kz, sizeof kz);
+}
+#endif
+
 #ifdef UL_Y
 /*
  * mk_cbc_group on ymm, two chains per vector (chain 2v in lane 0 of vector
@@ -1120,6 +1345,12 @@ UB_KERNEL void UL_FN(ymk_cbc_group)(const ublock_sched *const *keys, uint8_t *iv
                                     const uint8_t *const *in, uint8_t *const *out, size_t nblocks,
                                     int m)
 {
+#ifdef UL_Z
+    if (m == 4) {
+        UL_FN(zmk_cbc4)(keys, ivs, in, out, nblocks);
+        return;
+    }
+#endif
     const int nv = UL_YV(m);
     const unsigned nk = 2 * (keys[0]->rounds + 1);
     v128 x[2][2 * (UBLOCK_MAX_ROUNDS + 1)];
@@ -1156,6 +1387,40 @@ UB_KERNEL void UL_FN(ymk_cbc_group)(const ublock_sched *const *keys, uint8_t *iv
     }
     kuai_wipe(kc, (size_t)nv * sizeof kc[0]);
 }
+
+#ifdef UL_Z
+/* 2 uBlock-256 CBC chains on zmm, chain j in 256-bit half j (zload256h's
+ * form), the two keys' round keys made into that form once (round256:
+ * round256_chain's form with its keys measured 4.91 -> 5.19 c/B here). */
+UB_KERNEL void UL_FN(zmk_cbc256)(const ublock_sched *const *keys, uint8_t *ivs,
+                                 const uint8_t *const *in, uint8_t *const *out, size_t nblocks)
+{
+    const unsigned rounds = keys[0]->rounds;
+    UL_H x[2][2 * (UBLOCK_MAX_ROUNDS + 1)];
+    v512 kz[2 * (UBLOCK_MAX_ROUNDS + 1)];
+    UL_FN(keys256s)(x[0], keys[0]);
+    UL_FN(keys256s)(x[1], keys[1]);
+    for (unsigned i = 0; i < 2 * (rounds + 1); i++)
+        kz[i] = _mm512_inserti64x4(_mm512_castsi256_si512(UL_FN(cjoin)(x[0][i])),
+                                   UL_FN(cjoin)(x[1][i]), 1);
+    kuai_wipe(x, sizeof x);
+    v512 a = UL_FN(zload256h)(ivs, ivs + 32), b = UL_FN(zload256h)(ivs + 16, ivs + 48);
+    for (size_t i = 0; i < nblocks; i++) {
+        const size_t o = 32 * i;
+        a = v512_xor(a, UL_FN(zload256h)(in[0] + o, in[1] + o));
+        b = v512_xor(b, UL_FN(zload256h)(in[0] + o + 16, in[1] + o + 16));
+        for (unsigned r = 0; r < rounds; r++)
+            UL_FN(zround256)(&a, &b, kz[2 * r], kz[2 * r + 1]);
+        a = v512_xor(a, kz[2 * rounds]);
+        b = v512_xor(b, kz[2 * rounds + 1]);
+        UL_FN(zstore256h)(out[0] + o, out[1] + o, a);
+        UL_FN(zstore256h)(out[0] + o + 16, out[1] + o + 16, b);
+    }
+    UL_FN(zstore256h)(ivs, ivs + 32, a);
+    UL_FN(zstore256h)(ivs + 16, ivs + 48, b);
+    kuai_wipe(kz, sizeof kz);
+}
+#endif
 
 /* mk_cbc_group256 on ymm for 2 chains (chain j in lane j; UL_YFULL as
  * above): the two keys' round keys made into ymm halves once. */
@@ -1266,7 +1531,11 @@ static void UL_FN(mk_cbc_enc)(const kuai_mk *mk, uint8_t *ivs, const uint8_t *co
             if (bs == 16)
                 yfns[m](keys, ivs, in, out, nblocks);
             else
+#ifdef UL_Z
+                UL_FN(zmk_cbc256)(keys, ivs, in, out, nblocks);
+#else
                 UL_FN(ymk_cbc_group256)(keys, ivs, in, out, nblocks);
+#endif
         } else
 #endif
             fns[bs == 32][m](keys, ivs, in, out, nblocks);

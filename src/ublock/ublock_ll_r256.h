@@ -8,10 +8,13 @@
  * a wider vector holds one block's half per 128-bit lane, so PL and PR,
  * which exchange words between l and h, never cross a lane.
  *
- * With UL_HALF1 (ymm only) a half is one vector instead, l in lane 0 and h
- * in lane 1: one block in two vectors, for one chain (round256_chain and
- * what it calls only). Each operation then serves l and h at once; PL and
- * PR move words across the lanes (vpermq, vpermd) before their rows.
+ * With UL_HALF1 a half is one 256-bit unit instead, l in its lane 0 and h
+ * in its lane 1: on ymm one block in two vectors, for one chain; on zmm
+ * two blocks, one per 256-bit half. Each operation then serves l and h at
+ * once; PL and PR move words across the lanes (vpermq, vpermd) before
+ * their rows. The including file gives, per 256-bit unit, UL_ROW256H(row)
+ * (ub256_tab's 32-byte row), UL_Q0213(x) (qwords 0 2 1 3) and
+ * UL_D04261537(x) (dwords 0 2 4 6 1 3 5 7).
  */
 
 #ifdef UL_HALF1
@@ -36,7 +39,7 @@ UB_KERNEL UL_HT UL_RN(pin256)(UL_HT a)
 /* ub256_tab's rows are lane 0's 16 bytes, then lane 1's: the half's l, h */
 UB_KERNEL UL_HT UL_RN(rot256)(UL_HT x, int row)
 {
-    return UL_OP(shuf8)(x, UL_OP(load)(ub256_tab[row]));
+    return UL_OP(shuf8)(x, UL_ROW256H(row));
 }
 
 UB_KERNEL UL_HT UL_RN(sbox256)(UL_HT x, int inv)
@@ -47,14 +50,13 @@ UB_KERNEL UL_HT UL_RN(sbox256)(UL_HT x, int inv)
 /* qwords l0 l1 h0 h1 -> l0 h0 | l1 h1 (the two-vector form's unpacks) */
 UB_KERNEL UL_HT UL_RN(pl256)(UL_HT x)
 {
-    return UL_RN(rot256)(_mm256_permute4x64_epi64(x, 0xd8), UB256_PL);
+    return UL_RN(rot256)(UL_Q0213(x), UB256_PL);
 }
 
 /* dwords l0..l3 h0..h3 -> l0 l2 h0 h2 | l1 l3 h1 h3 (even32, odd32) */
 UB_KERNEL UL_HT UL_RN(pr256)(UL_HT x)
 {
-    const __m256i idx = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-    return UL_RN(rot256)(_mm256_permutevar8x32_epi32(x, idx), UB256_PR);
+    return UL_RN(rot256)(UL_D04261537(x), UB256_PR);
 }
 #else
 typedef struct UL_RN(h256) {
@@ -156,16 +158,11 @@ UB_KERNEL void UL_RN(ladder256x3)(UL_HT x, UL_HT y, UL_HT *y2, UL_HT *x3, UL_HT 
     *t = UL_RN(rot256)(*x3, UB256_ROT5);
 }
 
-#ifndef UL_HALF1
-/* Add round key i (k0, k1), then round i; p: two blocks packed in each
- * byte (sbox256p), keys packed alike. */
-UB_KERNEL void UL_RN(round256)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p)
+/* round256's linear layer on the S-box's outputs x, y */
+UB_KERNEL void UL_RN(lin256)(UL_HT x, UL_HT y, UL_HT *a, UL_HT *b)
 {
-    UL_HT x = UL_RN(xor256)(*a, k0), y = UL_RN(xor256)(*b, k1);
-    x = p ? UL_RN(sbox256p)(x, 0) : UL_RN(sbox256)(x, 0);
-    y = p ? UL_RN(sbox256p)(y, 0) : UL_RN(sbox256)(y, 0);
     if (UL_OP(has_xor3)) {
-        /* round256_chain's sums, keys added at the start as above: 12
+        /* round256_chain's sums (the keys come before the S-box here): 12
          * operations deep instead of 15, for one rotation more */
         UL_HT y2, t;
         UL_RN(ladder256x3)(x, y, &y2, &x, &t);
@@ -183,6 +180,24 @@ UB_KERNEL void UL_RN(round256)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p)
     *b = UL_RN(pr256)(y);
 }
 
+#ifndef UL_HALF1
+/* Add round key i (k0, k1), then round i; p: two blocks packed in each
+ * byte (sbox256p), keys packed alike. */
+UB_KERNEL void UL_RN(round256)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p)
+{
+    UL_HT x = UL_RN(xor256)(*a, k0), y = UL_RN(xor256)(*b, k1);
+    x = p ? UL_RN(sbox256p)(x, 0) : UL_RN(sbox256)(x, 0);
+    y = p ? UL_RN(sbox256p)(y, 0) : UL_RN(sbox256)(y, 0);
+    UL_RN(lin256)(x, y, a, b);
+}
+#else
+/* Add round key i (k0, k1), then round i. */
+UB_KERNEL void UL_RN(round256)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1)
+{
+    UL_HT x = UL_RN(sbox256)(UL_RN(xor256)(*a, k0), 0);
+    UL_HT y = UL_RN(sbox256)(UL_RN(xor256)(*b, k1), 0);
+    UL_RN(lin256)(x, y, a, b);
+}
 #endif
 
 /*
@@ -260,6 +275,9 @@ UB_KERNEL void UL_RN(round256_inv)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p
 #undef UL_HT
 #undef UL_HALF1
 #undef UL_ROW256
+#undef UL_ROW256H
+#undef UL_Q0213
+#undef UL_D04261537
 #undef UL_T
 #undef UL_OP
 #undef UL_RN

@@ -324,6 +324,49 @@ KSHIM __m512i kshim_zext_128(__m128i a)
     return r.v;
 }
 
+KSHIM __m512i kshim_zext_256(__m256i a)
+{
+    kshim512 r;
+    memset(&r, 0, sizeof r);
+    r.y[0] = a;
+    return r.v;
+}
+
+KSHIM __m512i kshim_insert_256(__m512i a, __m256i b, int i)
+{
+    kshim512 u = {.v = a};
+    u.y[i & 1] = b;
+    return u.v;
+}
+
+/* vpermq with an immediate: in each 256-bit half, qword j from qword
+ * (imm >> 2j) & 3 of that half */
+KSHIM __m512i kshim_permutex_64(__m512i a, int imm)
+{
+    kshim512 u = {.v = a}, r;
+    for (int i = 0; i < 8; i++)
+        r.q[i] = u.q[(i & 4) + ((imm >> (2 * (i & 3))) & 3)];
+    return r.v;
+}
+
+KSHIM __m512i kshim_permutexvar_32(__m512i idx, __m512i a)
+{
+    kshim512 u = {.v = a}, ui = {.v = idx}, r;
+    for (int i = 0; i < 16; i++)
+        r.d[i] = u.d[ui.d[i] & 15];
+    return r.v;
+}
+
+/* qword i: a's shifted right by n where bit i of k is set, else src's */
+KSHIM __m512i kshim_mask_srli_64(__m512i src, uint8_t k, __m512i a, unsigned n)
+{
+    kshim512 us = {.v = src}, ua = {.v = a};
+    for (int i = 0; i < 8; i++)
+        if (k >> i & 1)
+            us.q[i] = n > 63 ? 0 : ua.q[i] >> n;
+    return us.v;
+}
+
 /* ---- carry-less multiplication, per 128-bit lane ----------------------- */
 
 /* Built with -mpclmul: the 128-bit instruction once per lane. */
@@ -474,6 +517,12 @@ KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
 #undef _mm512_extracti64x4_epi64
 #undef _mm512_castsi512_si256
 #undef _mm512_zextsi128_si512
+#undef _mm512_castsi128_si512
+#undef _mm512_castsi256_si512
+#undef _mm512_inserti64x4
+#undef _mm512_permutex_epi64
+#undef _mm512_permutexvar_epi32
+#undef _mm512_mask_srli_epi64
 #undef _mm256_clmulepi64_epi128
 #undef _mm512_clmulepi64_epi128
 #undef _mm256_aesenc_epi128
@@ -524,6 +573,13 @@ KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
 #define _mm512_extracti64x4_epi64(a, i) kshim_extract_256(a, i)
 #define _mm512_castsi512_si256(a) kshim_cast_256(a)
 #define _mm512_zextsi128_si512(a) kshim_zext_128(a)
+/* the casts leave the upper bits undefined: zero is one such value */
+#define _mm512_castsi128_si512(a) kshim_zext_128(a)
+#define _mm512_castsi256_si512(a) kshim_zext_256(a)
+#define _mm512_inserti64x4(a, b, i) kshim_insert_256(a, b, i)
+#define _mm512_permutex_epi64(a, imm) kshim_permutex_64(a, (int)(imm))
+#define _mm512_permutexvar_epi32(i, a) kshim_permutexvar_32(i, a)
+#define _mm512_mask_srli_epi64(s, k, a, n) kshim_mask_srli_64(s, k, a, n)
 #define _mm256_clmulepi64_epi128(a, b, imm) kshim_clmul256(a, b, imm)
 #define _mm512_clmulepi64_epi128(a, b, imm) kshim_clmul512(a, b, imm)
 #define _mm256_aesenc_epi128(a, k) kshim_aesenc256(a, k)

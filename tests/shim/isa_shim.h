@@ -357,16 +357,6 @@ KSHIM __m512i kshim_permutexvar_32(__m512i idx, __m512i a)
     return r.v;
 }
 
-/* qword i: a's shifted right by n where bit i of k is set, else src's */
-KSHIM __m512i kshim_mask_srli_64(__m512i src, uint8_t k, __m512i a, unsigned n)
-{
-    kshim512 us = {.v = src}, ua = {.v = a};
-    for (int i = 0; i < 8; i++)
-        if (k >> i & 1)
-            us.q[i] = n > 63 ? 0 : ua.q[i] >> n;
-    return us.v;
-}
-
 /* ---- carry-less multiplication, per 128-bit lane ----------------------- */
 
 /* Built with -mpclmul: the 128-bit instruction once per lane. */
@@ -522,7 +512,6 @@ KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
 #undef _mm512_inserti64x4
 #undef _mm512_permutex_epi64
 #undef _mm512_permutexvar_epi32
-#undef _mm512_mask_srli_epi64
 #undef _mm256_clmulepi64_epi128
 #undef _mm512_clmulepi64_epi128
 #undef _mm256_aesenc_epi128
@@ -579,7 +568,6 @@ KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
 #define _mm512_inserti64x4(a, b, i) kshim_insert_256(a, b, i)
 #define _mm512_permutex_epi64(a, imm) kshim_permutex_64(a, (int)(imm))
 #define _mm512_permutexvar_epi32(i, a) kshim_permutexvar_32(i, a)
-#define _mm512_mask_srli_epi64(s, k, a, n) kshim_mask_srli_64(s, k, a, n)
 #define _mm256_clmulepi64_epi128(a, b, imm) kshim_clmul256(a, b, imm)
 #define _mm512_clmulepi64_epi128(a, b, imm) kshim_clmul512(a, b, imm)
 #define _mm256_aesenc_epi128(a, k) kshim_aesenc256(a, k)

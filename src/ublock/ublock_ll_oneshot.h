@@ -235,10 +235,10 @@ UB_KERNEL void UL_FN(ks_fused_y)(kuai_cipher c, const uint8_t *const *key,
  * the schedule on xmm, each round key put into every lane by one vpermb
  * that also moves its nibbles to the round's layout (ublock_llk_p's row,
  * as yks_key's pshufb). Xeon (Emerald Rapids), kuai_bench --mode paper,
- * one-shot encryption of 4 blocks: 227 -> 206 TSC cycles (128/128), level
- * for 128/256. Several keys stay on ymm (ks_fused_y): their round keys
- * into zmm lanes (a vpermt2b from two ymm schedules) measured 280 -> 304
- * and 387 -> 434 cycles there.
+ * one-shot encryption of 4 blocks: 227 -> 208-214 TSC cycles (128/128),
+ * 305 -> 299-300 (128/256). Several keys stay on ymm (ks_fused_y): their
+ * round keys into zmm lanes (a vpermt2b from two ymm schedules) measured
+ * 279 -> 304 and 386 -> 434 cycles there.
  */
 UB_KERNEL v512 UL_FN(zks_pick1)(v128 x, unsigned r)
 {

@@ -65,7 +65,7 @@ UB_KERNEL void UL_RN(round128)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1,
  * chain is bound by its count as much as by its depth (Xeon, Emerald
  * Rapids, where this is avx512: the sums above as three-input trees, 18
  * operations 7 deep, ran CBC encryption of one uBlock-128/128 chain at
- * 8.33 c/B, lin128x3 at 7.77).
+ * 8.35 c/B, lin128x3 at 7.77).
  */
 UB_KERNEL void UL_RN(round128_chain)(UL_T *a, UL_T *b, UL_T k0, UL_T k1, unsigned l)
 {

@@ -7,7 +7,10 @@
  * UBE_N the schedules a state runs side by side (one per 128-bit lane),
  * UBE_PUT(p, off, x) stores lane j of x at p[j] + off (p[j]: schedule
  * j's kernel form). The state comes in initialised (ub_ks_init,
- * ub_ksy_init).
+ * ub_ksy_init). Where the including file defines UB_KS_UNROLL, the
+ * 128-bit-block members' round loops are unrolled: the row addresses of
+ * round r & 7 then are constants, and the loop's index arithmetic (a
+ * third of its instructions) goes away.
  */
 
 static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s, UBE_S *ks)
@@ -56,6 +59,9 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
          * other; two rounds a pass, so that each frame is a constant */
         UBE_FRAMES(ks);
         UBE_STORE128(0, 1);
+#ifdef UB_KS_UNROLL
+#pragma GCC unroll 12
+#endif
         for (unsigned r = 1; r <= 24; r += 2) {
             UBE_STEPF(ks, r, 0);
             UBE_STORE128(r, 0);
@@ -67,6 +73,9 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
          * is in the swapped frame for odd r, K2||K3 in the other */
         UBE_FRAMES128(ks);
         UBE_STORE128(0, 0);
+#ifdef UB_KS_UNROLL
+#pragma GCC unroll 8
+#endif
         for (unsigned r = 1; r <= 16; r += 2) {
             UBE_STEP128F(ks, r);
             UBE_STORE128(r, 1);

@@ -218,7 +218,11 @@ UB_KERNEL void UL_FN(dec128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
 /* Paths that run on ymm only where the core does 256 bits at once (not
  * kuai_cpu_ymm_split()): on Zen 1 their xmm forms cost the same or less,
  * elsewhere ymm halves the vector operations (docs/performance.md). */
+#ifdef UL_Z
+#define UL_YFULL 1 /* every core with AVX-512 does 256 bits at once: no call */
+#else
 #define UL_YFULL (!kuai_cpu_ymm_split())
+#endif
 /* groupp's 3 blocks on ymm where UL_YFULL: on a 2-core Xeon (Emerald
  * Rapids) ECB of 3 blocks took 285 -> 221 cycles (uBlock-128/128), 420 ->
  * 325 (128/256), the same as 4 (docs/performance.md). */

@@ -238,7 +238,7 @@ static int ecb_parallel(enum job_kind kind, const kuai_key *k, const uint8_t *in
                                    : kuai_ecb_decrypt(k, in, out, len);
     job j;
     job_init(&j, kind, k, in, out, npieces);
-    cut(&j, bs, len / bs, 0);
+    cut(&j, bs, kuai_blocks_in(len, bs), 0);
     return run_job(&j);
 }
 
@@ -266,11 +266,11 @@ int kuai_ctr_crypt_parallel(const kuai_key *k, uint8_t *ctr, const uint8_t *in, 
         return kuai_ctr_crypt(k, ctr, in, out, len);
     job j;
     job_init(&j, JOB_CTR, k, in, out, npieces);
-    size_t nblocks = len / bs, tail = len % bs;
+    size_t nblocks = kuai_blocks_in(len, bs), tail = kuai_tail_of(len, bs);
     cut(&j, bs, nblocks, tail);
     for (size_t i = 0; i < npieces; i++) {
         memcpy(j.p[i].chain, ctr, bs);
-        ctr_add(j.p[i].chain, bs, j.p[i].off / bs);
+        ctr_add(j.p[i].chain, bs, kuai_blocks_in(j.p[i].off, bs));
     }
     r = run_job(&j);
     /* As the single-threaded call: one counter per block, the partial last
@@ -292,7 +292,7 @@ int kuai_cbc_decrypt_parallel(const kuai_key *k, uint8_t *iv, const uint8_t *in,
         return kuai_cbc_decrypt(k, iv, in, out, len);
     job j;
     job_init(&j, JOB_CBC_DEC, k, in, out, npieces);
-    cut(&j, bs, len / bs, 0);
+    cut(&j, bs, kuai_blocks_in(len, bs), 0);
     /* Each piece chains from the ciphertext block just before it, which
      * belongs to the previous piece and, with in == out, is overwritten by
      * it: copy all of them, and the last block (the next IV), before any

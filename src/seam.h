@@ -204,6 +204,24 @@ static inline size_t kuai_cipher_block(kuai_cipher c)
     return r ? r->block : 0;
 }
 
+/* Every block size is a power of two, so whole blocks in len bytes and the
+ * bytes after them are a shift and a mask (bs: a block size of the list).
+ * A 64-bit division takes ~15-40 cycles on x86-64 cores, a sizeable part
+ * of a short call that costs ~120-200. */
+#define KUAI_CIPHER(id, name, block, key, family)                                                  \
+    _Static_assert((block) > 0 && ((block) & ((block)-1)) == 0, name ": block not a power of 2");
+#include "ciphers.def"
+
+static inline size_t kuai_blocks_in(size_t len, size_t bs)
+{
+    return len >> __builtin_ctzll((unsigned long long)bs);
+}
+
+static inline size_t kuai_tail_of(size_t len, size_t bs)
+{
+    return len & (bs - 1);
+}
+
 static inline size_t kuai_cipher_key(kuai_cipher c)
 {
     const kuai_cipher_row *r = kuai_cipher_row_of(c);

@@ -12,7 +12,7 @@ int kuai_cbc_encrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t 
     const kuai_impl *impl = kuai_key_impl(k);
     if (impl->cbc_enc_blocks) {
         if (len)
-            impl->cbc_enc_blocks(k, iv, in, out, len / bs);
+            impl->cbc_enc_blocks(k, iv, in, out, kuai_blocks_in(len, bs));
         return KUAI_OK;
     }
     const uint8_t *chain = iv;
@@ -35,7 +35,7 @@ int kuai_cbc_decrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t 
     const kuai_impl *impl = kuai_key_impl(k);
     if (impl->cbc_dec_blocks) {
         if (len)
-            impl->cbc_dec_blocks(k, iv, in, out, len / bs);
+            impl->cbc_dec_blocks(k, iv, in, out, kuai_blocks_in(len, bs));
         return KUAI_OK;
     }
     /* In place, a chunk's ciphertext is kept here before decryption
@@ -44,7 +44,7 @@ int kuai_cbc_decrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t 
     uint8_t prev[KUAI_MAX_BLOCK];
     memcpy(prev, iv, bs);
     for (size_t off = 0; off < len;) {
-        size_t n = (len - off) / bs;
+        size_t n = kuai_blocks_in(len - off, bs);
         if (n > KUAI_CHUNK_BLOCKS)
             n = KUAI_CHUNK_BLOCKS;
         const uint8_t *c = in + off;

@@ -34,7 +34,7 @@ int kuai_ctr_crypt(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *
     if (r)
         return r;
     const kuai_impl *impl = kuai_key_impl(k);
-    size_t full = len / bs, tail = len % bs;
+    size_t full = kuai_blocks_in(len, bs), tail = kuai_tail_of(len, bs);
     if (full)
         ctr_blocks(k, impl, bs, ctr, in, out, full);
     if (tail) {

@@ -9,7 +9,7 @@ int kuai_ecb_encrypt(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t 
     if (r)
         return r;
     if (len)
-        kuai_key_impl(k)->enc_blocks(k, in, out, len / bs);
+        kuai_key_impl(k)->enc_blocks(k, in, out, kuai_blocks_in(len, bs));
     return KUAI_OK;
 }
 
@@ -20,6 +20,6 @@ int kuai_ecb_decrypt(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t 
     if (r)
         return r;
     if (len)
-        kuai_key_impl(k)->dec_blocks(k, in, out, len / bs);
+        kuai_key_impl(k)->dec_blocks(k, in, out, kuai_blocks_in(len, bs));
     return KUAI_OK;
 }

@@ -80,7 +80,7 @@ static inline int check_call(const kuai_key *k, const uint8_t *in, const uint8_t
     if (!buffers_ok(in, out, len) || (kind != CALL_ECB && !iv))
         return KUAI_ERR_ARG;
     *bs = kuai_cipher_block((kuai_cipher)k->priv_cipher);
-    if (kind != CALL_CTR && len % *bs)
+    if (kind != CALL_CTR && kuai_tail_of(len, *bs))
         return KUAI_ERR_LENGTH;
     return KUAI_OK;
 }

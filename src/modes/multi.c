@@ -58,7 +58,7 @@ static int check_multi(const multi_args *a, int need_iv, size_t *bs)
             return KUAI_ERR_ARG;
     }
     *bs = kuai_cipher_block((kuai_cipher)a->keys[0]->priv_cipher);
-    if (a->len % *bs)
+    if (kuai_tail_of(a->len, *bs))
         return KUAI_ERR_LENGTH;
     return KUAI_OK;
 }
@@ -73,7 +73,7 @@ static void slots_run(const multi_args *a, const kuai_impl *impl, size_t bs, int
     const kuai_key *slot_key[KUAI_MK_MAX_LANES];
     size_t slot_stream[KUAI_MK_MAX_LANES], slot_off[KUAI_MK_MAX_LANES];
     uint8_t inbuf[KUAI_MK_MAX_LANES * KUAI_MAX_BLOCK], outbuf[KUAI_MK_MAX_LANES * KUAI_MAX_BLOCK];
-    size_t m = 0, nb = a->len / bs, used = 0; /* bytes of inbuf/outbuf written */
+    size_t m = 0, nb = kuai_blocks_in(a->len, bs), used = 0; /* bytes of inbuf/outbuf written */
     impl = mk_impl_for(impl, a->n * nb);
     size_t lanes = impl->mk_lanes;
 
@@ -113,11 +113,12 @@ static int ecb_multi(const multi_args *a, int dir)
     if (r)
         return r;
     const kuai_impl *impl = kuai_key_impl(a->keys[0]);
-    if (impl->mk_short && a->len / bs < impl->mk_short_blocks) {
-        impl->mk_short(a->keys, NULL, a->in, a->out, a->n, a->len / bs, dir == MK_ENC);
+    const size_t nb = kuai_blocks_in(a->len, bs);
+    if (impl->mk_short && nb < impl->mk_short_blocks) {
+        impl->mk_short(a->keys, NULL, a->in, a->out, a->n, nb, dir == MK_ENC);
         return KUAI_OK;
     }
-    if (impl->mk_ecb_single || a->len / bs >= impl->mk_lanes) {
+    if (impl->mk_ecb_single || nb >= impl->mk_lanes) {
         for (size_t i = 0; i < a->n; i++)
             (dir == MK_ENC ? kuai_ecb_encrypt : kuai_ecb_decrypt)(a->keys[i], a->in[i], a->out[i],
                                                                   a->len);
@@ -150,11 +151,12 @@ int kuai_cbc_decrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
     if (r)
         return r;
     const kuai_impl *impl = kuai_key_impl(keys[0]);
-    if (impl->mk_short && len / bs < impl->mk_short_blocks) {
-        impl->mk_short(keys, ivs, in, out, n, len / bs, 0);
+    const size_t nb = kuai_blocks_in(len, bs);
+    if (impl->mk_short && nb < impl->mk_short_blocks) {
+        impl->mk_short(keys, ivs, in, out, n, nb, 0);
         return KUAI_OK;
     }
-    if (impl->mk_ecb_single || len / bs >= impl->mk_lanes || n > KUAI_MK_MAX_LANES) {
+    if (impl->mk_ecb_single || nb >= impl->mk_lanes || n > KUAI_MK_MAX_LANES) {
         for (size_t i = 0; i < n; i++)
             kuai_cbc_decrypt(keys[i], ivs[i], in[i], out[i], len);
         return KUAI_OK;
@@ -220,7 +222,7 @@ int kuai_cbc_encrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
         for (size_t s = 0; s < m; s++)
             memcpy(buf + s * bs, ivs[g + s], bs);
         if (impl->mk_cbc_enc)
-            impl->mk_cbc_enc(&mk, buf, in + g, out + g, m, len / bs);
+            impl->mk_cbc_enc(&mk, buf, in + g, out + g, m, kuai_blocks_in(len, bs));
         else if (bs == 16)
             cbc_enc_batch(impl, &mk, buf, in + g, out + g, m, len, 16);
         else

@@ -32,7 +32,7 @@ static int oneshot_fast(kuai_cipher c, const uint8_t *const *keys, size_t key_le
     if (!impl)
         return KUAI_OK;
     size_t bs = kuai_cipher_block(c);
-    if (len / bs > ONESHOT_HOOK_MAX_BLOCKS)
+    if (kuai_blocks_in(len, bs) > ONESHOT_HOOK_MAX_BLOCKS)
         return KUAI_OK;
     *done = 1;
     for (size_t i = 0; i < n; i++)
@@ -43,11 +43,11 @@ static int oneshot_fast(kuai_cipher c, const uint8_t *const *keys, size_t key_le
     for (size_t i = 0; i < n; i++) {
         if (!buffers_ok(in[i], out[i], len))
             return KUAI_ERR_ARG;
-        if (len % bs)
+        if (kuai_tail_of(len, bs))
             return KUAI_ERR_LENGTH;
     }
     if (len)
-        impl->oneshot(c, keys, in, out, n, len / bs, enc);
+        impl->oneshot(c, keys, in, out, n, kuai_blocks_in(len, bs), enc);
     return KUAI_OK;
 }
 

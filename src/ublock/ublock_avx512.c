@@ -28,9 +28,9 @@
 #include <string.h>
 
 #include "../simd/sse.h" /* the nibble key setup (VEX-encoded here) */
-/* Key setup's round loops unrolled (ublock_expand_nib_w.h): on the Xeon
- * (Emerald Rapids) uBlock-128/256's key setup alone 88 -> 78 TSC cycles,
- * two keys in one call 134 -> 122. Only here: unrolled on Zen 1 (avx2,
+/* uBlock-128/256's key setup loop unrolled (ublock_expand_nib_w.h): on
+ * the Xeon (Emerald Rapids) its key setup alone 88 -> 78 TSC cycles, two
+ * keys in one call 134 -> 122. Only here: unrolled on Zen 1 (avx2,
  * 2026-11-25) the 24-round setups were slower alone and the call after a
  * setup waited longer (docs/performance.md). */
 #define UB_KS_UNROLL

@@ -7,10 +7,11 @@
  * UBE_N the schedules a state runs side by side (one per 128-bit lane),
  * UBE_PUT(p, off, x) stores lane j of x at p[j] + off (p[j]: schedule
  * j's kernel form). The state comes in initialised (ub_ks_init,
- * ub_ksy_init). Where the including file defines UB_KS_UNROLL, the
- * 128-bit-block members' round loops are unrolled: the row addresses of
- * round r & 7 then are constants, and the loop's index arithmetic (a
- * third of its instructions) goes away.
+ * ub_ksy_init). Where the including file defines UB_KS_UNROLL,
+ * uBlock-128/256's round loop is unrolled: the row addresses of round
+ * r & 7 then are constants, and the loop's index arithmetic (a third of
+ * its instructions) goes away. (128/128's, unrolled too, measured level
+ * or slower in the rows that use the key at once.)
  */
 
 static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s, UBE_S *ks)
@@ -73,9 +74,6 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
          * is in the swapped frame for odd r, K2||K3 in the other */
         UBE_FRAMES128(ks);
         UBE_STORE128(0, 0);
-#ifdef UB_KS_UNROLL
-#pragma GCC unroll 8
-#endif
         for (unsigned r = 1; r <= 16; r += 2) {
             UBE_STEP128F(ks, r);
             UBE_STORE128(r, 1);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * make test-shim: the x86 instructions that neither this CPU nor QEMU may
- * have (AVX-512 F/BW/VL/VBMI, GFNI, VPCLMULQDQ, VAES), as plain C, for a
+ * have (AVX-512 F/BW/VL/VBMI, GFNI, VPCLMULQDQ, VAES), as plain C and
+ * the AVX2 / AES-NI / PCLMULQDQ instructions the build machine has, for a
  * test build only (KUAI_ISA_SHIM in CMakeLists.txt).
  *
  * The backend files that use them are compiled once more with this header
@@ -17,7 +18,13 @@
  * one on the vectors, not as a pass: the shim has no way to agree with ref
  * except by computing what the instruction computes.
  *
- * Not constant time and slow; never linked into the library.
+ * Slow, and never linked into the library. The operations whose inputs
+ * the kernels feed secret data (byte shuffles and permutes, GF(2^8)
+ * products and inverses, masks) have no branch or memory index on their
+ * data, so that make test-ct, built with this header too, runs the
+ * shimmed backends (AVX-512, GFNI, VAES, VPCLMULQDQ) under valgrind,
+ * whose CPU lacks those instructions: a secret-dependent branch or table
+ * index in those backends' own code is then reported (docs/security.md).
  */
 #ifndef KUAI_ISA_SHIM_H
 #define KUAI_ISA_SHIM_H
@@ -231,7 +238,7 @@ KSHIM __m512i kshim_movm_8(__mmask64 k)
 {
     kshim512 r;
     for (int i = 0; i < 64; i++)
-        r.b[i] = (k >> i & 1) ? 0xff : 0;
+        r.b[i] = (uint8_t)(0u - (unsigned)(k >> i & 1));
     return r.v;
 }
 
@@ -258,11 +265,15 @@ KSHIM __m512i kshim_unpack_64(__m512i a, __m512i b, int hi)
     return r.v;
 }
 
+/* The index bytes are secret data in the kernels (S-box lookups), so the
+ * byte shuffles below are built from AVX2's (constant time: make test-ct
+ * runs the shimmed backends under valgrind) instead of array lookups:
+ * vpshufb is this one per 256-bit half. */
 KSHIM __m512i kshim_shuffle_8(__m512i a, __m512i idx)
 {
     kshim512 ua = {.v = a}, ui = {.v = idx}, r;
-    for (int i = 0; i < 64; i++)
-        r.b[i] = (ui.b[i] & 0x80) ? 0 : ua.b[(i & ~15) + (ui.b[i] & 15)];
+    for (int h = 0; h < 2; h++)
+        r.y[h] = _mm256_shuffle_epi8(ua.y[h], ui.y[h]);
     return r.v;
 }
 
@@ -274,19 +285,38 @@ KSHIM __m512i kshim_shuffle_32(__m512i a, int imm)
     return r.v;
 }
 
+/* Byte j of the table of n 16-byte lanes t[0..n-1] for every index byte
+ * of idx (bits 4 and up of an index byte, masked by n - 1, pick the lane):
+ * each lane broadcast and looked up by vpshufb, kept where the index
+ * names it. vpermb (n = 4) and vpermt2b (n = 8, b's lanes after a's). */
+KSHIM __m256i kshim_lookup_lanes(const __m128i *t, int n, __m256i idx)
+{
+    const __m256i lo = _mm256_and_si256(idx, _mm256_set1_epi8(15));
+    const __m256i lane =
+        _mm256_and_si256(_mm256_srli_epi16(idx, 4), _mm256_set1_epi8((char)(n - 1)));
+    __m256i r = _mm256_setzero_si256();
+    for (int l = 0; l < n; l++) {
+        const __m256i v = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(t[l]), lo);
+        r = _mm256_or_si256(
+            r, _mm256_and_si256(v, _mm256_cmpeq_epi8(lane, _mm256_set1_epi8((char)l))));
+    }
+    return r;
+}
+
 KSHIM __m512i kshim_permutexvar_8(__m512i idx, __m512i a)
 {
     kshim512 ua = {.v = a}, ui = {.v = idx}, r;
-    for (int i = 0; i < 64; i++)
-        r.b[i] = ua.b[ui.b[i] & 63];
+    for (int h = 0; h < 2; h++)
+        r.y[h] = kshim_lookup_lanes(ua.x, 4, ui.y[h]);
     return r.v;
 }
 
 KSHIM __m512i kshim_permutex2var_8(__m512i a, __m512i idx, __m512i b)
 {
     kshim512 ua = {.v = a}, ui = {.v = idx}, ub = {.v = b}, r;
-    for (int i = 0; i < 64; i++)
-        r.b[i] = (ui.b[i] & 64) ? ub.b[ui.b[i] & 63] : ua.b[ui.b[i] & 63];
+    const __m128i t[8] = {ua.x[0], ua.x[1], ua.x[2], ua.x[3], ub.x[0], ub.x[1], ub.x[2], ub.x[3]};
+    for (int h = 0; h < 2; h++)
+        r.y[h] = kshim_lookup_lanes(t, 8, ui.y[h]);
     return r.v;
 }
 
@@ -349,11 +379,16 @@ KSHIM __m512i kshim_permutex_64(__m512i a, int imm)
     return r.v;
 }
 
+/* vpermd per half from each half of a, blended by index bit 3 */
 KSHIM __m512i kshim_permutexvar_32(__m512i idx, __m512i a)
 {
     kshim512 u = {.v = a}, ui = {.v = idx}, r;
-    for (int i = 0; i < 16; i++)
-        r.d[i] = u.d[ui.d[i] & 15];
+    for (int h = 0; h < 2; h++) {
+        const __m256i hi = _mm256_slli_epi32(_mm256_and_si256(ui.y[h], _mm256_set1_epi32(8)), 28);
+        r.y[h] = _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(u.y[0], ui.y[h]),
+                                    _mm256_permutevar8x32_epi32(u.y[1], ui.y[h]),
+                                    _mm256_srai_epi32(hi, 31));
+    }
     return r.v;
 }
 
@@ -398,33 +433,46 @@ KSHIM_AES256(kshim_aesdeclast256, _mm_aesdeclast_si128)
 
 /* ---- GFNI affine transforms, per byte ---------------------------------- */
 
-/* Product in GF(2^8) modulo x^8 + x^4 + x^3 + x + 1, GFNI's field. */
+/* Product in GF(2^8) modulo x^8 + x^4 + x^3 + x + 1, GFNI's field;
+ * without branches on a or b (secret bytes in make test-ct). */
 KSHIM uint8_t kshim_gf_mul(uint8_t a, uint8_t b)
 {
     unsigned p = 0, x = a;
     for (int i = 0; i < 8; i++) {
-        if (b >> i & 1)
-            p ^= x;
-        x = (x << 1) ^ ((x & 0x80) ? 0x11b : 0);
+        p ^= x & (0u - (unsigned)(b >> i & 1));
+        x = (x << 1) ^ (0x11bu & (0u - (x >> 7 & 1)));
     }
     return (uint8_t)p;
 }
 
-/* x^-1, and 0 for 0: a table of x^254, filled once (the multi-threaded
- * tests reach it from several threads). */
+/* x^254: x^-1, and 0 for 0 (the exponent's bits are public) */
+KSHIM uint8_t kshim_gf_pow254(uint8_t x)
+{
+    uint8_t r = 1, sq = x;
+    for (int e = 254; e; e >>= 1) {
+        if (e & 1)
+            r = kshim_gf_mul(r, sq);
+        sq = kshim_gf_mul(sq, sq);
+    }
+    return r;
+}
+
+/* x^-1 from a table of x^254 filled once (the multi-threaded tests reach
+ * it from several threads), or, in make test-ct's build, computed for
+ * each byte: a table looked up by a secret byte would be reported. Both
+ * are kshim_gf_pow254, which make test-shim's vectors check. */
+#if KUAI_CTGRIND
+KSHIM uint8_t kshim_gf_inv(uint8_t x)
+{
+    return kshim_gf_pow254(x);
+}
+#else
 static uint8_t kshim_inv_table[256];
 
 static void kshim_inv_fill(void)
 {
-    for (int v = 0; v < 256; v++) {
-        uint8_t r = 1, sq = (uint8_t)v;
-        for (int e = 254; e; e >>= 1) {
-            if (e & 1)
-                r = kshim_gf_mul(r, sq);
-            sq = kshim_gf_mul(sq, sq);
-        }
-        kshim_inv_table[v] = r;
-    }
+    for (int v = 0; v < 256; v++)
+        kshim_inv_table[v] = kshim_gf_pow254((uint8_t)v);
 }
 
 KSHIM uint8_t kshim_gf_inv(uint8_t x)
@@ -433,6 +481,7 @@ KSHIM uint8_t kshim_gf_inv(uint8_t x)
     pthread_once(&once, kshim_inv_fill);
     return kshim_inv_table[x];
 }
+#endif
 
 /* Output bit i of each byte: parity of (byte 7 - i of its quadword of m)
  * AND the input byte, XOR bit i of c. */

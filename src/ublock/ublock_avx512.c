@@ -29,7 +29,7 @@
 
 #include "../simd/sse.h" /* the nibble key setup (VEX-encoded here) */
 /* uBlock-128/256's key setup loop unrolled (ublock_expand_nib_w.h): on
- * the Xeon (Emerald Rapids) its key setup alone 88 -> 78 TSC cycles, two
+ * the Xeon (Emerald Rapids) its key setup alone 88 -> 77 TSC cycles, two
  * keys in one call 134 -> 122. Only here: unrolled on Zen 1 (avx2,
  * 2026-11-25) the 24-round setups were slower alone and the call after a
  * setup waited longer (docs/performance.md). */

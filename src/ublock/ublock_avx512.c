@@ -399,6 +399,7 @@ static inline void ublock256_avx512_store_xor(uint8_t *out, const uint8_t *in, c
 #define UL_FN(name) ublock_ll_avx512_##name
 #define UL_Y
 #define UL_Z /* and 4 uBlock-128 blocks as one zmm pair */
+#define UL_VPERMB256(row) ub512_256_tab[UB512_256_##row] /* PL, PR as vpermb */
 #include "ublock_ll.h"
 UL_FRONT(ublock128_avx512_, 17, 32)
 UL_FRONT(ublock256_avx512_, 5, 16)

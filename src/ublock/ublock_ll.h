@@ -784,6 +784,9 @@ UB_KERNEL void UL_FN(ygroup256)(const uint8_t (*const *rk)[32], const UL_H *cons
 #define UL_ROW256H(row) v256_load(ub256_tab[row])
 #define UL_Q0213(x) _mm256_permute4x64_epi64(x, 0xd8)
 #define UL_D04261537(x) _mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7))
+#ifdef UL_VPERMB256
+#define UL_PERM256H(x, row) _mm256_permutexvar_epi8(v256_load(UL_VPERMB256(row)), x)
+#endif
 #include "ublock_ll_r256.h"
 
 /* A half of the xmm form (UL_H) as one ymm, and back. */
@@ -797,15 +800,20 @@ UB_KERNEL UL_H UL_FN(csplit)(v256 x)
     return UL_FN(mk256)(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
 }
 
-/* cbc_enc_chain's uBlock-256/256 on UL_HALF1's form: keys256chain's round
- * keys, joined once per call. */
+/* cbc_enc_chain's uBlock-256/256 on UL_HALF1's form: round256_next with
+ * the stored round keys where PL and PR are one permute (UL_VPERMB256),
+ * else round256_chain with keys256chain's; joined once per call. */
 UB_KERNEL void UL_FN(ycbc_enc256)(const ublock_sched *s, uint8_t *iv, const uint8_t *in,
                                   uint8_t *out, size_t n)
 {
     const unsigned rounds = s->rounds;
     UL_H kx[2 * (UBLOCK_MAX_ROUNDS + 1)];
     v256 kc[2 * (UBLOCK_MAX_ROUNDS + 1)];
+#ifdef UL_VPERMB256
+    UL_FN(keys256s)(kx, s);
+#else
     UL_FN(keys256chain)(kx, s);
+#endif
     for (unsigned i = 0; i < 2 * (rounds + 1); i++)
         kc[i] = UL_FN(cjoin)(kx[i]);
     v256 a = UL_FN(cjoin)(UL_FN(load256)(iv)), b = UL_FN(cjoin)(UL_FN(load256)(iv + 16));
@@ -813,7 +821,11 @@ UB_KERNEL void UL_FN(ycbc_enc256)(const ublock_sched *s, uint8_t *iv, const uint
         a = v256_xor3(a, UL_FN(cjoin)(UL_FN(load256)(in + 32 * i)), kc[0]);
         b = v256_xor3(b, UL_FN(cjoin)(UL_FN(load256)(in + 32 * i + 16)), kc[1]);
         for (unsigned r = 1; r <= rounds; r++)
+#ifdef UL_VPERMB256
+            UL_FN(cround256_next)(&a, &b, kc[2 * r], kc[2 * r + 1]);
+#else
             UL_FN(cround256_chain)(&a, &b, kc[2 * r], kc[2 * r + 1]);
+#endif
         UL_FN(store256)(out + 32 * i, UL_FN(csplit)(a));
         UL_FN(store256)(out + 32 * i + 16, UL_FN(csplit)(b));
     }
@@ -827,14 +839,18 @@ UB_KERNEL void UL_FN(ycbc_enc256)(const ublock_sched *s, uint8_t *iv, const uint
 /*
  * Two uBlock-256 blocks on zmm, block j in 256-bit half j, each half as
  * UL_HALF1's ymm (l in its lane 0, h in lane 1): a pair's round is the
- * operations of one block's ymm round (9 shuffles, 2 cross-lane moves, 6
- * logic) where the ymm pair (ygroup256, a block per lane) has twice the
- * shuffles and logic. Used for 2 CBC chains (zmk_cbc256). ECB pairs stay
- * on ymm: there (Xeon, Emerald Rapids, lowest of 4 alternating runs, TSC
- * cycles) the zmm pair took 2 blocks under a stored key 350 -> 322
- * (decryption 374 -> 328), but a key setup before each call 483 -> 497
- * and 4 of them in a multi-key row 629 -> 689: the rows that set keys up
- * lost more than the key-outside rows gained.
+ * operations of one block's ymm round where the ymm pair (ygroup256, a
+ * block per lane) has twice the shuffles and logic. Used for 2 CBC chains
+ * (zmk_cbc256) and for the encryption of an ECB pair (zgroup256), both
+ * with round256_next. With round256's PL and PR (vpermq/vpermd and a
+ * shuffle, 13 cycles a round) ECB pairs stayed on ymm: there (Xeon,
+ * Emerald Rapids, lowest of 4 alternating runs, TSC cycles) the zmm pair
+ * took 2 blocks under a stored key 350 -> 322 (decryption 374 -> 328),
+ * but a key setup before each call 483 -> 497 and 4 of them in a
+ * multi-key row 629 -> 689. With round256_next (10 cycles deep) the same
+ * rows went 350 -> 272, 481 -> 452 and 632 -> 601 (2026-11-28,
+ * docs/performance.md); decryption (round256_prev) 371 -> 298. The
+ * one-shot pair runs here too (zks_fused256, and ks_group's decryption).
  */
 #define UL_T v512
 #define UL_OP(op) KUAI_V(v512, op)
@@ -845,6 +861,7 @@ UB_KERNEL void UL_FN(ycbc_enc256)(const ublock_sched *s, uint8_t *iv, const uint
 #define UL_D04261537(x)                                                                            \
     _mm512_permutexvar_epi32(                                                                      \
         _mm512_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15), x)
+#define UL_PERM256H(x, row) _mm512_permutexvar_epi8(v512_load(UL_VPERMB256(row)), x)
 #include "ublock_ll_r256.h"
 
 /* The 16 bytes at p0 (block 0's half) and p1 (block 1's) in that form, and
@@ -859,6 +876,58 @@ UB_KERNEL void UL_FN(zstore256h)(uint8_t *p0, uint8_t *p1, v512 x)
 {
     UL_FN(store256)(p0, UL_FN(csplit)(_mm512_castsi512_si256(x)));
     UL_FN(store256)(p1, UL_FN(csplit)(_mm512_extracti64x4_epi64(x, 1)));
+}
+
+/* Round key i of a pair in that form: from the stored forms' rows (rk:
+ * each 16-byte half two nibbles a byte, l low, h high) or from the xmm
+ * forms kc; block 1's from key j1 (0 or 1). */
+UB_KERNEL void UL_FN(zkget256)(const uint8_t (*const *rk)[32], const UL_H *const *kc, unsigned i,
+                               int j1, v512 *k0, v512 *k1)
+{
+    if (!kc) {
+        const v512 m = v512_set1_8(0x0f), shift = _mm512_setr_epi64(0, 0, 4, 4, 0, 0, 4, 4);
+        for (int h = 0; h < 2; h++) {
+            const __m128i *p0 = (const __m128i *)(const void *)(rk[0][i] + 16 * h);
+            const __m128i *p1 = (const __m128i *)(const void *)(rk[j1][i] + 16 * h);
+            v512 w = _mm512_broadcast_i32x4(_mm_loadu_si128(p0));
+            if (j1)
+                w = _mm512_mask_broadcast_i32x4(w, 0xff00, _mm_loadu_si128(p1));
+            *(h ? k1 : k0) = v512_and(_mm512_srlv_epi64(w, shift), m);
+        }
+        return;
+    }
+    const UL_H *x = &kc[0][2 * i], *y = &kc[j1][2 * i];
+    *k0 = _mm512_inserti64x4(_mm512_castsi256_si512(UL_FN(cjoin)(x[0])), UL_FN(cjoin)(y[0]), 1);
+    *k1 = _mm512_inserti64x4(_mm512_castsi256_si512(UL_FN(cjoin)(x[1])), UL_FN(cjoin)(y[1]), 1);
+}
+
+/* nb (1..2) uBlock-256 blocks on zmm, block j in 256-bit half j, keys as
+ * ygroup256's (mk: block 1 under keys 1): round256_next (enc) or
+ * round256_prev, each round key fetched as it is added. */
+UB_KERNEL void UL_FN(zgroup256)(const uint8_t (*const *rk)[32], const UL_H *const *kc,
+                                unsigned rounds, const uint8_t *const *src, uint8_t *const *dst,
+                                int nb, int enc, int mk)
+{
+    const int j1 = nb > 1 ? 1 : 0, kj1 = mk && nb > 1 ? 1 : 0;
+    v512 a = UL_FN(zload256h)(src[0], src[j1]), b = UL_FN(zload256h)(src[0] + 16, src[j1] + 16);
+    v512 k0, k1;
+    UL_FN(zkget256)(rk, kc, enc ? 0 : rounds, kj1, &k0, &k1);
+    a = v512_xor(a, k0);
+    b = v512_xor(b, k1);
+    for (unsigned i = 1; i <= rounds; i++) {
+        UL_FN(zkget256)(rk, kc, enc ? i : rounds - i, kj1, &k0, &k1);
+        if (enc)
+            UL_FN(zround256_next)(&a, &b, k0, k1);
+        else
+            UL_FN(zround256_prev)(&a, &b, k0, k1);
+    }
+    if (nb > 1) {
+        UL_FN(zstore256h)(dst[0], dst[1], a);
+        UL_FN(zstore256h)(dst[0] + 16, dst[1] + 16, b);
+    } else {
+        UL_FN(store256)(dst[0], UL_FN(csplit)(_mm512_castsi512_si256(a)));
+        UL_FN(store256)(dst[0] + 16, UL_FN(csplit)(_mm512_castsi512_si256(b)));
+    }
 }
 #endif
 #endif
@@ -978,6 +1047,12 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
             UL_FN(group256p)(rkf, rounds, src, dst, enc, mk);
             return;
         }
+#ifdef UL_Z
+        if (nb == 2 && (mk || yk)) {
+            UL_FN(zgroup256)(rkf, NULL, rounds, src, dst, 2, enc, mk);
+            return;
+        }
+#endif
 #ifdef UL_Y
         if (nb >= 2 && (mk || yk)) { /* one key: see ygroup256 */
             UL_FN(ygroup256)(rkf, NULL, rounds, src, dst, 2, enc, mk);
@@ -1411,12 +1486,10 @@ UB_KERNEL void UL_FN(zmk_cbc256)(const ublock_sched *const *keys, uint8_t *ivs,
     v512 a = UL_FN(zload256h)(ivs, ivs + 32), b = UL_FN(zload256h)(ivs + 16, ivs + 48);
     for (size_t i = 0; i < nblocks; i++) {
         const size_t o = 32 * i;
-        a = v512_xor(a, UL_FN(zload256h)(in[0] + o, in[1] + o));
-        b = v512_xor(b, UL_FN(zload256h)(in[0] + o + 16, in[1] + o + 16));
-        for (unsigned r = 0; r < rounds; r++)
-            UL_FN(zround256)(&a, &b, kz[2 * r], kz[2 * r + 1]);
-        a = v512_xor(a, kz[2 * rounds]);
-        b = v512_xor(b, kz[2 * rounds + 1]);
+        a = v512_xor3(a, UL_FN(zload256h)(in[0] + o, in[1] + o), kz[0]);
+        b = v512_xor3(b, UL_FN(zload256h)(in[0] + o + 16, in[1] + o + 16), kz[1]);
+        for (unsigned r = 1; r <= rounds; r++)
+            UL_FN(zround256_next)(&a, &b, kz[2 * r], kz[2 * r + 1]);
         UL_FN(zstore256h)(out[0] + o, out[1] + o, a);
         UL_FN(zstore256h)(out[0] + o + 16, out[1] + o + 16, b);
     }

@@ -104,7 +104,11 @@ UB_KERNEL void UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs
 #ifdef UL_Y
         if (nb >= 2) {
             const UL_H *kcp[2] = {kc[0].h, kc[mk ? 1 : 0].h};
+#ifdef UL_Z
+            UL_FN(zgroup256)(NULL, kcp, rounds, src, dst, 2, enc, mk);
+#else
             UL_FN(ygroup256)(NULL, kcp, rounds, src, dst, 2, enc, mk);
+#endif
             return;
         }
 #endif
@@ -264,6 +268,48 @@ UB_KERNEL void UL_FN(zks_fused)(kuai_cipher c, const uint8_t *key, const uint8_t
 }
 #endif
 
+#ifdef UL_Z
+/*
+ * ks_fused's uBlock-256/256 pair (ksy: the two keys' schedules, key j in
+ * lane j of each ymm) on zmm, zgroup256's form and round256_next. Round
+ * key i of block j is its key's K0, K1 (left half) and K2, K3 (right)
+ * through the rows p0 and p1 (ub256_tab's UB256_TO_L in the schedule's
+ * nibble order), so one vpermt2b from K0 and K1 (K2 and K3) makes the zmm
+ * of a half: lanes 2j and 2j + 1 are lane j of K0 through p0 and of K1
+ * through p1. Xeon (Emerald Rapids), kuai_bench --mode paper, one-shot
+ * encryption of 2 blocks: 444 -> 387-389 TSC cycles under one key, 454 ->
+ * 395-396 one block under each of 2 keys (the ymm pair with yround256
+ * before); the same with a vpermt2q and a vpshufb a half measured level.
+ */
+UB_KERNEL void UL_FN(zks_fused256)(ub_ksy *ksy, unsigned rounds, v128 p0, v128 p1,
+                                   const uint8_t *const *src, uint8_t *const *dst)
+{
+    /* byte o of lane l: K0 (K2) lane j = l / 2 through p0 where l is even,
+     * else K1 (K3, the second source: + 64) lane j through p1 */
+    const v512 lanes =
+        _mm512_setr_epi64(0, 0, 0x4040404040404040, 0x4040404040404040, 0x1010101010101010,
+                          0x1010101010101010, 0x5050505050505050, 0x5050505050505050);
+    const v512 pz = _mm512_add_epi8(_mm512_broadcast_i64x4(_mm256_set_m128i(p1, p0)), lanes);
+    v512 a = UL_FN(zload256h)(src[0], src[1]), b = UL_FN(zload256h)(src[0] + 16, src[1] + 16);
+    for (unsigned i = 0; i <= rounds; i++) {
+        if (i)
+            ub_ksy_step(ksy, i, 1);
+        v512 k0 = _mm512_permutex2var_epi8(_mm512_castsi256_si512(ksy->k0), pz,
+                                           _mm512_castsi256_si512(ksy->k1));
+        v512 k1 = _mm512_permutex2var_epi8(_mm512_castsi256_si512(ksy->k2), pz,
+                                           _mm512_castsi256_si512(ksy->k3));
+        if (i) {
+            UL_FN(zround256_next)(&a, &b, k0, k1);
+        } else {
+            a = v512_xor(a, k0);
+            b = v512_xor(b, k1);
+        }
+    }
+    UL_FN(zstore256h)(dst[0], dst[1], a);
+    UL_FN(zstore256h)(dst[0] + 16, dst[1] + 16, b);
+}
+#endif
+
 /*
  * Encryption with the round keys made between the rounds: each key's
  * schedule steps once per round (it depends on the key only, so it runs
@@ -330,6 +376,10 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
             const v256 y0 = _mm256_broadcastsi128_si256(p0), y1 = _mm256_broadcastsi128_si256(p1);
             ub_ksy ksy;
             ub_ksy_pair(&ksy, &ks[0], &ks[mk ? 1 : 0]);
+#ifdef UL_Z
+            UL_FN(zks_fused256)(&ksy, rounds, p0, p1, src, dst);
+            return;
+#endif
             UL_HY a = UL_FN(yload256v)(UL_FN(yload2)(src[0], src[1], 0));
             UL_HY b = UL_FN(yload256v)(UL_FN(yload2)(src[0] + 16, src[1] + 16, 0));
             for (unsigned i = 0; i <= rounds; i++) {

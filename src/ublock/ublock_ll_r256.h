@@ -241,6 +241,51 @@ UB_KERNEL void UL_RN(round256_chain)(UL_HT *a, UL_HT *b, UL_HT kl, UL_HT kr)
     *b = UL_RN(pr256)(UL_RN(xor256)(y, t));
 }
 
+#ifdef UL_PERM256H
+/*
+ * round256 where PL and PR are each one cross-lane byte permute
+ * (UL_PERM256H, AVX-512 VBMI's vpermb: 3 cycles, where vpermq/vpermd and
+ * the row's shuffle are 4) and the ladder's last rotation t = z^5 x3 goes
+ * into the permutes: PL(x3 ^ y2 ^ t) = PL(x3) ^ PL z^5 (x3) ^ PL(y2), so
+ * after x3 the chain is one permute and one XOR (4 cycles, not 6). PL(y2)
+ * waits on y2, which is ready two operations before x3: off the chain.
+ * The key of the next round is added after PL and PR, so it is the stored
+ * key as it is (kl, kr: round key i + 1; the last round's is the final
+ * key), with no PL^-1 form and no XOR at the next round's start: a round
+ * is 10 cycles deep instead of 13, for 11 shuffles (2 S-box, 4 rotations,
+ * 5 permutes), as many as round256 on this form.
+ */
+UB_KERNEL void UL_RN(round256_next)(UL_HT *a, UL_HT *b, UL_HT kl, UL_HT kr)
+{
+    UL_HT x = UL_RN(sbox256)(*a, 0), y = UL_RN(sbox256)(*b, 0), y2, x3;
+    UL_HT w = UL_RN(xor256)(x, y);
+    y2 = UL_RN(xor3_256)(w, UL_RN(rot256)(x, UB256_ROT2), UL_RN(rot256)(w, UB256_ROT3));
+    x3 = UL_RN(xor3_256)(x, UL_RN(rot256)(w, UB256_ROT1), UL_RN(rot256)(y2, UB256_ROT2));
+    *a = UL_RN(xor3_256)(UL_PERM256H(UL_RN(xor256)(x3, y2), PL), UL_PERM256H(x3, PL_ROT5), kl);
+    *b = UL_RN(xor3_256)(UL_PERM256H(y2, PR), UL_PERM256H(x3, PR_ROT5), kr);
+}
+
+/*
+ * round256_inv on the same permutes: undo round i, then add round key i
+ * (k0, k1). x3 = PL^-1(a) ^ PR^-1(b) and its rotation by 5 nibbles are
+ * permutes of a and b (ROT5_PL_INV, ROT5_PR_INV: PL^-1 or PR^-1, then the
+ * rotation), so y2 = y ^ z^5 x3 is ready one permute and one XOR after
+ * the round's start (4 cycles) instead of the two moves, the two shuffles,
+ * an XOR and a rotation after it (7).
+ */
+UB_KERNEL void UL_RN(round256_prev)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1)
+{
+    UL_HT y = UL_PERM256H(*b, PR_INV);
+    UL_HT x3 = UL_RN(xor256)(UL_PERM256H(*a, PL_INV), y);
+    UL_HT y2 = UL_RN(xor3_256)(y, UL_PERM256H(*a, ROT5_PL_INV), UL_PERM256H(*b, ROT5_PR_INV));
+    UL_HT x1 = UL_RN(xor256)(x3, UL_RN(rot256)(y2, UB256_ROT2));
+    UL_HT w = UL_RN(xor3_256)(y2, UL_RN(rot256)(x3, UB256_ROT2), UL_RN(rot256)(y2, UB256_ROT4));
+    UL_HT r = UL_RN(rot256)(w, UB256_ROT1);
+    *a = UL_RN(xor256)(UL_RN(sbox256)(UL_RN(xor256)(x1, r), 1), k0);
+    *b = UL_RN(xor256)(UL_RN(sbox256)(UL_RN(xor3_256)(w, x1, r), 1), k1);
+}
+#endif
+
 #ifndef UL_HALF1
 /* Undo round i, then add round key i (k0, k1); p as round256's. */
 UB_KERNEL void UL_RN(round256_inv)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p)
@@ -278,6 +323,7 @@ UB_KERNEL void UL_RN(round256_inv)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p
 #undef UL_ROW256H
 #undef UL_Q0213
 #undef UL_D04261537
+#undef UL_PERM256H
 #undef UL_T
 #undef UL_OP
 #undef UL_RN

@@ -83,6 +83,16 @@ KSHIM __m512i kshim_set1_64(long long w)
     return r.v;
 }
 
+KSHIM __m512i kshim_setr_64(long long e0, long long e1, long long e2, long long e3, long long e4,
+                            long long e5, long long e6, long long e7)
+{
+    const long long e[8] = {e0, e1, e2, e3, e4, e5, e6, e7};
+    kshim512 r;
+    for (int i = 0; i < 8; i++)
+        r.q[i] = (uint64_t)e[i];
+    return r.v;
+}
+
 KSHIM __m512i kshim_setr_32(int e0, int e1, int e2, int e3, int e4, int e5, int e6, int e7, int e8,
                             int e9, int e10, int e11, int e12, int e13, int e14, int e15)
 {
@@ -173,6 +183,23 @@ KSHIM __m512i kshim_srli_64(__m512i a, unsigned n)
     kshim512 u = {.v = a};
     for (int i = 0; i < 8; i++)
         u.q[i] = n > 63 ? 0 : u.q[i] >> n;
+    return u.v;
+}
+
+/* the shift counts are never secret; the data may be */
+KSHIM __m512i kshim_add_8(__m512i a, __m512i b)
+{
+    kshim512 ua = {.v = a}, ub = {.v = b};
+    for (int i = 0; i < 64; i++)
+        ua.b[i] = (uint8_t)(ua.b[i] + ub.b[i]);
+    return ua.v;
+}
+
+KSHIM __m512i kshim_srlv_64(__m512i a, __m512i n)
+{
+    kshim512 u = {.v = a}, c = {.v = n};
+    for (int i = 0; i < 8; i++)
+        u.q[i] = c.q[i] > 63 ? 0 : u.q[i] >> c.q[i];
     return u.v;
 }
 
@@ -326,6 +353,24 @@ KSHIM __m512i kshim_broadcast_128(__m128i a)
     for (int l = 0; l < 4; l++)
         r.x[l] = a;
     return r.v;
+}
+
+/* 128-bit lane l of a where bit 4l of k is clear, else b (the mask names
+ * 32-bit elements; the kernels give it whole lanes) */
+KSHIM __m512i kshim_mask_broadcast_128(__m512i a, unsigned k, __m128i b)
+{
+    kshim512 r = {.v = a};
+    for (int l = 0; l < 4; l++)
+        if (k >> (4 * l) & 1)
+            r.x[l] = b;
+    return r.v;
+}
+
+/* vpermb on ymm: 5 index bits, two 16-byte lanes */
+KSHIM __m256i kshim_permutexvar_8_256(__m256i idx, __m256i a)
+{
+    kshim256 ua = {.v = a};
+    return kshim_lookup_lanes(ua.x, 2, idx);
 }
 
 KSHIM __m512i kshim_broadcast_256(__m256i a)
@@ -577,6 +622,8 @@ KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
 #define _mm512_set1_epi32(w) kshim_set1_32(w)
 #define _mm512_set1_epi64(w) kshim_set1_64(w)
 #define _mm512_setr_epi32 kshim_setr_32
+#undef _mm512_setr_epi64 /* a macro in GCC's header */
+#define _mm512_setr_epi64 kshim_setr_64
 #define _mm512_loadu_si512(p) kshim_loadu(p)
 #define _mm512_load_si512(p) kshim_loadu(p)
 #define _mm512_storeu_si512(p, a) kshim_storeu(p, a)
@@ -590,9 +637,11 @@ KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
 #define _mm512_or_si512(a, b) kshim_or(a, b)
 #define _mm512_andnot_si512(a, b) kshim_andnot(a, b)
 #define _mm512_srli_epi64(a, n) kshim_srli_64(a, n)
+#define _mm512_srlv_epi64(a, n) kshim_srlv_64(a, n)
 #define _mm512_slli_epi64(a, n) kshim_slli_64(a, n)
 #define _mm512_rol_epi32(a, n) kshim_rol_32(a, n)
 #define _mm512_add_epi32(a, b) kshim_add_32(a, b)
+#define _mm512_add_epi8(a, b) kshim_add_8(a, b)
 #define _mm512_mask_add_epi32(s, k, a, b) kshim_mask_add_32(s, k, a, b)
 #define _mm512_cmplt_epu32_mask(a, b) kshim_cmplt_epu32_mask(a, b)
 #define _mm512_mask_cmpeq_epi32_mask(k, a, b) kshim_mask_cmpeq_32_mask(k, a, b)
@@ -607,6 +656,8 @@ KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
 #define _mm512_permutexvar_epi8(i, a) kshim_permutexvar_8(i, a)
 #define _mm512_permutex2var_epi8(a, i, b) kshim_permutex2var_8(a, i, b)
 #define _mm512_broadcast_i32x4(a) kshim_broadcast_128(a)
+#define _mm512_mask_broadcast_i32x4(a, k, b) kshim_mask_broadcast_128(a, k, b)
+#define _mm256_permutexvar_epi8(i, a) kshim_permutexvar_8_256(i, a)
 #define _mm512_broadcast_i64x4(a) kshim_broadcast_256(a)
 #define _mm512_extracti64x4_epi64(a, i) kshim_extract_256(a, i)
 #define _mm512_castsi512_si256(a) kshim_cast_256(a)

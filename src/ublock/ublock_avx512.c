@@ -389,7 +389,9 @@ static inline void ublock256_avx512_store_xor(uint8_t *out, const uint8_t *in, c
  * stored key 220 -> 198 (128/128), 325 -> 291 (128/256), 396 -> 379
  * (256/256); one-shot 4 blocks 262 -> 232, 352 -> 316.
  * Crossovers from the same rows: uBlock-256/256 4 blocks 748 against ~907
- * for a 16-block pass: below 5, as on avx2. uBlock-128 below 17: with the
+ * for a 16-block pass: below 5, as on avx2; below 7 since the zmm pairs
+ * and single blocks of round256_next (2026-11-28): 6 blocks 808 against
+ * 903, 8 blocks ~1,090 (4 pairs) against 895-920. uBlock-128 below 17: with the
  * zmm groups (UL_Z) 12 blocks cost 397 cycles (128/128), 16 cost 511
  * against ~520-600 for a 32-block pass (128/256: 16 blocks 752 against
  * 746-823); below 9 before them.
@@ -402,7 +404,7 @@ static inline void ublock256_avx512_store_xor(uint8_t *out, const uint8_t *in, c
 #define UL_VPERMB256(row) ub512_256_tab[UB512_256_##row] /* PL, PR as vpermb */
 #include "ublock_ll.h"
 UL_FRONT(ublock128_avx512_, 17, 32)
-UL_FRONT(ublock256_avx512_, 5, 16)
+UL_FRONT(ublock256_avx512_, 7, 16)
 UL_NARROW_IMPL(ublock128_avx512_ll, "avx512", KUAI_FAMILY_UBLOCK128, ublock_avx512_available);
 UL_NARROW_IMPL(ublock256_avx512_ll, "avx512", KUAI_FAMILY_UBLOCK256, ublock_avx512_available);
 

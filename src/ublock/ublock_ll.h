@@ -895,18 +895,41 @@ UB_KERNEL void UL_FN(cblock256)(const uint8_t (*rk)[32], unsigned rounds, const 
 #define UL_PERM256H(x, row) _mm512_permutexvar_epi8(v512_load(UL_VPERMB256(row)), x)
 #include "ublock_ll_r256.h"
 
-/* The 16 bytes at p0 (block 0's half) and p1 (block 1's) in that form, and
- * back. */
-UB_KERNEL v512 UL_FN(zload256h)(const uint8_t *p0, const uint8_t *p1)
+/*
+ * Blocks p0 and p1 (32 bytes each) -> the pair's halves a and b in that
+ * form, and back (p1 NULL: block 0 only). Both blocks' nibbles are split
+ * at once (high nibbles, low nibbles), then one two-source vpermb a half
+ * puts them where load256, cjoin and the lane inserts put them, one at a
+ * time: the wide kernel's rows LOAD_X0 / LOAD_X1 (ublock_avx512.c) are
+ * that composition (its sources after the transposition are the same
+ * high- and low-nibble bytes), and STORE_R4 / STORE_R0 gather each
+ * byte's high and low nibble back. A pair's 9 operations in and 6 out,
+ * where the half-by-half forms took ~34 and ~32 (2 blocks, key outside:
+ * see zgroup256).
+ */
+UB_KERNEL void UL_FN(zload2x256)(const uint8_t *p0, const uint8_t *p1, v512 *a, v512 *b)
 {
-    return _mm512_inserti64x4(_mm512_castsi256_si512(UL_FN(cjoin)(UL_FN(load256)(p0))),
-                              UL_FN(cjoin)(UL_FN(load256)(p1)), 1);
+    const v512 m = v512_set1_8(0x0f);
+    const v512 x = p1 == p0 + 32 ? v512_loadu(p0)
+                                 : _mm512_inserti64x4(_mm512_castsi256_si512(v256_loadu(p0)),
+                                                      v256_loadu(p1), 1);
+    const v512 hi = v512_and(v512_srl64(x, 4), m), lo = v512_and(x, m);
+    *a = _mm512_permutex2var_epi8(hi, v512_load(UL_VPERMB256(LOAD_X0)), lo);
+    *b = _mm512_permutex2var_epi8(hi, v512_load(UL_VPERMB256(LOAD_X1)), lo);
 }
 
-UB_KERNEL void UL_FN(zstore256h)(uint8_t *p0, uint8_t *p1, v512 x)
+UB_KERNEL void UL_FN(zstore2x256)(uint8_t *p0, uint8_t *p1, v512 a, v512 b)
 {
-    UL_FN(store256)(p0, UL_FN(csplit)(_mm512_castsi512_si256(x)));
-    UL_FN(store256)(p1, UL_FN(csplit)(_mm512_extracti64x4_epi64(x, 1)));
+    const v512 hi = _mm512_permutex2var_epi8(a, v512_load(UL_VPERMB256(STORE_R4)), b);
+    const v512 lo = _mm512_permutex2var_epi8(a, v512_load(UL_VPERMB256(STORE_R0)), b);
+    const v512 x = v512_or(v512_sll64(hi, 4), lo); /* nibbles: nothing crosses a byte */
+    if (p1 == p0 + 32) {
+        v512_storeu(p0, x);
+        return;
+    }
+    v256_storeu(p0, _mm512_castsi512_si256(x));
+    if (p1)
+        v256_storeu(p1, _mm512_extracti64x4_epi64(x, 1));
 }
 
 /* Round key i of a pair in that form: from the stored forms' rows (rk:
@@ -940,8 +963,8 @@ UB_KERNEL void UL_FN(zgroup256)(const uint8_t (*const *rk)[32], const UL_H *cons
                                 int nb, int enc, int mk)
 {
     const int j1 = nb > 1 ? 1 : 0, kj1 = mk && nb > 1 ? 1 : 0;
-    v512 a = UL_FN(zload256h)(src[0], src[j1]), b = UL_FN(zload256h)(src[0] + 16, src[j1] + 16);
-    v512 k0, k1;
+    v512 a, b, k0, k1;
+    UL_FN(zload2x256)(src[0], src[j1], &a, &b);
     UL_FN(zkget256)(rk, kc, enc ? 0 : rounds, kj1, &k0, &k1);
     a = v512_xor(a, k0);
     b = v512_xor(b, k1);
@@ -952,13 +975,7 @@ UB_KERNEL void UL_FN(zgroup256)(const uint8_t (*const *rk)[32], const UL_H *cons
         else
             UL_FN(zround256_prev)(&a, &b, k0, k1);
     }
-    if (nb > 1) {
-        UL_FN(zstore256h)(dst[0], dst[1], a);
-        UL_FN(zstore256h)(dst[0] + 16, dst[1] + 16, b);
-    } else {
-        UL_FN(store256)(dst[0], UL_FN(csplit)(_mm512_castsi512_si256(a)));
-        UL_FN(store256)(dst[0] + 16, UL_FN(csplit)(_mm512_castsi512_si256(b)));
-    }
+    UL_FN(zstore2x256)(dst[0], nb > 1 ? dst[1] : NULL, a, b);
 }
 #endif
 #endif
@@ -1505,7 +1522,7 @@ UB_KERNEL void UL_FN(ymk_cbc_group)(const ublock_sched *const *keys, uint8_t *iv
 }
 
 #ifdef UL_Z
-/* 2 uBlock-256 CBC chains on zmm, chain j in 256-bit half j (zload256h's
+/* 2 uBlock-256 CBC chains on zmm, chain j in 256-bit half j (zload2x256's
  * form), the two keys' round keys made into that form once (round256:
  * round256_chain's form with its keys measured 4.91 -> 5.19 c/B here). */
 UB_KERNEL void UL_FN(zmk_cbc256)(const ublock_sched *const *keys, uint8_t *ivs,
@@ -1520,18 +1537,18 @@ UB_KERNEL void UL_FN(zmk_cbc256)(const ublock_sched *const *keys, uint8_t *ivs,
         kz[i] = _mm512_inserti64x4(_mm512_castsi256_si512(UL_FN(cjoin)(x[0][i])),
                                    UL_FN(cjoin)(x[1][i]), 1);
     kuai_wipe(x, sizeof x);
-    v512 a = UL_FN(zload256h)(ivs, ivs + 32), b = UL_FN(zload256h)(ivs + 16, ivs + 48);
+    v512 a, b, ia, ib;
+    UL_FN(zload2x256)(ivs, ivs + 32, &a, &b);
     for (size_t i = 0; i < nblocks; i++) {
         const size_t o = 32 * i;
-        a = v512_xor3(a, UL_FN(zload256h)(in[0] + o, in[1] + o), kz[0]);
-        b = v512_xor3(b, UL_FN(zload256h)(in[0] + o + 16, in[1] + o + 16), kz[1]);
+        UL_FN(zload2x256)(in[0] + o, in[1] + o, &ia, &ib);
+        a = v512_xor3(a, ia, kz[0]);
+        b = v512_xor3(b, ib, kz[1]);
         for (unsigned r = 1; r <= rounds; r++)
             UL_FN(zround256_next)(&a, &b, kz[2 * r], kz[2 * r + 1]);
-        UL_FN(zstore256h)(out[0] + o, out[1] + o, a);
-        UL_FN(zstore256h)(out[0] + o + 16, out[1] + o + 16, b);
+        UL_FN(zstore2x256)(out[0] + o, out[1] + o, a, b);
     }
-    UL_FN(zstore256h)(ivs, ivs + 32, a);
-    UL_FN(zstore256h)(ivs + 16, ivs + 48, b);
+    UL_FN(zstore2x256)(ivs, ivs + 32, a, b);
     kuai_wipe(kz, sizeof kz);
 }
 #endif

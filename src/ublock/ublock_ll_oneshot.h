@@ -290,7 +290,8 @@ UB_KERNEL void UL_FN(zks_fused256)(ub_ksy *ksy, unsigned rounds, v128 p0, v128 p
         _mm512_setr_epi64(0, 0, 0x4040404040404040, 0x4040404040404040, 0x1010101010101010,
                           0x1010101010101010, 0x5050505050505050, 0x5050505050505050);
     const v512 pz = _mm512_add_epi8(_mm512_broadcast_i64x4(_mm256_set_m128i(p1, p0)), lanes);
-    v512 a = UL_FN(zload256h)(src[0], src[1]), b = UL_FN(zload256h)(src[0] + 16, src[1] + 16);
+    v512 a, b;
+    UL_FN(zload2x256)(src[0], src[1], &a, &b);
     for (unsigned i = 0; i <= rounds; i++) {
         if (i)
             ub_ksy_step(ksy, i, 1);
@@ -305,8 +306,7 @@ UB_KERNEL void UL_FN(zks_fused256)(ub_ksy *ksy, unsigned rounds, v128 p0, v128 p
             b = v512_xor(b, k1);
         }
     }
-    UL_FN(zstore256h)(dst[0], dst[1], a);
-    UL_FN(zstore256h)(dst[0] + 16, dst[1] + 16, b);
+    UL_FN(zstore2x256)(dst[0], dst[1], a, b);
 }
 #endif
 

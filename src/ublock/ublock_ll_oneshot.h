@@ -281,24 +281,34 @@ UB_KERNEL void UL_FN(zks_fused)(kuai_cipher c, const uint8_t *key, const uint8_t
  * 395-396 one block under each of 2 keys (the ymm pair with yround256
  * before); the same with a vpermt2q and a vpshufb a half measured level.
  */
-UB_KERNEL void UL_FN(zks_fused256)(ub_ksy *ksy, unsigned rounds, v128 p0, v128 p1,
-                                   const uint8_t *const *src, uint8_t *const *dst)
+/* The vpermt2b index that takes a half's round key of each of two keys
+ * from ymm x (key j in lane j) through row p0 and ymm y through p1: byte o
+ * of zmm lane l is lane j = l / 2 of x through p0 where l is even, else
+ * of y (the second source: + 64) through p1. */
+UB_KERNEL v512 UL_FN(zks_pick2)(v128 p0, v128 p1)
 {
-    /* byte o of lane l: K0 (K2) lane j = l / 2 through p0 where l is even,
-     * else K1 (K3, the second source: + 64) lane j through p1 */
     const v512 lanes =
         _mm512_setr_epi64(0, 0, 0x4040404040404040, 0x4040404040404040, 0x1010101010101010,
                           0x1010101010101010, 0x5050505050505050, 0x5050505050505050);
-    const v512 pz = _mm512_add_epi8(_mm512_broadcast_i64x4(_mm256_set_m128i(p1, p0)), lanes);
+    return _mm512_add_epi8(_mm512_broadcast_i64x4(_mm256_set_m128i(p1, p0)), lanes);
+}
+
+UB_KERNEL v512 UL_FN(zks_key2)(v256 x, v512 pz, v256 y)
+{
+    return _mm512_permutex2var_epi8(_mm512_castsi256_si512(x), pz, _mm512_castsi256_si512(y));
+}
+
+UB_KERNEL void UL_FN(zks_fused256)(ub_ksy *ksy, unsigned rounds, v128 p0, v128 p1,
+                                   const uint8_t *const *src, uint8_t *const *dst)
+{
+    const v512 pz = UL_FN(zks_pick2)(p0, p1); /* K0 (K2) through p0, K1 (K3) through p1 */
     v512 a, b;
     UL_FN(zload2x256)(src[0], src[1], &a, &b);
     for (unsigned i = 0; i <= rounds; i++) {
         if (i)
             ub_ksy_step(ksy, i, 1);
-        v512 k0 = _mm512_permutex2var_epi8(_mm512_castsi256_si512(ksy->k0), pz,
-                                           _mm512_castsi256_si512(ksy->k1));
-        v512 k1 = _mm512_permutex2var_epi8(_mm512_castsi256_si512(ksy->k2), pz,
-                                           _mm512_castsi256_si512(ksy->k3));
+        v512 k0 = UL_FN(zks_key2)(ksy->k0, pz, ksy->k1);
+        v512 k1 = UL_FN(zks_key2)(ksy->k2, pz, ksy->k3);
         if (i) {
             UL_FN(zround256_next)(&a, &b, k0, k1);
         } else {
@@ -581,6 +591,33 @@ UB_KERNEL void UL_FN(ks_ydec_c)(const uint8_t *const *key, const uint8_t *const 
     /* K2 = PK3's K1 half of the earlier K1, K3 = PK3's K0 half of the
      * earlier K0, each then converted */
     const v256 z2 = v256_shuf8(ks.pk1, y0), z3 = v256_shuf8(ks.pk0, y1);
+#ifdef UL_Z
+    /* the pair on zmm (zgroup256's form and round256_prev), each round
+     * key into it by one vpermt2b (zks_fused256's): Xeon (Emerald
+     * Rapids), one-shot decryption of one block under each of 2 keys
+     * 469 -> 452 TSC cycles */
+    const v512 py = UL_FN(zks_pick2)(_mm256_castsi256_si128(y0), _mm256_castsi256_si128(y1));
+    const v512 pz = UL_FN(zks_pick2)(_mm256_castsi256_si128(z2), _mm256_castsi256_si128(z3));
+    v512 za, zb;
+    UL_FN(zload2x256)(src[0], src[1], &za, &zb);
+    za = v512_xor(za, UL_FN(zks_key2)(ks.k0, py, ks.k1));
+    zb = v512_xor(zb, UL_FN(zks_key2)(ks.k2, py, ks.k3));
+    volatile v256 *wz = kr[0];
+    for (unsigned i = R; i-- > 0;) {
+        const unsigned j = i ? i - 1 : R;
+        const v512 k0 = UL_FN(zks_key2)(kr[i][0], py, kr[i][1]);
+        const v512 k1 =
+            i ? UL_FN(zks_key2)(kr[j][1], pz, kr[j][0]) : UL_FN(zks_key2)(kr[j][0], py, kr[j][1]);
+        wz[2 * i] = zero;
+        wz[2 * i + 1] = zero;
+        if (!i) {
+            wz[2 * R] = zero;
+            wz[2 * R + 1] = zero;
+        }
+        UL_FN(zround256_prev)(&za, &zb, k0, k1);
+    }
+    UL_FN(zstore2x256)(dst[0], dst[1], za, zb);
+#else
     UL_HY a = UL_FN(yload256v)(UL_FN(yload2)(src[0], src[1], 0));
     UL_HY b = UL_FN(yload256v)(UL_FN(yload2)(src[0] + 16, src[1] + 16, 0));
     a = UL_FN(yxor256)(a, UL_FN(ymk256)(v256_shuf8(ks.k0, y0), v256_shuf8(ks.k1, y1)));
@@ -601,6 +638,7 @@ UB_KERNEL void UL_FN(ks_ydec_c)(const uint8_t *const *key, const uint8_t *const 
     }
     UL_FN(ystore2)(dst[0], dst[1], UL_FN(ymerge256)(a));
     UL_FN(ystore2)(dst[0] + 16, dst[1] + 16, UL_FN(ymerge256)(b));
+#endif
 }
 
 typedef void (*UL_FN(ksyd_fn))(const uint8_t *const *, const uint8_t *const *, uint8_t *const *);

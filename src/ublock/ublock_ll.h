@@ -842,7 +842,7 @@ UB_KERNEL void UL_FN(ycbc_enc256)(const ublock_sched *s, uint8_t *iv, const uint
  * is added (rk: the key's rows). On xmm (enc256, two vectors a half, PL
  * and PR by unpacks and shuffles) one block took longer than two on zmm
  * (Xeon, Emerald Rapids: 352 against 273 TSC cycles); here the round is
- * as deep as one chain's and nothing runs on zmm.
+ * as deep as one chain's and nothing runs on zmm: 243.
  */
 UB_KERNEL void UL_FN(cblock256)(const uint8_t (*rk)[32], unsigned rounds, const uint8_t *src,
                                 uint8_t *dst, int enc)
@@ -872,16 +872,17 @@ UB_KERNEL void UL_FN(cblock256)(const uint8_t (*rk)[32], unsigned rounds, const 
  * UL_HALF1's ymm (l in its lane 0, h in lane 1): a pair's round is the
  * operations of one block's ymm round where the ymm pair (ygroup256, a
  * block per lane) has twice the shuffles and logic. Used for 2 CBC chains
- * (zmk_cbc256) and for the encryption of an ECB pair (zgroup256), both
- * with round256_next. With round256's PL and PR (vpermq/vpermd and a
+ * (zmk_cbc256) and ECB pairs (zgroup256, both directions), with
+ * round256_next and round256_prev. With round256's PL and PR (vpermq/vpermd and a
  * shuffle, 13 cycles a round) ECB pairs stayed on ymm: there (Xeon,
  * Emerald Rapids, lowest of 4 alternating runs, TSC cycles) the zmm pair
  * took 2 blocks under a stored key 350 -> 322 (decryption 374 -> 328),
  * but a key setup before each call 483 -> 497 and 4 of them in a
  * multi-key row 629 -> 689. With round256_next (10 cycles deep) the same
  * rows went 350 -> 272, 481 -> 452 and 632 -> 601 (2026-11-28,
- * docs/performance.md); decryption (round256_prev) 371 -> 298. The
- * one-shot pair runs here too (zks_fused256, and ks_group's decryption).
+ * docs/performance.md); decryption (round256_prev) 371 -> 298; with
+ * zload2x256's way in and out 241, 437, 577 and 266. The one-shot pairs
+ * run here too (zks_fused256, ks_ydec_c, ks_group's decryption).
  */
 #define UL_T v512
 #define UL_OP(op) KUAI_V(v512, op)

@@ -269,18 +269,6 @@ UB_KERNEL void UL_FN(zks_fused)(kuai_cipher c, const uint8_t *key, const uint8_t
 #endif
 
 #ifdef UL_Z
-/*
- * ks_fused's uBlock-256/256 pair (ksy: the two keys' schedules, key j in
- * lane j of each ymm) on zmm, zgroup256's form and round256_next. Round
- * key i of block j is its key's K0, K1 (left half) and K2, K3 (right)
- * through the rows p0 and p1 (ub256_tab's UB256_TO_L in the schedule's
- * nibble order), so one vpermt2b from K0 and K1 (K2 and K3) makes the zmm
- * of a half: lanes 2j and 2j + 1 are lane j of K0 through p0 and of K1
- * through p1. Xeon (Emerald Rapids), kuai_bench --mode paper, one-shot
- * encryption of 2 blocks: 444 -> 387-389 TSC cycles under one key, 454 ->
- * 395-396 one block under each of 2 keys (the ymm pair with yround256
- * before); the same with a vpermt2q and a vpshufb a half measured level.
- */
 /* The vpermt2b index that takes a half's round key of each of two keys
  * from ymm x (key j in lane j) through row p0 and ymm y through p1: byte o
  * of zmm lane l is lane j = l / 2 of x through p0 where l is even, else
@@ -298,6 +286,19 @@ UB_KERNEL v512 UL_FN(zks_key2)(v256 x, v512 pz, v256 y)
     return _mm512_permutex2var_epi8(_mm512_castsi256_si512(x), pz, _mm512_castsi256_si512(y));
 }
 
+/*
+ * ks_fused's uBlock-256/256 pair (ksy: the two keys' schedules, key j in
+ * lane j of each ymm) on zmm, zgroup256's form and round256_next. Round
+ * key i of block j is its key's K0, K1 (left half) and K2, K3 (right)
+ * through the rows p0 and p1 (ub256_tab's UB256_TO_L in the schedule's
+ * nibble order), so one vpermt2b from K0 and K1 (K2 and K3) makes the zmm
+ * of a half: lanes 2j and 2j + 1 are lane j of K0 through p0 and of K1
+ * through p1. Xeon (Emerald Rapids), kuai_bench --mode paper, one-shot
+ * encryption of 2 blocks: 444 -> 387-389 TSC cycles under one key, 454 ->
+ * 395-396 one block under each of 2 keys (the ymm pair with yround256
+ * before); 361 and 372 with zload2x256's way in and out. The same with a
+ * vpermt2q and a vpshufb a half measured level.
+ */
 UB_KERNEL void UL_FN(zks_fused256)(ub_ksy *ksy, unsigned rounds, v128 p0, v128 p1,
                                    const uint8_t *const *src, uint8_t *const *dst)
 {
@@ -379,17 +380,17 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
         const v128 p1 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L] + 16));
 #ifdef UL_Y
         if (nb >= 2 && (mk || yk)) {
-            /* ymm, block j in lane j, the two keys' schedules in ymm (one
-             * key's in both lanes: on a core that runs 256 bits at once
-             * that costs what the xmm schedule does; where it splits them,
-             * Zen 1, the key stays on xmm: see ygroup256k) */
-            const v256 y0 = _mm256_broadcastsi128_si256(p0), y1 = _mm256_broadcastsi128_si256(p1);
+            /* the two keys' schedules in ymm (one key's in both lanes: on
+             * a core that runs 256 bits at once that costs what the xmm
+             * schedule does; where it splits them, Zen 1, the key stays on
+             * xmm: see ygroup256k); the blocks on zmm (zks_fused256) or
+             * ymm, block j in lane j */
             ub_ksy ksy;
             ub_ksy_pair(&ksy, &ks[0], &ks[mk ? 1 : 0]);
 #ifdef UL_Z
             UL_FN(zks_fused256)(&ksy, rounds, p0, p1, src, dst);
-            return;
-#endif
+#else
+            const v256 y0 = _mm256_broadcastsi128_si256(p0), y1 = _mm256_broadcastsi128_si256(p1);
             UL_HY a = UL_FN(yload256v)(UL_FN(yload2)(src[0], src[1], 0));
             UL_HY b = UL_FN(yload256v)(UL_FN(yload2)(src[0] + 16, src[1] + 16, 0));
             for (unsigned i = 0; i <= rounds; i++) {
@@ -406,6 +407,7 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
             }
             UL_FN(ystore2)(dst[0], dst[1], UL_FN(ymerge256)(a));
             UL_FN(ystore2)(dst[0] + 16, dst[1] + 16, UL_FN(ymerge256)(b));
+#endif
             return;
         }
 #endif

@@ -1524,8 +1524,9 @@ UB_KERNEL void UL_FN(ymk_cbc_group)(const ublock_sched *const *keys, uint8_t *iv
 
 #ifdef UL_Z
 /* 2 uBlock-256 CBC chains on zmm, chain j in 256-bit half j (zload2x256's
- * form), the two keys' round keys made into that form once (round256:
- * round256_chain's form with its keys measured 4.91 -> 5.19 c/B here). */
+ * form), the two keys' round keys made into that form once, the rounds
+ * round256_next's (4.91 -> 4.24 c/B against round256's; round256_chain's
+ * form with its keys had measured 4.91 -> 5.19 here). */
 UB_KERNEL void UL_FN(zmk_cbc256)(const ublock_sched *const *keys, uint8_t *ivs,
                                  const uint8_t *const *in, uint8_t *const *out, size_t nblocks)
 {

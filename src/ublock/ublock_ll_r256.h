@@ -158,6 +158,7 @@ UB_KERNEL void UL_RN(ladder256x3)(UL_HT x, UL_HT y, UL_HT *y2, UL_HT *x3, UL_HT 
     *t = UL_RN(rot256)(*x3, UB256_ROT5);
 }
 
+#ifndef UL_HALF1
 /* round256's linear layer on the S-box's outputs x, y */
 UB_KERNEL void UL_RN(lin256)(UL_HT x, UL_HT y, UL_HT *a, UL_HT *b)
 {
@@ -180,7 +181,6 @@ UB_KERNEL void UL_RN(lin256)(UL_HT x, UL_HT y, UL_HT *a, UL_HT *b)
     *b = UL_RN(pr256)(y);
 }
 
-#ifndef UL_HALF1
 /* Add round key i (k0, k1), then round i; p: two blocks packed in each
  * byte (sbox256p), keys packed alike. */
 UB_KERNEL void UL_RN(round256)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p)
@@ -188,14 +188,6 @@ UB_KERNEL void UL_RN(round256)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p)
     UL_HT x = UL_RN(xor256)(*a, k0), y = UL_RN(xor256)(*b, k1);
     x = p ? UL_RN(sbox256p)(x, 0) : UL_RN(sbox256)(x, 0);
     y = p ? UL_RN(sbox256p)(y, 0) : UL_RN(sbox256)(y, 0);
-    UL_RN(lin256)(x, y, a, b);
-}
-#else
-/* Add round key i (k0, k1), then round i. */
-UB_KERNEL void UL_RN(round256)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1)
-{
-    UL_HT x = UL_RN(sbox256)(UL_RN(xor256)(*a, k0), 0);
-    UL_HT y = UL_RN(sbox256)(UL_RN(xor256)(*b, k1), 0);
     UL_RN(lin256)(x, y, a, b);
 }
 #endif

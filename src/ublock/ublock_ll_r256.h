@@ -238,14 +238,14 @@ UB_KERNEL void UL_RN(round256_chain)(UL_HT *a, UL_HT *b, UL_HT kl, UL_HT kr)
  * round256 where PL and PR are each one cross-lane byte permute
  * (UL_PERM256H, AVX-512 VBMI's vpermb: 3 cycles, where vpermq/vpermd and
  * the row's shuffle are 4) and the ladder's last rotation t = z^5 x3 goes
- * into the permutes: PL(x3 ^ y2 ^ t) = PL(x3) ^ PL z^5 (x3) ^ PL(y2), so
- * after x3 the chain is one permute and one XOR (4 cycles, not 6). PL(y2)
- * waits on y2, which is ready two operations before x3: off the chain.
- * The key of the next round is added after PL and PR, so it is the stored
- * key as it is (kl, kr: round key i + 1; the last round's is the final
- * key), with no PL^-1 form and no XOR at the next round's start: a round
- * is 10 cycles deep instead of 13, for 11 shuffles (2 S-box, 4 rotations,
- * 5 permutes), as many as round256 on this form.
+ * into the permutes: PL(x3 ^ y2 ^ t) = PL(x3 ^ y2) ^ (PL z^5)(x3) and
+ * PR(y2 ^ t) = PR(y2) ^ (PR z^5)(x3), so after x3 the chain is an XOR, a
+ * permute and an XOR (PL(x3) ^ PL(y2) as two permutes, one XOR less deep,
+ * measured slower: docs/performance.md). The key of the next round is
+ * added after PL and PR, so it is the stored key as it is (kl, kr: round
+ * key i + 1; the last round's is the final key), with no PL^-1 form and
+ * no XOR at the next round's start: about 10 cycles a round instead of
+ * 13, for 10 shuffles (2 S-box, 4 rotations, 4 permutes).
  */
 UB_KERNEL void UL_RN(round256_next)(UL_HT *a, UL_HT *b, UL_HT kl, UL_HT kr)
 {

@@ -154,8 +154,8 @@ static int key_setup(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_
 }
 
 /* Every check first (each key's pointers, then key_setup's): on an
- * error no key struct is written. Pairs of keys go through the backend's
- * expand2 where it has one. */
+ * error no key struct is written. Fours and pairs of keys go through the
+ * backend's expand4 and expand2 where it has them. */
 static int key_setup_multi(kuai_key *const *keys, kuai_cipher c, const uint8_t *const *key,
                            size_t key_len, size_t n, const char *backend)
 {
@@ -173,20 +173,24 @@ static int key_setup_multi(kuai_key *const *keys, kuai_cipher c, const uint8_t *
         keys[i]->priv_cipher = (uint32_t)c;
         keys[i]->priv_impl = impl;
     }
-    size_t i = 0;
-    /* the same struct twice in a pair: one by one, so that it holds the
-     * later key, as with kuai_key_init called in order */
-    for (; impl->expand2 && i + 1 < n; i += 2) {
-        if (keys[i] == keys[i + 1]) {
-            impl->expand(keys[i], key[i]);
-            impl->expand(keys[i + 1], key[i + 1]);
+    /* In index order, so that a struct named twice holds the later key
+     * (as with kuai_key_init called in order): four distinct structs in
+     * a row through expand4, two through expand2, else one by one. */
+    for (size_t i = 0; i < n;) {
+        kuai_key *const *g = keys + i;
+        if (impl->expand4 && n - i >= 4 && g[0] != g[1] && g[0] != g[2] && g[0] != g[3] &&
+            g[1] != g[2] && g[1] != g[3] && g[2] != g[3]) {
+            impl->expand4(g, key + i);
+            i += 4;
+        } else if (impl->expand2 && n - i >= 2 && g[0] != g[1]) {
+            impl->expand2(g[0], g[1], key[i], key[i + 1]);
+            i += 2;
         } else {
-            impl->expand2(keys[i], keys[i + 1], key[i], key[i + 1]);
+            impl->expand(g[0], key[i]);
+            i++;
         }
     }
-    for (; i < n; i++)
-        impl->expand(keys[i], key[i]);
-    for (i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++)
         keys[i]->priv_magic = KUAI_KEY_MAGIC;
     return KUAI_OK;
 }

@@ -70,6 +70,10 @@ typedef struct kuai_impl {
      * both with priv_cipher set), as expand on each; kuai_key_init_multi
      * pairs its keys for it. NULL: expand one by one. */
     void (*expand2)(kuai_key *k0, kuai_key *k1, const uint8_t *key0, const uint8_t *key1);
+    /* Optional: four keys in one pass (k[0..3] distinct), as expand on
+     * each; kuai_key_init_multi takes it for each four keys in a row whose
+     * structs differ, before pairs. NULL: pairs, or one by one. */
+    void (*expand4)(kuai_key *const k[4], const uint8_t *const key[4]);
     /* The bytes of kuai_key.priv_sched (from the start) that expand and
      * every later call with the key may write: what a one-shot call wipes
      * (src/modes/oneshot.c). A whole 8 KiB wipe cost more than key setup

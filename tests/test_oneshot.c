@@ -146,7 +146,7 @@ static void oneshot_multi_one_block(kuai_cipher c)
 
 /* kuai_key_init_multi (the environment's backend, as kuai_key_init) and
  * kuai_key_init_multi_backend (backend be) against one kuai_key_init_backend
- * per key on the portable backend: n of 1..9 (pairs and a key alone),
+ * per key on the portable backend: n of 1..9 (fours, pairs and a key alone),
  * structs full of a pattern first, each key then run short (the
  * low-latency kernel's form) and long (the wide kernel's, derived from
  * it) both ways and through CBC; a struct twice in one call holds the

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* vocab.h's 512-bit vocabulary on AVX-512 F/BW (zmm), the part the
  * low-latency uBlock kernel's zmm group uses (ublock_ll.h, UL_Z): shuffles
- * and unpacks work within each 128-bit lane, as vpshufb and vpunpck do.
+ * and unpacks work within each 128-bit lane, as vpshufb and vpunpck do;
+ * uBlock's key setup of four keys at once (ublock_ks.h, ub_ksz) too.
  * Only for files compiled with AVX-512 (or make test-shim's stand-in). */
 #ifndef KUAI_SIMD_AVX512_H
 #define KUAI_SIMD_AVX512_H
@@ -31,5 +32,11 @@ typedef __m512i v512;
 #define v512_sll64(x, n) _mm512_slli_epi64(x, n)
 #define v512_unpacklo64(a, b) _mm512_unpacklo_epi64(a, b)
 #define v512_unpackhi64(a, b) _mm512_unpackhi_epi64(a, b)
+/* the two qwords of every lane exchanged */
+#define v512_swap64(x) _mm512_shuffle_epi32(x, 0x4e)
+/* a's low qword and b's high one, in every lane */
+#define v512_blend64(a, b) _mm512_mask_blend_epi64(0xaa, a, b)
+/* pshufb, relied on for 0 where the index byte's bit 7 is set */
+#define v512_shuf8z(x, idx) _mm512_shuffle_epi8(x, idx)
 
 #endif

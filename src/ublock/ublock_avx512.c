@@ -27,7 +27,8 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "../simd/sse.h" /* the nibble key setup (VEX-encoded here) */
+#include "../simd/avx512.h" /* the four-key setup (ub_ksz) */
+#include "../simd/sse.h"    /* the nibble key setup (VEX-encoded here) */
 /* uBlock-128/256's key setup loop unrolled (ublock_expand_nib_w.h): on
  * the Xeon (Emerald Rapids) its key setup alone 88 -> 77 TSC cycles, two
  * keys in one call 134 -> 122. Only here: unrolled on Zen 1 (avx2,
@@ -74,6 +75,13 @@ static void ublock_expand_nib2_avx512(ublock_sched *s0, ublock_sched *s1, kuai_c
     ub_expand_nib2_any(s0, s1, c, key0, key1);
 }
 #define UB_KEY_SETUP2 ublock_expand_nib2_avx512
+/* four keys side by side, one per zmm lane (kuai_key_init_multi) */
+static void ublock_expand_nib4_avx512(ublock_sched *const s[4], kuai_cipher c,
+                                      const uint8_t *const key[4])
+{
+    ub_expand_nib4_any(s, c, key);
+}
+#define UB_KEY_SETUP4 ublock_expand_nib4_avx512
 #include "ublock_bs.h"
 
 static int ublock_avx512_available(void)

@@ -933,6 +933,20 @@ static KUAI_HOT_ALIGN void UBM_FN(expand2)(kuai_key *k0, kuai_key *k1, const uin
 }
 #endif
 
+#ifdef UB_KEY_SETUP4
+/* Four keys of one cipher in one pass (kuai_key_init_multi): UB_KEY_SETUP4
+ * runs their schedules side by side. */
+static KUAI_HOT_ALIGN void UBM_FN(expand4)(kuai_key *const k[4], const uint8_t *const key[4])
+{
+    ublock_sched *s[4];
+    for (int j = 0; j < 4; j++)
+        s[j] = ublock_sched_of(k[j]);
+    UB_KEY_SETUP4(s, (kuai_cipher)k[0]->priv_cipher, key);
+    for (int j = 0; j < 4; j++)
+        __atomic_store_n(&s[j]->masks, UBLOCK_MASKS_NONE, __ATOMIC_RELAXED);
+}
+#endif
+
 enum { UBM_FN(nmasks) = 8 * (UBLOCK_MAX_ROUNDS + 1) };
 
 static const UBM_K *UBM_FN(masks)(const kuai_key *k, UBM_K *tmp)

@@ -2,11 +2,14 @@
 /*
  * The body of the nibble key setup (ublock_expand_nib.h) over one vector
  * width, included once per width: UBE_FN is the function's name, UBE_S the
- * schedule state (ublock_ks.h's ub_ks or ub_ksy) of vectors UBE_T, UBE_OP
+ * schedule state (ublock_ks.h's ub_ks, ub_ksy or ub_ksz) of vectors UBE_T, UBE_OP
  * the vocabulary's op, UBE_ROW(p) a 16-byte row in every 128-bit lane,
  * UBE_N the schedules a state runs side by side (one per 128-bit lane),
- * UBE_PUT(p, off, x) stores lane j of x at p[j] + off (p[j]: schedule
- * j's kernel form). The state comes in initialised (ub_ks_init,
+ * UBE_PUT(p, off, x, y) stores lane j of x at p[j] + off and lane j of y
+ * at p[j] + off + 16 (p[j]: schedule j's kernel form), schedule by
+ * schedule: two stores in a row to one cache line can retire together
+ * (Intel since Ice Lake), stores to different lines one a cycle, and the
+ * several-key setups are bound by their stores. The state comes in initialised (ub_ks_init,
  * ub_ksy_init). Where the including file defines UB_KS_UNROLL,
  * uBlock-128/256's round loop is unrolled: the row addresses of round
  * r & 7 then are constants, and the loop's index arithmetic (a third of
@@ -32,22 +35,25 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
     /* the forms' addresses held here: the stores (bytes) may alias s[] */
     uint8_t *llk[UBE_N];
     for (int j = 0; j < UBE_N; j++) {
-        s[j]->nbytes = t == 3 ? 32 : 16;
-        s[j]->rounds = rounds;
-        llk[j] = s[j]->ext + UBLOCK_LLK_OFF;
+        ublock_sched *sj = s[j];
+        /* opaque: gcc made the four-key form of this loop a scatter
+         * (vpscatterqd), slower than four plain stores */
+        __asm__("" : "+r"(sj));
+        sj->nbytes = t == 3 ? 32 : 16;
+        sj->rounds = rounds;
+        llk[j] = sj->ext + UBLOCK_LLK_OFF;
     }
 #define UBE_STORE128(r, sw)                                                                        \
     do {                                                                                           \
-        UBE_PUT(llk, 32 * (r), UBE_OP(shuf8)(ks->k0, UBE_ROW(ublock_llk_p[sw][(r)&7])));           \
-        UBE_PUT(llk, 32 * (r) + 16, UBE_OP(shuf8)(ks->k1, UBE_ROW(ublock_llk_p[!(sw)][(r)&7])));   \
+        UBE_PUT(llk, 32 * (r), UBE_OP(shuf8)(ks->k0, UBE_ROW(ublock_llk_p[sw][(r)&7])),            \
+                UBE_OP(shuf8)(ks->k1, UBE_ROW(ublock_llk_p[!(sw)][(r)&7])));                       \
     } while (0)
     if (t == 3) {
         const UBE_T pl0 = UBE_ROW(ublock_llk_pl[0]), pl1 = UBE_ROW(ublock_llk_pl[1]);
         for (unsigned r = 0;; r++) {
             UBE_PUT(llk, 32 * r,
                     UBE_OP(or)(UBE_OP(shuf8)(ks->k0, pl0),
-                               UBE_OP(sll64)(UBE_OP(shuf8)(ks->k1, pl1), 4)));
-            UBE_PUT(llk, 32 * r + 16,
+                               UBE_OP(sll64)(UBE_OP(shuf8)(ks->k1, pl1), 4)),
                     UBE_OP(or)(UBE_OP(shuf8)(ks->k2, pl0),
                                UBE_OP(sll64)(UBE_OP(shuf8)(ks->k3, pl1), 4)));
             if (r == rounds)
@@ -82,8 +88,11 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
         }
     }
 #undef UBE_STORE128
-    for (int j = 0; j < UBE_N; j++)
-        s[j]->raw = 0; /* rk left unwritten: ublock_rk_row derives it */
+    for (int j = 0; j < UBE_N; j++) {
+        ublock_sched *sj = s[j];
+        __asm__("" : "+r"(sj)); /* as above */
+        sj->raw = 0;            /* rk left unwritten: ublock_rk_row derives it */
+    }
 }
 
 #undef UBE_FN

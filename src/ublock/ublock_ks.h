@@ -342,4 +342,59 @@ ub_ksy_init(ub_ksy *y, kuai_cipher c, const uint8_t *key0, const uint8_t *key1, 
 #include "ublock_ks_step.h"
 #endif
 
+#ifdef KUAI_SIMD_AVX512_H
+/*
+ * Four schedules side by side in zmm (one per 128-bit lane; avx512's
+ * kuai_key_init_multi and four-key one-shot calls): the same steps, the
+ * chain from one round key to the next as long as for one key; key setup
+ * is then bound by its stores (ublock_expand_nib.h). The keys move into
+ * their lanes at init only.
+ */
+typedef struct ub_ksz {
+    __m512i k0, k1, k2, k3, kx;
+    __m512i sbox, tk, pk0, pk1, lo80;
+    __m512i pkn, pks;
+    int t;
+    unsigned rounds;
+} ub_ksz;
+
+/* key[j]'s schedule in lane j (the same member, the same round) */
+static inline __attribute__((always_inline)) void ub_ksz_init(ub_ksz *z, kuai_cipher c,
+                                                              const uint8_t *const key[4])
+{
+    ub_ks a[4];
+    for (int j = 0; j < 4; j++)
+        ub_ks_init(&a[j], c, key[j]);
+#define UB_KSZ_QUAD(f)                                                                             \
+    z->f = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(a[1].f, a[0].f)),            \
+                              _mm256_set_m128i(a[3].f, a[2].f), 1)
+    UB_KSZ_QUAD(k0);
+    UB_KSZ_QUAD(k1);
+    UB_KSZ_QUAD(k2);
+    UB_KSZ_QUAD(k3);
+    UB_KSZ_QUAD(kx);
+#undef UB_KSZ_QUAD
+    z->sbox = _mm512_broadcast_i32x4(a[0].sbox);
+    z->tk = _mm512_broadcast_i32x4(a[0].tk);
+    z->pk0 = _mm512_broadcast_i32x4(a[0].pk0);
+    z->pk1 = _mm512_broadcast_i32x4(a[0].pk1);
+    z->lo80 = _mm512_broadcast_i32x4(a[0].lo80);
+    z->t = a[0].t;
+    z->rounds = a[0].rounds;
+}
+
+#define UBK_S ub_ksz
+#define UBK_T __m512i
+#define UBK_OP(op) KUAI_V(v512, op)
+#define UBK_ROW(t, r) v512_row16(ublock_ks_rc[t][r])
+#define UBK_ROWF(t, r) v512_row16(ub_ks_rcf[t][r])
+#define UBK_ROW128F(t, r) v512_row16(ub_ks_rc128f[t][r])
+#define UBK_STEP ub_ksz_step
+#define UBK_STEPF ub_ksz_stepf
+#define UBK_FRAMES ub_ksz_frames
+#define UBK_STEP128F ub_ksz_step128f
+#define UBK_FRAMES128 ub_ksz_frames128
+#include "ublock_ks_step.h"
+#endif
+
 #endif

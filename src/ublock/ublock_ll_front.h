@@ -73,6 +73,12 @@
 #else
 #define UL_EXPAND2(W) NULL
 #endif
+/* and its four-key setup (UB_KEY_SETUP4: avx512) */
+#ifdef UB_KEY_SETUP4
+#define UL_EXPAND4(W) W##expand4
+#else
+#define UL_EXPAND4(W) NULL
+#endif
 
 /* M: the prefix of the wide kernel's multi-key functions (UL_IMPL: W's own;
  * avx512 has a second, full-width instantiation for them) */
@@ -84,6 +90,7 @@
         .available = avail,                                                                        \
         .expand = W##expand,                                                                       \
         .expand2 = UL_EXPAND2(W),                                                                  \
+        .expand4 = UL_EXPAND4(W),                                                                  \
         .enc_blocks = W##front_enc,                                                                \
         .dec_blocks = W##front_dec,                                                                \
         .ctr_blocks = W##front_ctr,                                                                \

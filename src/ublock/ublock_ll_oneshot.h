@@ -240,9 +240,9 @@ UB_KERNEL void UL_FN(ks_fused_y)(kuai_cipher c, const uint8_t *const *key,
  * that also moves its nibbles to the round's layout (ublock_llk_p's row,
  * as yks_key's pshufb). Xeon (Emerald Rapids), kuai_bench --mode paper,
  * one-shot encryption of 4 blocks: 227 -> 208-214 TSC cycles (128/128),
- * 305 -> 299-300 (128/256). Several keys stay on ymm (ks_fused_y): their
- * round keys into zmm lanes (a vpermt2b from two ymm schedules) measured
- * 279 -> 304 and 386 -> 434 cycles there.
+ * 305 -> 299-300 (128/256). Four keys: zks_fused_mk (their round keys
+ * into zmm lanes by a vpermt2b from two ymm schedules had measured 279 ->
+ * 304 and 386 -> 434 cycles).
  */
 UB_KERNEL v512 UL_FN(zks_pick1)(v128 x, unsigned r)
 {
@@ -262,6 +262,61 @@ UB_KERNEL void UL_FN(zks_fused)(kuai_cipher c, const uint8_t *key, const uint8_t
     for (unsigned r = 1; r <= ks.rounds; r++) {
         ub_ks_step(&ks, r, 1);
         v512 k0 = UL_FN(zks_pick1)(ks.k0, r), k1 = UL_FN(zks_pick1)(ks.k1, r);
+        UL_FN(zround128)(&a, &b, &k0, &k1, (r - 1) & 7, 1, 0);
+    }
+    UL_FN(zstore4)(dst, UL_FN(zmerge128)(a, b), UL_FN(zcontig)((const uint8_t *const *)dst));
+}
+#endif
+
+#ifdef UL_Z
+/*
+ * ks_fused_y for four keys' blocks, one each, on zmm: the four schedules
+ * side by side in one zmm (ub_ksz, key j in lane j), so each round key
+ * is made in the lane of the block that adds it (one in-lane pshufb to
+ * the round's layout, as yks_key's), and the blocks in zgroup128's form.
+ * uBlock-128/256 in ub_ksz_stepf's frames (f), two rounds a pass. Xeon
+ * (Emerald Rapids), the public call in one process with the build before
+ * (ks_fused_y, two ymm schedules), TSC cycles: 283 -> 245 (128/128), 408
+ * -> 369 (128/256).
+ */
+UB_KERNEL void UL_FN(zks_keyz)(ub_ksz *z, unsigned r, int f, int sw, v512 *k0, v512 *k1)
+{
+    const v512 p = v512_row16(ublock_llk_p[0][r & 7]);
+    if (f) {
+        const v512 ps = v512_row16(ublock_llk_p[1][r & 7]);
+        if (r)
+            ub_ksz_stepf(z, r, sw);
+        *k0 = v512_shuf8(z->k0, sw ? ps : p);
+        *k1 = v512_shuf8(z->k1, sw ? p : ps);
+    } else {
+        if (r)
+            ub_ksz_step(z, r, 1);
+        *k0 = v512_shuf8(z->k0, p);
+        *k1 = v512_shuf8(z->k1, p);
+    }
+}
+
+UB_KERNEL void UL_FN(zks_fused_mk)(kuai_cipher c, const uint8_t *const *key,
+                                   const uint8_t *const *src, uint8_t *const *dst)
+{
+    ub_ksz z;
+    v512 a, b, k0, k1;
+    ub_ksz_init(&z, c, key);
+    const int f = c == KUAI_UBLOCK_128_256;
+    if (f)
+        ub_ksz_frames(&z);
+    UL_FN(zsplit128)(UL_FN(zload4)(src, UL_FN(zcontig)(src)), &a, &b);
+    UL_FN(zks_keyz)(&z, 0, f, 1, &k0, &k1);
+    a = v512_xor(a, k0);
+    b = v512_xor(b, k1);
+    for (unsigned r = 1; f && r <= z.rounds; r += 2) {
+        UL_FN(zks_keyz)(&z, r, 1, 0, &k0, &k1);
+        UL_FN(zround128)(&a, &b, &k0, &k1, (r - 1) & 7, 1, 0);
+        UL_FN(zks_keyz)(&z, r + 1, 1, 1, &k0, &k1);
+        UL_FN(zround128)(&a, &b, &k0, &k1, r & 7, 1, 0);
+    }
+    for (unsigned r = 1; !f && r <= z.rounds; r++) {
+        UL_FN(zks_keyz)(&z, r, 0, 0, &k0, &k1);
         UL_FN(zround128)(&a, &b, &k0, &k1, (r - 1) & 7, 1, 0);
     }
     UL_FN(zstore4)(dst, UL_FN(zmerge128)(a, b), UL_FN(zcontig)((const uint8_t *const *)dst));
@@ -339,8 +394,11 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
 #ifdef UL_Y
     if (bs == 16 && UL_YNB(nb)) {
 #ifdef UL_Z
-        if (nb == 4 && !mk) {
-            UL_FN(zks_fused)(c, key[0], src, dst);
+        if (nb == 4) {
+            if (mk)
+                UL_FN(zks_fused_mk)(c, key, src, dst);
+            else
+                UL_FN(zks_fused)(c, key[0], src, dst);
             return;
         }
 #endif
@@ -561,6 +619,91 @@ UB_KERNEL void UL_FN(ks_ydec_b)(const uint8_t *const *key, const uint8_t *const 
         UL_FN(ystore128)(dst[2 * v], dst[2 * v + 1], a[v], b[v]);
 }
 
+#ifdef UL_Z
+/*
+ * ks_ydec_a and ks_ydec_b for four keys' blocks, one each, on zmm: the
+ * four schedules side by side in one zmm (ub_ksz), the blocks in
+ * zgroup128's form, the round keys kept raw and overwritten as the rounds
+ * read them, as there. Measured as zks_fused_mk: 388-397 -> 322-332
+ * cycles (128/128), 433-436 -> 358-393 (128/256).
+ */
+UB_KERNEL void UL_FN(ks_zdec_a)(const uint8_t *const *key, const uint8_t *const *src,
+                                uint8_t *const *dst)
+{
+    enum { R = 16 };
+    v512 kr[R + 1]; /* K0||K1 of rounds 0..R - 1, K2||K3 of round 0 */
+    v512 a, b, k0, k1;
+    ub_ksz ks;
+    ub_ksz_init(&ks, KUAI_UBLOCK_128_128, key);
+    kr[0] = ks.k0;
+    kr[R] = ks.k1;
+    for (unsigned r = 1; r < R; r++) {
+        ub_ksz_step(&ks, r, 1);
+        kr[r] = ks.k0;
+    }
+    ub_ksz_step(&ks, R, 1);
+    const v512 pr = v512_row16(ublock_llk_p[0][R & 7]), zero = v512_zero();
+    UL_FN(zsplit128)(UL_FN(zload4)(src, UL_FN(zcontig)(src)), &a, &b);
+    a = v512_xor(a, v512_shuf8(ks.k0, pr));
+    b = v512_xor(b, v512_shuf8(ks.k1, pr));
+    volatile v512 *w = kr;
+    for (unsigned i = R; i-- > 0;) { /* public round index */
+        const v512 p = v512_row16(ublock_llk_p[0][i & 7]), psw = v512_row16(UL_FN(ks_psw)[i & 7]);
+        k0 = v512_shuf8(kr[i], p);
+        k1 = i ? v512_shuf8(kr[i - 1], psw) : v512_shuf8(kr[R], p);
+        w[i] = zero; /* its last reader: K2||K3 of round i + 1 came before */
+        if (!i)
+            w[R] = zero;
+        UL_FN(zround128_inv)(&a, &b, &k0, &k1, i & 7, 1, 0);
+    }
+    UL_FN(zstore4)(dst, UL_FN(zmerge128)(a, b), UL_FN(zcontig)((const uint8_t *const *)dst));
+}
+
+UB_KERNEL void UL_FN(ks_zdec_b_round)(v512 *a, v512 *b, v512 *kr, unsigned i, int sw)
+{
+    const v512 p = v512_row16(ublock_llk_p[0][i & 7]), ps = v512_row16(ublock_llk_p[1][i & 7]);
+    volatile v512 *w = kr;
+    v512 k0 = v512_shuf8(kr[2 * i], sw ? ps : p);
+    v512 k1 = v512_shuf8(kr[2 * i + 1], sw ? p : ps);
+    w[2 * i] = v512_zero();
+    w[2 * i + 1] = v512_zero();
+    UL_FN(zround128_inv)(a, b, &k0, &k1, i & 7, 1, 0);
+}
+
+UB_KERNEL void UL_FN(ks_zdec_b)(const uint8_t *const *key, const uint8_t *const *src,
+                                uint8_t *const *dst)
+{
+    enum { R = 24 };
+    v512 kr[48]; /* round r's halves at [2r], [2r + 1], r < R */
+    v512 a, b;
+    ub_ksz ks;
+    ub_ksz_init(&ks, KUAI_UBLOCK_128_256, key);
+    ub_ksz_frames(&ks);
+    kr[0] = ks.k0;
+    kr[1] = ks.k1;
+    for (unsigned r = 1; r < R; r += 2) { /* public r */
+        ub_ksz_stepf(&ks, r, 0);
+        kr[2 * r] = ks.k0;
+        kr[2 * r + 1] = ks.k1;
+        ub_ksz_stepf(&ks, r + 1, 1);
+        if (r + 1 < R) {
+            kr[2 * r + 2] = ks.k0;
+            kr[2 * r + 3] = ks.k1;
+        }
+    }
+    /* round R's key (R even: K0 swapped) */
+    const v512 pr = v512_row16(ublock_llk_p[0][R & 7]), prs = v512_row16(ublock_llk_p[1][R & 7]);
+    UL_FN(zsplit128)(UL_FN(zload4)(src, UL_FN(zcontig)(src)), &a, &b);
+    a = v512_xor(a, v512_shuf8(ks.k0, prs));
+    b = v512_xor(b, v512_shuf8(ks.k1, pr));
+    for (unsigned i = R; i > 0; i -= 2) { /* rounds i - 1 (odd), i - 2 (even) */
+        UL_FN(ks_zdec_b_round)(&a, &b, kr, i - 1, 0);
+        UL_FN(ks_zdec_b_round)(&a, &b, kr, i - 2, 1);
+    }
+    UL_FN(zstore4)(dst, UL_FN(zmerge128)(a, b), UL_FN(zcontig)((const uint8_t *const *)dst));
+}
+#endif
+
 /*
  * Decryption of 2 uBlock-256/256 keys with one block each, block j and
  * key j in lane j (ygroup256's form), the two schedules side by side in
@@ -652,7 +795,11 @@ static KUAI_HOT_ALIGN void UL_FN(ksyd_a2)(const uint8_t *const *key, const uint8
 static KUAI_HOT_ALIGN void UL_FN(ksyd_a4)(const uint8_t *const *key, const uint8_t *const *src,
                                           uint8_t *const *dst)
 {
+#ifdef UL_Z
+    UL_FN(ks_zdec_a)(key, src, dst);
+#else
     UL_FN(ks_ydec_a)(key, src, dst, 4);
+#endif
 }
 static KUAI_HOT_ALIGN void UL_FN(ksyd_b2)(const uint8_t *const *key, const uint8_t *const *src,
                                           uint8_t *const *dst)
@@ -662,7 +809,11 @@ static KUAI_HOT_ALIGN void UL_FN(ksyd_b2)(const uint8_t *const *key, const uint8
 static KUAI_HOT_ALIGN void UL_FN(ksyd_b4)(const uint8_t *const *key, const uint8_t *const *src,
                                           uint8_t *const *dst)
 {
+#ifdef UL_Z
+    UL_FN(ks_zdec_b)(key, src, dst);
+#else
     UL_FN(ks_ydec_b)(key, src, dst, 4);
+#endif
 }
 static KUAI_HOT_ALIGN void UL_FN(ksyd_c2)(const uint8_t *const *key, const uint8_t *const *src,
                                           uint8_t *const *dst)

@@ -391,6 +391,22 @@ KSHIM __m256i kshim_cast_256(__m512i a)
     return kshim_extract_256(a, 0);
 }
 
+KSHIM __m128i kshim_extract_128(__m512i a, int i)
+{
+    kshim512 u = {.v = a};
+    return u.x[i & 3];
+}
+
+/* qword l from b where bit l of k is set, else from a (k: a constant) */
+KSHIM __m512i kshim_mask_blend_64(unsigned k, __m512i a, __m512i b)
+{
+    kshim512 r = {.v = a}, v = {.v = b};
+    for (int l = 0; l < 8; l++)
+        if (k >> l & 1)
+            r.q[l] = v.q[l];
+    return r.v;
+}
+
 KSHIM __m512i kshim_zext_128(__m128i a)
 {
     kshim512 r;
@@ -600,6 +616,9 @@ KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
 #undef _mm512_broadcast_i64x4
 #undef _mm512_extracti64x4_epi64
 #undef _mm512_castsi512_si256
+#undef _mm512_extracti32x4_epi32
+#undef _mm512_castsi512_si128
+#undef _mm512_mask_blend_epi64
 #undef _mm512_zextsi128_si512
 #undef _mm512_castsi128_si512
 #undef _mm512_castsi256_si512
@@ -661,6 +680,9 @@ KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
 #define _mm512_broadcast_i64x4(a) kshim_broadcast_256(a)
 #define _mm512_extracti64x4_epi64(a, i) kshim_extract_256(a, i)
 #define _mm512_castsi512_si256(a) kshim_cast_256(a)
+#define _mm512_extracti32x4_epi32(a, i) kshim_extract_128(a, i)
+#define _mm512_castsi512_si128(a) kshim_extract_128(a, 0)
+#define _mm512_mask_blend_epi64(k, a, b) kshim_mask_blend_64(k, a, b)
 #define _mm512_zextsi128_si512(a) kshim_zext_128(a)
 /* the casts leave the upper bits undefined: zero is one such value */
 #define _mm512_castsi128_si512(a) kshim_zext_128(a)

@@ -41,13 +41,17 @@
  * a row that exists like every other step instead of choosing 0 (a
  * compare and a branch a round; ublock_ks_step.h, zero_last). */
 
-typedef struct ub_ks {
-    v128 k0, k1, k2, k3, kx;       /* key register; kx = k0 ^ next rcpre */
-    v128 sbox, tk, pk0, pk1, lo80; /* constants */
-    v128 pkn, pks;                 /* ub_ks_stepf: PK's K0 half across frames */
-    int t;                         /* 1: 128/128, 2: 128/256, 3: 256/256 */
-    unsigned rounds;
-} ub_ks;
+/* The state of the schedules over vector type T, one per 128-bit lane:
+ * ub_ks (v128), ub_ksy (ymm, two), ub_ksz (zmm, four). */
+#define UB_KS_STATE(name, T)                                                                       \
+    typedef struct name {                                                                          \
+        T k0, k1, k2, k3, kx;       /* key register; kx = k0 ^ next rcpre */                       \
+        T sbox, tk, pk0, pk1, lo80; /* constants */                                                \
+        T pkn, pks;                 /* ub_ks_stepf: PK's K0 half across frames */                  \
+        int t;                      /* 1: 128/128, 2: 128/256, 3: 256/256 */                       \
+        unsigned rounds;                                                                           \
+    } name
+UB_KS_STATE(ub_ks, v128);
 
 #define UB_KS_ROW(t, r) v128_load(ublock_ks_rc[t][r])
 
@@ -286,13 +290,7 @@ static inline __attribute__((always_inline)) void ub_ks_init(ub_ks *s, kuai_ciph
  * in both lanes, so that each round key comes out in the lanes of the
  * blocks that add it. The keys move into their lanes at init only.
  */
-typedef struct ub_ksy {
-    __m256i k0, k1, k2, k3, kx;
-    __m256i sbox, tk, pk0, pk1, lo80;
-    __m256i pkn, pks;
-    int t;
-    unsigned rounds;
-} ub_ksy;
+UB_KS_STATE(ub_ksy, __m256i);
 
 /* schedule a in lane 0, b in lane 1 (the same member, the same round) */
 static inline __attribute__((always_inline)) void ub_ksy_pair(ub_ksy *y, const ub_ks *pa,
@@ -350,13 +348,7 @@ ub_ksy_init(ub_ksy *y, kuai_cipher c, const uint8_t *key0, const uint8_t *key1, 
  * is then bound by its stores (ublock_expand_nib.h). The keys move into
  * their lanes at init only.
  */
-typedef struct ub_ksz {
-    __m512i k0, k1, k2, k3, kx;
-    __m512i sbox, tk, pk0, pk1, lo80;
-    __m512i pkn, pks;
-    int t;
-    unsigned rounds;
-} ub_ksz;
+UB_KS_STATE(ub_ksz, __m512i);
 
 /* key[j]'s schedule in lane j (the same member, the same round) */
 static inline __attribute__((always_inline)) void ub_ksz_init(ub_ksz *z, kuai_cipher c,

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Two builds of kuai in one process (scripts/bench-ab): the uBlock paper
+ * matrix's short rows through the public API of build A (symbols A_kuai_*)
+ * and build B (B_kuai_*), called in turn, so that whatever the host does
+ * to the clock or the caches hits both alike. Per row and build: per call,
+ * the lowest of 200 batches of 32 calls, lowest over the alternations
+ * (argv[1], default 80). TSC cycles (rdtsc), x86-64 only. Both builds take
+ * the backend KUAI_BACKEND names, as kuai_key_init does.
+ *
+ * Each build sets its own key structs up: a kuai_key set up by one build
+ * is not the other's (its backend table may differ).
+ */
+#include <kuai.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <x86intrin.h>
+
+#define AB_DECLARE(P)                                                                              \
+    size_t P##_kuai_key_size(kuai_cipher);                                                         \
+    size_t P##_kuai_block_size(kuai_cipher);                                                       \
+    int P##_kuai_key_init(kuai_key *, kuai_cipher, const uint8_t *, size_t);                       \
+    int P##_kuai_key_init_multi(kuai_key *const *, kuai_cipher, const uint8_t *const *, size_t,    \
+                                size_t);                                                           \
+    int P##_kuai_ecb_encrypt(const kuai_key *, const uint8_t *, uint8_t *, size_t);                \
+    int P##_kuai_ecb_decrypt(const kuai_key *, const uint8_t *, uint8_t *, size_t);                \
+    int P##_kuai_ecb_encrypt_multi(const kuai_key *const *, const uint8_t *const *,                \
+                                   uint8_t *const *, size_t, size_t);                              \
+    int P##_kuai_ecb_encrypt_oneshot(kuai_cipher, const uint8_t *, size_t, const uint8_t *,        \
+                                     uint8_t *, size_t);                                           \
+    int P##_kuai_ecb_decrypt_oneshot(kuai_cipher, const uint8_t *, size_t, const uint8_t *,        \
+                                     uint8_t *, size_t);                                           \
+    int P##_kuai_ecb_encrypt_oneshot_multi(kuai_cipher, const uint8_t *const *, size_t,            \
+                                           const uint8_t *const *, uint8_t *const *, size_t,       \
+                                           size_t);                                                \
+    int P##_kuai_ecb_decrypt_oneshot_multi(kuai_cipher, const uint8_t *const *, size_t,            \
+                                           const uint8_t *const *, uint8_t *const *, size_t,       \
+                                           size_t);
+AB_DECLARE(A)
+AB_DECLARE(B)
+
+enum { NK = 4 };
+
+/* The row being measured: member, key bytes, streams (4 keys; 2 for
+ * uBlock-256/256, as the paper's matrix) and the message of each. */
+static kuai_cipher ab_c;
+static size_t ab_klen, ab_bs, ab_nk, ab_len;
+static _Alignas(64) uint8_t ab_keyb[NK][32], ab_in[NK][128], ab_out[NK][128];
+static const uint8_t *ab_kb[NK], *ab_src[NK];
+static uint8_t *ab_dst[NK];
+
+/* The rows, once per build P (its own key structs, its own calls). */
+#define AB_ROWS(P)                                                                                 \
+    static kuai_key P##_keys[NK];                                                                  \
+    static kuai_key *P##_kp[NK] = {&P##_keys[0], &P##_keys[1], &P##_keys[2], &P##_keys[3]};        \
+    static const kuai_key *P##_kc[NK] = {&P##_keys[0], &P##_keys[1], &P##_keys[2], &P##_keys[3]};  \
+    static void P##_short_enc(void)                                                                \
+    {                                                                                              \
+        P##_kuai_key_init(P##_kp[0], ab_c, ab_kb[0], ab_klen);                                     \
+        P##_kuai_ecb_encrypt(P##_kc[0], ab_in[0], ab_out[0], ab_len);                              \
+    }                                                                                              \
+    static void P##_short_dec(void)                                                                \
+    {                                                                                              \
+        P##_kuai_key_init(P##_kp[0], ab_c, ab_kb[0], ab_klen);                                     \
+        P##_kuai_ecb_decrypt(P##_kc[0], ab_in[0], ab_out[0], ab_len);                              \
+    }                                                                                              \
+    static void P##_keys_enc(void)                                                                 \
+    {                                                                                              \
+        P##_kuai_key_init_multi(P##_kp, ab_c, ab_kb, ab_klen, ab_nk);                              \
+        P##_kuai_ecb_encrypt_multi(P##_kc, ab_src, ab_dst, ab_nk, ab_bs);                          \
+    }                                                                                              \
+    static void P##_keys_1by1(void)                                                                \
+    {                                                                                              \
+        for (size_t i = 0; i < ab_nk; i++)                                                         \
+            P##_kuai_key_init(P##_kp[i], ab_c, ab_kb[i], ab_klen);                                 \
+        P##_kuai_ecb_encrypt_multi(P##_kc, ab_src, ab_dst, ab_nk, ab_bs);                          \
+    }                                                                                              \
+    static void P##_oneshot_enc(void)                                                              \
+    {                                                                                              \
+        P##_kuai_ecb_encrypt_oneshot(ab_c, ab_kb[0], ab_klen, ab_in[0], ab_out[0], ab_len);        \
+    }                                                                                              \
+    static void P##_oneshot_dec(void)                                                              \
+    {                                                                                              \
+        P##_kuai_ecb_decrypt_oneshot(ab_c, ab_kb[0], ab_klen, ab_in[0], ab_out[0], ab_len);        \
+    }                                                                                              \
+    static void P##_oneshot_keys_enc(void)                                                         \
+    {                                                                                              \
+        P##_kuai_ecb_encrypt_oneshot_multi(ab_c, ab_kb, ab_klen, ab_src, ab_dst, ab_nk, ab_bs);    \
+    }                                                                                              \
+    static void P##_oneshot_keys_dec(void)                                                         \
+    {                                                                                              \
+        P##_kuai_ecb_decrypt_oneshot_multi(ab_c, ab_kb, ab_klen, ab_src, ab_dst, ab_nk, ab_bs);    \
+    }                                                                                              \
+    static void P##_outside_enc(void) /* the key of the last row that set one up */                \
+    {                                                                                              \
+        P##_kuai_ecb_encrypt(P##_kc[0], ab_in[0], ab_out[0], ab_len);                              \
+    }                                                                                              \
+    static void P##_setup(void)                                                                    \
+    {                                                                                              \
+        P##_kuai_key_init(P##_kp[0], ab_c, ab_kb[0], ab_klen);                                     \
+    }                                                                                              \
+    static void P##_multi_alone(void) /* the keys of keys_enc's last call */                       \
+    {                                                                                              \
+        P##_kuai_ecb_encrypt_multi(P##_kc, ab_src, ab_dst, ab_nk, ab_bs);                          \
+    }                                                                                              \
+    static void P##_setup_multi(void)                                                              \
+    {                                                                                              \
+        P##_kuai_key_init_multi(P##_kp, ab_c, ab_kb, ab_klen, ab_nk);                              \
+    }
+AB_ROWS(A)
+AB_ROWS(B)
+
+typedef void (*ab_fn)(void);
+static const struct {
+    const char *name;
+    ab_fn a, b;
+} ab_rows[] = {
+    {"short enc, 1 key (setup + 4 blocks; 2)", A_short_enc, B_short_enc},
+    {"short dec, 1 key", A_short_dec, B_short_dec},
+    {"short enc, keys (init_multi + multi)", A_keys_enc, B_keys_enc},
+    {"short enc, keys 1 by 1", A_keys_1by1, B_keys_1by1},
+    {"one-shot enc, 1 key", A_oneshot_enc, B_oneshot_enc},
+    {"one-shot dec, 1 key", A_oneshot_dec, B_oneshot_dec},
+    {"one-shot enc, keys", A_oneshot_keys_enc, B_oneshot_keys_enc},
+    {"one-shot dec, keys", A_oneshot_keys_dec, B_oneshot_keys_dec},
+    {"key outside, enc", A_outside_enc, B_outside_enc},
+    {"key setup alone", A_setup, B_setup},
+    {"multi-key call alone", A_multi_alone, B_multi_alone},
+    {"kuai_key_init_multi alone", A_setup_multi, B_setup_multi},
+};
+
+static double ab_best(ab_fn f)
+{
+    uint64_t best = UINT64_MAX;
+    for (int r = 0; r < 200; r++) {
+        const uint64_t t0 = __rdtsc();
+        for (int i = 0; i < 32; i++)
+            f();
+        const uint64_t t = __rdtsc() - t0;
+        best = t < best ? t : best;
+    }
+    return (double)best / 32;
+}
+
+int main(int argc, char **argv)
+{
+    const int alternations = argc > 1 ? atoi(argv[1]) : 80;
+    static const struct {
+        kuai_cipher c;
+        const char *name;
+    } members[] = {{KUAI_UBLOCK_128_128, "ublock-128-128"},
+                   {KUAI_UBLOCK_128_256, "ublock-128-256"},
+                   {KUAI_UBLOCK_256_256, "ublock-256-256"}};
+    if (alternations < 1) {
+        fprintf(stderr, "usage: %s [alternations >= 1]\n", argv[0]);
+        return 2;
+    }
+    for (int i = 0; i < NK; i++) {
+        for (int j = 0; j < 32; j++)
+            ab_keyb[i][j] = (uint8_t)(37 * i + 11 * j + 1);
+        ab_kb[i] = ab_keyb[i];
+        ab_src[i] = ab_in[i];
+        ab_dst[i] = ab_out[i];
+    }
+    printf("TSC cycles per call, lowest; A and B called in turn, %d alternations\n", alternations);
+    for (size_t m = 0; m < sizeof members / sizeof members[0]; m++) {
+        ab_c = members[m].c;
+        ab_klen = A_kuai_key_size(ab_c);
+        ab_bs = A_kuai_block_size(ab_c);
+        ab_nk = ab_bs == 32 ? 2 : 4;
+        ab_len = 64; /* 4 blocks, 2 of uBlock-256 */
+        for (size_t r = 0; r < sizeof ab_rows / sizeof ab_rows[0]; r++) {
+            double a = 1e30, b = 1e30;
+            for (int k = 0; k < alternations; k++) {
+                const double x = ab_best(ab_rows[r].a), y = ab_best(ab_rows[r].b);
+                a = x < a ? x : a;
+                b = y < b ? y : b;
+            }
+            printf("%-15s %-40s A %7.0f  B %7.0f  B/A %.2f\n", members[m].name, ab_rows[r].name, a,
+                   b, b / a);
+        }
+    }
+    return 0;
+}

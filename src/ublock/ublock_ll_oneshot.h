@@ -236,17 +236,43 @@ UB_KERNEL void UL_FN(ks_fused_y)(kuai_cipher c, const uint8_t *const *key,
 #ifdef UL_Z
 /*
  * ks_fused_y for one key's 4 uBlock-128 blocks on zmm (zgroup128's form):
- * the schedule on xmm, each round key put into every lane by one vpermb
- * that also moves its nibbles to the round's layout (ublock_llk_p's row,
- * as yks_key's pshufb). Xeon (Emerald Rapids), kuai_bench --mode paper,
- * one-shot encryption of 4 blocks: 227 -> 208-214 TSC cycles (128/128),
- * 305 -> 299-300 (128/256). Four keys: zks_fused_mk (their round keys
- * into zmm lanes by a vpermt2b from two ymm schedules had measured 279 ->
- * 304 and 386 -> 434 cycles).
+ * the schedule on xmm in key setup's two frames, each round key moved to
+ * the round's layout by one pshufb (ublock_llk_p's row, as yks_key's) and
+ * put into every lane by a store and a broadcast load. While zmm code
+ * runs, ports 0 and 5 are the only vector ALUs of this core and the call
+ * is bound by their operation count: a vpermb (port 5 only) a round key
+ * had done the move and the broadcast in one (Xeon, Emerald Rapids, TSC
+ * cycles: 227 -> 208-214 for 128/128, 305 -> 299-300 for 128/256, from
+ * ub_ks_step's schedule; twentieth session, in one process with that
+ * build: the frames (ub_ks_step128f: 7 operations a round where
+ * ub_ks_step has 11; ub_ks_stepf 7 where it has 9) 195-236 -> 184-213
+ * and 284-353 -> 271-321, the broadcast load instead of vpermb
+ * 0.92-0.96x of that). The asm keeps the store and the load, which gcc
+ * would otherwise fold back into a register broadcast (a port-5
+ * shuffle); the shim build (no AVX-512 hardware) keeps vpermb. Four
+ * keys: zks_fused_mk (their round keys into zmm lanes by a vpermt2b from
+ * two ymm schedules had measured 279 -> 304 and 386 -> 434 cycles).
  */
-UB_KERNEL v512 UL_FN(zks_pick1)(v128 x, unsigned r)
+UB_KERNEL v512 UL_FN(zks_pick1)(v128 x, const uint8_t *row)
 {
-    return _mm512_permutexvar_epi8(v512_row16(ublock_llk_p[0][r & 7]), _mm512_castsi128_si512(x));
+#if defined(__AVX512F__)
+    v128 t = v128_shuf8(x, v128_load(row));
+    v512 z;
+    uint8_t slot[16];
+    __asm__("vmovdqu %2, %1\n\tvbroadcasti32x4 %1, %0" : "=v"(z), "=m"(slot) : "v"(t));
+    return z;
+#else
+    return _mm512_permutexvar_epi8(v512_row16(row), _mm512_castsi128_si512(x));
+#endif
+}
+
+/* Round r's key from the xmm schedule, K0 in frame sw, K1 in the other,
+ * added after round r's S-box and linear layer. */
+UB_KERNEL void UL_FN(zks_round1)(v512 *a, v512 *b, const ub_ks *ks, unsigned r, int sw)
+{
+    v512 k0 = UL_FN(zks_pick1)(ks->k0, ublock_llk_p[sw][r & 7]);
+    v512 k1 = UL_FN(zks_pick1)(ks->k1, ublock_llk_p[!sw][r & 7]);
+    UL_FN(zround128)(a, b, &k0, &k1, (r - 1) & 7, 1, 0);
 }
 
 UB_KERNEL void UL_FN(zks_fused)(kuai_cipher c, const uint8_t *key, const uint8_t *const *src,
@@ -257,12 +283,27 @@ UB_KERNEL void UL_FN(zks_fused)(kuai_cipher c, const uint8_t *key, const uint8_t
     ub_ks_init(&ks, c, key);
     const int cs = UL_FN(zcontig)(src);
     UL_FN(zsplit128)(UL_FN(zload4)(src, cs), &a, &b);
-    a = v512_xor(a, UL_FN(zks_pick1)(ks.k0, 0));
-    b = v512_xor(b, UL_FN(zks_pick1)(ks.k1, 0));
-    for (unsigned r = 1; r <= ks.rounds; r++) {
-        ub_ks_step(&ks, r, 1);
-        v512 k0 = UL_FN(zks_pick1)(ks.k0, r), k1 = UL_FN(zks_pick1)(ks.k1, r);
-        UL_FN(zround128)(&a, &b, &k0, &k1, (r - 1) & 7, 1, 0);
+    /* key setup's two frames (ublock_expand_nib_w.h): round r's K0 in the
+     * swapped one for odd r (uBlock-128/128, ub_ks_step128f) or even r
+     * (128/256, ub_ks_stepf); two rounds a pass, each frame a constant */
+    const int t1 = c == KUAI_UBLOCK_128_128;
+    if (t1)
+        ub_ks_frames128(&ks);
+    else
+        ub_ks_frames(&ks);
+    a = v512_xor(a, UL_FN(zks_pick1)(ks.k0, ublock_llk_p[!t1][0]));
+    b = v512_xor(b, UL_FN(zks_pick1)(ks.k1, ublock_llk_p[t1][0]));
+    for (unsigned r = 1; r <= ks.rounds; r += 2) {
+        if (t1)
+            ub_ks_step128f(&ks, r);
+        else
+            ub_ks_stepf(&ks, r, 0);
+        UL_FN(zks_round1)(&a, &b, &ks, r, t1);
+        if (t1)
+            ub_ks_step128f(&ks, r + 1);
+        else
+            ub_ks_stepf(&ks, r + 1, 1);
+        UL_FN(zks_round1)(&a, &b, &ks, r + 1, !t1);
     }
     UL_FN(zstore4)(dst, UL_FN(zmerge128)(a, b), UL_FN(zcontig)((const uint8_t *const *)dst));
 }
@@ -274,26 +315,21 @@ UB_KERNEL void UL_FN(zks_fused)(kuai_cipher c, const uint8_t *key, const uint8_t
  * side by side in one zmm (ub_ksz, key j in lane j), so each round key
  * is made in the lane of the block that adds it (one in-lane pshufb to
  * the round's layout, as yks_key's), and the blocks in zgroup128's form.
- * uBlock-128/256 in ub_ksz_stepf's frames (f), two rounds a pass. Xeon
- * (Emerald Rapids), the public call in one process with the build before
+ * Both members in key setup's frames (t1: uBlock-128/128's
+ * ub_ksz_step128f, else ub_ksz_stepf), two rounds a pass. Xeon (Emerald
+ * Rapids), the public call in one process with the build before
  * (ks_fused_y, two ymm schedules), TSC cycles: 283 -> 245 (128/128), 408
- * -> 369 (128/256).
+ * -> 369 (128/256); 128/128 in the frames (twentieth session) 0.96-0.98x.
  */
-UB_KERNEL void UL_FN(zks_keyz)(ub_ksz *z, unsigned r, int f, int sw, v512 *k0, v512 *k1)
+UB_KERNEL void UL_FN(zks_keyz)(ub_ksz *z, unsigned r, int t1, int sw, v512 *k0, v512 *k1)
 {
-    const v512 p = v512_row16(ublock_llk_p[0][r & 7]);
-    if (f) {
-        const v512 ps = v512_row16(ublock_llk_p[1][r & 7]);
-        if (r)
-            ub_ksz_stepf(z, r, sw);
-        *k0 = v512_shuf8(z->k0, sw ? ps : p);
-        *k1 = v512_shuf8(z->k1, sw ? p : ps);
-    } else {
-        if (r)
-            ub_ksz_step(z, r, 1);
-        *k0 = v512_shuf8(z->k0, p);
-        *k1 = v512_shuf8(z->k1, p);
-    }
+    const v512 p = v512_row16(ublock_llk_p[0][r & 7]), ps = v512_row16(ublock_llk_p[1][r & 7]);
+    if (r && t1)
+        ub_ksz_step128f(z, r);
+    else if (r)
+        ub_ksz_stepf(z, r, sw);
+    *k0 = v512_shuf8(z->k0, sw ? ps : p);
+    *k1 = v512_shuf8(z->k1, sw ? p : ps);
 }
 
 UB_KERNEL void UL_FN(zks_fused_mk)(kuai_cipher c, const uint8_t *const *key,
@@ -302,22 +338,21 @@ UB_KERNEL void UL_FN(zks_fused_mk)(kuai_cipher c, const uint8_t *const *key,
     ub_ksz z;
     v512 a, b, k0, k1;
     ub_ksz_init(&z, c, key);
-    const int f = c == KUAI_UBLOCK_128_256;
-    if (f)
+    /* the frames as zks_fused's */
+    const int t1 = c == KUAI_UBLOCK_128_128;
+    if (t1)
+        ub_ksz_frames128(&z);
+    else
         ub_ksz_frames(&z);
     UL_FN(zsplit128)(UL_FN(zload4)(src, UL_FN(zcontig)(src)), &a, &b);
-    UL_FN(zks_keyz)(&z, 0, f, 1, &k0, &k1);
+    UL_FN(zks_keyz)(&z, 0, t1, !t1, &k0, &k1);
     a = v512_xor(a, k0);
     b = v512_xor(b, k1);
-    for (unsigned r = 1; f && r <= z.rounds; r += 2) {
-        UL_FN(zks_keyz)(&z, r, 1, 0, &k0, &k1);
+    for (unsigned r = 1; r <= z.rounds; r += 2) {
+        UL_FN(zks_keyz)(&z, r, t1, t1, &k0, &k1);
         UL_FN(zround128)(&a, &b, &k0, &k1, (r - 1) & 7, 1, 0);
-        UL_FN(zks_keyz)(&z, r + 1, 1, 1, &k0, &k1);
+        UL_FN(zks_keyz)(&z, r + 1, t1, !t1, &k0, &k1);
         UL_FN(zround128)(&a, &b, &k0, &k1, r & 7, 1, 0);
-    }
-    for (unsigned r = 1; !f && r <= z.rounds; r++) {
-        UL_FN(zks_keyz)(&z, r, 0, 0, &k0, &k1);
-        UL_FN(zround128)(&a, &b, &k0, &k1, (r - 1) & 7, 1, 0);
     }
     UL_FN(zstore4)(dst, UL_FN(zmerge128)(a, b), UL_FN(zcontig)((const uint8_t *const *)dst));
 }

@@ -15,7 +15,8 @@
  * UB_KS_UNROLL, uBlock-128/256's round loop is unrolled: the row addresses
  * of round r & 7 then are constants, and the loop's index arithmetic (a
  * third of its instructions) goes away. (128/128's, unrolled too, measured
- * level or slower in the rows that use the key at once.)
+ * level or slower in the rows that use the key at once; 256/256's made
+ * kuai_key_init_multi of two keys 1.27x slower.)
  */
 
 static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s, UBE_S *ks)
@@ -50,17 +51,30 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
                 UBE_OP(shuf8)(ks->k1, UBE_ROW(ublock_llk_p[!(sw)][(r)&7])));                       \
     } while (0)
     if (t == 3) {
+        /* 128/256's two frames (PK3's K1 half is PK2's): round r's K0 and
+         * K3 are in the swapped frame for even r, K1 and K2 in the other
+         * (ublock_ks_step.h); a swapped vector takes the row with each
+         * index's bit 3 flipped. Key setup alone 131-143 -> 125-137 TSC
+         * cycles (avx512), 122-137 -> 116-131 (avx2); two keys 0.94-0.98x
+         * (Xeon, Emerald Rapids; one process with the build before) */
         const UBE_T pl0 = UBE_ROW(ublock_llk_pl[0]), pl1 = UBE_ROW(ublock_llk_pl[1]);
-        for (unsigned r = 0;; r++) {
-            UBE_PUT(llk, 32 * r,
-                    UBE_OP(or)(UBE_OP(shuf8)(ks->k0, pl0),
-                               UBE_OP(sll64)(UBE_OP(shuf8)(ks->k1, pl1), 4)),
-                    UBE_OP(or)(UBE_OP(shuf8)(ks->k2, pl0),
-                               UBE_OP(sll64)(UBE_OP(shuf8)(ks->k3, pl1), 4)));
-            if (r == rounds)
-                break;
-            UBE_STEP(ks, r + 1, 0); /* row 24 after the last round */
+        const UBE_T pl0s = UBE_OP(xor)(pl0, UBE_OP(set1_8)(8));
+        const UBE_T pl1s = UBE_OP(xor)(pl1, UBE_OP(set1_8)(8));
+#define UBE_STORE256(r, sw)                                                                        \
+    UBE_PUT(llk, 32 * (r),                                                                         \
+            UBE_OP(or)(UBE_OP(shuf8)(ks->k0, (sw) ? pl0s : pl0),                                   \
+                       UBE_OP(sll64)(UBE_OP(shuf8)(ks->k1, (sw) ? pl1 : pl1s), 4)),                \
+            UBE_OP(or)(UBE_OP(shuf8)(ks->k2, (sw) ? pl0 : pl0s),                                   \
+                       UBE_OP(sll64)(UBE_OP(shuf8)(ks->k3, (sw) ? pl1s : pl1), 4)))
+        UBE_FRAMES(ks);
+        UBE_STORE256(0, 1);
+        for (unsigned r = 1; r <= 24; r += 2) {
+            UBE_STEPF(ks, r, 0);
+            UBE_STORE256(r, 0);
+            UBE_STEPF(ks, r + 1, 1);
+            UBE_STORE256(r + 1, 1);
         }
+#undef UBE_STORE256
     } else if (t == 2) {
         /* the two-frame step (ublock_ks_step.h: no shuffle for PK's K1
          * half): round r's K0 is in the swapped frame for even r, K1 in the

@@ -46,16 +46,18 @@ static inline __attribute__((always_inline)) void UBK_STEP(UBK_S *s, unsigned r,
 }
 
 /*
- * uBlock-128/256's schedule with one pshufb fewer a round. PK2's K1 half
- * only exchanges K1's 64-bit halves, so instead of moving the nibbles the
- * register runs in two frames, the normal one and the swapped one (nibble
- * j at position j ^ 8), exchanged every round. After UBK_FRAMES (once,
- * after init) and UBK_STEPF of rounds 1, 2, ... in order, round r's K0
- * (s->k0) is in the swapped frame for even r (0 too) and the normal one
- * for odd r, K1 (s->k1) in the other one. sw = !(r & 1), a constant
- * where the caller's loop runs two rounds a pass. PK's K0 half reads one
- * frame and writes the other (rows pkn, pks); the round constants of the
- * swapped rounds are ub_ks_rcf's.
+ * uBlock-128/256's and 256/256's schedule with one pshufb fewer a round.
+ * PK2's and PK3's K1 half only exchanges K1's 64-bit halves, so instead
+ * of moving the nibbles the register runs in two frames, the normal one
+ * and the swapped one (nibble j at position j ^ 8), exchanged every
+ * round. After UBK_FRAMES (once, after init) and UBK_STEPF of rounds 1,
+ * 2, ... in order, round r's K0 (s->k0) is in the swapped frame for even
+ * r (0 too) and the normal one for odd r, K1 (s->k1) in the other one;
+ * K2 (s->k2, the earlier K1) is in K1's frame, K3 (s->k3) in K0's (what
+ * uBlock-256/256's round keys read). sw = !(r & 1), a constant where the
+ * caller's loop runs two rounds a pass. PK's K0 half reads one frame and
+ * writes the other (rows pkn, pks); the round constants of the swapped
+ * rounds are ub_ks_rcf's.
  */
 static inline __attribute__((always_inline)) void UBK_FRAMES(UBK_S *s)
 {

@@ -420,6 +420,60 @@ UB_KERNEL void UL_FN(zks_fused256)(ub_ksy *ksy, v128 p0, v128 p1, const uint8_t 
 }
 #endif
 
+/* Round r of ks_fused's uBlock-128 blocks: the nk schedules stepped to it
+ * in key setup's frames (t1: 128/128's ub_ks_step128f, else
+ * ub_ks_stepf; sw: round r's K0 in the swapped one), their round keys
+ * to the round's layout, the round. */
+UB_KERNEL void UL_FN(ks_round128)(ub_ks *ks, int nk, v128 *a, v128 *b, int nb, int mk, int t1,
+                                  unsigned r, int sw)
+{
+    const v128 p0 = v128_load(ublock_llk_p[sw][r & 7]), p1 = v128_load(ublock_llk_p[!sw][r & 7]);
+    v128 k0[UL_G128], k1[UL_G128];
+    for (int j = 0; j < nk; j++) {
+        if (t1)
+            ub_ks_step128f(&ks[j], r);
+        else
+            ub_ks_stepf(&ks[j], r, sw);
+        k0[j] = v128_shuf8(ks[j].k0, p0);
+        k1[j] = v128_shuf8(ks[j].k1, p1);
+    }
+    UL_FN(round128)(a, b, k0, k1, (r - 1) & 7, nb, mk);
+}
+
+/* Step i (0: none) of ks_fused's uBlock-256/256 blocks: the schedules
+ * stepped in key setup's frames (sw: K0 and K3 in the swapped one, K1 and
+ * K2 in the other; pr: p0, p1, then the two for a swapped quarter), round
+ * key i added, then round i + 1's S-box and linear layer (not after round
+ * key 24). */
+UB_KERNEL void UL_FN(ks_round256)(ub_ks *ks, int nk, UL_H *a, UL_H *b, int nb, int mk,
+                                  const v128 *pr, unsigned i, int sw)
+{
+    UL_H k0[UL_G256], k1[UL_G256];
+    for (int j = 0; j < nk && j < UL_G256; j++) {
+        if (i)
+            ub_ks_stepf(&ks[j], i, sw);
+        k0[j] = UL_FN(mk256)(v128_shuf8(ks[j].k0, pr[sw ? 2 : 0]),
+                             v128_shuf8(ks[j].k1, pr[sw ? 1 : 3]));
+        k1[j] = UL_FN(mk256)(v128_shuf8(ks[j].k2, pr[sw ? 0 : 2]),
+                             v128_shuf8(ks[j].k3, pr[sw ? 3 : 1]));
+    }
+    for (int j = 0; j < nb && j < UL_G256; j++) {
+        a[j] = UL_FN(xor256)(a[j], k0[mk ? j : 0]);
+        b[j] = UL_FN(xor256)(b[j], k1[mk ? j : 0]);
+        if (i == 24)
+            continue;
+        UL_H x = UL_FN(sbox256)(a[j], 0), y = UL_FN(sbox256)(b[j], 0);
+        y = UL_FN(xor256)(y, x);
+        x = UL_FN(xor256)(x, UL_FN(rot256)(y, UB256_ROT1));
+        y = UL_FN(xor256)(y, UL_FN(rot256)(x, UB256_ROT2));
+        x = UL_FN(xor256)(x, UL_FN(rot256)(y, UB256_ROT2));
+        y = UL_FN(xor256)(y, UL_FN(rot256)(x, UB256_ROT5));
+        x = UL_FN(xor256)(x, y);
+        a[j] = UL_FN(pl256)(x);
+        b[j] = UL_FN(pr256)(y);
+    }
+}
+
 /*
  * Encryption with the round keys made between the rounds: each key's
  * schedule steps once per round (it depends on the key only, so it runs
@@ -459,21 +513,24 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
         ub_ks_init(&ks[j], c, key[j]);
     const unsigned rounds = ks[0].rounds;
     if (bs == 16) {
-        v128 a[UL_G128], b[UL_G128], k0[UL_G128], k1[UL_G128];
+        /* the schedules in key setup's two frames (zks_fused's) */
+        const int t1 = c == KUAI_UBLOCK_128_128;
+        v128 a[UL_G128], b[UL_G128];
+        for (int j = 0; j < nk; j++) {
+            if (t1)
+                ub_ks_frames128(&ks[j]);
+            else
+                ub_ks_frames(&ks[j]);
+        }
+        const v128 q0 = v128_load(ublock_llk_p[!t1][0]), q1 = v128_load(ublock_llk_p[t1][0]);
         for (int j = 0; j < nb; j++) {
             UL_FN(load128)(src[j], &a[j], &b[j]);
-            a[j] = v128_xor(a[j], v128_shuf8(ks[mk ? j : 0].k0, qv));
-            b[j] = v128_xor(b[j], v128_shuf8(ks[mk ? j : 0].k1, qv));
+            a[j] = v128_xor(a[j], v128_shuf8(ks[mk ? j : 0].k0, q0));
+            b[j] = v128_xor(b[j], v128_shuf8(ks[mk ? j : 0].k1, q1));
         }
-        for (unsigned i = 0; i < rounds; i++) {
-            const unsigned r = i + 1;
-            v128 p = v128_load(ublock_llk_p[0][r & 7]);
-            for (int j = 0; j < nk; j++) {
-                ub_ks_step(&ks[j], r, 1);
-                k0[j] = v128_shuf8(ks[j].k0, p);
-                k1[j] = v128_shuf8(ks[j].k1, p);
-            }
-            UL_FN(round128)(a, b, k0, k1, i & 7, nb, mk);
+        for (unsigned r = 1; r <= rounds; r += 2) {
+            UL_FN(ks_round128)(ks, nk, a, b, nb, mk, t1, r, t1);
+            UL_FN(ks_round128)(ks, nk, a, b, nb, mk, t1, r + 1, !t1);
         }
         for (int j = 0; j < nb; j++)
             v128_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
@@ -528,34 +585,19 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
             return;
         }
 #endif
+        /* in key setup's two frames, as zks_fused256 */
+        const v128 pr[4] = {p0, p1, v128_xor(p0, v128_set1_8(8)), v128_xor(p1, v128_set1_8(8))};
         UL_H a[UL_G256], b[UL_G256];
         for (int j = 0; j < nb && j < UL_G256; j++) {
             a[j] = UL_FN(load256)(src[j]);
             b[j] = UL_FN(load256)(src[j] + 16);
         }
-        for (unsigned i = 0; i <= rounds; i++) {
-            UL_H k0[UL_G256], k1[UL_G256];
-            for (int j = 0; j < nk && j < UL_G256; j++) {
-                if (i)
-                    ub_ks_step(&ks[j], i, 1);
-                k0[j] = UL_FN(mk256)(v128_shuf8(ks[j].k0, p0), v128_shuf8(ks[j].k1, p1));
-                k1[j] = UL_FN(mk256)(v128_shuf8(ks[j].k2, p0), v128_shuf8(ks[j].k3, p1));
-            }
-            for (int j = 0; j < nb && j < UL_G256; j++) {
-                a[j] = UL_FN(xor256)(a[j], k0[mk ? j : 0]);
-                b[j] = UL_FN(xor256)(b[j], k1[mk ? j : 0]);
-                if (i == rounds)
-                    continue;
-                UL_H x = UL_FN(sbox256)(a[j], 0), y = UL_FN(sbox256)(b[j], 0);
-                y = UL_FN(xor256)(y, x);
-                x = UL_FN(xor256)(x, UL_FN(rot256)(y, UB256_ROT1));
-                y = UL_FN(xor256)(y, UL_FN(rot256)(x, UB256_ROT2));
-                x = UL_FN(xor256)(x, UL_FN(rot256)(y, UB256_ROT2));
-                y = UL_FN(xor256)(y, UL_FN(rot256)(x, UB256_ROT5));
-                x = UL_FN(xor256)(x, y);
-                a[j] = UL_FN(pl256)(x);
-                b[j] = UL_FN(pr256)(y);
-            }
+        for (int j = 0; j < nk && j < UL_G256; j++)
+            ub_ks_frames(&ks[j]);
+        UL_FN(ks_round256)(ks, nk, a, b, nb, mk, pr, 0, 1);
+        for (unsigned i = 1; i <= 24; i += 2) {
+            UL_FN(ks_round256)(ks, nk, a, b, nb, mk, pr, i, 0);
+            UL_FN(ks_round256)(ks, nk, a, b, nb, mk, pr, i + 1, 1);
         }
         for (int j = 0; j < nb && j < UL_G256; j++) {
             UL_FN(store256)(dst[j], a[j]);

@@ -458,19 +458,12 @@ UB_KERNEL void UL_FN(ks_round256)(ub_ks *ks, int nk, UL_H *a, UL_H *b, int nb, i
                              v128_shuf8(ks[j].k3, pr[sw ? 3 : 1]));
     }
     for (int j = 0; j < nb && j < UL_G256; j++) {
-        a[j] = UL_FN(xor256)(a[j], k0[mk ? j : 0]);
-        b[j] = UL_FN(xor256)(b[j], k1[mk ? j : 0]);
-        if (i == 24)
-            continue;
-        UL_H x = UL_FN(sbox256)(a[j], 0), y = UL_FN(sbox256)(b[j], 0);
-        y = UL_FN(xor256)(y, x);
-        x = UL_FN(xor256)(x, UL_FN(rot256)(y, UB256_ROT1));
-        y = UL_FN(xor256)(y, UL_FN(rot256)(x, UB256_ROT2));
-        x = UL_FN(xor256)(x, UL_FN(rot256)(y, UB256_ROT2));
-        y = UL_FN(xor256)(y, UL_FN(rot256)(x, UB256_ROT5));
-        x = UL_FN(xor256)(x, y);
-        a[j] = UL_FN(pl256)(x);
-        b[j] = UL_FN(pr256)(y);
+        if (i < 24) {
+            UL_FN(round256)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0], 0);
+        } else {
+            a[j] = UL_FN(xor256)(a[j], k0[mk ? j : 0]);
+            b[j] = UL_FN(xor256)(b[j], k1[mk ? j : 0]);
+        }
     }
 }
 

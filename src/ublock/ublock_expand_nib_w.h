@@ -96,9 +96,9 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
         UBE_FRAMES128(ks);
         UBE_STORE128(0, 0);
         for (unsigned r = 1; r <= 16; r += 2) {
-            UBE_STEP128F(ks, r);
+            UBE_STEP128F(ks, r, 1);
             UBE_STORE128(r, 1);
-            UBE_STEP128F(ks, r + 1);
+            UBE_STEP128F(ks, r + 1, 0);
             UBE_STORE128(r + 1, 0);
         }
     }

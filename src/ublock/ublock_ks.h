@@ -281,6 +281,8 @@ static inline __attribute__((always_inline)) void ub_ks_init(ub_ks *s, kuai_ciph
 #define UBK_FRAMES ub_ks_frames
 #define UBK_STEP128F ub_ks_step128f
 #define UBK_FRAMES128 ub_ks_frames128
+#define UBK_FRAMES_ANY ub_ks_frames_any
+#define UBK_STEP_ANY ub_ks_step_any
 #include "ublock_ks_step.h"
 
 #ifdef __AVX2__
@@ -337,6 +339,8 @@ ub_ksy_init(ub_ksy *y, kuai_cipher c, const uint8_t *key0, const uint8_t *key1, 
 #define UBK_FRAMES ub_ksy_frames
 #define UBK_STEP128F ub_ksy_step128f
 #define UBK_FRAMES128 ub_ksy_frames128
+#define UBK_FRAMES_ANY ub_ksy_frames_any
+#define UBK_STEP_ANY ub_ksy_step_any
 #include "ublock_ks_step.h"
 #endif
 
@@ -386,6 +390,8 @@ static inline __attribute__((always_inline)) void ub_ksz_init(ub_ksz *z, kuai_ci
 #define UBK_FRAMES ub_ksz_frames
 #define UBK_STEP128F ub_ksz_step128f
 #define UBK_FRAMES128 ub_ksz_frames128
+#define UBK_FRAMES_ANY ub_ksz_frames_any
+#define UBK_STEP_ANY ub_ksz_step_any
 #include "ublock_ks_step.h"
 #endif
 

@@ -92,7 +92,8 @@ static inline __attribute__((always_inline)) void UBK_STEPF(UBK_S *s, unsigned r
  * keeps them where PK put them and the frames alternate instead. After
  * UBK_FRAMES128 (once, after init) and UBK_STEP128F of rounds 1, 2, ... in
  * order, round r's K0||K1 (s->k0) is in the swapped frame for odd r and
- * the normal one for even r (0 too), K2||K3 (s->k1) in the other one. PK
+ * the normal one for even r (0 too), K2||K3 (s->k1) in the other one
+ * (sw = r & 1, a constant where the caller's loop runs two rounds a pass). PK
  * reads one frame and writes the other (pks, pkn); every row the round
  * adds comes in its frame from ub_ks_rc128f. Sk and Tk look up all of q
  * and a blend keeps Sk's half of K0||K1 and Tk's of the other, so the rows
@@ -109,15 +110,40 @@ static inline __attribute__((always_inline)) void UBK_FRAMES128(UBK_S *s)
     s->pks = UBK_OP(swap64)(s->pk0);                 /* normal -> swapped */
 }
 
-static inline __attribute__((always_inline)) void UBK_STEP128F(UBK_S *s, unsigned r)
+static inline __attribute__((always_inline)) void UBK_STEP128F(UBK_S *s, unsigned r, int sw)
 {
-    UBK_T q = UBK_OP(shuf8)(s->kx, r & 1 ? s->pks : s->pkn); /* PK(K0||K1) ^ rcx */
+    UBK_T q = UBK_OP(shuf8)(s->kx, sw ? s->pks : s->pkn); /* PK(K0||K1) ^ rcx */
     UBK_T sk = UBK_OP(shuf8)(s->sbox, q), tk = UBK_OP(shuf8)(s->tk, q);
     /* Sk on K0's half, Tk on K1's: K0's is the high qword in the swapped frame */
-    UBK_T st = r & 1 ? UBK_OP(blend64)(tk, sk) : UBK_OP(blend64)(sk, tk);
+    UBK_T st = sw ? UBK_OP(blend64)(tk, sk) : UBK_OP(blend64)(sk, tk);
     s->k0 = UBK_OP(xor)(s->k1, st);
     s->kx = UBK_OP(xor)(s->k0, UBK_ROW128F(1, r));
     s->k1 = UBK_OP(xor)(q, UBK_ROW128F(0, r - 1)); /* K1' || K0' of the other frame */
+}
+
+/*
+ * Either uBlock-128 member in its two frames, for the kernels that serve
+ * both (t1: uBlock-128/128, a constant at each call): UBK_FRAMES_ANY once
+ * after init, then UBK_STEP_ANY of rounds 1, 2, ... in order, sw being
+ * round r's K0 frame, which the two members alternate in opposite
+ * parity: sw = r & 1 for 128/128, !(r & 1) for 128/256. Two rounds a
+ * pass from r = 1: sw = t1 for r, !t1 for r + 1 (and !t1 for round 0's
+ * key).
+ */
+static inline __attribute__((always_inline)) void UBK_FRAMES_ANY(UBK_S *s, int t1)
+{
+    if (t1)
+        UBK_FRAMES128(s);
+    else
+        UBK_FRAMES(s);
+}
+
+static inline __attribute__((always_inline)) void UBK_STEP_ANY(UBK_S *s, unsigned r, int t1, int sw)
+{
+    if (t1)
+        UBK_STEP128F(s, r, sw);
+    else
+        UBK_STEPF(s, r, sw);
 }
 
 #undef UBK_S
@@ -131,3 +157,5 @@ static inline __attribute__((always_inline)) void UBK_STEP128F(UBK_S *s, unsigne
 #undef UBK_ROW128F
 #undef UBK_STEP128F
 #undef UBK_FRAMES128
+#undef UBK_FRAMES_ANY
+#undef UBK_STEP_ANY

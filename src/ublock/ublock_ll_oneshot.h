@@ -283,26 +283,17 @@ UB_KERNEL void UL_FN(zks_fused)(kuai_cipher c, const uint8_t *key, const uint8_t
     ub_ks_init(&ks, c, key);
     const int cs = UL_FN(zcontig)(src);
     UL_FN(zsplit128)(UL_FN(zload4)(src, cs), &a, &b);
-    /* key setup's two frames (ublock_expand_nib_w.h): round r's K0 in the
-     * swapped one for odd r (uBlock-128/128, ub_ks_step128f) or even r
-     * (128/256, ub_ks_stepf); two rounds a pass, each frame a constant */
+    /* key setup's two frames (ub_ks_step_any: round r's K0 in the swapped
+     * one for odd r under uBlock-128/128, even r under 128/256); two
+     * rounds a pass, each frame a constant */
     const int t1 = c == KUAI_UBLOCK_128_128;
-    if (t1)
-        ub_ks_frames128(&ks);
-    else
-        ub_ks_frames(&ks);
+    ub_ks_frames_any(&ks, t1);
     a = v512_xor(a, UL_FN(zks_pick1)(ks.k0, ublock_llk_p[!t1][0]));
     b = v512_xor(b, UL_FN(zks_pick1)(ks.k1, ublock_llk_p[t1][0]));
     for (unsigned r = 1; r <= ks.rounds; r += 2) {
-        if (t1)
-            ub_ks_step128f(&ks, r);
-        else
-            ub_ks_stepf(&ks, r, 0);
+        ub_ks_step_any(&ks, r, t1, t1);
         UL_FN(zks_round1)(&a, &b, &ks, r, t1);
-        if (t1)
-            ub_ks_step128f(&ks, r + 1);
-        else
-            ub_ks_stepf(&ks, r + 1, 1);
+        ub_ks_step_any(&ks, r + 1, t1, !t1);
         UL_FN(zks_round1)(&a, &b, &ks, r + 1, !t1);
     }
     UL_FN(zstore4)(dst, UL_FN(zmerge128)(a, b), UL_FN(zcontig)((const uint8_t *const *)dst));
@@ -315,8 +306,8 @@ UB_KERNEL void UL_FN(zks_fused)(kuai_cipher c, const uint8_t *key, const uint8_t
  * side by side in one zmm (ub_ksz, key j in lane j), so each round key
  * is made in the lane of the block that adds it (one in-lane pshufb to
  * the round's layout, as yks_key's), and the blocks in zgroup128's form.
- * Both members in key setup's frames (t1: uBlock-128/128's
- * ub_ksz_step128f, else ub_ksz_stepf), two rounds a pass. Xeon (Emerald
+ * Both members in key setup's frames (ub_ksz_step_any, t1: uBlock-128/128),
+ * two rounds a pass. Xeon (Emerald
  * Rapids), the public call in one process with the build before
  * (ks_fused_y, two ymm schedules), TSC cycles: 283 -> 245 (128/128), 408
  * -> 369 (128/256); 128/128 in the frames (twentieth session) 0.96-0.98x.
@@ -324,10 +315,8 @@ UB_KERNEL void UL_FN(zks_fused)(kuai_cipher c, const uint8_t *key, const uint8_t
 UB_KERNEL void UL_FN(zks_keyz)(ub_ksz *z, unsigned r, int t1, int sw, v512 *k0, v512 *k1)
 {
     const v512 p = v512_row16(ublock_llk_p[0][r & 7]), ps = v512_row16(ublock_llk_p[1][r & 7]);
-    if (r && t1)
-        ub_ksz_step128f(z, r);
-    else if (r)
-        ub_ksz_stepf(z, r, sw);
+    if (r)
+        ub_ksz_step_any(z, r, t1, sw);
     *k0 = v512_shuf8(z->k0, sw ? ps : p);
     *k1 = v512_shuf8(z->k1, sw ? p : ps);
 }
@@ -340,10 +329,7 @@ UB_KERNEL void UL_FN(zks_fused_mk)(kuai_cipher c, const uint8_t *const *key,
     ub_ksz_init(&z, c, key);
     /* the frames as zks_fused's */
     const int t1 = c == KUAI_UBLOCK_128_128;
-    if (t1)
-        ub_ksz_frames128(&z);
-    else
-        ub_ksz_frames(&z);
+    ub_ksz_frames_any(&z, t1);
     UL_FN(zsplit128)(UL_FN(zload4)(src, UL_FN(zcontig)(src)), &a, &b);
     UL_FN(zks_keyz)(&z, 0, t1, !t1, &k0, &k1);
     a = v512_xor(a, k0);
@@ -421,8 +407,8 @@ UB_KERNEL void UL_FN(zks_fused256)(ub_ksy *ksy, v128 p0, v128 p1, const uint8_t 
 #endif
 
 /* Round r of ks_fused's uBlock-128 blocks: the nk schedules stepped to it
- * in key setup's frames (t1: 128/128's ub_ks_step128f, else
- * ub_ks_stepf; sw: round r's K0 in the swapped one), their round keys
+ * in key setup's frames (ub_ks_step_any: t1 uBlock-128/128, sw round
+ * r's K0 in the swapped one), their round keys
  * to the round's layout, the round. */
 UB_KERNEL void UL_FN(ks_round128)(ub_ks *ks, int nk, v128 *a, v128 *b, int nb, int mk, int t1,
                                   unsigned r, int sw)
@@ -430,10 +416,7 @@ UB_KERNEL void UL_FN(ks_round128)(ub_ks *ks, int nk, v128 *a, v128 *b, int nb, i
     const v128 p0 = v128_load(ublock_llk_p[sw][r & 7]), p1 = v128_load(ublock_llk_p[!sw][r & 7]);
     v128 k0[UL_G128], k1[UL_G128];
     for (int j = 0; j < nk; j++) {
-        if (t1)
-            ub_ks_step128f(&ks[j], r);
-        else
-            ub_ks_stepf(&ks[j], r, sw);
+        ub_ks_step_any(&ks[j], r, t1, sw);
         k0[j] = v128_shuf8(ks[j].k0, p0);
         k1[j] = v128_shuf8(ks[j].k1, p1);
     }
@@ -509,12 +492,8 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
         /* the schedules in key setup's two frames (zks_fused's) */
         const int t1 = c == KUAI_UBLOCK_128_128;
         v128 a[UL_G128], b[UL_G128];
-        for (int j = 0; j < nk; j++) {
-            if (t1)
-                ub_ks_frames128(&ks[j]);
-            else
-                ub_ks_frames(&ks[j]);
-        }
+        for (int j = 0; j < nk; j++)
+            ub_ks_frames_any(&ks[j], t1);
         const v128 q0 = v128_load(ublock_llk_p[!t1][0]), q1 = v128_load(ublock_llk_p[t1][0]);
         for (int j = 0; j < nb; j++) {
             UL_FN(load128)(src[j], &a[j], &b[j]);

@@ -16,11 +16,13 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <x86intrin.h>
 
 #define AB_DECLARE(P)                                                                              \
     size_t P##_kuai_key_size(kuai_cipher);                                                         \
     size_t P##_kuai_block_size(kuai_cipher);                                                       \
+    kuai_cipher P##_kuai_cipher_by_name(const char *);                                             \
     int P##_kuai_key_init(kuai_key *, kuai_cipher, const uint8_t *, size_t);                       \
     int P##_kuai_key_init_multi(kuai_key *const *, kuai_cipher, const uint8_t *const *, size_t,    \
                                 size_t);                                                           \
@@ -165,8 +167,25 @@ int main(int argc, char **argv)
         ab_dst[i] = ab_out[i];
     }
     printf("TSC cycles per call, lowest; A and B called in turn, %d alternations\n", alternations);
-    for (size_t m = 0; m < sizeof members / sizeof members[0]; m++) {
-        ab_c = members[m].c;
+    /* KUAI_AB_CIPHERS: other members by name, comma-separated (e.g.
+     * "sm4,aes-128"), in place of the three uBlock members */
+    const char *names = getenv("KUAI_AB_CIPHERS");
+    char list[256];
+    const char *pick[16];
+    size_t npick = 0;
+    if (names && *names) {
+        snprintf(list, sizeof list, "%s", names);
+        for (char *t = strtok(list, ","); t && npick < 16; t = strtok(NULL, ","))
+            pick[npick++] = t;
+    }
+    const size_t nm = npick ? npick : sizeof members / sizeof members[0];
+    for (size_t m = 0; m < nm; m++) {
+        const char *mname = npick ? pick[m] : members[m].name;
+        ab_c = npick ? A_kuai_cipher_by_name(pick[m]) : members[m].c;
+        if (!ab_c) {
+            fprintf(stderr, "bench-ab: unknown cipher %s\n", pick[m]);
+            return 2;
+        }
         ab_klen = A_kuai_key_size(ab_c);
         ab_bs = A_kuai_block_size(ab_c);
         ab_nk = ab_bs == 32 ? 2 : 4;
@@ -178,8 +197,7 @@ int main(int argc, char **argv)
                 a = x < a ? x : a;
                 b = y < b ? y : b;
             }
-            printf("%-15s %-40s A %7.0f  B %7.0f  B/A %.2f\n", members[m].name, ab_rows[r].name, a,
-                   b, b / a);
+            printf("%-15s %-40s A %7.0f  B %7.0f  B/A %.2f\n", mname, ab_rows[r].name, a, b, b / a);
         }
     }
     return 0;

@@ -10,6 +10,8 @@
 void aes_aesni_cbc_enc_blocks(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
                               size_t nblocks);
 void aes_aesni_expand(kuai_key *k, const uint8_t *key);
+void aes_aesni_expand2(kuai_key *k0, kuai_key *k1, const uint8_t *key0, const uint8_t *key1);
+void aes_aesni_expand4(kuai_key *const k[4], const uint8_t *const key[4]);
 /* One-shot ECB (kuai_impl.oneshot): its short encryption makes each round
  * key between the rounds, one key and up to 4 blocks at a time, where a
  * 256-bit register has nothing to add; the VAES backend takes it too. */

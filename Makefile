@@ -174,7 +174,7 @@ test-cross: vectors build
 # drives both VPCLMULQDQ GHASH backends directly, and every GCM in it runs
 # on the 512-bit one. It tests the kernels' logic; their instruction
 # encodings run only on CPUs that have them (and VAES under QEMU above).
-SHIM_BACKENDS = avx512 gfni vaes
+SHIM_BACKENDS = avx512 gfni gfni-avx vaes
 test-shim: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
 test-shim: vectors
 	@if [ "$$(uname -m)" != x86_64 ]; then echo "test-shim: x86-64 only, skipped"; exit 0; fi; \

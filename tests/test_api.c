@@ -270,6 +270,7 @@ static void helpers_cpu_features(void)
         {"vaes", 0, {"vaes", "avx2", "aes-ni"}},
         {"avx512", 0, {"avx512", "avx512vbmi"}},
         {"gfni", 0, {"gfni", "avx512"}},
+        {"gfni-avx", 0, {"gfni", "avx2"}},
         {"neon", 0, {"neon"}},
         {"armce", KUAI_SM4, {"sm4"}},
         {"armce", KUAI_AES_128, {"aes"}},

@@ -39,6 +39,8 @@
 
 #include <stdint.h>
 
+#include "sm4_vocab_ops.h"
+
 /* Nibble tables of the input map Q·x + q and the output map P·y + p. The
  * constant is in the low-nibble table. */
 static const uint8_t sm4_aes_pre_lo[16] = {0x3e, 0xb2, 0x0e, 0x82, 0xbb, 0x37, 0x8b, 0x07,
@@ -64,15 +66,6 @@ static const uint8_t sm4_aes_post_hi[16] = {0x00, 0xe0, 0x50, 0xb0, 0x9d, 0x7d, 
     }
 static const uint8_t sm4_aes_isr_rol[4][16] = {SM4_ISR_ROW(0), SM4_ISR_ROW(1), SM4_ISR_ROW(2),
                                                SM4_ISR_ROW(3)};
-
-/* Byte order of each 32-bit word reversed (the words are big-endian). */
-static const uint8_t sm4_aes_bswap32_row[16] = {3,  2,  1, 0, 7,  6,  5,  4,
-                                                11, 10, 9, 8, 15, 14, 13, 12};
-
-static inline sm4v sm4v_bswap32(sm4v x)
-{
-    return sm4v_shuffle8(x, sm4v_row(sm4_aes_bswap32_row));
-}
 
 /* The affine map of nibble tables lo, hi on every byte of x. */
 static inline sm4v sm4v_affine_nibbles(sm4v x, const uint8_t *lo, const uint8_t *hi)
@@ -139,24 +132,5 @@ static inline uint32_t sm4_aes_tau(uint32_t a)
 }
 #define SM4S_TAU sm4_aes_tau
 #endif /* x86; other ISAs define their own SM4S_TAU */
-
-#define sm4v_xor4(a, b, c, d) sm4v_xor(sm4v_xor(a, b), sm4v_xor(c, d))
-
-/*
- * x[0..3] = the 128-bit counter (w[0] most significant) + off, per lane.
- * Word 3 wrapped iff it ended below the addend (an unsigned compare, made
- * signed by flipping the top bits); the carry, an all-ones mask, passes on
- * through every word that became 0. Subtracting the mask adds 1.
- */
-static inline void sm4v_ctr(sm4v x[4], const uint32_t w[4], sm4v off)
-{
-    const sm4v top = sm4v_set1(0x80000000u);
-    x[3] = sm4v_add32(sm4v_set1(w[3]), off);
-    sm4v c = sm4v_cmpgt32(sm4v_xor(off, top), sm4v_xor(x[3], top));
-    for (int j = 2; j >= 0; j--) {
-        x[j] = sm4v_sub32(sm4v_set1(w[j]), c);
-        c = sm4v_and(c, sm4v_cmpeq32(x[j], sm4v_zero()));
-    }
-}
 
 #endif

@@ -47,6 +47,13 @@
 #include <string.h>
 
 #define SM4S_INLINE static inline __attribute__((always_inline))
+/* Another backend's function by its prefix (SM4S_SHORT_FROM,
+ * SM4S_EXPAND_FROM below). */
+#define SM4S_PASTE(a, b) a##b
+#define SM4S_FROM(p, name) SM4S_PASTE(p, name)
+/* What src/modes/multi.c hands mk_short: streams of one block. Two and
+ * more blocks a stream fill the multi-key kernel's lanes. */
+#define SM4S_MK_SHORT_BLOCKS 2
 #define SM4S_BLOCK 16
 /* Bytes of one vector, of one group. */
 #define SM4S_VB (4 * SM4V_W)
@@ -647,39 +654,133 @@ static void sm4s_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_
     if (stored1)
         kuai_wipe(rk1, sizeof rk1);
 }
-#define SM4S_ONESHOT_HOOK , .oneshot = sm4s_oneshot
-#elif defined(SM4S_ONESHOT_FROM)
-/* A wide backend takes another's (its lanes are not 4 words): see
- * sm4_vaes.c. */
-#define SM4S_ONESHOT_HOOK , .oneshot = SM4S_ONESHOT_FROM
-#else
-#define SM4S_ONESHOT_HOOK
-#endif
 
-/* SM4S_TAU: an ISA file may name its own S-box-on-a-word for key setup;
- * SM4S_EXPAND_FROM: another backend's key setup (the round keys are the
- * same words in every SM4 backend). */
-#ifdef SM4S_EXPAND_FROM
-#define sm4s_expand SM4S_EXPAND_FROM
-#else
-static void sm4s_expand(kuai_key *k, const uint8_t *key)
+/*
+ * Multi-key ECB and CBC decryption of one block a stream (kuai_impl's
+ * mk_short, src/modes/multi.c): four streams at a time, one per word, as
+ * the one-shot call's blocks. Their round keys come from the stored
+ * schedules, four rounds of four keys at a time turned into four vectors
+ * of one round each (sm4s_words) beside the blocks' rounds: nothing is
+ * copied to a buffer, so nothing is left to wipe. Spare words rerun the
+ * group's first stream, whose result is not stored. ivs: CBC decryption,
+ * each stream's block XORed with its ivs[i], which then takes the
+ * ciphertext. A stream of several blocks would run them one group pass
+ * each; src/modes/multi.c sends only single blocks (SM4S_MK_SHORT_BLOCKS).
+ */
+static void sm4s_mk_short(const kuai_key *const *keys, uint8_t *const *ivs,
+                          const uint8_t *const *in, uint8_t *const *out, size_t n, size_t nblocks,
+                          int enc)
 {
-#ifdef SM4S_ONESHOT
-    /* The one-shot call's vector schedule with the key in every word: no
-     * trip between vector and scalar registers and no call per round
-     * (sm4_expand_with's tau); about a tenth off key setup on Zen 1. */
-    const uint8_t *kp[4] = {key, key, key, key};
+    for (size_t g = 0; g < n; g += SM4V_W) {
+        const size_t m = n - g < SM4V_W ? n - g : SM4V_W;
+        const uint32_t *rk[4];
+        for (size_t p = 0; p < 4; p++)
+            rk[p] = sm4_sched_const(keys[g + (p < m ? p : 0)])->rk;
+        /* block t of every stream (nblocks < SM4S_MK_SHORT_BLOCKS; 0 too) */
+        for (size_t t = 0; t < nblocks; t++) {
+            const uint8_t *ip[4];
+            for (size_t p = 0; p < 4; p++)
+                ip[p] = in[g + (p < m ? p : 0)] + SM4S_BLOCK * t;
+            sm4v x[4], w[4], r[4];
+            sm4s_load_lanes(x, ip);
+            for (int i = 0; i < 32; i += 4) {
+                /* rounds i .. i + 3: rk[i..] forwards, rk[28 - i..] backwards */
+                const int o = enc ? i : 28 - i;
+                sm4s_words(w, sm4v_loadu(rk[0] + o), sm4v_loadu(rk[1] + o), sm4v_loadu(rk[2] + o),
+                           sm4v_loadu(rk[3] + o));
+                sm4s_block_round(x, 0, w[enc ? 0 : 3]);
+                sm4s_block_round(x, 1, w[enc ? 1 : 2]);
+                sm4s_block_round(x, 2, w[enc ? 2 : 1]);
+                sm4s_block_round(x, 3, w[enc ? 3 : 0]);
+            }
+            sm4s_to_blocks(r, x);
+            for (size_t p = 0; p < m; p++) {
+                uint8_t *dst = out[g + p] + SM4S_BLOCK * t;
+                if (ivs) {
+                    const sm4v c = sm4v_loadu(ip[p]); /* before dst (in == out) */
+                    r[p] = sm4v_xor(r[p], sm4v_loadu(ivs[g + p]));
+                    sm4v_storeu(ivs[g + p], c);
+                }
+                sm4v_storeu(dst, r[p]);
+            }
+        }
+    }
+}
+
+/* Key setup of n keys (1, 2 or 4), side by side, key p in word p (a pair
+ * twice over), through the vector round: no trip between vector and scalar
+ * registers and no call per round (sm4_expand_with's tau; about a tenth off
+ * key setup on Zen 1), and four keys at about the cost of one
+ * (kuai_key_init_multi's pairs and fours, src/core.c). Each key's four
+ * round keys of a pass go back to its rk by a transposition (sm4s_words);
+ * one key, in every word, by a move of word 0. */
+SM4S_INLINE void sm4s_expand_n(kuai_key *const *k, const uint8_t *const *key, int n)
+{
+    const uint8_t *kp[4];
+    for (int p = 0; p < 4; p++)
+        kp[p] = key[p % n];
     sm4v kv[4];
     sm4s_load_lanes(kv, kp);
     for (int j = 0; j < 4; j++)
         kv[j] = sm4v_xor(kv[j], sm4v_set1(sm4_fk[j]));
-    uint32_t *rk = sm4_sched_of(k)->rk;
     for (int r = 0; r < 32; r += 4) {
-        sm4v rkv[4];
-        sm4s_key_rounds4(kv, r, rkv, 1);
-        for (int j = 0; j < 4; j++)
-            rk[r + j] = sm4v_word0(rkv[j]);
+        sm4v rkv[4], per[4];
+        sm4s_key_rounds4(kv, r, rkv, n == 1);
+        if (n == 1) {
+            for (int j = 0; j < 4; j++)
+                sm4_sched_of(k[0])->rk[r + j] = sm4v_word0(rkv[j]);
+            continue;
+        }
+        sm4s_words(per, rkv[0], rkv[1], rkv[2], rkv[3]);
+        for (int p = 0; p < n; p++)
+            sm4v_storeu(sm4_sched_of(k[p])->rk + r, per[p]);
     }
+}
+
+static void sm4s_expand2(kuai_key *k0, kuai_key *k1, const uint8_t *key0, const uint8_t *key1)
+{
+    kuai_key *const k[2] = {k0, k1};
+    const uint8_t *const key[2] = {key0, key1};
+    sm4s_expand_n(k, key, 2);
+}
+
+static void sm4s_expand4(kuai_key *const k[4], const uint8_t *const key[4])
+{
+    sm4s_expand_n(k, key, 4);
+}
+
+#define SM4S_SHORT_HOOKS                                                                           \
+    , .oneshot = sm4s_oneshot, .mk_short = sm4s_mk_short, .mk_short_blocks = SM4S_MK_SHORT_BLOCKS
+#define SM4S_MULTI_SETUP_HOOKS , .expand2 = sm4s_expand2, .expand4 = sm4s_expand4
+#elif defined(SM4S_SHORT_FROM)
+/* A wide backend takes another's short calls (its lanes are not 4 words):
+ * SM4S_SHORT_FROM is that backend's prefix (sm4.h; see sm4_vaes.c). */
+#define SM4S_SHORT_HOOKS                                                                           \
+    , .oneshot = SM4S_FROM(SM4S_SHORT_FROM, _oneshot),                                             \
+      .mk_short = SM4S_FROM(SM4S_SHORT_FROM, _mk_short), .mk_short_blocks = SM4S_MK_SHORT_BLOCKS
+#else
+#define SM4S_SHORT_HOOKS
+#endif
+
+/* SM4S_TAU: an ISA file may name its own S-box-on-a-word for key setup;
+ * SM4S_EXPAND_FROM: another backend's key setup (the round keys are the
+ * same words in every SM4 backend), the prefix of its _expand, _expand2
+ * and _expand4 (sm4.h). */
+#ifdef SM4S_EXPAND_FROM
+#define SM4S_EXPAND_HOOKS                                                                          \
+    .expand = SM4S_FROM(SM4S_EXPAND_FROM, _expand),                                                \
+    .expand2 = SM4S_FROM(SM4S_EXPAND_FROM, _expand2),                                              \
+    .expand4 = SM4S_FROM(SM4S_EXPAND_FROM, _expand4)
+#else
+#ifdef SM4S_MULTI_SETUP_HOOKS
+#define SM4S_EXPAND_HOOKS .expand = sm4s_expand SM4S_MULTI_SETUP_HOOKS
+#else
+#define SM4S_EXPAND_HOOKS .expand = sm4s_expand
+#endif
+static void sm4s_expand(kuai_key *k, const uint8_t *key)
+{
+#ifdef SM4S_ONESHOT
+    sm4s_expand_n(&k, &key, 1);
 #elif defined(SM4S_TAU)
     sm4_expand_with(sm4_sched_of(k), key, SM4S_TAU);
 #else
@@ -696,9 +797,9 @@ static void sm4s_expand(kuai_key *k, const uint8_t *key)
  */
 #define SM4S_IMPL_COMMON(label, prio, avail)                                                       \
     .name = label, .family = KUAI_FAMILY_SM4, .priority = prio, .available = avail,                \
-    .expand = sm4s_expand, .sched_bytes = SM4_SCHED_BYTES, .enc_blocks = sm4s_enc_blocks,          \
+    SM4S_EXPAND_HOOKS, .sched_bytes = SM4_SCHED_BYTES, .enc_blocks = sm4s_enc_blocks,              \
     .dec_blocks = sm4s_dec_blocks, .ctr_blocks = sm4s_ctr_blocks,                                  \
-    .cbc_enc_blocks = sm4s_cbc_enc_blocks SM4S_ONESHOT_HOOK
+    .cbc_enc_blocks = sm4s_cbc_enc_blocks SM4S_SHORT_HOOKS
 
 #define SM4S_IMPLS(var, label, prio, avail)                                                        \
     static const kuai_impl var##_narrow = {                                                        \

@@ -28,8 +28,8 @@ static inline sm4v sm4v_lane_blocks(void)
 /* Short calls and key setup on xmm (sm4.h): one key's schedule is a chain
  * of 32 rounds that a wider register does not shorten, and a short call
  * under 4 keys fills 4 words, not a pass of 8 blocks per key. */
-#define SM4S_ONESHOT_FROM sm4_aesni_avx_oneshot
-#define SM4S_EXPAND_FROM sm4_aesni_avx_expand
+#define SM4S_SHORT_FROM sm4_aesni_avx
+#define SM4S_EXPAND_FROM sm4_aesni_avx
 #include "sm4_simd.h"
 
 static int sm4_vaes_available(void)

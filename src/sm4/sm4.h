@@ -53,29 +53,25 @@ void sm4_expand_raw(sm4_sched *s, const uint8_t key[16]);
 void sm4_expand_with(sm4_sched *s, const uint8_t key[16], uint32_t (*tau)(uint32_t));
 
 #if defined(__x86_64__) || defined(_M_X64)
-/* The aesni-avx backend's one-shot ECB, multi-key short calls and vector
- * key setup (one key, a pair, four)
- * (sm4_aesni_avx.c, sm4_simd.h). Their lanes are four 32-bit words, one key
- * or block each, which is what a short call has; the 256-bit vaes
- * backend takes them rather than run a pass of 8 blocks per key. */
-void sm4_aesni_avx_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
-                           uint8_t *const *out, size_t n, size_t nblocks, int enc);
-void sm4_aesni_avx_mk_short(const kuai_key *const *keys, uint8_t *const *ivs,
-                            const uint8_t *const *in, uint8_t *const *out, size_t n, size_t nblocks,
-                            int enc);
-void sm4_aesni_avx_expand(kuai_key *k, const uint8_t *key);
-void sm4_aesni_avx_expand2(kuai_key *k0, kuai_key *k1, const uint8_t *key0, const uint8_t *key1);
-void sm4_aesni_avx_expand4(kuai_key *const k[4], const uint8_t *const key[4]);
-/* The same from the gfni-avx backend (sm4_gfni_avx.c: GFNI on xmm), which
- * the gfni backend takes. */
-void sm4_gfni_avx_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
-                          uint8_t *const *out, size_t n, size_t nblocks, int enc);
-void sm4_gfni_avx_mk_short(const kuai_key *const *keys, uint8_t *const *ivs,
-                           const uint8_t *const *in, uint8_t *const *out, size_t n, size_t nblocks,
-                           int enc);
-void sm4_gfni_avx_expand(kuai_key *k, const uint8_t *key);
-void sm4_gfni_avx_expand2(kuai_key *k0, kuai_key *k1, const uint8_t *key0, const uint8_t *key1);
-void sm4_gfni_avx_expand4(kuai_key *const k[4], const uint8_t *const key[4]);
+/* A 4-word backend's short calls (one-shot ECB, multi-key mk_short) and
+ * vector key setup (one key, a pair, four) under the names P_oneshot,
+ * P_mk_short, P_expand, P_expand2, P_expand4 (sm4_simd.h's
+ * SM4S_SHORT_EXPORT defines them). Their lanes are four 32-bit words, one
+ * key or block each, which is what a short call has; a wider backend takes
+ * them (SM4S_SHORT_FROM, SM4S_EXPAND_FROM) rather than run a pass of 8 or
+ * 16 blocks per key. */
+#define SM4_SHORT_API(P)                                                                           \
+    void P##_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,          \
+                     uint8_t *const *out, size_t n, size_t nblocks, int enc);                      \
+    void P##_mk_short(const kuai_key *const *keys, uint8_t *const *ivs, const uint8_t *const *in,  \
+                      uint8_t *const *out, size_t n, size_t nblocks, int enc);                     \
+    void P##_expand(kuai_key *k, const uint8_t *key);                                              \
+    void P##_expand2(kuai_key *k0, kuai_key *k1, const uint8_t *key0, const uint8_t *key1);        \
+    void P##_expand4(kuai_key *const k[4], const uint8_t *const key[4])
+/* aesni-avx's (AES-NI S-box), which vaes takes; gfni-avx's (GFNI on xmm),
+ * which gfni takes. */
+SM4_SHORT_API(sm4_aesni_avx);
+SM4_SHORT_API(sm4_gfni_avx);
 #endif
 
 #endif

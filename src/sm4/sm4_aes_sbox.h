@@ -85,9 +85,7 @@ static inline sm4v sm4v_round(sm4v x0, sm4v t)
     sm4v b8 = sm4v_shuffle8(s, sm4v_row(sm4_aes_isr_rol[1]));
     sm4v b16 = sm4v_shuffle8(s, sm4v_row(sm4_aes_isr_rol[2]));
     sm4v b24 = sm4v_shuffle8(s, sm4v_row(sm4_aes_isr_rol[3]));
-    sm4v m = sm4v_xor(sm4v_xor(b0, b8), b16);
-    m = sm4v_or(sm4v_slli32(m, 2), sm4v_srli32(m, 30));
-    return sm4v_xor(sm4v_xor(x0, b0), sm4v_xor(b24, m));
+    return sm4v_lin_rot(x0, b0, b8, b16, b24);
 }
 
 /* x0 ^ L'(tau(t)), the key schedule's round (L'(B) = B ^ (B <<< 13) ^
@@ -101,10 +99,7 @@ static inline sm4v sm4v_round_key(sm4v x0, sm4v t, int same)
     sm4v s = sm4v_affine_nibbles(t, sm4_aes_pre_lo, sm4_aes_pre_hi);
     s = sm4v_aesenclast(s, sm4v_zero());
     s = sm4v_affine_nibbles(s, sm4_aes_post_lo, sm4_aes_post_hi);
-    sm4v b = same ? s : sm4v_shuffle8(s, sm4v_row(sm4_aes_isr_rol[0]));
-    sm4v r13 = sm4v_or(sm4v_slli32(b, 13), sm4v_srli32(b, 19));
-    sm4v r23 = sm4v_or(sm4v_slli32(b, 23), sm4v_srli32(b, 9));
-    return sm4v_xor(sm4v_xor(x0, b), sm4v_xor(r13, r23));
+    return sm4v_lin_key(x0, same ? s : sm4v_shuffle8(s, sm4v_row(sm4_aes_isr_rol[0])));
 }
 #define SM4V_HAS_ROUND_KEY 1
 

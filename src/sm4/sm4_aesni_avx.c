@@ -16,36 +16,9 @@
 #define SM4S_ONESHOT 1
 #include "sm4_simd.h"
 
-/* The vaes and gfni backends' short calls (one-shot and multi-key) and
- * vaes's key setup (sm4.h):
- * every CPU with those has AES-NI and AVX2. */
-void sm4_aesni_avx_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
-                           uint8_t *const *out, size_t n, size_t nblocks, int enc)
-{
-    sm4s_oneshot(c, keys, in, out, n, nblocks, enc);
-}
-
-void sm4_aesni_avx_expand(kuai_key *k, const uint8_t *key)
-{
-    sm4s_expand(k, key);
-}
-
-void sm4_aesni_avx_expand2(kuai_key *k0, kuai_key *k1, const uint8_t *key0, const uint8_t *key1)
-{
-    sm4s_expand2(k0, k1, key0, key1);
-}
-
-void sm4_aesni_avx_expand4(kuai_key *const k[4], const uint8_t *const key[4])
-{
-    sm4s_expand4(k, key);
-}
-
-void sm4_aesni_avx_mk_short(const kuai_key *const *keys, uint8_t *const *ivs,
-                            const uint8_t *const *in, uint8_t *const *out, size_t n, size_t nblocks,
-                            int enc)
-{
-    sm4s_mk_short(keys, ivs, in, out, n, nblocks, enc);
-}
+/* The vaes backend's short calls (one-shot and multi-key) and key setup
+ * (sm4.h): every CPU with VAES has AES-NI and AVX2. */
+SM4S_SHORT_EXPORT(sm4_aesni_avx)
 
 static int sm4_aesni_avx_available(void)
 {

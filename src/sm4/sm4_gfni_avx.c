@@ -7,9 +7,9 @@
  * the short calls (one-shot and multi-key), whose lanes are four 32-bit
  * words, one key or block each (sm4.h).
  *
- * T's linear layer L(B) = B ^ (B <<< 2) ^ (B <<< 10) ^ (B <<< 18) ^
- * (B <<< 24) = B ^ (B <<< 24) ^ ((B ^ (B <<< 8) ^ (B <<< 16)) <<< 2): the
- * byte rotations as pshufb, one shift pair for <<< 2 (no vprold here).
+ * T's linear layer L as in the AES-NI backends (sm4_vocab_ops.h's
+ * sm4v_lin_rot): the byte rotations as pshufb, one shift pair for <<< 2
+ * (no vprold without AVX-512).
  */
 #include "sm4.h"
 #include "sm4_gfni.h"
@@ -40,9 +40,7 @@ static inline sm4v sm4v_round(sm4v x0, sm4v t)
     sm4v b8 = sm4v_shuffle8(s, sm4v_row(sm4_gfni_avx_rol8[0]));
     sm4v b16 = sm4v_shuffle8(s, sm4v_row(sm4_gfni_avx_rol8[1]));
     sm4v b24 = sm4v_shuffle8(s, sm4v_row(sm4_gfni_avx_rol8[2]));
-    sm4v m = sm4v_xor(sm4v_xor(s, b8), b16);
-    m = sm4v_or(sm4v_slli32(m, 2), sm4v_srli32(m, 30));
-    return sm4v_xor(sm4v_xor(x0, s), sm4v_xor(b24, m));
+    return sm4v_lin_rot(x0, s, b8, b16, b24);
 }
 
 /* x0 ^ L'(tau(t)), the key schedule's round (L'(B) = B ^ (B <<< 13) ^
@@ -51,10 +49,7 @@ static inline sm4v sm4v_round(sm4v x0, sm4v t)
 static inline sm4v sm4v_round_key(sm4v x0, sm4v t, int same)
 {
     (void)same;
-    sm4v b = sm4v_sbox(t);
-    sm4v r13 = sm4v_or(sm4v_slli32(b, 13), sm4v_srli32(b, 19));
-    sm4v r23 = sm4v_or(sm4v_slli32(b, 23), sm4v_srli32(b, 9));
-    return sm4v_xor(sm4v_xor(x0, b), sm4v_xor(r13, r23));
+    return sm4v_lin_key(x0, sm4v_sbox(t));
 }
 #define SM4V_HAS_ROUND_KEY 1
 
@@ -62,33 +57,7 @@ static inline sm4v sm4v_round_key(sm4v x0, sm4v t, int same)
 #include "sm4_simd.h"
 
 /* The gfni backend's short calls and key setup (sm4.h). */
-void sm4_gfni_avx_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
-                          uint8_t *const *out, size_t n, size_t nblocks, int enc)
-{
-    sm4s_oneshot(c, keys, in, out, n, nblocks, enc);
-}
-
-void sm4_gfni_avx_mk_short(const kuai_key *const *keys, uint8_t *const *ivs,
-                           const uint8_t *const *in, uint8_t *const *out, size_t n, size_t nblocks,
-                           int enc)
-{
-    sm4s_mk_short(keys, ivs, in, out, n, nblocks, enc);
-}
-
-void sm4_gfni_avx_expand(kuai_key *k, const uint8_t *key)
-{
-    sm4s_expand(k, key);
-}
-
-void sm4_gfni_avx_expand2(kuai_key *k0, kuai_key *k1, const uint8_t *key0, const uint8_t *key1)
-{
-    sm4s_expand2(k0, k1, key0, key1);
-}
-
-void sm4_gfni_avx_expand4(kuai_key *const k[4], const uint8_t *const key[4])
-{
-    sm4s_expand4(k, key);
-}
+SM4S_SHORT_EXPORT(sm4_gfni_avx)
 
 static int sm4_gfni_avx_available(void)
 {

@@ -752,6 +752,32 @@ static void sm4s_expand4(kuai_key *const k[4], const uint8_t *const key[4])
 #define SM4S_SHORT_HOOKS                                                                           \
     , .oneshot = sm4s_oneshot, .mk_short = sm4s_mk_short, .mk_short_blocks = SM4S_MK_SHORT_BLOCKS
 #define SM4S_MULTI_SETUP_HOOKS , .expand2 = sm4s_expand2, .expand4 = sm4s_expand4
+/* The short calls and key setup under P's names, for a wider backend to
+ * take (sm4.h's SM4_SHORT_API). sm4s_expand is defined below. */
+static void sm4s_expand(kuai_key *k, const uint8_t *key);
+#define SM4S_SHORT_EXPORT(P)                                                                       \
+    void P##_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,          \
+                     uint8_t *const *out, size_t n, size_t nblocks, int enc)                       \
+    {                                                                                              \
+        sm4s_oneshot(c, keys, in, out, n, nblocks, enc);                                           \
+    }                                                                                              \
+    void P##_mk_short(const kuai_key *const *keys, uint8_t *const *ivs, const uint8_t *const *in,  \
+                      uint8_t *const *out, size_t n, size_t nblocks, int enc)                      \
+    {                                                                                              \
+        sm4s_mk_short(keys, ivs, in, out, n, nblocks, enc);                                        \
+    }                                                                                              \
+    void P##_expand(kuai_key *k, const uint8_t *key)                                               \
+    {                                                                                              \
+        sm4s_expand(k, key);                                                                       \
+    }                                                                                              \
+    void P##_expand2(kuai_key *k0, kuai_key *k1, const uint8_t *key0, const uint8_t *key1)         \
+    {                                                                                              \
+        sm4s_expand2(k0, k1, key0, key1);                                                          \
+    }                                                                                              \
+    void P##_expand4(kuai_key *const k[4], const uint8_t *const key[4])                            \
+    {                                                                                              \
+        sm4s_expand4(k, key);                                                                      \
+    }
 #elif defined(SM4S_SHORT_FROM)
 /* A wide backend takes another's short calls (its lanes are not 4 words):
  * SM4S_SHORT_FROM is that backend's prefix (sm4.h; see sm4_vaes.c). */

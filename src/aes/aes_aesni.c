@@ -164,28 +164,26 @@ aes_aesni_gcm_blocks_avx(const kuai_key *k, const unsigned char *hkey, uint8_t y
     AESNI_GCM_BODY
 }
 
-/* SubWord through aesenclast: with the word in all four columns ShiftRows
- * moves nothing, and a zero round key leaves SubBytes alone. Constant time
- * (no table). */
-static inline uint32_t aesni_subword(uint32_t w)
-{
-    __m128i x = _mm_aesenclast_si128(_mm_set1_epi32((int)w), _mm_setzero_si128());
-    return (uint32_t)_mm_cvtsi128_si32(x);
-}
-
 /* What aeskeygenassist's words 3 (rot: SubWord(RotWord(w3)) ^ rc) and 2
  * (SubWord(w3), AES-256's odd rows) give, in every word: a pshufb puts w3
  * (rotated or not) in all four columns, where ShiftRows moves nothing, and
  * aesenclast's SubBytes and round key do the rest, in two pipelined
  * instructions where aeskeygenassist and a pshufd had run (Xeon, Emerald
  * Rapids, in one process with the build before: AES-128 key setup 163 ->
- * 81 TSC cycles, the one-shot call of 4 blocks 167 -> 75). */
+ * 81 TSC cycles, the one-shot call of 4 blocks 167 -> 75). w1: word 1
+ * instead of word 3 (AES-192's rows, whose last word sits there). */
+static inline __m128i aesni_assist_w(__m128i x, int rc, int rot, int w1)
+{
+    const __m128i w =
+        w1    ? _mm_set_epi8(4, 7, 6, 5, 4, 7, 6, 5, 4, 7, 6, 5, 4, 7, 6, 5)
+        : rot ? _mm_set_epi8(12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13)
+              : _mm_set_epi8(15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12);
+    return _mm_aesenclast_si128(_mm_shuffle_epi8(x, w), _mm_set1_epi32(rc));
+}
+
 static inline __m128i aesni_assist(__m128i x, int rc, int rot)
 {
-    const __m128i w3 =
-        rot ? _mm_set_epi8(12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13)
-            : _mm_set_epi8(15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12);
-    return _mm_aesenclast_si128(_mm_shuffle_epi8(x, w3), _mm_set1_epi32(rc));
+    return aesni_assist_w(x, rc, rot, 0);
 }
 
 /* w[i..i+3] ^= w[i-4..i-1] running XOR across the four words of a
@@ -197,18 +195,7 @@ static inline __m128i aesni_key_row(__m128i prev, __m128i t)
     return _mm_xor_si128(prev, t);
 }
 
-/* The decryption schedule for aesdec: rk reversed, InvMixColumns on the
- * inner rounds. */
-KUAI_HOT_ALIGN static void aesni_derive_dec(aes_sched *s)
-{
-    const unsigned nr = s->nr;
-    aesx_storeu(s->drk[0], aesx_loadu(s->rk[nr]));
-    for (unsigned i = 1; i < nr; i++)
-        aesx_storeu(s->drk[i], _mm_aesimc_si128(aesx_loadu(s->rk[nr - i])));
-    aesx_storeu(s->drk[nr], aesx_loadu(s->rk[0]));
-}
-
-/* AES-128 and AES-256 a row at a time (aesni_assist: RotWord, SubWord and
+/* AES's key schedule a row at a time (aesni_assist: RotWord, SubWord and
  * the round constant of the row's last word, then the row's XORs), for n
  * keys side by side, row i of every key before row i + 1 of any: each
  * key's rows are one chain of dependent operations, and n chains fill the
@@ -227,7 +214,7 @@ AESX_INLINE void aesni_key_put(uint8_t (*const *rk)[16], uint8_t (*const *drk)[1
         aesx_storeu(drk[j][nr - i], i == 0 || i == nr ? x : _mm_aesimc_si128(x));
 }
 
-/* The round keys of AES-128 (nk 4) or AES-256 (nk 8) of key[j], j < n,
+/* The round keys of AES-128 (nk 4), AES-192 (6) or AES-256 (8) of key[j], j < n,
  * each row stored as it is made (aesni_key_put): only the last two rows of
  * each key stay in registers, so nothing is kept on the stack to wipe and
  * no row is stored twice. Held as an array of rows, then stored and
@@ -247,7 +234,36 @@ AESX_INLINE void aesni_key_rows(uint8_t (*const *rk)[16], uint8_t (*const *drk)[
             aesni_key_put(rk, drk, j, 1, nr, p1[j]);
         }
     }
-    if (nk == 4) {
+    if (nk == 6) {
+        /* AES-192's 6-word rows: a the words 6s..6s+3, b 6s+4, 6s+5 (low
+         * half; the high half is never read). A round key is 4 words: row
+         * s of 6 words completes round keys 3(s - 1)/2 + 1 and + 2 for odd
+         * s, 3s/2 for even s (FIPS-197 5.2, the words regrouped) */
+        __m128i a[4], b[4];
+        for (int j = 0; j < n; j++) {
+            a[j] = p1[j];
+            b[j] = _mm_loadl_epi64((const __m128i *)(const void *)(key[j] + 16));
+        }
+#pragma GCC unroll 8
+        for (unsigned i = 1; i <= 8; i++)
+#pragma GCC unroll 4
+            for (int j = 0; j < n; j++) {
+                const __m128i x =
+                    aesni_key_row(a[j], aesni_assist_w(b[j], aesni_rcon[i - 1], 1, 1));
+                const __m128i y = _mm_xor_si128(_mm_xor_si128(b[j], _mm_slli_si128(b[j], 4)),
+                                                _mm_shuffle_epi32(x, 0xff));
+                if (i & 1) {
+                    aesni_key_put(rk, drk, j, 3 * (i - 1) / 2 + 1, nr, _mm_unpacklo_epi64(b[j], x));
+                    aesni_key_put(rk, drk, j, 3 * (i - 1) / 2 + 2, nr,
+                                  _mm_castpd_si128(
+                                      _mm_shuffle_pd(_mm_castsi128_pd(x), _mm_castsi128_pd(y), 1)));
+                } else {
+                    aesni_key_put(rk, drk, j, 3 * i / 2, nr, x);
+                }
+                a[j] = x;
+                b[j] = y;
+            }
+    } else if (nk == 4) {
 #pragma GCC unroll 10
         for (unsigned i = 1; i <= 10; i++)
 #pragma GCC unroll 4
@@ -271,7 +287,7 @@ AESX_INLINE void aesni_key_rows(uint8_t (*const *rk)[16], uint8_t (*const *drk)[
     }
 }
 
-/* n schedules (nk 4 or 8): rk and drk by aesni_key_rows. */
+/* n schedules: rk and drk by aesni_key_rows. */
 AESX_INLINE void aesni_expand_n(kuai_key *const *k, const uint8_t *const *key, unsigned nk, int n)
 {
     uint8_t(*rk[4])[16], (*drk[4])[16];
@@ -287,48 +303,25 @@ AESX_INLINE void aesni_expand_n(kuai_key *const *k, const uint8_t *const *key, u
 
 /* The shared schedule form (aes.h): FIPS-197 section 5.2 with the S-box in
  * hardware, and drk by aesimc (InvMixColumns), the same keys the portable
- * aes_derive_dec computes (the tests compare both with aes_expand_raw's).
- * AES-192 word by word (its 6-word rows do not line up with the 4-word
- * round keys) by aes.h's inline aes_expand_rk rather than aes_expand_with:
- * a call through a pointer per word and the portable InvMixColumns cost
- * more than the rest of a short message. */
+ * aes_derive_dec computes (the tests compare both with aes_expand_raw's). */
 KUAI_HOT_ALIGN void aes_aesni_expand(kuai_key *k, const uint8_t *key)
 {
-    aes_sched *s = aes_sched_of(k);
-    const unsigned nk = aes_key_bytes(k) / 4;
-    if (nk != 6) {
-        aesni_expand_n(&k, &key, nk, 1);
-        return;
-    }
-    aes_expand_rk(s, key, nk, aesni_subword);
-    aesni_derive_dec(s);
+    aesni_expand_n(&k, &key, aes_key_bytes(k) / 4, 1);
 }
 
 /* kuai_key_init_multi's pairs and fours of keys (src/core.c), their rows
- * side by side; AES-192 one key at a time. */
+ * side by side. */
 KUAI_HOT_ALIGN void aes_aesni_expand2(kuai_key *k0, kuai_key *k1, const uint8_t *key0,
                                       const uint8_t *key1)
 {
     kuai_key *const k[2] = {k0, k1};
     const uint8_t *const key[2] = {key0, key1};
-    const unsigned nk = aes_key_bytes(k0) / 4;
-    if (nk == 6) {
-        aes_aesni_expand(k0, key0);
-        aes_aesni_expand(k1, key1);
-        return;
-    }
-    aesni_expand_n(k, key, nk, 2);
+    aesni_expand_n(k, key, aes_key_bytes(k0) / 4, 2);
 }
 
 KUAI_HOT_ALIGN void aes_aesni_expand4(kuai_key *const k[4], const uint8_t *const key[4])
 {
-    const unsigned nk = aes_key_bytes(k[0]) / 4;
-    if (nk == 6) {
-        for (int j = 0; j < 4; j++)
-            aes_aesni_expand(k[j], key[j]);
-        return;
-    }
-    aesni_expand_n(k, key, nk, 4);
+    aesni_expand_n(k, key, aes_key_bytes(k[0]) / 4, 4);
 }
 
 /*
@@ -423,18 +416,7 @@ void aes_aesni_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t 
     uint8_t ks[AES_MAX_ROUNDS + 1][16];
     uint8_t(*const kp[1])[16] = {ks};
     for (size_t i = 0; i < n; i++) {
-        if (nk != 6) {
-            aesni_key_rows(enc ? kp : NULL, enc ? NULL : kp, &keys[i], nk, 1);
-        } else {
-            aes_expand_words(ks, keys[i], nk, aesni_subword);
-            if (!enc) {
-                __m128i r[AES_MAX_ROUNDS + 1];
-                for (unsigned j = 0; j <= nr; j++)
-                    r[j] = aesx_loadu(ks[j]);
-                for (unsigned j = 0; j <= nr; j++)
-                    aesx_storeu(ks[nr - j], j == 0 || j == nr ? r[j] : _mm_aesimc_si128(r[j]));
-            }
-        }
+        aesni_key_rows(enc ? kp : NULL, enc ? NULL : kp, &keys[i], nk, 1);
         AESX_BY_NR(nr,
                    aesx_crypt_blocks((const uint8_t(*)[16])ks, NR, !enc, in[i], out[i], nblocks))
     }

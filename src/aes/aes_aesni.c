@@ -203,15 +203,30 @@ static inline __m128i aesni_key_row(__m128i prev, __m128i t)
  * short message and of every EVP re-initialisation. */
 static const int aesni_rcon[10] = {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36};
 
-/* Row i (of nr + 1) of key j, as it is made: to rk[j][i] and, where drk,
- * to drk[j][nr - i], the inner rows through aesimc (InvMixColumns). */
-AESX_INLINE void aesni_key_put(uint8_t (*const *rk)[16], uint8_t (*const *drk)[16], int j,
-                               unsigned i, unsigned nr, __m128i x)
+/* Where aesni_key_rows puts the rows of key j: rk[j] and drk[j] (either
+ * NULL: not stored), and blk, nb blocks (one key, the one-shot call's
+ * encryption) that take each row as their round key as it is made, so
+ * the key's chain runs beside the blocks' and nothing is stored. */
+typedef struct aesni_key_sink {
+    uint8_t (*const *rk)[16];
+    uint8_t (*const *drk)[16];
+    __m128i *blk;
+    int nb;
+} aesni_key_sink;
+
+/* Row i (of nr + 1) of key j, as it is made: to rk[j][i], to
+ * drk[j][nr - i] (the inner rows through aesimc, InvMixColumns), into the
+ * blocks' round i. */
+AESX_INLINE void aesni_key_put(const aesni_key_sink *o, int j, unsigned i, unsigned nr, __m128i x)
 {
-    if (rk)
-        aesx_storeu(rk[j][i], x);
-    if (drk)
-        aesx_storeu(drk[j][nr - i], i == 0 || i == nr ? x : _mm_aesimc_si128(x));
+    if (o->rk)
+        aesx_storeu(o->rk[j][i], x);
+    if (o->drk)
+        aesx_storeu(o->drk[j][nr - i], i == 0 || i == nr ? x : _mm_aesimc_si128(x));
+    for (int b = 0; o->blk && b < o->nb; b++)
+        o->blk[b] = i == 0    ? _mm_xor_si128(o->blk[b], x)
+                    : i == nr ? _mm_aesenclast_si128(o->blk[b], x)
+                              : _mm_aesenc_si128(o->blk[b], x);
 }
 
 /* The round keys of AES-128 (nk 4), AES-192 (6) or AES-256 (8) of key[j], j < n,
@@ -220,18 +235,18 @@ AESX_INLINE void aesni_key_put(uint8_t (*const *rk)[16], uint8_t (*const *drk)[1
  * no row is stored twice. Held as an array of rows, then stored and
  * reloaded for drk, AES-128 key setup cost 81 TSC cycles against 59 (Xeon,
  * Emerald Rapids, bench-ab); four keys 279 against 151. */
-AESX_INLINE void aesni_key_rows(uint8_t (*const *rk)[16], uint8_t (*const *drk)[16],
-                                const uint8_t *const *key, unsigned nk, int n)
+AESX_INLINE void aesni_key_rows(const aesni_key_sink *o, const uint8_t *const *key, unsigned nk,
+                                int n)
 {
     const unsigned nr = nk + 6;
     __m128i p0[4], p1[4]; /* row i - 2 (AES-256) and row i - 1 */
     for (int j = 0; j < n; j++) {
         p1[j] = aesx_loadu(key[j]);
-        aesni_key_put(rk, drk, j, 0, nr, p1[j]);
+        aesni_key_put(o, j, 0, nr, p1[j]);
         if (nk == 8) {
             p0[j] = p1[j];
             p1[j] = aesx_loadu(key[j] + 16);
-            aesni_key_put(rk, drk, j, 1, nr, p1[j]);
+            aesni_key_put(o, j, 1, nr, p1[j]);
         }
     }
     if (nk == 6) {
@@ -253,12 +268,12 @@ AESX_INLINE void aesni_key_rows(uint8_t (*const *rk)[16], uint8_t (*const *drk)[
                 const __m128i y = _mm_xor_si128(_mm_xor_si128(b[j], _mm_slli_si128(b[j], 4)),
                                                 _mm_shuffle_epi32(x, 0xff));
                 if (i & 1) {
-                    aesni_key_put(rk, drk, j, 3 * (i - 1) / 2 + 1, nr, _mm_unpacklo_epi64(b[j], x));
-                    aesni_key_put(rk, drk, j, 3 * (i - 1) / 2 + 2, nr,
+                    aesni_key_put(o, j, 3 * (i - 1) / 2 + 1, nr, _mm_unpacklo_epi64(b[j], x));
+                    aesni_key_put(o, j, 3 * (i - 1) / 2 + 2, nr,
                                   _mm_castpd_si128(
                                       _mm_shuffle_pd(_mm_castsi128_pd(x), _mm_castsi128_pd(y), 1)));
                 } else {
-                    aesni_key_put(rk, drk, j, 3 * i / 2, nr, x);
+                    aesni_key_put(o, j, 3 * i / 2, nr, x);
                 }
                 a[j] = x;
                 b[j] = y;
@@ -269,7 +284,7 @@ AESX_INLINE void aesni_key_rows(uint8_t (*const *rk)[16], uint8_t (*const *drk)[
 #pragma GCC unroll 4
             for (int j = 0; j < n; j++) {
                 p1[j] = aesni_key_row(p1[j], aesni_assist(p1[j], aesni_rcon[i - 1], 1));
-                aesni_key_put(rk, drk, j, i, nr, p1[j]);
+                aesni_key_put(o, j, i, nr, p1[j]);
             }
     } else {
         /* even rows: RotWord, SubWord and a constant; odd rows: SubWord */
@@ -282,7 +297,7 @@ AESX_INLINE void aesni_key_rows(uint8_t (*const *rk)[16], uint8_t (*const *drk)[
                 const __m128i x = aesni_key_row(p0[j], t);
                 p0[j] = p1[j];
                 p1[j] = x;
-                aesni_key_put(rk, drk, j, i, nr, x);
+                aesni_key_put(o, j, i, nr, x);
             }
     }
 }
@@ -298,7 +313,8 @@ AESX_INLINE void aesni_expand_n(kuai_key *const *k, const uint8_t *const *key, u
         rk[j] = s->rk;
         drk[j] = s->drk;
     }
-    aesni_key_rows(rk, drk, key, nk, n);
+    const aesni_key_sink o = {rk, drk, NULL, 0};
+    aesni_key_rows(&o, key, nk, n);
 }
 
 /* The shared schedule form (aes.h): FIPS-197 section 5.2 with the S-box in
@@ -326,59 +342,23 @@ KUAI_HOT_ALIGN void aes_aesni_expand4(kuai_key *const k[4], const uint8_t *const
 
 /*
  * One-shot ECB (src/modes/oneshot.c): no kuai_key. Encryption of up to 4
- * blocks under an AES-128 or AES-256 key makes each round key between the
- * rounds (aesni_assist and the row XORs, then the blocks' aesenc with
- * it), so the key's chain runs beside the data's and nothing is stored;
- * the rest (decryption, which wants the keys last to first, longer
- * messages, AES-192's 6-word rows) expands each key and stores the round
+ * blocks makes each round key between the rounds (key setup's
+ * aesni_key_rows, each row into the blocks' aesenc as it is made), so the
+ * key's chain runs beside the data's and nothing is stored; the rest
+ * (decryption, which wants the keys last to first, and longer messages)
+ * expands each key and stores the round
  * keys the kernel reads (rk, or drk by aesimc) in 240 bytes of stack,
  * wiped once at the end, and runs the ECB kernel over them. Either
  * way there is no InvMixColumns for encryption and no 8 KiB key to wipe.
  */
-#define AESNI_OS_STEP(rk_expr, last)                                                               \
-    do {                                                                                           \
-        __m128i rk_ = (rk_expr);                                                                   \
-        for (int i = 0; i < NB; i++)                                                               \
-            b[i] = (last) ? _mm_aesenclast_si128(b[i], rk_) : _mm_aesenc_si128(b[i], rk_);         \
-    } while (0)
-#define AESNI_OS_128(rc, last) AESNI_OS_STEP(r0 = aesni_key_row(r0, aesni_assist(r0, rc, 1)), last)
-/* AES-256: r0, r1 the last two rows; A makes an even row, B an odd one. */
-#define AESNI_OS_256A(rc, last) AESNI_OS_STEP(r0 = aesni_key_row(r0, aesni_assist(r1, rc, 1)), last)
-#define AESNI_OS_256B() AESNI_OS_STEP(r1 = aesni_key_row(r1, aesni_assist(r0, 0, 0)), 0)
-
 AESX_INLINE void aesni_os_enc(const uint8_t *key, unsigned nk, const uint8_t *in, uint8_t *out,
                               int NB)
 {
-    __m128i b[4], r0 = aesx_loadu(key), r1;
+    __m128i b[4];
     for (int i = 0; i < NB; i++)
-        b[i] = _mm_xor_si128(aesx_loadu(in + 16 * i), r0);
-    if (nk == 4) {
-        AESNI_OS_128(0x01, 0);
-        AESNI_OS_128(0x02, 0);
-        AESNI_OS_128(0x04, 0);
-        AESNI_OS_128(0x08, 0);
-        AESNI_OS_128(0x10, 0);
-        AESNI_OS_128(0x20, 0);
-        AESNI_OS_128(0x40, 0);
-        AESNI_OS_128(0x80, 0);
-        AESNI_OS_128(0x1b, 0);
-        AESNI_OS_128(0x36, 1);
-    } else {
-        AESNI_OS_STEP(r1 = aesx_loadu(key + 16), 0);
-        AESNI_OS_256A(0x01, 0);
-        AESNI_OS_256B();
-        AESNI_OS_256A(0x02, 0);
-        AESNI_OS_256B();
-        AESNI_OS_256A(0x04, 0);
-        AESNI_OS_256B();
-        AESNI_OS_256A(0x08, 0);
-        AESNI_OS_256B();
-        AESNI_OS_256A(0x10, 0);
-        AESNI_OS_256B();
-        AESNI_OS_256A(0x20, 0);
-        AESNI_OS_256B();
-        AESNI_OS_256A(0x40, 1);
-    }
+        b[i] = aesx_loadu(in + 16 * i);
+    const aesni_key_sink o = {NULL, NULL, b, NB};
+    aesni_key_rows(&o, &key, nk, 1);
     for (int i = 0; i < NB; i++)
         aesx_storeu(out + 16 * i, b[i]);
 }
@@ -406,7 +386,7 @@ void aes_aesni_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t 
                        uint8_t *const *out, size_t n, size_t nblocks, int enc)
 {
     const unsigned nk = c == KUAI_AES_128 ? 4 : c == KUAI_AES_192 ? 6 : 8, nr = nk + 6;
-    if (enc && nk != 6 && nblocks <= 4) {
+    if (enc && nblocks <= 4) {
         for (size_t i = 0; i < n; i++)
             aesni_os_enc_short(keys[i], nk, in[i], out[i], nblocks);
         return;
@@ -416,7 +396,8 @@ void aes_aesni_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t 
     uint8_t ks[AES_MAX_ROUNDS + 1][16];
     uint8_t(*const kp[1])[16] = {ks};
     for (size_t i = 0; i < n; i++) {
-        aesni_key_rows(enc ? kp : NULL, enc ? NULL : kp, &keys[i], nk, 1);
+        const aesni_key_sink o = {enc ? kp : NULL, enc ? NULL : kp, NULL, 0};
+        aesni_key_rows(&o, &keys[i], nk, 1);
         AESX_BY_NR(nr,
                    aesx_crypt_blocks((const uint8_t(*)[16])ks, NR, !enc, in[i], out[i], nblocks))
     }

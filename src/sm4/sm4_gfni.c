@@ -8,7 +8,6 @@
  * flags for this file only; chosen at run time.
  */
 #include "sm4_gfni.h"
-#include "../bytes.h"
 #include "sm4.h"
 
 #include <immintrin.h>

@@ -694,14 +694,17 @@ static void sm4s_mk_short(const kuai_key *const *keys, uint8_t *const *ivs,
                 sm4s_block_round(x, 3, w[enc ? 3 : 0]);
             }
             sm4s_to_blocks(r, x);
+            /* CBC: every lane's ciphertext read before any lane's output
+             * is written (out may be in, its own or another stream's) */
+            sm4v c[4];
+            for (size_t p = 0; ivs && p < m; p++)
+                c[p] = sm4v_loadu(ip[p]);
             for (size_t p = 0; p < m; p++) {
-                uint8_t *dst = out[g + p] + SM4S_BLOCK * t;
                 if (ivs) {
-                    const sm4v c = sm4v_loadu(ip[p]); /* before dst (in == out) */
                     r[p] = sm4v_xor(r[p], sm4v_loadu(ivs[g + p]));
-                    sm4v_storeu(ivs[g + p], c);
+                    sm4v_storeu(ivs[g + p], c[p]);
                 }
-                sm4v_storeu(dst, r[p]);
+                sm4v_storeu(out[g + p] + SM4S_BLOCK * t, r[p]);
             }
         }
     }

@@ -5,7 +5,9 @@
  * and build B (B_kuai_*), called in turn, so that whatever the host does
  * to the clock or the caches hits both alike. Per row and build: per call,
  * the lowest of 200 batches of 32 calls, lowest over the alternations
- * (argv[1], default 80). TSC cycles (rdtsc), x86-64 only. Both builds take
+ * (argv[1], default 80); then one CBC chain of 1 KiB and 4 KiB of CBC
+ * decryption, ECB and CTR under the last key. TSC cycles (rdtsc), x86-64
+ * only. Both builds take
  * the backend KUAI_BACKEND names, as kuai_key_init does.
  *
  * Each build sets its own key structs up: a kuai_key set up by one build
@@ -39,7 +41,10 @@
                                            size_t);                                                \
     int P##_kuai_ecb_decrypt_oneshot_multi(kuai_cipher, const uint8_t *const *, size_t,            \
                                            const uint8_t *const *, uint8_t *const *, size_t,       \
-                                           size_t);
+                                           size_t);                                                \
+    int P##_kuai_cbc_encrypt(const kuai_key *, uint8_t *, const uint8_t *, uint8_t *, size_t);     \
+    int P##_kuai_cbc_decrypt(const kuai_key *, uint8_t *, const uint8_t *, uint8_t *, size_t);     \
+    int P##_kuai_ctr_crypt(const kuai_key *, uint8_t *, const uint8_t *, uint8_t *, size_t);
 AB_DECLARE(A)
 AB_DECLARE(B)
 
@@ -50,6 +55,10 @@ enum { NK = 4 };
 static kuai_cipher ab_c;
 static size_t ab_klen, ab_bs, ab_nk, ab_len;
 static _Alignas(64) uint8_t ab_keyb[NK][32], ab_in[NK][128], ab_out[NK][128];
+/* The longer rows: one CBC chain of AB_CHAIN bytes (each block waits on
+ * the one before), and AB_LONG bytes of ECB, CBC decryption and CTR. */
+enum { AB_CHAIN = 1024, AB_LONG = 4096 };
+static _Alignas(64) uint8_t ab_long_in[AB_LONG], ab_long_out[AB_LONG], ab_iv[32];
 static const uint8_t *ab_kb[NK], *ab_src[NK];
 static uint8_t *ab_dst[NK];
 
@@ -110,6 +119,22 @@ static uint8_t *ab_dst[NK];
     static void P##_setup_multi(void)                                                              \
     {                                                                                              \
         P##_kuai_key_init_multi(P##_kp, ab_c, ab_kb, ab_klen, ab_nk);                              \
+    }                                                                                              \
+    static void P##_cbc_enc_chain(void) /* the key of the last row that set one up */              \
+    {                                                                                              \
+        P##_kuai_cbc_encrypt(P##_kc[0], ab_iv, ab_long_in, ab_long_out, AB_CHAIN);                 \
+    }                                                                                              \
+    static void P##_cbc_dec_long(void)                                                             \
+    {                                                                                              \
+        P##_kuai_cbc_decrypt(P##_kc[0], ab_iv, ab_long_in, ab_long_out, AB_LONG);                  \
+    }                                                                                              \
+    static void P##_ecb_long(void)                                                                 \
+    {                                                                                              \
+        P##_kuai_ecb_encrypt(P##_kc[0], ab_long_in, ab_long_out, AB_LONG);                         \
+    }                                                                                              \
+    static void P##_ctr_long(void)                                                                 \
+    {                                                                                              \
+        P##_kuai_ctr_crypt(P##_kc[0], ab_iv, ab_long_in, ab_long_out, AB_LONG);                    \
     }
 AB_ROWS(A)
 AB_ROWS(B)
@@ -131,6 +156,10 @@ static const struct {
     {"key setup alone", A_setup, B_setup},
     {"multi-key call alone", A_multi_alone, B_multi_alone},
     {"kuai_key_init_multi alone", A_setup_multi, B_setup_multi},
+    {"cbc enc, one chain of 1 KiB", A_cbc_enc_chain, B_cbc_enc_chain},
+    {"cbc dec, 4 KiB", A_cbc_dec_long, B_cbc_dec_long},
+    {"ecb enc, 4 KiB", A_ecb_long, B_ecb_long},
+    {"ctr, 4 KiB", A_ctr_long, B_ctr_long},
 };
 
 static double ab_best(ab_fn f)

@@ -47,19 +47,26 @@ static inline sm4v sm4v_lane_blocks(void)
 }
 
 /*
- * x0 ^ L(tau(t)), L(B) = B ^ (B <<< 2) ^ (B <<< 10) ^ (B <<< 18) ^ (B <<< 24)
- * (standard, 6.2): 2 GFNI, 4 vprold, 3 XOR-type instructions, grouped so
- * that only 3 of them follow the last rotation.
+ * The blocks' rounds in the S-box's input form (sm4_gfni.h): y0 ^ N·v ^ c
+ * for the S-box input t: two GFNI side by side, an XOR, three vprold and
+ * two three-input XORs, of which one GFNI, one vprold and two or three
+ * XORs are on the round's chain (one XOR and a GFNI fewer a round than
+ * the two affine maps and L's four rotations: 10 operations against 11).
  */
-static inline sm4v sm4v_round(sm4v x0, sm4v t)
+#define SM4V_DOMAIN 1
+#define SM4_GFNI_AFFINE(x, m, c) _mm512_gf2p8affine_epi64_epi8(x, _mm512_set1_epi64(m), c)
+#define sm4v_dom_in(x) SM4_GFNI_AFFINE(x, SM4_GFNI_PRE_MATRIX, SM4_GFNI_PRE_CONST)
+#define sm4v_dom_key(k) SM4_GFNI_AFFINE(k, SM4_GFNI_PRE_MATRIX, 0)
+#define sm4v_dom_out(y) SM4_GFNI_AFFINE(y, SM4_GFNI_OUT_MATRIX, SM4_GFNI_OUT_CONST)
+
+static inline sm4v sm4v_round(sm4v y0, sm4v t)
 {
-    sm4v s = _mm512_gf2p8affine_epi64_epi8(t, _mm512_set1_epi64(SM4_GFNI_PRE_MATRIX),
-                                           SM4_GFNI_PRE_CONST);
-    s = _mm512_gf2p8affineinv_epi64_epi8(s, _mm512_set1_epi64(SM4_GFNI_POST_MATRIX),
-                                         SM4_GFNI_POST_CONST);
-    sm4v a = sm4v_xor3(x0, s, _mm512_rol_epi32(s, 2));
-    sm4v b = sm4v_xor3(_mm512_rol_epi32(s, 10), _mm512_rol_epi32(s, 18), _mm512_rol_epi32(s, 24));
-    return sm4v_xor(a, b);
+    sm4v c0 = _mm512_gf2p8affineinv_epi64_epi8(t, _mm512_set1_epi64(SM4_GFNI_C0_MATRIX), 0);
+    sm4v c1 = _mm512_gf2p8affineinv_epi64_epi8(t, _mm512_set1_epi64(SM4_GFNI_C1_MATRIX),
+                                               SM4_GFNI_C1_CONST);
+    sm4v c2 = sm4v_xor(c0, c1);
+    sm4v a = sm4v_xor3(y0, c0, _mm512_rol_epi32(c1, 8));
+    return sm4v_xor3(a, _mm512_rol_epi32(c1, 16), _mm512_rol_epi32(c2, 24));
 }
 
 /*

@@ -24,4 +24,23 @@
 #define SM4_GFNI_POST_MATRIX 0xf3ab34a974a6b589LL /* A·T^-1 */
 #define SM4_GFNI_POST_CONST 0xd3                  /* C */
 
+/*
+ * The cipher's rounds in the S-box's input form (SM4V_DOMAIN; the
+ * derivation is sm4_aes_sbox.h's, with Q = T·A, P = A·T^-1 and the
+ * inversion inside gf2p8affineinvqb): each state word X is kept as
+ * Y = Q·X + T·C, a round's S-box input is Y1 ^ Y2 ^ Y3 ^ Q·rk, and the new
+ * word is Y0 ^ R0·C0·v ^ R8·C1·v ^ R16·C1·v ^ R24·(C0·v ^ C1·v) ^ c with v
+ * the inverse of that input: two gf2p8affineinvqb side by side (C1 with
+ * c, which three terms carry), byte rotations and XORs. A round then has
+ * one GFNI instruction on its chain instead of two, and L's rotations by
+ * 2 are in the matrices. The words leave through Q^-1·(y + T·C).
+ * (Matrices derived here from the ones above and checked against the
+ * standard's vector and every backend's tests.)
+ */
+#define SM4_GFNI_C0_MATRIX 0x040db891e9a481b7LL  /* Q·(I + H)·P, H(b) = b << 2 */
+#define SM4_GFNI_C1_MATRIX 0x2c020425162040adLL  /* Q·(H + D)·P, D(b) = b >> 6 */
+#define SM4_GFNI_C1_CONST 0x63                   /* c = Q·L(C, C, C, C), one byte */
+#define SM4_GFNI_OUT_MATRIX 0xb3a4f5863284728bLL /* Q^-1 */
+#define SM4_GFNI_OUT_CONST 0x75                  /* Q^-1·T·C */
+
 #endif

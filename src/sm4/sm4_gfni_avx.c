@@ -33,14 +33,25 @@ static inline sm4v sm4v_sbox(sm4v t)
                                          SM4_GFNI_POST_CONST);
 }
 
-/* x0 ^ L(tau(t)). */
-static inline sm4v sm4v_round(sm4v x0, sm4v t)
+/* The blocks' rounds in the S-box's input form (sm4_gfni.h). */
+#define SM4V_DOMAIN 1
+#define SM4_GFNI_AVX_AFFINE(x, m, c) _mm_gf2p8affine_epi64_epi8(x, _mm_set1_epi64x(m), c)
+#define sm4v_dom_in(x) SM4_GFNI_AVX_AFFINE(x, SM4_GFNI_PRE_MATRIX, SM4_GFNI_PRE_CONST)
+#define sm4v_dom_key(k) SM4_GFNI_AVX_AFFINE(k, SM4_GFNI_PRE_MATRIX, 0)
+#define sm4v_dom_out(y) SM4_GFNI_AVX_AFFINE(y, SM4_GFNI_OUT_MATRIX, SM4_GFNI_OUT_CONST)
+
+/* y0 ^ N·v ^ c for the S-box input t, all in the Y form. */
+static inline sm4v sm4v_round(sm4v y0, sm4v t)
 {
-    sm4v s = sm4v_sbox(t);
-    sm4v b8 = sm4v_shuffle8(s, sm4v_row(sm4_gfni_avx_rol8[0]));
-    sm4v b16 = sm4v_shuffle8(s, sm4v_row(sm4_gfni_avx_rol8[1]));
-    sm4v b24 = sm4v_shuffle8(s, sm4v_row(sm4_gfni_avx_rol8[2]));
-    return sm4v_lin_rot(x0, s, b8, b16, b24);
+    sm4v c0 = _mm_gf2p8affineinv_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_C0_MATRIX), 0);
+    sm4v c1 =
+        _mm_gf2p8affineinv_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_C1_MATRIX), SM4_GFNI_C1_CONST);
+    sm4v c2 = sm4v_xor(c0, c1);
+    sm4v a = sm4v_pin(sm4v_xor(y0, c0));
+    a = sm4v_pin(sm4v_xor(a, sm4v_shuffle8(c1, sm4v_row(sm4_gfni_avx_rol8[0]))));
+    sm4v b = sm4v_pin(sm4v_xor(sm4v_shuffle8(c1, sm4v_row(sm4_gfni_avx_rol8[1])),
+                               sm4v_shuffle8(c2, sm4v_row(sm4_gfni_avx_rol8[2]))));
+    return sm4v_xor(a, b);
 }
 
 /* x0 ^ L'(tau(t)), the key schedule's round (L'(B) = B ^ (B <<< 13) ^

@@ -13,6 +13,18 @@
  *   sm4v_unpack{lo,hi}{32,64}   the in-lane unpacks (per 128-bit lane)
  *   sm4v_xor4(a, b, c, d)       a ^ b ^ c ^ d (d is the newest input)
  *   sm4v_round(x0, t)           x0 ^ L(tau(t)), the round's T on every word
+ *   SM4V_DOMAIN (optional)      the rounds keep the state words in another
+ *                               form: sm4v_dom_in(x) maps a word to it,
+ *                               sm4v_dom_out(y) back, sm4v_dom_key(k) maps
+ *                               a round key so that the four-input XOR of a
+ *                               round gives the S-box what it needs, and
+ *                               sm4v_round works on that form (see
+ *                               sm4_aes_sbox.h); without it, all three are
+ *                               the identity
+ *   sm4v_round1 (optional, SM4V_HAS_ROUND1)   sm4v_round with one word in
+ *                               every lane (CBC encryption's broadcast)
+ *   sm4v_pin(x) (optional)      x, with the XOR tree it ends kept as
+ *                               written (compilers re-associate)
  *   sm4v_ctr(x, w, off)         counter words, see sm4s_ctr_pass
  *   sm4v_lane_blocks()          the block index of every word position,
  *                               see the layout below
@@ -47,6 +59,24 @@
 #include <string.h>
 
 #define SM4S_INLINE static inline __attribute__((always_inline))
+
+#ifndef sm4v_pin
+#define sm4v_pin(x) (x)
+#endif
+
+#ifndef SM4V_DOMAIN
+#define sm4v_dom_in(x) (x)
+#define sm4v_dom_out(y) (y)
+#define sm4v_dom_key(k) (k)
+#endif
+
+/* The four words of a group (or of the one-shot lanes) into the rounds'
+ * form; the key schedule's words stay as they are. */
+SM4S_INLINE void sm4s_dom_in4(sm4v x[4])
+{
+    for (int j = 0; j < 4; j++)
+        x[j] = sm4v_dom_in(x[j]);
+}
 /* Another backend's function by its prefix (SM4S_SHORT_FROM,
  * SM4S_EXPAND_FROM below). */
 #define SM4S_PASTE(a, b) a##b
@@ -78,12 +108,16 @@ SM4S_INLINE void sm4s_load(sm4v x[4], const uint8_t *in)
     sm4v c = sm4v_bswap32(sm4v_loadu(in + 2 * SM4S_VB));
     sm4v d = sm4v_bswap32(sm4v_loadu(in + 3 * SM4S_VB));
     sm4s_words(x, a, b, c, d);
+    sm4s_dom_in4(x);
 }
 
 /* After 32 rounds slot j holds X(32 + j); the output is the reverse
  * transformation R: (X35, X34, X33, X32). Back to blocks in r[0..3]. */
-SM4S_INLINE void sm4s_to_blocks(sm4v r[4], const sm4v x[4])
+SM4S_INLINE void sm4s_to_blocks(sm4v r[4], const sm4v y[4])
 {
+    sm4v x[4];
+    for (int j = 0; j < 4; j++)
+        x[j] = sm4v_dom_out(y[j]);
     sm4v ab_lo = sm4v_unpacklo32(x[3], x[2]), ab_hi = sm4v_unpackhi32(x[3], x[2]);
     sm4v cd_lo = sm4v_unpacklo32(x[1], x[0]), cd_hi = sm4v_unpackhi32(x[1], x[0]);
     r[0] = sm4v_bswap32(sm4v_unpacklo64(ab_lo, cd_lo));
@@ -119,8 +153,9 @@ SM4S_INLINE void sm4s_store_xor(uint8_t *out, const uint8_t *in, const sm4v x[4]
  */
 SM4S_INLINE void sm4s_round_groups(sm4v x[][4], int G, int i, const uint32_t *kp, int mk)
 {
+    const sm4v k1 = sm4v_dom_key(sm4v_set1(kp[0]));
     for (int g = 0; g < G; g++) {
-        sm4v k = mk ? sm4v_loadu(kp + g * SM4V_W) : sm4v_set1(kp[0]);
+        sm4v k = mk ? sm4v_dom_key(sm4v_loadu(kp + g * SM4V_W)) : k1;
         sm4v t = sm4v_xor4(x[g][(i + 1) & 3], x[g][(i + 2) & 3], k, x[g][(i + 3) & 3]);
         x[g][i] = sm4v_round(x[g][i], t);
     }
@@ -251,8 +286,10 @@ SM4S_INLINE void sm4s_ctr_pass(int G, const uint32_t *rk, uint64_t hi, uint64_t 
     sm4v x[SM4S_G][4];
     const uint32_t w[4] = {(uint32_t)(hi >> 32), (uint32_t)hi, (uint32_t)(lo >> 32), (uint32_t)lo};
     sm4v lane_blocks = sm4v_lane_blocks();
-    for (int g = 0; g < G; g++)
+    for (int g = 0; g < G; g++) {
         sm4v_ctr(x[g], w, sm4v_add32(lane_blocks, sm4v_set1((uint32_t)(g * SM4V_W))));
+        sm4s_dom_in4(x[g]);
+    }
     sm4s_rounds(x, G, rk, 1, 0);
     for (int g = 0; g < G; g++)
         sm4s_store_xor(out + g * SM4S_GB, in + g * SM4S_GB, x[g]);
@@ -476,29 +513,65 @@ static void sm4s_mk1_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, size
  * CBC encryption: each block needs the ciphertext before it, so only the
  * latency of one block's 32 rounds counts. The block's words are broadcast
  * into x[0..3] (every lane computes the same block), which skips the
- * transposition and the pass machinery: the chain is the rounds and a
- * store-to-load per block to get the words back.
+ * transposition and the pass machinery, and the chain stays in the rounds'
+ * form from block to block: with dom_key the linear part of dom_in, the
+ * next block's word j is the last block's output word 3 - j XORed with
+ * dom_key of the plaintext word (which the chain does not wait for), so
+ * between two blocks' rounds the chain is one XOR; the ciphertext leaves
+ * through dom_out beside the next block's rounds. The round keys are put
+ * in that form once per call, on the stack (wiped at the end): made in the
+ * loop, their tables took registers that the rounds then spilled.
  */
+#ifndef SM4V_HAS_ROUND1
+#define sm4v_round1 sm4v_round /* the round of one word in every lane */
+#endif
+
+SM4S_INLINE void sm4s_round1(sm4v x[4], int j, sm4v k)
+{
+    sm4v t = sm4v_pin(sm4v_xor(sm4v_xor(x[(j + 1) & 3], x[(j + 2) & 3]), k));
+    x[j] = sm4v_round1(x[j], sm4v_xor(t, x[(j + 3) & 3]));
+}
+
 static void sm4s_cbc_enc_blocks(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
                                 size_t nblocks)
 {
     const uint32_t *rk = sm4_sched_const(k)->rk;
-    uint32_t c[4], w[SM4V_W];
+    uint32_t w[SM4V_W];
+    sm4v y[4]; /* the last ciphertext's words (X35, X34, X33, X32) in the rounds' form */
+#ifdef SM4V_DOMAIN
+    sm4v kd[32];
+    for (int r = 0; r < 32; r++)
+        kd[r] = sm4v_dom_key(sm4v_set1(rk[r]));
+#define SM4S_CBC_KEY(r) kd[r]
+#else
+#define SM4S_CBC_KEY(r) sm4v_set1(rk[r])
+#endif
     for (int j = 0; j < 4; j++)
-        c[j] = load_be32(iv + 4 * j);
+        y[3 - j] = sm4v_dom_in(sm4v_set1(load_be32(iv + 4 * j)));
     for (size_t b = 0; b < nblocks; b++, in += SM4S_BLOCK, out += SM4S_BLOCK) {
-        sm4v x[1][4];
+        sm4v x[4];
         for (int j = 0; j < 4; j++)
-            x[0][j] = sm4v_set1(load_be32(in + 4 * j) ^ c[j]);
-        sm4s_rounds(x, 1, rk, 1, 0);
+            x[j] = sm4v_xor(y[3 - j], sm4v_dom_key(sm4v_set1(load_be32(in + 4 * j))));
+        for (int r = 0; r < 32; r += 4) {
+            sm4s_round1(x, 0, SM4S_CBC_KEY(r));
+            sm4s_round1(x, 1, SM4S_CBC_KEY(r + 1));
+            sm4s_round1(x, 2, SM4S_CBC_KEY(r + 2));
+            sm4s_round1(x, 3, SM4S_CBC_KEY(r + 3));
+        }
         for (int j = 0; j < 4; j++) { /* R: (X35, X34, X33, X32) */
-            sm4v_storeu(w, x[0][3 - j]);
-            c[j] = w[0];
-            store_be32(out + 4 * j, c[j]);
+            y[j] = x[j];
+            sm4v_storeu(w, sm4v_dom_out(x[3 - j]));
+            store_be32(out + 4 * j, w[0]);
         }
     }
-    for (int j = 0; j < 4; j++)
-        store_be32(iv + 4 * j, c[j]);
+    for (int j = 0; j < 4; j++) {
+        sm4v_storeu(w, sm4v_dom_out(y[3 - j]));
+        store_be32(iv + 4 * j, w[0]);
+    }
+#ifdef SM4V_DOMAIN
+    kuai_wipe(kd, sizeof kd);
+#endif
+#undef SM4S_CBC_KEY
 }
 
 #ifdef SM4S_ONESHOT
@@ -560,7 +633,7 @@ SM4S_INLINE void sm4s_key_rounds4(sm4v k[4], int r, sm4v rk[4], int same)
 /* The blocks' round j (a constant) under the round keys rk. */
 SM4S_INLINE void sm4s_block_round(sm4v x[4], int j, sm4v rk)
 {
-    sm4v t = sm4v_xor4(x[(j + 1) & 3], x[(j + 2) & 3], rk, x[(j + 3) & 3]);
+    sm4v t = sm4v_xor4(x[(j + 1) & 3], x[(j + 2) & 3], sm4v_dom_key(rk), x[(j + 3) & 3]);
     x[j] = sm4v_round(x[j], t);
 }
 
@@ -605,12 +678,14 @@ static void sm4s_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_
             for (size_t b = 0; b < 4; b++)
                 bo[b] = dst[0] + SM4S_BLOCK * b;
             sm4s_load_lanes(x, bp);
+            sm4s_dom_in4(x);
             sm4s_os_enc(x, k, 1);
             sm4s_store_lanes(bo, x, nblocks);
             continue;
         }
         if (enc && nblocks == 1) {
             sm4s_load_lanes(x, ip);
+            sm4s_dom_in4(x);
             sm4s_os_enc(x, k, 0);
             sm4s_store_lanes(op, x, m);
             continue;
@@ -636,6 +711,7 @@ static void sm4s_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_
         stored = 1;
         if (nblocks == 1) {
             sm4s_load_lanes(x, ip);
+            sm4s_dom_in4(x);
             for (int r = 0; r < 32; r += 4) {
                 sm4s_block_round(x, 0, sm4v_loadu(rkw[enc ? r : 31 - r]));
                 sm4s_block_round(x, 1, sm4v_loadu(rkw[enc ? r + 1 : 30 - r]));
@@ -683,6 +759,7 @@ static void sm4s_mk_short(const kuai_key *const *keys, uint8_t *const *ivs,
                 ip[p] = in[g + (p < m ? p : 0)] + SM4S_BLOCK * t;
             sm4v x[4], w[4], r[4];
             sm4s_load_lanes(x, ip);
+            sm4s_dom_in4(x);
             for (int i = 0; i < 32; i += 4) {
                 /* rounds i .. i + 3: rk[i..] forwards, rk[28 - i..] backwards */
                 const int o = enc ? i : 28 - i;

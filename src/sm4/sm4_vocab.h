@@ -26,5 +26,7 @@ typedef SM4V_ISA sm4v;
 #define sm4v_unpackhi32 KUAI_V(SM4V_ISA, unpackhi32)
 #define sm4v_unpacklo64 KUAI_V(SM4V_ISA, unpacklo64)
 #define sm4v_unpackhi64 KUAI_V(SM4V_ISA, unpackhi64)
+/* an XOR tree's grouping kept as written (compilers re-associate) */
+#define sm4v_pin KUAI_V(SM4V_ISA, pin)
 
 #endif

@@ -23,7 +23,8 @@ static inline sm4v sm4v_bswap32(sm4v x)
     return sm4v_shuffle8(x, sm4v_row(sm4_bswap32_row));
 }
 
-#define sm4v_xor4(a, b, c, d) sm4v_xor(sm4v_xor(a, b), sm4v_xor(c, d))
+/* d, the word the previous round just wrote, last: one XOR on the chain */
+#define sm4v_xor4(a, b, c, d) sm4v_xor(sm4v_xor(sm4v_xor(a, b), c), d)
 
 /* x0 ^ L(B), L(B) = B ^ (B <<< 2) ^ (B <<< 10) ^ (B <<< 18) ^ (B <<< 24)
  * = B ^ (B <<< 24) ^ ((B ^ (B <<< 8) ^ (B <<< 16)) <<< 2) (standard,

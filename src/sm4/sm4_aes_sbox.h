@@ -174,20 +174,58 @@ static inline sm4v sm4v_round1(sm4v y0, sm4v t)
 }
 #define SM4V_HAS_ROUND1 1
 
-/* x0 ^ L'(tau(t)), the key schedule's round (L'(B) = B ^ (B <<< 13) ^
- * (B <<< 23)) on every word: the one-shot call runs the schedules of
- * several keys, one per word, beside the blocks. same: every word of t is
- * the same (one key in every word, as key setup runs it), so ShiftRows
- * moved only equal bytes and the shuffle back is left out of the
- * schedule's chain. */
-static inline sm4v sm4v_round_key(sm4v x0, sm4v t, int same)
+/*
+ * The key schedule's round in the same Y form (SM4V_KEY_DOMAIN, see
+ * sm4_simd.h): L'(B) = B ^ (B <<< 13) ^ (B <<< 23) (standard, 7.3), and
+ * per byte <<< 13 is <<< 8 of (b << 5) plus <<< 16 of (b >> 3), <<< 23 is
+ * <<< 16 of (b << 7) plus <<< 24 of (b >> 1), so
+ *     Q·L'·P = K0 + R8·K1 + R16·K2 + R24·K3,
+ *     K0 = QP, K1 = Q(b << 5)P, K2 = Q((b >> 3) + (b << 7))P, K3 = Q(b >> 1)P,
+ * four maps, Q·L'(p, p, p, p) = 0x28 in every byte in K0's low table.
+ */
+static const uint8_t sm4_aes_k_lo[4][16] = {
+    {0x28, 0x4d, 0x4a, 0x2f, 0xf0, 0x95, 0x92, 0xf7, 0xfa, 0x9f, 0x98, 0xfd, 0x22, 0x47, 0x40,
+     0x25},
+    {0x00, 0x00, 0xc5, 0xc5, 0xcd, 0xcd, 0x08, 0x08, 0xe3, 0xe3, 0x26, 0x26, 0x2e, 0x2e, 0xeb,
+     0xeb},
+    {0x00, 0xe5, 0xcf, 0x2a, 0x39, 0xdc, 0xf6, 0x13, 0x12, 0xf7, 0xdd, 0x38, 0x2b, 0xce, 0xe4,
+     0x01},
+    {0x00, 0x03, 0xe2, 0xe1, 0x7a, 0x79, 0x98, 0x9b, 0x4e, 0x4d, 0xac, 0xaf, 0x34, 0x37, 0xd6,
+     0xd5},
+};
+static const uint8_t sm4_aes_k_hi[4][16] = {
+    {0x00, 0xe3, 0x19, 0xfa, 0x42, 0xa1, 0x5b, 0xb8, 0xcd, 0x2e, 0xd4, 0x37, 0x8f, 0x6c, 0x96,
+     0x75},
+    {0x00, 0x00, 0x00, 0x00, 0x26, 0x26, 0x26, 0x26, 0x00, 0x00, 0x00, 0x00, 0x26, 0x26, 0x26,
+     0x26},
+    {0x00, 0xc6, 0xaf, 0x69, 0x68, 0xae, 0xc7, 0x01, 0x43, 0x85, 0xec, 0x2a, 0x2b, 0xed, 0x84,
+     0x42},
+    {0x00, 0x37, 0xb1, 0x86, 0xef, 0xd8, 0x5e, 0x69, 0xeb, 0xdc, 0x5a, 0x6d, 0x04, 0x33, 0xb5,
+     0x82},
+};
+#define SM4V_KEY_DOMAIN 1
+
+/* y0 ^ Q·L'(tau(...)) for the S-box input t, in the Y form, on every word:
+ * the one-shot call runs the schedules of several keys, one per word,
+ * beside the blocks. same: every word of t is the same (one key in every
+ * word, as key setup runs it), so ShiftRows moved only equal bytes and
+ * K0's term needs no shuffle. */
+static inline sm4v sm4v_round_key(sm4v y0, sm4v t, int same)
 {
-    sm4v s = sm4v_affine_nibbles(t, sm4_aes_pre_lo, sm4_aes_pre_hi);
-    s = sm4v_aesenclast(s, sm4v_zero());
-    s = sm4v_affine_nibbles(s, sm4_aes_post_lo, sm4_aes_post_hi);
-    return sm4v_lin_key(x0, same ? s : sm4v_shuffle8(s, sm4v_row(sm4_aes_isr_rol[0])));
+    const sm4v low4 = sm4v_set1(0x0f0f0f0fu);
+    sm4v u = sm4v_aesenclast(t, sm4v_zero());
+    sm4v l = sm4v_and(u, low4), h = sm4v_and(sm4v_srli32(u, 4), low4), r[4];
+    for (int m = 0; m < 4; m++) {
+        r[m] = sm4v_xor(sm4v_shuffle8(sm4v_row(sm4_aes_k_lo[m]), l),
+                        sm4v_shuffle8(sm4v_row(sm4_aes_k_hi[m]), h));
+        if (m || !same)
+            r[m] = sm4v_shuffle8(r[m], sm4v_row(sm4_aes_isr_rol[m]));
+    }
+    sm4v a = sm4v_pin(sm4v_xor(y0, r[0]));
+    a = sm4v_pin(sm4v_xor(a, r[1]));
+    sm4v b = sm4v_pin(sm4v_xor(r[2], r[3]));
+    return sm4v_xor(a, b);
 }
-#define SM4V_HAS_ROUND_KEY 1
 
 #if defined(__x86_64__) || defined(__i386__)
 /*

@@ -37,9 +37,16 @@
  * (Matrices derived here from the ones above and checked against the
  * standard's vector and every backend's tests.)
  */
-#define SM4_GFNI_C0_MATRIX 0x040db891e9a481b7LL  /* Q·(I + H)·P, H(b) = b << 2 */
-#define SM4_GFNI_C1_MATRIX 0x2c020425162040adLL  /* Q·(H + D)·P, D(b) = b >> 6 */
-#define SM4_GFNI_C1_CONST 0x63                   /* c = Q·L(C, C, C, C), one byte */
+#define SM4_GFNI_C0_MATRIX 0x040db891e9a481b7LL /* Q·(I + H)·P, H(b) = b << 2 */
+#define SM4_GFNI_C1_MATRIX 0x2c020425162040adLL /* Q·(H + D)·P, D(b) = b >> 6 */
+#define SM4_GFNI_C1_CONST 0x63                  /* c = Q·L(C, C, C, C), one byte */
+/* The key schedule's round in that form (sm4_aes_sbox.h's K0..K3, L' for
+ * L): Y0 ^ R0·K0·v ^ R8·K1·v ^ R16·K2·v ^ R24·K3·v ^ c', four GFNI. */
+#define SM4_GFNI_K0_MATRIX 0x280f0901760dc1afLL  /* Q·P */
+#define SM4_GFNI_K0_CONST 0xc5                   /* c' = Q·L'(C, C, C, C), one byte */
+#define SM4_GFNI_K1_MATRIX 0xabf358c700f3ababLL  /* Q·(b << 5)·P */
+#define SM4_GFNI_K2_MATRIX 0x13b5336648748933LL  /* Q·((b >> 3) + (b << 7))·P */
+#define SM4_GFNI_K3_MATRIX 0x54c1eccce6812f59LL  /* Q·(b >> 1)·P */
 #define SM4_GFNI_OUT_MATRIX 0xb3a4f5863284728bLL /* Q^-1 */
 #define SM4_GFNI_OUT_CONST 0x75                  /* Q^-1·T·C */
 

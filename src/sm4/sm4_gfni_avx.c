@@ -7,9 +7,8 @@
  * the short calls (one-shot and multi-key), whose lanes are four 32-bit
  * words, one key or block each (sm4.h).
  *
- * T's linear layer L as in the AES-NI backends (sm4_vocab_ops.h's
- * sm4v_lin_rot): the byte rotations as pshufb, one shift pair for <<< 2
- * (no vprold without AVX-512).
+ * The rounds in the S-box's input form (sm4_gfni.h), L's byte rotations
+ * as pshufb (no vprold without AVX-512).
  */
 #include "sm4.h"
 #include "sm4_gfni.h"
@@ -23,15 +22,6 @@ static const uint8_t sm4_gfni_avx_rol8[3][16] = {
     {2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13},
     {1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12},
 };
-
-/* The S-box on every byte. */
-static inline sm4v sm4v_sbox(sm4v t)
-{
-    sm4v s =
-        _mm_gf2p8affine_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_PRE_MATRIX), SM4_GFNI_PRE_CONST);
-    return _mm_gf2p8affineinv_epi64_epi8(s, _mm_set1_epi64x(SM4_GFNI_POST_MATRIX),
-                                         SM4_GFNI_POST_CONST);
-}
 
 /* The blocks' rounds in the S-box's input form (sm4_gfni.h). */
 #define SM4V_DOMAIN 1
@@ -54,15 +44,24 @@ static inline sm4v sm4v_round(sm4v y0, sm4v t)
     return sm4v_xor(a, b);
 }
 
-/* x0 ^ L'(tau(t)), the key schedule's round (L'(B) = B ^ (B <<< 13) ^
- * (B <<< 23)) on every word. same (one key in every word) changes
- * nothing here: GFNI has no ShiftRows to undo. */
-static inline sm4v sm4v_round_key(sm4v x0, sm4v t, int same)
+/* The key schedule's round in the same form (SM4V_KEY_DOMAIN, sm4_simd.h):
+ * y0 ^ Q·L'(tau(...)) for the S-box input t, on every word. same (one key
+ * in every word) changes nothing here: GFNI has no ShiftRows to undo. */
+#define SM4V_KEY_DOMAIN 1
+static inline sm4v sm4v_round_key(sm4v y0, sm4v t, int same)
 {
     (void)same;
-    return sm4v_lin_key(x0, sm4v_sbox(t));
+    sm4v k0 =
+        _mm_gf2p8affineinv_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_K0_MATRIX), SM4_GFNI_K0_CONST);
+    sm4v k1 = _mm_gf2p8affineinv_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_K1_MATRIX), 0);
+    sm4v k2 = _mm_gf2p8affineinv_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_K2_MATRIX), 0);
+    sm4v k3 = _mm_gf2p8affineinv_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_K3_MATRIX), 0);
+    sm4v a = sm4v_pin(sm4v_xor(y0, k0));
+    a = sm4v_pin(sm4v_xor(a, sm4v_shuffle8(k1, sm4v_row(sm4_gfni_avx_rol8[0]))));
+    sm4v b = sm4v_pin(sm4v_xor(sm4v_shuffle8(k2, sm4v_row(sm4_gfni_avx_rol8[1])),
+                               sm4v_shuffle8(k3, sm4v_row(sm4_gfni_avx_rol8[2]))));
+    return sm4v_xor(a, b);
 }
-#define SM4V_HAS_ROUND_KEY 1
 
 #define SM4S_ONESHOT 1
 #include "sm4_simd.h"

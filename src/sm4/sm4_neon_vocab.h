@@ -35,6 +35,13 @@ typedef uint32x4_t sm4v;
     vreinterpretq_u32_u64(vzip1q_u64(vreinterpretq_u64_u32(a), vreinterpretq_u64_u32(b)))
 #define sm4v_unpackhi64(a, b)                                                                      \
     vreinterpretq_u32_u64(vzip2q_u64(vreinterpretq_u64_u32(a), vreinterpretq_u64_u32(b)))
+/* an XOR tree's grouping kept as written (compilers re-associate) */
+#define sm4v_pin(x)                                                                                \
+    __extension__({                                                                                \
+        sm4v pin_ = (x);                                                                           \
+        __asm__("" : "+w"(pin_));                                                                  \
+        pin_;                                                                                      \
+    })
 
 /* See sm4_simd.h: with one 128-bit lane, position p holds block p. */
 static inline sm4v sm4v_lane_blocks(void)

@@ -607,33 +607,65 @@ SM4S_INLINE void sm4s_store_lanes(uint8_t *const out[4], const sm4v x[4], size_t
         sm4v_storeu(out[p], r[p]);
 }
 
+/*
+ * The key schedule's words: in the blocks' rounds' form too where the
+ * S-box header says so (SM4V_KEY_DOMAIN: sm4v_round_key works on it), so
+ * that its rounds are as shallow as the blocks'. sm4s_key_start: the key
+ * words K ^ FK into the schedule's form; sm4s_key_ck: CK(i) as a round
+ * adds it (a table of them measured no faster);
+ * sm4s_key_x: a round key back to the standard's rk; sm4s_key_blk: a round
+ * key as the blocks' rounds add it (sm4v_dom_key of rk; in the Y form of
+ * sm4_aes_sbox.h, Q·rk = y ^ q, q being the form of 0).
+ */
+#ifdef SM4V_KEY_DOMAIN
+#define sm4s_key_ck(i) sm4v_dom_key(sm4v_set1(sm4_ck(i)))
+#define sm4s_key_x(y) sm4v_dom_out(y)
+#define sm4s_key_blk(y) sm4v_xor(y, sm4v_dom_in(sm4v_zero()))
+#else
+#define sm4s_key_ck(i) sm4v_set1(sm4_ck(i))
+#define sm4s_key_x(k) (k)
+#define sm4s_key_blk(k) sm4v_dom_key(k)
+#endif
+
+SM4S_INLINE void sm4s_key_start(sm4v k[4])
+{
+    for (int j = 0; j < 4; j++) {
+        k[j] = sm4v_xor(k[j], sm4v_set1(sm4_fk[j]));
+#ifdef SM4V_KEY_DOMAIN
+        k[j] = sm4v_dom_in(k[j]);
+#endif
+    }
+}
+
 /* Key schedule round i on the key vectors k (K(i) .. K(i+3) in slots
- * i & 3 ...), j = i & 3; returns rk(i) of every word. same: one key in
- * every word (sm4v_round_key). The callers write
+ * i & 3 ...), j = i & 3; returns rk(i) of every word in the schedule's
+ * form. same: one key in every word (sm4v_round_key). The callers write
  * four rounds out (sm4s_key_rounds4, sm4s_os_enc) so that j is a constant
  * and k lives in registers: with j computed, the slots went through the
  * stack, a store and a load on the schedule's chain every round. The
  * newest slot, K(i+3), is XORed in last, one XOR from the chain. */
 SM4S_INLINE sm4v sm4s_key_round(sm4v k[4], int j, int i, int same)
 {
-    sm4v t = sm4v_xor(sm4v_xor(k[(j + 1) & 3], k[(j + 2) & 3]), sm4v_set1(sm4_ck((unsigned)i)));
+    sm4v t = sm4v_xor(sm4v_xor(k[(j + 1) & 3], k[(j + 2) & 3]), sm4s_key_ck((unsigned)i));
     k[j] = sm4v_round_key(k[j], sm4v_xor(t, k[(j + 3) & 3]), same);
     return k[j];
 }
 
-/* Rounds r .. r + 3 (r a multiple of 4), their round keys to rk. */
+/* Rounds r .. r + 3 (r a multiple of 4), their round keys (the
+ * standard's) to rk. */
 SM4S_INLINE void sm4s_key_rounds4(sm4v k[4], int r, sm4v rk[4], int same)
 {
-    rk[0] = sm4s_key_round(k, 0, r, same);
-    rk[1] = sm4s_key_round(k, 1, r + 1, same);
-    rk[2] = sm4s_key_round(k, 2, r + 2, same);
-    rk[3] = sm4s_key_round(k, 3, r + 3, same);
+    rk[0] = sm4s_key_x(sm4s_key_round(k, 0, r, same));
+    rk[1] = sm4s_key_x(sm4s_key_round(k, 1, r + 1, same));
+    rk[2] = sm4s_key_x(sm4s_key_round(k, 2, r + 2, same));
+    rk[3] = sm4s_key_x(sm4s_key_round(k, 3, r + 3, same));
 }
 
-/* The blocks' round j (a constant) under the round keys rk. */
-SM4S_INLINE void sm4s_block_round(sm4v x[4], int j, sm4v rk)
+/* The blocks' round j (a constant) under the round keys kb (sm4v_dom_key
+ * of the standard's, sm4s_key_blk of the schedule's). */
+SM4S_INLINE void sm4s_block_round(sm4v x[4], int j, sm4v kb)
 {
-    sm4v t = sm4v_xor4(x[(j + 1) & 3], x[(j + 2) & 3], sm4v_dom_key(rk), x[(j + 3) & 3]);
+    sm4v t = sm4v_xor4(x[(j + 1) & 3], x[(j + 2) & 3], kb, x[(j + 3) & 3]);
     x[j] = sm4v_round(x[j], t);
 }
 
@@ -642,10 +674,10 @@ SM4S_INLINE void sm4s_block_round(sm4v x[4], int j, sm4v rk)
 SM4S_INLINE void sm4s_os_enc(sm4v x[4], sm4v k[4], int same)
 {
     for (int r = 0; r < 32; r += 4) {
-        sm4s_block_round(x, 0, sm4s_key_round(k, 0, r, same));
-        sm4s_block_round(x, 1, sm4s_key_round(k, 1, r + 1, same));
-        sm4s_block_round(x, 2, sm4s_key_round(k, 2, r + 2, same));
-        sm4s_block_round(x, 3, sm4s_key_round(k, 3, r + 3, same));
+        sm4s_block_round(x, 0, sm4s_key_blk(sm4s_key_round(k, 0, r, same)));
+        sm4s_block_round(x, 1, sm4s_key_blk(sm4s_key_round(k, 1, r + 1, same)));
+        sm4s_block_round(x, 2, sm4s_key_blk(sm4s_key_round(k, 2, r + 2, same)));
+        sm4s_block_round(x, 3, sm4s_key_blk(sm4s_key_round(k, 3, r + 3, same)));
     }
 }
 
@@ -666,8 +698,7 @@ static void sm4s_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_
         }
         sm4v k[4], x[4];
         sm4s_load_lanes(k, kp);
-        for (int j = 0; j < 4; j++)
-            k[j] = sm4v_xor(k[j], sm4v_set1(sm4_fk[j]));
+        sm4s_key_start(k);
         if (enc && m == 1 && nblocks <= 4) {
             /* one key in every word; its blocks, the last repeated */
             const uint8_t *bp[4];
@@ -713,10 +744,10 @@ static void sm4s_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_
             sm4s_load_lanes(x, ip);
             sm4s_dom_in4(x);
             for (int r = 0; r < 32; r += 4) {
-                sm4s_block_round(x, 0, sm4v_loadu(rkw[enc ? r : 31 - r]));
-                sm4s_block_round(x, 1, sm4v_loadu(rkw[enc ? r + 1 : 30 - r]));
-                sm4s_block_round(x, 2, sm4v_loadu(rkw[enc ? r + 2 : 29 - r]));
-                sm4s_block_round(x, 3, sm4v_loadu(rkw[enc ? r + 3 : 28 - r]));
+                sm4s_block_round(x, 0, sm4v_dom_key(sm4v_loadu(rkw[enc ? r : 31 - r])));
+                sm4s_block_round(x, 1, sm4v_dom_key(sm4v_loadu(rkw[enc ? r + 1 : 30 - r])));
+                sm4s_block_round(x, 2, sm4v_dom_key(sm4v_loadu(rkw[enc ? r + 2 : 29 - r])));
+                sm4s_block_round(x, 3, sm4v_dom_key(sm4v_loadu(rkw[enc ? r + 3 : 28 - r])));
             }
             sm4s_store_lanes(op, x, m);
             continue;
@@ -765,10 +796,10 @@ static void sm4s_mk_short(const kuai_key *const *keys, uint8_t *const *ivs,
                 const int o = enc ? i : 28 - i;
                 sm4s_words(w, sm4v_loadu(rk[0] + o), sm4v_loadu(rk[1] + o), sm4v_loadu(rk[2] + o),
                            sm4v_loadu(rk[3] + o));
-                sm4s_block_round(x, 0, w[enc ? 0 : 3]);
-                sm4s_block_round(x, 1, w[enc ? 1 : 2]);
-                sm4s_block_round(x, 2, w[enc ? 2 : 1]);
-                sm4s_block_round(x, 3, w[enc ? 3 : 0]);
+                sm4s_block_round(x, 0, sm4v_dom_key(w[enc ? 0 : 3]));
+                sm4s_block_round(x, 1, sm4v_dom_key(w[enc ? 1 : 2]));
+                sm4s_block_round(x, 2, sm4v_dom_key(w[enc ? 2 : 1]));
+                sm4s_block_round(x, 3, sm4v_dom_key(w[enc ? 3 : 0]));
             }
             sm4s_to_blocks(r, x);
             /* CBC: every lane's ciphertext read before any lane's output
@@ -801,8 +832,7 @@ SM4S_INLINE void sm4s_expand_n(kuai_key *const *k, const uint8_t *const *key, in
         kp[p] = key[p % n];
     sm4v kv[4];
     sm4s_load_lanes(kv, kp);
-    for (int j = 0; j < 4; j++)
-        kv[j] = sm4v_xor(kv[j], sm4v_set1(sm4_fk[j]));
+    sm4s_key_start(kv);
     for (int r = 0; r < 32; r += 4) {
         sm4v rkv[4], per[4];
         sm4s_key_rounds4(kv, r, rkv, n == 1);

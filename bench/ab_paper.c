@@ -5,7 +5,7 @@
  * and build B (B_kuai_*), called in turn, so that whatever the host does
  * to the clock or the caches hits both alike. Per row and build: per call,
  * the lowest of 200 batches of 32 calls, lowest over the alternations
- * (argv[1], default 80); then one CBC chain of 1 KiB and 4 KiB of CBC
+ * (argv[1], default 80); then one CBC chain of 1 KiB, one CBC block, and 4 KiB of CBC
  * decryption, ECB and CTR under the last key. TSC cycles (rdtsc), x86-64
  * only. Both builds take
  * the backend KUAI_BACKEND names, as kuai_key_init does.
@@ -124,6 +124,10 @@ static uint8_t *ab_dst[NK];
     {                                                                                              \
         P##_kuai_cbc_encrypt(P##_kc[0], ab_iv, ab_long_in, ab_long_out, AB_CHAIN);                 \
     }                                                                                              \
+    static void P##_cbc_enc_block(void)                                                            \
+    {                                                                                              \
+        P##_kuai_cbc_encrypt(P##_kc[0], ab_iv, ab_long_in, ab_long_out, ab_bs);                    \
+    }                                                                                              \
     static void P##_cbc_dec_long(void)                                                             \
     {                                                                                              \
         P##_kuai_cbc_decrypt(P##_kc[0], ab_iv, ab_long_in, ab_long_out, AB_LONG);                  \
@@ -157,6 +161,7 @@ static const struct {
     {"multi-key call alone", A_multi_alone, B_multi_alone},
     {"kuai_key_init_multi alone", A_setup_multi, B_setup_multi},
     {"cbc enc, one chain of 1 KiB", A_cbc_enc_chain, B_cbc_enc_chain},
+    {"cbc enc, one block", A_cbc_enc_block, B_cbc_enc_block},
     {"cbc dec, 4 KiB", A_cbc_dec_long, B_cbc_dec_long},
     {"ecb enc, 4 KiB", A_ecb_long, B_ecb_long},
     {"ctr, 4 KiB", A_ctr_long, B_ctr_long},

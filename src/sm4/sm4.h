@@ -53,9 +53,10 @@ void sm4_expand_raw(sm4_sched *s, const uint8_t key[16]);
 void sm4_expand_with(sm4_sched *s, const uint8_t key[16], uint32_t (*tau)(uint32_t));
 
 #if defined(__x86_64__) || defined(_M_X64)
-/* A 4-word backend's short calls (one-shot ECB, multi-key mk_short) and
- * vector key setup (one key, a pair, four) under the names P_oneshot,
- * P_mk_short, P_expand, P_expand2, P_expand4 (sm4_simd.h's
+/* A 4-word backend's short calls (one-shot ECB, multi-key mk_short, CBC
+ * encryption of one chain) and vector key setup (one key, a pair, four)
+ * under the names P_oneshot, P_mk_short, P_cbc_enc, P_expand, P_expand2,
+ * P_expand4 (sm4_simd.h's
  * SM4S_SHORT_EXPORT defines them). Their lanes are four 32-bit words, one
  * key or block each, which is what a short call has; a wider backend takes
  * them (SM4S_SHORT_FROM, SM4S_EXPAND_FROM) rather than run a pass of 8 or
@@ -65,6 +66,8 @@ void sm4_expand_with(sm4_sched *s, const uint8_t key[16], uint32_t (*tau)(uint32
                      uint8_t *const *out, size_t n, size_t nblocks, int enc);                      \
     void P##_mk_short(const kuai_key *const *keys, uint8_t *const *ivs, const uint8_t *const *in,  \
                       uint8_t *const *out, size_t n, size_t nblocks, int enc);                     \
+    void P##_cbc_enc(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,              \
+                     size_t nblocks);                                                              \
     void P##_expand(kuai_key *k, const uint8_t *key);                                              \
     void P##_expand2(kuai_key *k0, kuai_key *k1, const uint8_t *key0, const uint8_t *key1);        \
     void P##_expand4(kuai_key *const k[4], const uint8_t *const key[4])

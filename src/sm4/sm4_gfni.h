@@ -40,6 +40,7 @@
 #define SM4_GFNI_C0_MATRIX 0x040db891e9a481b7LL /* Q·(I + H)·P, H(b) = b << 2 */
 #define SM4_GFNI_C1_MATRIX 0x2c020425162040adLL /* Q·(H + D)·P, D(b) = b >> 6 */
 #define SM4_GFNI_C1_CONST 0x63                  /* c = Q·L(C, C, C, C), one byte */
+#define SM4_GFNI_C2_MATRIX 0x280fbcb4ff84c11aLL /* Q·(I + D)·P = C0 + C1 */
 /* The key schedule's round in that form (sm4_aes_sbox.h's K0..K3, L' for
  * L): Y0 ^ R0·K0·v ^ R8·K1·v ^ R16·K2·v ^ R24·K3·v ^ c', four GFNI. */
 #define SM4_GFNI_K0_MATRIX 0x280f0901760dc1afLL  /* Q·P */

@@ -44,6 +44,23 @@ static inline sm4v sm4v_round(sm4v y0, sm4v t)
     return sm4v_xor(a, b);
 }
 
+/* sm4v_round for one chain (CBC encryption): C0 + C1 by its own GFNI
+ * instead of an XOR of the two, one operation less deep, and c in C0's
+ * term alone (once). */
+static inline sm4v sm4v_round1(sm4v y0, sm4v t)
+{
+    sm4v c0 =
+        _mm_gf2p8affineinv_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_C0_MATRIX), SM4_GFNI_C1_CONST);
+    sm4v c1 = _mm_gf2p8affineinv_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_C1_MATRIX), 0);
+    sm4v c2 = _mm_gf2p8affineinv_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_C2_MATRIX), 0);
+    sm4v a = sm4v_pin(sm4v_xor(y0, c0));
+    a = sm4v_pin(sm4v_xor(a, sm4v_shuffle8(c1, sm4v_row(sm4_gfni_avx_rol8[0]))));
+    sm4v b = sm4v_pin(sm4v_xor(sm4v_shuffle8(c1, sm4v_row(sm4_gfni_avx_rol8[1])),
+                               sm4v_shuffle8(c2, sm4v_row(sm4_gfni_avx_rol8[2]))));
+    return sm4v_xor(a, b);
+}
+#define SM4V_HAS_ROUND1 1
+
 /* The key schedule's round in the same form (SM4V_KEY_DOMAIN, sm4_simd.h):
  * y0 ^ Q·L'(tau(...)) for the S-box input t, on every word. same (one key
  * in every word) changes nothing here: GFNI has no ShiftRows to undo. */

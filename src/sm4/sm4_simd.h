@@ -835,18 +835,26 @@ SM4S_INLINE void sm4s_expand_n(kuai_key *const *k, const uint8_t *const *key, in
     sm4v kv[4];
     sm4s_load_lanes(kv, kp);
     sm4s_key_start(kv);
+    uint32_t *rk0 = sm4_sched_of(k[0])->rk;
     for (int r = 0; r < 32; r += 4) {
         sm4v rkv[4], per[4];
-        sm4s_key_rounds4(kv, r, rkv, n == 1);
         if (n == 1) {
+            /* the schedule's form, word 0; back to rk four at a time below,
+             * off the schedule's chain */
             for (int j = 0; j < 4; j++)
-                sm4_sched_of(k[0])->rk[r + j] = sm4v_word0(rkv[j]);
+                rk0[r + j] = sm4v_word0(sm4s_key_round(kv, j, r + j, 1));
             continue;
         }
+        sm4s_key_rounds4(kv, r, rkv, 0);
         sm4s_words(per, rkv[0], rkv[1], rkv[2], rkv[3]);
         for (int p = 0; p < n; p++)
             sm4v_storeu(sm4_sched_of(k[p])->rk + r, per[p]);
     }
+#ifdef SM4V_KEY_DOMAIN
+    if (n == 1)
+        for (int r = 0; r < 32; r += 4)
+            sm4v_storeu(rk0 + r, sm4s_key_x(sm4v_loadu(rk0 + r)));
+#endif
 }
 
 static void sm4s_expand2(kuai_key *k0, kuai_key *k1, const uint8_t *key0, const uint8_t *key1)

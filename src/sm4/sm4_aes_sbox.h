@@ -130,6 +130,16 @@ static inline sm4v sm4v_affine_nibbles(sm4v x, const uint8_t *lo, const uint8_t 
 #define sm4v_dom_out(y) sm4v_affine_nibbles(y, sm4_aes_out_lo, sm4_aes_out_hi)
 #define sm4v_dom_key(k) sm4v_affine_nibbles(k, sm4_aes_key_lo, sm4_aes_pre_hi)
 
+/* y0 ^ r0 ^ r8 ^ r16 ^ r24, every round's last step: grouped so that two
+ * XORs follow the last shuffles, y0 joining r0 while r8's runs. */
+static inline sm4v sm4v_aes_sum(sm4v y0, sm4v r0, sm4v r8, sm4v r16, sm4v r24)
+{
+    sm4v a = sm4v_pin(sm4v_xor(y0, r0));
+    a = sm4v_pin(sm4v_xor(a, r8));
+    sm4v b = sm4v_pin(sm4v_xor(r16, r24));
+    return sm4v_xor(a, b);
+}
+
 /* The round's lookups on aesenclast's output u: c[0] = C0·u, c[1] =
  * C1·u ^ c, c[2] = c[0] ^ c[1]. */
 static inline void sm4v_round_maps(sm4v t, sm4v c[3])
@@ -153,8 +163,7 @@ static inline sm4v sm4v_round(sm4v y0, sm4v t)
     sm4v r8 = sm4v_shuffle8(c[1], sm4v_row(sm4_aes_isr_rol[1]));
     sm4v r16 = sm4v_shuffle8(c[1], sm4v_row(sm4_aes_isr_rol[2]));
     sm4v r24 = sm4v_shuffle8(c[2], sm4v_row(sm4_aes_isr_rol[3]));
-    sm4v a = sm4v_pin(sm4v_xor(sm4v_xor(y0, r0), r8)), b = sm4v_pin(sm4v_xor(r16, r24));
-    return sm4v_xor(a, b);
+    return sm4v_aes_sum(y0, r0, r8, r16, r24);
 }
 
 /* sm4v_round with one word in every column (CBC encryption): ShiftRows
@@ -167,10 +176,7 @@ static inline sm4v sm4v_round1(sm4v y0, sm4v t)
     sm4v r8 = sm4v_shuffle8(c[1], sm4v_row(sm4_aes_isr_rol[1]));
     sm4v r16 = sm4v_shuffle8(c[1], sm4v_row(sm4_aes_isr_rol[2]));
     sm4v r24 = sm4v_shuffle8(c[2], sm4v_row(sm4_aes_isr_rol[3]));
-    sm4v a = sm4v_pin(sm4v_xor(c[0], y0));
-    a = sm4v_pin(sm4v_xor(a, r8));
-    sm4v b = sm4v_pin(sm4v_xor(r16, r24));
-    return sm4v_xor(a, b);
+    return sm4v_aes_sum(y0, c[0], r8, r16, r24);
 }
 #define SM4V_HAS_ROUND1 1
 
@@ -221,10 +227,7 @@ static inline sm4v sm4v_round_key(sm4v y0, sm4v t, int same)
         if (m || !same)
             r[m] = sm4v_shuffle8(r[m], sm4v_row(sm4_aes_isr_rol[m]));
     }
-    sm4v a = sm4v_pin(sm4v_xor(y0, r[0]));
-    a = sm4v_pin(sm4v_xor(a, r[1]));
-    sm4v b = sm4v_pin(sm4v_xor(r[2], r[3]));
-    return sm4v_xor(a, b);
+    return sm4v_aes_sum(y0, r[0], r[1], r[2], r[3]);
 }
 
 #if defined(__x86_64__) || defined(__i386__)

@@ -53,17 +53,13 @@ static inline sm4v sm4v_lane_blocks(void)
  * XORs are on the round's chain (one XOR and a GFNI fewer a round than
  * the two affine maps and L's four rotations: 10 operations against 11).
  */
-#define SM4V_DOMAIN 1
 #define SM4_GFNI_AFFINE(x, m, c) _mm512_gf2p8affine_epi64_epi8(x, _mm512_set1_epi64(m), c)
-#define sm4v_dom_in(x) SM4_GFNI_AFFINE(x, SM4_GFNI_PRE_MATRIX, SM4_GFNI_PRE_CONST)
-#define sm4v_dom_key(k) SM4_GFNI_AFFINE(k, SM4_GFNI_PRE_MATRIX, 0)
-#define sm4v_dom_out(y) SM4_GFNI_AFFINE(y, SM4_GFNI_OUT_MATRIX, SM4_GFNI_OUT_CONST)
+#define SM4_GFNI_INV(x, m, c) _mm512_gf2p8affineinv_epi64_epi8(x, _mm512_set1_epi64(m), c)
 
 static inline sm4v sm4v_round(sm4v y0, sm4v t)
 {
-    sm4v c0 = _mm512_gf2p8affineinv_epi64_epi8(t, _mm512_set1_epi64(SM4_GFNI_C0_MATRIX), 0);
-    sm4v c1 = _mm512_gf2p8affineinv_epi64_epi8(t, _mm512_set1_epi64(SM4_GFNI_C1_MATRIX),
-                                               SM4_GFNI_C1_CONST);
+    sm4v c0 = SM4_GFNI_INV(t, SM4_GFNI_C0_MATRIX, 0);
+    sm4v c1 = SM4_GFNI_INV(t, SM4_GFNI_C1_MATRIX, SM4_GFNI_C1_CONST);
     sm4v c2 = sm4v_xor(c0, c1);
     sm4v a = sm4v_xor3(y0, c0, _mm512_rol_epi32(c1, 8));
     return sm4v_xor3(a, _mm512_rol_epi32(c1, 16), _mm512_rol_epi32(c2, 24));

@@ -51,4 +51,12 @@
 #define SM4_GFNI_OUT_MATRIX 0xb3a4f5863284728bLL /* Q^-1 */
 #define SM4_GFNI_OUT_CONST 0x75                  /* Q^-1·T·C */
 
+/* The maps in and out of that form, for a file that defines its
+ * SM4_GFNI_AFFINE(x, matrix, constant) (gf2p8affineqb of its width) and
+ * SM4_GFNI_INV(x, matrix, constant) (gf2p8affineinvqb). */
+#define SM4V_DOMAIN 1
+#define sm4v_dom_in(x) SM4_GFNI_AFFINE(x, SM4_GFNI_PRE_MATRIX, SM4_GFNI_PRE_CONST)
+#define sm4v_dom_key(k) SM4_GFNI_AFFINE(k, SM4_GFNI_PRE_MATRIX, 0)
+#define sm4v_dom_out(y) SM4_GFNI_AFFINE(y, SM4_GFNI_OUT_MATRIX, SM4_GFNI_OUT_CONST)
+
 #endif

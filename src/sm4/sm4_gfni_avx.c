@@ -23,25 +23,27 @@ static const uint8_t sm4_gfni_avx_rol8[3][16] = {
     {1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12},
 };
 
-/* The blocks' rounds in the S-box's input form (sm4_gfni.h). */
-#define SM4V_DOMAIN 1
-#define SM4_GFNI_AVX_AFFINE(x, m, c) _mm_gf2p8affine_epi64_epi8(x, _mm_set1_epi64x(m), c)
-#define sm4v_dom_in(x) SM4_GFNI_AVX_AFFINE(x, SM4_GFNI_PRE_MATRIX, SM4_GFNI_PRE_CONST)
-#define sm4v_dom_key(k) SM4_GFNI_AVX_AFFINE(k, SM4_GFNI_PRE_MATRIX, 0)
-#define sm4v_dom_out(y) SM4_GFNI_AVX_AFFINE(y, SM4_GFNI_OUT_MATRIX, SM4_GFNI_OUT_CONST)
+/* The rounds in the S-box's input form (sm4_gfni.h). */
+#define SM4_GFNI_AFFINE(x, m, c) _mm_gf2p8affine_epi64_epi8(x, _mm_set1_epi64x(m), c)
+#define SM4_GFNI_INV(x, m, c) _mm_gf2p8affineinv_epi64_epi8(x, _mm_set1_epi64x(m), c)
+
+/* y0 ^ a ^ (b <<< 8) ^ (c <<< 16) ^ (d <<< 24) on every word: every
+ * round's last step, grouped so that two XORs follow the rotations. */
+static inline sm4v sm4_gfni_avx_sum(sm4v y0, sm4v a, sm4v b, sm4v c, sm4v d)
+{
+    sm4v s = sm4v_pin(sm4v_xor(y0, a));
+    s = sm4v_pin(sm4v_xor(s, sm4v_shuffle8(b, sm4v_row(sm4_gfni_avx_rol8[0]))));
+    sm4v t = sm4v_pin(sm4v_xor(sm4v_shuffle8(c, sm4v_row(sm4_gfni_avx_rol8[1])),
+                               sm4v_shuffle8(d, sm4v_row(sm4_gfni_avx_rol8[2]))));
+    return sm4v_xor(s, t);
+}
 
 /* y0 ^ N·v ^ c for the S-box input t, all in the Y form. */
 static inline sm4v sm4v_round(sm4v y0, sm4v t)
 {
-    sm4v c0 = _mm_gf2p8affineinv_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_C0_MATRIX), 0);
-    sm4v c1 =
-        _mm_gf2p8affineinv_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_C1_MATRIX), SM4_GFNI_C1_CONST);
-    sm4v c2 = sm4v_xor(c0, c1);
-    sm4v a = sm4v_pin(sm4v_xor(y0, c0));
-    a = sm4v_pin(sm4v_xor(a, sm4v_shuffle8(c1, sm4v_row(sm4_gfni_avx_rol8[0]))));
-    sm4v b = sm4v_pin(sm4v_xor(sm4v_shuffle8(c1, sm4v_row(sm4_gfni_avx_rol8[1])),
-                               sm4v_shuffle8(c2, sm4v_row(sm4_gfni_avx_rol8[2]))));
-    return sm4v_xor(a, b);
+    sm4v c0 = SM4_GFNI_INV(t, SM4_GFNI_C0_MATRIX, 0);
+    sm4v c1 = SM4_GFNI_INV(t, SM4_GFNI_C1_MATRIX, SM4_GFNI_C1_CONST);
+    return sm4_gfni_avx_sum(y0, c0, c1, c1, sm4v_xor(c0, c1));
 }
 
 /* sm4v_round for one chain (CBC encryption): C0 + C1 by its own GFNI
@@ -49,15 +51,9 @@ static inline sm4v sm4v_round(sm4v y0, sm4v t)
  * term alone (once). */
 static inline sm4v sm4v_round1(sm4v y0, sm4v t)
 {
-    sm4v c0 =
-        _mm_gf2p8affineinv_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_C0_MATRIX), SM4_GFNI_C1_CONST);
-    sm4v c1 = _mm_gf2p8affineinv_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_C1_MATRIX), 0);
-    sm4v c2 = _mm_gf2p8affineinv_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_C2_MATRIX), 0);
-    sm4v a = sm4v_pin(sm4v_xor(y0, c0));
-    a = sm4v_pin(sm4v_xor(a, sm4v_shuffle8(c1, sm4v_row(sm4_gfni_avx_rol8[0]))));
-    sm4v b = sm4v_pin(sm4v_xor(sm4v_shuffle8(c1, sm4v_row(sm4_gfni_avx_rol8[1])),
-                               sm4v_shuffle8(c2, sm4v_row(sm4_gfni_avx_rol8[2]))));
-    return sm4v_xor(a, b);
+    sm4v c1 = SM4_GFNI_INV(t, SM4_GFNI_C1_MATRIX, 0);
+    return sm4_gfni_avx_sum(y0, SM4_GFNI_INV(t, SM4_GFNI_C0_MATRIX, SM4_GFNI_C1_CONST), c1, c1,
+                            SM4_GFNI_INV(t, SM4_GFNI_C2_MATRIX, 0));
 }
 #define SM4V_HAS_ROUND1 1
 
@@ -68,16 +64,10 @@ static inline sm4v sm4v_round1(sm4v y0, sm4v t)
 static inline sm4v sm4v_round_key(sm4v y0, sm4v t, int same)
 {
     (void)same;
-    sm4v k0 =
-        _mm_gf2p8affineinv_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_K0_MATRIX), SM4_GFNI_K0_CONST);
-    sm4v k1 = _mm_gf2p8affineinv_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_K1_MATRIX), 0);
-    sm4v k2 = _mm_gf2p8affineinv_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_K2_MATRIX), 0);
-    sm4v k3 = _mm_gf2p8affineinv_epi64_epi8(t, _mm_set1_epi64x(SM4_GFNI_K3_MATRIX), 0);
-    sm4v a = sm4v_pin(sm4v_xor(y0, k0));
-    a = sm4v_pin(sm4v_xor(a, sm4v_shuffle8(k1, sm4v_row(sm4_gfni_avx_rol8[0]))));
-    sm4v b = sm4v_pin(sm4v_xor(sm4v_shuffle8(k2, sm4v_row(sm4_gfni_avx_rol8[1])),
-                               sm4v_shuffle8(k3, sm4v_row(sm4_gfni_avx_rol8[2]))));
-    return sm4v_xor(a, b);
+    return sm4_gfni_avx_sum(y0, SM4_GFNI_INV(t, SM4_GFNI_K0_MATRIX, SM4_GFNI_K0_CONST),
+                            SM4_GFNI_INV(t, SM4_GFNI_K1_MATRIX, 0),
+                            SM4_GFNI_INV(t, SM4_GFNI_K2_MATRIX, 0),
+                            SM4_GFNI_INV(t, SM4_GFNI_K3_MATRIX, 0));
 }
 
 #define SM4S_ONESHOT 1

@@ -71,7 +71,7 @@
 #endif
 
 /* The four words of a group (or of the one-shot lanes) into the rounds'
- * form; the key schedule's words stay as they are. */
+ * form (the key schedule's words: sm4s_key_start). */
 SM4S_INLINE void sm4s_dom_in4(sm4v x[4])
 {
     for (int j = 0; j < 4; j++)
@@ -910,7 +910,7 @@ static void sm4s_expand(kuai_key *k, const uint8_t *key);
  * encryption too: one chain's block in every word of a wider register is
  * no faster (Xeon, Emerald Rapids: a 1 KiB chain 17,061 TSC cycles on
  * gfni-avx's xmm against 17,337 on gfni's zmm) and its round keys, kept on
- * the stack in the rounds' form, are 512 bytes to wipe instead of 2 KiB. */
+ * the stack in the rounds' form, are 512 bytes to wipe instead of 1-2 KiB. */
 #define SM4S_SHORT_HOOKS                                                                           \
     , .oneshot = SM4S_FROM(SM4S_SHORT_FROM, _oneshot),                                             \
       .mk_short = SM4S_FROM(SM4S_SHORT_FROM, _mk_short), .mk_short_blocks = SM4S_MK_SHORT_BLOCKS

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * SM4's round function T through the AES instruction, shared by the AES-NI
- * (xmm) and VAES (ymm) backends; included by them before sm4_simd.h, after
+ * (xmm), VAES (ymm) and ARM armaes backends; included by them before
+ * sm4_simd.h, after
  * defining the vocabulary of sm4_simd.h plus
  *
  *   sm4v_and, sm4v_or, sm4v_sub32, sm4v_srli32, sm4v_slli32,
@@ -28,12 +29,9 @@
  *
  * aesenclast also moves bytes: output byte i = SB(input byte sr(i)),
  * sr(r + 4c) = r + 4((c + r) mod 4) (the AES state is column-major). The
- * S-box and the output affine map are bytewise, so the bytes may be put
- * back afterwards, and that pshufb merges with the byte rotations of L:
- *     L(B) = B ^ (B <<< 24) ^ ((B ^ (B <<< 8) ^ (B <<< 16)) <<< 2)
- * takes B, B <<< 8, B <<< 16, B <<< 24 each as one pshufb straight from the
- * shifted S-box output, and one shift pair for <<< 2 (the key schedule's
- * round, sm4v_round_key).
+ * S-box and every map after it are bytewise, so the bytes may be put back
+ * afterwards, and that pshufb merges with L's byte rotations: row k of
+ * sm4_aes_isr_rol puts the bytes back and rotates each word by 8k bits.
  *
  * ---- The cipher's rounds in the S-box's input form (SM4V_DOMAIN) ----------
  *
@@ -229,30 +227,5 @@ static inline sm4v sm4v_round_key(sm4v y0, sm4v t, int same)
     }
     return sm4v_aes_sum(y0, r[0], r[1], r[2], r[3]);
 }
-
-#if defined(__x86_64__) || defined(__i386__)
-/*
- * tau for key setup, on one word: with the word in all four columns,
- * ShiftRows only moves equal bytes, so column 0 of aesenclast's output is
- * S of the word's bytes in place. 128-bit AES-NI, which every backend
- * including this header has.
- */
-static inline uint32_t sm4_aes_tau(uint32_t a)
-{
-    const __m128i low4 = _mm_set1_epi8(0x0f);
-    __m128i x = _mm_set1_epi32((int)a);
-#define SM4_AES_NIBBLES(x, lo, hi)                                                                 \
-    _mm_xor_si128(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(lo)),           \
-                                   _mm_and_si128(x, low4)),                                        \
-                  _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(hi)),           \
-                                   _mm_and_si128(_mm_srli_epi32(x, 4), low4)))
-    x = SM4_AES_NIBBLES(x, sm4_aes_pre_lo, sm4_aes_pre_hi);
-    x = _mm_aesenclast_si128(x, _mm_setzero_si128());
-    x = SM4_AES_NIBBLES(x, sm4_aes_post_lo, sm4_aes_post_hi);
-#undef SM4_AES_NIBBLES
-    return (uint32_t)_mm_cvtsi128_si32(x);
-}
-#define SM4S_TAU sm4_aes_tau
-#endif /* x86; other ISAs define their own SM4S_TAU */
 
 #endif

@@ -30,6 +30,9 @@ typedef __m512i v512;
 #define v512_shuf8(x, idx) _mm512_shuffle_epi8(x, idx)
 #define v512_srl64(x, n) _mm512_srli_epi64(x, n)
 #define v512_sll64(x, n) _mm512_slli_epi64(x, n)
+/* every qword rotated right by n bits (vprorq: a port-0 operation on
+ * Intel cores, where 512-bit shuffles have port 5 alone) */
+#define v512_ror64(x, n) _mm512_ror_epi64(x, n)
 #define v512_unpacklo64(a, b) _mm512_unpacklo_epi64(a, b)
 #define v512_unpackhi64(a, b) _mm512_unpackhi_epi64(a, b)
 /* the two qwords of every lane exchanged */

@@ -259,7 +259,8 @@ UB_KERNEL v512 UL_FN(zks_pick1)(v128 x, const uint8_t *row)
     v128 t = v128_shuf8(x, v128_load(row));
     v512 z;
     uint8_t slot[16];
-    __asm__("vmovdqu %2, %1\n\tvbroadcasti32x4 %1, %0" : "=v"(z), "=m"(slot) : "v"(t));
+    /* t in xmm0-15 ("x"): the VEX vmovdqu has no encoding for xmm16-31 */
+    __asm__("vmovdqu %2, %1\n\tvbroadcasti32x4 %1, %0" : "=v"(z), "=m"(slot) : "x"(t));
     return z;
 #else
     return _mm512_permutexvar_epi8(v512_row16(row), _mm512_castsi128_si512(x));
@@ -267,12 +268,14 @@ UB_KERNEL v512 UL_FN(zks_pick1)(v128 x, const uint8_t *row)
 }
 
 /* Round r's key from the xmm schedule, K0 in frame sw, K1 in the other,
- * added after round r's S-box and linear layer. */
-UB_KERNEL void UL_FN(zks_round1)(v512 *a, v512 *b, const ub_ks *ks, unsigned r, int sw)
+ * through PL^-1 / PR^-1 into zround128n's nibble order, added in round
+ * r - 1. */
+UB_KERNEL void UL_FN(zks_round1)(v512 *a, v512 *b, const ub_ks *ks, int sw, v512 sbox, v512 pl,
+                                 v512 pr)
 {
-    v512 k0 = UL_FN(zks_pick1)(ks->k0, ublock_llk_p[sw][r & 7]);
-    v512 k1 = UL_FN(zks_pick1)(ks->k1, ublock_llk_p[!sw][r & 7]);
-    UL_FN(zround128)(a, b, &k0, &k1, (r - 1) & 7, 1, 0);
+    v512 k0 = UL_FN(zks_pick1)(ks->k0, UL_FN(zn_rows)[UB_ZN_KPL + sw]);
+    v512 k1 = UL_FN(zks_pick1)(ks->k1, UL_FN(zn_rows)[UB_ZN_KPR + !sw]);
+    UL_FN(zround128n)(a, b, k0, k1, sbox, pl, pr);
 }
 
 UB_KERNEL void UL_FN(zks_fused)(kuai_cipher c, const uint8_t *key, const uint8_t *const *src,
@@ -282,20 +285,28 @@ UB_KERNEL void UL_FN(zks_fused)(kuai_cipher c, const uint8_t *key, const uint8_t
     ub_ks ks;
     ub_ks_init(&ks, c, key);
     const int cs = UL_FN(zcontig)(src);
+    const v512 nin = v512_row16(UL_FN(zn_rows)[UB_ZN_IN]);
     UL_FN(zsplit128)(UL_FN(zload4)(src, cs), &a, &b);
+    a = v512_shuf8(a, nin);
+    b = v512_shuf8(b, nin);
     /* key setup's two frames (ub_ks_step_any: round r's K0 in the swapped
      * one for odd r under uBlock-128/128, even r under 128/256); two
      * rounds a pass, each frame a constant */
     const int t1 = c == KUAI_UBLOCK_128_128;
     ub_ks_frames_any(&ks, t1);
-    a = v512_xor(a, UL_FN(zks_pick1)(ks.k0, ublock_llk_p[!t1][0]));
-    b = v512_xor(b, UL_FN(zks_pick1)(ks.k1, ublock_llk_p[t1][0]));
+    a = v512_xor(a, UL_FN(zks_pick1)(ks.k0, UL_FN(zn_rows)[UB_ZN_KEY + !t1]));
+    b = v512_xor(b, UL_FN(zks_pick1)(ks.k1, UL_FN(zn_rows)[UB_ZN_KEY + t1]));
+    const v512 sbox = v512_load(UL_FN(sbox_tab)[0]), pl = v512_row16(UL_FN(zn_rows)[UB_ZN_PL]),
+               pr = v512_row16(UL_FN(zn_rows)[UB_ZN_PR]);
     for (unsigned r = 1; r <= ks.rounds; r += 2) {
         ub_ks_step_any(&ks, r, t1, t1);
-        UL_FN(zks_round1)(&a, &b, &ks, r, t1);
+        UL_FN(zks_round1)(&a, &b, &ks, t1, sbox, pl, pr);
         ub_ks_step_any(&ks, r + 1, t1, !t1);
-        UL_FN(zks_round1)(&a, &b, &ks, r + 1, !t1);
+        UL_FN(zks_round1)(&a, &b, &ks, !t1, sbox, pl, pr);
     }
+    const v512 nout = v512_row16(UL_FN(zn_rows)[UB_ZN_OUT]);
+    a = v512_shuf8(a, nout);
+    b = v512_shuf8(b, nout);
     UL_FN(zstore4)(dst, UL_FN(zmerge128)(a, b), UL_FN(zcontig)((const uint8_t *const *)dst));
 }
 #endif
@@ -312,13 +323,15 @@ UB_KERNEL void UL_FN(zks_fused)(kuai_cipher c, const uint8_t *key, const uint8_t
  * (ks_fused_y, two ymm schedules), TSC cycles: 283 -> 245 (128/128), 408
  * -> 369 (128/256); 128/128 in the frames (twentieth session) 0.96-0.98x.
  */
-UB_KERNEL void UL_FN(zks_keyz)(ub_ksz *z, unsigned r, int t1, int sw, v512 *k0, v512 *k1)
+/* Round r's key of every lane's schedule through PL^-1 / PR^-1 into
+ * zround128n's order (rows UB_ZN_KEY: the key before the first round). */
+UB_KERNEL void UL_FN(zks_keyzn)(ub_ksz *z, unsigned r, int t1, int sw, v512 *k0, v512 *k1)
 {
-    const v512 p = v512_row16(ublock_llk_p[0][r & 7]), ps = v512_row16(ublock_llk_p[1][r & 7]);
+    const unsigned r0 = r ? UB_ZN_KPL : UB_ZN_KEY, r1 = r ? UB_ZN_KPR : UB_ZN_KEY;
     if (r)
         ub_ksz_step_any(z, r, t1, sw);
-    *k0 = v512_shuf8(z->k0, sw ? ps : p);
-    *k1 = v512_shuf8(z->k1, sw ? p : ps);
+    *k0 = v512_shuf8(z->k0, v512_row16(UL_FN(zn_rows)[r0 + sw]));
+    *k1 = v512_shuf8(z->k1, v512_row16(UL_FN(zn_rows)[r1 + !sw]));
 }
 
 UB_KERNEL void UL_FN(zks_fused_mk)(kuai_cipher c, const uint8_t *const *key,
@@ -331,15 +344,23 @@ UB_KERNEL void UL_FN(zks_fused_mk)(kuai_cipher c, const uint8_t *const *key,
     const int t1 = c == KUAI_UBLOCK_128_128;
     ub_ksz_frames_any(&z, t1);
     UL_FN(zsplit128)(UL_FN(zload4)(src, UL_FN(zcontig)(src)), &a, &b);
-    UL_FN(zks_keyz)(&z, 0, t1, !t1, &k0, &k1);
+    const v512 nin = v512_row16(UL_FN(zn_rows)[UB_ZN_IN]);
+    const v512 sbox = v512_load(UL_FN(sbox_tab)[0]), pl = v512_row16(UL_FN(zn_rows)[UB_ZN_PL]),
+               pr = v512_row16(UL_FN(zn_rows)[UB_ZN_PR]);
+    a = v512_shuf8(a, nin);
+    b = v512_shuf8(b, nin);
+    UL_FN(zks_keyzn)(&z, 0, t1, !t1, &k0, &k1);
     a = v512_xor(a, k0);
     b = v512_xor(b, k1);
     for (unsigned r = 1; r <= z.rounds; r += 2) {
-        UL_FN(zks_keyz)(&z, r, t1, t1, &k0, &k1);
-        UL_FN(zround128)(&a, &b, &k0, &k1, (r - 1) & 7, 1, 0);
-        UL_FN(zks_keyz)(&z, r + 1, t1, !t1, &k0, &k1);
-        UL_FN(zround128)(&a, &b, &k0, &k1, r & 7, 1, 0);
+        UL_FN(zks_keyzn)(&z, r, t1, t1, &k0, &k1);
+        UL_FN(zround128n)(&a, &b, k0, k1, sbox, pl, pr);
+        UL_FN(zks_keyzn)(&z, r + 1, t1, !t1, &k0, &k1);
+        UL_FN(zround128n)(&a, &b, k0, k1, sbox, pl, pr);
     }
+    const v512 nout = v512_row16(UL_FN(zn_rows)[UB_ZN_OUT]);
+    a = v512_shuf8(a, nout);
+    b = v512_shuf8(b, nout);
     UL_FN(zstore4)(dst, UL_FN(zmerge128)(a, b), UL_FN(zcontig)((const uint8_t *const *)dst));
 }
 #endif

@@ -220,6 +220,15 @@ KSHIM __m512i kshim_rol_32(__m512i a, int n)
     return u.v;
 }
 
+KSHIM __m512i kshim_ror_64(__m512i a, int n)
+{
+    kshim512 u = {.v = a};
+    unsigned s = (unsigned)n & 63;
+    for (int i = 0; i < 8; i++)
+        u.q[i] = s ? u.q[i] >> s | u.q[i] << (64 - s) : u.q[i];
+    return u.v;
+}
+
 KSHIM __m512i kshim_mask_add_32(__m512i src, __mmask16 k, __m512i a, __m512i b)
 {
     kshim512 us = {.v = src}, ua = {.v = a}, ub = {.v = b};
@@ -659,6 +668,7 @@ KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
 #define _mm512_srlv_epi64(a, n) kshim_srlv_64(a, n)
 #define _mm512_slli_epi64(a, n) kshim_slli_64(a, n)
 #define _mm512_rol_epi32(a, n) kshim_rol_32(a, n)
+#define _mm512_ror_epi64(a, n) kshim_ror_64(a, n)
 #define _mm512_add_epi32(a, b) kshim_add_32(a, b)
 #define _mm512_add_epi8(a, b) kshim_add_8(a, b)
 #define _mm512_mask_add_epi32(s, k, a, b) kshim_mask_add_32(s, k, a, b)

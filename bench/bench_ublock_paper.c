@@ -79,6 +79,7 @@ typedef struct bp {
 #endif
     EVP_CIPHER_CTX *oc[NSTREAM][2];
     int have_gcry, have_ossl;
+    int pdec, psetkey, pcrypt; /* the peers' share of the row being measured */
 } bp;
 
 static void bp_check(int rc, const char *what)
@@ -231,25 +232,10 @@ static void pg_work(bp *x, int dec, int setkey, int crypt)
                      "encrypt/decrypt");
     }
 }
-static void pg_short_enc(bp *x)
+/* the peer's share of the row being measured: bp's pdec, psetkey, pcrypt */
+static void pg_row(bp *x)
 {
-    pg_work(x, 0, 1, 1);
-}
-static void pg_short_dec(bp *x)
-{
-    pg_work(x, 1, 1, 1);
-}
-static void pg_keyout_enc(bp *x)
-{
-    pg_work(x, 0, 0, 1);
-}
-static void pg_keyout_dec(bp *x)
-{
-    pg_work(x, 1, 0, 1);
-}
-static void pg_setup(bp *x)
-{
-    pg_work(x, 0, 1, 0);
+    pg_work(x, x->pdec, x->psetkey, x->pcrypt);
 }
 #endif
 
@@ -269,50 +255,29 @@ static void po_work(bp *x, int dec, int setkey, int crypt)
         }
     }
 }
-static void po_short_enc(bp *x)
+static void po_row(bp *x)
 {
-    po_work(x, 0, 1, 1);
-}
-static void po_short_dec(bp *x)
-{
-    po_work(x, 1, 1, 1);
-}
-static void po_keyout_enc(bp *x)
-{
-    po_work(x, 0, 0, 1);
-}
-static void po_keyout_dec(bp *x)
-{
-    po_work(x, 1, 0, 1);
-}
-static void po_setup(bp *x)
-{
-    po_work(x, 0, 1, 0);
+    po_work(x, x->pdec, x->psetkey, x->pcrypt);
 }
 
-/* A row's work for kuai and for each peer (NULL: none). */
+/* A row's work: kuai's, and the peers' (peer: 0 none; else what they do
+ * per key: set it (setkey), encrypt or decrypt (dec) the blocks (crypt)). */
 typedef struct bp_work {
-    void (*kuai)(bp *), (*gcry)(bp *), (*ossl)(bp *);
+    void (*kuai)(bp *);
+    int peer, dec, setkey, crypt;
 } bp_work;
 
-#if KUAI_BENCH_GCRYPT
-#define PG(f) f
-#else
-#define PG(f) NULL
-#endif
 /* the one-shot rows' peers are their short rows: set the key, then encrypt */
-static const bp_work W_SHORT_ENC = {w_short_enc, PG(pg_short_enc), po_short_enc},
-                     W_SHORT_DEC = {w_short_dec, PG(pg_short_dec), po_short_dec},
-                     W_SHORT_ENC1 = {w_short_enc_1by1, PG(pg_short_enc), po_short_enc},
-                     W_SHORT_DEC1 = {w_short_dec_1by1, PG(pg_short_dec), po_short_dec},
-                     W_ONESHOT_ENC = {w_oneshot_enc, PG(pg_short_enc), po_short_enc},
-                     W_ONESHOT_DEC = {w_oneshot_dec, PG(pg_short_dec), po_short_dec},
-                     W_KEYOUT_ENC = {w_ecb_enc, PG(pg_keyout_enc), po_keyout_enc},
-                     W_KEYOUT_DEC = {w_ecb_dec, PG(pg_keyout_dec), po_keyout_dec},
-                     W_SETUP = {w_setup, PG(pg_setup), po_setup}, W_ECB_ENC = {w_ecb_enc, 0, 0},
-                     W_ECB_DEC = {w_ecb_dec, 0, 0}, W_CBC_ENC = {w_cbc_enc, 0, 0},
-                     W_CBC_DEC = {w_cbc_dec, 0, 0};
-#undef PG
+static const bp_work W_SHORT_ENC = {w_short_enc, 1, 0, 1, 1},
+                     W_SHORT_DEC = {w_short_dec, 1, 1, 1, 1},
+                     W_SHORT_ENC1 = {w_short_enc_1by1, 1, 0, 1, 1},
+                     W_SHORT_DEC1 = {w_short_dec_1by1, 1, 1, 1, 1},
+                     W_ONESHOT_ENC = {w_oneshot_enc, 1, 0, 1, 1},
+                     W_ONESHOT_DEC = {w_oneshot_dec, 1, 1, 1, 1},
+                     W_KEYOUT_ENC = {w_ecb_enc, 1, 0, 0, 1}, W_KEYOUT_DEC = {w_ecb_dec, 1, 1, 0, 1},
+                     W_SETUP = {w_setup, 1, 0, 1, 0}, W_ECB_ENC = {w_ecb_enc, 0, 0, 0, 0},
+                     W_ECB_DEC = {w_ecb_dec, 0, 0, 0, 0}, W_CBC_ENC = {w_cbc_enc, 0, 0, 0, 0},
+                     W_CBC_DEC = {w_cbc_dec, 0, 0, 0, 0};
 
 /* Best of reps repetitions of ~rep_ns each after a warm-up that sizes them;
  * ns and TSC ticks per call from the same (best) repetition. */
@@ -381,8 +346,15 @@ static void row(bp *x, const char *what, const char *size, bp_work w, size_t byt
     if (x->c > KUAI_UBLOCK_256_256) {
         /* SM4 and AES: their same-run peers instead of the paper's code */
         char g[64], s[64];
-        peer_cell(x, x->have_gcry ? w.gcry : NULL, ns, o, g, sizeof g);
-        peer_cell(x, x->have_ossl ? w.ossl : NULL, ns, o, s, sizeof s);
+        x->pdec = w.dec;
+        x->psetkey = w.setkey;
+        x->pcrypt = w.crypt;
+#if KUAI_BENCH_GCRYPT
+        peer_cell(x, w.peer && x->have_gcry ? pg_row : NULL, ns, o, g, sizeof g);
+#else
+        peer_cell(x, NULL, ns, o, g, sizeof g);
+#endif
+        peer_cell(x, w.peer && x->have_ossl ? po_row : NULL, ns, o, s, sizeof s);
         printf("%-15s %-9s %-24s %-12s %-29s %-33s %s\n", kuai_cipher_name(x->c), x->backend, what,
                size, kuai_s, g, s);
         fflush(stdout);

@@ -69,9 +69,9 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
         UBE_FRAMES(ks);
         UBE_STORE256(0, 1);
         for (unsigned r = 1; r <= 24; r += 2) {
-            UBE_STEPF(ks, r, 0);
+            UBE_STEPF(ks, r, 0, 0);
             UBE_STORE256(r, 0);
-            UBE_STEPF(ks, r + 1, 1);
+            UBE_STEPF(ks, r + 1, 1, 0);
             UBE_STORE256(r + 1, 1);
         }
 #undef UBE_STORE256
@@ -85,9 +85,9 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
 #pragma GCC unroll 12
 #endif
         for (unsigned r = 1; r <= 24; r += 2) {
-            UBE_STEPF(ks, r, 0);
+            UBE_STEPF(ks, r, 0, 0);
             UBE_STORE128(r, 0);
-            UBE_STEPF(ks, r + 1, 1);
+            UBE_STEPF(ks, r + 1, 1, 0);
             UBE_STORE128(r + 1, 1);
         }
     } else {

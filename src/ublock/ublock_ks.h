@@ -48,6 +48,7 @@
         T k0, k1, k2, k3, kx;       /* key register; kx = k0 ^ next rcpre */                       \
         T sbox, tk, pk0, pk1, lo80; /* constants */                                                \
         T pkn, pks;                 /* ub_ks_stepf: PK's K0 half across frames */                  \
+        T rcp;                      /* ub_ks_stepf's lazy K3: the RC row k3 still holds */         \
         int t;                      /* 1: 128/128, 2: 128/256, 3: 256/256 */                       \
         unsigned rounds;                                                                           \
     } name

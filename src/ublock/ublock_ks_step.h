@@ -64,11 +64,16 @@ static inline __attribute__((always_inline)) void UBK_FRAMES(UBK_S *s)
     s->k0 = UBK_OP(swap64)(s->k0);
     s->kx = UBK_OP(swap64)(s->kx);
     s->k3 = UBK_OP(swap64)(s->k3);
+    s->rcp = UBK_OP(zero)();
     s->pkn = UBK_OP(xor)(s->pk0, UBK_OP(set1_8)(8)); /* swapped -> normal */
     s->pks = UBK_OP(swap64)(s->pk0);                 /* normal -> swapped */
 }
 
-static inline __attribute__((always_inline)) void UBK_STEPF(UBK_S *s, unsigned r, int sw)
+/* lazy3 (a constant at each call; uBlock-128/256 only, whose round keys
+ * never read K3): K3 keeps the round constant PK(K0) carries (s->rcp
+ * remembers it) and the next step's K1 takes both out in one three-input
+ * XOR, an operation fewer a round. s->k3 is then not K3. */
+static inline __attribute__((always_inline)) void UBK_STEPF(UBK_S *s, unsigned r, int sw, int lazy3)
 {
     UBK_T rcx = UBK_ROWF(sw, r - 1);
     UBK_T q = UBK_OP(shuf8)(s->kx, sw ? s->pks : s->pkn); /* PK(K0) ^ rcx */
@@ -81,9 +86,15 @@ static inline __attribute__((always_inline)) void UBK_STEPF(UBK_S *s, unsigned r
      * step is bound by its operation count; key setup 95 -> 90 cycles) */
     s->k0 = UBK_OP(xor)(s->k2, sk);
     s->kx = UBK_OP(xor)(s->k0, next);
-    s->k1 = UBK_OP(xor)(s->k3, UBK_OP(shuf8)(s->tk, k1));
+    if (lazy3) {
+        s->k1 = UBK_OP(xor3)(s->k3, s->rcp, UBK_OP(shuf8)(s->tk, k1));
+        s->k3 = q;
+        s->rcp = rcx;
+    } else {
+        s->k1 = UBK_OP(xor)(s->k3, UBK_OP(shuf8)(s->tk, k1));
+        s->k3 = UBK_OP(xor)(q, rcx);
+    }
     s->k2 = k1;
-    s->k3 = UBK_OP(xor)(q, rcx);
 }
 
 /*
@@ -143,7 +154,7 @@ static inline __attribute__((always_inline)) void UBK_STEP_ANY(UBK_S *s, unsigne
     if (t1)
         UBK_STEP128F(s, r, sw);
     else
-        UBK_STEPF(s, r, sw);
+        UBK_STEPF(s, r, sw, UBK_OP(has_xor3));
 }
 
 #undef UBK_S

@@ -421,10 +421,10 @@ UB_KERNEL v512 UL_FN(zmerge128)(v512 a, v512 b)
  * after the round; each round key comes through PL^-1 / PR^-1 (one row
  * from key setup's frame, the same every round: the order does not drift)
  * so that it joins the sums before them. A round is 4 shuffles, 5
- * rotations and 7 logic operations (15 with three-input XORs counted once)
- * over both ports instead of zround128's 9 shuffles on one; 9 deep
- * instead of 8. It serves where a schedule's own shuffles share port 5
- * with the rounds (the one-shot calls).
+ * rotations and 6 logic operations (15 in all, as zround128's) over both
+ * ports instead of 9 shuffles on one and 6 on the other; 9 deep instead
+ * of 8. It serves where a schedule's own shuffles share port 5 with the
+ * rounds (the one-shot calls; docs/performance.md).
  */
 enum {
     UB_ZN_IN,

@@ -453,8 +453,10 @@ static const _Alignas(16) uint8_t
 /* x, y: the S-box's outputs; with w = x ^ y the spec's steps are b2 = w ^
  * R2 x ^ R3 w, a2 = x ^ R1 w ^ R2 b2, then X1 = b2 ^ R5 a2 and X0 = a2 ^
  * X1 (R_k: <<<32 4k), each with its key folded in before PL / PR. */
-UB_KERNEL void UL_FN(zround128n)(v512 *a, v512 *b, v512 k0, v512 k1, v512 sbox, v512 pl, v512 pr)
+UB_KERNEL void UL_FN(zround128n)(v512 *a, v512 *b, v512 k0, v512 k1)
 {
+    const v512 sbox = v512_load(UL_FN(sbox_tab)[0]), pl = v512_row16(UL_FN(zn_rows)[UB_ZN_PL]),
+               pr = v512_row16(UL_FN(zn_rows)[UB_ZN_PR]);
     const v512 x = v512_shuf8(sbox, *a), y = v512_shuf8(sbox, *b);
     const v512 w = v512_xor(x, y);
     const v512 b2 = v512_xor3(w, v512_ror64(x, 16), v512_ror64(w, 24));
@@ -462,6 +464,23 @@ UB_KERNEL void UL_FN(zround128n)(v512 *a, v512 *b, v512 k0, v512 k1, v512 sbox, 
     const v512 r5 = v512_ror64(a2, 40);
     *a = v512_shuf8(v512_xor3(v512_xor(b2, k0), a2, r5), pl);
     *b = v512_shuf8(v512_xor3(b2, k1, r5), pr);
+}
+
+/* 4 blocks (p[j] to lane j) into zround128n's order, and back. */
+UB_KERNEL void UL_FN(zload4n)(const uint8_t *const *p, v512 *a, v512 *b)
+{
+    const v512 nin = v512_row16(UL_FN(zn_rows)[UB_ZN_IN]);
+    UL_FN(zsplit128)(UL_FN(zload4)(p, UL_FN(zcontig)(p)), a, b);
+    *a = v512_shuf8(*a, nin);
+    *b = v512_shuf8(*b, nin);
+}
+
+UB_KERNEL void UL_FN(zstore4n)(uint8_t *const *p, v512 a, v512 b)
+{
+    const v512 nout = v512_row16(UL_FN(zn_rows)[UB_ZN_OUT]);
+    UL_FN(zstore4)
+    (p, UL_FN(zmerge128)(v512_shuf8(a, nout), v512_shuf8(b, nout)),
+     UL_FN(zcontig)((const uint8_t *const *)p));
 }
 
 /* Round key i: one key's xmm form at kc[0] in every lane (mk 0), block j's

@@ -270,12 +270,11 @@ UB_KERNEL v512 UL_FN(zks_pick1)(v128 x, const uint8_t *row)
 /* Round r's key from the xmm schedule, K0 in frame sw, K1 in the other,
  * through PL^-1 / PR^-1 into zround128n's nibble order, added in round
  * r - 1. */
-UB_KERNEL void UL_FN(zks_round1)(v512 *a, v512 *b, const ub_ks *ks, int sw, v512 sbox, v512 pl,
-                                 v512 pr)
+UB_KERNEL void UL_FN(zks_round1)(v512 *a, v512 *b, const ub_ks *ks, int sw)
 {
     v512 k0 = UL_FN(zks_pick1)(ks->k0, UL_FN(zn_rows)[UB_ZN_KPL + sw]);
     v512 k1 = UL_FN(zks_pick1)(ks->k1, UL_FN(zn_rows)[UB_ZN_KPR + !sw]);
-    UL_FN(zround128n)(a, b, k0, k1, sbox, pl, pr);
+    UL_FN(zround128n)(a, b, k0, k1);
 }
 
 UB_KERNEL void UL_FN(zks_fused)(kuai_cipher c, const uint8_t *key, const uint8_t *const *src,
@@ -284,11 +283,7 @@ UB_KERNEL void UL_FN(zks_fused)(kuai_cipher c, const uint8_t *key, const uint8_t
     v512 a, b;
     ub_ks ks;
     ub_ks_init(&ks, c, key);
-    const int cs = UL_FN(zcontig)(src);
-    const v512 nin = v512_row16(UL_FN(zn_rows)[UB_ZN_IN]);
-    UL_FN(zsplit128)(UL_FN(zload4)(src, cs), &a, &b);
-    a = v512_shuf8(a, nin);
-    b = v512_shuf8(b, nin);
+    UL_FN(zload4n)(src, &a, &b);
     /* key setup's two frames (ub_ks_step_any: round r's K0 in the swapped
      * one for odd r under uBlock-128/128, even r under 128/256); two
      * rounds a pass, each frame a constant */
@@ -296,18 +291,13 @@ UB_KERNEL void UL_FN(zks_fused)(kuai_cipher c, const uint8_t *key, const uint8_t
     ub_ks_frames_any(&ks, t1);
     a = v512_xor(a, UL_FN(zks_pick1)(ks.k0, UL_FN(zn_rows)[UB_ZN_KEY + !t1]));
     b = v512_xor(b, UL_FN(zks_pick1)(ks.k1, UL_FN(zn_rows)[UB_ZN_KEY + t1]));
-    const v512 sbox = v512_load(UL_FN(sbox_tab)[0]), pl = v512_row16(UL_FN(zn_rows)[UB_ZN_PL]),
-               pr = v512_row16(UL_FN(zn_rows)[UB_ZN_PR]);
     for (unsigned r = 1; r <= ks.rounds; r += 2) {
         ub_ks_step_any(&ks, r, t1, t1);
-        UL_FN(zks_round1)(&a, &b, &ks, t1, sbox, pl, pr);
+        UL_FN(zks_round1)(&a, &b, &ks, t1);
         ub_ks_step_any(&ks, r + 1, t1, !t1);
-        UL_FN(zks_round1)(&a, &b, &ks, !t1, sbox, pl, pr);
+        UL_FN(zks_round1)(&a, &b, &ks, !t1);
     }
-    const v512 nout = v512_row16(UL_FN(zn_rows)[UB_ZN_OUT]);
-    a = v512_shuf8(a, nout);
-    b = v512_shuf8(b, nout);
-    UL_FN(zstore4)(dst, UL_FN(zmerge128)(a, b), UL_FN(zcontig)((const uint8_t *const *)dst));
+    UL_FN(zstore4n)(dst, a, b);
 }
 #endif
 
@@ -343,25 +333,17 @@ UB_KERNEL void UL_FN(zks_fused_mk)(kuai_cipher c, const uint8_t *const *key,
     /* the frames as zks_fused's */
     const int t1 = c == KUAI_UBLOCK_128_128;
     ub_ksz_frames_any(&z, t1);
-    UL_FN(zsplit128)(UL_FN(zload4)(src, UL_FN(zcontig)(src)), &a, &b);
-    const v512 nin = v512_row16(UL_FN(zn_rows)[UB_ZN_IN]);
-    const v512 sbox = v512_load(UL_FN(sbox_tab)[0]), pl = v512_row16(UL_FN(zn_rows)[UB_ZN_PL]),
-               pr = v512_row16(UL_FN(zn_rows)[UB_ZN_PR]);
-    a = v512_shuf8(a, nin);
-    b = v512_shuf8(b, nin);
+    UL_FN(zload4n)(src, &a, &b);
     UL_FN(zks_keyzn)(&z, 0, t1, !t1, &k0, &k1);
     a = v512_xor(a, k0);
     b = v512_xor(b, k1);
     for (unsigned r = 1; r <= z.rounds; r += 2) {
         UL_FN(zks_keyzn)(&z, r, t1, t1, &k0, &k1);
-        UL_FN(zround128n)(&a, &b, k0, k1, sbox, pl, pr);
+        UL_FN(zround128n)(&a, &b, k0, k1);
         UL_FN(zks_keyzn)(&z, r + 1, t1, !t1, &k0, &k1);
-        UL_FN(zround128n)(&a, &b, k0, k1, sbox, pl, pr);
+        UL_FN(zround128n)(&a, &b, k0, k1);
     }
-    const v512 nout = v512_row16(UL_FN(zn_rows)[UB_ZN_OUT]);
-    a = v512_shuf8(a, nout);
-    b = v512_shuf8(b, nout);
-    UL_FN(zstore4)(dst, UL_FN(zmerge128)(a, b), UL_FN(zcontig)((const uint8_t *const *)dst));
+    UL_FN(zstore4n)(dst, a, b);
 }
 #endif
 

@@ -162,7 +162,7 @@ UB_KERNEL void UL_FN(enc128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
     for (unsigned i = 0; i < rounds; i++) {
         for (int j = 0; j < (mk ? nb : 1); j++)
             UL_FN(kget128)(rk, kc, j, i + 1, &k0[j], &k1[j]);
-        UL_FN(round128)(a, b, k0, k1, i & 7, nb, mk);
+        UL_FN(round128)(a, b, k0, k1, i & 7, nb, mk, 0);
     }
 }
 
@@ -319,7 +319,7 @@ UB_KERNEL void UL_FN(yenc128)(v256 *a, v256 *b, const v256 *const *kc, unsigned 
         if (nv == 1)
             UL_FN(yround128_chain)(a, b, k0[0], k1[0], i & 7);
         else
-            UL_FN(yround128)(a, b, k0, k1, i & 7, nv, mk);
+            UL_FN(yround128)(a, b, k0, k1, i & 7, nv, mk, 0);
     }
 }
 
@@ -519,7 +519,7 @@ UB_KERNEL void UL_FN(zenc128)(v512 *a, v512 *b, const void *const *kc, unsigned 
     *b = v512_xor(*b, k1);
     for (unsigned i = 0; i < rounds; i++) {
         UL_FN(zkget128)(kc, i + 1, mk, &k0, &k1);
-        UL_FN(zround128)(a, b, &k0, &k1, i & 7, 1, 0);
+        UL_FN(zround128)(a, b, &k0, &k1, i & 7, 1, 0, 0);
     }
 }
 

@@ -19,6 +19,13 @@
 /* The one-shot kernels start on a cache line (KUAI_HOT_ALIGN, seam.h): on
  * Zen 1 their speed moved up to 5% either way with unrelated code. */
 
+/* Rounds beside a schedule in flight, two or more vectors side by side,
+ * are bound by the shuffle ports rather than by their depth: they take
+ * round128's lean form (lin128s; one vector alone waits on the depth).
+ * Chosen with llvm-mca's Zen 3 model (scripts/mca-loops) and timed on a
+ * Xeon (docs/performance.md). */
+#define UL_LEAN(n) ((n) > 1)
+
 typedef union UL_FN(kcu) {
     v128 v[2 * (UBLOCK_MAX_ROUNDS + 1)];
     UL_H h[2 * (UBLOCK_MAX_ROUNDS + 1)];
@@ -220,13 +227,13 @@ UB_KERNEL void UL_FN(ks_fused_y)(kuai_cipher c, const uint8_t *const *key,
     }
     for (unsigned r = 1; f && r <= yrounds; r += 2) {
         UL_FN(yks_keyf)(ksy, r, 0, nky, k0, k1);
-        UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk);
+        UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk, UL_LEAN(nv));
         UL_FN(yks_keyf)(ksy, r + 1, 1, nky, k0, k1);
-        UL_FN(yround128)(a, b, k0, k1, r & 7, nv, mk);
+        UL_FN(yround128)(a, b, k0, k1, r & 7, nv, mk, UL_LEAN(nv));
     }
     for (unsigned r = 1; !f && r <= yrounds; r++) {
         UL_FN(yks_key)(ksy, &k1x, r, nky, ky, k0, k1);
-        UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk);
+        UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk, UL_LEAN(nv));
     }
     for (int v = 0; v < nv; v++)
         UL_FN(ystore128)(dst[2 * v], 2 * v + 1 < nb ? dst[2 * v + 1] : NULL, a[v], b[v]);
@@ -423,7 +430,7 @@ UB_KERNEL void UL_FN(ks_round128)(ub_ks *ks, int nk, v128 *a, v128 *b, int nb, i
         k0[j] = v128_shuf8(ks[j].k0, p0);
         k1[j] = v128_shuf8(ks[j].k1, p1);
     }
-    UL_FN(round128)(a, b, k0, k1, (r - 1) & 7, nb, mk);
+    UL_FN(round128)(a, b, k0, k1, (r - 1) & 7, nb, mk, UL_LEAN(nb));
 }
 
 /* Step i (0: none) of ks_fused's uBlock-256/256 blocks: the schedules

@@ -26,6 +26,22 @@ UB_KERNEL void UL_RN(lin128)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_T 
     *b = UL_OP(xor)(u, UL_RR(x, l, UB128_FIX_ROT5));
 }
 
+/* lin128 with a shuffle fewer and two operations deeper: X1 = b2 ^ R5 a2
+ * once, moved to the layout of X0 by one FIX after it (a layout row is a
+ * byte permutation: it distributes over XOR) instead of FIX and FIX∘R5 on
+ * its two terms. For kernels bound by the shuffle ports rather than by
+ * the round's depth: the one-shot calls, whose schedules shuffle too. */
+UB_KERNEL void UL_RN(lin128s)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_T *a, UL_T *b)
+{
+    y = UL_OP(xor)(y, x);                       /* b1 */
+    x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT1)); /* a1 */
+    y = UL_OP(xor)(y, UL_RR(x, l, UB128_ROT2)); /* b2 */
+    x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT2)); /* a2 */
+    UL_T s = UL_OP(xor)(y, UL_RR(x, l, UB128_ROT5));
+    *a = UL_OP(xor)(UL_OP(xor)(x, k0), s);
+    *b = UL_OP(xor)(UL_RR(s, l, UB128_FIX), k1);
+}
+
 /* lin128 with three-input XORs, two operations less deep for one shuffle
  * more: b2 straight from x and w = x ^ y (as round128_chain's y2), a2 =
  * x ^ z w ^ z^2 b2. */
@@ -38,14 +54,17 @@ UB_KERNEL void UL_RN(lin128x3)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_
     *b = UL_OP(xor3)(UL_RR(b2, l, UB128_FIX), k1, UL_RR(a2, l, UB128_FIX_ROT5));
 }
 
-/* Round i of nb vectors, ending with key i+1 (k0, k1 per vector). */
+/* Round i of nb vectors, ending with key i+1 (k0, k1 per vector); lean
+ * (a constant at each call): lin128s where there is no three-input XOR. */
 UB_KERNEL void UL_RN(round128)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l, int nb,
-                               int mk)
+                               int mk, int lean)
 {
     for (int j = 0; j < nb; j++) {
         UL_T x = UL_RS(a[j], 0), y = UL_RS(b[j], 0);
         if (UL_OP(has_xor3))
             UL_RN(lin128x3)(x, y, k0[mk ? j : 0], k1[mk ? j : 0], l, &a[j], &b[j]);
+        else if (lean)
+            UL_RN(lin128s)(x, y, k0[mk ? j : 0], k1[mk ? j : 0], l, &a[j], &b[j]);
         else
             UL_RN(lin128)(x, y, k0[mk ? j : 0], k1[mk ? j : 0], l, &a[j], &b[j]);
     }

@@ -12,14 +12,21 @@
 #define UL_RS(x, inv) UL_OP(shuf8)(UL_OP(load)(UL_FN(sbox_tab)[inv]), x)
 #define UL_RR(x, l, row) UL_OP(shuf8)(x, UL_OP(load)(ub128_tab[l][row]))
 
+/* The linear layer's four XOR-rotate steps on the S-box's outputs x, y
+ * (in layout l): x becomes a2, y b2. */
+UB_KERNEL void UL_RN(ladder128)(UL_T *x, UL_T *y, unsigned l)
+{
+    *y = UL_OP(xor)(*y, *x);                       /* b1 */
+    *x = UL_OP(xor)(*x, UL_RR(*y, l, UB128_ROT1)); /* a1 */
+    *y = UL_OP(xor)(*y, UL_RR(*x, l, UB128_ROT2)); /* b2 */
+    *x = UL_OP(xor)(*x, UL_RR(*y, l, UB128_ROT2)); /* a2 */
+}
+
 /* The linear layer of round i (layout l = i & 7) on the S-box's outputs
  * x, y, ending with key i+1: ublock_bs.h's fused round_enc. */
 UB_KERNEL void UL_RN(lin128)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_T *a, UL_T *b)
 {
-    y = UL_OP(xor)(y, x);                       /* b1 */
-    x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT1)); /* a1 */
-    y = UL_OP(xor)(y, UL_RR(x, l, UB128_ROT2)); /* b2 */
-    x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT2)); /* a2 */
+    UL_RN(ladder128)(&x, &y, l);
     UL_T t = UL_OP(xor)(UL_OP(xor)(y, x), k0);
     UL_T u = UL_OP(xor)(UL_RR(y, l, UB128_FIX), k1);
     *a = UL_OP(xor)(t, UL_RR(x, l, UB128_ROT5));
@@ -33,10 +40,7 @@ UB_KERNEL void UL_RN(lin128)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_T 
  * the round's depth: the one-shot calls, whose schedules shuffle too. */
 UB_KERNEL void UL_RN(lin128s)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_T *a, UL_T *b)
 {
-    y = UL_OP(xor)(y, x);                       /* b1 */
-    x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT1)); /* a1 */
-    y = UL_OP(xor)(y, UL_RR(x, l, UB128_ROT2)); /* b2 */
-    x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT2)); /* a2 */
+    UL_RN(ladder128)(&x, &y, l);
     UL_T s = UL_OP(xor)(y, UL_RR(x, l, UB128_ROT5));
     *a = UL_OP(xor)(UL_OP(xor)(x, k0), s);
     *b = UL_OP(xor)(UL_RR(s, l, UB128_FIX), k1);

@@ -108,6 +108,18 @@ static uint8_t *ab_dst[NK];
     {                                                                                              \
         P##_kuai_ecb_encrypt(P##_kc[0], ab_in[0], ab_out[0], ab_len);                              \
     }                                                                                              \
+    static void P##_outside_dec(void)                                                              \
+    {                                                                                              \
+        P##_kuai_ecb_decrypt(P##_kc[0], ab_in[0], ab_out[0], ab_len);                              \
+    }                                                                                              \
+    static void P##_block_enc(void) /* one block, the key set up */                                \
+    {                                                                                              \
+        P##_kuai_ecb_encrypt(P##_kc[0], ab_in[0], ab_out[0], ab_bs);                               \
+    }                                                                                              \
+    static void P##_block_dec(void)                                                                \
+    {                                                                                              \
+        P##_kuai_ecb_decrypt(P##_kc[0], ab_in[0], ab_out[0], ab_bs);                               \
+    }                                                                                              \
     static void P##_setup(void)                                                                    \
     {                                                                                              \
         P##_kuai_key_init(P##_kp[0], ab_c, ab_kb[0], ab_klen);                                     \
@@ -157,6 +169,9 @@ static const struct {
     {"one-shot enc, keys", A_oneshot_keys_enc, B_oneshot_keys_enc},
     {"one-shot dec, keys", A_oneshot_keys_dec, B_oneshot_keys_dec},
     {"key outside, enc", A_outside_enc, B_outside_enc},
+    {"key outside, dec", A_outside_dec, B_outside_dec},
+    {"ecb enc, 1 block", A_block_enc, B_block_enc},
+    {"ecb dec, 1 block", A_block_dec, B_block_dec},
     {"key setup alone", A_setup, B_setup},
     {"multi-key call alone", A_multi_alone, B_multi_alone},
     {"kuai_key_init_multi alone", A_setup_multi, B_setup_multi},

@@ -23,12 +23,16 @@ UB_KERNEL void UL_RN(ladder128)(UL_T *x, UL_T *y, unsigned l)
 }
 
 /* The linear layer of round i (layout l = i & 7) on the S-box's outputs
- * x, y, ending with key i+1: ublock_bs.h's fused round_enc. */
+ * x, y, ending with key i+1: ublock_bs.h's fused round_enc. The sums are
+ * pinned so that a2 (the ladder's last term) and R5 a2 come in last: gcc
+ * otherwise summed a as (R5 a2 ^ k0) ^ (b2 ^ a2), a round 11 operations
+ * deep instead of 10. */
 UB_KERNEL void UL_RN(lin128)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_T *a, UL_T *b)
 {
     UL_RN(ladder128)(&x, &y, l);
-    UL_T t = UL_OP(xor)(UL_OP(xor)(y, x), k0);
-    UL_T u = UL_OP(xor)(UL_RR(y, l, UB128_FIX), k1);
+    UL_T t = UL_OP(pin)(UL_OP(xor)(y, k0));
+    t = UL_OP(pin)(UL_OP(xor)(t, x));
+    UL_T u = UL_OP(pin)(UL_OP(xor)(UL_RR(y, l, UB128_FIX), k1));
     *a = UL_OP(xor)(t, UL_RR(x, l, UB128_ROT5));
     *b = UL_OP(xor)(u, UL_RR(x, l, UB128_FIX_ROT5));
 }
@@ -134,26 +138,40 @@ UB_KERNEL void UL_RN(round128p)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1
 
 /* Undo round i's linear layer from a state carrying key i+1 (ublock_bs.h's
  * fused round_dec): p, q are the S-box's outputs of the round, so that
- * S^-1(p) ^ key i, S^-1(q) ^ key i are the state before it. */
-UB_KERNEL void UL_RN(lin128_inv)(UL_T x0, UL_T x1, unsigned l, UL_T *p, UL_T *q)
+ * S^-1(p) ^ key i, S^-1(q) ^ key i are the state before it. shallow (a
+ * constant at each call): p = a1 ^ R1 b1 summed as a1 ^ R1 b2 ^ R3 a1
+ * (b1 = b2 ^ R2 a1), whose terms exist before b1 does: a round 10
+ * operations deep (inverse S-box and key included) instead of 12, for a
+ * shuffle more: for one vector alone, which waits on the depth
+ * (UL_SHALLOW, ublock_ll.h). */
+UB_KERNEL void UL_RN(lin128_inv)(UL_T x0, UL_T x1, unsigned l, UL_T *p, UL_T *q, int shallow)
 {
     UL_T b3 = UL_RR(x1, l, UB128_FIX_INV);
     UL_T x = UL_OP(xor)(x0, b3); /* a2 */
     UL_T y = UL_OP(xor)(UL_OP(xor)(b3, UL_RR(x0, l, UB128_ROT5)),
                         UL_RR(x1, l, UB128_ROT5_FIX_INV)); /* b2 */
     x = UL_OP(xor)(x, UL_RR(y, l, UB128_ROT2));            /* a1 */
-    y = UL_OP(xor)(y, UL_RR(x, l, UB128_ROT2));            /* b1 */
+    if (shallow) {
+        UL_T t = UL_OP(pin)(UL_OP(xor)(x, UL_RR(y, l, UB128_ROT1)));
+        *p = UL_OP(xor)(t, UL_RR(x, l, UB128_ROT3));            /* S(a0 ^ k0) */
+        y = UL_OP(pin)(UL_OP(xor)(y, UL_RR(x, l, UB128_ROT2))); /* b1 */
+        *q = UL_OP(xor)(y, *p);                                 /* S(b0 ^ k1) */
+        return;
+    }
+    y = UL_OP(xor)(y, UL_RR(x, l, UB128_ROT2)); /* b1 */
     UL_T rb = UL_RR(y, l, UB128_ROT1);
     *p = UL_OP(xor)(x, rb);                /* S(a0 ^ k0) */
     *q = UL_OP(xor)(UL_OP(xor)(y, x), rb); /* S(b0 ^ k1) */
 }
 
+/* Round i backwards on nb vectors; shallow (a constant at each call):
+ * lin128_inv's. */
 UB_KERNEL void UL_RN(round128_inv)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l,
-                                   int nb, int mk)
+                                   int nb, int mk, int shallow)
 {
     for (int j = 0; j < nb; j++) {
         UL_T p, q;
-        UL_RN(lin128_inv)(a[j], b[j], l, &p, &q);
+        UL_RN(lin128_inv)(a[j], b[j], l, &p, &q, shallow);
         b[j] = UL_OP(xor)(UL_RS(q, 1), k1[mk ? j : 0]);
         a[j] = UL_OP(xor)(UL_RS(p, 1), k0[mk ? j : 0]);
     }
@@ -165,7 +183,7 @@ UB_KERNEL void UL_RN(round128p_inv)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T
 {
     for (int j = 0; j < np; j++) {
         UL_T p, q;
-        UL_RN(lin128_inv)(a[j], b[j], l, &p, &q);
+        UL_RN(lin128_inv)(a[j], b[j], l, &p, &q, 0);
         b[j] = UL_OP(xor)(UL_RN(sboxp)(q, 1), k1[j]);
         a[j] = UL_OP(xor)(UL_RN(sboxp)(p, 1), k0[j]);
     }

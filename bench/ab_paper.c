@@ -32,6 +32,8 @@
     int P##_kuai_ecb_decrypt(const kuai_key *, const uint8_t *, uint8_t *, size_t);                \
     int P##_kuai_ecb_encrypt_multi(const kuai_key *const *, const uint8_t *const *,                \
                                    uint8_t *const *, size_t, size_t);                              \
+    int P##_kuai_ecb_decrypt_multi(const kuai_key *const *, const uint8_t *const *,                \
+                                   uint8_t *const *, size_t, size_t);                              \
     int P##_kuai_ecb_encrypt_oneshot(kuai_cipher, const uint8_t *, size_t, const uint8_t *,        \
                                      uint8_t *, size_t);                                           \
     int P##_kuai_ecb_decrypt_oneshot(kuai_cipher, const uint8_t *, size_t, const uint8_t *,        \
@@ -128,6 +130,10 @@ static uint8_t *ab_dst[NK];
     {                                                                                              \
         P##_kuai_ecb_encrypt_multi(P##_kc, ab_src, ab_dst, ab_nk, ab_bs);                          \
     }                                                                                              \
+    static void P##_multi_alone_dec(void)                                                          \
+    {                                                                                              \
+        P##_kuai_ecb_decrypt_multi(P##_kc, ab_src, ab_dst, ab_nk, ab_bs);                          \
+    }                                                                                              \
     static void P##_setup_multi(void)                                                              \
     {                                                                                              \
         P##_kuai_key_init_multi(P##_kp, ab_c, ab_kb, ab_klen, ab_nk);                              \
@@ -174,6 +180,7 @@ static const struct {
     {"ecb dec, 1 block", A_block_dec, B_block_dec},
     {"key setup alone", A_setup, B_setup},
     {"multi-key call alone", A_multi_alone, B_multi_alone},
+    {"multi-key call alone, dec", A_multi_alone_dec, B_multi_alone_dec},
     {"kuai_key_init_multi alone", A_setup_multi, B_setup_multi},
     {"cbc enc, one chain of 1 KiB", A_cbc_enc_chain, B_cbc_enc_chain},
     {"cbc enc, one block", A_cbc_enc_block, B_cbc_enc_block},
@@ -181,6 +188,22 @@ static const struct {
     {"ecb enc, 4 KiB", A_ecb_long, B_ecb_long},
     {"ctr, 4 KiB", A_ctr_long, B_ctr_long},
 };
+
+/* Whether the row's name contains one of the comma-separated parts of
+ * pick (every row when pick is unset or empty). */
+static int ab_row_picked(const char *name, const char *pick)
+{
+    if (!pick || !*pick)
+        return 1;
+    for (const char *p = pick; *p;) {
+        const size_t n = strcspn(p, ",");
+        for (const char *q = name; n && strlen(q) >= n; q++)
+            if (!strncmp(q, p, n))
+                return 1;
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
 
 static double ab_best(ab_fn f)
 {
@@ -215,6 +238,15 @@ int main(int argc, char **argv)
         ab_src[i] = ab_in[i];
         ab_dst[i] = ab_out[i];
     }
+    /* KUAI_AB_KEYS: the key count of the rows with several keys (1..4; by
+     * default the paper's: 4, 2 for 256-bit blocks); KUAI_AB_ROWS: only the
+     * rows whose name contains one of its comma-separated parts */
+    const char *keys_env = getenv("KUAI_AB_KEYS"), *rows = getenv("KUAI_AB_ROWS");
+    const int keys = keys_env ? atoi(keys_env) : 0;
+    if (keys_env && (keys < 1 || keys > NK)) {
+        fprintf(stderr, "bench-ab: KUAI_AB_KEYS must be 1..%d\n", NK);
+        return 2;
+    }
     printf("TSC cycles per call, lowest; A and B called in turn, %d alternations\n", alternations);
     /* KUAI_AB_CIPHERS: other members by name, comma-separated (e.g.
      * "sm4,aes-128"), in place of the three uBlock members */
@@ -238,8 +270,19 @@ int main(int argc, char **argv)
         ab_klen = A_kuai_key_size(ab_c);
         ab_bs = A_kuai_block_size(ab_c);
         ab_nk = ab_bs == 32 ? 2 : 4;
+        if (keys)
+            ab_nk = (size_t)keys;
         ab_len = 64; /* 4 blocks, 2 of uBlock-256 */
+        /* the keys of the rows that use keys set up by an earlier row, so
+         * that every row can run alone (KUAI_AB_ROWS) */
+        if (A_kuai_key_init_multi(A_kp, ab_c, ab_kb, ab_klen, ab_nk) ||
+            B_kuai_key_init_multi(B_kp, ab_c, ab_kb, ab_klen, ab_nk)) {
+            fprintf(stderr, "bench-ab: key setup failed for %s\n", mname);
+            return 2;
+        }
         for (size_t r = 0; r < sizeof ab_rows / sizeof ab_rows[0]; r++) {
+            if (!ab_row_picked(ab_rows[r].name, rows))
+                continue;
             double a = 1e30, b = 1e30;
             for (int k = 0; k < alternations; k++) {
                 const double x = ab_best(ab_rows[r].a), y = ab_best(ab_rows[r].b);

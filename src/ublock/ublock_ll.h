@@ -103,13 +103,14 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
     v128_storeu(p1, UL_FN(merge128)(a1, b1));
 }
 
-/* Decryption with the key set up: one vector alone waits on the round's
- * depth on every core and takes lin128_inv's shallow form. A ymm pair
- * under one key waits on it on Zen 3 (llvm-mca's model: 13.1 -> 12.1
- * cycles a round) but not on a core with three vector ports (Xeon,
- * Emerald Rapids: 4-5% slower), and Zen 3 has not timed it: not taken
- * (docs/performance.md). */
-#define UL_SHALLOW(nv, mk) (!(mk) && (nv) == 1)
+/* Decryption with keys set up: one vector alone, under one key or one key
+ * per lane (mk: 2 streams on ymm, 1 on xmm), waits on the round's depth on
+ * every core and takes lin128_inv's shallow form (2 keys x 1 block on a
+ * Xeon, Emerald Rapids: 0.95-0.96x the cycles). A ymm pair waits on it on
+ * Zen 3 (llvm-mca's model: 13.1 -> 12.1 cycles a round) but not on a core
+ * with three vector ports (the same Xeon: 4-5% slower), and Zen 3 has not
+ * timed it: not taken (docs/performance.md). */
+#define UL_SHALLOW(nv) ((nv) == 1)
 
 /* The rounds on xmm (one block per vector). */
 #define UL_T v128
@@ -187,7 +188,7 @@ UB_KERNEL void UL_FN(dec128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
     for (unsigned i = rounds; i-- > 0;) {
         for (int j = 0; j < (mk ? nb : 1); j++)
             UL_FN(kget128)(rk, kc, j, i, &k0[j], &k1[j]);
-        UL_FN(round128_inv)(a, b, k0, k1, i & 7, nb, mk, UL_SHALLOW(nb, mk));
+        UL_FN(round128_inv)(a, b, k0, k1, i & 7, nb, mk, UL_SHALLOW(nb));
     }
 }
 
@@ -345,7 +346,7 @@ UB_KERNEL void UL_FN(ydec128)(v256 *a, v256 *b, const v256 *const *kc, unsigned 
     for (unsigned i = rounds; i-- > 0;) {
         for (int j = 0; j < nk; j++)
             UL_FN(ykget128)(kc, j, i, nb, mk, &k0[j], &k1[j]);
-        UL_FN(yround128_inv)(a, b, k0, k1, i & 7, nv, mk, UL_SHALLOW(nv, mk));
+        UL_FN(yround128_inv)(a, b, k0, k1, i & 7, nv, mk, UL_SHALLOW(nv));
     }
 }
 
@@ -539,7 +540,7 @@ UB_KERNEL void UL_FN(zdec128)(v512 *a, v512 *b, const void *const *kc, unsigned 
     *b = v512_xor(*b, k1);
     for (unsigned i = rounds; i-- > 0;) {
         UL_FN(zkget128)(kc, i, mk, &k0, &k1);
-        UL_FN(zround128_inv)(a, b, &k0, &k1, i & 7, 1, 0, 1);
+        UL_FN(zround128_inv)(a, b, &k0, &k1, i & 7, 1, 0, UL_SHALLOW(1));
     }
 }
 

@@ -638,7 +638,7 @@ UB_KERNEL void UL_FN(ks_ydec_a)(const uint8_t *const *key, const uint8_t *const 
             if (!i)
                 w[R] = zero;
         }
-        UL_FN(yround128_inv)(a, b, k0, k1, i & 7, nv, 1, 0);
+        UL_FN(yround128_inv)(a, b, k0, k1, i & 7, nv, 1, UL_SHALLOW(nv));
     }
     for (int v = 0; v < nv; v++)
         UL_FN(ystore128)(dst[2 * v], dst[2 * v + 1], a[v], b[v]);
@@ -658,7 +658,7 @@ UB_KERNEL void UL_FN(ks_ydec_b_round)(v256 *a, v256 *b, v256 (*kr)[48], int nv, 
         w[2 * i] = zero;
         w[2 * i + 1] = zero;
     }
-    UL_FN(yround128_inv)(a, b, k0, k1, i & 7, nv, 1, 0);
+    UL_FN(yround128_inv)(a, b, k0, k1, i & 7, nv, 1, UL_SHALLOW(nv));
 }
 
 /* uBlock-128/256 (ks_ydec_b): both halves kept, the schedule in
@@ -737,7 +737,7 @@ UB_KERNEL void UL_FN(ks_zdec_a)(const uint8_t *const *key, const uint8_t *const 
         w[i] = zero; /* its last reader: K2||K3 of round i + 1 came before */
         if (!i)
             w[R] = zero;
-        UL_FN(zround128_inv)(&a, &b, &k0, &k1, i & 7, 1, 0, 1);
+        UL_FN(zround128_inv)(&a, &b, &k0, &k1, i & 7, 1, 0, UL_SHALLOW(1));
     }
     UL_FN(zstore4)(dst, UL_FN(zmerge128)(a, b), UL_FN(zcontig)((const uint8_t *const *)dst));
 }
@@ -750,7 +750,7 @@ UB_KERNEL void UL_FN(ks_zdec_b_round)(v512 *a, v512 *b, v512 *kr, unsigned i, in
     v512 k1 = v512_shuf8(kr[2 * i + 1], sw ? p : ps);
     w[2 * i] = v512_zero();
     w[2 * i + 1] = v512_zero();
-    UL_FN(zround128_inv)(a, b, &k0, &k1, i & 7, 1, 0, 1);
+    UL_FN(zround128_inv)(a, b, &k0, &k1, i & 7, 1, 0, UL_SHALLOW(1));
 }
 
 UB_KERNEL void UL_FN(ks_zdec_b)(const uint8_t *const *key, const uint8_t *const *src,

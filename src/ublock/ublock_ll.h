@@ -103,10 +103,11 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
     v128_storeu(p1, UL_FN(merge128)(a1, b1));
 }
 
-/* Decryption with keys set up: one vector alone, under one key or one key
- * per lane (mk: 2 streams on ymm, 1 on xmm), waits on the round's depth on
- * every core and takes lin128_inv's shallow form (2 keys x 1 block on a
- * Xeon, Emerald Rapids: 0.95-0.96x the cycles). A ymm pair waits on it on
+/* Decryption, keys set up or made on the fly (the one-shot calls): one
+ * vector alone, under one key or one key per lane (2 streams on ymm, 1 on
+ * xmm), waits on the round's depth on every core and takes lin128_inv's
+ * shallow form (2 keys x 1 block set up on a Xeon, Emerald Rapids: 0.90x
+ * the cycles for uBlock-128/128, 0.94x for 128/256). A ymm pair waits on it on
  * Zen 3 (llvm-mca's model: 13.1 -> 12.1 cycles a round) but not on a core
  * with three vector ports (the same Xeon: 4-5% slower), and Zen 3 has not
  * timed it: not taken (docs/performance.md). */

@@ -1316,6 +1316,40 @@ static void UL_FN(crypt)(const ublock_sched *const *keys, const uint8_t *in, uin
 #define UL_CBC_KCOPY SIZE_MAX
 #endif
 
+/* uBlock-256/256 CBC chains of fewer than 4 blocks run round256 on the
+ * key's stored round keys, as one ECB block does, not round256_chain: the
+ * chain round's key forms (keys256chain: PL^-1 and PR^-1 of every round
+ * key, and their wipe) cost about one block's rounds a call. On Zen 1
+ * (avx2 and ssse3) both rounds cost the same a block (~330 TSC cycles,
+ * bound by the shuffle ports), so one block went 667 -> 350 cycles and 3
+ * blocks 1315 -> 1015; llvm-mca's Zen 3 model gives the chain round 13.1
+ * cycles against round256's 17.1 (xmm), which puts the break-even near 4
+ * blocks (docs/performance.md). Where PL and PR are one permute
+ * (UL_VPERMB256) the ymm chain takes the stored keys as they are. */
+#ifdef UL_VPERMB256
+#define UL_CBC256_SHORT(n) 0
+#else
+#define UL_CBC256_SHORT(n) ((n) < 4)
+#endif
+
+/* One uBlock-256/256 CBC chain on the key's stored round keys (round256;
+ * UL_CBC256_SHORT). */
+UB_KERNEL void UL_FN(cbc_enc256_stored)(const ublock_sched *s, uint8_t *iv, const uint8_t *in,
+                                        uint8_t *out, size_t n)
+{
+    const uint8_t(*rkf[1])[32] = {(const uint8_t(*)[32])(const void *)UL_FN(stored)(s)};
+    UL_H a = UL_FN(load256)(iv), b = UL_FN(load256)(iv + 16);
+    for (size_t i = 0; i < n; i++) {
+        a = UL_FN(xor256)(a, UL_FN(load256)(in + 32 * i));
+        b = UL_FN(xor256)(b, UL_FN(load256)(in + 32 * i + 16));
+        UL_FN(enc256)(&a, &b, rkf, NULL, s->rounds, 1, 0);
+        UL_FN(store256)(out + 32 * i, a);
+        UL_FN(store256)(out + 32 * i + 16, b);
+    }
+    UL_FN(store256)(iv, a);
+    UL_FN(store256)(iv + 16, b);
+}
+
 /*
  * CBC encryption of one chain: the chain stays in registers in nibble
  * form (XOR commutes with the nibble split), so a block costs its rounds
@@ -1349,6 +1383,10 @@ UB_KERNEL void UL_FN(cbc_enc_chain)(const ublock_sched *s, uint8_t *iv, const ui
         if (!kf)
             kuai_wipe(kc, sizeof kc);
     } else {
+        if (UL_CBC256_SHORT(n)) {
+            UL_FN(cbc_enc256_stored)(s, iv, in, out, n);
+            return;
+        }
 #ifdef UL_Y
         if (UL_YFULL) {
             UL_FN(ycbc_enc256)(s, iv, in, out, n);
@@ -1475,9 +1513,10 @@ UB_KERNEL void UL_FN(mk_cbc_group256)(const ublock_sched *const *keys, uint8_t *
 {
     UL_H a[UL_G256], b[UL_G256], kc[UL_G256][2 * (UBLOCK_MAX_ROUNDS + 1)];
     const UL_H *kcp[UL_G256];
+    const int chain = m == 1 && !UL_CBC256_SHORT(nblocks); /* public: the length */
     for (int j = 0; j < m; j++) {
         kcp[j] = kc[j];
-        if (m == 1) /* one chain: round256_chain's key forms */
+        if (chain) /* one chain: round256_chain's key forms */
             UL_FN(keys256chain)(kc[j], keys[j]);
         else
             UL_FN(keys256s)(kc[j], keys[j]);
@@ -1489,7 +1528,7 @@ UB_KERNEL void UL_FN(mk_cbc_group256)(const ublock_sched *const *keys, uint8_t *
             a[j] = UL_FN(xor256)(a[j], UL_FN(load256)(in[j] + 32 * i));
             b[j] = UL_FN(xor256)(b[j], UL_FN(load256)(in[j] + 32 * i + 16));
         }
-        if (m == 1)
+        if (chain)
             UL_FN(enc256_chain)(a, b, kc[0], keys[0]->rounds);
         else
             UL_FN(enc256)(a, b, NULL, kcp, keys[0]->rounds, m, 1);

@@ -1322,7 +1322,7 @@ static void UL_FN(crypt)(const ublock_sched *const *keys, const uint8_t *in, uin
  * key, and their wipe) cost about one block's rounds a call. On Zen 1
  * (avx2 and ssse3) both rounds cost the same a block (~330 TSC cycles,
  * bound by the shuffle ports), so one block went 667 -> 350 cycles and 3
- * blocks 1315 -> 1015; llvm-mca's Zen 3 model gives the chain round 13.1
+ * blocks 1315 -> 1020; llvm-mca's Zen 3 model gives the chain round 13.1
  * cycles against round256's 17.1 (xmm), which puts the break-even near 4
  * blocks (docs/performance.md). Where PL and PR are one permute
  * (UL_VPERMB256) the ymm chain takes the stored keys as they are. */

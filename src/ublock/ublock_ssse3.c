@@ -36,11 +36,11 @@ static int ublock_ssse3_available(void)
 #define UB_V128_NS128 2
 /* Crossovers (blocks), from kuai_bench --mode paper's crossover rows on a
  * Zen 1 EPYC (docs/performance.md): uBlock-128/128 and 128/256 below 5
- * (again on 2026-11-29), uBlock-256/256 below 5 (a wide pass is 8 blocks;
- * 3 until 2026-11-29, when 3 and 4 blocks decrypted in 962 and 1,160 TSC
- * cycles against the pass's 1,580, and 5 in 1,582). */
+ * (again on 2026-11-29), uBlock-256/256 below 6 (a wide pass is 8 blocks;
+ * 3 until 2026-11-29, when 5 blocks encrypted in 1,430 TSC cycles against
+ * the pass's 1,627 and decrypted in 1,582 against 1,552). */
 #define UB_V128_CROSSOVER128 5
-#define UB_V128_CROSSOVER256 5
+#define UB_V128_CROSSOVER256 6
 #include "ublock_v128.h"
 KUAI_REGISTER(ublock128_ssse3);
 KUAI_REGISTER(ublock256_ssse3);

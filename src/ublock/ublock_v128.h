@@ -192,6 +192,30 @@ static inline void UB_V128_FN(ublock256_, store_xor)(uint8_t *out, const uint8_t
     }
 }
 
+/* uBlock-256's stored round-key planes (ublock_bs.h's UBM_K), two vector
+ * loads a plane: through the template's memcpy into ub256_h, a struct of
+ * two vectors, gcc kept each key plane on the stack (a store and a reload
+ * of both halves a plane, every round of the wide encryption). */
+typedef struct {
+    uint8_t b[sizeof(ub256_h)];
+} ub256_kslot;
+
+static inline ub256_h ub256_kget(const void *p)
+{
+    const uint8_t *b = (const uint8_t *)p;
+    return (ub256_h){ub_loadu(b), ub_loadu(b + 16)};
+}
+
+static inline void ub256_kput(void *p, ub256_h x)
+{
+    uint8_t *b = (uint8_t *)p;
+    ub_storeu(b, x.l);
+    ub_storeu(b + 16, x.h);
+}
+
+#define UBM_K ub256_kslot
+#define UBM_KGET(p) ub256_kget(p)
+#define UBM_KPUT(p, x) ub256_kput(p, x)
 #define UBM_FN(name) UB_V128_FN(ublock256_, name)
 #define UBM_H ub256_h
 #define UBM_XOR ub256_xor

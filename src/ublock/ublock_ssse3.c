@@ -38,7 +38,7 @@ static int ublock_ssse3_available(void)
  * Zen 1 EPYC (docs/performance.md): uBlock-128/128 and 128/256 below 5
  * (again on 2026-11-29), uBlock-256/256 below 6 (a wide pass is 8 blocks;
  * 3 until 2026-11-29, when 5 blocks encrypted in 1,430 TSC cycles against
- * the pass's 1,627 and decrypted in 1,582 against 1,552). */
+ * the pass's 1,627 and decrypted in 1,535 against 1,557). */
 #define UB_V128_CROSSOVER128 5
 #define UB_V128_CROSSOVER256 6
 #include "ublock_v128.h"

@@ -216,6 +216,7 @@ static inline void ub256_kput(void *p, ub256_h x)
 #define UBM_K ub256_kslot
 #define UBM_KGET(p) ub256_kget(p)
 #define UBM_KPUT(p, x) ub256_kput(p, x)
+
 #define UBM_FN(name) UB_V128_FN(ublock256_, name)
 #define UBM_H ub256_h
 #define UBM_XOR ub256_xor

@@ -993,10 +993,11 @@ static KUAI_HOT_ALIGN void UBM_FN(expand)(kuai_key *k, const uint8_t *key)
  * A part pass: len bytes (whole blocks, fewer than a pass) into a pass's
  * buffer, zero-padded, and back out. Moved a vector at a time in
  * fixed-size copies, which the compiler makes single loads and stores, so
- * that each of the pass's loads and of the copy out meets one store (a
- * load that spans two smaller stores waits for them to retire); memcpy
- * and memset of a variable length were library calls: ~85 TSC cycles a
- * call of 9-15 blocks on Zen 1 (avx2) beyond a whole pass.
+ * that the pass's loads and the copy out each meet one store (a load that
+ * spans two smaller stores waits for them to retire), all but the one
+ * vector a part vector of blocks shares with the padding; memcpy and
+ * memset of a variable length were library calls: ~85 TSC cycles a call
+ * of 9-15 blocks on Zen 1 (avx2) beyond a whole pass.
  */
 UB_KERNEL void UBM_FN(tail_in)(uint8_t *buf, const uint8_t *in, size_t len)
 {

@@ -1332,24 +1332,6 @@ static void UL_FN(crypt)(const ublock_sched *const *keys, const uint8_t *in, uin
 #define UL_CBC256_SHORT(n) ((n) < 4)
 #endif
 
-/* One uBlock-256/256 CBC chain on the key's stored round keys (round256;
- * UL_CBC256_SHORT). */
-UB_KERNEL void UL_FN(cbc_enc256_stored)(const ublock_sched *s, uint8_t *iv, const uint8_t *in,
-                                        uint8_t *out, size_t n)
-{
-    const uint8_t(*rkf[1])[32] = {(const uint8_t(*)[32])(const void *)UL_FN(stored)(s)};
-    UL_H a = UL_FN(load256)(iv), b = UL_FN(load256)(iv + 16);
-    for (size_t i = 0; i < n; i++) {
-        a = UL_FN(xor256)(a, UL_FN(load256)(in + 32 * i));
-        b = UL_FN(xor256)(b, UL_FN(load256)(in + 32 * i + 16));
-        UL_FN(enc256)(&a, &b, rkf, NULL, s->rounds, 1, 0);
-        UL_FN(store256)(out + 32 * i, a);
-        UL_FN(store256)(out + 32 * i + 16, b);
-    }
-    UL_FN(store256)(iv, a);
-    UL_FN(store256)(iv + 16, b);
-}
-
 /*
  * CBC encryption of one chain: the chain stays in registers in nibble
  * form (XOR commutes with the nibble split), so a block costs its rounds
@@ -1383,28 +1365,33 @@ UB_KERNEL void UL_FN(cbc_enc_chain)(const ublock_sched *s, uint8_t *iv, const ui
         if (!kf)
             kuai_wipe(kc, sizeof kc);
     } else {
-        if (UL_CBC256_SHORT(n)) {
-            UL_FN(cbc_enc256_stored)(s, iv, in, out, n);
-            return;
-        }
+        /* a short chain on the key's stored forms (rows of rkf, round256),
+         * else round256_chain on kc made here for the call */
+        const int kf = UL_CBC256_SHORT(n); /* public: the length */
 #ifdef UL_Y
-        if (UL_YFULL) {
+        if (!kf && UL_YFULL) {
             UL_FN(ycbc_enc256)(s, iv, in, out, n);
             return;
         }
 #endif
         UL_H a = UL_FN(load256)(iv), b = UL_FN(load256)(iv + 16), kc[2 * (UBLOCK_MAX_ROUNDS + 1)];
-        UL_FN(keys256chain)(kc, s);
+        const uint8_t(*rkf[1])[32] = {(const uint8_t(*)[32])(const void *)UL_FN(stored)(s)};
+        if (!kf)
+            UL_FN(keys256chain)(kc, s);
         for (size_t i = 0; i < n; i++) {
             a = UL_FN(xor256)(a, UL_FN(load256)(in + 32 * i));
             b = UL_FN(xor256)(b, UL_FN(load256)(in + 32 * i + 16));
-            UL_FN(enc256_chain)(&a, &b, kc, s->rounds);
+            if (kf)
+                UL_FN(enc256)(&a, &b, rkf, NULL, s->rounds, 1, 0);
+            else
+                UL_FN(enc256_chain)(&a, &b, kc, s->rounds);
             UL_FN(store256)(out + 32 * i, a);
             UL_FN(store256)(out + 32 * i + 16, b);
         }
         UL_FN(store256)(iv, a);
         UL_FN(store256)(iv + 16, b);
-        kuai_wipe(kc, sizeof kc);
+        if (!kf)
+            kuai_wipe(kc, sizeof kc);
     }
 }
 

@@ -238,11 +238,12 @@ UB_KERNEL void UL_FN(dec128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
  * 325 (128/256), the same as 4 (docs/performance.md). */
 #define UL_YNB3(n) (UL_YNB(n) || ((n) == 3 && UL_YFULL))
 /* 4-block uBlock-128 groups packed on xmm (group128p) where ymm is split
- * (the ymm group's 2 x 17 operations a round are 68 there), for one key's
- * encryption: measured on Zen 1, 6-8% faster than the ymm group for it,
- * 4% slower for decryption, and level or slower with 4 keys, whose round
- * keys are packed every round (docs/performance.md). */
-#define UL_PACK4(enc, mk) (!UL_YFULL && (enc) && !(mk))
+ * (the ymm group's 2 x 17 operations a round are 68 there), for
+ * encryption: measured on Zen 1, one key's 6-8% faster than the ymm group,
+ * 4 keys' (their round keys into the S-box, round128pk) 12-13% faster;
+ * decryption 4% slower one key's, level or slower 4 keys' (whose round
+ * keys are packed every round), so it stays on ymm (docs/performance.md). */
+#define UL_PACK4(enc, mk) (!UL_YFULL && (enc))
 /* 2-block uBlock-256 groups packed on xmm (group256p) unless they run on
  * ymm, a block per lane: one key's where the caller chose ymm (yk, cores
  * that do 256 bits at once), two keys' always. On Zen 1 one key's ECB of 2
@@ -1102,8 +1103,10 @@ UB_KERNEL void UL_FN(kget128p)(const uint8_t (*const *rk)[32], unsigned i, int m
  * A group of 4 uBlock-128 blocks as two packed pairs (round128p: blocks 0
  * and 1 in pair 0, 2 and 3 in pair 1), keys as enc128's (rk: the keys'
  * stored forms). Four blocks side by side are
- * bound by the ports, which packing relieves (see mk_cbc_groupp); the
- * keys are packed as they are used (two operations a vector).
+ * bound by the ports, which packing relieves (see mk_cbc_groupp). One
+ * key's round keys are packed as they are used (two operations a vector);
+ * 4 keys' (mk) would take eight a round, so their encryption adds them
+ * unpacked inside the S-box (round128pk) and packs only the last.
  */
 UB_KERNEL void UL_FN(group128p)(const uint8_t (*const *rk)[32], unsigned rounds,
                                 const uint8_t *const *src, uint8_t *const *dst, int enc, int mk)
@@ -1111,12 +1114,26 @@ UB_KERNEL void UL_FN(group128p)(const uint8_t (*const *rk)[32], unsigned rounds,
     v128 a[2], b[2], k0[2], k1[2];
     for (int p = 0; p < 2; p++)
         UL_FN(load128p)(src[2 * p], src[2 * p + 1], &a[p], &b[p]);
-    UL_FN(kget128p)(rk, enc ? 0 : rounds, mk, k0, k1);
-    for (int p = 0; p < 2; p++) {
-        a[p] = v128_xor(a[p], k0[p]);
-        b[p] = v128_xor(b[p], k1[p]);
+    if (!(enc && mk)) {
+        UL_FN(kget128p)(rk, enc ? 0 : rounds, mk, k0, k1);
+        for (int p = 0; p < 2; p++) {
+            a[p] = v128_xor(a[p], k0[p]);
+            b[p] = v128_xor(b[p], k1[p]);
+        }
     }
-    if (enc) {
+    if (enc && mk) { /* round i's keys into its S-box (round128pk) */
+        for (unsigned i = 0; i < rounds; i++) {
+            v128 kx[4], ky[4];
+            for (int j = 0; j < 4; j++)
+                UL_FN(kget128)(rk, NULL, j, i, &kx[(j & 1) * 2 + j / 2], &ky[(j & 1) * 2 + j / 2]);
+            UL_FN(round128pk)(a, b, kx, ky, i & 7, 2);
+        }
+        UL_FN(kget128p)(rk, rounds, mk, k0, k1);
+        for (int p = 0; p < 2; p++) {
+            a[p] = v128_xor(a[p], k0[p]);
+            b[p] = v128_xor(b[p], k1[p]);
+        }
+    } else if (enc) {
         for (unsigned i = 0; i < rounds; i++) {
             UL_FN(kget128p)(rk, i + 1, mk, k0, k1);
             UL_FN(round128p)(a, b, k0, k1, i & 7, 2);

@@ -177,6 +177,35 @@ UB_KERNEL void UL_RN(round128_inv)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T 
     }
 }
 
+/*
+ * round128p for pairs of blocks under two keys each (multi-key: block 2j's
+ * nibble low, 2j + 1's high), the round's key still to be added: its
+ * rows go into the S-box's two index vectors as stored (one nibble a
+ * byte), kx[j] / ky[j] the halves of block 2j's, kx[j + np] / ky[j + np]
+ * of block 2j + 1's, so no key is packed (pack2: two operations a vector,
+ * eight a round for 4 keys). The linear layer leaves the next round's key
+ * out: the state carries keys up to round i - 1.
+ */
+UB_KERNEL void UL_RN(round128pk)(UL_T *a, UL_T *b, const UL_T *kx, const UL_T *ky, unsigned l,
+                                 int np)
+{
+    const UL_T m = UL_OP(set1_8)(0x0f), lo = UL_OP(load)(UL_FN(sbox_tab)[0]),
+               hi = UL_OP(load)(UL_FN(sbox_hi_tab)[0]);
+    for (int j = 0; j < np; j++) {
+        UL_T h[2] = {a[j], b[j]}, s[2];
+        const UL_T *k[2] = {kx, ky};
+        for (int v = 0; v < 2; v++)
+            s[v] = UL_OP(or)(
+                UL_OP(shuf8)(lo, UL_OP(xor)(UL_OP(and)(h[v], m), k[v][j])),
+                UL_OP(shuf8)(hi, UL_OP(xor)(UL_OP(and)(UL_OP(srl64)(h[v], 4), m), k[v][j + np])));
+        UL_T x = s[0], y = s[1];
+        UL_RN(ladder128)(&x, &y, l);
+        UL_T t = UL_OP(xor)(y, UL_RR(x, l, UB128_ROT5));
+        a[j] = UL_OP(xor)(x, t);
+        b[j] = UL_RR(t, l, UB128_FIX);
+    }
+}
+
 /* round128_inv on np packed pairs (round128p). */
 UB_KERNEL void UL_RN(round128p_inv)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l,
                                     int np)

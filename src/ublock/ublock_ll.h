@@ -1123,7 +1123,7 @@ UB_KERNEL void UL_FN(group128p)(const uint8_t (*const *rk)[32], unsigned rounds,
     }
     if (enc && mk) { /* round i's keys into its S-box (round128pk) */
         for (unsigned i = 0; i < rounds; i++) {
-            v128 kx[4], ky[4];
+            v128 kx[4], ky[4]; /* block j's at pair j / 2's slot, + 2 if high (odd) */
             for (int j = 0; j < 4; j++)
                 UL_FN(kget128)(rk, NULL, j, i, &kx[(j & 1) * 2 + j / 2], &ky[(j & 1) * 2 + j / 2]);
             UL_FN(round128pk)(a, b, kx, ky, i & 7, 2);

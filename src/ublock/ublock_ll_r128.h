@@ -183,8 +183,9 @@ UB_KERNEL void UL_RN(round128_inv)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T 
  * rows go into the S-box's two index vectors as stored (one nibble a
  * byte), kx[j] / ky[j] the halves of block 2j's, kx[j + np] / ky[j + np]
  * of block 2j + 1's, so no key is packed (pack2: two operations a vector,
- * eight a round for 4 keys). The linear layer leaves the next round's key
- * out: the state carries keys up to round i - 1.
+ * eight a round for 4 keys). The linear layer, lin128s's form (a shuffle
+ * fewer), leaves the next round's key out: the state carries keys up to
+ * round i - 1.
  */
 UB_KERNEL void UL_RN(round128pk)(UL_T *a, UL_T *b, const UL_T *kx, const UL_T *ky, unsigned l,
                                  int np)

@@ -1099,6 +1099,17 @@ UB_KERNEL void UL_FN(kget128p)(const uint8_t (*const *rk)[32], unsigned i, int m
     }
 }
 
+/* Round key i added to two packed pairs (kget128p's keys). */
+UB_KERNEL void UL_FN(xkey128p)(const uint8_t (*const *rk)[32], unsigned i, int mk, v128 *a, v128 *b)
+{
+    v128 k0[2], k1[2];
+    UL_FN(kget128p)(rk, i, mk, k0, k1);
+    for (int p = 0; p < 2; p++) {
+        a[p] = v128_xor(a[p], k0[p]);
+        b[p] = v128_xor(b[p], k1[p]);
+    }
+}
+
 /*
  * A group of 4 uBlock-128 blocks as two packed pairs (round128p: blocks 0
  * and 1 in pair 0, 2 and 3 in pair 1), keys as enc128's (rk: the keys'
@@ -1114,31 +1125,24 @@ UB_KERNEL void UL_FN(group128p)(const uint8_t (*const *rk)[32], unsigned rounds,
     v128 a[2], b[2], k0[2], k1[2];
     for (int p = 0; p < 2; p++)
         UL_FN(load128p)(src[2 * p], src[2 * p + 1], &a[p], &b[p]);
-    if (!(enc && mk)) {
-        UL_FN(kget128p)(rk, enc ? 0 : rounds, mk, k0, k1);
-        for (int p = 0; p < 2; p++) {
-            a[p] = v128_xor(a[p], k0[p]);
-            b[p] = v128_xor(b[p], k1[p]);
-        }
-    }
-    if (enc && mk) { /* round i's keys into its S-box (round128pk) */
+    if (enc && mk) { /* round i's keys into its S-box (round128pk), the last one packed */
         for (unsigned i = 0; i < rounds; i++) {
-            v128 kx[4], ky[4]; /* block j's at pair j / 2's slot, + 2 if high (odd) */
-            for (int j = 0; j < 4; j++)
-                UL_FN(kget128)(rk, NULL, j, i, &kx[(j & 1) * 2 + j / 2], &ky[(j & 1) * 2 + j / 2]);
+            v128 kx[4], ky[4];
+            for (int j = 0; j < 4; j++) {
+                const int slot = (j & 1) * 2 + j / 2; /* pair j / 2's, + 2 if high (odd j) */
+                UL_FN(kget128)(rk, NULL, j, i, &kx[slot], &ky[slot]);
+            }
             UL_FN(round128pk)(a, b, kx, ky, i & 7, 2);
         }
-        UL_FN(kget128p)(rk, rounds, mk, k0, k1);
-        for (int p = 0; p < 2; p++) {
-            a[p] = v128_xor(a[p], k0[p]);
-            b[p] = v128_xor(b[p], k1[p]);
-        }
+        UL_FN(xkey128p)(rk, rounds, mk, a, b);
     } else if (enc) {
+        UL_FN(xkey128p)(rk, 0, mk, a, b);
         for (unsigned i = 0; i < rounds; i++) {
             UL_FN(kget128p)(rk, i + 1, mk, k0, k1);
             UL_FN(round128p)(a, b, k0, k1, i & 7, 2);
         }
     } else {
+        UL_FN(xkey128p)(rk, rounds, mk, a, b);
         for (unsigned i = rounds; i-- > 0;) {
             UL_FN(kget128p)(rk, i, mk, k0, k1);
             UL_FN(round128p_inv)(a, b, k0, k1, i & 7, 2);

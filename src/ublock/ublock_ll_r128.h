@@ -183,9 +183,9 @@ UB_KERNEL void UL_RN(round128_inv)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T 
  * rows go into the S-box's two index vectors as stored (one nibble a
  * byte), kx[j] / ky[j] the halves of block 2j's, kx[j + np] / ky[j + np]
  * of block 2j + 1's, so no key is packed (pack2: two operations a vector,
- * eight a round for 4 keys). The linear layer, lin128s's form (a shuffle
- * fewer), leaves the next round's key out: the state carries keys up to
- * round i - 1.
+ * eight a round for 4 keys). The linear layer (lin128s, a shuffle fewer
+ * than lin128; its key XORs with 0 fold away) leaves the next round's key
+ * out: the state carries keys up to round i - 1.
  */
 UB_KERNEL void UL_RN(round128pk)(UL_T *a, UL_T *b, const UL_T *kx, const UL_T *ky, unsigned l,
                                  int np)
@@ -199,11 +199,7 @@ UB_KERNEL void UL_RN(round128pk)(UL_T *a, UL_T *b, const UL_T *kx, const UL_T *k
             s[v] = UL_OP(or)(
                 UL_OP(shuf8)(lo, UL_OP(xor)(UL_OP(and)(h[v], m), k[v][j])),
                 UL_OP(shuf8)(hi, UL_OP(xor)(UL_OP(and)(UL_OP(srl64)(h[v], 4), m), k[v][j + np])));
-        UL_T x = s[0], y = s[1];
-        UL_RN(ladder128)(&x, &y, l);
-        UL_T t = UL_OP(xor)(y, UL_RR(x, l, UB128_ROT5));
-        a[j] = UL_OP(xor)(x, t);
-        b[j] = UL_RR(t, l, UB128_FIX);
+        UL_RN(lin128s)(s[0], s[1], UL_OP(zero)(), UL_OP(zero)(), l, &a[j], &b[j]);
     }
 }
 

@@ -209,7 +209,7 @@ void cross_check(kuai_cipher c, const char *cname, const char *backend);
 /* ---- Rows and output (bench_report.c) ---- */
 
 typedef struct row {
-    char cipher[24], mode[24], backend[24], size[48], peer[80];
+    char cipher[24], mode[40], backend[24], size[48], peer[80];
     size_t bytes; /* per call, all streams */
     int threads;
     double mbps, cpb, ns_call, peer_mbps, ratio; /* NAN: not applicable */

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "bench_internal.h"
+#include "bench_ublock_paper.h"
 
 #include <errno.h>
 #include <math.h>
@@ -112,6 +113,24 @@ void add_row(const ctx *x, const char *mode, const job *a, const job *b, int sho
             left -= (size_t)w;
         }
     }
+}
+
+void bench_paper_json_row(const bench_paper_row *p, const char *peer_name, double peer_mbps,
+                          double ratio)
+{
+    row *r = row_new();
+    snprintf(r->cipher, sizeof r->cipher, "%s", p->cipher);
+    snprintf(r->mode, sizeof r->mode, "paper: %s", p->what);
+    snprintf(r->backend, sizeof r->backend, "%s", p->backend);
+    snprintf(r->size, sizeof r->size, "%s", p->size);
+    snprintf(r->peer, sizeof r->peer, "%s", peer_name ? peer_name : "");
+    r->bytes = p->bytes;
+    r->threads = 1;
+    r->mbps = (double)p->bytes * 1e3 / p->ns;
+    r->cpb = p->ticks / (double)p->bytes;
+    r->ns_call = p->is_short ? p->ns : NAN;
+    r->peer_mbps = peer_mbps;
+    r->ratio = ratio;
 }
 
 static void json_str(FILE *f, const char *s)

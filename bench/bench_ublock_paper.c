@@ -62,6 +62,7 @@ typedef struct bp {
     kuai_cipher c;
     const char *backend;
     int dflt;                        /* backend is the one kuai_key_init picks */
+    char dflt_name[24];              /* that one (the one-shot calls run it) */
     size_t bs, klen, sblocks, nkeys; /* short: blocks per call, keys */
     uint8_t *keybytes;
     kuai_key *keys;
@@ -261,23 +262,24 @@ static void po_row(bp *x)
 }
 
 /* A row's work: kuai's, and the peers' (peer: 0 none; else what they do
- * per key: set it (setkey), encrypt or decrypt (dec) the blocks (crypt)). */
+ * per key: set it (setkey), encrypt or decrypt (dec) the blocks (crypt));
+ * oneshot: kuai's one-shot calls, which take no backend (the default's). */
 typedef struct bp_work {
     void (*kuai)(bp *);
-    int peer, dec, setkey, crypt;
+    int peer, dec, setkey, crypt, oneshot;
 } bp_work;
 
 /* the one-shot rows' peers are their short rows: set the key, then encrypt */
-static const bp_work W_SHORT_ENC = {w_short_enc, 1, 0, 1, 1},
-                     W_SHORT_DEC = {w_short_dec, 1, 1, 1, 1},
-                     W_SHORT_ENC1 = {w_short_enc_1by1, 1, 0, 1, 1},
-                     W_SHORT_DEC1 = {w_short_dec_1by1, 1, 1, 1, 1},
-                     W_ONESHOT_ENC = {w_oneshot_enc, 1, 0, 1, 1},
-                     W_ONESHOT_DEC = {w_oneshot_dec, 1, 1, 1, 1},
-                     W_KEYOUT_ENC = {w_ecb_enc, 1, 0, 0, 1}, W_KEYOUT_DEC = {w_ecb_dec, 1, 1, 0, 1},
-                     W_SETUP = {w_setup, 1, 0, 1, 0}, W_ECB_ENC = {w_ecb_enc, 0, 0, 0, 0},
-                     W_ECB_DEC = {w_ecb_dec, 0, 0, 0, 0}, W_CBC_ENC = {w_cbc_enc, 0, 0, 0, 0},
-                     W_CBC_DEC = {w_cbc_dec, 0, 0, 0, 0};
+static const bp_work W_SHORT_ENC = {w_short_enc, 1, 0, 1, 1, 0},
+                     W_SHORT_DEC = {w_short_dec, 1, 1, 1, 1, 0},
+                     W_SHORT_ENC1 = {w_short_enc_1by1, 1, 0, 1, 1, 0},
+                     W_SHORT_DEC1 = {w_short_dec_1by1, 1, 1, 1, 1, 0},
+                     W_ONESHOT_ENC = {w_oneshot_enc, 1, 0, 1, 1, 1},
+                     W_ONESHOT_DEC = {w_oneshot_dec, 1, 1, 1, 1, 1},
+                     W_KEYOUT_ENC = {w_ecb_enc, 1, 0, 0, 1, 0},
+                     W_KEYOUT_DEC = {w_ecb_dec, 1, 1, 0, 1, 0}, W_SETUP = {w_setup, 1, 0, 1, 0, 0},
+                     W_ECB_ENC = {w_ecb_enc, 0, 0, 0, 0, 0}, W_ECB_DEC = {w_ecb_dec, 0, 0, 0, 0, 0},
+                     W_CBC_ENC = {w_cbc_enc, 0, 0, 0, 0, 0}, W_CBC_DEC = {w_cbc_dec, 0, 0, 0, 0, 0};
 
 /* Best of reps repetitions of ~rep_ns each after a warm-up that sizes them;
  * ns and TSC ticks per call from the same (best) repetition. */
@@ -319,21 +321,29 @@ typedef struct ref3 {
 
 /* One peer's figure and its ratio (peer time / kuai time: above 1, kuai
  * is faster) into buf, or "-" where the peer has no such row. */
-static void peer_cell(bp *x, void (*fn)(bp *), double kuai_ns, const bench_paper_opts *o, char *buf,
-                      size_t n)
+/* A peer's time for the row (NAN: none) and its table cell. */
+static double peer_cell(bp *x, void (*fn)(bp *), double kuai_ns, const bench_paper_opts *o,
+                        char *buf, size_t n)
 {
     if (!fn) {
         snprintf(buf, n, "-");
-        return;
+        return NAN;
     }
     double ns, tk;
     bp_measure(x, fn, o, &ns, &tk);
     snprintf(buf, n, "%8.1f ns %6.0f cyc %5.2fx", ns, tk, ns / kuai_ns);
+    return ns;
 }
 
 static void row(bp *x, const char *what, const char *size, bp_work w, size_t bytes, int is_short,
                 ref3 ref, const bench_paper_opts *o)
 {
+    if (w.oneshot && !x->dflt) {
+        /* measured under the default backend's name, where it is a row */
+        printf("%-15s %-7s %-26s %-12s - (the one-shot calls run the default backend, %s)\n",
+               kuai_cipher_name(x->c), x->backend, what, size, x->dflt_name);
+        return;
+    }
     double ns, tk;
     bp_measure(x, w.kuai, o, &ns, &tk);
     int m = x->c == KUAI_UBLOCK_128_128 ? 0 : x->c == KUAI_UBLOCK_128_256 ? 1 : 2;
@@ -343,6 +353,8 @@ static void row(bp *x, const char *what, const char *size, bp_work w, size_t byt
         snprintf(kuai_s, sizeof kuai_s, "%8.1f ns %8.0f cyc", ns, tk);
     else
         snprintf(kuai_s, sizeof kuai_s, "%7.1f MB/s %6.2f c/B", mbps, cpb);
+    const bench_paper_row jr = {kuai_cipher_name(x->c), x->backend, what, size, bytes, is_short, ns,
+                                BP_TSC ? tk : NAN};
     if (x->c > KUAI_UBLOCK_256_256) {
         /* SM4 and AES: their same-run peers instead of the paper's code */
         char g[64], s[64];
@@ -350,30 +362,52 @@ static void row(bp *x, const char *what, const char *size, bp_work w, size_t byt
         x->psetkey = w.setkey;
         x->pcrypt = w.crypt;
 #if KUAI_BENCH_GCRYPT
-        peer_cell(x, w.peer && x->have_gcry ? pg_row : NULL, ns, o, g, sizeof g);
+        double gns = peer_cell(x, w.peer && x->have_gcry ? pg_row : NULL, ns, o, g, sizeof g);
 #else
-        peer_cell(x, NULL, ns, o, g, sizeof g);
+        double gns = peer_cell(x, NULL, ns, o, g, sizeof g);
 #endif
-        peer_cell(x, w.peer && x->have_ossl ? po_row : NULL, ns, o, s, sizeof s);
+        double sns = peer_cell(x, w.peer && x->have_ossl ? po_row : NULL, ns, o, s, sizeof s);
         printf("%-15s %-9s %-24s %-12s %-29s %-33s %s\n", kuai_cipher_name(x->c), x->backend, what,
                size, kuai_s, g, s);
         fflush(stdout);
+        char gv[48] = "libgcrypt", ov[48];
+#if KUAI_BENCH_GCRYPT
+        snprintf(gv, sizeof gv, "libgcrypt %s", gcry_check_version(NULL));
+#endif
+        snprintf(ov, sizeof ov, "OpenSSL %u.%u.%u EVP", OPENSSL_version_major(),
+                 OPENSSL_version_minor(), OPENSSL_version_patch());
+        if (!isnan(gns))
+            bench_paper_json_row(&jr, gv, (double)bytes * 1e3 / gns, gns / ns);
+        if (!isnan(sns))
+            bench_paper_json_row(&jr, ov, (double)bytes * 1e3 / sns, sns / ns);
+        if (isnan(gns) && isnan(sns))
+            bench_paper_json_row(&jr, NULL, NAN, NAN);
         return;
     }
-    double r = ref.v[m];
+    double r = ref.v[m], ratio = NAN;
     if (r > 0 && is_short) {
         snprintf(ref_s, sizeof ref_s, "%6.0f ns %6.0f cyc", r, r * REF_GHZ);
-        snprintf(ratio_s, sizeof ratio_s, "%.2fx", r * REF_GHZ / tk);
+        ratio = r * REF_GHZ / tk;
     } else if (r > 0) {
         snprintf(ref_s, sizeof ref_s, "%5.0f MB/s %6.2f c/B", r, REF_GHZ * 1e3 / r);
-        snprintf(ratio_s, sizeof ratio_s, "%.2fx", REF_GHZ * 1e3 / r / cpb);
+        ratio = REF_GHZ * 1e3 / r / cpb;
     } else {
         snprintf(ref_s, sizeof ref_s, "-");
-        snprintf(ratio_s, sizeof ratio_s, "-");
     }
+    if (!BP_TSC)
+        ratio = NAN; /* no cycles here to hold against the reference's */
+    if (isnan(ratio))
+        snprintf(ratio_s, sizeof ratio_s, "-");
+    else
+        snprintf(ratio_s, sizeof ratio_s, "%.2fx", ratio);
     printf("%-15s %-7s %-26s %-12s %-29s %-28s %s\n", kuai_cipher_name(x->c), x->backend, what,
            size, kuai_s, ref_s, ratio_s);
     fflush(stdout);
+    if (r > 0)
+        bench_paper_json_row(&jr, "2024 AVX2 code, Zen 3 at TSC 2.45 GHz (reference, another run)",
+                             is_short ? (double)bytes * 1e3 / r : r, ratio);
+    else
+        bench_paper_json_row(&jr, NULL, NAN, NAN);
 }
 
 /* Issue 14's figures of the paper's code (Zen 3, TSC 2.45 GHz): ns/call
@@ -467,6 +501,7 @@ static void bench_member(kuai_cipher c, const char *backend, int short_only,
         kuai_key k;
         bp_check(kuai_key_init(&k, c, kb, x->klen), "key");
         x->dflt = strcmp(kuai_key_backend(&k), backend) == 0;
+        snprintf(x->dflt_name, sizeof x->dflt_name, "%s", kuai_key_backend(&k));
         kuai_key_wipe(&k);
     }
     x->sblocks = x->bs == 16 ? 4 : 2;

@@ -3,6 +3,8 @@
 #ifndef KUAI_BENCH_UBLOCK_PAPER_H
 #define KUAI_BENCH_UBLOCK_PAPER_H
 
+#include <stddef.h>
+
 typedef struct bench_paper_opts {
     const char *backend, *cipher; /* filters, NULL: all members, best backend */
     int reps, quick;
@@ -10,5 +12,19 @@ typedef struct bench_paper_opts {
 } bench_paper_opts;
 
 void bench_ublock_paper(const bench_paper_opts *o);
+
+/* One row of the matrix as measured (ticks: TSC, NAN where there is none) */
+typedef struct bench_paper_row {
+    const char *cipher, *backend, *what, *size;
+    size_t bytes; /* per call */
+    int is_short; /* a figure per call (ns), not per byte */
+    double ns, ticks;
+} bench_paper_row;
+
+/* ... into kuai_bench's rows for --json (bench_report.c), mode "paper: " +
+ * what: against peer (NULL: none) at peer_mbps, ratio as the table prints
+ * it (above 1: kuai is faster). */
+void bench_paper_json_row(const bench_paper_row *r, const char *peer_name, double peer_mbps,
+                          double ratio);
 
 #endif

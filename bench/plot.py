@@ -111,6 +111,11 @@ def main(argv):
     for key in ("cipher", "mode", "backend", "mbps"):
         if any(key not in r for r in rows):
             usage(f"{src}: some rows lack '{key}'; is it kuai_bench --json output?")
+    # the paper matrix's rows (mode "paper: ...") are a table of their own,
+    # most of them against a reference from another run: not bars here
+    rows = [r for r in rows if not r["mode"].startswith("paper")]
+    if not rows:
+        usage(f"{src} holds only the paper matrix's rows: nothing to draw")
 
     try:
         import matplotlib

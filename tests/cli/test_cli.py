@@ -1277,6 +1277,24 @@ def test_selftest_info_speed(d):
             rows = json.load(open(js))
             ok = rows and all(r["mode"].startswith(mode) and r["cipher"] == "sm4" for r in rows)
         report(ok, f"speed --mode {mode} writes those rows as JSON", err)
+    # the paper matrix's rows go to the JSON too; the one-shot calls take no
+    # backend, so a backend other than the default has no one-shot row (a line
+    # saying so instead)
+    rc, out, err = run(["speed", "--cipher", "ublock-128-128", "--backend", "ref", "--mode",
+                        "paper", "--no-sweep", "--quick", "--reps", "1", "--json", js])
+    ok = rc == 0
+    if ok:
+        rows = json.load(open(js))
+        whats = {r["mode"] for r in rows}
+        ok = (all(r["mode"].startswith("paper: ") and r["cipher"] == "ublock-128-128"
+                  and r["backend"] == "ref" for r in rows)
+              and {"paper: short enc, 1 key", "paper: key setup alone",
+                   "paper: long CBC enc, 1 chain"} <= whats
+              # ref is the default backend only where nothing faster runs
+              and any("one-shot" in w for w in whats)
+              != (b"the one-shot calls run the default backend" in out))
+    report(ok, "speed --mode paper writes the matrix's rows as JSON; one-shot rows: the default's",
+           err)
     rc, out, err = run(["speed", "--threads", "0"])
     report(rc != 0 and "--threads" in err, "speed --threads 0 refused", err)
 

@@ -159,16 +159,15 @@ static int ymm_split_override(void)
     return e && (e[0] == '0' || e[0] == '1') && e[1] == '\0' ? e[0] - '0' : -1;
 }
 
-int kuai_cpu_ymm_split(void)
+atomic_int kuai_cpu_ymm_split_v = -1; /* cpu.h's kuai_cpu_ymm_split reads it */
+
+/* Racing first calls compute the same value (as kuai_cpu_features'). */
+int kuai_cpu_ymm_split_detect(void)
 {
-    static atomic_int cache = -1; /* as kuai_cpu_features' */
-    int v = atomic_load_explicit(&cache, memory_order_relaxed);
-    if (v < 0) {
-        v = ymm_split_override();
-        if (v < 0)
-            v = detect_ymm_split();
-        atomic_store_explicit(&cache, v, memory_order_relaxed);
-    }
+    int v = ymm_split_override();
+    if (v < 0)
+        v = detect_ymm_split();
+    atomic_store_explicit(&kuai_cpu_ymm_split_v, v, memory_order_relaxed);
     return v;
 }
 

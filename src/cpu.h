@@ -3,6 +3,8 @@
 #ifndef KUAI_CPU_H
 #define KUAI_CPU_H
 
+#include <stdatomic.h>
+
 /* CPU features, detected once (src/cpu.c). */
 enum {
     KUAI_CPU_SSSE3 = 1u << 0,
@@ -28,8 +30,16 @@ unsigned kuai_cpu_features(void);
  * 128-bit halves (AMD Zen 1 and Zen+, family 17h models 00h-2Fh, and
  * Hygon's family 18h built on them), where ymm code does the work of xmm
  * code at the same cost and no faster: a latency-bound kernel picks xmm
- * there and ymm elsewhere (ublock_ll.h). Detected once; 0 in make
- * test-shim's build, whose emulated CPU has AVX-512. */
-int kuai_cpu_ymm_split(void);
+ * there and ymm elsewhere (ublock_ll.h). Detected once (KUAI_YMM_SPLIT=0
+ * or 1 overrides it, src/cpu.c); 0 in make test-shim's build, whose
+ * emulated CPU has AVX-512. Inline, a load and a compare: the uBlock
+ * kernels ask on every short call, where a call into cpu.c cost more. */
+extern atomic_int kuai_cpu_ymm_split_v; /* -1 until detected */
+int kuai_cpu_ymm_split_detect(void);
+static inline int kuai_cpu_ymm_split(void)
+{
+    int v = atomic_load_explicit(&kuai_cpu_ymm_split_v, memory_order_relaxed);
+    return v >= 0 ? v : kuai_cpu_ymm_split_detect();
+}
 
 #endif

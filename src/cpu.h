@@ -34,7 +34,9 @@ unsigned kuai_cpu_features(void);
  * or 1 overrides it, src/cpu.c); 0 in make test-shim's build, whose
  * emulated CPU has AVX-512. Inline, a load and a compare: the uBlock
  * kernels ask on every short call, where a call into cpu.c cost more. */
-extern atomic_int kuai_cpu_ymm_split_v; /* -1 until detected */
+/* -1 until detected; hidden (a declaration takes no -fvisibility): read
+ * directly, not through the GOT */
+extern __attribute__((visibility("hidden"))) atomic_int kuai_cpu_ymm_split_v;
 int kuai_cpu_ymm_split_detect(void);
 static inline int kuai_cpu_ymm_split(void)
 {

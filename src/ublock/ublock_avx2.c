@@ -29,7 +29,8 @@ static void ublock_expand_nib_avx2(ublock_sched *s, kuai_cipher c, const uint8_t
 #define UB_KEY_SETUP ublock_expand_nib_avx2
 /* two keys side by side, one per ymm lane (kuai_key_init_multi); not
  * inlined: the four-key setup below calls it too, and with two inlined
- * copies there kuai_key_init_multi read up to 11% slower on Zen 1 */
+ * copies there kuai_key_init_multi read 8-11% slower on Zen 1 (in one
+ * order of scripts/bench-ab) */
 __attribute__((noinline)) static void ublock_expand_nib2_avx2(ublock_sched *s0, ublock_sched *s1,
                                                               kuai_cipher c, const uint8_t *key0,
                                                               const uint8_t *key1)

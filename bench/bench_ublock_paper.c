@@ -321,6 +321,19 @@ typedef struct ref3 {
 
 /* One peer's figure and its ratio (peer time / kuai time: above 1, kuai
  * is faster) into buf, or "-" where the peer has no such row. */
+/* SM4's and AES's two peers by name and version, as the table and the
+ * JSON give them */
+static void peer_names(char *gv, size_t gn, char *ov, size_t on)
+{
+#if KUAI_BENCH_GCRYPT
+    snprintf(gv, gn, "libgcrypt %s", gcry_check_version(NULL));
+#else
+    snprintf(gv, gn, "libgcrypt (not in this build)");
+#endif
+    snprintf(ov, on, "OpenSSL %u.%u.%u EVP", OPENSSL_version_major(), OPENSSL_version_minor(),
+             OPENSSL_version_patch());
+}
+
 /* A peer's time for the row (NAN: none) and its table cell. */
 static double peer_cell(bp *x, void (*fn)(bp *), double kuai_ns, const bench_paper_opts *o,
                         char *buf, size_t n)
@@ -370,12 +383,8 @@ static void row(bp *x, const char *what, const char *size, bp_work w, size_t byt
         printf("%-15s %-9s %-24s %-12s %-29s %-33s %s\n", kuai_cipher_name(x->c), x->backend, what,
                size, kuai_s, g, s);
         fflush(stdout);
-        char gv[48] = "libgcrypt", ov[48];
-#if KUAI_BENCH_GCRYPT
-        snprintf(gv, sizeof gv, "libgcrypt %s", gcry_check_version(NULL));
-#endif
-        snprintf(ov, sizeof ov, "OpenSSL %u.%u.%u EVP", OPENSSL_version_major(),
-                 OPENSSL_version_minor(), OPENSSL_version_patch());
+        char gv[48], ov[48];
+        peer_names(gv, sizeof gv, ov, sizeof ov);
         if (!isnan(gns))
             bench_paper_json_row(&jr, gv, (double)bytes * 1e3 / gns, gns / ns);
         if (!isnan(sns))
@@ -607,12 +616,8 @@ done:
 
 static void print_peer_header(void)
 {
-    char gv[48] = "libgcrypt (not in this build)", ov[48];
-#if KUAI_BENCH_GCRYPT
-    snprintf(gv, sizeof gv, "libgcrypt %s", gcry_check_version(NULL));
-#endif
-    snprintf(ov, sizeof ov, "OpenSSL %u.%u.%u EVP", OPENSSL_version_major(),
-             OPENSSL_version_minor(), OPENSSL_version_patch());
+    char gv[48], ov[48];
+    peer_names(gv, sizeof gv, ov, sizeof ov);
     printf("\nSM4 and AES, the same short-message rows against same-run peers: %s and %s, "
            "ECB handles opened once, the key set (gcry_cipher_setkey, EVP_CipherInit_ex2 on a "
            "context whose cipher is set) and the blocks encrypted per call and per key (they "

@@ -31,11 +31,6 @@
         v128_storeu((p)[0] + (off), x);                                                            \
         v128_storeu((p)[0] + (off) + 16, y);                                                       \
     } while (0)
-#define UBE_STEP ub_ks_step
-#define UBE_STEPF ub_ks_stepf
-#define UBE_FRAMES ub_ks_frames
-#define UBE_STEP128F ub_ks_step128f
-#define UBE_FRAMES128 ub_ks_frames128
 #include "ublock_expand_nib_w.h"
 
 static inline __attribute__((always_inline)) void ub_expand_nib(ublock_sched *s, kuai_cipher c,
@@ -67,11 +62,6 @@ static inline __attribute__((always_inline)) void ub_expand_nib(ublock_sched *s,
         v128_storeu((p)[1] + (off) + 16, _mm256_extracti128_si256(puty_, 1));                      \
     } while (0)
 #define UBE_PUT UB_YPUT
-#define UBE_STEP ub_ksy_step
-#define UBE_STEPF ub_ksy_stepf
-#define UBE_FRAMES ub_ksy_frames
-#define UBE_STEP128F ub_ksy_step128f
-#define UBE_FRAMES128 ub_ksy_frames128
 #include "ublock_expand_nib_w.h"
 
 static inline __attribute__((always_inline)) void ub_expand_nib2(ublock_sched *s0, ublock_sched *s1,
@@ -110,11 +100,6 @@ ub_expand_nib2_any(ublock_sched *s0, ublock_sched *s1, kuai_cipher c, const uint
 #define UBE_N 2
 #define UBE_Q 2
 #define UBE_PUT UB_YPUT
-#define UBE_STEP ub_ksy_step
-#define UBE_STEPF ub_ksy_stepf
-#define UBE_FRAMES ub_ksy_frames
-#define UBE_STEP128F ub_ksy_step128f
-#define UBE_FRAMES128 ub_ksy_frames128
 #include "ublock_expand_nib_w.h"
 
 /* The body of a four-key setup on two ymm states: one loop per member. */
@@ -172,11 +157,6 @@ ub_expand_nib4y_any(ublock_sched *const s[4], kuai_cipher c, const uint8_t *cons
         UB_ZPUT_LANE((p)[3] + (off), putx_, 3);                                                    \
         UB_ZPUT_LANE((p)[3] + (off) + 16, puty_, 3);                                               \
     } while (0)
-#define UBE_STEP ub_ksz_step
-#define UBE_STEPF ub_ksz_stepf
-#define UBE_FRAMES ub_ksz_frames
-#define UBE_STEP128F ub_ksz_step128f
-#define UBE_FRAMES128 ub_ksz_frames128
 #include "ublock_expand_nib_w.h"
 
 /* The body of avx512's four-key setup: one loop per member. */

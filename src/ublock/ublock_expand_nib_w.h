@@ -25,6 +25,14 @@
 #ifndef UBE_Q
 #define UBE_Q 1
 #endif
+/* the schedule's steps for UBE_S (ublock_ks_step.h's names: ub_ks_stepf,
+ * ub_ksy_frames, ...) */
+#define UBE_CAT_(a, b) a##b
+#define UBE_CAT(a, b) UBE_CAT_(a, b)
+#define UBE_STEPF UBE_CAT(UBE_S, _stepf)
+#define UBE_FRAMES UBE_CAT(UBE_S, _frames)
+#define UBE_STEP128F UBE_CAT(UBE_S, _step128f)
+#define UBE_FRAMES128 UBE_CAT(UBE_S, _frames128)
 
 static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s, UBE_S *ks)
 {
@@ -134,7 +142,8 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
 #undef UBE_N
 #undef UBE_Q
 #undef UBE_PUT
-#undef UBE_STEP
+#undef UBE_CAT_
+#undef UBE_CAT
 #undef UBE_STEPF
 #undef UBE_FRAMES
 #undef UBE_STEP128F

@@ -319,8 +319,6 @@ typedef struct ref3 {
     double v[3]; /* 128/128, 128/256, 256/256 */
 } ref3;
 
-/* One peer's figure and its ratio (peer time / kuai time: above 1, kuai
- * is faster) into buf, or "-" where the peer has no such row. */
 /* SM4's and AES's two peers by name and version, as the table and the
  * JSON give them */
 static void peer_names(char *gv, size_t gn, char *ov, size_t on)
@@ -334,7 +332,9 @@ static void peer_names(char *gv, size_t gn, char *ov, size_t on)
              OPENSSL_version_patch());
 }
 
-/* A peer's time for the row (NAN: none) and its table cell. */
+/* One peer's figure and its ratio (peer time / kuai time: above 1, kuai
+ * is faster) into buf, or "-" where the peer has no such row; returns the
+ * peer's time (NAN: none). */
 static double peer_cell(bp *x, void (*fn)(bp *), double kuai_ns, const bench_paper_opts *o,
                         char *buf, size_t n)
 {

@@ -21,9 +21,9 @@ typedef struct bench_paper_row {
     double ns, ticks;
 } bench_paper_row;
 
-/* ... into kuai_bench's rows for --json (bench_report.c), mode "paper: " +
- * what: against peer (NULL: none) at peer_mbps, ratio as the table prints
- * it (above 1: kuai is faster). */
+/* Adds row r to kuai_bench's rows for --json (bench_report.c), its mode
+ * "paper: " + what: against peer_name (NULL: none) at peer_mbps, ratio as
+ * the table prints it (above 1: kuai is faster). */
 void bench_paper_json_row(const bench_paper_row *r, const char *peer_name, double peer_mbps,
                           double ratio);
 

@@ -27,37 +27,24 @@ static void ublock_expand_nib_avx2(ublock_sched *s, kuai_cipher c, const uint8_t
     ub_expand_nib_any(s, c, key);
 }
 #define UB_KEY_SETUP ublock_expand_nib_avx2
-/* two keys side by side, one per ymm lane (kuai_key_init_multi); not
- * inlined: the four-key setup below calls it too, and with two inlined
- * copies there kuai_key_init_multi read 8-11% slower on Zen 1 (in one
- * order of scripts/bench-ab) */
-__attribute__((noinline)) static void ublock_expand_nib2_avx2(ublock_sched *s0, ublock_sched *s1,
-                                                              kuai_cipher c, const uint8_t *key0,
-                                                              const uint8_t *key1)
+/* two keys side by side, one per ymm lane (kuai_key_init_multi) */
+static void ublock_expand_nib2_avx2(ublock_sched *s0, ublock_sched *s1, kuai_cipher c,
+                                    const uint8_t *key0, const uint8_t *key1)
 {
     ub_expand_nib2_any(s0, s1, c, key0, key1);
 }
 #define UB_KEY_SETUP2 ublock_expand_nib2_avx2
-/* four keys as two ymm pairs in one loop; not inlined into its caller,
- * whose other path then pays no frame for the loop's state */
-__attribute__((noinline)) static void
-ublock_expand_nib4y_avx2(ublock_sched *const s[4], kuai_cipher c, const uint8_t *const key[4])
-{
-    ub_expand_nib4y_any(s, c, key);
-}
 /* four keys (kuai_key_init_multi): two ymm pairs in one loop where a core
  * does 256 bits at once; where it splits them (Zen 1) that loop measured
- * slower than the pairs one after the other, which run there */
+ * slower than two pairs one after the other, which run there (expand4 in
+ * ublock_bs.h calls expand2 twice, the code kuai_key_init_multi ran
+ * before this four-key setup) */
 static void ublock_expand_nib4_avx2(ublock_sched *const s[4], kuai_cipher c,
                                     const uint8_t *const key[4])
 {
-    if (kuai_cpu_ymm_split()) {
-        ublock_expand_nib2_avx2(s[0], s[1], c, key[0], key[1]);
-        ublock_expand_nib2_avx2(s[2], s[3], c, key[2], key[3]);
-    } else {
-        ublock_expand_nib4y_avx2(s, c, key);
-    }
+    ub_expand_nib4y_any(s, c, key);
 }
+#define UB_KEY_SETUP4_PAIRS kuai_cpu_ymm_split()
 #define UB_KEY_SETUP4 ublock_expand_nib4_avx2
 #include "ublock_bs.h"
 

@@ -34,18 +34,6 @@ static void ublock_expand_nib2_avx2(ublock_sched *s0, ublock_sched *s1, kuai_cip
     ub_expand_nib2_any(s0, s1, c, key0, key1);
 }
 #define UB_KEY_SETUP2 ublock_expand_nib2_avx2
-/* four keys (kuai_key_init_multi): two ymm pairs in one loop where a core
- * does 256 bits at once; where it splits them (Zen 1) that loop measured
- * slower than two pairs one after the other, which run there (expand4 in
- * ublock_bs.h calls expand2 twice, the code kuai_key_init_multi ran
- * before this four-key setup) */
-static void ublock_expand_nib4_avx2(ublock_sched *const s[4], kuai_cipher c,
-                                    const uint8_t *const key[4])
-{
-    ub_expand_nib4y_any(s, c, key);
-}
-#define UB_KEY_SETUP4_PAIRS kuai_cpu_ymm_split()
-#define UB_KEY_SETUP4 ublock_expand_nib4_avx2
 #include "ublock_bs.h"
 
 static int ublock_avx2_available(void)

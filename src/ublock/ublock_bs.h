@@ -935,17 +935,9 @@ static KUAI_HOT_ALIGN void UBM_FN(expand2)(kuai_key *k0, kuai_key *k1, const uin
 
 #ifdef UB_KEY_SETUP4
 /* Four keys of one cipher in one pass (kuai_key_init_multi): UB_KEY_SETUP4
- * runs their schedules side by side; where UB_KEY_SETUP4_PAIRS holds (a
- * run-time test), two pairs through expand2 instead. */
+ * runs their schedules side by side. */
 static KUAI_HOT_ALIGN void UBM_FN(expand4)(kuai_key *const k[4], const uint8_t *const key[4])
 {
-#ifdef UB_KEY_SETUP4_PAIRS
-    if (UB_KEY_SETUP4_PAIRS) {
-        UBM_FN(expand2)(k[0], k[1], key[0], key[1]);
-        UBM_FN(expand2)(k[2], k[3], key[2], key[3]);
-        return;
-    }
-#endif
     ublock_sched *s[4];
     for (int j = 0; j < 4; j++)
         s[j] = ublock_sched_of(k[j]);

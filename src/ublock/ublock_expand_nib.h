@@ -7,9 +7,8 @@
  * ublock_neon.c's and ublock_lsx.c's. Each round key is stored in the low-latency kernel's
  * form only (ublock.h, UBLOCK_LLK_*); the raw form is derived from it
  * where a bulk path needs it (ublock_rk_row). Files built for AVX2 also
- * set two keys up side by side (ub_expand_nib2, kuai_key_init_multi) and
- * four as two such pairs in one loop (ub_expand_nib4y_any), and files with
- * avx512.h's vocabulary four in one zmm state (ub_expand_nib4_any). The
+ * set two keys up side by side (ub_expand_nib2, kuai_key_init_multi), and
+ * files with avx512.h's vocabulary four (ub_expand_nib4_any). The
  * body is written once for every width (ublock_expand_nib_w.h). The
  * including file includes its ISA's vocabulary first.
  */
@@ -52,8 +51,7 @@ static inline __attribute__((always_inline)) void ub_expand_nib(ublock_sched *s,
 #define UBE_OP(op) KUAI_V(v256, op)
 #define UBE_ROW(p) v256_row16(p)
 #define UBE_N 2
-/* lane j of x at p[j] + off, of y at p[j] + off + 16 */
-#define UB_YPUT(p, off, x, y)                                                                      \
+#define UBE_PUT(p, off, x, y)                                                                      \
     do {                                                                                           \
         const __m256i putx_ = (x), puty_ = (y);                                                    \
         v128_storeu((p)[0] + (off), _mm256_castsi256_si128(putx_));                                \
@@ -61,7 +59,6 @@ static inline __attribute__((always_inline)) void ub_expand_nib(ublock_sched *s,
         v128_storeu((p)[1] + (off), _mm256_extracti128_si256(putx_, 1));                           \
         v128_storeu((p)[1] + (off) + 16, _mm256_extracti128_si256(puty_, 1));                      \
     } while (0)
-#define UBE_PUT UB_YPUT
 #include "ublock_expand_nib_w.h"
 
 static inline __attribute__((always_inline)) void ub_expand_nib2(ublock_sched *s0, ublock_sched *s1,
@@ -86,40 +83,6 @@ ub_expand_nib2_any(ublock_sched *s0, ublock_sched *s1, kuai_cipher c, const uint
         ub_expand_nib2(s0, s1, KUAI_UBLOCK_128_256, key0, key1);
     else
         ub_expand_nib2(s0, s1, KUAI_UBLOCK_256_256, key0, key1);
-}
-
-/* Four schedules as two ymm states in one loop (UBE_Q 2): s[2q + j]'s
- * from lane j of ks[q]. Each ymm state's chain bounds its pair of keys;
- * two of them side by side fill the ports one leaves idle where a core
- * does 256 bits at once (avx2's kuai_key_init_multi there). */
-#define UBE_FN ub_expand_nib_y2
-#define UBE_S ub_ksy
-#define UBE_T __m256i
-#define UBE_OP(op) KUAI_V(v256, op)
-#define UBE_ROW(p) v256_row16(p)
-#define UBE_N 2
-#define UBE_Q 2
-#define UBE_PUT UB_YPUT
-#include "ublock_expand_nib_w.h"
-
-/* The body of a four-key setup on two ymm states: one loop per member. */
-static inline __attribute__((always_inline)) void
-ub_expand_nib4y_any(ublock_sched *const s[4], kuai_cipher c, const uint8_t *const key[4])
-{
-    ub_ksy ks[2];
-#define UB_Y2(cc)                                                                                  \
-    do {                                                                                           \
-        ub_ksy_init(&ks[0], cc, key[0], key[1], 0);                                                \
-        ub_ksy_init(&ks[1], cc, key[2], key[3], 0);                                                \
-        ub_expand_nib_y2(s, ks);                                                                   \
-    } while (0)
-    if (c == KUAI_UBLOCK_128_128)
-        UB_Y2(KUAI_UBLOCK_128_128);
-    else if (c == KUAI_UBLOCK_128_256)
-        UB_Y2(KUAI_UBLOCK_128_256);
-    else
-        UB_Y2(KUAI_UBLOCK_256_256);
-#undef UB_Y2
 }
 #endif
 

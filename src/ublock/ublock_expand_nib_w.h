@@ -16,15 +16,9 @@
  * of round r & 7 then are constants, and the loop's index arithmetic (a
  * third of its instructions) goes away. (128/128's, unrolled too, measured
  * level or slower in the rows that use the key at once; 256/256's made
- * kuai_key_init_multi of two keys 1.27x slower.) UBE_Q (default 1) states
- * run interleaved in one loop, ks[0..UBE_Q - 1], state q's schedules going
- * to s[q * UBE_N ...]: each state's chain from one round key to the next
- * bounds a schedule alone, and independent chains in one loop fill the
- * ports it leaves idle (two ymm states: ub_expand_nib_y2).
+ * kuai_key_init_multi of two keys 1.27x slower.)
  */
-#ifndef UBE_Q
-#define UBE_Q 1
-#endif
+
 /* the schedule's steps for UBE_S (ublock_ks_step.h's names: ub_ks_stepf,
  * ub_ksy_frames, ...) */
 #define UBE_CAT_(a, b) a##b
@@ -47,11 +41,11 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
      * after load256v's split; no drift), both stored in one: l's nibble
      * low, h's high (UBLOCK_LLK_*). ublock_sched.c holds the tables and
      * the scalar inverse. */
-    const int t = ks[0].t;
-    const unsigned rounds = ks[0].rounds;
+    const int t = ks->t;
+    const unsigned rounds = ks->rounds;
     /* the forms' addresses held here: the stores (bytes) may alias s[] */
-    uint8_t *llk[UBE_Q * UBE_N];
-    for (int j = 0; j < UBE_Q * UBE_N; j++) {
+    uint8_t *llk[UBE_N];
+    for (int j = 0; j < UBE_N; j++) {
         ublock_sched *sj = s[j];
         /* opaque: gcc made the four-key form of this loop a scatter
          * (vpscatterqd), slower than four plain stores */
@@ -60,26 +54,10 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
         sj->rounds = rounds;
         llk[j] = sj->ext + UBLOCK_LLK_OFF;
     }
-#define UBE_STORE128(q, r, sw)                                                                     \
+#define UBE_STORE128(r, sw)                                                                        \
     do {                                                                                           \
-        UBE_PUT(llk + (q)*UBE_N, 32 * (r),                                                         \
-                UBE_OP(shuf8)(ks[q].k0, UBE_ROW(ublock_llk_p[sw][(r)&7])),                         \
-                UBE_OP(shuf8)(ks[q].k1, UBE_ROW(ublock_llk_p[!(sw)][(r)&7])));                     \
-    } while (0)
-/* round r's step and store (sw: its frame) for every state */
-#define UBE_ROUND(step, store, r, sw, ...)                                                         \
-    do {                                                                                           \
-        for (int q_ = 0; q_ < UBE_Q; q_++) {                                                       \
-            step(&ks[q_], r, __VA_ARGS__);                                                         \
-            store(q_, r, sw);                                                                      \
-        }                                                                                          \
-    } while (0)
-#define UBE_FIRST(frames, store, sw)                                                               \
-    do {                                                                                           \
-        for (int q_ = 0; q_ < UBE_Q; q_++) {                                                       \
-            frames(&ks[q_]);                                                                       \
-            store(q_, 0, sw);                                                                      \
-        }                                                                                          \
+        UBE_PUT(llk, 32 * (r), UBE_OP(shuf8)(ks->k0, UBE_ROW(ublock_llk_p[sw][(r)&7])),            \
+                UBE_OP(shuf8)(ks->k1, UBE_ROW(ublock_llk_p[!(sw)][(r)&7])));                       \
     } while (0)
     if (t == 3) {
         /* 128/256's two frames (PK3's K1 half is PK2's): round r's K0 and
@@ -91,43 +69,50 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
         const UBE_T pl0 = UBE_ROW(ublock_llk_pl[0]), pl1 = UBE_ROW(ublock_llk_pl[1]);
         const UBE_T pl0s = UBE_OP(xor)(pl0, UBE_OP(set1_8)(8));
         const UBE_T pl1s = UBE_OP(xor)(pl1, UBE_OP(set1_8)(8));
-#define UBE_STORE256(q, r, sw)                                                                     \
-    UBE_PUT(llk + (q)*UBE_N, 32 * (r),                                                             \
-            UBE_OP(or)(UBE_OP(shuf8)(ks[q].k0, (sw) ? pl0s : pl0),                                 \
-                       UBE_OP(sll64)(UBE_OP(shuf8)(ks[q].k1, (sw) ? pl1 : pl1s), 4)),              \
-            UBE_OP(or)(UBE_OP(shuf8)(ks[q].k2, (sw) ? pl0 : pl0s),                                 \
-                       UBE_OP(sll64)(UBE_OP(shuf8)(ks[q].k3, (sw) ? pl1s : pl1), 4)))
-        UBE_FIRST(UBE_FRAMES, UBE_STORE256, 1);
+#define UBE_STORE256(r, sw)                                                                        \
+    UBE_PUT(llk, 32 * (r),                                                                         \
+            UBE_OP(or)(UBE_OP(shuf8)(ks->k0, (sw) ? pl0s : pl0),                                   \
+                       UBE_OP(sll64)(UBE_OP(shuf8)(ks->k1, (sw) ? pl1 : pl1s), 4)),                \
+            UBE_OP(or)(UBE_OP(shuf8)(ks->k2, (sw) ? pl0 : pl0s),                                   \
+                       UBE_OP(sll64)(UBE_OP(shuf8)(ks->k3, (sw) ? pl1s : pl1), 4)))
+        UBE_FRAMES(ks);
+        UBE_STORE256(0, 1);
         for (unsigned r = 1; r <= 24; r += 2) {
-            UBE_ROUND(UBE_STEPF, UBE_STORE256, r, 0, 0, 0);
-            UBE_ROUND(UBE_STEPF, UBE_STORE256, r + 1, 1, 1, 0);
+            UBE_STEPF(ks, r, 0, 0);
+            UBE_STORE256(r, 0);
+            UBE_STEPF(ks, r + 1, 1, 0);
+            UBE_STORE256(r + 1, 1);
         }
 #undef UBE_STORE256
     } else if (t == 2) {
         /* the two-frame step (ublock_ks_step.h: no shuffle for PK's K1
          * half): round r's K0 is in the swapped frame for even r, K1 in the
          * other; two rounds a pass, so that each frame is a constant */
-        UBE_FIRST(UBE_FRAMES, UBE_STORE128, 1);
+        UBE_FRAMES(ks);
+        UBE_STORE128(0, 1);
 #ifdef UB_KS_UNROLL
 #pragma GCC unroll 12
 #endif
         for (unsigned r = 1; r <= 24; r += 2) {
-            UBE_ROUND(UBE_STEPF, UBE_STORE128, r, 0, 0, 0);
-            UBE_ROUND(UBE_STEPF, UBE_STORE128, r + 1, 1, 1, 0);
+            UBE_STEPF(ks, r, 0, 0);
+            UBE_STORE128(r, 0);
+            UBE_STEPF(ks, r + 1, 1, 0);
+            UBE_STORE128(r + 1, 1);
         }
     } else {
         /* uBlock-128/128's two frames (ub_ks_step128f): round r's K0||K1
          * is in the swapped frame for odd r, K2||K3 in the other */
-        UBE_FIRST(UBE_FRAMES128, UBE_STORE128, 0);
+        UBE_FRAMES128(ks);
+        UBE_STORE128(0, 0);
         for (unsigned r = 1; r <= 16; r += 2) {
-            UBE_ROUND(UBE_STEP128F, UBE_STORE128, r, 1, 1);
-            UBE_ROUND(UBE_STEP128F, UBE_STORE128, r + 1, 0, 0);
+            UBE_STEP128F(ks, r, 1);
+            UBE_STORE128(r, 1);
+            UBE_STEP128F(ks, r + 1, 0);
+            UBE_STORE128(r + 1, 0);
         }
     }
 #undef UBE_STORE128
-#undef UBE_ROUND
-#undef UBE_FIRST
-    for (int j = 0; j < UBE_Q * UBE_N; j++) {
+    for (int j = 0; j < UBE_N; j++) {
         ublock_sched *sj = s[j];
         __asm__("" : "+r"(sj)); /* as above */
         sj->raw = 0;            /* rk left unwritten: ublock_rk_row derives it */
@@ -140,7 +125,6 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
 #undef UBE_OP
 #undef UBE_ROW
 #undef UBE_N
-#undef UBE_Q
 #undef UBE_PUT
 #undef UBE_CAT_
 #undef UBE_CAT

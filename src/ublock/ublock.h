@@ -103,6 +103,8 @@ static inline const ublock_sched *ublock_sched_const(const kuai_key *k)
  * permutation was most of a short message's cost). */
 void ublock_expand_raw(ublock_sched *s, kuai_cipher c, const uint8_t *key);
 void ublock_expand_nib_ssse3(ublock_sched *s, kuai_cipher c, const uint8_t *key);
+/* avx2's four-key setup (ublock_avx2_keys4.c; kuai_key_init_multi) */
+void ublock_avx2_expand4(kuai_key *const k[4], const uint8_t *const key[4]);
 
 /* Spec tables (ublock_tables.c; the key schedule's in ublock_ref.c), shared
  * by all backends. Source: ../shared/spec/ublock.md (Wu, Zhang, Zheng, Li,

@@ -34,6 +34,8 @@ static void ublock_expand_nib2_avx2(ublock_sched *s0, ublock_sched *s1, kuai_cip
     ub_expand_nib2_any(s0, s1, c, key0, key1);
 }
 #define UB_KEY_SETUP2 ublock_expand_nib2_avx2
+/* four keys: ublock_avx2_keys4.c */
+#define UB_EXPAND4_EXT ublock_avx2_expand4
 #include "ublock_bs.h"
 
 static int ublock_avx2_available(void)

@@ -51,7 +51,9 @@ static inline __attribute__((always_inline)) void ub_expand_nib(ublock_sched *s,
 #define UBE_OP(op) KUAI_V(v256, op)
 #define UBE_ROW(p) v256_row16(p)
 #define UBE_N 2
-#define UBE_PUT(p, off, x, y)                                                                      \
+/* lane j of x at p[j] + off, of y at p[j] + off + 16 (ublock_avx2_keys4.c
+ * stores its two ymm states with it too) */
+#define UB_YPUT(p, off, x, y)                                                                      \
     do {                                                                                           \
         const __m256i putx_ = (x), puty_ = (y);                                                    \
         v128_storeu((p)[0] + (off), _mm256_castsi256_si128(putx_));                                \
@@ -59,6 +61,7 @@ static inline __attribute__((always_inline)) void ub_expand_nib(ublock_sched *s,
         v128_storeu((p)[1] + (off), _mm256_extracti128_si256(putx_, 1));                           \
         v128_storeu((p)[1] + (off) + 16, _mm256_extracti128_si256(puty_, 1));                      \
     } while (0)
+#define UBE_PUT UB_YPUT
 #include "ublock_expand_nib_w.h"
 
 static inline __attribute__((always_inline)) void ub_expand_nib2(ublock_sched *s0, ublock_sched *s1,

@@ -73,8 +73,11 @@
 #else
 #define UL_EXPAND2(W) NULL
 #endif
-/* and its four-key setup (UB_KEY_SETUP4: avx512) */
-#ifdef UB_KEY_SETUP4
+/* and its four-key setup (UB_KEY_SETUP4: avx512), or another file's
+ * (UB_EXPAND4_EXT: avx2's, ublock_avx2_keys4.c) */
+#if defined(UB_EXPAND4_EXT)
+#define UL_EXPAND4(W) UB_EXPAND4_EXT
+#elif defined(UB_KEY_SETUP4)
 #define UL_EXPAND4(W) W##expand4
 #else
 #define UL_EXPAND4(W) NULL

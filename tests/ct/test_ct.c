@@ -147,7 +147,9 @@ static void run_modes(kuai_cipher c, const char *backend)
      * the short path (mk_short) on every x86 uBlock backend, 5 the slots
      * or the short path, depending on the backend's crossover. The keys
      * are set up in one kuai_key_init_multi call for the first length
-     * (uBlock's avx2 and avx512: in pairs), one by one for the second. */
+     * (uBlock-128's on avx2: in fours where ymm runs at full width, as in
+     * this build's emulated CPU, else in pairs; uBlock-256/256's on avx2:
+     * in pairs; avx512: in fours), one by one for the second. */
     enum { NK = 8 };
     kuai_key mk[NK];
     kuai_key *mkp[NK];

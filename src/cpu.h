@@ -26,6 +26,10 @@ enum {
 };
 unsigned kuai_cpu_features(void);
 
+/* -1 until detected; hidden (a declaration takes no -fvisibility): read
+ * directly, not through the GOT */
+extern __attribute__((visibility("hidden"))) atomic_int kuai_cpu_ymm_split_v;
+int kuai_cpu_ymm_split_detect(void);
 /* Nonzero on x86 CPUs whose vector units run a 256-bit operation as two
  * 128-bit halves (AMD Zen 1 and Zen+, family 17h models 00h-2Fh, and
  * Hygon's family 18h built on them), where ymm code does the work of xmm
@@ -34,10 +38,6 @@ unsigned kuai_cpu_features(void);
  * or 1 overrides it, src/cpu.c); 0 in make test-shim's build, whose
  * emulated CPU has AVX-512. Inline, a load and a compare: the uBlock
  * kernels ask on every short call, where a call into cpu.c cost more. */
-/* -1 until detected; hidden (a declaration takes no -fvisibility): read
- * directly, not through the GOT */
-extern __attribute__((visibility("hidden"))) atomic_int kuai_cpu_ymm_split_v;
-int kuai_cpu_ymm_split_detect(void);
 static inline int kuai_cpu_ymm_split(void)
 {
     int v = atomic_load_explicit(&kuai_cpu_ymm_split_v, memory_order_relaxed);

@@ -4,7 +4,7 @@
  * the backend table's expand4). Where a core runs 256 bits at once, the
  * two ymm states of two pairs of keys (a key per lane) step in one loop:
  * each state's chain bounds its pair alone, and the second fills the ports
- * the first leaves idle (llvm-mca's Zen 3 model: 0.78-0.89 of two pairs one
+ * the first leaves idle (llvm-mca's Zen 3 model: 0.75-0.76 of two pairs one
  * after the other, uBlock-128/128 and 128/256; docs/performance.md). Where
  * ymm is split in two (Zen 1) the loop measured slower than the pairs,
  * which run there through the backend's own expand2, and so do

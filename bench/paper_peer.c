@@ -12,14 +12,13 @@
  *
  * usage: paper_peer [ALTERNATIONS]   (x86-64 with AVX2: the paper's code)
  */
-#define _POSIX_C_SOURCE 200809L
+#include "bench_internal.h" /* calibrate_tsc, cpu_model (bench_timing.c) */
 #include "kuai.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <x86intrin.h>
 
 typedef unsigned char u8;
@@ -263,8 +262,8 @@ static double batch(call_fn f, int calls)
 
 /* the paper's call, then kuai's forms (NULL-ended), in turn; cycles per
  * call, or per byte where bytes is not 0 */
-static void row(int alternations, const char *what, call_fn paper, const char *const *names,
-                const call_fn *kuai, size_t bytes)
+static void pair_row(int alternations, const char *what, call_fn paper, const char *const *names,
+                     const call_fn *kuai, size_t bytes)
 {
     double best[4] = {1e30, 1e30, 1e30, 1e30};
     int nk = 0;
@@ -281,39 +280,6 @@ static void row(int alternations, const char *what, call_fn paper, const char *c
         printf("   %-19s %6.*f %5.2fx", names[i - 1], bytes ? 2 : 0, best[i] / per,
                best[0] / best[i]);
     printf("\n");
-}
-
-/* TSC ticks per ns, against CLOCK_MONOTONIC over ~50 ms: to read the
- * cycles as time (the issue's figures are ns at a TSC of 2.45 GHz) */
-static double tsc_ghz(void)
-{
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    const uint64_t t0 = __rdtsc();
-    do
-        clock_gettime(CLOCK_MONOTONIC, &b);
-    while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 50000000L);
-    const uint64_t t1 = __rdtsc();
-    return (double)(t1 - t0) /
-           (double)((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec));
-}
-
-static void cpu_model(char *buf, size_t len)
-{
-    snprintf(buf, len, "unknown CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[256];
-    while (fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && colon) {
-            snprintf(buf, len, "%s", colon + 2);
-            buf[strcspn(buf, "\n")] = 0;
-            break;
-        }
-    }
-    fclose(f);
 }
 
 int main(int argc, char **argv)
@@ -350,7 +316,7 @@ int main(int argc, char **argv)
            "TSC %.3f GHz\n"
            "TSC cycles per call, lowest of %d alternations of %d calls each; ratio = paper / "
            "kuai (above 1: kuai takes fewer)\n\n",
-           cpu, tsc_ghz(), alternations, BATCH);
+           cpu, calibrate_tsc() / 1e9, alternations, BATCH);
     printf("%-15s %-22s %7s   %s\n", "member", "row", "paper", "kuai: call, cycles, ratio");
     for (size_t i = 0; i < sizeof members / sizeof members[0]; i++) {
         m = &members[i];
@@ -380,35 +346,36 @@ int main(int argc, char **argv)
 
         char keys_row[32];
         snprintf(keys_row, sizeof keys_row, "short enc, %zu keys", m->n);
-        row(alternations, "short enc, 1 key", p_short,
-            (const char *const[]){"init + ecb", "oneshot"},
-            (const call_fn[]){k_short, k_oneshot, NULL}, 0);
-        row(alternations, keys_row, p_mk_short,
-            (const char *const[]){"init_multi + multi", "init x n + multi", "oneshot_multi"},
-            (const call_fn[]){k_mk_short, k_mk_short_1by1, k_mk_oneshot, NULL}, 0);
+        pair_row(alternations, "short enc, 1 key", p_short,
+                 (const char *const[]){"init + ecb", "oneshot"},
+                 (const call_fn[]){k_short, k_oneshot, NULL}, 0);
+        pair_row(alternations, keys_row, p_mk_short,
+                 (const char *const[]){"init_multi + multi", "init x n + multi", "oneshot_multi"},
+                 (const call_fn[]){k_mk_short, k_mk_short_1by1, k_mk_oneshot, NULL}, 0);
         ok(kuai_key_init(&k1, m->c, key, m->klen), "kuai_key_init");
         ok(kuai_key_init_multi(ksw, m->c, keyp, m->klen, m->n), "kuai_key_init_multi");
         p_setup();
-        row(alternations, "key outside, 1 key", p_enc, (const char *const[]){"ecb"},
-            (const call_fn[]){k_enc, NULL}, 0);
+        pair_row(alternations, "key outside, 1 key", p_enc, (const char *const[]){"ecb"},
+                 (const call_fn[]){k_enc, NULL}, 0);
         p_mk_setup();
-        row(alternations, "keys outside", p_mk_enc, (const char *const[]){"multi"},
-            (const call_fn[]){k_mk_enc, NULL}, 0);
-        row(alternations, "key setup alone", p_setup, (const char *const[]){"init"},
-            (const call_fn[]){k_setup, NULL}, 0);
-        row(alternations, "keys setup alone", p_mk_setup, (const char *const[]){"init_multi"},
-            (const call_fn[]){k_mk_setup, NULL}, 0);
+        pair_row(alternations, "keys outside", p_mk_enc, (const char *const[]){"multi"},
+                 (const call_fn[]){k_mk_enc, NULL}, 0);
+        pair_row(alternations, "key setup alone", p_setup, (const char *const[]){"init"},
+                 (const call_fn[]){k_setup, NULL}, 0);
+        pair_row(alternations, "keys setup alone", p_mk_setup, (const char *const[]){"init_multi"},
+                 (const call_fn[]){k_mk_setup, NULL}, 0);
         check_ecb();
-        row(alternations, "long ECB enc, 1 key (c/B)", p_ecb, (const char *const[]){"init + ecb"},
-            (const call_fn[]){k_ecb, NULL}, ecb_buffers() * MAX_CHAIN);
+        pair_row(alternations, "long ECB enc, 1 key (c/B)", p_ecb,
+                 (const char *const[]){"init + ecb"}, (const call_fn[]){k_ecb, NULL},
+                 ecb_buffers() * MAX_CHAIN);
         /* uBlock-256/256's chains interleaved for the paper: the same bytes */
         for (size_t b = 0; b < 2 * 131072 / 32 && m->p_cbc_il; b++)
             memcpy(il_in + 32 * b, cin[b % 2] + 32 * (b / 2), 32);
         check_cbc();
         char cbc_row[40];
         snprintf(cbc_row, sizeof cbc_row, "CBC enc, %zu chains (c/B)", m->n);
-        row(alternations, cbc_row, p_cbc, (const char *const[]){"init_multi + cbc_multi"},
-            (const call_fn[]){k_cbc, NULL}, m->n * m->chain);
+        pair_row(alternations, cbc_row, p_cbc, (const char *const[]){"init_multi + cbc_multi"},
+                 (const call_fn[]){k_cbc, NULL}, m->n * m->chain);
     }
     return 0;
 }

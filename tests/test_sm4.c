@@ -132,6 +132,29 @@ static void seam_kernels(const kuai_impl *p, const kuai_impl *ref)
             CHECK_MEM(got, want, nb * 16, what);
             CHECK_MEM(ctr, ctr_want, 16, what);
         }
+        if (p->cbc_enc_blocks) {
+            /* the chain through ref's one-block kernel, out of place and
+             * in place, and the IV left as the last ciphertext block */
+            uint8_t iv0[16], iv[16];
+            rng_fill(iv0, 16);
+            const uint8_t *chain = iv0;
+            for (size_t i = 0; i < nb; i++) {
+                for (size_t j = 0; j < 16; j++)
+                    want[16 * i + j] = in[16 * i + j] ^ chain[j];
+                ref->enc_blocks(r, want + 16 * i, want + 16 * i, 1);
+                chain = want + 16 * i;
+            }
+            for (int inplace = 0; inplace <= 1; inplace++) {
+                memcpy(iv, iv0, 16);
+                if (inplace)
+                    memcpy(got, in, nb * 16);
+                p->cbc_enc_blocks(k, iv, inplace ? got : in, got, nb);
+                snprintf(what, sizeof what, "sm4/%s cbc_enc_blocks(%zu)%s", p->name, nb,
+                         inplace ? " in place" : "");
+                CHECK_MEM(got, want, nb * 16, what);
+                CHECK_MEM(iv, want + (nb - 1) * 16, 16, what);
+            }
+        }
     }
     free(in);
     free(want);

@@ -44,8 +44,8 @@ static inline uint32_t sm4_ck(unsigned i)
     return ck;
 }
 
-/* The portable, constant-time key schedule (sm4_ref.c). Every backend calls
- * it first, then derives its own form into ext. */
+/* The portable, constant-time key schedule (sm4_ref.c; ref's and ttable's
+ * key setup, and sm4_simd.h's where the ISA file gives it no S-box). */
 void sm4_expand_raw(sm4_sched *s, const uint8_t key[16]);
 /* The same schedule with another constant-time tau (the S-box on each byte
  * of a word): a backend whose S-box is a couple of instructions makes key

@@ -6,15 +6,19 @@
  *
  * Constant time. The standard gives the S-box as a table; a table indexed by
  * secret bytes leaks through the cache, so the S-box is computed instead from
- * its algebraic form S(x) = A·(A·x + C)^-1 + C (inversion in GF(2^8), see
- * sbox_planes), and evaluated bitsliced: bit b of up to 64 S-box inputs sits
- * in one 64-bit word ("plane" b), and the inversion is a fixed sequence of
- * AND and XOR on planes. Everything else (XOR, rotations) is data-independent
- * already. No branch and no memory index depends on key or data.
+ * its algebraic form S(x) = A·(A·x + C)^-1 + C (inversion in GF(2^8), run in
+ * a tower field: see sbox_planes), and evaluated bitsliced: bit b of up to
+ * 64 S-box inputs sits in one 64-bit word ("plane" b), and the inversion is
+ * a fixed sequence of AND and XOR on planes. Everything else (XOR,
+ * rotations) is data-independent already. No branch and no memory index
+ * depends on key or data.
  *
  * The data path keeps the whole state bitsliced for a batch of up to 16
  * blocks, so the linear layer L works on planes too and the transposition
- * into and out of planes happens once per batch, not once per round.
+ * into and out of planes happens once per batch, not once per round. Key
+ * setup runs up to four keys' schedules in the lanes of one such S-box
+ * (kuai_key_init_multi), and CBC encryption makes the round keys' planes
+ * once per call.
  */
 #include "../bytes.h"
 #include "../simd/swar.h"
@@ -50,96 +54,122 @@ typedef uint64_t plane;
 #endif
 
 /*
- * Arithmetic in GF(2^8) = GF(2)[x]/f(x), f = x^8+x^7+x^6+x^5+x^4+x^2+1, the
- * field in which the SM4 S-box is an inversion (Liu, Ji, Hu, Zhang, "Analysis
- * of the SMS4 block cipher", ACISP 2007). Byte bit i is the coefficient of x^i.
+ * The S-box's algebraic form: S(x) = A·(A·x + C)^-1 + C, the inversion in
+ * GF(2^8) = GF(2)[x]/(x^8+x^7+x^6+x^5+x^4+x^2+1), A the circulant matrix of
+ * the row 0xA7 and C = 0xD3 (Liu, Ji, Hu, Zhang, "Analysis of the SMS4
+ * block cipher", ACISP 2007). The inversion runs in an isomorphic tower
+ * field, GF(2^4)[y]/(y^2 + y + lambda) over GF(2^4) = GF(2)[t]/(t^4 + t + 1):
+ * an element ah·y + al (ah, al in GF(2^4)) has the inverse
+ * (ah·e)·y + (ah + al)·e, e = (lambda·ah^2 + ah·al + al^2)^-1, three
+ * GF(2^4) products and a GF(2^4) inverse, where GF(2^8) itself took four
+ * GF(2^8) products and seven squarings (730 logic instructions against 175
+ * as gcc 12 compiles them for x86-64). The
+ * change of basis is folded into the affine maps on both sides:
+ * tower(A·x + C) = Min·x + cin, S(x) = Mout·inverse + C.
+ * scripts/gen-sm4-tower finds them, checks the whole circuit against the
+ * standard's table for all 256 inputs and printed the rows below. Row i of
+ * a matrix: bit j set when input bit j is in output bit i; a tower byte is
+ * ah in bits 7..4, al in bits 3..0.
  */
+/* scripts/gen-sm4-tower: lambda = 0x9, beta = 0x8e; 57 ones in the two matrices */
+#define SM4_TOWER_LAMBDA 0x9u
+#define SM4_TOWER_IN_CONST 0xafu
+#define SM4_TOWER_OUT_CONST 0xd3u
+static const uint8_t sm4_tower_in[8] = {0xf0, 0x72, 0xd6, 0x18, 0x93, 0x40, 0xc4, 0x7f};
+static const uint8_t sm4_tower_out[8] = {0x33, 0x65, 0x14, 0xb5, 0x8a, 0x2a, 0x07, 0x29};
 
-/* c[0..14] is a product of degree <= 14; x^8 = x^7+x^6+x^5+x^4+x^2+1 folds
- * each coefficient of degree k >= 8 onto degrees k-1, k-2, k-3, k-4, k-6, k-8. */
-static INLINE void gf_reduce(plane r[8], plane c[15])
-{
-#pragma GCC unroll 64
-    for (int k = 14; k >= 8; k--) {
-        c[k - 1] ^= c[k];
-        c[k - 2] ^= c[k];
-        c[k - 3] ^= c[k];
-        c[k - 4] ^= c[k];
-        c[k - 6] ^= c[k];
-        c[k - 8] ^= c[k];
-    }
-    memcpy(r, c, 8 * sizeof *r);
-}
-
-static INLINE void gf_mul(plane r[8], const plane a[8], const plane b[8])
-{
-    plane c[15] = {0};
-#pragma GCC unroll 64
-    for (int i = 0; i < 8; i++)
-#pragma GCC unroll 64
-        for (int j = 0; j < 8; j++)
-            c[i + j] ^= a[i] & b[j];
-    gf_reduce(r, c);
-}
-
-/* Squaring is linear in characteristic 2: the coefficients just spread out. */
-static INLINE void gf_sqr(plane r[8], const plane a[8])
-{
-    plane c[15] = {0};
-#pragma GCC unroll 64
-    for (int i = 0; i < 8; i++)
-        c[2 * i] = a[i];
-    gf_reduce(r, c);
-}
-
-/* a^-1 = a^254 (and 0 -> 0, as the S-box needs): 4 multiplications and 7
- * squarings along the chain 2, 3, 12, 15, 240, 14, 254. */
-static void gf_inv(plane r[8], const plane a[8])
-{
-    plane a2[8], a3[8], a12[8], a14[8], a15[8], t[8];
-    gf_sqr(a2, a);
-    gf_mul(a3, a2, a);
-    gf_sqr(t, a3);
-    gf_sqr(a12, t);
-    gf_mul(a15, a12, a3);
-    gf_mul(a14, a12, a2);
-    gf_sqr(t, a15);
-    gf_sqr(t, t);
-    gf_sqr(t, t);
-    gf_sqr(t, t); /* a^240 */
-    gf_mul(r, t, a14);
-}
-
-/*
- * y = A·x + C of the algebraic form: output bit i is the parity of the
- * input bits selected by 0xA7 rotated left by i, then XOR bit i of 0xD3
- * (constants from Liu et al., above; the tests check every S-box entry
- * against the standard's table by way of the T-table backend and OpenSSL).
- */
-#define SM4_AFFINE_ROW 0xA7u
-#define SM4_AFFINE_CONST 0xD3u
-
-static INLINE void affine(plane y[8], const plane x[8])
+/* y = M·x + c on 8 planes, M and c public constants (the masks fold away
+ * once the loops are unrolled: each one of a row is an XOR of a plane). */
+static INLINE void affine(plane y[8], const plane x[8], const uint8_t rows[8], unsigned c)
 {
 #pragma GCC unroll 64
     for (unsigned i = 0; i < 8; i++) {
-        unsigned row = ((SM4_AFFINE_ROW << i) | (SM4_AFFINE_ROW >> (8 - i))) & 0xff;
         plane acc = 0;
 #pragma GCC unroll 64
         for (unsigned j = 0; j < 8; j++)
-            acc ^= x[j] & ((plane)0 - ((row >> j) & 1)); /* public constant mask */
-        y[i] = acc ^ ((plane)0 - ((SM4_AFFINE_CONST >> i) & 1));
+            acc ^= x[j] & ((plane)0 - ((rows[i] >> j) & 1)); /* public constant mask */
+        y[i] = acc ^ ((plane)0 - ((c >> i) & 1));
     }
+}
+
+/* c[0..6], a product of degree <= 6 in GF(2^4): t^4 = t + 1 folds each
+ * coefficient of degree k >= 4 onto degrees k-3 and k-4. */
+static INLINE void gf16_reduce(plane r[4], plane c[7])
+{
+#pragma GCC unroll 8
+    for (int k = 6; k >= 4; k--) {
+        c[k - 3] ^= c[k];
+        c[k - 4] ^= c[k];
+    }
+    memcpy(r, c, 4 * sizeof *r);
+}
+
+static INLINE void gf16_mul(plane r[4], const plane a[4], const plane b[4])
+{
+    plane c[7] = {0};
+#pragma GCC unroll 8
+    for (int i = 0; i < 4; i++)
+#pragma GCC unroll 8
+        for (int j = 0; j < 4; j++)
+            c[i + j] ^= a[i] & b[j];
+    gf16_reduce(r, c);
+}
+
+/* a times the public constant k (masks fold away, as in affine). */
+static INLINE void gf16_mul_const(plane r[4], const plane a[4], unsigned k)
+{
+    plane c[7] = {0};
+#pragma GCC unroll 8
+    for (int i = 0; i < 4; i++)
+#pragma GCC unroll 8
+        for (int j = 0; j < 4; j++)
+            c[i + j] ^= a[i] & ((plane)0 - ((k >> j) & 1));
+    gf16_reduce(r, c);
+}
+
+/* Squaring is linear in characteristic 2: the coefficients just spread out. */
+static INLINE void gf16_sqr(plane r[4], const plane a[4])
+{
+    plane c[7] = {a[0], 0, a[1], 0, a[2], 0, a[3]};
+    gf16_reduce(r, c);
+}
+
+/* a^-1 in GF(2^4) (0 -> 0), its algebraic normal form as
+ * scripts/gen-sm4-tower prints it (a, b, c, d: bits 0-3 of the input):
+ * ten ANDs and 23 XORs, where a^14 by products took twice the operations. */
+static INLINE void gf16_inv(plane r[4], const plane x[4])
+{
+    const plane a = x[0], b = x[1], c = x[2], d = x[3];
+    const plane ab = a & b, ac = a & c, ad = a & d, bc = b & c, bd = b & d, cd = c & d;
+    const plane bcd = bc & d;
+    r[0] = a ^ b ^ c ^ ac ^ bc ^ (ab & c) ^ d ^ bcd;
+    r[1] = ab ^ ac ^ bc ^ d ^ bd ^ (ab & d);
+    r[2] = ab ^ c ^ ac ^ d ^ ad ^ (ac & d);
+    r[3] = b ^ c ^ d ^ ad ^ bd ^ cd ^ bcd;
 }
 
 /* The S-box on all 64 bytes of p. */
 static void sbox_planes(plane p[8])
 {
-    plane t[8];
-    affine(t, p);
-    gf_inv(p, t);
-    affine(t, p);
-    memcpy(p, t, sizeof t);
+    plane u[8], v[8], d[4], t[4], e[4];
+    affine(u, p, sm4_tower_in, SM4_TOWER_IN_CONST);
+    const plane *al = u, *ah = u + 4;
+    /* d = lambda·ah^2 + ah·al + al^2 */
+    gf16_sqr(t, ah);
+    gf16_mul_const(d, t, SM4_TOWER_LAMBDA);
+    gf16_mul(t, ah, al);
+    for (int i = 0; i < 4; i++)
+        d[i] ^= t[i];
+    gf16_sqr(t, al);
+    for (int i = 0; i < 4; i++)
+        d[i] ^= t[i];
+    gf16_inv(e, d); /* 0 -> 0, as the S-box needs */
+    /* (ah·e)·y + (ah + al)·e */
+    gf16_mul(v + 4, ah, e);
+    for (int i = 0; i < 4; i++)
+        t[i] = ah[i] ^ al[i];
+    gf16_mul(v, t, e);
+    affine(p, v, sm4_tower_out, SM4_TOWER_OUT_CONST);
 }
 
 /* ---- bitslicing -------------------------------------------------------- */
@@ -181,15 +211,51 @@ static void planes_to_words(uint32_t w[LANES], const plane p[8])
     }
 }
 
+/* Byte j of w at bits 16 j .. 16 j + 7: bit b of byte j is then position
+ * 16 j + b, which is lane 0's byte j of plane b shifted left by b. */
+static uint64_t spread_bytes16(uint32_t w)
+{
+    uint64_t t = w;
+    t = (t | (t << 16)) & 0x0000FFFF0000FFFFull;
+    return (t | (t << 8)) & 0x00FF00FF00FF00FFull;
+}
+
+#define LANE0 0x0001000100010001ull /* lane 0's position in each byte j */
+
+/* Words w[0..n-1] in lanes 0..n-1 (n <= LANES), every other lane 0: what
+ * words_to_planes makes of them, a word at a time, which costs less than
+ * its transposition for up to LANES_FEW words (key setup's tau, one CBC
+ * chain's block, the keys of a multi-key call). */
+#define LANES_FEW 8
+static void words_to_planes_few(plane p[8], const uint32_t *w, size_t n)
+{
+    memset(p, 0, 8 * sizeof *p);
+    for (size_t k = 0; k < n; k++) {
+        const uint64_t s = spread_bytes16(w[k]);
+        for (unsigned b = 0; b < 8; b++)
+            p[b] |= ((s >> b) & LANE0) << k;
+    }
+}
+
+/* Lane k's word of p (planes_to_words' w[k]). */
+static uint32_t planes_to_word(const plane p[8], unsigned k)
+{
+    uint64_t s = 0;
+    for (unsigned b = 0; b < 8; b++)
+        s |= ((p[b] >> k) & LANE0) << b;
+    s = (s | (s >> 8)) & 0x0000FFFF0000FFFFull;
+    return (uint32_t)(s | (s >> 16));
+}
+
 /* The same round key in every lane: plane b, byte j is all ones where bit b
- * of byte j of rk is set. */
+ * of byte j of rk is set (a subtraction, not a product, spreads lane 0's
+ * bit over the 16 lanes: some cores multiply in data-dependent time). */
 static void broadcast_planes(plane p[8], uint32_t rk)
 {
+    const uint64_t s = spread_bytes16(rk);
     for (unsigned b = 0; b < 8; b++) {
-        plane acc = 0;
-        for (unsigned j = 0; j < 4; j++)
-            acc |= ((plane)0 - ((rk >> (8 * j + b)) & 1)) & ((plane)0xffff << (16 * j));
-        p[b] = acc;
+        const uint64_t m = (s >> b) & LANE0;
+        p[b] = (m << 16) - m;
     }
 }
 
@@ -242,14 +308,24 @@ static void crypt_batch(const plane rkp[32][8], const uint8_t *in, uint8_t *out,
 {
     plane x[4][8];
     uint32_t w[LANES];
+    /* a few blocks (one CBC chain's, a short message's): a lane at a time
+     * costs less than the whole transposition (LANES_FEW) */
+    const int few = n <= LANES_FEW;
     for (unsigned i = 0; i < 4; i++) {
         for (size_t k = 0; k < LANES; k++)
             w[k] = k < n ? load_be32(in + 16 * k + 4 * i) : 0;
-        words_to_planes(x[i], w);
+        if (few)
+            words_to_planes_few(x[i], w, n);
+        else
+            words_to_planes(x[i], w);
     }
     rounds_planes(x, rkp, dec);
     for (unsigned i = 0; i < 4; i++) {
-        planes_to_words(w, x[3 - i]);
+        if (few)
+            for (size_t k = 0; k < n; k++)
+                w[k] = planes_to_word(x[3 - i], (unsigned)k);
+        else
+            planes_to_words(w, x[3 - i]);
         for (size_t k = 0; k < n; k++)
             store_be32(out + 16 * k + 4 * i, w[k]);
     }
@@ -257,12 +333,17 @@ static void crypt_batch(const plane rkp[32][8], const uint8_t *in, uint8_t *out,
     kuai_wipe(w, sizeof w);
 }
 
+static void round_key_planes(plane rkp[32][8], const sm4_sched *s)
+{
+    for (unsigned r = 0; r < 32; r++)
+        broadcast_planes(rkp[r], s->rk[r]);
+}
+
 static void crypt_blocks(const sm4_sched *s, const uint8_t *in, uint8_t *out, size_t nblocks,
                          int dec)
 {
     plane rkp[32][8];
-    for (unsigned r = 0; r < 32; r++)
-        broadcast_planes(rkp[r], s->rk[r]);
+    round_key_planes(rkp, s);
     while (nblocks) {
         size_t n = nblocks < LANES ? nblocks : LANES;
         crypt_batch((const plane(*)[8])rkp, in, out, n, dec);
@@ -275,40 +356,57 @@ static void crypt_blocks(const sm4_sched *s, const uint8_t *in, uint8_t *out, si
 
 /* ---- key schedule ------------------------------------------------------- */
 
-/* tau, the S-box on each byte of one word (the bitsliced S-box, 15 of its
- * 16 lanes idle: key setup is not the hot path). */
-static uint32_t tau_word(uint32_t a)
+/*
+ * The key schedule (standard, 7.3), written once for two ways of taking
+ * tau, the S-box on each byte of a word. rk(i) = K(i+4) = K(i) ^ T'(K(i+1) ^
+ * K(i+2) ^ K(i+3) ^ CK(i)), T' = L'(tau), L'(B) = B ^ (B <<< 13) ^ (B <<<
+ * 23); the four K slots rotate as the X slots of the rounds do. tau NULL
+ * (a constant at each call): the schedules of n <= SM4_REF_KS_LANES keys
+ * side by side, key j's words in lane j of one bitsliced S-box a round for
+ * all of them, as cheap as for one key; else one key through tau.
+ */
+#define SM4_REF_KS_LANES 4 /* expand4's */
+
+static INLINE void schedule(sm4_sched *const *s, const uint8_t *const *key, size_t n,
+                            uint32_t (*tau)(uint32_t))
 {
-    uint32_t w[LANES] = {a};
+    uint32_t k[SM4_REF_KS_LANES][4], a[SM4_REF_KS_LANES];
     plane p[8];
-    words_to_planes(p, w);
-    sbox_planes(p);
-    planes_to_words(w, p);
-    uint32_t r = w[0];
-    kuai_wipe(p, sizeof p);
-    kuai_wipe(w, sizeof w);
-    return r;
+    for (size_t j = 0; j < n; j++)
+        for (unsigned i = 0; i < 4; i++)
+            k[j][i] = load_be32(key[j] + 4 * i) ^ sm4_fk[i];
+    for (unsigned i = 0; i < 32; i++) {
+        for (size_t j = 0; j < n; j++)
+            a[j] = k[j][(i + 1) & 3] ^ k[j][(i + 2) & 3] ^ k[j][(i + 3) & 3] ^ sm4_ck(i);
+        if (!tau) {
+            words_to_planes_few(p, a, n);
+            sbox_planes(p);
+        }
+        for (size_t j = 0; j < n; j++) {
+            const uint32_t b = tau ? tau(a[j]) : planes_to_word(p, (unsigned)j);
+            k[j][i & 3] ^= b ^ rotl32(b, 13) ^ rotl32(b, 23);
+            s[j]->rk[i] = k[j][i & 3];
+        }
+    }
+    kuai_wipe(k, sizeof k);
+    kuai_wipe(a, sizeof a);
+    if (!tau)
+        kuai_wipe(p, sizeof p);
+}
+
+static void expand_lanes(sm4_sched *const *s, const uint8_t *const *key, size_t n)
+{
+    schedule(s, key, n, NULL);
 }
 
 void sm4_expand_raw(sm4_sched *s, const uint8_t key[16])
 {
-    sm4_expand_with(s, key, tau_word);
+    expand_lanes(&s, &key, 1);
 }
 
 void sm4_expand_with(sm4_sched *s, const uint8_t key[16], uint32_t (*tau)(uint32_t))
 {
-    uint32_t k[4];
-    for (unsigned i = 0; i < 4; i++)
-        k[i] = load_be32(key + 4 * i) ^ sm4_fk[i];
-    /* rk(i) = K(i+4) = K(i) ^ T'(K(i+1) ^ K(i+2) ^ K(i+3) ^ CK(i)), with
-     * T' = L'(tau), L'(B) = B ^ (B <<< 13) ^ (B <<< 23); the four K slots
-     * rotate as the X slots of the rounds do. */
-    for (unsigned i = 0; i < 32; i++) {
-        uint32_t b = tau(k[(i + 1) & 3] ^ k[(i + 2) & 3] ^ k[(i + 3) & 3] ^ sm4_ck(i));
-        k[i & 3] ^= b ^ rotl32(b, 13) ^ rotl32(b, 23);
-        s->rk[i] = k[i & 3];
-    }
-    kuai_wipe(k, sizeof k);
+    schedule(&s, &key, 1, tau);
 }
 
 /* ---- backend table ----------------------------------------------------- */
@@ -323,6 +421,22 @@ static void sm4_ref_expand(kuai_key *k, const uint8_t *key)
     sm4_expand_raw(sm4_sched_of(k), key);
 }
 
+/* kuai_key_init_multi: two and four keys in one pass (expand_lanes) */
+static void sm4_ref_expand2(kuai_key *k0, kuai_key *k1, const uint8_t *key0, const uint8_t *key1)
+{
+    sm4_sched *s[2] = {sm4_sched_of(k0), sm4_sched_of(k1)};
+    const uint8_t *key[2] = {key0, key1};
+    expand_lanes(s, key, 2);
+}
+
+static void sm4_ref_expand4(kuai_key *const k[4], const uint8_t *const key[4])
+{
+    sm4_sched *s[4];
+    for (int j = 0; j < 4; j++)
+        s[j] = sm4_sched_of(k[j]);
+    expand_lanes(s, key, 4);
+}
+
 static void sm4_ref_enc_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
 {
     crypt_blocks(sm4_sched_const(k), in, out, nblocks, 0);
@@ -333,6 +447,28 @@ static void sm4_ref_dec_blocks(const kuai_key *k, const uint8_t *in, uint8_t *ou
     crypt_blocks(sm4_sched_const(k), in, out, nblocks, 1);
 }
 
+/* CBC encryption: the round keys' planes made once for the call (not once
+ * a block, as enc_blocks a block at a time would), then a block a pass, the
+ * chain XORed in before it. in == out allowed: each block is read before
+ * its ciphertext is written. */
+static void sm4_ref_cbc_enc_blocks(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                                   size_t nblocks)
+{
+    plane rkp[32][8];
+    uint8_t b[16];
+    round_key_planes(rkp, sm4_sched_const(k));
+    const uint8_t *chain = iv;
+    for (size_t i = 0; i < nblocks; i++) {
+        for (unsigned j = 0; j < 16; j++)
+            b[j] = in[16 * i + j] ^ chain[j];
+        crypt_batch((const plane(*)[8])rkp, b, out + 16 * i, 1, 0);
+        chain = out + 16 * i;
+    }
+    memcpy(iv, chain, 16);
+    kuai_wipe(rkp, sizeof rkp);
+    kuai_wipe(b, sizeof b);
+}
+
 /*
  * Multi-key: the lane format is the 32 round keys bitsliced with lane k's
  * key in lane k, the same transposition as the data. kuai_mk's bytes are
@@ -340,6 +476,7 @@ static void sm4_ref_dec_blocks(const kuai_key *k, const uint8_t *in, uint8_t *ou
  */
 #define SM4_REF_MK_LANES 8
 _Static_assert(32 * 8 * sizeof(plane) <= KUAI_MK_BYTES, "SM4 lane keys must fit in kuai_mk");
+_Static_assert(SM4_REF_MK_LANES <= LANES_FEW, "mk_setup takes the keys a lane at a time");
 
 static void sm4_ref_mk_setup(kuai_mk *m, const kuai_key *const *keys, size_t n)
 {
@@ -348,7 +485,7 @@ static void sm4_ref_mk_setup(kuai_mk *m, const kuai_key *const *keys, size_t n)
     for (unsigned r = 0; r < 32; r++) {
         for (size_t k = 0; k < LANES; k++)
             w[k] = k < n ? sm4_sched_const(keys[k])->rk[r] : 0;
-        words_to_planes(rkp[r], w);
+        words_to_planes_few(rkp[r], w, n);
     }
     memcpy(m->b, rkp, sizeof rkp);
     kuai_wipe(rkp, sizeof rkp);
@@ -381,9 +518,12 @@ const kuai_impl sm4_ref = {
     .priority = 0,
     .available = sm4_ref_available,
     .expand = sm4_ref_expand,
+    .expand2 = sm4_ref_expand2,
+    .expand4 = sm4_ref_expand4,
     .sched_bytes = SM4_SCHED_BYTES,
     .enc_blocks = sm4_ref_enc_blocks,
     .dec_blocks = sm4_ref_dec_blocks,
+    .cbc_enc_blocks = sm4_ref_cbc_enc_blocks,
     .ctr_blocks = NULL,
     .mk_lanes = SM4_REF_MK_LANES,
     .mk_setup = sm4_ref_mk_setup,

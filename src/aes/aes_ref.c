@@ -243,11 +243,44 @@ typedef struct aes_ref_keys {
     plane rk[AES_MAX_ROUNDS + 1][8];
 } aes_ref_keys;
 
+/* Bit i of v (i = 0..15) at bit 4 i. */
+static INLINE uint64_t spread16_by4(uint64_t v)
+{
+    v = (v | (v << 24)) & 0x000000FF000000FFull;
+    v = (v | (v << 12)) & 0x000F000F000F000Full;
+    v = (v | (v << 6)) & 0x0303030303030303ull;
+    return (v | (v << 3)) & 0x1111111111111111ull;
+}
+
+/* One round key in every lane: to_planes of four copies of rk, a third of
+ * its work. Byte 4 c + r goes to bit 16 r + 4 c + k (Layout), so bit b of
+ * the bytes in the order 4 r + c is one 16-bit word per plane (two 8x8
+ * transposes), spread to every fourth bit and copied into the 4 lanes. */
+static void key_to_planes1(plane q[8], const uint8_t rk[16])
+{
+    uint64_t a = 0, c = 0;
+    for (unsigned j = 0; j < 8; j++) {
+        /* byte j of a: row j / 4, column j % 4; c: rows 2 and 3 */
+        a |= (uint64_t)rk[4 * (j % 4) + j / 4] << (8 * j);
+        c |= (uint64_t)rk[4 * (j % 4) + j / 4 + 2] << (8 * j);
+    }
+    a = kuai_transpose8x8(a);
+    c = kuai_transpose8x8(c);
+    for (unsigned b = 0; b < 8; b++) {
+        const uint64_t x = spread16_by4(((a >> (8 * b)) & 0xff) | ((c >> (8 * b)) & 0xff) << 8);
+        q[b] = (x << 4) - x; /* x * 15: bit 4 i into lanes 0..3 */
+    }
+}
+
 static void keys_to_planes(aes_ref_keys *kp, const aes_sched *const *s, size_t n)
 {
     uint8_t blk[16 * LANES];
     kp->nr = s[0]->nr;
     for (unsigned r = 0; r <= kp->nr; r++) {
+        if (n == 1) {
+            key_to_planes1(kp->rk[r], s[0]->rk[r]);
+            continue;
+        }
         for (size_t k = 0; k < LANES; k++)
             memcpy(blk + 16 * k, s[k < n ? k : 0]->rk[r], 16);
         to_planes(kp->rk[r], blk);
@@ -262,7 +295,7 @@ static INLINE void add_round_key(plane q[8], const plane rk[8])
         q[b] ^= rk[b];
 }
 
-static void encrypt_planes(const aes_ref_keys *kp, plane q[8])
+static INLINE void encrypt_planes(const aes_ref_keys *kp, plane q[8])
 {
     unsigned nr = kp->nr;
     add_round_key(q, kp->rk[0]);
@@ -278,7 +311,7 @@ static void encrypt_planes(const aes_ref_keys *kp, plane q[8])
 
 /* The inverse cipher of FIPS-197 section 5.3 with the encryption round keys
  * (bitsliced, InvMixColumns costs the same wherever it sits). */
-static void decrypt_planes(const aes_ref_keys *kp, plane q[8])
+static INLINE void decrypt_planes(const aes_ref_keys *kp, plane q[8])
 {
     unsigned nr = kp->nr;
     add_round_key(q, kp->rk[nr]);
@@ -347,6 +380,30 @@ static void aes_ref_dec_blocks(const kuai_key *k, const uint8_t *in, uint8_t *ou
     crypt_blocks(k, in, out, nblocks, 1);
 }
 
+/* CBC encryption: the round keys go into planes once per call (not once
+ * per block, as enc_blocks a block at a time would: for AES-128 about as
+ * much work as the block's rounds), then a block a pass, the chain XORed
+ * in before it. in == out allowed: each block is read before its
+ * ciphertext is written. */
+static void aes_ref_cbc_enc_blocks(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                                   size_t nblocks)
+{
+    aes_ref_keys kp;
+    uint8_t b[16];
+    const aes_sched *s = aes_sched_const(k);
+    keys_to_planes(&kp, &s, 1);
+    const uint8_t *chain = iv;
+    for (size_t i = 0; i < nblocks; i++) {
+        for (unsigned j = 0; j < 16; j++)
+            b[j] = in[16 * i + j] ^ chain[j];
+        crypt_batch(&kp, b, out + 16 * i, 1, 0);
+        chain = out + 16 * i;
+    }
+    memcpy(iv, chain, 16);
+    kuai_wipe(&kp, sizeof kp);
+    kuai_wipe(b, sizeof b);
+}
+
 /* Multi-key: lane k of the bitsliced round keys holds keys[k]'s round keys
  * (multi.c has checked that all keys are of one cipher, so one nr). The
  * bytes are copied in and out of kuai_mk, so no alignment question. */
@@ -392,6 +449,7 @@ const kuai_impl aes_ref = {
     .sched_bytes = AES_SCHED_BYTES,
     .enc_blocks = aes_ref_enc_blocks,
     .dec_blocks = aes_ref_dec_blocks,
+    .cbc_enc_blocks = aes_ref_cbc_enc_blocks,
     .ctr_blocks = NULL,
     .mk_lanes = LANES,
     .mk_setup = aes_ref_mk_setup,

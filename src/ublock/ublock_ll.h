@@ -1174,7 +1174,10 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
         return;
     }
 #ifdef UL_Y
-    if (keys[0]->nbytes == 16 && UL_YNB3(nb)) {
+    /* 2 blocks' encryption on xmm where ymm is split: the ymm pair's one
+     * vector waits on a round's µops there, two xmm vectors on its depth
+     * (Zen 1: 240 -> 205 cycles; docs/performance.md) */
+    if (keys[0]->nbytes == 16 && UL_YNB3(nb) && (nb != 2 || UL_YFULL || !enc)) {
         const v256 *ky[UL_G128];
         for (int j = 0; j < (mk ? nb : 1); j++)
             ky[j] = (const v256 *)(const void *)kf[j];

@@ -476,7 +476,8 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
     (void)yk; /* read on ymm only (UL_Y) */
     const v128 qv = v128_load(ublock_llk_p[0][0]);
 #ifdef UL_Y
-    if (bs == 16 && UL_YNB(nb)) {
+    /* one key's 2 blocks on xmm where ymm is split (yk 0), as groupp's */
+    if (bs == 16 && UL_YNB(nb) && (nb == 4 || yk || mk)) {
 #ifdef UL_Z
         if (nb == 4) {
             if (mk)

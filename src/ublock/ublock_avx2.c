@@ -27,10 +27,16 @@ static void ublock_expand_nib_avx2(ublock_sched *s, kuai_cipher c, const uint8_t
     ub_expand_nib_any(s, c, key);
 }
 #define UB_KEY_SETUP ublock_expand_nib_avx2
-/* two keys side by side, one per ymm lane (kuai_key_init_multi) */
+/* two keys side by side (kuai_key_init_multi): one per ymm lane, or two
+ * xmm schedules where ymm is split (ublock_avx2_keys4.c; not uBlock-256/256,
+ * whose two xmm states spill: Zen 1, two keys 295 -> 322 cycles) */
 static void ublock_expand_nib2_avx2(ublock_sched *s0, ublock_sched *s1, kuai_cipher c,
                                     const uint8_t *key0, const uint8_t *key1)
 {
+    if (kuai_cpu_ymm_split() && c != KUAI_UBLOCK_256_256) {
+        ublock_avx2_expand2x(s0, s1, c, key0, key1);
+        return;
+    }
     ub_expand_nib2_any(s0, s1, c, key0, key1);
 }
 #define UB_KEY_SETUP2 ublock_expand_nib2_avx2

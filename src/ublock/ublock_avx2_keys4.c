@@ -6,9 +6,10 @@
  * each state's chain bounds its pair alone, and the second fills the ports
  * the first leaves idle (llvm-mca's Zen 3 model: 0.75-0.76 of two pairs one
  * after the other, uBlock-128/128 and 128/256; docs/performance.md). Where
- * ymm is split in two (Zen 1) the loop measured slower than the pairs,
- * which run there through the backend's own expand2, and so do
- * uBlock-256/256's keys everywhere: its two states' round keys (four
+ * ymm is split in two (Zen 1) the loop measured slower than two pairs one
+ * after the other, which run there instead (each pair of uBlock-128 keys
+ * as two xmm schedules, below), and so do uBlock-256/256's keys
+ * everywhere (the backend's own expand2): its two states' round keys (four
  * rows a round each) and constants spill out of 16 ymm registers, and the
  * model gave the loop no gain over the pairs (26.1 against 2 x 12.6).
  *
@@ -21,6 +22,10 @@
  * Zen 1 the short uBlock rows moved by 5-12% with the code's layout when
  * this loop sat in ublock_avx2.c (the twenty-ninth session,
  * docs/performance.md). Compiled with -mavx2.
+ *
+ * Where ymm is split, a pair of uBlock-128 keys runs here too, as two xmm
+ * schedules side by side (ublock_avx2_expand2x, over v128x2): the
+ * backend's expand2 calls it there, and expand4 for both pairs.
  */
 #include "ublock.h"
 
@@ -30,53 +35,75 @@
 #include "../simd/sse.h"
 #include "ublock_expand_nib.h" /* ublock_ks.h, UB_YPUT */
 
-/* Two ymm registers as one vector: the ops the key schedule and its
- * stores use (src/simd/vocab.h's names), each on both. */
-typedef struct v256x2 {
-    __m256i a, b;
-} v256x2;
-
-#define Y2_INLINE static inline __attribute__((always_inline))
-#define Y2_OP2(op)                                                                                 \
-    Y2_INLINE v256x2 v256x2_##op(v256x2 x, v256x2 y)                                               \
+/* Two registers of vocabulary B (v256 or v128) as one vector P: the ops
+ * the key schedule and its stores use (src/simd/vocab.h's names), each on
+ * both. row16: a 16-byte row in every lane of both, one load. */
+#define KS_PAIR_INLINE static inline __attribute__((always_inline))
+#define KS_PAIR_OP2(P, B, op)                                                                      \
+    KS_PAIR_INLINE P P##_##op(P x, P y)                                                            \
     {                                                                                              \
-        return (v256x2){v256_##op(x.a, y.a), v256_##op(x.b, y.b)};                                 \
+        return (P){B##_##op(x.a, y.a), B##_##op(x.b, y.b)};                                        \
     }
-Y2_OP2(xor)
-Y2_OP2(or)
-Y2_OP2(shuf8)
-Y2_OP2(shuf8z)
-Y2_OP2(blend64)
-Y2_INLINE v256x2 v256x2_xor3(v256x2 x, v256x2 y, v256x2 z)
-{
-    return (v256x2){v256_xor3(x.a, y.a, z.a), v256_xor3(x.b, y.b, z.b)};
-}
-Y2_INLINE v256x2 v256x2_swap64(v256x2 x)
-{
-    return (v256x2){v256_swap64(x.a), v256_swap64(x.b)};
-}
-Y2_INLINE v256x2 v256x2_sll64(v256x2 x, int n)
-{
-    return (v256x2){v256_sll64(x.a, n), v256_sll64(x.b, n)};
-}
-Y2_INLINE v256x2 v256x2_zero(void)
-{
-    return (v256x2){v256_zero(), v256_zero()};
-}
-Y2_INLINE v256x2 v256x2_set1_8(int c)
-{
-    return (v256x2){v256_set1_8(c), v256_set1_8(c)};
-}
-/* a 16-byte row in every lane of both: one load, one register */
-Y2_INLINE v256x2 v256x2_row16(const uint8_t *p)
-{
-    const __m256i r = v256_row16(p);
-    return (v256x2){r, r};
-}
+#define KS_PAIR_VOCAB(P, B, T, ROW16)                                                              \
+    typedef struct P {                                                                             \
+        T a, b;                                                                                    \
+    } P;                                                                                           \
+    KS_PAIR_OP2(P, B, xor)                                                                         \
+    KS_PAIR_OP2(P, B, or)                                                                          \
+    KS_PAIR_OP2(P, B, shuf8)                                                                       \
+    KS_PAIR_OP2(P, B, shuf8z)                                                                      \
+    KS_PAIR_OP2(P, B, blend64)                                                                     \
+    KS_PAIR_INLINE P P##_xor3(P x, P y, P z)                                                       \
+    {                                                                                              \
+        return (P){B##_xor3(x.a, y.a, z.a), B##_xor3(x.b, y.b, z.b)};                              \
+    }                                                                                              \
+    KS_PAIR_INLINE P P##_swap64(P x)                                                               \
+    {                                                                                              \
+        return (P){B##_swap64(x.a), B##_swap64(x.b)};                                              \
+    }                                                                                              \
+    KS_PAIR_INLINE P P##_sll64(P x, int n)                                                         \
+    {                                                                                              \
+        return (P){B##_sll64(x.a, n), B##_sll64(x.b, n)};                                          \
+    }                                                                                              \
+    KS_PAIR_INLINE P P##_zero(void)                                                                \
+    {                                                                                              \
+        return (P){B##_zero(), B##_zero()};                                                        \
+    }                                                                                              \
+    KS_PAIR_INLINE P P##_set1_8(int c)                                                             \
+    {                                                                                              \
+        return (P){B##_set1_8(c), B##_set1_8(c)};                                                  \
+    }                                                                                              \
+    KS_PAIR_INLINE P P##_row16(const uint8_t *p)                                                   \
+    {                                                                                              \
+        const T r = ROW16(p);                                                                      \
+        return (P){r, r};                                                                          \
+    }
+
+KS_PAIR_VOCAB(v256x2, v256, __m256i, v256_row16)
 #define v256x2_has_xor3 v256_has_xor3
+/* two xmm schedules side by side (ub_expand_nib_x2) */
+KS_PAIR_VOCAB(v128x2, v128, v128, v128_load)
+#define v128x2_has_xor3 v128_has_xor3
 
 /* keys 0, 1 in the first ymm state's lanes, 2, 3 in the second's */
 UB_KS_STATE(ub_ksy2, v256x2);
+
+/* y (a pair state) from the states p (its registers' .a) and q (.b) */
+#define UB_KS_PAIR_INIT(y, P, p, q)                                                                \
+    do {                                                                                           \
+        (y)->k0 = (P){(p).k0, (q).k0};                                                             \
+        (y)->k1 = (P){(p).k1, (q).k1};                                                             \
+        (y)->k2 = (P){(p).k2, (q).k2};                                                             \
+        (y)->k3 = (P){(p).k3, (q).k3};                                                             \
+        (y)->kx = (P){(p).kx, (q).kx};                                                             \
+        (y)->sbox = (P){(p).sbox, (q).sbox};                                                       \
+        (y)->tk = (P){(p).tk, (q).tk};                                                             \
+        (y)->pk0 = (P){(p).pk0, (q).pk0};                                                          \
+        (y)->pk1 = (P){(p).pk1, (q).pk1};                                                          \
+        (y)->lo80 = (P){(p).lo80, (q).lo80};                                                       \
+        (y)->t = (p).t;                                                                            \
+        (y)->rounds = (p).rounds;                                                                  \
+    } while (0)
 
 static inline __attribute__((always_inline)) void ub_ksy2_init(ub_ksy2 *y, kuai_cipher c,
                                                                const uint8_t *const key[4])
@@ -84,20 +111,7 @@ static inline __attribute__((always_inline)) void ub_ksy2_init(ub_ksy2 *y, kuai_
     ub_ksy p, q;
     ub_ksy_init(&p, c, key[0], key[1], 0);
     ub_ksy_init(&q, c, key[2], key[3], 0);
-#define UB_KSY2(f) y->f = (v256x2){p.f, q.f}
-    UB_KSY2(k0);
-    UB_KSY2(k1);
-    UB_KSY2(k2);
-    UB_KSY2(k3);
-    UB_KSY2(kx);
-    UB_KSY2(sbox);
-    UB_KSY2(tk);
-    UB_KSY2(pk0);
-    UB_KSY2(pk1);
-    UB_KSY2(lo80);
-#undef UB_KSY2
-    y->t = p.t;
-    y->rounds = p.rounds;
+    UB_KS_PAIR_INIT(y, v256x2, p, q);
 }
 
 #define UBK_S ub_ksy2
@@ -130,18 +144,92 @@ static inline __attribute__((always_inline)) void ub_ksy2_init(ub_ksy2 *y, kuai_
     } while (0)
 #include "ublock_expand_nib_w.h"
 
+/*
+ * Where ymm is split (Zen 1) a ymm pair of schedules costs what two xmm
+ * schedules do, and its stores of lane 1 take an extract each: two xmm
+ * schedules side by side instead (ub_ksx2: key 0 in .a, key 1 in .b), the
+ * same steps and body. Zen 1, kuai_key_init_multi of 4 keys: see
+ * docs/performance.md (thirty-second session).
+ */
+UB_KS_STATE(ub_ksx2, v128x2);
+
+#define UBK_S ub_ksx2
+#define UBK_T v128x2
+#define UBK_OP(op) KUAI_V(v128x2, op)
+#define UBK_ROW(t, r) v128x2_row16(ublock_ks_rc[t][r])
+#define UBK_ROWF(t, r) v128x2_row16(ub_ks_rcf[t][r])
+#define UBK_ROW128F(t, r) v128x2_row16(ub_ks_rc128f[t][r])
+#define UBK_STEP ub_ksx2_step
+#define UBK_STEPF ub_ksx2_stepf
+#define UBK_FRAMES ub_ksx2_frames
+#define UBK_STEP128F ub_ksx2_step128f
+#define UBK_FRAMES128 ub_ksx2_frames128
+#define UBK_FRAMES_ANY ub_ksx2_frames_any
+#define UBK_STEP_ANY ub_ksx2_step_any
+#include "ublock_ks_step.h"
+
+/* s[j]'s forms from .a (j = 0) and .b (j = 1) */
+#define UBE_FN ub_expand_nib_x2
+#define UBE_S ub_ksx2
+#define UBE_T v128x2
+#define UBE_OP(op) KUAI_V(v128x2, op)
+#define UBE_ROW(p) v128x2_row16(p)
+#define UBE_N 2
+#define UBE_PUT(p, off, x, y)                                                                      \
+    do {                                                                                           \
+        const v128x2 putx_x_ = (x), putx_y_ = (y);                                                 \
+        v128_storeu((p)[0] + (off), putx_x_.a);                                                    \
+        v128_storeu((p)[0] + (off) + 16, putx_y_.a);                                               \
+        v128_storeu((p)[1] + (off), putx_x_.b);                                                    \
+        v128_storeu((p)[1] + (off) + 16, putx_y_.b);                                               \
+    } while (0)
+#include "ublock_expand_nib_w.h"
+
+static inline __attribute__((always_inline)) void expand_pair_x(ublock_sched *s0, ublock_sched *s1,
+                                                                kuai_cipher c, const uint8_t *key0,
+                                                                const uint8_t *key1)
+{
+    ublock_sched *s[2] = {s0, s1};
+    ub_ks p, q;
+    ub_ksx2 ks;
+    ub_ks_init(&p, c, key0);
+    ub_ks_init(&q, c, key1);
+    UB_KS_PAIR_INIT(&ks, v128x2, p, q);
+    ub_expand_nib_x2(s, &ks);
+}
+
+/* Two keys' setup on xmm (the backend's expand2 where ymm is split): one
+ * loop per member. The caller marks the masks unbuilt. */
+void ublock_avx2_expand2x(ublock_sched *s0, ublock_sched *s1, kuai_cipher c, const uint8_t *key0,
+                          const uint8_t *key1)
+{
+    if (c == KUAI_UBLOCK_128_128)
+        expand_pair_x(s0, s1, KUAI_UBLOCK_128_128, key0, key1);
+    else if (c == KUAI_UBLOCK_128_256)
+        expand_pair_x(s0, s1, KUAI_UBLOCK_128_256, key0, key1);
+    else
+        expand_pair_x(s0, s1, KUAI_UBLOCK_256_256, key0, key1);
+}
+
 void ublock_avx2_expand4(kuai_key *const k[4], const uint8_t *const key[4])
 {
     const kuai_cipher c = (kuai_cipher)k[0]->priv_cipher;
+    ublock_sched *s[4];
+    for (int j = 0; j < 4; j++)
+        s[j] = ublock_sched_of(k[j]);
+    if (kuai_cpu_ymm_split() && c != KUAI_UBLOCK_256_256) {
+        ublock_avx2_expand2x(s[0], s[1], c, key[0], key[1]);
+        ublock_avx2_expand2x(s[2], s[3], c, key[2], key[3]);
+        for (int j = 0; j < 4; j++)
+            __atomic_store_n(&s[j]->masks, UBLOCK_MASKS_NONE, __ATOMIC_RELAXED);
+        return;
+    }
     if (kuai_cpu_ymm_split() || c == KUAI_UBLOCK_256_256) {
         const kuai_impl *impl = k[0]->priv_impl;
         impl->expand2(k[0], k[1], key[0], key[1]);
         impl->expand2(k[2], k[3], key[2], key[3]);
         return;
     }
-    ublock_sched *s[4];
-    for (int j = 0; j < 4; j++)
-        s[j] = ublock_sched_of(k[j]);
     ub_ksy2 ks;
     /* one loop per member: its rows and frames constants */
     if (c == KUAI_UBLOCK_128_128) {

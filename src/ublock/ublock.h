@@ -105,7 +105,8 @@ void ublock_expand_raw(ublock_sched *s, kuai_cipher c, const uint8_t *key);
 void ublock_expand_nib_ssse3(ublock_sched *s, kuai_cipher c, const uint8_t *key);
 /* avx2's four-key setup (ublock_avx2_keys4.c; kuai_key_init_multi) */
 void ublock_avx2_expand4(kuai_key *const k[4], const uint8_t *const key[4]);
-/* avx2's two-key setup on xmm, for cores that split ymm (ublock_avx2_keys4.c) */
+/* avx2's two-key setup on xmm for uBlock-128/128 and 128/256, for cores
+ * that split ymm (ublock_avx2_keys4.c) */
 void ublock_avx2_expand2x(ublock_sched *s0, ublock_sched *s1, kuai_cipher c, const uint8_t *key0,
                           const uint8_t *key1);
 

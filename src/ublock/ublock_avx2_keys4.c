@@ -198,17 +198,16 @@ static inline __attribute__((always_inline)) void expand_pair_x(ublock_sched *s0
     ub_expand_nib_x2(s, &ks);
 }
 
-/* Two keys' setup on xmm (the backend's expand2 where ymm is split): one
- * loop per member. The caller marks the masks unbuilt. */
+/* Two uBlock-128 keys' setup on xmm (the backend's expand2 where ymm is
+ * split; uBlock-256/256 stays on its ymm pair): one loop per member. The
+ * caller marks the masks unbuilt. */
 void ublock_avx2_expand2x(ublock_sched *s0, ublock_sched *s1, kuai_cipher c, const uint8_t *key0,
                           const uint8_t *key1)
 {
     if (c == KUAI_UBLOCK_128_128)
         expand_pair_x(s0, s1, KUAI_UBLOCK_128_128, key0, key1);
-    else if (c == KUAI_UBLOCK_128_256)
-        expand_pair_x(s0, s1, KUAI_UBLOCK_128_256, key0, key1);
     else
-        expand_pair_x(s0, s1, KUAI_UBLOCK_256_256, key0, key1);
+        expand_pair_x(s0, s1, KUAI_UBLOCK_128_256, key0, key1);
 }
 
 void ublock_avx2_expand4(kuai_key *const k[4], const uint8_t *const key[4])

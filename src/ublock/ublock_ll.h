@@ -113,6 +113,22 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
  * timed it: not taken (docs/performance.md). */
 #define UL_SHALLOW(nv) ((nv) == 1)
 
+#ifdef UL_Y
+/* Paths that run on ymm only where the core does 256 bits at once (not
+ * kuai_cpu_ymm_split()): on Zen 1 their xmm forms cost the same or less,
+ * elsewhere ymm halves the vector operations (docs/performance.md). */
+#ifdef UL_Z
+#define UL_YFULL 1 /* every core with AVX-512 does 256 bits at once: no call */
+#else
+#define UL_YFULL (!kuai_cpu_ymm_split())
+#endif
+/* groupp's xmm decryption: 2 blocks reach it only where ymm is split, and
+ * take the shallow inverse round there as the ymm pair's one vector did */
+#define UL_SHALLOW_G(nb) (UL_SHALLOW(nb) || (nb) == 2)
+#else
+#define UL_SHALLOW_G(nb) UL_SHALLOW(nb)
+#endif
+
 /* The rounds on xmm (one block per vector). */
 #define UL_T v128
 #define UL_OP(op) KUAI_V(v128, op)
@@ -176,8 +192,10 @@ UB_KERNEL void UL_FN(enc128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
     }
 }
 
+/* shallow (a constant at each call): the inverse round's shallow form,
+ * UL_SHALLOW(nb) or groupp's choice */
 UB_KERNEL void UL_FN(dec128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
-                             const v128 *const *kc, unsigned rounds, int nb, int mk)
+                             const v128 *const *kc, unsigned rounds, int nb, int mk, int shallow)
 {
     v128 k0[UL_G128], k1[UL_G128];
     for (int j = 0; j < (mk ? nb : 1); j++)
@@ -189,7 +207,7 @@ UB_KERNEL void UL_FN(dec128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
     for (unsigned i = rounds; i-- > 0;) {
         for (int j = 0; j < (mk ? nb : 1); j++)
             UL_FN(kget128)(rk, kc, j, i, &k0[j], &k1[j]);
-        UL_FN(round128_inv)(a, b, k0, k1, i & 7, nb, mk, UL_SHALLOW(nb));
+        UL_FN(round128_inv)(a, b, k0, k1, i & 7, nb, mk, shallow);
     }
 }
 
@@ -225,14 +243,8 @@ UB_KERNEL void UL_FN(dec128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
  * measured 31% slower), except a group of the keys' stored forms where the
  * core does 256 bits at once (UL_YNB3). */
 #define UL_YNB(n) ((n) == 2 || (n) == 4)
-/* Paths that run on ymm only where the core does 256 bits at once (not
- * kuai_cpu_ymm_split()): on Zen 1 their xmm forms cost the same or less,
- * elsewhere ymm halves the vector operations (docs/performance.md). */
-#ifdef UL_Z
-#define UL_YFULL 1 /* every core with AVX-512 does 256 bits at once: no call */
-#else
-#define UL_YFULL (!kuai_cpu_ymm_split())
-#endif
+/* Paths that run on ymm only where the core does 256 bits at once
+ * (UL_YFULL, defined above dec128). */
 /* groupp's 3 blocks on ymm where UL_YFULL: on a 2-core Xeon (Emerald
  * Rapids) ECB of 3 blocks took 285 -> 221 cycles (uBlock-128/128), 420 ->
  * 325 (128/256), the same as 4 (docs/performance.md). */
@@ -1174,10 +1186,11 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
         return;
     }
 #ifdef UL_Y
-    /* 2 blocks' encryption on xmm where ymm is split: the ymm pair's one
-     * vector waits on a round's µops there, two xmm vectors on its depth
-     * (Zen 1: 240 -> 205 cycles; docs/performance.md) */
-    if (keys[0]->nbytes == 16 && UL_YNB3(nb) && (nb != 2 || UL_YFULL || !enc)) {
+    /* 2 blocks on xmm where ymm is split: the ymm pair's one vector waits
+     * on a round's µops there, two xmm vectors on its depth (Zen 1: ECB
+     * of 2 blocks 240 -> 205 cycles, decryption 221 -> 204 with the
+     * shallow inverse round, UL_SHALLOW_G; docs/performance.md) */
+    if (keys[0]->nbytes == 16 && UL_YNB3(nb) && (nb != 2 || UL_YFULL)) {
         const v256 *ky[UL_G128];
         for (int j = 0; j < (mk ? nb : 1); j++)
             ky[j] = (const v256 *)(const void *)kf[j];
@@ -1192,7 +1205,7 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
         if (enc)
             UL_FN(enc128)(a, b, rkf, NULL, rounds, nb, mk);
         else
-            UL_FN(dec128)(a, b, rkf, NULL, rounds, nb, mk);
+            UL_FN(dec128)(a, b, rkf, NULL, rounds, nb, mk, UL_SHALLOW_G(nb));
         for (int j = 0; j < nb; j++)
             v128_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
     } else {

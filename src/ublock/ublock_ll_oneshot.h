@@ -104,7 +104,7 @@ UB_KERNEL void UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs
         if (enc)
             UL_FN(enc128)(a, b, NULL, kcp, rounds, nb, mk);
         else
-            UL_FN(dec128)(a, b, NULL, kcp, rounds, nb, mk);
+            UL_FN(dec128)(a, b, NULL, kcp, rounds, nb, mk, UL_SHALLOW(nb));
         for (int j = 0; j < nb; j++)
             v128_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
     } else {

@@ -1188,7 +1188,7 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
 #ifdef UL_Y
     /* 2 blocks on xmm where ymm is split: the ymm pair's one vector waits
      * on a round's µops there, two xmm vectors on its depth (Zen 1: ECB
-     * of 2 blocks 240 -> 205 cycles, decryption 221 -> 204 with the
+     * of 2 blocks 240 -> 205 cycles, decryption 224 -> 206 with the
      * shallow inverse round, UL_SHALLOW_G; docs/performance.md) */
     if (keys[0]->nbytes == 16 && UL_YNB3(nb) && (nb != 2 || UL_YFULL)) {
         const v256 *ky[UL_G128];

@@ -399,7 +399,7 @@ static void aes_ref_cbc_enc_blocks(const kuai_key *k, uint8_t *iv, const uint8_t
         crypt_batch(&kp, b, out + 16 * i, 1, 0);
         chain = out + 16 * i;
     }
-    memcpy(iv, chain, 16);
+    memmove(iv, chain, 16); /* the IV may be the caller's last output block */
     kuai_wipe(&kp, sizeof kp);
     kuai_wipe(b, sizeof b);
 }

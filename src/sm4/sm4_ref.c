@@ -464,7 +464,7 @@ static void sm4_ref_cbc_enc_blocks(const kuai_key *k, uint8_t *iv, const uint8_t
         crypt_batch((const plane(*)[8])rkp, b, out + 16 * i, 1, 0);
         chain = out + 16 * i;
     }
-    memcpy(iv, chain, 16);
+    memmove(iv, chain, 16); /* the IV may be the caller's last output block */
     kuai_wipe(rkp, sizeof rkp);
     kuai_wipe(b, sizeof b);
 }

@@ -272,10 +272,15 @@ static double batch(call_fn f, int calls)
 static void pair_row(int alternations, const char *what, call_fn paper, const char *const *names,
                      const call_fn *kuai, size_t bytes)
 {
-    double best[5] = {1e30, 1e30, 1e30, 1e30, 1e30};
+    enum { MAX_FORMS = 4 }; /* kuai's forms a row may time */
+    double best[1 + MAX_FORMS] = {1e30, 1e30, 1e30, 1e30, 1e30};
     int nk = 0;
     while (kuai[nk])
         nk++;
+    if (nk > MAX_FORMS) {
+        fprintf(stderr, "paper_peer: %s: more than %d forms\n", what, MAX_FORMS);
+        exit(2);
+    }
     for (int a = 0; a < alternations; a++)
         for (int i = 0; i <= nk; i++) {
             double t = batch(i ? kuai[i - 1] : paper, bytes ? CBC_BATCH : BATCH);

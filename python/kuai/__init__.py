@@ -66,7 +66,8 @@ class Cipher(_kuai.Key):
         kuai.InvalidTag. Its update() returns plaintext before the tag is
         checked: use none of it until finalize() has returned."""
         if isinstance(mode, modes.GCM):
-            return _kuai.gcm_stream(self, False, mode.initialization_vector, mode.tag)
+            return _kuai.gcm_stream(self, False, mode.initialization_vector, mode.tag,
+                                    mode._min_tag_length)
         if not isinstance(mode, modes.Mode):
             raise TypeError("mode must be kuai.modes.ECB(), CBC(iv), CTR(nonce) or GCM(nonce)")
         return _kuai.stream(self, mode._op(False), mode._iv())

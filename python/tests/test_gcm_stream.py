@@ -112,6 +112,20 @@ def test_short_tags_and_ublock():
     d.update(ct)
     with pytest.raises(ValueError):
         d.finalize_with_tag(tag[:3])
+    # finalize_with_tag follows min_tag_length too (cryptography's rule): the
+    # default 16 refuses a truncated tag, a lower one admits it
+    for short in (4, 8, 15):
+        d = kuai.Cipher("sm4", key).decryptor(modes.GCM(nonce))
+        d.update(ct)
+        with pytest.raises(ValueError, match="16 bytes or longer"):
+            d.finalize_with_tag(tag[:short])
+    d = kuai.Cipher("sm4", key).decryptor(modes.GCM(nonce, min_tag_length=8))
+    d.update(ct)
+    with pytest.raises(ValueError, match="8 bytes or longer"):
+        d.finalize_with_tag(tag[:4])
+    d = kuai.Cipher("sm4", key).decryptor(modes.GCM(nonce, min_tag_length=8))
+    assert d.update(ct) == b"hello"
+    d.finalize_with_tag(tag[:8])
     # the same as the one-shot AEAD class, for uBlock too
     for name, k in [("sm4", key), ("aes", bytes(32)), ("ublock-128-128", key),
                     ("ublock-128-256", bytes(32))]:

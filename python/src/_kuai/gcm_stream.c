@@ -14,6 +14,7 @@ typedef struct {
     int enc;
     int started;    /* update called: no more AAD */
     size_t tag_len; /* decryptor: the tag given up front (0: none) */
+    size_t min_tag; /* decryptor: the shortest tag finalize_with_tag takes */
     uint8_t tag[GCM_TAG];
     int have_tag; /* encryptor: finalized, tag[] is the tag */
     kuai_gcm_ctx ctx;
@@ -158,6 +159,11 @@ static PyObject *gcm_py_finalize_with_tag(PyObject *o, PyObject *tagobj)
     PyObject *r = NULL;
     if (tb.len < 4 || tb.len > GCM_TAG) {
         PyErr_Format(PyExc_ValueError, "Authentication tag must be 4 to 16 bytes, not %zd", tb.len);
+    } else if ((size_t)tb.len < g->min_tag) {
+        /* cryptography's rule: GCM(nonce, min_tag_length=...) admits a
+         * shorter tag, here as when given up front */
+        PyErr_Format(PyExc_ValueError, "Authentication tag must be %zu bytes or longer.",
+                     g->min_tag);
     } else {
         r = gcm_final(g, tb.buf, (size_t)tb.len);
     }
@@ -217,13 +223,18 @@ static PyType_Slot gcm_slots[] = {{Py_tp_dealloc, gcm_dealloc},
 PyType_Spec kpy_gcm_spec = {"kuai._kuai.GcmStream", sizeof(GcmObject), 0, Py_TPFLAGS_DEFAULT,
                             gcm_slots};
 
-/* gcm_stream(key, encrypt, nonce, tag_or_None) -> GcmStream */
+/* gcm_stream(key, encrypt, nonce, tag_or_None, min_tag_length=16) -> GcmStream */
 PyObject *kpy_gcm_stream(PyObject *mod, PyObject *args)
 {
     (void)mod;
     PyObject *keyobj, *nonceobj, *tagobj;
     int enc;
-    if (!PyArg_ParseTuple(args, "OpOO:gcm_stream", &keyobj, &enc, &nonceobj, &tagobj)) {
+    Py_ssize_t min_tag = GCM_TAG;
+    if (!PyArg_ParseTuple(args, "OpOO|n:gcm_stream", &keyobj, &enc, &nonceobj, &tagobj, &min_tag)) {
+        return NULL;
+    }
+    if (min_tag < 4 || min_tag > GCM_TAG) {
+        PyErr_SetString(PyExc_ValueError, "min_tag_length must be 4 to 16");
         return NULL;
     }
     if (!kpy_is_key(keyobj)) {
@@ -246,9 +257,12 @@ PyObject *kpy_gcm_stream(PyObject *mod, PyObject *args)
     if (kpy_check_nonce(nb.len) < 0) {
         goto out;
     }
-    if (tb.obj != NULL && (enc || tb.len < 4 || tb.len > GCM_TAG)) {
-        PyErr_SetString(PyExc_ValueError, enc ? "Authentication tag must be None when encrypting."
-                                              : "Authentication tag must be 4 to 16 bytes");
+    if (tb.obj != NULL && enc) {
+        PyErr_SetString(PyExc_ValueError, "Authentication tag must be None when encrypting.");
+        goto out;
+    }
+    if (tb.obj != NULL && (tb.len < min_tag || tb.len > GCM_TAG)) {
+        PyErr_Format(PyExc_ValueError, "Authentication tag must be %zd to 16 bytes", min_tag);
         goto out;
     }
     g = (GcmObject *)kpy_ctx_new(kpy_GcmType, keyobj);
@@ -262,6 +276,7 @@ PyObject *kpy_gcm_stream(PyObject *mod, PyObject *args)
         goto out;
     }
     g->enc = enc;
+    g->min_tag = (size_t)min_tag;
     if (tb.obj != NULL) {
         memcpy(g->tag, tb.buf, (size_t)tb.len);
         g->tag_len = (size_t)tb.len;

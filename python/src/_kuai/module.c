@@ -157,7 +157,7 @@ static PyObject *mod_c_speed(PyObject *mod, PyObject *args)
 static PyMethodDef mod_methods[] = {
     {"stream", kpy_stream, METH_VARARGS, "stream(key, op, iv) -> Stream"},
     {"gcm_stream", kpy_gcm_stream, METH_VARARGS,
-     "gcm_stream(key, encrypt, nonce, tag) -> GcmStream"},
+     "gcm_stream(key, encrypt, nonce, tag, min_tag_length=16) -> GcmStream"},
     {"cbc_multi", kpy_cbc_multi, METH_VARARGS, "cbc_multi(encrypt, keys, ivs, datas) -> list"},
     {"backends", mod_backends, METH_O, "backends(cipher_id) -> list[str], best first"},
     {"_c_speed", mod_c_speed, METH_VARARGS, "_c_speed(key, op, size, iters) -> ns (kuai.bench)"},

@@ -201,6 +201,34 @@ def test_packed_rejects_bad_offsets():
         g.encrypt_packed(bytes(24), bytes(10), array("d", [0, 6, 10]))
 
 
+def test_cbc_decrypt_packed_leaves_nothing_past_the_rows():
+    # The output is sized for the rows before their padding is known; what
+    # lies past the last offset (the last row's padding, the room of rows
+    # that failed or are not IV + whole blocks) must be zeros, never the
+    # decrypted padding or uninitialised memory.
+    k = kuai.Cipher("sm4", KEY)
+    datas = [b"first row", b"", b"x" * 40]
+    offs = array("q", [0])
+    for d in datas:
+        offs.append(offs[-1] + len(d))
+    out, oo = k.cbc_encrypt_packed(bytes(range(48)), b"".join(datas), offs)
+    rows = [bytes(out[oo[i]:oo[i + 1]]) for i in range(3)]
+    rows.insert(1, os.urandom(16 + 24))          # not IV + whole blocks
+    rows.insert(2, rows[0][:-1] + b"\x01")        # padding wrong (almost surely)
+    offs2 = array("q", [0])
+    for r in rows:
+        offs2.append(offs2[-1] + len(r))
+    data = b"".join(rows)
+    for _ in range(3):
+        # freed memory full of 0xAA for the output to land on
+        junk = [b"\xaa" * n for n in range(100, 200)]
+        del junk
+        pt, po, ok = k.cbc_decrypt_packed(data, offs2)
+        assert list(ok) == [1, 0, 0, 1, 1]
+        assert [pt[po[i]:po[i + 1]] for i in (0, 3, 4)] == datas
+        assert pt[po[-1]:] == bytes(len(pt) - po[-1])
+
+
 @pytest.mark.parametrize("cipher", ["sm4", "aes-128", "ublock-128-128", "ublock-256-256"])
 def test_cbc_multi(cipher):
     r = random.Random(2)

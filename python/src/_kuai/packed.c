@@ -295,7 +295,8 @@ PyObject *kpy_gcm_decrypt_packed(PyObject *o, PyObject *args, PyObject *kwds)
  * Row i is written as IV_i || CBC(PKCS#7(data_i)) (the layout of Spark's
  * aes_encrypt in CBC mode) and read back from that form; ivs is n blocks in
  * one buffer. A row that is not IV + whole blocks, or whose padding is not
- * PKCS#7, gets ok[i] = 0 and no bytes (its decrypted bytes are erased).
+ * PKCS#7, gets ok[i] = 0 and no bytes (its decrypted bytes are erased);
+ * out may be longer than out_offsets[n], by zero bytes.
  * One C call for all rows, the GIL released (kuai.spark). */
 static PyObject *cbc_packed(PyObject *o, PyObject *args, int enc)
 {
@@ -386,6 +387,11 @@ static PyObject *cbc_packed(PyObject *o, PyObject *args, int enc)
             }
             bad |= rc != KUAI_OK;
         }
+        /* The output was sized before the padding was known: what lies
+         * past the last row (the room of rows that failed or were not IV +
+         * whole blocks, never written; the last row's padding) is zeroed,
+         * so that no uninitialised memory reaches the caller. */
+        memset(pk.o8 + pos, 0, (size_t)(total - pos));
         memcpy(pk.oo8 + 8 * n, &pos, 8);
         Py_END_ALLOW_THREADS if (bad)
         {

@@ -73,7 +73,13 @@ def _secret(key: Any, password: Any) -> "tuple[bool, Any]":
         return False, memoryview(key).cast("B")
     if isinstance(password, str):
         password = password.encode("utf-8")
-    pw = bytes(password)
+    # bytes(x) would take an int as a count of NUL bytes and a list of ints
+    # as bytes: only text or a bytes-like object is a password.
+    try:
+        pw = bytes(memoryview(password))
+    except TypeError:
+        raise TypeError("password must be a str or a bytes-like object, not "
+                        f"{type(password).__name__}") from None
     # The tool reads a password as a C string (terminal or KUAI_PASSWORD):
     # refuse what it could never be given, so every file opens there too.
     if not pw:

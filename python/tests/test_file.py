@@ -189,6 +189,14 @@ def test_secret_kind_and_sizes(tmp_path):
         kfile.encrypt(io.BytesIO(b""), io.BytesIO(), cipher="sm4")
     with pytest.raises(ValueError, match="empty password"):
         kfile.encrypt(io.BytesIO(b""), io.BytesIO(), password="", cipher="sm4")
+    # a password is text or bytes: an int is not a count of NUL bytes, nor a
+    # list of ints a password
+    for pw in (5, 0, -1, 2**70, [65, 66], 1.5):
+        for call in (lambda: kfile.encrypt(io.BytesIO(b""), io.BytesIO(), password=pw,
+                                           cipher="sm4", scrypt_log2n=10),
+                     lambda: kfile.decrypt(tmp_path / "a.kuai", tmp_path / "o", password=pw)):
+            with pytest.raises(TypeError, match="password must be"):
+                call()
     with pytest.raises(ValueError, match="scrypt_log2n"):
         kfile.encrypt(io.BytesIO(b""), io.BytesIO(), password="x", cipher="sm4", scrypt_log2n=9)
     # "aes" picks the member by the key's length

@@ -4,10 +4,21 @@
 block (16 bytes; 32 for uBlock-256/256), checked when the context is made."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 # Operations of kuai._kuai.stream (src/_kuai/stream.c).
 _ECB_ENC, _ECB_DEC, _CBC_ENC, _CBC_DEC, _CTR = range(5)
+
+
+def _as_bytes(value: Any, name: str) -> bytes:
+    """A copy of a bytes-like value. Not bytes(value): that takes an int as
+    a count of zero bytes (CBC(16) would be an all-zero IV) and a list of
+    ints as bytes."""
+    try:
+        return bytes(memoryview(value))
+    except TypeError:
+        raise TypeError(f"{name} must be bytes (a bytes-like object), not "
+                        f"{type(value).__name__}") from None
 
 
 class Mode:
@@ -34,7 +45,7 @@ class CBC(Mode):
     name = "CBC"
 
     def __init__(self, initialization_vector: bytes) -> None:
-        self._initialization_vector = bytes(initialization_vector)
+        self._initialization_vector = _as_bytes(initialization_vector, "initialization_vector")
 
     @property
     def initialization_vector(self) -> bytes:
@@ -54,7 +65,7 @@ class CTR(Mode):
     name = "CTR"
 
     def __init__(self, nonce: bytes) -> None:
-        self._nonce = bytes(nonce)
+        self._nonce = _as_bytes(nonce, "nonce")
 
     @property
     def nonce(self) -> bytes:
@@ -79,14 +90,14 @@ class GCM(Mode):
 
     def __init__(self, initialization_vector: bytes, tag: Optional[bytes] = None,
                  min_tag_length: int = 16) -> None:
-        self._initialization_vector = bytes(initialization_vector)
+        self._initialization_vector = _as_bytes(initialization_vector, "initialization_vector")
         if not 8 <= len(self._initialization_vector) <= 128:
             raise ValueError("initialization_vector must be between 8 and 128 bytes "
                              "(64 and 1024 bits).")
         if min_tag_length < 4:
             raise ValueError("min_tag_length must be >= 4")
         if tag is not None:
-            tag = bytes(tag)
+            tag = _as_bytes(tag, "tag")
             if len(tag) < min_tag_length:
                 raise ValueError(f"Authentication tag must be {min_tag_length} bytes or longer.")
             if len(tag) > 16:

@@ -48,6 +48,14 @@ def test_bad_arguments():
         c.encryptor(modes.ECB()).update("text")
     with pytest.raises(TypeError, match="mode"):
         c.encryptor(cmodes.ECB())  # cryptography's, not kuai's
+    # an IV, nonce or tag is bytes-like: an int is not a length of zero
+    # bytes (CBC(16) would be an all-zero IV, GCM(12) an all-zero nonce),
+    # nor a list of ints a nonce (cryptography raises TypeError as well)
+    for bad in (16, 12, 0, -1, 2**70, [0] * 16, "0" * 16):
+        for make in (modes.CBC, modes.CTR, modes.GCM,
+                     lambda t: modes.GCM(bytes(12), t)):
+            with pytest.raises(TypeError, match="must be bytes"):
+                make(bad)
     e = c.encryptor(modes.ECB())
     e.update(b"x" * 17)
     with pytest.raises(ValueError, match="multiple of the block length"):

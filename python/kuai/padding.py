@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._kuai import AlreadyFinalized
+from .modes import _as_bytes
 
 
 class PKCS7:
@@ -28,7 +29,7 @@ class PaddingContext:
     def update(self, data: Any) -> bytes:
         if self._buf is None:
             raise AlreadyFinalized("Context was already finalized.")
-        self._buf += bytes(data)
+        self._buf += _as_bytes(data, "data")
         cut = len(self._buf) - len(self._buf) % self._block
         out, self._buf = self._buf[:cut], self._buf[cut:]
         return out
@@ -49,7 +50,7 @@ class UnpaddingContext:
     def update(self, data: Any) -> bytes:
         if self._buf is None:
             raise AlreadyFinalized("Context was already finalized.")
-        self._buf += bytes(data)
+        self._buf += _as_bytes(data, "data")
         # Keep the last whole block back: it holds the padding.
         cut = max(len(self._buf) - len(self._buf) % self._block - self._block, 0)
         out, self._buf = self._buf[:cut], self._buf[cut:]

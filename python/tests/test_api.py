@@ -143,6 +143,17 @@ def test_padding_rejects():
             u.finalize()
     with pytest.raises(ValueError):
         padding.PKCS7(12)
+    # data is bytes-like: an int is not that many zero bytes to pad, a str
+    # or a list of ints not data (cryptography: TypeError); the context
+    # stays usable
+    for ctx in (padding.PKCS7(128).padder(), padding.PKCS7(128).unpadder()):
+        for bad in (5, 0, -1, 2**70, [1, 2, 3], "text"):
+            with pytest.raises(TypeError, match="data must be bytes"):
+                ctx.update(bad)
+    p = padding.PKCS7(128).padder()
+    with pytest.raises(TypeError):
+        p.update(5)
+    assert p.update(b"abc") + p.finalize() == b"abc" + bytes([13]) * 13
 
 
 @pytest.mark.parametrize("cipher", ["sm4", "aes-128", "aes-256", "ublock-128-128", "ublock-128-256"])

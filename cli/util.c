@@ -245,6 +245,53 @@ void free_keys(key_material *km)
     memset(km, 0, sizeof *km);
 }
 
+/* While a prompt has the echo off: the terminal and its settings, given
+ * back by tty_on_signal when a signal ends the process there (Ctrl-C at the
+ * prompt would otherwise leave the shell without echo). */
+static volatile sig_atomic_t tty_fd = -1;
+static struct termios tty_saved;
+static const int tty_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define N_TTY_SIGS (sizeof tty_sigs / sizeof tty_sigs[0])
+static struct sigaction tty_prev[N_TTY_SIGS];
+static int tty_caught[N_TTY_SIGS];
+
+/* Restores the terminal, then lets the signal do what it did before the
+ * prompt (remove the temporary files and end the process, on_signal, or
+ * end it): the signal is blocked in here, so raise takes effect on return. */
+static void tty_on_signal(int sig)
+{
+    int fd = tty_fd;
+    if (fd >= 0)
+        tcsetattr(fd, TCSAFLUSH, &tty_saved);
+    for (size_t i = 0; i < N_TTY_SIGS; i++)
+        if (tty_sigs[i] == sig)
+            sigaction(sig, &tty_prev[i], NULL);
+    raise(sig);
+}
+
+static void tty_guard(int fd, const struct termios *saved)
+{
+    tty_saved = *saved;
+    tty_fd = fd;
+    for (size_t i = 0; i < N_TTY_SIGS; i++) {
+        struct sigaction sa;
+        tty_caught[i] = 0;
+        if (sigaction(tty_sigs[i], NULL, &tty_prev[i]) != 0 || tty_prev[i].sa_handler == SIG_IGN)
+            continue; /* an ignored signal stays ignored */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = tty_on_signal;
+        tty_caught[i] = sigaction(tty_sigs[i], &sa, NULL) == 0;
+    }
+}
+
+static void tty_unguard(void)
+{
+    for (size_t i = 0; i < N_TTY_SIGS; i++)
+        if (tty_caught[i])
+            sigaction(tty_sigs[i], &tty_prev[i], NULL);
+    tty_fd = -1;
+}
+
 /* One line from the terminal with echo off. */
 static char *tty_line(int fd, const char *prompt)
 {
@@ -254,6 +301,7 @@ static char *tty_line(int fd, const char *prompt)
         quiet = old;
         quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
         quiet.c_lflag |= ICANON;
+        tty_guard(fd, &old); /* before the echo goes off */
         tcsetattr(fd, TCSAFLUSH, &quiet);
     }
     if (write(fd, prompt, strlen(prompt)) < 0) {
@@ -272,8 +320,10 @@ static char *tty_line(int fd, const char *prompt)
             buf[n++] = ch;
     }
     buf[n] = '\0';
-    if (have)
+    if (have) {
         tcsetattr(fd, TCSAFLUSH, &old);
+        tty_unguard();
+    }
     if (write(fd, "\n", 1) < 0) {
         /* as above */
     }

@@ -17,9 +17,11 @@ import random
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ref_decrypt  # noqa: E402  (the independent decryptor of docs/format.md)
@@ -1261,6 +1263,37 @@ def test_password_prompt(d):
     status, buf = on_pty(["encrypt", "-c", "sm4", "-p", "-q", "-o", out, src], b"one\ntwo\n")
     report(status == EXIT_USAGE and b"do not match" in buf and not os.path.exists(out),
            "mismatched passwords at the terminal", repr(buf))
+    # Ctrl-C (or SIGTERM, SIGHUP) at the prompt: the terminal gets its echo
+    # back, and no output or temporary file is left (decrypt asks after
+    # its temporary file exists)
+    import termios
+    rc, _, _ = run(["encrypt", "-c", "sm4", "-p", "--scrypt-log2n", "10", "-o", out, src], None,
+                   {"KUAI_PASSWORD": "pw"})
+    for args, how in ((["encrypt", "-c", "sm4", "-p", "-q", "-o", out + ".2", src], b"\x03"),
+                      (["decrypt", "-q", "-o", out + ".pt", out], b"\x03"),
+                      (["decrypt", "-q", "-o", out + ".pt", out], signal.SIGTERM)):
+        pid, fd = pty.fork()
+        if pid == 0:
+            try:
+                os.execv(KUAI, [KUAI] + args)
+            finally:
+                os._exit(127)
+        seen = b""
+        while b"Password:" not in seen:
+            seen += os.read(fd, 100)
+        time.sleep(0.2)
+        if isinstance(how, bytes):
+            os.write(fd, how)  # the terminal's interrupt character
+        else:
+            os.kill(pid, how)
+        _, st = os.waitpid(pid, 0)
+        echo = bool(termios.tcgetattr(fd)[3] & termios.ECHO)
+        os.close(fd)
+        report(rc == 0 and os.WIFSIGNALED(st) and echo and not os.path.exists(out + ".2")
+               and not os.path.exists(out + ".pt") and leftovers(d.path) == [],
+               f"{args[0]}: {how!r} at the password prompt gives the echo back",
+               f"status {st}, echo {echo}, {leftovers(d.path)}")
+    os.unlink(out)
 
 
 def test_selftest_info_speed(d):

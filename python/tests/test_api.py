@@ -172,6 +172,12 @@ def test_gcm_batches(cipher):
     # one AAD for all, and none
     assert g.gcm_encrypt_batch(nonces, datas, b"x") == [g.gcm_encrypt(nonces[i], datas[i], b"x") for i in range(n)]
     assert g.gcm_encrypt_batch(nonces, datas) == [g.gcm_encrypt(nonces[i], datas[i], None) for i in range(n)]
+    # nonce_len out of range is refused before it sizes anything (a huge one
+    # times the message count must not wrap around to the buffer's length)
+    for nl in (0, -1, 7, 129, 2**62 + 3):
+        for call in (g.gcm_encrypt_batch, g.gcm_decrypt_batch):
+            with pytest.raises(ValueError, match="Nonce must be"):
+                call(bytes(12), [b"", b"", b"", b""], nonce_len=nl)
     bad = list(single)
     bad[7] = bad[7][:-1] + bytes([bad[7][-1] ^ 1])
     bad[9] = b"short"

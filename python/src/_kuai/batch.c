@@ -54,7 +54,8 @@ static int buflist_get(PyObject *o, BufList *l, Py_ssize_t n, Py_ssize_t cut_eac
             buflist_free(l);
             return -1;
         }
-        if (n < 0 || l->views[0].len != n * cut_each) {
+        /* by division: n * cut_each may not fit (a caller's nonce_len) */
+        if (n < 0 || l->views[0].len / cut_each != n || l->views[0].len % cut_each != 0) {
             PyErr_Format(PyExc_ValueError, "%s: one buffer of %zd bytes for %zd messages of %zd",
                          name, l->views[0].len, n, cut_each);
             buflist_free(l);
@@ -152,7 +153,8 @@ static PyObject *gcm_batch(PyObject *o, PyObject *args, PyObject *kwds, int enc)
     int raise = 1;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|Osn", kwlist, &nonces, &datas, &aadobj,
                                      &errors, &nonce_len) ||
-        kpy_parse_errors(errors, &raise) < 0 || kpy_check_gcm_key(k) < 0) {
+        kpy_parse_errors(errors, &raise) < 0 || kpy_check_gcm_key(k) < 0 ||
+        kpy_check_nonce(nonce_len) < 0) {
         return NULL;
     }
     BufList dl, nl;

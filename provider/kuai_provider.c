@@ -662,7 +662,9 @@ static const OSSL_PARAM kp_settable_gcm_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0), OSSL_PARAM_END};
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, NULL, 0),
+    OSSL_PARAM_END};
 
 /* The SSH/TLS nonce discipline (EVP_CTRL_GCM_IV_GEN): this message runs
  * under the current IV, whose last 8 bytes are then incremented. */
@@ -792,6 +794,20 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         ctx->iv_gen = 1;
         kuai_gcm_wipe(&ctx->gcm);
         ctx->gcm_state = KP_GCM_IV_BUFFERED;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV)) != NULL) {
+        /* EVP_CTRL_GCM_SET_IV_INV: a decryption under a fixed IV takes the
+         * sender's invocation field (the IV's last bytes) for its next
+         * message, as OpenSSL's default provider; anywhere else, refused
+         * rather than ignored (the message would run under another IV). */
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL || p->data_size == 0 ||
+            p->data_size > ctx->ivlen || !ctx->iv_gen || ctx->enc || ctx->key == NULL)
+            return 0;
+        memcpy(ctx->oiv + ctx->ivlen - p->data_size, p->data, p->data_size);
+        kuai_gcm_wipe(&ctx->gcm);
+        ctx->gcm_state = KP_GCM_IV_BUFFERED;
+        if (!kp_gcm_start(ctx))
+            return 0;
     }
     return 1;
 }

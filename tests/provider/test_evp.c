@@ -566,6 +566,44 @@ static void test_gcm(const family *f, const EVP_CIPHER *c, const EVP_CIPHER *ecb
         EVP_CIPHER_CTX_free(x);
     }
 
+    /* A 4-byte fixed IV on both sides: the sender's IV_GEN hands out the
+     * invocation field, the receiver takes it by SET_IV_INV (OpenSSL's
+     * EVP_CTRL_GCM_SET_IV_INV), which an encryption refuses. */
+    {
+        uint8_t key[32], fixed[4], inv[8], msg[40], ct[40], pt2[40], tag[16];
+        rnd_bytes(key, sizeof key);
+        rnd_bytes(fixed, sizeof fixed);
+        rnd_bytes(msg, sizeof msg);
+        EVP_CIPHER_CTX *s = EVP_CIPHER_CTX_new(), *r = EVP_CIPHER_CTX_new();
+        int ok = EVP_CipherInit_ex(s, c, NULL, key, NULL, 1) &&
+                 EVP_CIPHER_CTX_ctrl(s, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed) &&
+                 EVP_CipherInit_ex(r, c, NULL, key, NULL, 0) &&
+                 EVP_CIPHER_CTX_ctrl(r, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed);
+        CHECK(ok && EVP_CIPHER_CTX_ctrl(s, EVP_CTRL_GCM_SET_IV_INV, 8, inv) <= 0,
+              "%s SET_IV_INV refused when encrypting", name);
+        for (int m = 0; m < 3 && ok; m++) {
+            int t;
+            ok = EVP_CIPHER_CTX_ctrl(s, EVP_CTRL_GCM_IV_GEN, 8, inv) > 0 &&
+                 EVP_EncryptUpdate(s, ct, &t, msg, (int)sizeof msg) &&
+                 EVP_EncryptFinal_ex(s, ct + t, &t) &&
+                 EVP_CIPHER_CTX_ctrl(s, EVP_CTRL_GCM_GET_TAG, 16, tag) > 0;
+            if (m == 2)
+                tag[0] ^= 1;
+            int opened = ok && EVP_CIPHER_CTX_ctrl(r, EVP_CTRL_GCM_SET_IV_INV, 8, inv) > 0 &&
+                         EVP_DecryptUpdate(r, pt2, &t, ct, (int)sizeof ct) &&
+                         EVP_CIPHER_CTX_ctrl(r, EVP_CTRL_GCM_SET_TAG, 16, tag) > 0 &&
+                         EVP_DecryptFinal_ex(r, pt2 + t, &t) > 0;
+            if (m == 2)
+                CHECK(ok && !opened, "%s SET_IV_INV: a wrong tag rejected", name);
+            else
+                CHECK(opened && memcmp(pt2, msg, sizeof msg) == 0,
+                      "%s SET_IV_INV message %d opened", name, m);
+        }
+        CHECK(ok, "%s fixed IV + SET_IV_INV setup", name);
+        EVP_CIPHER_CTX_free(s);
+        EVP_CIPHER_CTX_free(r);
+    }
+
     /* TLS 1.2 records (libssl's calls): a 4-byte fixed IV, then per record
      * EVP_CTRL_AEAD_TLS1_AAD and one in-place EVP_Cipher over
      * explicit nonce || payload || tag. */

@@ -267,6 +267,13 @@ static void parse_crypt_opts(int argc, char **argv, cli_opts *o)
     }
     if (!threads_given)
         o->threads = default_threads();
+    /* an empty name (a script's unset variable) is no file: said before any
+     * input is read, not as an open's ENOENT after it */
+    if (o->out && !*o->out)
+        fail(EXIT_USAGE, "--output: empty file name");
+    for (size_t i = 0; i < o->ninputs; i++)
+        if (!*o->inputs[i])
+            fail(EXIT_USAGE, "empty input file name (use - for standard input)");
     if (o->raw) {
         if (!o->cipher_arg)
             fail(EXIT_USAGE, "--raw needs --cipher NAME-MODE (e.g. sm4-cbc, aes-128-ctr)");

@@ -650,6 +650,10 @@ def test_errors(d, supported):
         (["encrypt", "-c", "sm4", "-k", k, src, src], EXIT_USAGE, "-o DIR"),
         (["frobnicate"], EXIT_USAGE, "frobnicate"),
         (["encrypt", "-c", "sm4", "-k", k, "-o", d.path + "/no/such/dir/x", src], EXIT_IO, "no/such"),
+        # an empty name is a usage error before any input is read
+        (["encrypt", "-c", "sm4", "-k", k, "-o", "", src], EXIT_USAGE, "empty"),
+        (["decrypt", "-k", k, "--output=", src], EXIT_USAGE, "empty"),
+        (["encrypt", "-c", "sm4", "-k", k, ""], EXIT_USAGE, "empty"),
     ]
     for args, code, needle in cases:
         rc, out, err = run(args)

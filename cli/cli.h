@@ -91,11 +91,15 @@ typedef struct output {
     int direct;  /* device or FIFO: written in place, nothing to commit */
     int replace; /* an existing regular file is replaced: keep its mode */
     mode_t mode;
+    mode_t in_mode; /* a new file: its input's permissions (output_like_input), else 0666 */
     uid_t uid;
     gid_t gid;
 } output;
 int output_check(const char *path, int force);
 int output_open(output *o, const char *path, int force);
+/* A new output made from the input fd gets at most the input's read and
+ * write permissions (as cp), minus the umask: never wider than its input. */
+void output_like_input(output *o, int fd);
 /* pthread_create with every signal blocked in the new thread. */
 int cli_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 int output_commit(output *o);

@@ -426,8 +426,10 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
         /* every input open before the first output exists */
         for (size_t i = 0; i < o->ninputs; i++)
             fds[i] = open_input(o->inputs[i]);
-        for (size_t i = 0; i < o->ninputs; i++)
+        for (size_t i = 0; i < o->ninputs; i++) {
             output_open(&os[i], outs[i], o->force);
+            output_like_input(&os[i], fds[i]);
+        }
         rc = raw_cbc_encrypt_lockstep(o, &km, fds, os, o->ninputs, &pg);
         for (size_t i = 0; i < o->ninputs; i++)
             close(fds[i]);
@@ -448,6 +450,7 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
             int fd = open_input(in);
             output *out = &os[i];
             output_open(out, outs[i], o->force);
+            output_like_input(out, fd);
             if (o->raw)
                 rc = raw_run(o, &km, i, fd, out, &pg, name);
             else if (decrypt)

@@ -559,6 +559,7 @@ int output_open(output *o, const char *path, int force)
     if (!o->target)
         fail(EXIT_INTERNAL, "out of memory");
     o->replace = kind == OUT_REPLACE;
+    o->in_mode = 0666;
     if (o->replace) {
         o->mode = st.st_mode & 07777;
         o->uid = st.st_uid;
@@ -596,6 +597,13 @@ int output_open(output *o, const char *path, int force)
         fail(EXIT_IO, "%s: cannot create a temporary file next to it: %s", path, strerror(e));
     }
     return 0;
+}
+
+void output_like_input(output *o, int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        o->in_mode = st.st_mode & 0666;
 }
 
 /* Moves the finished temporary file to the target without ever replacing
@@ -636,11 +644,12 @@ void output_finish(output *o)
         }
         ok = fchmod(o->fd, o->mode) == 0;
     } else {
-        /* 0600 while incomplete; a finished file gets the mode any new file
-         * would (umask is process-wide, and only this thread runs now). */
+        /* 0600 while incomplete; a finished file gets what cp would give
+         * it: its input's permissions (0666 for a pipe or terminal) minus
+         * the umask (process-wide, and only this thread runs now). */
         mode_t mask = umask(077);
         umask(mask);
-        ok = fchmod(o->fd, 0666 & ~mask) == 0;
+        ok = fchmod(o->fd, o->in_mode & ~mask) == 0;
     }
     if (!ok || fsync(o->fd) != 0 || close(o->fd) != 0) {
         int e = errno;

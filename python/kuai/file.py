@@ -23,7 +23,9 @@ is removed and an existing ``dst`` is left exactly as it was.
 group where allowed), so permissions are never widened; a symbolic link is
 written through (its target is replaced, the link stays). A ``dst`` that is
 not a regular file (directory, device, FIFO) is refused: pass an open file
-object to write to a device or pipe. A new file gets 0666 minus the umask.
+object to write to a device or pipe. A new file gets what ``cp`` would give
+it: the read and write permissions of a path ``src`` (0666 for a file
+object) minus the umask, so never wider than its input.
 
 A file object ``dst`` is written as the data come: decryption writes each
 1 MiB chunk only once it has verified, but a failure can leave whole
@@ -120,13 +122,18 @@ def _run(src: Source, dst: Source, overwrite: bool, work: Any) -> Any:
             if not hasattr(dst, "write"):
                 raise TypeError("dst must be a path or a binary file object with write()")
             return work(src_io, dst)
-        return _to_path(dst, overwrite, lambda fd: work(src_io, fd))
+        new_mode = 0o666
+        if fd_in >= 0:
+            st_in = os.fstat(fd_in)
+            if stat.S_ISREG(st_in.st_mode):
+                new_mode = stat.S_IMODE(st_in.st_mode) & 0o666  # as cp: never wider
+        return _to_path(dst, overwrite, lambda fd: work(src_io, fd), new_mode)
     finally:
         if fd_in >= 0:
             os.close(fd_in)
 
 
-def _to_path(dst: Any, overwrite: bool, work: Any) -> Any:
+def _to_path(dst: Any, overwrite: bool, work: Any, new_mode: int) -> Any:
     target = os.fsdecode(dst)
     try:
         st: Optional[os.stat_result] = os.stat(target)  # through a symlink
@@ -156,7 +163,7 @@ def _to_path(dst: Any, overwrite: bool, work: Any) -> Any:
                 pass  # not allowed (another owner): the mode is kept all the same
             os.fchmod(fd, stat.S_IMODE(st.st_mode))
         else:
-            os.fchmod(fd, 0o666 & ~_umask())
+            os.fchmod(fd, new_mode & ~_umask())
         os.fsync(fd)
         os.close(fd)
         fd = -1

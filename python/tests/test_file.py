@@ -239,6 +239,21 @@ def test_overwrite_and_modes(tmp_path):
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "new.kuai").stat().st_mode) == 0o640
+    # never wider than its input (as cp): 0600 in, 0600 out, both ways; a
+    # file object as src: 0666 minus the umask
+    private = tmp_path / "private"
+    private.write_bytes(b"private")
+    os.chmod(private, 0o600)
+    kfile.encrypt(private, tmp_path / "private.kuai", key=key, cipher="sm4")
+    kfile.decrypt(tmp_path / "private.kuai", tmp_path / "private.out", key=key)
+    for name in ("private.kuai", "private.out"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o600
+    old = os.umask(0o022)
+    try:
+        kfile.encrypt(io.BytesIO(b"x"), tmp_path / "obj.kuai", key=key, cipher="sm4")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "obj.kuai").stat().st_mode) == 0o644
     # never a non-regular file, even with overwrite
     with pytest.raises(ValueError, match="not a regular file"):
         kfile.encrypt(src, "/dev/null", key=key, cipher="sm4", overwrite=True)

@@ -757,6 +757,26 @@ def test_issue15(d):
     finally:
         os.umask(old)
     report(rc == 0 and mode == 0o640, "a new file follows the umask (027 -> 0640)", f"{mode} {err}")
+    # a new file is never wider than its input (as cp): a 0600 plaintext
+    # gives a 0600 ciphertext, which decrypts to a 0600 plaintext; from a
+    # pipe, 0666 minus the umask
+    secret = d.file("i15/secret", b"private")
+    os.chmod(secret, 0o600)
+    modes = []
+    for args in (["encrypt", "-c", "sm4", "-k", k, "-o", os.path.join(sub, "s.kuai"), secret],
+                 ["decrypt", "-k", k, "-o", os.path.join(sub, "s.out"), os.path.join(sub, "s.kuai")],
+                 ["encrypt", "--raw", "-c", "sm4-ctr", "-k", k, "--iv", "00" * 16, "-o",
+                  os.path.join(sub, "s.raw"), secret]):
+        rc, _, err = run(args)
+        out = args[args.index("-o") + 1]
+        modes.append(st_.S_IMODE(os.stat(out).st_mode) if rc == 0 else err)
+    rc, _, err = run(["encrypt", "-c", "sm4", "-k", k, "-o", os.path.join(sub, "p.kuai"), "-"],
+                     b"from a pipe")
+    modes.append(st_.S_IMODE(os.stat(os.path.join(sub, "p.kuai")).st_mode) if rc == 0 else err)
+    umask = os.umask(0o022)
+    os.umask(umask)
+    report(modes == [0o600, 0o600, 0o600, 0o666 & ~umask],
+           "a new file: its input's permissions minus the umask, never wider", repr(modes))
     # 4: no temporary file after a failure
     out = os.path.join(sub, "badiv.enc")
     rc, _, err = run(["encrypt", "--raw", "-c", "sm4-cbc", "-k", k, "--iv", "00" * 8, "-o", out,

@@ -148,8 +148,9 @@ static void run_modes(kuai_cipher c, const char *backend)
      * or the short path, depending on the backend's crossover. The keys
      * are set up in one kuai_key_init_multi call for the first length
      * (uBlock-128's on avx2: in fours where ymm runs at full width, as in
-     * this build's emulated CPU, else in pairs of xmm schedules, as in
-     * make test-ct's KUAI_YMM_SPLIT=1 run; uBlock-256/256's on avx2:
+     * this build's emulated CPU, else as four xmm schedules (128/128) or
+     * pairs of them (128/256), as in make test-ct's KUAI_YMM_SPLIT=1 run;
+     * uBlock-256/256's on avx2:
      * in pairs; avx512: in fours), one by one for the second. */
     enum { NK = 8 };
     kuai_key mk[NK];

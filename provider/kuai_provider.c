@@ -783,9 +783,11 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             /* EVP_CTRL_GCM_SET_IV_FIXED with length -1: the whole IV (OpenSSH). */
             memcpy(ctx->oiv, p->data, ctx->ivlen);
         } else {
-            /* TLS: a fixed field of >= 4 bytes, then >= 8 invocation bytes. */
+            /* TLS: a fixed field of >= 4 bytes, then >= 8 invocation bytes.
+             * Compared without n + 8, which a length such as (size_t)-4
+             * (EVP_CIPHER_CTX_ctrl's arg -4) wraps to below ivlen. */
             size_t n = p->data_size;
-            if (n < 4 || ctx->ivlen < n + 8)
+            if (n < 4 || n > ctx->ivlen || ctx->ivlen - n < 8)
                 return 0;
             memcpy(ctx->oiv, p->data, n);
             if (ctx->enc && getrandom(ctx->oiv + n, ctx->ivlen - n, 0) != (ssize_t)(ctx->ivlen - n))

@@ -802,6 +802,43 @@ static void test_gcm_nonce_reuse(const char *name, const EVP_CIPHER *c)
     }
 }
 
+/* EVP_CTRL_GCM_SET_IV_FIXED with a length that leaves no 8-byte invocation
+ * field, or a negative one other than -1 (a huge size_t once EVP converts
+ * it: -4 and -8 used to wrap the length check and copy that much into the
+ * IV): refused, with the context's IV and its next message unharmed. Only
+ * on kuai: OpenSSL 3.0's default provider overruns its IV on -4 too. */
+static void test_gcm_iv_fixed_length(const char *name, const EVP_CIPHER *c)
+{
+    uint8_t key[32], fixed[64], iv[12], got[12], pt[32], out[48], ref[48];
+    rnd_bytes(key, sizeof key);
+    rnd_bytes(fixed, sizeof fixed);
+    rnd_bytes(iv, sizeof iv);
+    rnd_bytes(pt, sizeof pt);
+    int l;
+    EVP_CIPHER_CTX *r = EVP_CIPHER_CTX_new();
+    CHECK(EVP_EncryptInit_ex2(r, c, key, iv, NULL) && EVP_EncryptUpdate(r, ref, &l, pt, 32) &&
+              EVP_EncryptFinal_ex(r, ref + 32, &l) &&
+              EVP_CIPHER_CTX_ctrl(r, EVP_CTRL_AEAD_GET_TAG, 16, ref + 32) > 0,
+          "%s: reference message", name);
+    EVP_CIPHER_CTX_free(r);
+    static const int lens[] = {-2, -4, -8, -12, 0, 2, 9, 13, 64};
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+        CHECK(EVP_EncryptInit_ex2(x, c, key, iv, NULL), "%s init", name);
+        CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_SET_IV_FIXED, lens[i], fixed) <= 0,
+              "%s: a fixed IV of length %d accepted", name, lens[i]);
+        ERR_clear_error();
+        CHECK(EVP_CIPHER_CTX_get_original_iv(x, got, sizeof got) > 0 &&
+                  memcmp(got, iv, sizeof iv) == 0,
+              "%s: the IV changed by a refused fixed IV of length %d", name, lens[i]);
+        CHECK(EVP_EncryptUpdate(x, out, &l, pt, 32) && EVP_EncryptFinal_ex(x, out + 32, &l) &&
+                  EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, out + 32) > 0 &&
+                  memcmp(out, ref, sizeof ref) == 0,
+              "%s: the message after a refused fixed IV of length %d", name, lens[i]);
+        EVP_CIPHER_CTX_free(x);
+    }
+}
+
 /* Defect 11: padding turned off after a padded decryption's update; final
  * then returns the held-back last block as it is (the default provider's
  * behaviour), never fails and never loses it. */
@@ -900,6 +937,7 @@ int main(int argc, char **argv)
             if (m == GCM) {
                 test_gcm(f, c, ecb);
                 test_gcm_nonce_reuse(nm, c);
+                test_gcm_iv_fixed_length(nm, c);
                 if (ref) /* the same expectations hold on OpenSSL's own provider */
                     test_gcm_nonce_reuse("default provider's", ref);
             } else {

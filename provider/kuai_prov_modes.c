@@ -357,7 +357,15 @@ static int kpm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
         return 0;
     if (ctx->alg->mode == KPM_CCM)
         return kpm_ccm(ctx, out, outl, in, inl);
-    if (ctx->key == NULL || !ctx->iv_set || in == NULL || out == NULL)
+    if (ctx->key == NULL || !ctx->iv_set)
+        return 0;
+    if (inl == 0 && ctx->alg->mode != KPM_XTS) {
+        /* CFB/OFB: an empty update, whatever its buffers (an empty
+         * message's may be NULL), as OpenSSL's stream ciphers */
+        *outl = 0;
+        return 1;
+    }
+    if (in == NULL || out == NULL)
         return 0;
     if (ctx->alg->mode == KPM_XTS) {
         /* One data unit per call, as OpenSSL's XTS. */

@@ -143,6 +143,37 @@ static void test_stream(const char *name, size_t keylen, int has_ref)
         ERR_clear_error();
     }
     CHECK(rs[0] == 0 && rs[1] == 0, "%s: key length %zu accepted", name, keylen + 8);
+    /* An empty update with a NULL input or output (a caller's empty
+     * message) succeeds and writes nothing, both ways, as on the default
+     * provider, and the stream goes on as if it had not been made. */
+    rbytes(key, keylen);
+    rbytes(iv, 16);
+    rbytes(in_buf, 40);
+    for (int enc = 0; enc < 2; enc++) {
+        for (int s = 0; s < 2; s++) {
+            if (sides[s] == NULL)
+                continue;
+            EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+            int l1 = -1, l2 = -1, l3 = -1, l4 = 0, l5 = 0;
+            int ok = EVP_CipherInit_ex2(x, sides[s], key, iv, enc, NULL) &&
+                     EVP_CipherUpdate(x, o1, &l1, NULL, 0) &&
+                     EVP_CipherUpdate(x, NULL, &l2, in_buf, 0) &&
+                     EVP_CipherUpdate(x, o1, &l4, in_buf, 5) &&
+                     EVP_CipherUpdate(x, NULL, &l3, NULL, 0) &&
+                     EVP_CipherUpdate(x, o1 + 5, &l5, in_buf + 5, 35);
+            CHECK(ok && l1 == 0 && l2 == 0 && l3 == 0 && l4 + l5 == 40,
+                  "%s (%s) enc=%d: empty updates with NULL buffers: %d, lengths %d %d %d", name,
+                  s ? "kuai" : "default", enc, ok, l1, l2, l3);
+            EVP_CIPHER_CTX_free(x);
+            ERR_clear_error();
+            uint8_t iv_after[16];
+            unsigned num_after;
+            long r = stream_run(sides[s], enc, key, iv, in_buf, 40, o2, 0, iv_after, &num_after);
+            CHECK(r == 40 && memcmp(o1, o2, 40) == 0,
+                  "%s (%s) enc=%d: empty updates changed the output", name, s ? "kuai" : "default",
+                  enc);
+        }
+    }
     EVP_CIPHER_free(k);
     EVP_CIPHER_free(d);
 }

@@ -100,6 +100,7 @@ typedef struct kpm_ctx {
     uint8_t iv[KPM_BLOCK];   /* CFB/OFB: OpenSSL's ivec */
     unsigned num;            /* CFB/OFB: bytes of the keystream block in iv used */
     kuai_xts_standard std;   /* XTS */
+    int weak;                /* XTS: the key's halves are equal (decryption only) */
     size_t taglen;           /* CCM */
     uint8_t tag[KPM_BLOCK];  /* CCM: the expected tag (decrypt) or the one made */
     int tag_given, tag_made; /* CCM */
@@ -189,10 +190,13 @@ static int kpm_set_key(kpm_ctx *ctx, const unsigned char *key, size_t keylen)
     size_t half = keylen / 2;
     /* As OpenSSL's AES-XTS (outside FIPS mode, which refuses decryption
      * too): equal halves make XTS insecure (Rogaway's attack; FIPS 140-2
-     * IG A.9), so such a key does not encrypt. CRYPTO_memcmp: no branch on
-     * key bytes. */
-    if (ctx->enc && CRYPTO_memcmp(key, key + half, half) == 0)
+     * IG A.9), so such a key does not encrypt, neither now nor after a
+     * re-init for encryption without a key (weak). CRYPTO_memcmp: no
+     * branch on key bytes. */
+    int weak = CRYPTO_memcmp(key, key + half, half) == 0;
+    if (ctx->enc && weak)
         return 0;
+    ctx->weak = weak;
     if (!kp_key_set(&ctx->key, ctx->alg->cipher, key, half) ||
         !kp_key_set(&ctx->tkey, ctx->alg->cipher, key + half, half)) {
         kp_key_unref(ctx->key);
@@ -227,6 +231,8 @@ static int kpm_init(void *vctx, const unsigned char *key, size_t keylen, const u
         if (!kpm_set_key(ctx, key, keylen))
             return 0;
         kp_debug_key(ctx->alg->names, enc, ctx->key);
+    } else if (enc && ctx->weak) {
+        return 0; /* an XTS key with equal halves, set up to decrypt */
     }
     return kpm_set_ctx_params(ctx, params);
 }
@@ -368,8 +374,9 @@ static int kpm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
     if (in == NULL || out == NULL)
         return 0;
     if (ctx->alg->mode == KPM_XTS) {
-        /* One data unit per call, as OpenSSL's XTS. */
-        if (inl < KPM_BLOCK || inl > KPM_XTS_MAX)
+        /* One data unit per call, as OpenSSL's XTS; never an encryption
+         * under equal halves (an init refused for it leaves enc set). */
+        if (inl < KPM_BLOCK || inl > KPM_XTS_MAX || (ctx->enc && ctx->weak))
             return 0;
         int r =
             ctx->enc

@@ -265,6 +265,24 @@ static void test_xts(const char *name, size_t keylen, int has_ref, int gcry_algo
     CHECK(xts_run(k, 1, key, iv, NULL, in_buf, 64, o1) == 1, "%s: equal halves encrypt", name);
     int s1 = xts_run(k, 0, key, iv, NULL, in_buf, 64, o1);
     CHECK(s1 == 0, "%s: equal halves decrypt refused", name);
+    {
+        /* Nor does such a key, set up for decryption, encrypt after a
+         * re-init for encryption without a key. */
+        EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+        int l = 0;
+        CHECK(EVP_DecryptInit_ex2(x, k, key, iv, NULL), "%s: equal halves decrypt init", name);
+        CHECK(!EVP_EncryptInit_ex2(x, NULL, NULL, iv, NULL),
+              "%s: equal halves kept for a re-init to encrypt", name);
+        CHECK(!EVP_EncryptUpdate(x, o2, &l, in_buf, 64),
+              "%s: equal halves encrypt after a re-init without key", name);
+        uint8_t good[64];
+        rbytes(good, keylen);
+        CHECK(EVP_EncryptInit_ex2(x, NULL, good, iv, NULL) &&
+                  EVP_EncryptUpdate(x, o2, &l, in_buf, 64) && l == 64,
+              "%s: a proper key after equal halves", name);
+        EVP_CIPHER_CTX_free(x);
+        ERR_clear_error();
+    }
     if (d) {
         CHECK(xts_run(d, 1, key, iv, NULL, in_buf, 64, o2) == 1,
               "%s: OpenSSL encrypts with equal halves", name);

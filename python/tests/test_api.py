@@ -40,6 +40,11 @@ def test_bad_arguments():
     c = kuai.Cipher("sm4", KEY)
     with pytest.raises(ValueError, match="backend"):
         kuai.Cipher("sm4", KEY, backend="no-such")
+    # A NUL in the name is no backend: not the name up to the NUL
+    best = kuai.backends("sm4")[0]
+    for name in (best + "\0", best + "\0no-such", "\0" + best):
+        with pytest.raises(ValueError, match="backend"):
+            kuai.Cipher("sm4", KEY, backend=name)
     with pytest.raises(ValueError, match="IV size"):
         c.encryptor(modes.CBC(bytes(8)))
     with pytest.raises(ValueError, match="IV size"):

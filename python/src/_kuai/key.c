@@ -30,8 +30,14 @@ static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             PyErr_SetString(PyExc_TypeError, "backend must be a str or None");
             return NULL;
         }
-        be = PyUnicode_AsUTF8AndSize(backend, NULL);
+        Py_ssize_t be_len;
+        be = PyUnicode_AsUTF8AndSize(backend, &be_len);
         if (be == NULL) {
+            return NULL;
+        }
+        if (strlen(be) != (size_t)be_len) {
+            /* the C name would end at the NUL: another backend's name */
+            PyErr_SetString(PyExc_ValueError, "backend name contains a NUL character");
             return NULL;
         }
     }

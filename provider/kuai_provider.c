@@ -360,7 +360,8 @@ static int kp_gcm_tls_record(kp_ctx *ctx, unsigned char *out, size_t *outl, cons
     int ok = 0;
     ctx->tls_aad_set = 0;
     ctx->gcm_state = KP_GCM_DONE;
-    if (out != in || len < KP_TLS_EXPLICIT_IV + KP_TLS_TAG || !ctx->iv_gen || ctx->ivlen != 12)
+    if (in == NULL || out != in || len < KP_TLS_EXPLICIT_IV + KP_TLS_TAG || !ctx->iv_gen ||
+        ctx->ivlen != 12)
         return 0;
     uint8_t *inv = ctx->oiv + ctx->ivlen - KP_TLS_EXPLICIT_IV;
     size_t plen = len - KP_TLS_EXPLICIT_IV - KP_TLS_TAG;

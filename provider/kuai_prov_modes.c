@@ -242,6 +242,8 @@ static int kpm_init(void *vctx, const unsigned char *key, size_t keylen, const u
 static int kpm_stream(kpm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
 {
     int cfb = ctx->alg->mode == KPM_CFB;
+    if (kp_overlap(in, out, len))
+        return 0;
     while (ctx->num != 0 && len > 0) {
         uint8_t x = *in++, c = x ^ ctx->iv[ctx->num];
         if (cfb)

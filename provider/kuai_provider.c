@@ -275,6 +275,8 @@ static int kp_ctr(kp_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len)
 {
     const kuai_key *k = &ctx->key->k;
     size_t bs = ctx->bs;
+    if (kp_overlap(in, out, len))
+        return 0;
     ctx->bytes += len;
     while (ctx->num != 0 && len > 0) {
         *out++ = *in++ ^ ctx->ks[ctx->num];

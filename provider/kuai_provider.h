@@ -25,6 +25,14 @@ typedef struct kp_key {
 } kp_key;
 
 void kp_key_unref(kp_key *key);
+/* Whether in and out overlap other than in place (kuai's calls refuse
+ * that): a stream mode asks before its state moves, so that a refused
+ * update leaves the context as it was. */
+static inline int kp_overlap(const void *in, const void *out, size_t len)
+{
+    uintptr_t a = (uintptr_t)in, b = (uintptr_t)out;
+    return len != 0 && a != b && (a < b ? b - a : a - b) < len;
+}
 /* Sets *slot up as cipher c's schedule of key (keylen must be c's key
  * size); 1 on success. On failure *slot no longer holds a key. */
 int kp_key_set(kp_key **slot, kuai_cipher c, const unsigned char *key, size_t keylen);

@@ -178,6 +178,41 @@ static void test_stream(const char *name, size_t keylen, int has_ref)
     EVP_CIPHER_free(d);
 }
 
+/* A stream mode (CTR, CFB, OFB) refuses an update whose input and output
+ * overlap other than in place, and refuses it whole: after the refused
+ * call, made inside a keystream block, the stream goes on as if it had not
+ * been made (the keystream bytes left in the block were consumed before
+ * the refusal once). */
+static void test_stream_overlap(const char *name, size_t keylen)
+{
+    EVP_CIPHER *k = get(name, 1);
+    if (k == NULL)
+        return;
+    uint8_t key[32], iv[16], scratch[64], whole[40];
+    rbytes(key, keylen);
+    rbytes(iv, 16);
+    rbytes(in_buf, 40);
+    for (int enc = 0; enc < 2; enc++) {
+        EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+        int l1 = 0, l2 = 0, l3 = 0, lw = 0;
+        int ok =
+            EVP_CipherInit_ex2(x, k, key, iv, enc, NULL) && EVP_CipherUpdate(x, o1, &l1, in_buf, 5);
+        memcpy(scratch, in_buf + 5, 35);
+        int refused = EVP_CipherUpdate(x, scratch + 1, &l2, scratch, 20) <= 0;
+        ERR_clear_error();
+        ok = ok && EVP_CipherUpdate(x, o1 + l1, &l3, in_buf + 5, 35);
+        EVP_CIPHER_CTX_free(x);
+        x = EVP_CIPHER_CTX_new();
+        int okw = EVP_CipherInit_ex2(x, k, key, iv, enc, NULL) &&
+                  EVP_CipherUpdate(x, whole, &lw, in_buf, 40);
+        EVP_CIPHER_CTX_free(x);
+        CHECK(ok && okw && refused && l1 + l3 == 40 && lw == 40 && memcmp(o1, whole, 40) == 0,
+              "%s enc=%d: a partially overlapping update refused (%d), the stream unmoved (%d)",
+              name, enc, refused, ok && memcmp(o1, whole, 40) == 0);
+    }
+    EVP_CIPHER_free(k);
+}
+
 /* XTS: 0 and the output in out, or the step that failed: 1 init (key), 2 update, 3 final. */
 static int xts_run(const EVP_CIPHER *c, int enc, const uint8_t *key, const uint8_t *iv,
                    const char *std, const uint8_t *in, size_t len, uint8_t *out)
@@ -730,6 +765,13 @@ void test_modes(void)
     for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++)
         if (aes || !streams[i].aes)
             test_stream(streams[i].name, streams[i].keylen, strncmp(streams[i].name, "UBLOCK", 6));
+    for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++)
+        if (aes || !streams[i].aes)
+            test_stream_overlap(streams[i].name, streams[i].keylen);
+    test_stream_overlap("SM4-CTR", 16);
+    test_stream_overlap("UBLOCK-128-256-CTR", 32);
+    if (aes)
+        test_stream_overlap("AES-192-CTR", 24);
     if (aes) {
         test_xts("AES-128-XTS", 32, 1, 0);
         test_xts("AES-256-XTS", 64, 1, 0);

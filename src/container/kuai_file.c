@@ -386,11 +386,12 @@ static int open_one(const kuai_file_keys *k, uint64_t idx, int last, const uint8
 int kuai_file_open_chunk(const kuai_file_keys *k, uint64_t idx, int last, const uint8_t *in,
                          size_t sealed_len, uint8_t *out)
 {
-    if (sealed_len < TAG) {
-        if (!k || k->priv_magic != KEYS_MAGIC || !in || !out)
-            return KUAI_ERR_ARG;
+    /* in holds at least the tag whatever sealed_len is: NULL is refused
+     * here (chunk_args accepts it for no plaintext, as sealing may). */
+    if (!k || k->priv_magic != KEYS_MAGIC || !in || !out)
+        return KUAI_ERR_ARG;
+    if (sealed_len < TAG)
         return last ? KUAI_ERR_TRUNCATED : KUAI_ERR_LENGTH;
-    }
     size_t len = sealed_len - TAG;
     int rc = chunk_args(k, last, in, len, out);
     if (rc)

@@ -445,12 +445,40 @@ static void test_chunks(void)
     free(pt);
 }
 
+/* The chunk calls' argument errors, for every cipher (GCM and, for
+ * uBlock-256/256, CTR + HMAC): the error code, and nothing written. */
+static void test_chunk_misuse(void)
+{
+    uint8_t key[32] = {7, 6, 5}, hdr[HDR], buf[512];
+    for (size_t ci = 0; ci < NCIPHERS; ci++) {
+        kuai_cipher c = ciphers[ci].c;
+        const char *nm = ciphers[ci].name;
+        kuai_file_params p;
+        kuai_file_keys k, r;
+        CHECK(kuai_file_params_new(&p, c, KUAI_FILE_KDF_KEY, 0) == 0 &&
+                  kuai_file_seal_begin(&k, &p, key, kuai_key_size(c), hdr) == 0 &&
+                  kuai_file_open_begin(&r, hdr, &p, key, kuai_key_size(c)) == 0,
+              "%s: begin", nm);
+        /* No input, with a sealed length of a bare tag and more. */
+        static const size_t sealed[] = {TAG, TAG + 1, 100};
+        for (size_t i = 0; i < sizeof sealed / sizeof sealed[0]; i++) {
+            memset(buf, 0x5a, sizeof buf);
+            int rc = kuai_file_open_chunk(&r, 0, 1, NULL, sealed[i], buf);
+            CHECK(rc == KUAI_ERR_ARG && buf[0] == 0x5a && buf[sizeof buf - 1] == 0x5a,
+                  "%s: open_chunk with in NULL, sealed_len %zu: %d", nm, sealed[i], rc);
+        }
+        kuai_file_keys_wipe(&k);
+        kuai_file_keys_wipe(&r);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int quiet = argc > 1 && strcmp(argv[1], "-q") == 0;
     test_known_answers();
     test_header_parse();
     test_chunks();
+    test_chunk_misuse();
     test_password();
     test_round_trips();
     if (!quiet || failed)

@@ -324,9 +324,13 @@ int kuai_file_seal_chunk(const kuai_file_keys *k, uint64_t idx, int last, const 
     if (k->priv_etm) {
         uint8_t ctr[32];
         etm_ctr(ctr, idx, last);
+        /* An argument error (in and out overlapping but not equal) comes
+         * from kuai_ctr_crypt, which has then written nothing: out, which
+         * holds part of in, is left alone. */
         rc = kuai_ctr_crypt(&k->priv_key, ctr, in, out, len);
-        if (!rc)
-            rc = etm_tag(k, idx, last, out, len, out + len);
+        if (rc)
+            return rc;
+        rc = etm_tag(k, idx, last, out, len, out + len);
         if (rc)
             OPENSSL_cleanse(out, len + TAG);
         return rc;

@@ -449,7 +449,7 @@ static void test_chunks(void)
  * uBlock-256/256, CTR + HMAC): the error code, and nothing written. */
 static void test_chunk_misuse(void)
 {
-    uint8_t key[32] = {7, 6, 5}, hdr[HDR], buf[512];
+    uint8_t key[32] = {7, 6, 5}, hdr[HDR], buf[512], snap[512];
     for (size_t ci = 0; ci < NCIPHERS; ci++) {
         kuai_cipher c = ciphers[ci].c;
         const char *nm = ciphers[ci].name;
@@ -466,6 +466,18 @@ static void test_chunk_misuse(void)
             int rc = kuai_file_open_chunk(&r, 0, 1, NULL, sealed[i], buf);
             CHECK(rc == KUAI_ERR_ARG && buf[0] == 0x5a && buf[sizeof buf - 1] == 0x5a,
                   "%s: open_chunk with in NULL, sealed_len %zu: %d", nm, sealed[i], rc);
+        }
+        /* Input and output a byte apart, both ways: refused, both left
+         * as they were (the input is part of the output's buffer). */
+        for (int dir = 0; dir < 2; dir++) {
+            for (size_t i = 0; i < sizeof buf; i++)
+                buf[i] = (uint8_t)(i * 7 + 1);
+            memcpy(snap, buf, sizeof buf);
+            uint8_t *in = dir ? buf + 1 : buf, *out = dir ? buf : buf + 1;
+            int rc = kuai_file_seal_chunk(&k, 3, 1, in, 100, out);
+            CHECK(rc == KUAI_ERR_ARG && memcmp(buf, snap, sizeof buf) == 0,
+                  "%s: seal_chunk with overlapping buffers (%s): %d", nm,
+                  dir ? "out first" : "in first", rc);
         }
         kuai_file_keys_wipe(&k);
         kuai_file_keys_wipe(&r);

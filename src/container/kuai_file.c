@@ -114,6 +114,11 @@ int kuai_file_params_new(kuai_file_params *p, kuai_cipher cipher, kuai_file_kdf 
  * format (checked by parsing what was written). */
 static int header_format(const kuai_file_params *p, uint8_t hdr[HDR])
 {
+    /* Checked whole before the byte casts below: a KDF of 256 would be
+     * written as 0 (a raw key) while derive() ran scrypt for it. */
+    if (!cipher_id_valid(p->cipher) ||
+        (p->kdf != KUAI_FILE_KDF_KEY && p->kdf != KUAI_FILE_KDF_SCRYPT))
+        return KUAI_ERR_ARG;
     memset(hdr, 0, HDR);
     memcpy(hdr, magic, 8);
     hdr[8] = KUAI_FILE_VERSION;
@@ -130,7 +135,7 @@ static int header_format(const kuai_file_params *p, uint8_t hdr[HDR])
     }
     memcpy(hdr + 32, p->nonce, 16);
     kuai_file_params check;
-    if (!cipher_id_valid(p->cipher) || kuai_file_header_parse(hdr, HDR, &check, NULL) != 0)
+    if (kuai_file_header_parse(hdr, HDR, &check, NULL) != 0)
         return KUAI_ERR_ARG;
     return 0;
 }

@@ -396,6 +396,23 @@ static void test_header_parse(void)
     h[12] = 21;
     CHECK(kuai_file_header_parse(h, HDR, &q, &why) == KUAI_ERR_FORMAT && why == KUAI_FILE_HDR_FIELD,
           "N=2^21 refused as a field");
+    /* Parameters outside the format are refused when sealing, also those
+     * that the header's one-byte fields would wrap into range (a KDF of
+     * 256 written as 0 would label a password file as a raw-key one). */
+    static const unsigned bad_kdf[] = {2, 256, 257};
+    for (size_t i = 0; i < sizeof bad_kdf / sizeof bad_kdf[0]; i++) {
+        CHECK(kuai_file_params_new(&p, KUAI_SM4, KUAI_FILE_KDF_SCRYPT, 10) == 0, "params");
+        p.kdf = (kuai_file_kdf)bad_kdf[i];
+        memset(h, 0x5a, sizeof h);
+        int rc = kuai_file_seal_begin(&k, &p, (const uint8_t *)"pw", 2, h);
+        CHECK(rc == KUAI_ERR_ARG && h[0] == 0x5a && h[HDR - 1] == 0x5a, "kdf %u: seal_begin %d",
+              bad_kdf[i], rc);
+        kuai_file_keys_wipe(&k);
+    }
+    CHECK(kuai_file_params_new(&p, KUAI_SM4, KUAI_FILE_KDF_KEY, 0) == 0, "params");
+    p.cipher = (kuai_cipher)(0x100 | KUAI_SM4);
+    CHECK(kuai_file_seal_begin(&k, &p, key, 16, h) == KUAI_ERR_ARG, "cipher 0x104 refused");
+    kuai_file_keys_wipe(&k);
 }
 
 /* The chunk calls: in place; a final chunk that is a non-final one. */

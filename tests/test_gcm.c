@@ -801,6 +801,22 @@ static void test_gcm_api_errors(void)
     CHECK_RC(kuai_gcm_encrypt(k, iv, 12, NULL, 0, buf, out, 16, tag, 16), KUAI_ERR_KEY,
              "wiped key");
     kuai_gcm_wipe(&c);
+    /* The tag where the plaintext goes (ciphertext then tag in one buffer,
+     * the plaintext written over the tag): in and out do not overlap, so
+     * the call is valid and the tag must be read before out is written. */
+    CHECK_RC(kuai_key_init(k, KUAI_UBLOCK_128_128, key, 16), KUAI_OK, "key");
+    {
+        uint8_t pt[48], ct[128];
+        for (size_t i = 0; i < sizeof pt; i++)
+            pt[i] = (uint8_t)(3 * i + 1);
+        CHECK_RC(kuai_gcm_encrypt(k, iv, 12, iv, 5, pt, ct, sizeof pt, ct + sizeof pt, 16), KUAI_OK,
+                 "encrypt");
+        CHECK_RC(
+            kuai_gcm_decrypt(k, iv, 12, iv, 5, ct, ct + sizeof pt, sizeof pt, ct + sizeof pt, 16),
+            KUAI_OK, "decrypt with the tag inside out");
+        CHECK_MEM(ct + sizeof pt, pt, sizeof pt, "decrypt with the tag inside out");
+    }
+    kuai_key_wipe(k);
     free(keys);
     group_end();
 }

@@ -1155,6 +1155,20 @@ static void test_ext_errors(void)
         free(big);
     }
     NOWRITE(kuai_ccm_encrypt(&k[0], iv, 12, NULL, 5, in, buf, 32, tag, 16), KUAI_ERR_ARG);
+    {
+        /* The tag where the plaintext goes (ciphertext then tag in one
+         * buffer): in and out do not overlap, so the call is valid and
+         * the tag must be read before out is written. */
+        uint8_t pt[48], ct[128];
+        for (size_t i = 0; i < sizeof pt; i++)
+            pt[i] = (uint8_t)(5 * i + 2);
+        CHECK_RC(kuai_ccm_encrypt(&k[0], iv, 12, iv, 3, pt, ct, sizeof pt, ct + sizeof pt, 16),
+                 KUAI_OK, "CCM encrypt");
+        CHECK_RC(kuai_ccm_decrypt(&k[0], iv, 12, iv, 3, ct, ct + sizeof pt, sizeof pt,
+                                  ct + sizeof pt, 16),
+                 KUAI_OK, "CCM decrypt with the tag inside out");
+        CHECK_MEM(ct + sizeof pt, pt, sizeof pt, "CCM decrypt with the tag inside out");
+    }
     NOWRITE(kuai_cfb_encrypt(&k[0], NULL, in, buf, 32), KUAI_ERR_ARG);
     NOWRITE(kuai_cfb_decrypt(&k[0], iv, buf + 1, buf, 32), KUAI_ERR_ARG);
     NOWRITE(kuai_ofb_crypt(&k[0], iv, buf + 3, buf, 32), KUAI_ERR_ARG);

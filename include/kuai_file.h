@@ -121,9 +121,11 @@ typedef struct kuai_file_keys {
 KUAI_API int kuai_file_seal_begin(kuai_file_keys *k, const kuai_file_params *p,
                                   const uint8_t *secret, size_t secret_len,
                                   uint8_t header[KUAI_FILE_HEADER_SIZE]);
-/* Reader: header as read, p as kuai_file_header_parse gave it. Checks the
- * header tag in constant time: KUAI_ERR_AUTH for a wrong key or password
- * (or a damaged header). */
+/* Reader: header as read, p as kuai_file_header_parse gave it (a header
+ * that does not parse, or p with any field other than the header's, is
+ * KUAI_ERR_ARG: the keys come from p, the tag covers the header). Checks
+ * the header tag in constant time: KUAI_ERR_AUTH for a wrong key or
+ * password (or a damaged header). */
 KUAI_API int kuai_file_open_begin(kuai_file_keys *k, const uint8_t header[KUAI_FILE_HEADER_SIZE],
                                   const kuai_file_params *p, const uint8_t *secret,
                                   size_t secret_len);

@@ -264,6 +264,15 @@ int kuai_file_open_begin(kuai_file_keys *k, const uint8_t header[HDR], const kua
     uint8_t tag[TAG];
     if (!k || !header || !p)
         return KUAI_ERR_ARG;
+    /* The header tag covers the header, not p, and the keys come from p:
+     * p must be the header's own fields (else keys for a cipher, salt or
+     * scrypt cost the verified header does not name). */
+    kuai_file_params h;
+    if (kuai_file_header_parse(header, HDR, &h, NULL) != 0 || h.cipher != p->cipher ||
+        h.kdf != p->kdf || h.scrypt_log2n != p->scrypt_log2n || h.scrypt_r != p->scrypt_r ||
+        h.scrypt_p != p->scrypt_p || memcmp(h.salt, p->salt, 16) != 0 ||
+        memcmp(h.nonce, p->nonce, 16) != 0)
+        return KUAI_ERR_ARG;
     memset(k, 0, sizeof *k);
     int rc = derive(k, p, secret, secret_len, header, tag);
     if (rc)

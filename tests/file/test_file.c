@@ -496,6 +496,30 @@ static void test_chunk_misuse(void)
                   "%s: seal_chunk with overlapping buffers (%s): %d", nm,
                   dir ? "out first" : "in first", rc);
         }
+        /* Parameters that are not the header's: the header tag covers the
+         * header, not p, so keys from p would be unverified (a cipher of
+         * the same key length, or scrypt costs the header never named). */
+        kuai_file_params q = p;
+        q.cipher = c == KUAI_SM4 ? KUAI_AES_128 : KUAI_SM4;
+        kuai_file_keys x;
+        memset(&x, 0x5a, sizeof x);
+        int rc = kuai_file_open_begin(&x, hdr, &q, key, kuai_key_size(q.cipher));
+        CHECK(rc == KUAI_ERR_ARG, "%s: open_begin with another cipher than the header's: %d", nm,
+              rc);
+        kuai_file_keys_wipe(&x);
+        q = p;
+        q.kdf = KUAI_FILE_KDF_SCRYPT;
+        q.scrypt_log2n = 70;
+        q.scrypt_r = 8;
+        q.scrypt_p = 1;
+        rc = kuai_file_open_begin(&x, hdr, &q, key, kuai_key_size(c));
+        CHECK(rc == KUAI_ERR_ARG, "%s: open_begin with a KDF the header does not name: %d", nm, rc);
+        kuai_file_keys_wipe(&x);
+        q = p;
+        q.nonce[3] ^= 1;
+        rc = kuai_file_open_begin(&x, hdr, &q, key, kuai_key_size(c));
+        CHECK(rc == KUAI_ERR_ARG, "%s: open_begin with another nonce: %d", nm, rc);
+        kuai_file_keys_wipe(&x);
         kuai_file_keys_wipe(&k);
         kuai_file_keys_wipe(&r);
     }

@@ -198,6 +198,12 @@ KUAI_API int kuai_ecb_decrypt_oneshot_multi(kuai_cipher c, const uint8_t *const 
  * within one stream, fills the vector lanes. All keys must be the same cipher
  * (they may have been set up with different backends); n >= 1; the arrays
  * hold n entries each, and each stream's buffers follow the single-key rules.
+ * Streams are independent: no stream's output or IV may overlap another
+ * stream's input, output or IV (inputs may be shared: one message under
+ * several keys). That rule is not checked (comparing every pair of streams
+ * would cost more than a short call with many keys); a call that breaks it
+ * leaves its outputs undefined, as memcpy does overlapping buffers. The
+ * one-shot multi-key calls above follow the same rule.
  */
 KUAI_API int kuai_ecb_encrypt_multi(const kuai_key *const *keys, const uint8_t *const *in,
                                     uint8_t *const *out, size_t n, size_t len);

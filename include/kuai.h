@@ -292,11 +292,12 @@ KUAI_API void kuai_gcm_wipe(kuai_gcm_ctx *ctx);
  * KUAI_ERR_LENGTH), with ciphertext stealing when len is not a multiple of
  * 16. data_key encrypts the data, tweak_key (same cipher, else
  * KUAI_ERR_MISMATCH) the 16-byte tweak (IEEE: the data unit number as a
- * little-endian integer). The two keys must be different keys (not
- * checked). The standards differ in the tweak's multiplication by x: IEEE
- * 1619 takes the tweak as a little-endian number, GB/T 17964 as GCM does
- * (big-endian, bits reflected); that is OpenSSL's SM4-XTS xts_standard
- * "IEEE" or "GB".
+ * little-endian integer). The two keys must be different keys: one
+ * kuai_key passed as both is refused for encryption (KUAI_ERR_ARG;
+ * decryption takes it, as OpenSSL's XTS decrypts under equal key halves);
+ * equal keys in two structs are not detected. The standards differ in the tweak's multiplication by
+ * x: IEEE 1619 takes the tweak as a little-endian number, GB/T 17964 as GCM does (big-endian, bits
+ * reflected); that is OpenSSL's SM4-XTS xts_standard "IEEE" or "GB".
  */
 typedef enum kuai_xts_standard { KUAI_XTS_IEEE1619 = 0, KUAI_XTS_GB17964 = 1 } kuai_xts_standard;
 KUAI_API int kuai_xts_encrypt(const kuai_key *data_key, const kuai_key *tweak_key,

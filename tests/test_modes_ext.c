@@ -1129,6 +1129,12 @@ static void test_ext_errors(void)
     NOWRITE(kuai_xts_encrypt(&k[0], &k[1], iv, in, buf, ((size_t)16 << 20) + 1, KUAI_XTS_IEEE1619),
             KUAI_ERR_LENGTH);
     NOWRITE(kuai_xts_encrypt(&k[0], &k[2], iv, in, buf, 32, KUAI_XTS_IEEE1619), KUAI_ERR_MISMATCH);
+    /* one key object as data and tweak key: no encryption (decryption is
+     * allowed, as OpenSSL's for equal key halves) */
+    NOWRITE(kuai_xts_encrypt(&k[0], &k[0], iv, in, buf, 32, KUAI_XTS_IEEE1619), KUAI_ERR_ARG);
+    memset(buf, 0xA5, sizeof buf);
+    CHECK_RC(kuai_xts_decrypt(&k[0], &k[0], iv, in, buf, 32, KUAI_XTS_IEEE1619), KUAI_OK,
+             "xts decrypt under one key object");
     NOWRITE(kuai_xts_encrypt(&k[0], &k[1], iv, in, buf, 32, (kuai_xts_standard)2), KUAI_ERR_ARG);
     NOWRITE(kuai_xts_encrypt(&k[0], &k[1], NULL, in, buf, 32, KUAI_XTS_IEEE1619), KUAI_ERR_ARG);
     NOWRITE(kuai_xts_encrypt(&k[0], &k[1], iv, buf + 1, buf, 32, KUAI_XTS_IEEE1619), KUAI_ERR_ARG);

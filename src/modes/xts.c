@@ -123,6 +123,11 @@ static int xts_crypt(const kuai_key *k1, const kuai_key *k2, const uint8_t *twea
     int r = xts_check(k1, k2, tweak, in, out, len, std);
     if (r)
         return r;
+    /* One key for data and tweak makes XTS insecure (Rogaway's attack):
+     * not encrypted under, as OpenSSL's equal halves; decryption of data
+     * made so elsewhere is allowed, as there. */
+    if (enc && k1 == k2)
+        return KUAI_ERR_ARG;
     const kuai_impl *impl = kuai_key_impl(k1);
     blocks_fn f = enc ? impl->enc_blocks : impl->dec_blocks;
     uint8_t tw[KUAI_CHUNK_BLOCKS * 16];

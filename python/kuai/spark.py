@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from . import _kuai
-from ._names import cipher_id
+from ._names import CIPHERS, cipher_id
 
 __all__ = ["encrypt", "decrypt", "try_decrypt", "register", "encrypt_arrow", "decrypt_arrow",
            "KEY_CONF_PREFIX"]
@@ -75,6 +75,10 @@ def _check(cipher: str, mode: str, key: bytes) -> Tuple[int, str]:
         raise ValueError(f"mode must be 'gcm' or 'cbc' (Spark's aes_encrypt modes), not {mode!r}")
     cid = cipher_id(cipher, key)
     _kuai.Key(cid, key)  # checks the key size now, on the driver
+    name, _, block = CIPHERS[cid]
+    if block != 16:  # said here, not when the query runs on the executors
+        raise ValueError(f"kuai.spark: {name} has {block * 8}-bit blocks; GCM and CBC rows "
+                         "need a 128-bit-block cipher (sm4, aes, ublock-128)")
     return cid, m
 
 

@@ -126,6 +126,13 @@ def test_arrow_layer_errors():
         ks.encrypt_arrow(ct, KEY16, "sm4", "ecb")
     with pytest.raises(ValueError, match="key size"):
         ks.encrypt_arrow(ct, bytes(15), "sm4", "gcm")
+    # a 256-bit-block cipher is refused when the call is made (for a Column,
+    # on the driver), not when the rows run
+    for m in ("gcm", "cbc"):
+        with pytest.raises(ValueError, match="128-bit-block"):
+            ks.encrypt_arrow(ct, bytes(32), "ublock-256-256", m)
+        with pytest.raises(ValueError, match="128-bit-block"):
+            ks.encrypt("c", bytes(32), cipher="ublock-256-256", mode=m)
     with pytest.raises(ValueError, match="hex") as e:
         ks.encrypt_arrow(ct, "0123456789abcdeg", "sm4")
     assert "0123456789abcdeg" not in str(e.value)  # a key never goes into a message

@@ -111,4 +111,14 @@ grep -qx "module = $moved/$mlib/ossl-modules/kuai.so" "$cnf" ||
   fail "kuai.cnf installed under $moved names: $(grep '^module' "$cnf")"
 openssl_uses_kuai "$cnf"
 echo "test-package: installed under another prefix, kuai.pc and kuai.cnf name it (consumer and openssl ran)"
+
+# A plain `cmake --install` (every component, as README's `make install`)
+# puts the licence and the NOTICE beside the files they cover.
+full=$dir/full-install
+rm -rf "$full"
+cmake --install "$dir" --prefix "$full" > /dev/null
+for f in LICENSE NOTICE; do
+  cmp -s "$src/$f" "$full/share/doc/kuai/$f" || fail "cmake --install put no $f in share/doc/kuai"
+done
+echo "test-package: cmake --install puts LICENSE and NOTICE in share/doc/kuai"
 echo "test-package: ok"

@@ -121,4 +121,27 @@ for f in LICENSE NOTICE; do
   cmp -s "$src/$f" "$full/share/doc/kuai/$f" || fail "cmake --install put no $f in share/doc/kuai"
 done
 echo "test-package: cmake --install puts LICENSE and NOTICE in share/doc/kuai"
+
+# Absolute CMAKE_INSTALL_LIBDIR / _INCLUDEDIR (as Nix, Guix and some distro
+# helpers pass them): kuai.pc must name them as they are, not under the
+# prefix again. The library alone, portable backends only, unoptimised: the
+# build is only there to be installed.
+abs=$dir/absdirs
+rm -rf "$abs" "$abs-build"
+cmake -S "$src" -B "$abs-build" -DCMAKE_BUILD_TYPE=Debug -DKUAI_PORTABLE_ONLY=ON \
+  -DKUAI_BUILD_TESTS=OFF -DKUAI_BUILD_CLI=OFF -DKUAI_BUILD_PROVIDER=OFF -DKUAI_BUILD_BENCH=OFF \
+  -DKUAI_BUILD_FILE=OFF -DCMAKE_INSTALL_PREFIX="$abs" -DCMAKE_INSTALL_LIBDIR="$abs/lib64" \
+  -DCMAKE_INSTALL_INCLUDEDIR="$abs/inc" > "$abs-build.log" || { cat "$abs-build.log"; exit 1; }
+cmake --build "$abs-build" --target kuai_shared kuai_static >> "$abs-build.log" ||
+  { cat "$abs-build.log"; exit 1; }
+cmake --install "$abs-build" --component dev > /dev/null
+cmake --install "$abs-build" --component lib > /dev/null
+flags=$(PKG_CONFIG_LIBDIR=$abs/lib64/pkgconfig pkg-config --cflags --libs kuai)
+flags=$(echo $flags)
+[ "$flags" = "-I$abs/inc -L$abs/lib64 -lkuai" ] ||
+  fail "kuai.pc with absolute CMAKE_INSTALL_LIBDIR/INCLUDEDIR gives: $flags"
+# shellcheck disable=SC2086
+cc -Wall -Werror -o "$abs-build/consumer" "$here/consumer.c" $flags
+LD_LIBRARY_PATH=$abs/lib64 "$abs-build/consumer" > /dev/null
+echo "test-package: absolute CMAKE_INSTALL_LIBDIR/INCLUDEDIR: kuai.pc names them (consumer ran)"
 echo "test-package: ok"

@@ -277,8 +277,12 @@ deb:
 # The packages as a user gets them (tests/package/test_package.sh): unpacked
 # into a throwaway root, their contents and exported symbols checked, and a
 # consumer built through pkg-config and through find_package(kuai), and run.
+# Then the Python package (tests/package/test_python_package.sh): its sdist
+# from the tracked files, a wheel from that sdist alone, installed and
+# imported (the pinned backend of python/build-constraints.txt; about 2 min).
 test-package: deb
 	tests/package/test_package.sh $(BUILD)-deb
+	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) tests/package/test_python_package.sh $(BUILD)-pypkg
 
 # Every C source and header of the project, as clang-format-14 writes it
 # with .clang-format: the version is pinned (make deps installs it) because
@@ -297,4 +301,4 @@ format-check:
 	    echo "$$out" | grep -o '^[^ :]*\.[ch]:' | tr -d : | sort -u | sed 's/^/  /'; exit 1; }
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-deb $(BUILD)-portable $(BUILD)-sanitize $(BUILD)-aarch64 $(BUILD)-loongarch64
+	rm -rf $(BUILD) $(BUILD)-deb $(BUILD)-pypkg $(BUILD)-portable $(BUILD)-sanitize $(BUILD)-aarch64 $(BUILD)-loongarch64

@@ -29,12 +29,34 @@ py=$work/venv/bin/python
 print(build_sdist(sys.argv[1]))' "$work/dist") > "$work/sdist.log" 2>&1 || { cat "$work/sdist.log"; fail "no sdist"; }
 sdist=$(ls "$work"/dist/kuai-*.tar.gz)
 echo "test-python-package: $(basename "$sdist"), $(tar tzf "$sdist" | wc -l) files"
+# The licence: an SPDX expression (PEP 639) and the LICENSE and NOTICE
+# files, in the sdist and (below) the wheel.
+meta_ok() { # $1: the metadata text, $2: what it came from
+  grep -qx "License-Expression: Apache-2.0" <<< "$1" || fail "$2: no License-Expression: Apache-2.0"
+  for f in LICENSE NOTICE; do
+    grep -qx "License-File: $f" <<< "$1" || fail "$2: no License-File: $f"
+  done
+  ! grep -q "^Classifier: License ::" <<< "$1" || fail "$2: a licence classifier beside the expression"
+}
+meta_ok "$(tar xzf "$sdist" -O --wildcards '*/PKG-INFO')" "$(basename "$sdist")"
+for f in LICENSE NOTICE; do
+  tar xzf "$sdist" -O "$(basename "$sdist" .tar.gz)/$f" | cmp -s - "$src/$f" || fail "$(basename "$sdist") lacks $f"
+done
 
 # The wheel from the sdist alone, in pip's isolated build environment.
 "$py" -m pip wheel -q --no-deps -w "$work/dist" "$sdist" > "$work/wheel.log" 2>&1 ||
   { tail -40 "$work/wheel.log"; fail "pip could not build a wheel from $(basename "$sdist")"; }
 wheel=$(ls "$work"/dist/kuai-*.whl)
 echo "test-python-package: $(basename "$wheel") built from the sdist"
+wmeta=$("$py" -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1])
+print(z.read(next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))).decode())' "$wheel")
+meta_ok "$wmeta" "$(basename "$wheel")"
+for f in LICENSE NOTICE; do
+  "$py" -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1])
+sys.stdout.buffer.write(z.read(next(n for n in z.namelist() if n.endswith(".dist-info/licenses/" + sys.argv[2]))))' \
+    "$wheel" $f | cmp -s - "$src/$f" || fail "$(basename "$wheel") lacks .dist-info/licenses/$f"
+done
+echo "test-python-package: sdist and wheel: License-Expression: Apache-2.0, LICENSE and NOTICE"
 "$py" -m pip install -q --force-reinstall --no-deps "$wheel"
 (cd "$work" && "$py" -c 'import kuai, os; c = kuai.Cipher("sm4", bytes(16))
 e = c.encryptor(kuai.modes.CTR(bytes(16))); assert len(e.update(b"x" * 33) + e.finalize()) == 33

@@ -39,6 +39,19 @@ meta_ok() { # $1: the metadata text, $2: what it came from
   ! grep -q "^Classifier: License ::" <<< "$1" || fail "$2: a licence classifier beside the expression"
 }
 meta_ok "$(tar xzf "$sdist" -O --wildcards '*/PKG-INFO')" "$(basename "$sdist")"
+# The version: include/kuai.h's, the one place it is written (docs/abi.md),
+# here and in a copy of the tree whose header says 0.1.99 before the build.
+hver=$(sed -n 's/^#define KUAI_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' "$tree/include/kuai.h" | paste -sd.)
+pver=$(tar xzf "$sdist" -O "$(basename "$sdist" .tar.gz)/PKG-INFO" | sed -n 's/^Version: //p')
+[ "$pver" = "$hver" ] || fail "the sdist is version $pver, include/kuai.h says $hver"
+bumped=$work/tree-bumped
+rm -rf "$bumped" && cp -a "$tree" "$bumped" && mkdir -p "$bumped/dist"
+sed -i 's/^#define KUAI_VERSION_PATCH [0-9]*$/#define KUAI_VERSION_PATCH 99/' "$bumped/include/kuai.h"
+(cd "$bumped/python" && "$py" -c 'import sys; from scikit_build_core.build import build_sdist
+print(build_sdist(sys.argv[1]))' "$bumped/dist") > "$work/sdist-bumped.log" 2>&1 || { cat "$work/sdist-bumped.log"; fail "no sdist of the bumped tree"; }
+[ -f "$bumped/dist/kuai-${hver%.*}.99.tar.gz" ] ||
+  fail "with KUAI_VERSION_PATCH 99 in include/kuai.h the sdist is $(cd "$bumped/dist" && ls)"
+echo "test-python-package: the package's version is include/kuai.h's ($hver; ${hver%.*}.99 followed it)"
 for f in LICENSE NOTICE; do
   tar xzf "$sdist" -O "$(basename "$sdist" .tar.gz)/$f" | cmp -s - "$src/$f" || fail "$(basename "$sdist") lacks $f"
 done
@@ -60,5 +73,7 @@ echo "test-python-package: sdist and wheel: License-Expression: Apache-2.0, LICE
 "$py" -m pip install -q --force-reinstall --no-deps "$wheel"
 (cd "$work" && "$py" -c 'import kuai, os; c = kuai.Cipher("sm4", bytes(16))
 e = c.encryptor(kuai.modes.CTR(bytes(16))); assert len(e.update(b"x" * 33) + e.finalize()) == 33
+import importlib.metadata as m; d = m.version("kuai")
+assert d == kuai.__version__, "distribution %s, kuai.__version__ (kuai_version()) %s" % (d, kuai.__version__)
 print("test-python-package: import kuai", kuai.__version__, "from", os.path.dirname(kuai.__file__))')
 echo "test-python-package: ok"

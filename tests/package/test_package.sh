@@ -54,6 +54,14 @@ done
 grep -q '^libkuai0 (= ' <<< "$(dpkg-deb -f "$dir"/libkuai-dev_*.deb Depends)" || fail "libkuai-dev must depend on libkuai0 (= version)"
 
 "$here/check_symbols.sh" "$root/$libdir/libkuai.so" "$root/usr/include/kuai.h"
+# libkuai.a defines the same names and nothing else global: a static
+# consumer's own symbols (aes_ref, sm4_expand_with, ...) never clash with
+# the library's internals.
+static_globals=$(nm -g --defined-only "$root/$libdir/libkuai.a" | awk 'NF == 3 { print $3 }' | sort)
+[ "$static_globals" = "$(nm -D --defined-only "$root/$libdir/libkuai.so" |
+  awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' | sort)" ] ||
+  fail "libkuai.a defines globals beyond the API: $(grep -v '^kuai_' <<< "$static_globals" | head -5 | tr '\n' ' ')"
+echo "test-package: libkuai.a: $(wc -l <<< "$static_globals") global symbols, the API's"
 
 # pkg-config, with the root as sysroot (it prefixes -I and -L).
 export PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$root/$libdir/pkgconfig

@@ -203,6 +203,16 @@ static int is_opt(const char *a, const char *s, const char *l)
     return (s && !strcmp(a, s)) || (l && !strncmp(a, l, n) && (a[n] == '\0' || a[n] == '='));
 }
 
+/* A flag (no value): --force=no would otherwise force. */
+static int is_flag(const char *a, const char *s, const char *l)
+{
+    if (!is_opt(a, s, l))
+        return 0;
+    if (strchr(a, '='))
+        fail(EXIT_USAGE, "%s takes no value", l);
+    return 1;
+}
+
 static long parse_num(const char *s, const char *what, long lo, long hi)
 {
     char *end;
@@ -227,7 +237,7 @@ static void parse_crypt_opts(int argc, char **argv, cli_opts *o)
             o->inputs[o->ninputs++] = a;
         } else if (!strcmp(a, "--")) {
             only_files = 1;
-        } else if (is_opt(a, "-h", "--help")) {
+        } else if (is_flag(a, "-h", "--help")) {
             usage_exit(o->decrypt ? usage_decrypt : usage_encrypt, 0);
         } else if (is_opt(a, "-c", "--cipher")) {
             o->cipher_arg = opt_value(argc, argv, &i, "--cipher");
@@ -251,15 +261,15 @@ static void parse_crypt_opts(int argc, char **argv, cli_opts *o)
         } else if (!strncmp(a, "-j", 2) && a[2]) {
             o->threads = (unsigned)parse_num(a + 2, "-j/--threads", 1, 64);
             threads_given = 1;
-        } else if (is_opt(a, "-f", "--force")) {
+        } else if (is_flag(a, "-f", "--force")) {
             o->force = 1;
-        } else if (is_opt(a, "-q", "--quiet")) {
+        } else if (is_flag(a, "-q", "--quiet")) {
             o->quiet = 1;
-        } else if (is_opt(a, NULL, "--raw")) {
+        } else if (is_flag(a, NULL, "--raw")) {
             o->raw = 1;
         } else if (is_opt(a, NULL, "--iv")) {
             o->iv_hex = opt_value(argc, argv, &i, "--iv");
-        } else if (is_opt(a, NULL, "--nopad") || is_opt(a, NULL, "--no-pad")) {
+        } else if (is_flag(a, NULL, "--nopad") || is_flag(a, NULL, "--no-pad")) {
             o->nopad = 1;
         } else {
             fail(EXIT_USAGE, "unknown option '%s' (see kuai %s --help)", a, cli_cmd);

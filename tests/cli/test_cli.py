@@ -627,6 +627,21 @@ def test_interrupted(d):
                f"seen={seen} rc={p.returncode} left={os.listdir(sub)}")
 
 
+def test_flag_values(d):
+    """A flag that takes no value refuses one (exit 1): --force=no used to
+    overwrite, --raw=no to switch raw mode on."""
+    k = key_hex("sm4")
+    src = d.file("fv.pt", b"flag values")
+    dst = d.file("fv.out", b"keep me")
+    for flag in ("--force=no", "--quiet=0", "--raw=no", "--nopad=no", "--no-pad=0",
+                 "--help=x", "-f=1"):
+        dst = d.file("fv.out", b"keep me")
+        rc, out, err = run(["encrypt", "-c", "sm4", "-k", k, flag, "-o", dst, src])
+        report(rc == EXIT_USAGE and flag.split("=")[0] in err and d.read("fv.out") == b"keep me"
+               and err.count("\n") == 1 and not out,
+               f"{flag} refused: the flag takes no value", f"rc={rc} {err!r}")
+
+
 def test_errors(d, supported):
     k = key_hex("sm4")
     src = d.file("e.pt", b"x" * 100)
@@ -1365,6 +1380,7 @@ def main():
     try:
         test_help()
         test_errors(d, supported)
+        test_flag_values(d)
         test_overwrite(d)
         test_issue15(d)
         test_output_matrix(d)

@@ -461,6 +461,10 @@ static void catch_signals(void)
     int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction sa;
+        /* a signal the caller ignores (nohup, trap '' INT) stays ignored:
+         * it cannot end the process, so there is nothing to clean up */
+        if (sigaction(sigs[i], NULL, &sa) != 0 || sa.sa_handler == SIG_IGN)
+            continue;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
         sigaction(sigs[i], &sa, NULL);

@@ -642,6 +642,47 @@ def test_flag_values(d):
                f"{flag} refused: the flag takes no value", f"rc={rc} {err!r}")
 
 
+def wait_tmp(sub, budget=30):
+    """Waits until a temporary file exists in sub (kuai blocked on its input)."""
+    deadline = time.monotonic() + budget
+    while time.monotonic() < deadline:
+        if leftovers(sub):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_ignored_signals(d):
+    """A signal ignored by the caller (nohup, trap '' INT) stays ignored:
+    kuai used to install its clean-up handler over SIG_IGN, so a nohup'd
+    run died of the SIGHUP that nohup was there to ignore."""
+    k = key_hex("sm4")
+    for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
+        sub = d.file(f"ign{int(sig)}")
+        os.makedirs(sub, exist_ok=True)
+        out = os.path.join(sub, "out")
+        p = subprocess.Popen([KUAI, "encrypt", "-c", "sm4", "-k", k, "-o", out],
+                             stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                             start_new_session=True,
+                             preexec_fn=lambda s=sig: signal.signal(s, signal.SIG_IGN))
+        seen = wait_tmp(sub)
+        p.send_signal(sig)
+        time.sleep(0.2)
+        try:
+            p.stdin.write(b"still here")
+            p.stdin.close()
+        except BrokenPipeError:
+            pass
+        rc = p.wait()
+        err = p.stderr.read().decode(errors="replace")
+        ok = seen and rc == 0 and os.path.exists(out) and not leftovers(sub)
+        if ok:
+            with open(out, "rb") as f:
+                ok = ref(f.read(), key=k) == b"still here"
+        report(ok, f"{sig.name} ignored by the caller stays ignored",
+               f"seen={seen} rc={rc} {err!r} left={os.listdir(sub)}")
+
+
 def test_errors(d, supported):
     k = key_hex("sm4")
     src = d.file("e.pt", b"x" * 100)
@@ -1385,6 +1426,7 @@ def main():
         test_issue15(d)
         test_output_matrix(d)
         test_interrupted(d)
+        test_ignored_signals(d)
         test_password(d)
         test_roundtrips(d, supported)
         test_tampering(d, supported)

@@ -458,7 +458,14 @@ static void catch_signals(void)
     if (done)
         return;
     done = 1;
-    int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    /* every signal whose default action ends the process (but the crashes:
+     * SIGSEGV, SIGBUS, SIGABRT, ... keep their core dump) */
+    int sigs[] = {SIGINT,  SIGTERM, SIGHUP,    SIGPIPE, SIGQUIT, SIGALRM,
+                  SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF, SIGXCPU};
+    /* past a file size limit (ulimit -f), write fails with EFBIG: an I/O
+     * error like a full disk, reported and cleaned up, rather than the
+     * signal ending the process with the temporary file in place */
+    signal(SIGXFSZ, SIG_IGN);
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction sa;
         /* a signal the caller ignores (nohup, trap '' INT) stays ignored:

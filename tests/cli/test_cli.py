@@ -683,6 +683,47 @@ def test_ignored_signals(d):
                f"seen={seen} rc={rc} {err!r} left={os.listdir(sub)}")
 
 
+def test_more_signals(d):
+    """Every signal whose default action ends the process removes the
+    temporary file first (SIGQUIT is Ctrl-\\, SIGXCPU ulimit -t, SIGALRM
+    and SIGUSR1 a timer or a kill): only INT, TERM, HUP and PIPE did. A
+    file size limit (ulimit -f) is a write error, exit 2, not a SIGXFSZ
+    that left the temporary file."""
+    import resource
+    k = key_hex("sm4")
+    for sig in (signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM,
+                signal.SIGXCPU, signal.SIGVTALRM, signal.SIGPROF):
+        sub = d.file(f"more{int(sig)}")
+        os.makedirs(sub, exist_ok=True)
+        out = os.path.join(sub, "out")
+        p = subprocess.Popen([KUAI, "encrypt", "-c", "sm4", "-k", k, "-o", out],
+                             stdin=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             start_new_session=True,
+                             preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
+        seen = wait_tmp(sub)
+        p.send_signal(sig)
+        rc = p.wait()
+        p.stdin.close()
+        report(seen and rc == -sig and not leftovers(sub) and not os.path.exists(out),
+               f"signal {sig.name} removes the temporary file",
+               f"seen={seen} rc={rc} left={os.listdir(sub)}")
+    src = d.file("fsz.pt", rbytes(5000))
+    for args in (["--raw", "-c", "sm4-ctr", "--iv", "00" * 16], ["-c", "sm4"],
+                 ["--raw", "-c", "sm4-cbc", "--iv", "00" * 16]):
+        sub = d.file("fsz")
+        shutil.rmtree(sub, ignore_errors=True)
+        os.makedirs(sub)
+        out = os.path.join(sub, "out")
+        p = subprocess.run([KUAI, "encrypt", "-k", k, "-o", out, src] + args,
+                           capture_output=True, start_new_session=True,
+                           preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE,
+                                                                 (1024, 1024)))
+        err = p.stderr.decode(errors="replace")
+        report(p.returncode == EXIT_IO and "File too large" in err and not os.listdir(sub),
+               f"ulimit -f: write error, no temporary file ({' '.join(args[:2])})",
+               f"rc={p.returncode} {err!r} left={os.listdir(sub)}")
+
+
 def test_errors(d, supported):
     k = key_hex("sm4")
     src = d.file("e.pt", b"x" * 100)
@@ -1427,6 +1468,7 @@ def main():
         test_output_matrix(d)
         test_interrupted(d)
         test_ignored_signals(d)
+        test_more_signals(d)
         test_password(d)
         test_roundtrips(d, supported)
         test_tampering(d, supported)

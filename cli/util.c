@@ -185,46 +185,79 @@ int load_keys(const cli_opts *o, key_material *km, size_t want_len)
     FILE *f = fopen(o->key_file, "r");
     if (!f)
         fail(EXIT_IO, "%s: cannot open key file: %s", o->key_file, strerror(errno));
-    /* getline: a line of any length (a long comment is still one line) */
-    char *line = NULL;
-    size_t line_cap = 0, cap = 0, lineno = 0;
-    while (getline(&line, &line_cap, f) >= 0) {
-        lineno++;
-        char *s = line;
-        while (isspace((unsigned char)*s))
-            s++;
-        if (!*s || *s == '#')
-            continue;
-        if (km->nkeys == cap) {
-            cap = cap ? cap * 2 : 4;
-            uint8_t(*nk)[32] = xmalloc(cap * 32);
-            if (km->keys) {
-                memcpy(nk, km->keys, km->nkeys * 32);
-                OPENSSL_cleanse(km->keys, km->nkeys * 32);
-                free(km->keys);
+    /* Read a character at a time, keeping only a key line's non-blank
+     * characters, at most a key's worth ("0x" and 64 digits): a comment line
+     * of any length is skipped, while memory stays bounded whatever the file
+     * is (/dev/zero, a huge binary file); a NUL byte is binary data, not a
+     * line end. */
+    enum { LINE_START, LINE_KEY, LINE_COMMENT } state = LINE_START;
+    char kl[80];
+    size_t kn = 0, cap = 0, lineno = 1;
+    for (;;) {
+        int ch = getc(f);
+        if (ch == EOF || ch == '\n') {
+            if (state == LINE_KEY) {
+                kl[kn] = '\0';
+                if (km->nkeys == cap) {
+                    cap = cap ? cap * 2 : 4;
+                    uint8_t(*nk)[32] = xmalloc(cap * 32);
+                    if (km->keys) {
+                        memcpy(nk, km->keys, km->nkeys * 32);
+                        OPENSSL_cleanse(km->keys, km->nkeys * 32);
+                        free(km->keys);
+                    }
+                    km->keys = nk;
+                }
+                size_t n;
+                int rc = hex_decode(kl, km->keys[km->nkeys], 32, &n);
+                OPENSSL_cleanse(kl, sizeof kl);
+                if (rc) {
+                    fclose(f);
+                    fail(EXIT_USAGE, "%s, line %zu: not a hex key of at most 64 digits",
+                         o->key_file, lineno);
+                }
+                if (km->nkeys && n != km->key_len) {
+                    fclose(f);
+                    fail(EXIT_USAGE, "%s, line %zu: keys of different lengths", o->key_file,
+                         lineno);
+                }
+                km->key_len = n;
+                km->nkeys++;
             }
-            km->keys = nk;
+            if (ch == EOF)
+                break;
+            state = LINE_START;
+            kn = 0;
+            lineno++;
+            continue;
         }
-        size_t n;
-        int rc = hex_decode(s, km->keys[km->nkeys], 32, &n);
-        if (rc) {
+        if (state == LINE_COMMENT)
+            continue;
+        if (ch == '\0') {
+            OPENSSL_cleanse(kl, sizeof kl);
             fclose(f);
-            OPENSSL_cleanse(line, line_cap);
+            fail(EXIT_USAGE, "%s, line %zu: a NUL byte; a key file holds the key in hex (text)",
+                 o->key_file, lineno);
+        }
+        if (isspace(ch))
+            continue;
+        if (state == LINE_START && ch == '#') {
+            state = LINE_COMMENT;
+            continue;
+        }
+        state = LINE_KEY;
+        if (kn + 1 >= sizeof kl) {
+            OPENSSL_cleanse(kl, sizeof kl);
+            fclose(f);
             fail(EXIT_USAGE, "%s, line %zu: not a hex key of at most 64 digits", o->key_file,
                  lineno);
         }
-        if (km->nkeys && n != km->key_len)
-            fail(EXIT_USAGE, "%s, line %zu: keys of different lengths", o->key_file, lineno);
-        km->key_len = n;
-        km->nkeys++;
+        kl[kn++] = (char)ch;
     }
-    if (line)
-        OPENSSL_cleanse(line, line_cap);
-    free(line);
-    int err = ferror(f);
+    int err = ferror(f) ? errno : 0;
     fclose(f);
     if (err)
-        fail(EXIT_IO, "%s: read error", o->key_file);
+        fail(EXIT_IO, "%s: read error: %s", o->key_file, strerror(err));
     if (!km->nkeys)
         fail(EXIT_USAGE, "%s: no key in the file (expected hex digits)", o->key_file);
     if (want_len)

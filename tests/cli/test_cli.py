@@ -724,6 +724,38 @@ def test_more_signals(d):
                f"rc={p.returncode} {err!r} left={os.listdir(sub)}")
 
 
+def test_key_file_binary(d):
+    """A key file is text: a NUL byte is refused (exit 1) where it used to
+    end the line silently (KEY\\0MORE read as KEY, \\0JUNK as a blank
+    line), and an endless file (/dev/zero) is refused at once instead of
+    being read into memory until the allocator gave up ("no key in the
+    file"). CRLF line ends and trailing blanks still work."""
+    import resource
+    k = key_hex("sm4")
+    src = d.file("kfb.pt", b"key file")
+    for label, text in [("NUL after the key", k.encode() + b"\0ffff\n"),
+                        ("a line starting with NUL", b"\0junk\n" + k.encode() + b"\n")]:
+        kf = d.file("kfb.key", text)
+        rc, out, err = run(["encrypt", "-c", "sm4", "--key-file", kf, src])
+        report(rc == EXIT_USAGE and "NUL" in err and err.count("\n") == 1 and not out,
+               f"--key-file: {label} refused", f"rc={rc} {err!r}")
+    if os.path.exists("/dev/zero"):
+        lim = 256 << 20
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+        p = subprocess.run([KUAI, "encrypt", "-c", "sm4", "--key-file", "/dev/zero", src],
+                           capture_output=True, preexec_fn=limit, timeout=60)
+        err = p.stderr.decode(errors="replace")
+        report(p.returncode == EXIT_USAGE and "NUL" in err and not p.stdout,
+               "--key-file /dev/zero refused at once", f"rc={p.returncode} {err!r}")
+    for label, text in [("CRLF line ends", ("# key\r\n" + k + "\r\n").encode()),
+                        ("trailing blanks", (k + "  \t \n\n  \n").encode())]:
+        kf = d.file("kfb.key", text)
+        rc, ct, err = run(["encrypt", "-c", "sm4", "--key-file", kf], b"kf")
+        report(rc == 0 and ref(ct, key=k) == b"kf", f"--key-file: {label}", err)
+
+
 def test_errors(d, supported):
     k = key_hex("sm4")
     src = d.file("e.pt", b"x" * 100)
@@ -1463,6 +1495,7 @@ def main():
         test_help()
         test_errors(d, supported)
         test_flag_values(d)
+        test_key_file_binary(d)
         test_overwrite(d)
         test_issue15(d)
         test_output_matrix(d)

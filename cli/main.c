@@ -383,13 +383,6 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
     if (dir_out && nstdin)
         fail(EXIT_USAGE, "standard input ('-') has no name to put in -o DIR");
 
-    key_material km;
-    size_t want = o->cipher ? kuai_key_size(o->cipher) : 0;
-    load_keys(o, &km, o->password ? 0 : want);
-    if (km.nkeys > 1 && (!o->raw || km.nkeys != o->ninputs))
-        fail(EXIT_USAGE,
-             "%s holds %zu keys: several keys are for --raw with that many inputs (one each)",
-             o->key_file, km.nkeys);
     if (!o->raw && !decrypt && o->cipher) {
         /* Fail early, before any output exists, when the cipher is not in
          * this build (AES before its backends land). */
@@ -425,6 +418,16 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
                 fail(EXIT_USAGE, "%s: input and output are the same file", o->inputs[i]);
         }
     }
+
+    /* The keys last: a run refused anyway (an output that exists, a
+     * terminal) is refused before the password is asked for. */
+    key_material km;
+    size_t want = o->cipher ? kuai_key_size(o->cipher) : 0;
+    load_keys(o, &km, o->password ? 0 : want);
+    if (km.nkeys > 1 && (!o->raw || km.nkeys != o->ninputs))
+        fail(EXIT_USAGE,
+             "%s holds %zu keys: several keys are for --raw with that many inputs (one each)",
+             o->key_file, km.nkeys);
 
     int rc = 0;
     progress pg;

@@ -756,6 +756,38 @@ def test_key_file_binary(d):
         report(rc == 0 and ref(ct, key=k) == b"kf", f"--key-file: {label}", err)
 
 
+def test_refused_before_prompt(d):
+    """A run that is refused anyway (ciphertext to a terminal, an output
+    that exists) says so before asking for the password: it used to ask
+    twice, then refuse."""
+    src = d.file("rbp.pt", b"refused before the prompt")
+    dst = d.file("rbp.out", b"exists")
+    for label, args in [("ciphertext to a terminal", []), ("output exists", ["-o", dst])]:
+        pid, fd = pty.fork()
+        if pid == 0:
+            try:
+                signal.alarm(5)  # kept across exec: a prompt waits for nobody
+                os.execve(KUAI, [KUAI, "encrypt", "-c", "sm4", "-p", "--scrypt-log2n", "10"]
+                          + args + [src], dict(os.environ))
+            finally:
+                os._exit(127)
+        buf = b""
+        while True:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            buf += chunk
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+        code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
+        want = EXIT_USAGE if not args else EXIT_IO
+        report(code == want and b"Password" not in buf and d.read("rbp.out") == b"exists",
+               f"{label}: refused before the password prompt", f"status={code} {buf!r}")
+
+
 def test_errors(d, supported):
     k = key_hex("sm4")
     src = d.file("e.pt", b"x" * 100)
@@ -1510,6 +1542,7 @@ def main():
         test_format_spec(d, supported)
         test_progress(d)
         test_password_prompt(d)
+        test_refused_before_prompt(d)
         test_polish(d)
         test_completion_names()
         test_zsh_completion()

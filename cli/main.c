@@ -411,11 +411,15 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
             if (outs[i] && outs[j] && !strcmp(outs[i], outs[j]))
                 fail(EXIT_USAGE, "%s and %s would both be written to %s", o->inputs[j],
                      o->inputs[i], outs[i]);
-        if (outs[i] && strcmp(o->inputs[i], "-")) {
+        if (outs[i]) {
+            /* standard input too: `-o a - < a` is `-o a a` */
+            int in_stdin = !strcmp(o->inputs[i], "-");
             struct stat si, so;
-            if (stat(o->inputs[i], &si) == 0 && stat(outs[i], &so) == 0 && si.st_dev == so.st_dev &&
+            if ((in_stdin ? fstat(STDIN_FILENO, &si) : stat(o->inputs[i], &si)) == 0 &&
+                S_ISREG(si.st_mode) && stat(outs[i], &so) == 0 && si.st_dev == so.st_dev &&
                 si.st_ino == so.st_ino)
-                fail(EXIT_USAGE, "%s: input and output are the same file", o->inputs[i]);
+                fail(EXIT_USAGE, "%s: input and output are the same file",
+                     in_stdin ? "standard input" : o->inputs[i]);
         }
     }
 
@@ -463,6 +467,9 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
             int fd = open_input(in);
             output *out = &os[i];
             output_open(out, outs[i], o->force);
+            /* -o naming a terminal, as standard output is checked above */
+            if (!decrypt && out->direct && isatty(out->fd))
+                fail(EXIT_USAGE, "%s: not writing ciphertext to a terminal", outs[i]);
             output_like_input(out, fd);
             if (o->raw)
                 rc = raw_run(o, &km, i, fd, out, &pg, name);

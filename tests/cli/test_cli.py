@@ -1260,6 +1260,23 @@ def test_progress(d):
     status, buf = on_pty(["encrypt", "-c", "sm4", "-k", k, src])
     report(status == EXIT_USAGE and b"terminal" in buf and len(buf) < 200,
            "no ciphertext written to a terminal", repr(buf[:200]))
+    # nor through -o naming the terminal; a plaintext may go there
+    tsrc, tout = d.file("tty.pt", b"hello tty"), d.file("tty.kuai")
+    status, buf = on_pty(["encrypt", "-q", "-c", "sm4", "-k", k, "-o", "/dev/tty", tsrc])
+    report(status == EXIT_USAGE and b"terminal" in buf and len(buf) < 200,
+           "no ciphertext written to -o /dev/tty", repr(buf[:200]))
+    run(["encrypt", "-c", "sm4", "-k", k, "-o", tout, tsrc])
+    status, buf = on_pty(["decrypt", "-q", "-k", k, "-o", "/dev/tty", tout])
+    report(status == 0 and b"hello tty" in buf, "a plaintext may be written to -o /dev/tty",
+           repr(buf[:200]))
+    # standard input that is the output file: refused like naming it twice
+    with open(tsrc, "rb") as f:
+        p = subprocess.run([KUAI, "encrypt", "-q", "-c", "sm4", "-k", k, "-f", "-o", tsrc, "-"],
+                           stdin=f, capture_output=True)
+    with open(tsrc, "rb") as f:
+        kept = f.read() == b"hello tty"
+    report(p.returncode == EXIT_USAGE and b"same file" in p.stderr and kept,
+           "standard input that is the output file is refused", repr(p.stderr))
     os.unlink(out)
     rc, _, err = run(["encrypt", "-c", "sm4", "-k", k, "-o", out, src])
     report(rc == 0 and err == "", "no progress bar when stderr is not a terminal", repr(err))

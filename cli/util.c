@@ -680,13 +680,15 @@ void output_finish(output *o)
     }
     int ok;
     if (o->replace) {
-        /* Keep what the replaced file had: owner and group where allowed
-         * (fchown clears set-id bits, so the mode comes after), and never
-         * wider permissions. */
-        if (fchown(o->fd, o->uid, o->gid) != 0 && fchown(o->fd, (uid_t)-1, o->gid) != 0) {
-            /* not allowed: the file stays ours, with the old mode */
-        }
-        ok = fchmod(o->fd, o->mode) == 0;
+        /* Keep what the replaced file had: owner and group where allowed,
+         * and never wider permissions. New content is not set-user-ID or
+         * set-group-ID (as writing into the file would clear them); and a
+         * group that cannot be kept does not pass its permissions on to
+         * ours. */
+        mode_t mode = o->mode & ~(mode_t)(S_ISUID | S_ISGID);
+        if (fchown(o->fd, o->uid, o->gid) != 0 && fchown(o->fd, (uid_t)-1, o->gid) != 0)
+            mode &= ~(mode_t)S_IRWXG; /* the file stays in our group */
+        ok = fchmod(o->fd, mode) == 0;
     } else {
         /* 0600 while incomplete; a finished file gets what cp would give
          * it: its input's permissions (0666 for a pipe or terminal) minus

@@ -20,7 +20,8 @@ is removed and an existing ``dst`` is left exactly as it was.
 ``overwrite=False`` (the default) refuses an existing ``dst``
 (FileExistsError, checked first and again atomically at the end);
 ``overwrite=True`` replaces a regular file keeping its mode (and owner and
-group where allowed), so permissions are never widened; a symbolic link is
+group where allowed; not its set-id bits, nor its group permissions where
+the group cannot be kept), so permissions are never widened; a symbolic link is
 written through (its target is replaced, the link stays). A ``dst`` that is
 not a regular file (directory, device, FIFO) is refused: pass an open file
 object to write to a device or pipe. A new file gets what ``cp`` would give
@@ -156,12 +157,18 @@ def _to_path(dst: Any, overwrite: bool, work: Any, new_mode: int) -> Any:
     try:
         result = work(fd)
         if st is not None:
-            # owner first: a chown clears set-id bits that the chmod restores
+            # owner and group where allowed; new content is not set-id (as a
+            # write into the file would clear it), and a group that cannot be
+            # kept does not pass its permissions on to ours (as the tool)
+            mode = stat.S_IMODE(st.st_mode) & ~(stat.S_ISUID | stat.S_ISGID)
             try:
                 os.fchown(fd, st.st_uid, st.st_gid)
             except OSError:
-                pass  # not allowed (another owner): the mode is kept all the same
-            os.fchmod(fd, stat.S_IMODE(st.st_mode))
+                try:
+                    os.fchown(fd, -1, st.st_gid)
+                except OSError:
+                    mode &= ~stat.S_IRWXG
+            os.fchmod(fd, mode)
         else:
             os.fchmod(fd, new_mode & ~_umask())
         os.fsync(fd)

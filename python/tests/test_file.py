@@ -217,6 +217,11 @@ def test_overwrite_and_modes(tmp_path):
     assert dst.read_bytes() == b"old"
     kfile.encrypt(src, dst, key=key, cipher="sm4", overwrite=True)
     assert stat.S_IMODE(dst.stat().st_mode) == 0o600  # never widened
+    # new content is not set-id (as the tool)
+    os.chmod(dst, 0o4750)
+    kfile.encrypt(src, dst, key=key, cipher="sm4", overwrite=True)
+    assert stat.S_IMODE(dst.stat().st_mode) == 0o750
+    os.chmod(dst, 0o600)
     # a symbolic link is written through: the link stays, its target changes
     link = tmp_path / "link.kuai"
     link.symlink_to(dst)

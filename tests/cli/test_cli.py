@@ -910,6 +910,32 @@ def test_issue15(d):
     rc, _, err = run(["encrypt", "-c", "sm4", "-k", k, "-f", "-o", plain, src])
     mode = st_.S_IMODE(os.stat(plain).st_mode)
     report(rc == 0 and mode == 0o640, "encrypt -f over a 0640 file keeps 0640", f"{oct(mode)} {err}")
+    # new content is not set-id; a group that cannot be kept (another user
+    # replacing the file in a shared directory) takes its permissions along
+    os.chmod(plain, 0o4750)
+    rc, _, err = run(["encrypt", "-c", "sm4", "-k", k, "-f", "-o", plain, src])
+    mode = st_.S_IMODE(os.stat(plain).st_mode)
+    report(rc == 0 and mode == 0o750, "encrypt -f over a 4750 file gives 0750", f"{oct(mode)} {err}")
+    if os.geteuid() == 0:
+        shared = d.file("i15/shared")
+        os.makedirs(shared, exist_ok=True)
+        for p_ in (d.path, os.path.dirname(shared)):
+            os.chmod(p_, 0o755)  # nobody reaches the directory, the tool and src
+        os.chmod(shared, 0o777)
+        os.chmod(src, 0o644)
+        tgt = os.path.join(shared, "t")
+        with open(tgt, "wb") as f:
+            f.write(b"root's")
+        os.chmod(tgt, 0o2770)
+        mine = os.path.join(d.path, "kuai-as-nobody")
+        shutil.copy(KUAI, mine)
+        p = subprocess.run([mine, "encrypt", "-q", "-c", "sm4", "-k", k, "-f", "-o", tgt, src],
+                           capture_output=True, start_new_session=True,
+                           preexec_fn=lambda: (os.setgroups([]), os.setgid(65534), os.setuid(65534)))
+        st = os.stat(tgt)
+        report(p.returncode == 0 and st_.S_IMODE(st.st_mode) == 0o700 and st.st_gid == 65534,
+               "another user's -f over a 2770 file: 0700, no group access passed on",
+               f"{oct(st.st_mode)} gid {st.st_gid} {p.stderr!r}")
     old = os.umask(0o027)
     try:
         newf = os.path.join(sub, "new-umask")

@@ -960,9 +960,15 @@ def test_issue15(d):
     rc, _, err = run(["encrypt", "-c", "sm4", "-k", k, "-o", os.path.join(sub, "p.kuai"), "-"],
                      b"from a pipe")
     modes.append(st_.S_IMODE(os.stat(os.path.join(sub, "p.kuai")).st_mode) if rc == 0 else err)
+    # standard input redirected from the 0600 file counts as that file
+    with open(secret, "rb") as f:
+        p = subprocess.run([KUAI, "encrypt", "-c", "sm4", "-k", k, "-o",
+                            os.path.join(sub, "r.kuai")], stdin=f, capture_output=True)
+    modes.append(st_.S_IMODE(os.stat(os.path.join(sub, "r.kuai")).st_mode)
+                 if p.returncode == 0 else p.stderr)
     umask = os.umask(0o022)
     os.umask(umask)
-    report(modes == [0o600, 0o600, 0o600, 0o666 & ~umask],
+    report(modes == [0o600, 0o600, 0o600, 0o666 & ~umask, 0o600],
            "a new file: its input's permissions minus the umask, never wider", repr(modes))
     # 4: no temporary file after a failure
     out = os.path.join(sub, "badiv.enc")

@@ -25,8 +25,9 @@ the group cannot be kept), so permissions are never widened; a symbolic link is
 written through (its target is replaced, the link stays). A ``dst`` that is
 not a regular file (directory, device, FIFO) is refused: pass an open file
 object to write to a device or pipe. A new file gets what ``cp`` would give
-it: the read and write permissions of a path ``src`` (0666 for a file
-object) minus the umask, so never wider than its input.
+it: the read and write permissions of ``src``'s file (a path, or a file
+object with ``fileno()`` on a regular file; else 0666) minus the umask, so
+never wider than its input.
 
 A file object ``dst`` is written as the data come: decryption writes each
 1 MiB chunk only once it has verified, but a failure can leave whole
@@ -124,8 +125,14 @@ def _run(src: Source, dst: Source, overwrite: bool, work: Any) -> Any:
                 raise TypeError("dst must be a path or a binary file object with write()")
             return work(src_io, dst)
         new_mode = 0o666
-        if fd_in >= 0:
-            st_in = os.fstat(fd_in)
+        in_fd = fd_in
+        if in_fd < 0:  # a file object: its file's, if it has one (as the tool's stdin)
+            try:
+                in_fd = src.fileno()
+            except (AttributeError, OSError, ValueError):
+                in_fd = -1
+        if in_fd >= 0:
+            st_in = os.fstat(in_fd)
             if stat.S_ISREG(st_in.st_mode):
                 new_mode = stat.S_IMODE(st_in.st_mode) & 0o666  # as cp: never wider
         return _to_path(dst, overwrite, lambda fd: work(src_io, fd), new_mode)

@@ -256,9 +256,12 @@ def test_overwrite_and_modes(tmp_path):
     old = os.umask(0o022)
     try:
         kfile.encrypt(io.BytesIO(b"x"), tmp_path / "obj.kuai", key=key, cipher="sm4")
+        with open(private, "rb") as f:  # an open file: its file's permissions
+            kfile.encrypt(f, tmp_path / "fobj.kuai", key=key, cipher="sm4")
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "obj.kuai").stat().st_mode) == 0o644
+    assert stat.S_IMODE((tmp_path / "fobj.kuai").stat().st_mode) == 0o600
     # never a non-regular file, even with overwrite
     with pytest.raises(ValueError, match="not a regular file"):
         kfile.encrypt(src, "/dev/null", key=key, cipher="sm4", overwrite=True)

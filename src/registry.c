@@ -11,6 +11,7 @@
 #include "ghash/ghash.h"
 #include "internal.h"
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -136,12 +137,43 @@ static void build(void)
         reg.choice[f] = choose(reg.sorted[f], env, leaky_ok);
 }
 
+/*
+ * Fork: the child has only the forking thread, so a build another thread
+ * had claimed (REG_BUILDING) would never finish there, and the child's
+ * first key setup would wait for it for ever. A child handler, registered
+ * before any build can be claimed, puts such a registry back to empty; the
+ * child's first caller builds it again (build() starts from scratch).
+ */
+static void atfork_child(void)
+{
+    int building = REG_BUILDING;
+    atomic_compare_exchange_strong_explicit(&reg_state, &building, REG_EMPTY, memory_order_relaxed,
+                                            memory_order_relaxed);
+}
+
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void atfork_register(void)
+{
+    /* On failure (ENOMEM) a fork during the build could hang the child's
+     * first key setup, as before; there is nothing better to do here. */
+    (void)pthread_atfork(NULL, NULL, atfork_child);
+}
+
+/* Tests only (tests/test_misuse.c): called inside the build, so a test can
+ * fork while the registry is being built. Hidden and weak: NULL in the
+ * shared library and in programs that do not define it. */
+__attribute__((weak, visibility("hidden"))) void kuai_test_registry_building(void);
+
 /* The first caller builds; any others wait the few microseconds that takes. */
 static void __attribute__((noinline)) build_once(void)
 {
+    pthread_once(&atfork_once, atfork_register);
     int expect = REG_EMPTY;
     if (atomic_compare_exchange_strong_explicit(&reg_state, &expect, REG_BUILDING,
                                                 memory_order_acquire, memory_order_acquire)) {
+        if (kuai_test_registry_building)
+            kuai_test_registry_building();
         build();
         atomic_store_explicit(&reg_state, REG_READY, memory_order_release);
         return;

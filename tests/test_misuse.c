@@ -43,12 +43,14 @@
  * reads include/kuai.h and fails if a KUAI_API function is not in the
  * table. The regressions of issue 15 defect 10 (wrapping lengths, a GCM
  * context's key set up again, fork during a parallel call) are cases here
- * and a fork test at the end.
+ * and a fork test at the end; another fork test forks while a second thread
+ * builds the backend registry.
  */
 #include "test_util.h"
 
 #include <ctype.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1341,6 +1343,84 @@ static void fork_during_parallel(void)
     free(k);
 }
 
+/* ---- fork while the registry is being built ----------------------------- */
+
+void kuai_registry_reload(void); /* src/registry.c: internal, not thread-safe */
+
+/* src/registry.c calls this (a hidden weak symbol this program defines)
+ * inside the registry's build. Armed, it holds the build in the process
+ * that armed it until that process has forked; in the child it returns at
+ * once. */
+void kuai_test_registry_building(void);
+static pthread_mutex_t rb_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t rb_cv = PTHREAD_COND_INITIALIZER;
+static atomic_long rb_pid;   /* armed in this process (read without rb_lock: the child) */
+static int rb_in, rb_forked; /* under rb_lock */
+
+void kuai_test_registry_building(void)
+{
+    if (atomic_load(&rb_pid) != (long)getpid())
+        return;
+    pthread_mutex_lock(&rb_lock);
+    rb_in = 1;
+    pthread_cond_broadcast(&rb_cv);
+    while (!rb_forked)
+        pthread_cond_wait(&rb_cv, &rb_lock);
+    pthread_mutex_unlock(&rb_lock);
+}
+
+static void *first_key_main(void *arg)
+{
+    uint8_t kb[16] = {1};
+    kuai_key k;
+    *(int *)arg = kuai_key_init(&k, KUAI_AES_128, kb, sizeof kb);
+    kuai_key_wipe(&k);
+    return NULL;
+}
+
+/* Another thread is inside the process's first key setup (the registry
+ * build) when this one forks: the child's first key setup must not wait
+ * for a build whose thread does not exist there. */
+static void fork_during_registry_build(void)
+{
+    kuai_registry_reload(); /* no other thread is setting up keys now */
+    pthread_mutex_lock(&rb_lock);
+    rb_in = rb_forked = 0;
+    pthread_mutex_unlock(&rb_lock);
+    atomic_store(&rb_pid, (long)getpid());
+    int rc = -1;
+    pthread_t t;
+    if (!CHECK(pthread_create(&t, NULL, first_key_main, &rc) == 0, "registry fork: pthread_create"))
+        return;
+    pthread_mutex_lock(&rb_lock);
+    while (!rb_in)
+        pthread_cond_wait(&rb_cv, &rb_lock);
+    pthread_mutex_unlock(&rb_lock);
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(10); /* a child waiting for ever ends here, as a failure */
+        uint8_t kb[16] = {2}, x[16] = {0};
+        kuai_key k;
+        int ok = kuai_key_init(&k, KUAI_AES_128, kb, sizeof kb) == KUAI_OK &&
+                 kuai_ecb_encrypt(&k, x, x, sizeof x) == KUAI_OK;
+        _exit(ok ? 0 : 1);
+    }
+    pthread_mutex_lock(&rb_lock);
+    rb_forked = 1;
+    atomic_store(&rb_pid, 0);
+    pthread_cond_broadcast(&rb_cv);
+    pthread_mutex_unlock(&rb_lock);
+    pthread_join(t, NULL);
+    CHECK_RC(rc, KUAI_OK, "registry fork: the parent's first key setup");
+    if (!CHECK(pid > 0, "registry fork: fork failed"))
+        return;
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+          "fork while another thread builds the registry: the child's first key setup %s",
+          WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM ? "never returned" : "failed");
+}
+
 void test_misuse(void)
 {
     group_begin("api misuse table");
@@ -1378,5 +1458,9 @@ void test_misuse(void)
 
     group_begin("fork during parallel");
     fork_during_parallel();
+    group_end();
+
+    group_begin("fork during the registry build");
+    fork_during_registry_build();
     group_end();
 }

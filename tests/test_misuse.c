@@ -1272,14 +1272,14 @@ typedef struct busy {
     const kuai_key *k;
     uint8_t *buf;
     size_t len;
-    volatile int stop;
+    atomic_int stop; /* set by the forking thread, read by busy_main */
     unsigned long calls;
 } busy;
 
 static void *busy_main(void *arg)
 {
     busy *b = arg;
-    while (!b->stop) {
+    while (!atomic_load(&b->stop)) {
         kuai_ecb_encrypt_parallel(b->k, b->buf, b->buf, b->len, 4);
         b->calls++;
     }
@@ -1328,7 +1328,7 @@ static void fork_during_parallel(void)
         waitpid(pid, &st, 0);
         finished += WIFEXITED(st) && WEXITSTATUS(st) == 0;
     }
-    b.stop = 1;
+    atomic_store(&b.stop, 1);
     pthread_join(t, NULL);
     CHECK(finished == forks,
           "fork while another thread is in kuai_ecb_encrypt_parallel: %d of %d children finished "

@@ -771,17 +771,7 @@ def test_refused_before_prompt(d):
                           + args + [src], dict(os.environ))
             finally:
                 os._exit(127)
-        buf = b""
-        while True:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            buf += chunk
-        _, status = os.waitpid(pid, 0)
-        os.close(fd)
+        status, buf = pty_drain(pid, fd)
         code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
         want = EXIT_USAGE if not args else EXIT_IO
         report(code == want and b"Password" not in buf and d.read("rbp.out") == b"exists",
@@ -1253,6 +1243,14 @@ def on_pty(args, typed=b"", cols=None, env=None):
             seen += os.read(fd, 100)
         buf += seen
         os.write(fd, line)
+    status, rest = pty_drain(pid, fd)
+    return os.WEXITSTATUS(status), buf + rest
+
+
+def pty_drain(pid, fd):
+    """Everything the child on pty fd prints until it exits: (its raw wait
+    status, the bytes)."""
+    buf = b""
     while True:
         try:
             chunk = os.read(fd, 4096)
@@ -1263,7 +1261,7 @@ def on_pty(args, typed=b"", cols=None, env=None):
         buf += chunk
     _, status = os.waitpid(pid, 0)
     os.close(fd)
-    return os.WEXITSTATUS(status), buf
+    return status, buf
 
 
 def test_progress(d):

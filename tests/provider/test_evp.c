@@ -465,6 +465,19 @@ static int gcrypt_sm4_gcm(const uint8_t *key, const uint8_t *iv, size_t ivlen, c
     return ok;
 }
 
+/* A TLS-style sender (*s, encrypting) and receiver (*r) of c under key with
+ * the 4-byte fixed IV part fixed; 1 when every call succeeded. */
+static int fixed_iv_pair(const EVP_CIPHER *c, const uint8_t *key, const uint8_t fixed[4],
+                         EVP_CIPHER_CTX **s, EVP_CIPHER_CTX **r)
+{
+    *s = EVP_CIPHER_CTX_new();
+    *r = EVP_CIPHER_CTX_new();
+    return EVP_CipherInit_ex(*s, c, NULL, key, NULL, 1) &&
+           EVP_CIPHER_CTX_ctrl(*s, EVP_CTRL_GCM_SET_IV_FIXED, 4, (void *)fixed) &&
+           EVP_CipherInit_ex(*r, c, NULL, key, NULL, 0) &&
+           EVP_CIPHER_CTX_ctrl(*r, EVP_CTRL_GCM_SET_IV_FIXED, 4, (void *)fixed);
+}
+
 static void test_gcm(const family *f, const EVP_CIPHER *c, const EVP_CIPHER *ecb)
 {
     const char *name = EVP_CIPHER_get0_name(c);
@@ -574,11 +587,8 @@ static void test_gcm(const family *f, const EVP_CIPHER *c, const EVP_CIPHER *ecb
         rnd_bytes(key, sizeof key);
         rnd_bytes(fixed, sizeof fixed);
         rnd_bytes(msg, sizeof msg);
-        EVP_CIPHER_CTX *s = EVP_CIPHER_CTX_new(), *r = EVP_CIPHER_CTX_new();
-        int ok = EVP_CipherInit_ex(s, c, NULL, key, NULL, 1) &&
-                 EVP_CIPHER_CTX_ctrl(s, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed) &&
-                 EVP_CipherInit_ex(r, c, NULL, key, NULL, 0) &&
-                 EVP_CIPHER_CTX_ctrl(r, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed);
+        EVP_CIPHER_CTX *s, *r;
+        int ok = fixed_iv_pair(c, key, fixed, &s, &r);
         CHECK(ok && EVP_CIPHER_CTX_ctrl(s, EVP_CTRL_GCM_SET_IV_INV, 8, inv) <= 0,
               "%s SET_IV_INV refused when encrypting", name);
         for (int m = 0; m < 3 && ok; m++) {
@@ -612,11 +622,8 @@ static void test_gcm(const family *f, const EVP_CIPHER *c, const EVP_CIPHER *ecb
             nonce[12];
         rnd_bytes(key, sizeof key);
         rnd_bytes(fixed, sizeof fixed);
-        EVP_CIPHER_CTX *s = EVP_CIPHER_CTX_new(), *r = EVP_CIPHER_CTX_new();
-        int ok = EVP_CipherInit_ex(s, c, NULL, key, NULL, 1) &&
-                 EVP_CIPHER_CTX_ctrl(s, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed) &&
-                 EVP_CipherInit_ex(r, c, NULL, key, NULL, 0) &&
-                 EVP_CIPHER_CTX_ctrl(r, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed);
+        EVP_CIPHER_CTX *s, *r;
+        int ok = fixed_iv_pair(c, key, fixed, &s, &r);
         for (int m = 0; m < 3 && ok; m++) {
             size_t plen = 1 + rnd() % 300, rlen = 8 + plen + 16;
             rnd_bytes(msg, plen);

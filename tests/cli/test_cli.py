@@ -652,20 +652,27 @@ def wait_tmp(sub, budget=30):
     return False
 
 
+def encrypt_from_pipe(d, name, k, **popen):
+    """kuai encrypt (key k) of its standard input (a pipe) into d/name/out, started
+    and waited for until its temporary file exists: (the process, d/name,
+    the output's path, whether the temporary file showed)."""
+    sub = d.file(name)
+    os.makedirs(sub, exist_ok=True)
+    out = os.path.join(sub, "out")
+    p = subprocess.Popen([KUAI, "encrypt", "-c", "sm4", "-k", k, "-o", out],
+                         stdin=subprocess.PIPE, start_new_session=True, **popen)
+    return p, sub, out, wait_tmp(sub)
+
+
 def test_ignored_signals(d):
     """A signal ignored by the caller (nohup, trap '' INT) stays ignored:
     kuai used to install its clean-up handler over SIG_IGN, so a nohup'd
     run died of the SIGHUP that nohup was there to ignore."""
     k = key_hex("sm4")
     for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
-        sub = d.file(f"ign{int(sig)}")
-        os.makedirs(sub, exist_ok=True)
-        out = os.path.join(sub, "out")
-        p = subprocess.Popen([KUAI, "encrypt", "-c", "sm4", "-k", k, "-o", out],
-                             stdin=subprocess.PIPE, stderr=subprocess.PIPE,
-                             start_new_session=True,
-                             preexec_fn=lambda s=sig: signal.signal(s, signal.SIG_IGN))
-        seen = wait_tmp(sub)
+        p, sub, out, seen = encrypt_from_pipe(
+            d, f"ign{int(sig)}", k, stderr=subprocess.PIPE,
+            preexec_fn=lambda s=sig: signal.signal(s, signal.SIG_IGN))
         p.send_signal(sig)
         time.sleep(0.2)
         try:
@@ -693,14 +700,9 @@ def test_more_signals(d):
     k = key_hex("sm4")
     for sig in (signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM,
                 signal.SIGXCPU, signal.SIGVTALRM, signal.SIGPROF):
-        sub = d.file(f"more{int(sig)}")
-        os.makedirs(sub, exist_ok=True)
-        out = os.path.join(sub, "out")
-        p = subprocess.Popen([KUAI, "encrypt", "-c", "sm4", "-k", k, "-o", out],
-                             stdin=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                             start_new_session=True,
-                             preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
-        seen = wait_tmp(sub)
+        p, sub, out, seen = encrypt_from_pipe(
+            d, f"more{int(sig)}", k, stderr=subprocess.DEVNULL,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
         p.send_signal(sig)
         rc = p.wait()
         p.stdin.close()

@@ -427,6 +427,7 @@ int main(int argc, char **argv)
     test_modes_key_placement();
     test_gcm();
     test_modes_ext();
+    test_wycheproof();
     test_parallel();
     test_oneshot();
     test_guard_pages();

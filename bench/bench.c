@@ -149,8 +149,8 @@ static void usage(FILE *f)
             "       [--mode M] [--threads N] [--no-sweep]\n",
             prog);
     fprintf(f, "  --json FILE     also write the rows as a JSON array of objects\n"
-               "  --quick         fewer and shorter repetitions, 4-stream multi-key rows only,\n"
-               "                  sweep up to 4 MB (smoke test)\n"
+               "  --quick         fewer and shorter repetitions, 4- and 8-stream multi-key rows\n"
+               "                  only, sweep up to 4 MB (smoke test)\n"
                "  --backend NAME  only this backend (ref, ssse3, avx2, avx512, gfni, vaes, aesni,\n"
                "                  ttable, ...)\n"
                "  --cipher NAME   only this cipher (");

@@ -237,7 +237,7 @@ sftp-demo: build
 
 bench: deps build
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --json $(BUILD)/bench.json
-	# XTS, CCM, CFB, OFB and CMAC beside OpenSSL and libgcrypt; OpenSSL keeps
+	# XTS, CCM, CFB and CMAC beside OpenSSL and libgcrypt; OpenSSL keeps
 	# its AES-NI here, as dm-crypt and TLS users run it.
 	$(BUILD)/kuai_bench --modes-ext | tee $(BUILD)/bench-modes-ext.txt
 	$(MAKE) plot

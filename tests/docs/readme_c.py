@@ -4,9 +4,9 @@
 (make test-docs): the API block and the GCM block in one main(), the GCM
 block being a fragment that names a message and its AAD, which only this
 wrapper declares. Built with -Wall -Wextra -Werror -std=c11 against
-build/libkuai.a; the program must exit 0 and print the backend line with a
-backend this CPU runs (kuai_backends) and the GCM block's key set up and
-its message back after the round trip, so a renamed call, a changed
+build/libkuai.a; the program must exit 0, print the backend line with the
+backend `kuai info` chooses for uBlock-128/128 here, and have the GCM
+block's key set up and its message back after the round trip, so a renamed call, a changed
 signature or a changed result fails here before a reader finds it.
 
 usage: readme_c.py BUILD_DIR"""

@@ -10,7 +10,7 @@ CMAKE_FLAGS ?=
 # yardstick (see ../shared/bench.md); it must be set before libcrypto loads.
 OPENSSL_NO_AESNI = ~0x200000200000000
 
-.PHONY: all deps deb test-package build test test-ymm-split test-cli test-cli-faults test-portable test-sanitize test-ct fuzz test-provider test-cross test-shim sftp-demo bench bench-quick plot install format format-check clean vectors test-python bench-python python-venv test-memcheck test-spark bench-spark spark-venv
+.PHONY: all deps deb test-package build test test-ymm-split test-cli test-cli-faults test-portable test-sanitize test-ct fuzz test-provider test-cross test-shim sftp-demo bench bench-quick plot install format format-check clean vectors test-python bench-python python-venv test-memcheck test-spark bench-spark spark-venv test-docs
 
 all: build
 
@@ -68,6 +68,13 @@ bench-spark: spark-venv
 bench-python: python-venv
 	@mkdir -p $(BUILD)
 	$(PY_VENV)/bin/python -m kuai.bench --json $(BUILD)/bench-python.json
+
+# README.md's C examples compiled with -Werror and run (tests/docs/readme_c.py,
+# python3 standard library only; under a second). A step of make test, added
+# on a line of its own: it runs after the other steps, before the suite.
+test-docs: build
+	python3 tests/docs/readme_c.py $(BUILD)
+test: test-docs
 
 # The kuai tool (tests/cli/test_cli.py, python3 standard library only).
 test-cli: build
@@ -235,7 +242,7 @@ sftp-demo: build
 
 bench: deps build
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --json $(BUILD)/bench.json
-	# XTS, CCM, CFB, OFB and CMAC beside OpenSSL and libgcrypt; OpenSSL keeps
+	# XTS, CCM, CFB and CMAC beside OpenSSL and libgcrypt; OpenSSL keeps
 	# its AES-NI here, as dm-crypt and TLS users run it.
 	$(BUILD)/kuai_bench --modes-ext | tee $(BUILD)/bench-modes-ext.txt
 	$(MAKE) plot

@@ -149,8 +149,8 @@ static void usage(FILE *f)
             "       [--mode M] [--threads N] [--no-sweep]\n",
             prog);
     fprintf(f, "  --json FILE     also write the rows as a JSON array of objects\n"
-               "  --quick         fewer and shorter repetitions, 4-stream multi-key rows only,\n"
-               "                  sweep up to 4 MB (smoke test)\n"
+               "  --quick         fewer and shorter repetitions, 4- and 8-stream multi-key rows\n"
+               "                  only, sweep up to 4 MB (smoke test)\n"
                "  --backend NAME  only this backend (ref, ssse3, avx2, avx512, gfni, vaes, aesni,\n"
                "                  ttable, ...)\n"
                "  --cipher NAME   only this cipher (");
@@ -163,6 +163,8 @@ static void usage(FILE *f)
            "                  matrix: short/long, 1/4 keys, key setup, one-shot, crossovers)...)\n"
            "  --threads N     multi-threaded rows (ecb-enc-sweep, ctr-parallel) on 1 and N\n"
            "                  threads (default 2, at most 64)\n"
+           "  --modes-ext     instead, as the only option: XTS, CCM, CFB and CMAC rows beside\n"
+           "                  the same backend's ECB, OpenSSL and libgcrypt (docs/modes.md)\n"
            "Run with OPENSSL_ia32cap=\"~0x200000200000000\" in the environment to measure the\n"
            "OpenSSL yardstick without AES-NI (it must be set before the process starts); the\n"
            "AES rows of the AES-NI/VAES backends then run in a child process without it, so\n"

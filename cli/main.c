@@ -125,6 +125,8 @@ static const char usage_speed[] =
     "  --quick         short repetitions (a smoke test)\n"
     "  --reps N        repetitions per row (best reported; default 7)\n"
     "  --no-sweep      skip the ECB size ladder and ctr-parallel rows\n"
+    "  --modes-ext     instead, as the only option: XTS, CCM, CFB and CMAC rows\n"
+    "                  beside the same backend's ECB and OpenSSL (docs/modes.md)\n"
     "  -h, --help      this help\n"
     "Set OPENSSL_ia32cap=\"~0x200000200000000\" to hold kuai against OpenSSL's\n"
     "software AES (as make bench does).\n";

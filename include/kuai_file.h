@@ -101,7 +101,7 @@ KUAI_API int kuai_file_params_new(kuai_file_params *p, kuai_cipher cipher, kuai_
 
 /*
  * The per-file keys and the header: complete (no allocation besides
- * libcrypto's own inside the calls), about 8.4 KiB; fields private. Set
+ * libcrypto's own inside the calls), about 8.1 KiB; fields private. Set
  * up by kuai_file_seal_begin or kuai_file_open_begin, wiped by
  * kuai_file_keys_wipe (safe on a zeroed or wiped struct).
  */

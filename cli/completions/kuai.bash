@@ -69,7 +69,7 @@ _kuai()
         ;;
     speed)
         COMPREPLY=($(compgen -W "--cipher --mode --backend --threads --json --quick --reps
-            --no-sweep --help" -- "$cur"))
+            --no-sweep --modes-ext --help" -- "$cur"))
         ;;
     selftest)
         COMPREPLY=($(compgen -W "-v --help" -- "$cur"))

@@ -29,7 +29,7 @@ build:
 # of `make test` (prerequisites inherit it); expanded after `vectors` ran.
 test: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
 test: export KUAI_WYCHEPROOF_DIR = $(WYCHEPROOF_DIR)
-test: deps format-check vectors build test-cli test-cli-faults test-portable test-sanitize test-provider test-ct fuzz test-cross test-shim test-ymm-split test-package test-python test-memcheck test-spark
+test: deps format-check vectors build test-docs test-cli test-cli-faults test-portable test-sanitize test-provider test-ct fuzz test-cross test-shim test-ymm-split test-package test-python test-memcheck test-spark
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --quick > $(BUILD)/bench-smoke.txt
 	@echo "benchmark smoke run ok"
 	$(BUILD)/kuai_file_test
@@ -70,11 +70,9 @@ bench-python: python-venv
 	$(PY_VENV)/bin/python -m kuai.bench --json $(BUILD)/bench-python.json
 
 # README.md's C examples compiled with -Werror and run (tests/docs/readme_c.py,
-# python3 standard library only; under a second). A step of make test, added
-# on a line of its own: it runs after the other steps, before the suite.
+# python3 standard library only; under a second). A step of make test.
 test-docs: build
 	python3 tests/docs/readme_c.py $(BUILD)
-test: test-docs
 
 # The kuai tool (tests/cli/test_cli.py, python3 standard library only).
 test-cli: build

@@ -10,6 +10,12 @@
 #   kuai                   component tool: the kuai command, its man page (and completions)
 #   kuai-openssl-provider  component provider: kuai.so in OpenSSL's module directory,
 #                          an openssl.cnf example under /usr/share/doc
+#   libkuai-file0          component filelib: libkuai_file.so.0* (the .kuai container;
+#                          libcrypto)
+#   libkuai-file-dev       component filedev: kuai_file.h, libkuai_file.a, libkuai_file.so,
+#                          kuai-file.pc, the CMake file component (kuai::kuai_file)
+# The two kuai_file packages are apart from libkuai0/libkuai-dev because
+# they alone need OpenSSL (libssl3, libssl-dev).
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME kuai)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
@@ -18,6 +24,9 @@ set(CPACK_PACKAGE_CONTACT "kuai maintainers <kuai@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "fast, constant-time block ciphers: uBlock, SM4, AES")
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_COMPONENTS_ALL lib dev tool provider)
+if(TARGET kuai_file_shared)
+  list(APPEND CPACK_COMPONENTS_ALL filelib filedev)
+endif()
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION libs)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
@@ -40,6 +49,27 @@ set(CPACK_COMPONENT_DEV_DESCRIPTION "fast, constant-time block ciphers: uBlock, 
  Header, static library, pkg-config file (kuai.pc) and CMake package
  (find_package(kuai), target kuai::kuai) of the kuai library.")
 
+set(CPACK_DEBIAN_FILELIB_PACKAGE_NAME libkuai-file${KUAI_SOVERSION})
+set(CPACK_DEBIAN_FILELIB_PACKAGE_SECTION libs)
+# libkuai_file.so.0 needs libkuai.so.0 of this build, which no installed
+# package provides when dpkg-shlibdeps runs: the exact version here, and
+# the build directory as where dpkg-shlibdeps finds the library.
+set(CPACK_DEBIAN_FILELIB_PACKAGE_DEPENDS "libkuai${KUAI_SOVERSION} (= ${PROJECT_VERSION})")
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CMAKE_BINARY_DIR})
+set(CPACK_COMPONENT_FILELIB_DESCRIPTION "the .kuai encrypted container format of kuai (shared library)
+ kuai_file reads and writes the authenticated, chunked .kuai files of the
+ kuai command (uBlock, SM4 or AES; a raw key or a scrypt password) from a
+ C API, over libkuai and OpenSSL's libcrypto.")
+
+set(CPACK_DEBIAN_FILEDEV_PACKAGE_NAME libkuai-file-dev)
+set(CPACK_DEBIAN_FILEDEV_PACKAGE_SECTION libdevel)
+set(CPACK_DEBIAN_FILEDEV_PACKAGE_DEPENDS
+  "libkuai-file${KUAI_SOVERSION} (= ${PROJECT_VERSION}), libkuai-dev (= ${PROJECT_VERSION}), libssl-dev (>= 3)")
+set(CPACK_COMPONENT_FILEDEV_DESCRIPTION "the .kuai encrypted container format of kuai (development files)
+ Header kuai_file.h, static library, pkg-config file (kuai-file.pc) and
+ CMake component (find_package(kuai COMPONENTS file), target
+ kuai::kuai_file) of the kuai_file library.")
+
 set(CPACK_DEBIAN_TOOL_PACKAGE_NAME kuai)
 set(CPACK_DEBIAN_TOOL_PACKAGE_SECTION utils)
 set(CPACK_COMPONENT_TOOL_DESCRIPTION "file encryption with uBlock, SM4 and AES (command-line tool)
@@ -56,7 +86,7 @@ set(CPACK_COMPONENT_PROVIDER_DESCRIPTION "OpenSSL 3 provider for uBlock, SM4 and
 # Every package carries the licence and the NOTICE as its copyright file
 # (EXCLUDE_FROM_ALL: only in the packages, not in a plain cmake --install).
 file(READ ${PROJECT_SOURCE_DIR}/NOTICE KUAI_NOTICE_TEXT)
-foreach(comp lib dev tool provider)
+foreach(comp ${CPACK_COMPONENTS_ALL})
   string(TOUPPER ${comp} COMP)
   set(pkg ${CPACK_DEBIAN_${COMP}_PACKAGE_NAME})
   configure_file(${CMAKE_CURRENT_LIST_DIR}/copyright.in

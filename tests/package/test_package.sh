@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # make test-package: the Debian packages of make deb as a user gets them.
 # Unpacks them (dpkg-deb -x) into a throwaway root, checks what each holds
-# and that libkuai.so exports exactly the API, then builds the consumer of
-# tests/package against that root through pkg-config and through
-# find_package(kuai) + kuai::kuai (and kuai::kuai_static), and runs them;
+# and that libkuai.so and libkuai_file.so export exactly their APIs (and
+# the static libraries nothing more), then builds the consumers of
+# tests/package against that root through pkg-config (kuai, kuai-file) and
+# through find_package(kuai COMPONENTS file) + kuai::kuai, kuai::kuai_file
+# (and their _static forms), and runs them;
 # the packaged tool and provider run once each. Then the same build
 # installed under another prefix: its kuai.pc and kuai.cnf must name it.
 # Usage: test_package.sh BUILD_DIR   (the directory make deb wrote *.deb to)
@@ -39,6 +41,9 @@ declare -A want=(
   [kuai]="usr/bin/kuai usr/share/man/man1/kuai.1"
   [kuai-openssl-provider]="$libdir/ossl-modules/kuai.so
     usr/share/doc/kuai-openssl-provider/examples/kuai.cnf"
+  [libkuai-file0]="$libdir/libkuai_file.so.0 usr/share/doc/libkuai-file0/copyright"
+  [libkuai-file-dev]="usr/include/kuai_file.h $libdir/libkuai_file.a $libdir/libkuai_file.so
+    $libdir/pkgconfig/kuai-file.pc $libdir/cmake/kuai/kuai-file-targets.cmake"
 )
 for pkg in "${!want[@]}"; do
   debs=("$dir"/"${pkg}"_*.deb)
@@ -52,16 +57,25 @@ for pkg in "${!want[@]}"; do
     "Depends: $(dpkg-deb -f "${debs[0]}" Depends)"
 done
 grep -q '^libkuai0 (= ' <<< "$(dpkg-deb -f "$dir"/libkuai-dev_*.deb Depends)" || fail "libkuai-dev must depend on libkuai0 (= version)"
+grep -q 'libkuai0 (= ' <<< "$(dpkg-deb -f "$dir"/libkuai-file0_*.deb Depends)" || fail "libkuai-file0 must depend on libkuai0 (= version)"
+grep -q 'libkuai-file0 (= .*libkuai-dev (= ' <<< "$(dpkg-deb -f "$dir"/libkuai-file-dev_*.deb Depends)" ||
+  fail "libkuai-file-dev must depend on libkuai-file0 and libkuai-dev (= version)"
 
 "$here/check_symbols.sh" "$root/$libdir/libkuai.so" "$root/usr/include/kuai.h"
-# libkuai.a defines the same names and nothing else global: a static
-# consumer's own symbols (aes_ref, sm4_expand_with, ...) never clash with
-# the library's internals.
-static_globals=$(nm -g --defined-only "$root/$libdir/libkuai.a" | awk 'NF == 3 { print $3 }' | sort)
-[ "$static_globals" = "$(nm -D --defined-only "$root/$libdir/libkuai.so" |
-  awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' | sort)" ] ||
-  fail "libkuai.a defines globals beyond the API: $(grep -v '^kuai_' <<< "$static_globals" | head -5 | tr '\n' ' ')"
-echo "test-package: libkuai.a: $(wc -l <<< "$static_globals") global symbols, the API's"
+"$here/check_symbols.sh" "$root/$libdir/libkuai_file.so" "$root/usr/include/kuai_file.h"
+# libNAME.a defines the same names as libNAME.so and nothing else global: a
+# static consumer's own symbols (aes_ref, sm4_expand_with, ...) never clash
+# with the library's internals.
+static_api_only() {
+  local static_globals
+  static_globals=$(nm -g --defined-only "$root/$libdir/$1.a" | awk 'NF == 3 { print $3 }' | sort)
+  [ "$static_globals" = "$(nm -D --defined-only "$root/$libdir/$1.so" |
+    awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' | sort)" ] ||
+    fail "$1.a defines globals beyond the API: $(grep -v '^kuai_' <<< "$static_globals" | head -5 | tr '\n' ' ')"
+  echo "test-package: $1.a: $(wc -l <<< "$static_globals") global symbols, the API's"
+}
+static_api_only libkuai
+static_api_only libkuai_file
 
 # pkg-config, with the root as sysroot (it prefixes -I and -L).
 export PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$root/$libdir/pkgconfig
@@ -74,6 +88,17 @@ unset PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
 LD_LIBRARY_PATH=$root/$libdir "$dir/consumer-pc/consumer"
 LD_LIBRARY_PATH=$root/$libdir loads "$dir/consumer-pc/consumer" "$root/$libdir/libkuai.so.0" ||
   fail "the pkg-config consumer does not use the packaged libkuai.so.0"
+# kuai-file.pc: Requires kuai (its header includes kuai.h), libcrypto only
+# for static linking.
+export PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$root/$libdir/pkgconfig:$(pkg-config --variable pc_path pkg-config)
+flags=$(pkg-config --cflags --libs kuai-file)
+echo "test-package: pkg-config --cflags --libs kuai-file: $flags"
+# shellcheck disable=SC2086
+cc -O2 -Wall -Werror -o "$dir/consumer-pc/consumer_file" "$here/consumer_file.c" $flags
+unset PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
+LD_LIBRARY_PATH=$root/$libdir "$dir/consumer-pc/consumer_file"
+LD_LIBRARY_PATH=$root/$libdir loads "$dir/consumer-pc/consumer_file" "$root/$libdir/libkuai_file.so.0" ||
+  fail "the pkg-config kuai_file consumer does not use the packaged libkuai_file.so.0"
 
 # find_package(kuai) from the root (the CMake files are relocatable).
 cmake -S "$here" -B "$dir/consumer-cmake" -DCMAKE_PREFIX_PATH="$root/usr" \
@@ -86,6 +111,12 @@ loads "$dir/consumer-cmake/consumer" "$root/$libdir/libkuai.so.0" ||
 "$dir/consumer-cmake/consumer_static"
 ! loads "$dir/consumer-cmake/consumer_static" libkuai ||
   fail "kuai::kuai_static linked libkuai.so"
+"$dir/consumer-cmake/consumer_file"
+loads "$dir/consumer-cmake/consumer_file" "$root/$libdir/libkuai_file.so.0" ||
+  fail "the find_package kuai::kuai_file consumer does not use the packaged libkuai_file.so.0"
+"$dir/consumer-cmake/consumer_file_static"
+! loads "$dir/consumer-cmake/consumer_file_static" libkuai ||
+  fail "kuai::kuai_file_static linked libkuai.so or libkuai_file.so"
 
 # The tool (the library linked in statically) and the provider through the
 # packaged openssl.cnf example, with its module path moved into the root.
@@ -102,7 +133,7 @@ moved=$dir/moved-prefix
 mlib=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' "$dir/CMakeCache.txt") # relative, as GNUInstallDirs set it
 rm -rf "$moved" "$dir/consumer-moved"
 mkdir -p "$dir/consumer-moved"
-for comp in lib dev provider; do
+for comp in lib dev provider filelib filedev; do
   cmake --install "$dir" --prefix "$moved" --component $comp > /dev/null
 done
 flags=$(PKG_CONFIG_LIBDIR=$moved/$mlib/pkgconfig pkg-config --cflags --libs kuai)
@@ -114,11 +145,15 @@ cc -O2 -Wall -Werror -o "$dir/consumer-moved/consumer" "$here/consumer.c" $flags
 LD_LIBRARY_PATH=$moved/$mlib loads "$dir/consumer-moved/consumer" "$moved/$mlib/libkuai.so.0" ||
   fail "the consumer of the moved install does not use its libkuai.so.0"
 LD_LIBRARY_PATH=$moved/$mlib "$dir/consumer-moved/consumer" > /dev/null
+flags=$(PKG_CONFIG_LIBDIR=$moved/$mlib/pkgconfig:$(pkg-config --variable pc_path pkg-config) pkg-config --cflags --libs kuai-file)
+flags=$(echo $flags)
+[ "$flags" = "-I$moved/include -L$moved/$mlib -lkuai_file -lkuai" ] ||
+  fail "kuai-file.pc installed under $moved gives: $flags"
 cnf=$moved/share/doc/kuai-openssl-provider/examples/kuai.cnf
 grep -qx "module = $moved/$mlib/ossl-modules/kuai.so" "$cnf" ||
   fail "kuai.cnf installed under $moved names: $(grep '^module' "$cnf")"
 openssl_uses_kuai "$cnf"
-echo "test-package: installed under another prefix, kuai.pc and kuai.cnf name it (consumer and openssl ran)"
+echo "test-package: installed under another prefix, kuai.pc, kuai-file.pc and kuai.cnf name it (consumer and openssl ran)"
 
 # A plain `cmake --install` (every component, as README's `make install`)
 # puts the licence and the NOTICE beside the files they cover.

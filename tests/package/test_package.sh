@@ -38,7 +38,7 @@ declare -A want=(
   [libkuai-dev]="usr/include/kuai.h $libdir/libkuai.a $libdir/libkuai.so $libdir/pkgconfig/kuai.pc
     $libdir/cmake/kuai/kuai-config.cmake $libdir/cmake/kuai/kuai-config-version.cmake
     $libdir/cmake/kuai/kuai-targets.cmake"
-  [kuai]="usr/bin/kuai usr/share/man/man1/kuai.1"
+  [kuai]="usr/bin/kuai usr/share/man/man1/kuai.1.gz"
   [kuai-openssl-provider]="$libdir/ossl-modules/kuai.so
     usr/share/doc/kuai-openssl-provider/examples/kuai.cnf"
   [libkuai-file0]="$libdir/libkuai_file.so.0 usr/share/doc/libkuai-file0/copyright"
@@ -56,6 +56,36 @@ for pkg in "${!want[@]}"; do
   echo "test-package: $(basename "${debs[0]}"): $(grep -vc '/$' <<< "$list") files," \
     "Depends: $(dpkg-deb -f "${debs[0]}" Depends)"
 done
+# As Debian ships them (policy 10.1, 12.3): executables and shared objects
+# stripped (no symbol table, no debug sections; libkuai.so keeps its
+# dynamic symbols), the man page compressed with gzip -9n.
+for f in usr/bin/kuai $libdir/libkuai.so.0 $libdir/libkuai_file.so.0 $libdir/ossl-modules/kuai.so; do
+  secs=$(readelf -S --wide "$root/$f") || fail "readelf -S /$f failed"
+  ! grep -qE ' \.(symtab|debug_[a-z_]+) ' <<< "$secs" ||
+    fail "/$f is not stripped: $(grep -oE ' \.(symtab|debug_[a-z_]+) ' <<< "$secs" | tr -d '\n')"
+done
+[ ! -e "$root/usr/share/man/man1/kuai.1" ] || fail "/usr/share/man/man1/kuai.1 is not compressed"
+man=$root/usr/share/man/man1/kuai.1.gz
+gzip -t "$man" || fail "$man is not gzip"
+# The gzip header (RFC 1952): no FNAME flag and a zero MTIME (gzip -n, so
+# the package's bytes do not depend on the build), XFL 2 (gzip -9).
+h=$(od -An -tx1 -N9 "$man" | tr -d ' \n')
+[ "${h:0:6}" = 1f8b08 ] && (((0x${h:6:2} & 8) == 0)) && [ "${h:8:8}" = 00000000 ] && [ "${h:16:2}" = 02 ] ||
+  fail "kuai.1.gz is not gzip -9n output (header $h)"
+echo "test-package: the binaries are stripped, the man page gzip -9n"
+# lintian (Debian's package checker) where it is installed: no errors.
+if command -v lintian > /dev/null; then
+  # bogus-mail-host(-in-debian-changelog): make deb's placeholder Maintainer
+  # (packaging/deb.cmake, KUAI_DEB_MAINTAINER).
+  rc=0
+  lint=$(lintian --fail-on error --tag-display-limit 0 --suppress-tags bogus-mail-host,bogus-mail-host-in-debian-changelog "$dir"/*.deb 2>&1) ||
+    rc=$?
+  [ $rc = 0 ] || fail "lintian found errors (exit $rc):"$'\n'"$lint"
+  echo "test-package: lintian: no errors, $(grep -c '^W: ' <<< "$lint" || true) warnings"
+  grep '^W: ' <<< "$lint" || true
+else
+  echo "test-package: lintian not installed (apt-get install lintian), not run"
+fi
 grep -q '^libkuai0 (= ' <<< "$(dpkg-deb -f "$dir"/libkuai-dev_*.deb Depends)" || fail "libkuai-dev must depend on libkuai0 (= version)"
 grep -q 'libkuai0 (= ' <<< "$(dpkg-deb -f "$dir"/libkuai-file0_*.deb Depends)" || fail "libkuai-file0 must depend on libkuai0 (= version)"
 grep -q 'libkuai-file0 (= .*libkuai-dev (= ' <<< "$(dpkg-deb -f "$dir"/libkuai-file-dev_*.deb Depends)" ||

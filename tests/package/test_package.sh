@@ -148,6 +148,11 @@ loads "$dir/consumer-cmake/consumer_file" "$root/$libdir/libkuai_file.so.0" ||
 ! loads "$dir/consumer-cmake/consumer_file_static" libkuai ||
   fail "kuai::kuai_file_static linked libkuai.so or libkuai_file.so"
 
+# libkuai.so as a plugin host loads it: dlopen, a parallel call that starts
+# the worker pool, dlclose, and the program goes on (tests/package/dlclose.c).
+cc -O2 -Wall -Werror -I"$root/usr/include" -o "$dir/consumer-pc/dlclose" "$here/dlclose.c" -ldl
+"$dir/consumer-pc/dlclose" "$root/$libdir/libkuai.so.0"
+
 # The tool (the library linked in statically) and the provider through the
 # packaged openssl.cnf example, with its module path moved into the root.
 "$root/usr/bin/kuai" --version

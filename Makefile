@@ -278,11 +278,13 @@ install: build
 	@if [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
 # Debian packages (CPack, packaging/deb.cmake) in $(BUILD)-deb: libkuai0,
-# libkuai-dev, kuai, kuai-openssl-provider. A separate build for prefix /usr
-# with the tool and provider and without tests or benchmark.
+# libkuai-dev, libkuai-file0, libkuai-file-dev, kuai, kuai-openssl-provider.
+# A separate build for prefix /usr with the tool and provider and without
+# tests or benchmark. DEB_MAINTAINER="Name <address>" sets their Maintainer.
 deb:
 	cmake -S . -B $(BUILD)-deb -DCMAKE_BUILD_TYPE=Release -DKUAI_WERROR=ON -DCMAKE_INSTALL_PREFIX=/usr \
-	  -DKUAI_BUILD_TESTS=OFF -DKUAI_BUILD_BENCH=OFF -DKUAI_BUILD_CLI=ON -DKUAI_BUILD_PROVIDER=ON
+	  -DKUAI_BUILD_TESTS=OFF -DKUAI_BUILD_BENCH=OFF -DKUAI_BUILD_CLI=ON -DKUAI_BUILD_PROVIDER=ON \
+	  $(if $(DEB_MAINTAINER),"-DKUAI_DEB_MAINTAINER=$(DEB_MAINTAINER)")
 	cmake --build $(BUILD)-deb -j$(JOBS)
 	rm -f $(BUILD)-deb/*.deb
 	cd $(BUILD)-deb && cpack -G DEB

@@ -23,7 +23,8 @@
  * parallel call starts a pool of its own.
  * Workers are detached and never touch the job after the last piece is
  * counted done, so process exit with sleeping workers neither hangs nor
- * needs a shutdown call.
+ * needs a shutdown call. Nor does dlclose: libkuai.so is linked -z nodelete
+ * (CMakeLists.txt says why), so the code they sleep in stays mapped.
  */
 #define _POSIX_C_SOURCE 200809L
 

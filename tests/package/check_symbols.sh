@@ -43,6 +43,6 @@ while read -r type size align; do
 done < <("$tmp/sz")
 
 if [ $ok = 1 ]; then
-  echo "check_symbols: $(wc -l <<< "$names") symbols, all declared KUAI_API in kuai.h, all under $(grep -o '@@KUAI_[0-9.]*' <<< "$exported" | sort -u | tr -d @ | tr '\n' ' ')and sizes as in docs/abi.md"
+  echo "check_symbols: $(wc -l <<< "$names") symbols, all declared KUAI_API in $(basename "$hdr"), all under $(grep -o '@@KUAI_[0-9.]*' <<< "$exported" | sort -u | tr -d @ | tr '\n' ' ')and sizes as in docs/abi.md"
 fi
 [ $ok = 1 ]

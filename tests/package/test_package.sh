@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # make test-package: the Debian packages of make deb as a user gets them.
 # Unpacks them (dpkg-deb -x) into a throwaway root, checks what each holds
-# and that libkuai.so exports exactly the API, then builds the consumer of
-# tests/package against that root through pkg-config and through
-# find_package(kuai) + kuai::kuai (and kuai::kuai_static), and runs them;
+# and that libkuai.so and libkuai_file.so export exactly their APIs (and
+# the static libraries nothing more), then builds the consumers of
+# tests/package against that root through pkg-config (kuai, kuai-file) and
+# through find_package(kuai COMPONENTS file) + kuai::kuai, kuai::kuai_file
+# (and their _static forms), and runs them;
 # the packaged tool and provider run once each. Then the same build
 # installed under another prefix: its kuai.pc and kuai.cnf must name it.
 # Usage: test_package.sh BUILD_DIR   (the directory make deb wrote *.deb to)
@@ -36,9 +38,12 @@ declare -A want=(
   [libkuai-dev]="usr/include/kuai.h $libdir/libkuai.a $libdir/libkuai.so $libdir/pkgconfig/kuai.pc
     $libdir/cmake/kuai/kuai-config.cmake $libdir/cmake/kuai/kuai-config-version.cmake
     $libdir/cmake/kuai/kuai-targets.cmake"
-  [kuai]="usr/bin/kuai usr/share/man/man1/kuai.1"
+  [kuai]="usr/bin/kuai usr/share/man/man1/kuai.1.gz"
   [kuai-openssl-provider]="$libdir/ossl-modules/kuai.so
     usr/share/doc/kuai-openssl-provider/examples/kuai.cnf"
+  [libkuai-file0]="$libdir/libkuai_file.so.0 usr/share/doc/libkuai-file0/copyright"
+  [libkuai-file-dev]="usr/include/kuai_file.h $libdir/libkuai_file.a $libdir/libkuai_file.so
+    $libdir/pkgconfig/kuai-file.pc $libdir/cmake/kuai/kuai-file-targets.cmake"
 )
 for pkg in "${!want[@]}"; do
   debs=("$dir"/"${pkg}"_*.deb)
@@ -51,17 +56,56 @@ for pkg in "${!want[@]}"; do
   echo "test-package: $(basename "${debs[0]}"): $(grep -vc '/$' <<< "$list") files," \
     "Depends: $(dpkg-deb -f "${debs[0]}" Depends)"
 done
+# As Debian ships them (policy 10.1, 12.3): executables and shared objects
+# stripped (no symbol table, no debug sections; libkuai.so keeps its
+# dynamic symbols), the man page compressed with gzip -9n.
+for f in usr/bin/kuai $libdir/libkuai.so.0 $libdir/libkuai_file.so.0 $libdir/ossl-modules/kuai.so; do
+  secs=$(readelf -S --wide "$root/$f") || fail "readelf -S /$f failed"
+  ! grep -qE ' \.(symtab|debug_[a-z_]+) ' <<< "$secs" ||
+    fail "/$f is not stripped: $(grep -oE ' \.(symtab|debug_[a-z_]+) ' <<< "$secs" | tr -d '\n')"
+done
+[ ! -e "$root/usr/share/man/man1/kuai.1" ] || fail "/usr/share/man/man1/kuai.1 is not compressed"
+man=$root/usr/share/man/man1/kuai.1.gz
+gzip -t "$man" || fail "$man is not gzip"
+# The gzip header (RFC 1952): no FNAME flag and a zero MTIME (gzip -n, so
+# the package's bytes do not depend on the build), XFL 2 (gzip -9).
+h=$(od -An -tx1 -N9 "$man" | tr -d ' \n')
+[ "${h:0:6}" = 1f8b08 ] && (((0x${h:6:2} & 8) == 0)) && [ "${h:8:8}" = 00000000 ] && [ "${h:16:2}" = 02 ] ||
+  fail "kuai.1.gz is not gzip -9n output (header $h)"
+echo "test-package: the binaries are stripped, the man page gzip -9n"
+# lintian (Debian's package checker) where it is installed: no errors.
+if command -v lintian > /dev/null; then
+  # bogus-mail-host(-in-debian-changelog): make deb's placeholder Maintainer
+  # (packaging/deb.cmake, KUAI_DEB_MAINTAINER).
+  rc=0
+  lint=$(lintian --fail-on error --tag-display-limit 0 --suppress-tags bogus-mail-host,bogus-mail-host-in-debian-changelog "$dir"/*.deb 2>&1) ||
+    rc=$?
+  [ $rc = 0 ] || fail "lintian found errors (exit $rc):"$'\n'"$lint"
+  echo "test-package: lintian: no errors, $(grep -c '^W: ' <<< "$lint" || true) warnings"
+  grep '^W: ' <<< "$lint" || true
+else
+  echo "test-package: lintian not installed (apt-get install lintian), not run"
+fi
 grep -q '^libkuai0 (= ' <<< "$(dpkg-deb -f "$dir"/libkuai-dev_*.deb Depends)" || fail "libkuai-dev must depend on libkuai0 (= version)"
+grep -q 'libkuai0 (= ' <<< "$(dpkg-deb -f "$dir"/libkuai-file0_*.deb Depends)" || fail "libkuai-file0 must depend on libkuai0 (= version)"
+grep -q 'libkuai-file0 (= .*libkuai-dev (= ' <<< "$(dpkg-deb -f "$dir"/libkuai-file-dev_*.deb Depends)" ||
+  fail "libkuai-file-dev must depend on libkuai-file0 and libkuai-dev (= version)"
 
 "$here/check_symbols.sh" "$root/$libdir/libkuai.so" "$root/usr/include/kuai.h"
-# libkuai.a defines the same names and nothing else global: a static
-# consumer's own symbols (aes_ref, sm4_expand_with, ...) never clash with
-# the library's internals.
-static_globals=$(nm -g --defined-only "$root/$libdir/libkuai.a" | awk 'NF == 3 { print $3 }' | sort)
-[ "$static_globals" = "$(nm -D --defined-only "$root/$libdir/libkuai.so" |
-  awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' | sort)" ] ||
-  fail "libkuai.a defines globals beyond the API: $(grep -v '^kuai_' <<< "$static_globals" | head -5 | tr '\n' ' ')"
-echo "test-package: libkuai.a: $(wc -l <<< "$static_globals") global symbols, the API's"
+"$here/check_symbols.sh" "$root/$libdir/libkuai_file.so" "$root/usr/include/kuai_file.h"
+# libNAME.a defines the same names as libNAME.so and nothing else global: a
+# static consumer's own symbols (aes_ref, sm4_expand_with, ...) never clash
+# with the library's internals.
+static_api_only() {
+  local static_globals
+  static_globals=$(nm -g --defined-only "$root/$libdir/$1.a" | awk 'NF == 3 { print $3 }' | sort)
+  [ "$static_globals" = "$(nm -D --defined-only "$root/$libdir/$1.so" |
+    awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' | sort)" ] ||
+    fail "$1.a defines globals beyond the API: $(grep -v '^kuai_' <<< "$static_globals" | head -5 | tr '\n' ' ')"
+  echo "test-package: $1.a: $(wc -l <<< "$static_globals") global symbols, the API's"
+}
+static_api_only libkuai
+static_api_only libkuai_file
 
 # pkg-config, with the root as sysroot (it prefixes -I and -L).
 export PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$root/$libdir/pkgconfig
@@ -74,6 +118,17 @@ unset PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
 LD_LIBRARY_PATH=$root/$libdir "$dir/consumer-pc/consumer"
 LD_LIBRARY_PATH=$root/$libdir loads "$dir/consumer-pc/consumer" "$root/$libdir/libkuai.so.0" ||
   fail "the pkg-config consumer does not use the packaged libkuai.so.0"
+# kuai-file.pc: Requires kuai (its header includes kuai.h), libcrypto only
+# for static linking.
+export PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$root/$libdir/pkgconfig:$(pkg-config --variable pc_path pkg-config)
+flags=$(pkg-config --cflags --libs kuai-file)
+echo "test-package: pkg-config --cflags --libs kuai-file: $flags"
+# shellcheck disable=SC2086
+cc -O2 -Wall -Werror -o "$dir/consumer-pc/consumer_file" "$here/consumer_file.c" $flags
+unset PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
+LD_LIBRARY_PATH=$root/$libdir "$dir/consumer-pc/consumer_file"
+LD_LIBRARY_PATH=$root/$libdir loads "$dir/consumer-pc/consumer_file" "$root/$libdir/libkuai_file.so.0" ||
+  fail "the pkg-config kuai_file consumer does not use the packaged libkuai_file.so.0"
 
 # find_package(kuai) from the root (the CMake files are relocatable).
 cmake -S "$here" -B "$dir/consumer-cmake" -DCMAKE_PREFIX_PATH="$root/usr" \
@@ -86,6 +141,17 @@ loads "$dir/consumer-cmake/consumer" "$root/$libdir/libkuai.so.0" ||
 "$dir/consumer-cmake/consumer_static"
 ! loads "$dir/consumer-cmake/consumer_static" libkuai ||
   fail "kuai::kuai_static linked libkuai.so"
+"$dir/consumer-cmake/consumer_file"
+loads "$dir/consumer-cmake/consumer_file" "$root/$libdir/libkuai_file.so.0" ||
+  fail "the find_package kuai::kuai_file consumer does not use the packaged libkuai_file.so.0"
+"$dir/consumer-cmake/consumer_file_static"
+! loads "$dir/consumer-cmake/consumer_file_static" libkuai ||
+  fail "kuai::kuai_file_static linked libkuai.so or libkuai_file.so"
+
+# libkuai.so as a plugin host loads it: dlopen, a parallel call that starts
+# the worker pool, dlclose, and the program goes on (tests/package/dlclose.c).
+cc -O2 -Wall -Werror -I"$root/usr/include" -o "$dir/consumer-pc/dlclose" "$here/dlclose.c" -ldl
+"$dir/consumer-pc/dlclose" "$root/$libdir/libkuai.so.0"
 
 # The tool (the library linked in statically) and the provider through the
 # packaged openssl.cnf example, with its module path moved into the root.
@@ -102,7 +168,7 @@ moved=$dir/moved-prefix
 mlib=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' "$dir/CMakeCache.txt") # relative, as GNUInstallDirs set it
 rm -rf "$moved" "$dir/consumer-moved"
 mkdir -p "$dir/consumer-moved"
-for comp in lib dev provider; do
+for comp in lib dev provider filelib filedev; do
   cmake --install "$dir" --prefix "$moved" --component $comp > /dev/null
 done
 flags=$(PKG_CONFIG_LIBDIR=$moved/$mlib/pkgconfig pkg-config --cflags --libs kuai)
@@ -114,11 +180,15 @@ cc -O2 -Wall -Werror -o "$dir/consumer-moved/consumer" "$here/consumer.c" $flags
 LD_LIBRARY_PATH=$moved/$mlib loads "$dir/consumer-moved/consumer" "$moved/$mlib/libkuai.so.0" ||
   fail "the consumer of the moved install does not use its libkuai.so.0"
 LD_LIBRARY_PATH=$moved/$mlib "$dir/consumer-moved/consumer" > /dev/null
+flags=$(PKG_CONFIG_LIBDIR=$moved/$mlib/pkgconfig:$(pkg-config --variable pc_path pkg-config) pkg-config --cflags --libs kuai-file)
+flags=$(echo $flags)
+[ "$flags" = "-I$moved/include -L$moved/$mlib -lkuai_file -lkuai" ] ||
+  fail "kuai-file.pc installed under $moved gives: $flags"
 cnf=$moved/share/doc/kuai-openssl-provider/examples/kuai.cnf
 grep -qx "module = $moved/$mlib/ossl-modules/kuai.so" "$cnf" ||
   fail "kuai.cnf installed under $moved names: $(grep '^module' "$cnf")"
 openssl_uses_kuai "$cnf"
-echo "test-package: installed under another prefix, kuai.pc and kuai.cnf name it (consumer and openssl ran)"
+echo "test-package: installed under another prefix, kuai.pc, kuai-file.pc and kuai.cnf name it (consumer and openssl ran)"
 
 # A plain `cmake --install` (every component, as README's `make install`)
 # puts the licence and the NOTICE beside the files they cover.

@@ -13,9 +13,10 @@ set -euo pipefail
 # make test-package (dpkg-shlibdeps; CPack inspects binaries with file);
 # xxd: the README's tour; python3-dev: the Python package's extension
 # (make test-python); clang-format-14: make format-check (pinned: another
-# release formats differently); zsh: make test-cli runs the zsh completion.
+# release formats differently); zsh: make test-cli runs the zsh completion;
+# lintian: make test-package checks the Debian packages with it.
 need=(build-essential cmake pkg-config libssl-dev openssl libgcrypt20-dev python3-venv
-  valgrind clang-14 libclang-rt-14-dev dpkg-dev file xxd python3-dev clang-format-14 zsh)
+  valgrind clang-14 libclang-rt-14-dev dpkg-dev file xxd python3-dev clang-format-14 zsh lintian)
 # make test-cross runs the ARM64 and LoongArch64 builds under QEMU user
 # mode: bookworm's own QEMU 7.2 cannot run LSX, bookworm-backports has
 # QEMU 10.

@@ -9,7 +9,7 @@
  * Thread safety: one kuai_key may be used by many threads at once (every
  * call takes it as const). After key setup the library writes to a key only
  * to cache a form of its round keys that some backends build on the key's
- * first long call (uBlock's ssse3, avx2 and avx512), and it synchronises
+ * first long call (uBlock's SIMD backends), and it synchronises
  * those writes itself. What the caller must order: no call may use a key
  * while kuai_key_init* or kuai_key_wipe runs on it, and a key may be copied
  * (memcpy, struct assignment) only while no call with it is running; the

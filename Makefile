@@ -10,7 +10,7 @@ CMAKE_FLAGS ?=
 # yardstick (see ../shared/bench.md); it must be set before libcrypto loads.
 OPENSSL_NO_AESNI = ~0x200000200000000
 
-.PHONY: all deps deb test-package build test test-ymm-split test-cli test-cli-faults test-portable test-sanitize test-ct fuzz test-provider test-cross test-shim sftp-demo bench bench-quick plot install format format-check clean vectors test-python bench-python python-venv test-memcheck test-spark bench-spark spark-venv test-docs
+.PHONY: all deps deb test-package build test test-ymm-split test-cli test-cli-faults test-portable test-sanitize test-tsan test-ct fuzz test-provider test-cross test-shim sftp-demo bench bench-quick plot install format format-check clean vectors test-python bench-python python-venv test-memcheck test-spark bench-spark spark-venv test-docs
 
 all: build
 
@@ -226,6 +226,18 @@ test-sanitize:
 	$(BUILD)-sanitize/kuai_test -q
 	$(BUILD)-sanitize/kuai_provider_test $(BUILD)-sanitize
 	python3 tests/cli/test_cli.py $(BUILD)-sanitize/kuai
+
+# Thread safety under ThreadSanitizer: tests/stress_threads.c (shared
+# fresh keys in every mode, first key setups at once, parallel calls from
+# several threads, fork during them), any report or wrong result fails.
+# Not part of make test: TSan is not in CI, and a child forked while other
+# threads run can hang in TSan's own code (google/sanitizers#453).
+test-tsan:
+	cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKUAI_WERROR=ON \
+	  -DCMAKE_C_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
+	  -DKUAI_BUILD_CLI=OFF -DKUAI_BUILD_PROVIDER=OFF -DKUAI_BUILD_BENCH=OFF -DKUAI_BUILD_FILE=OFF
+	cmake --build $(BUILD)-tsan -j$(JOBS) --target kuai_stress
+	TSAN_OPTIONS="die_after_fork=0 halt_on_error=1 exitcode=66" $(BUILD)-tsan/kuai_stress 2
 
 # The OpenSSL provider (build/kuai.so) through EVP and through the system
 # openssl command (docs/openssl-provider.md).

@@ -6,9 +6,21 @@
  * negative KUAI_ERR_* code; on failure nothing is written to any output
  * buffer, IV or counter.
  *
- * Thread safety: a kuai_key is read-only after kuai_key_init, so one key may
- * be used by many threads at once. The library has no other mutable state
- * beyond a CPU-feature cache that is filled once (idempotently).
+ * Thread safety: one kuai_key may be used by many threads at once (every
+ * call takes it as const). After key setup the library writes to a key only
+ * to cache a form of its round keys that some backends build on the key's
+ * first long call (uBlock's SIMD backends), and it synchronises
+ * those writes itself. What the caller must order: no call may use a key
+ * while kuai_key_init* or kuai_key_wipe runs on it, and a key may be copied
+ * (memcpy, struct assignment) only while no call with it is running; the
+ * copy is then a key of its own. A copy taken during such a call is a data
+ * race, like a copy of any object another thread writes; for a second key
+ * then, call kuai_key_init again with the key bytes. (Should a program copy
+ * anyway, a uBlock copy does not trust a cache it may have taken half-built:
+ * it builds its own.) The process-wide state, the CPU features, the backend
+ * choice made at the first key setup and the thread pool of the *_parallel
+ * calls, is set up once under the library's own synchronisation, and a
+ * child of fork() may use the library whatever other threads were doing.
  */
 #ifndef KUAI_H
 #define KUAI_H
@@ -71,7 +83,8 @@ enum {
  * A key schedule. Complete so it can live on the stack or inside another
  * struct without allocation; the fields are private and their layout may
  * change between versions. Round keys are kept in the form the chosen
- * backend consumes, which is why the area is generous.
+ * backend consumes, which is why the area is generous. It may be copied
+ * only while no call with it is running (Thread safety, above).
  */
 typedef struct kuai_key {
     uint32_t priv_magic;

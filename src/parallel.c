@@ -16,7 +16,7 @@
  * creation failed).
  * Fork: only the forking thread exists in the child, so a lock another
  * thread held at the fork would stay locked there for ever. pthread_atfork
- * handlers (registered before the first job) take both locks before the
+ * handlers (registered when the library is loaded) take both locks before the
  * fork, so it waits for a running job to end; the parent releases them, and
  * the child releases them, resets the condition variables its vanished
  * workers may have waited on and forgets those workers, so its first
@@ -157,18 +157,23 @@ static void atfork_child(void)
     pthread_mutex_unlock(&job_lock);
 }
 
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
-
-static void atfork_register(void)
+/*
+ * Registered when the library is loaded, before any thread can be in a
+ * call. Registering on first use (pthread_once) left a window: a fork by
+ * another thread while the first caller was inside pthread_once copied the
+ * once-control "in progress" into the child, and a pthread_once without
+ * glibc's fork-generation check (ThreadSanitizer's; musl's) waited there
+ * for ever at the child's first parallel call.
+ */
+__attribute__((constructor)) static void atfork_register(void)
 {
     /* On failure (ENOMEM) a fork during a call could hang the child's next
-     * call, as before; there is nothing better to do here. */
+     * call; there is nothing better to do here. */
     (void)pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
 static int run_job(job *j)
 {
-    pthread_once(&atfork_once, atfork_register);
     pthread_mutex_lock(&job_lock);
     ensure_workers((unsigned)j->npieces - 1);
     pthread_mutex_lock(&pool_lock);

@@ -141,8 +141,9 @@ static void build(void)
  * Fork: the child has only the forking thread, so a build another thread
  * had claimed (REG_BUILDING) would never finish there, and the child's
  * first key setup would wait for it for ever. A child handler, registered
- * before any build can be claimed, puts such a registry back to empty; the
- * child's first caller builds it again (build() starts from scratch).
+ * when the library is loaded (so before any build can be claimed), puts
+ * such a registry back to empty; the child's first caller builds it again
+ * (build() starts from scratch).
  */
 static void atfork_child(void)
 {
@@ -151,12 +152,15 @@ static void atfork_child(void)
                                             memory_order_relaxed);
 }
 
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
-
-static void atfork_register(void)
+/* At load, not on first use through pthread_once: a fork while another
+ * thread was inside that pthread_once left the child's once-control "in
+ * progress", and a pthread_once without glibc's fork-generation check
+ * (ThreadSanitizer's; musl's) hung the child's first key setup there
+ * (src/parallel.c has the same reason). */
+__attribute__((constructor)) static void atfork_register(void)
 {
     /* On failure (ENOMEM) a fork during the build could hang the child's
-     * first key setup, as before; there is nothing better to do here. */
+     * first key setup; there is nothing better to do here. */
     (void)pthread_atfork(NULL, NULL, atfork_child);
 }
 
@@ -168,7 +172,6 @@ __attribute__((weak, visibility("hidden"))) void kuai_test_registry_building(voi
 /* The first caller builds; any others wait the few microseconds that takes. */
 static void __attribute__((noinline)) build_once(void)
 {
-    pthread_once(&atfork_once, atfork_register);
     int expect = REG_EMPTY;
     if (atomic_compare_exchange_strong_explicit(&reg_state, &expect, REG_BUILDING,
                                                 memory_order_acquire, memory_order_acquire)) {

@@ -4,7 +4,8 @@
  * same output, same IV/counter afterwards, same errors, for thread counts
  * that do and do not divide the block count, lengths on both sides of the
  * split threshold, in place and out of place; then several application
- * threads calling at once, and failing calls that must write nothing.
+ * threads calling at once, the first calls on a fresh key racing each
+ * other, and failing calls that must write nothing.
  *
  * The single-threaded calls are the reference because test_modes checks
  * them against the independent oracle; this file checks only the split.
@@ -14,6 +15,8 @@
 #include "parallel.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,6 +292,129 @@ static void test_parallel_concurrent(void)
     group_end();
 }
 
+/* ---- one fresh key, first calls at once ------------------------------- */
+
+/*
+ * Application threads start together on a fresh shared key: a parallel ECB
+ * call (its workers take pieces too), long CTR and CBC-decryption calls and
+ * a short call. uBlock's wide backends build their masks inside the key on
+ * its first long call (ublock_bs.h: one thread claims the build, the others
+ * make their own meanwhile), so this is where a lost or torn build would
+ * show; every result must be the single-threaded one on another key.
+ */
+enum { FR_CALLERS = 4 };
+
+typedef struct fresh_arg {
+    const kuai_key *k;
+    int role; /* 0 parallel ECB, 1 CTR, 2 CBC decryption, 3 short ECB */
+    size_t bs, len;
+    const uint8_t *in, *iv0;
+    uint8_t *out;
+    atomic_int *ready, *go;
+    int rc;
+} fresh_arg;
+
+static int fresh_call(const fresh_arg *a, const kuai_key *k, uint8_t *out)
+{
+    uint8_t iv[KUAI_MAX_BLOCK];
+    memcpy(iv, a->iv0, a->bs);
+    switch (a->role) {
+    case 0:
+        return kuai_ecb_encrypt_parallel(k, a->in, out, a->len, 3);
+    case 1:
+        return kuai_ctr_crypt(k, iv, a->in, out, a->len);
+    case 2:
+        return kuai_cbc_decrypt(k, iv, a->in, out, a->len);
+    default:
+        return kuai_ecb_encrypt(k, a->in, out, a->len);
+    }
+}
+
+static void *fresh_main(void *p)
+{
+    fresh_arg *a = p;
+    /* Spinning, not a barrier: a barrier's wake-ups come microseconds
+     * apart, longer than a build of the masks, and the calls would rarely
+     * meet. The yield lets callers that share a core all get here. */
+    atomic_fetch_add(a->ready, 1);
+    while (!atomic_load(a->go))
+        sched_yield();
+    a->rc = fresh_call(a, a->k, a->out);
+    return NULL;
+}
+
+static void test_parallel_fresh_key(void)
+{
+    static const char *const role_name[FR_CALLERS] = {"ecb-enc parallel", "ctr", "cbc-dec",
+                                                      "ecb-enc short"};
+    group_begin("fresh key, first calls");
+    for (size_t ci = 0; ci < ALL_CIPHERS_N; ci++) {
+        kuai_cipher c = all_ciphers[ci];
+        const char *be[MAX_BACKENDS];
+        const size_t nbe = test_backends(c, be, MAX_BACKENDS), bs = kuai_block_size(c);
+        const size_t len[FR_CALLERS] = {2 * KUAI_PAR_MIN_PIECE + 3 * bs, 64 * bs + 5, 64 * bs,
+                                        2 * bs};
+        uint8_t *in = xmalloc(len[0]), *want[FR_CALLERS], *got[FR_CALLERS];
+        for (int r = 0; r < FR_CALLERS; r++) {
+            want[r] = xmalloc(len[r]);
+            got[r] = xmalloc(len[r]);
+        }
+        kuai_key *k = xmalloc(sizeof *k), *ref = xmalloc(sizeof *ref);
+        for (size_t b = 0; b < nbe; b++) {
+            /* uBlock's builds race only some of the time: more rounds */
+            const int ublock =
+                c == KUAI_UBLOCK_128_128 || c == KUAI_UBLOCK_128_256 || c == KUAI_UBLOCK_256_256;
+            for (int round = 0; round < (t_short ? 2 : 4) * (ublock ? 6 : 1); round++) {
+                uint8_t keybytes[32], iv0[KUAI_MAX_BLOCK];
+                rng_fill(keybytes, sizeof keybytes);
+                rng_fill(iv0, bs);
+                rng_fill(in, len[0]);
+                if (!CHECK_RC(kuai_key_init_backend(k, c, keybytes, kuai_key_size(c), be[b]),
+                              KUAI_OK, "kuai_key_init_backend") ||
+                    !CHECK_RC(kuai_key_init_backend(ref, c, keybytes, kuai_key_size(c), be[b]),
+                              KUAI_OK, "kuai_key_init_backend"))
+                    break;
+                atomic_int ready = 0, go = 0;
+                fresh_arg args[FR_CALLERS];
+                for (int r = 0; r < FR_CALLERS; r++) {
+                    args[r] = (fresh_arg){k, r, bs, len[r], in, iv0, got[r], &ready, &go, KUAI_OK};
+                    CHECK_RC(fresh_call(&args[r], ref, want[r]), KUAI_OK, "reference");
+                }
+                pthread_t th[FR_CALLERS];
+                int started[FR_CALLERS];
+                for (int r = 0; r < FR_CALLERS; r++) {
+                    started[r] = pthread_create(&th[r], NULL, fresh_main, &args[r]) == 0;
+                    CHECK(started[r], "pthread_create failed");
+                    atomic_fetch_add(&ready, !started[r]);
+                }
+                while (atomic_load(&ready) < FR_CALLERS)
+                    sched_yield();
+                atomic_store(&go, 1);
+                for (int r = 0; r < FR_CALLERS; r++) {
+                    if (!started[r])
+                        continue;
+                    pthread_join(th[r], NULL);
+                    char what[160];
+                    snprintf(what, sizeof what, "%s/%s fresh key, %s beside %d other first calls",
+                             kuai_cipher_name(c), be[b], role_name[r], FR_CALLERS - 1);
+                    CHECK_RC(args[r].rc, KUAI_OK, what);
+                    CHECK_MEM(got[r], want[r], len[r], what);
+                }
+            }
+        }
+        kuai_key_wipe(k);
+        kuai_key_wipe(ref);
+        free(k);
+        free(ref);
+        free(in);
+        for (int r = 0; r < FR_CALLERS; r++) {
+            free(want[r]);
+            free(got[r]);
+        }
+    }
+    group_end();
+}
+
 /* ---- errors ------------------------------------------------------------ */
 
 /* Expect rc and no write to out or iv. The lengths are above the split
@@ -360,5 +486,6 @@ void test_parallel(void)
 {
     test_parallel_equal();
     test_parallel_concurrent();
+    test_parallel_fresh_key();
     test_parallel_errors();
 }

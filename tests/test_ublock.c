@@ -524,6 +524,51 @@ static void check_lazy_race(kuai_cipher c, const kuai_impl *p)
 }
 
 /*
+ * A copy of a key taken while another thread's first bulk call builds its
+ * masks (kuai.h forbids it; this is what a program that does it anyway
+ * would get): a copy that ran backwards, or in any order that takes the
+ * masks before the build ends and the state word after, holds a "built"
+ * state over unbuilt masks. That interleaving, made in one thread: the
+ * copy's bytes from before the build, its state word from after. The
+ * state names the address it was built at (ublock.h), so the copy must
+ * build masks of its own and agree with ref; a plain "built" flag would
+ * make it encrypt with whatever its mask area held. Then a copy of the
+ * built key made the allowed way (no call in flight) must agree too.
+ */
+static void check_stale_copy(kuai_cipher c, const kuai_impl *p)
+{
+    const char *cn = kuai_cipher_name(c);
+    const size_t bs = kuai_block_size(c), nb = 64;
+    kuai_key *k = key_alloc(1), *cp = key_alloc(1), *r = key_alloc(1);
+    static uint8_t in[64 * 32], want[64 * 32], got[64 * 32];
+    uint8_t key[32];
+    char what[128];
+    rng_fill(key, sizeof key);
+    rng_fill(in, nb * bs);
+    if (!key_init_ok(k, c, key, p->name) || !key_init_ok(r, c, key, "ref"))
+        goto out;
+    CHECK_RC(kuai_ecb_encrypt(r, in, want, nb * bs), KUAI_OK, "ref");
+    memcpy(cp, k, sizeof *cp); /* the masks area before the build */
+    CHECK_RC(kuai_ecb_encrypt(k, in, got, nb * bs), KUAI_OK, "first bulk call");
+    ublock_sched *ks = ublock_sched_of(k), *cs = ublock_sched_of(cp);
+    memcpy(&cs->masks, &ks->masks, sizeof cs->masks); /* the state after it */
+    snprintf(what, sizeof what, "%s/%s copy taken during the first bulk call", cn, p->name);
+    CHECK_RC(kuai_ecb_encrypt(cp, in, got, nb * bs), KUAI_OK, what);
+    CHECK_MEM(got, want, nb * bs, what);
+    memcpy(cp, k, sizeof *cp);
+    snprintf(what, sizeof what, "%s/%s copy of a built key", cn, p->name);
+    CHECK_RC(kuai_ecb_encrypt(cp, in, got, nb * bs), KUAI_OK, what);
+    CHECK_MEM(got, want, nb * bs, what);
+out:
+    kuai_key_wipe(k);
+    kuai_key_wipe(cp);
+    kuai_key_wipe(r);
+    free(k);
+    free(cp);
+    free(r);
+}
+
+/*
  * Round keys stored in the low-latency kernel's form (ublock.h,
  * UBLOCK_LLK_*): every key setup writes them (the nibble key setup only
  * them), and that kernel's calls (1..4 blocks, CBC encryption, the
@@ -660,6 +705,7 @@ void test_ublock_backend_internals(void)
             check_stored_round_keys(c, p, ref);
             check_oneshot_hook(c, p, ref);
             check_lazy_race(c, p);
+            check_stale_copy(c, p);
         }
     }
     group_end();

@@ -31,16 +31,32 @@
  */
 typedef struct ublock_sched {
     uint8_t rk[UBLOCK_MAX_ROUNDS + 1][32];
-    uint32_t nbytes; /* block size: 16 or 32 */
-    uint32_t rounds; /* 16 or 24 */
+    uint16_t nbytes; /* block size: 16 or 32 */
+    uint16_t rounds; /* 16 or 24 */
+    uint32_t raw;    /* 1: rk holds the raw schedule; 0: derive it (ublock_rk_row) */
     /* Backends that build their wide kernel's round-key masks on first bulk
-     * use (UBLOCK_MASKS_*, atomic: a const key may be shared by threads). */
-    uint32_t masks;
-    uint32_t raw;                  /* 1: rk holds the raw schedule; 0: derive it (ublock_rk_row) */
+     * use: UBLOCK_MASKS_NONE, or the state of a build at an address
+     * (ublock_masks_ready, ublock_masks_busy; atomic: a const key may be
+     * shared by threads). The address is this schedule's own unless the key
+     * was copied: a copy taken while another thread built the masks (which
+     * kuai.h forbids) may hold a "built" state over half-built masks, and
+     * since that state names the original's address, the copy builds its
+     * own masks instead of trusting them (one build per copied key; copies
+     * made the allowed way pay it too). 64 bits: the whole address. */
+    uint64_t masks;
     unsigned char ext[8192 - 816]; /* 8-byte aligned: backends load it unaligned */
 } ublock_sched;
 
-enum { UBLOCK_MASKS_NONE = 0, UBLOCK_MASKS_BUSY = 1, UBLOCK_MASKS_READY = 2 };
+enum { UBLOCK_MASKS_NONE = 0 };
+/* Built at s, or being built there (a schedule is 8-byte aligned: bit 0 is free). */
+static inline uint64_t ublock_masks_ready(const ublock_sched *s)
+{
+    return (uint64_t)(uintptr_t)s;
+}
+static inline uint64_t ublock_masks_busy(const ublock_sched *s)
+{
+    return (uint64_t)(uintptr_t)s | 1;
+}
 
 /*
  * The low-latency kernel's round keys (ublock_ll.h), stored at key setup
@@ -55,7 +71,8 @@ enum { UBLOCK_MASKS_NONE = 0, UBLOCK_MASKS_BUSY = 1, UBLOCK_MASKS_READY = 2 };
  * (800 bytes; unpacked, 1,600 would not fit beside the raw schedule and
  * the AVX2 masks, 6,400 bytes). At the end of ext, after any backend's
  * masks (ublock_bs.h asserts it), 8-byte aligned only: read with unaligned
- * loads. A plain copy of the key keeps it valid (no addresses inside).
+ * loads. A plain copy of the key keeps it valid (no pointers inside; the
+ * masks' state holds an address only to tell a copy from its original).
  */
 #define UBLOCK_LLK_BYTES ((UBLOCK_MAX_ROUNDS + 1) * 32)
 #define UBLOCK_LLK_OFF (sizeof(((ublock_sched *)0)->ext) - UBLOCK_LLK_BYTES)
@@ -82,6 +99,7 @@ static inline const uint8_t *ublock_rk_row(const ublock_sched *s, unsigned i, ui
     return s->raw ? s->rk[i] : ublock_rk_derive(s, i, buf);
 }
 
+_Static_assert(offsetof(ublock_sched, ext) == 816, "ext's size above assumes it starts at 816");
 _Static_assert(sizeof(ublock_sched) <= sizeof(((kuai_key *)0)->priv_sched),
                "uBlock schedule must fit in kuai_key");
 

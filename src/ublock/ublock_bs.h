@@ -954,14 +954,16 @@ static const UBM_K *UBM_FN(masks)(const kuai_key *k, UBM_K *tmp)
     /* the key's own storage: writable memory the caller handed us as const */
     ublock_sched *s = (ublock_sched *)(uintptr_t)(const void *)k->priv_sched;
     UBM_K *ext = (UBM_K *)(void *)s->ext;
-    uint32_t st = __atomic_load_n(&s->masks, __ATOMIC_ACQUIRE);
-    if (st == UBLOCK_MASKS_READY)
+    uint64_t st = __atomic_load_n(&s->masks, __ATOMIC_ACQUIRE);
+    if (st == ublock_masks_ready(s))
         return ext;
-    uint32_t none = UBLOCK_MASKS_NONE;
-    if (__atomic_compare_exchange_n(&s->masks, &none, UBLOCK_MASKS_BUSY, 0, __ATOMIC_ACQUIRE,
+    /* None yet, or a state copied from a key at another address (ublock.h):
+     * claim the build here. Busy here: another thread is building them. */
+    if (st != ublock_masks_busy(s) &&
+        __atomic_compare_exchange_n(&s->masks, &st, ublock_masks_busy(s), 0, __ATOMIC_ACQUIRE,
                                     __ATOMIC_RELAXED)) {
         UBM_FN(build_masks)(ext, s);
-        __atomic_store_n(&s->masks, UBLOCK_MASKS_READY, __ATOMIC_RELEASE);
+        __atomic_store_n(&s->masks, ublock_masks_ready(s), __ATOMIC_RELEASE);
         return ext;
     }
     UBM_FN(build_masks)(tmp, s);

@@ -33,6 +33,7 @@ test: deps format-check vectors build test-docs test-cli test-cli-faults test-po
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --quick > $(BUILD)/bench-smoke.txt
 	@echo "benchmark smoke run ok"
 	$(BUILD)/kuai_file_test
+	$(BUILD)/kuai_stress 5
 	$(BUILD)/kuai_test
 
 # The Python package (python/, docs/python.md): built and installed into its

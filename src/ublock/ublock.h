@@ -31,9 +31,8 @@
  */
 typedef struct ublock_sched {
     uint8_t rk[UBLOCK_MAX_ROUNDS + 1][32];
-    uint16_t nbytes; /* block size: 16 or 32 */
-    uint16_t rounds; /* 16 or 24 */
-    uint32_t raw;    /* 1: rk holds the raw schedule; 0: derive it (ublock_rk_row) */
+    uint32_t nbytes; /* block size: 16 or 32 */
+    uint32_t rounds; /* 16 or 24 */
     /* Backends that build their wide kernel's round-key masks on first bulk
      * use: UBLOCK_MASKS_NONE, or the state of a build at an address
      * (ublock_masks_ready, ublock_masks_busy; atomic: a const key may be
@@ -42,20 +41,28 @@ typedef struct ublock_sched {
      * kuai.h forbids) may hold a "built" state over half-built masks, and
      * since that state names the original's address, the copy builds its
      * own masks instead of trusting them (one build per copied key; copies
-     * made the allowed way pay it too). 64 bits: the whole address. */
-    uint64_t masks;
+     * made the allowed way pay it too). The address's low 32 bits: a copy
+     * a multiple of 4 GiB away would pass for its original (a safety net
+     * for a race kuai.h forbids, not a promise). 32 bits keep the fields as
+     * they were: with 16-bit nbytes and rounds beside a 64-bit state,
+     * uBlock-256/256's key setup + 2 blocks took 721 TSC cycles, not 648
+     * (Zen 1, docs/performance.md). */
+    uint32_t masks;
+    uint32_t raw;                  /* 1: rk holds the raw schedule; 0: derive it (ublock_rk_row) */
     unsigned char ext[8192 - 816]; /* 8-byte aligned: backends load it unaligned */
 } ublock_sched;
 
 enum { UBLOCK_MASKS_NONE = 0 };
-/* Built at s, or being built there (a schedule is 8-byte aligned: bit 0 is free). */
-static inline uint64_t ublock_masks_ready(const ublock_sched *s)
+/* Built at s, or being built there: the low 32 bits of s's address with
+ * bit 1 set (so that neither is ever UBLOCK_MASKS_NONE, whatever the
+ * address), and bit 0 too while a build is under way. */
+static inline uint32_t ublock_masks_ready(const ublock_sched *s)
 {
-    return (uint64_t)(uintptr_t)s;
+    return (uint32_t)(uintptr_t)s | 2;
 }
-static inline uint64_t ublock_masks_busy(const ublock_sched *s)
+static inline uint32_t ublock_masks_busy(const ublock_sched *s)
 {
-    return (uint64_t)(uintptr_t)s | 1;
+    return (uint32_t)(uintptr_t)s | 3;
 }
 
 /*

@@ -954,7 +954,7 @@ static const UBM_K *UBM_FN(masks)(const kuai_key *k, UBM_K *tmp)
     /* the key's own storage: writable memory the caller handed us as const */
     ublock_sched *s = (ublock_sched *)(uintptr_t)(const void *)k->priv_sched;
     UBM_K *ext = (UBM_K *)(void *)s->ext;
-    uint64_t st = __atomic_load_n(&s->masks, __ATOMIC_ACQUIRE);
+    uint32_t st = __atomic_load_n(&s->masks, __ATOMIC_ACQUIRE);
     if (st == ublock_masks_ready(s))
         return ext;
     /* None yet, or a state copied from a key at another address (ublock.h):

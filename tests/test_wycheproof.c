@@ -565,19 +565,26 @@ static void gcm_stream(const wcase *w, const kuai_key *k, const char *be, uint8_
     }
 }
 
-/* GCM and CCM through the one-shot calls (GCM also streaming). */
-static void run_aead(const wcase *w, const char *be)
+/* The case's key set up on backend be (1), or, for a key of no AES size,
+ * the case checked to be invalid and the key refused (0). */
+static int case_key(const wcase *w, const char *be, kuai_key *k)
 {
-    char what[256];
     kuai_cipher c = aes_for_key(w->key_len);
     if (!c) {
         CHECK(w->result == R_INVALID, "%s: a %zu-byte key, yet the case is not invalid", w->ctx,
               w->key_len);
         check_key_refused(w, w->key, w->key_len, be, "key setup");
-        return;
+        return 0;
     }
+    return key_init_ok(k, c, w->key, be);
+}
+
+/* GCM and CCM through the one-shot calls (GCM also streaming). */
+static void run_aead(const wcase *w, const char *be)
+{
+    char what[256];
     kuai_key k;
-    if (!key_init_ok(&k, c, w->key, be))
+    if (!case_key(w, be, &k))
         return;
     const int gcm = w->kind == W_GCM;
     const size_t len = w->msg_len;
@@ -689,15 +696,8 @@ static void run_xts(const wcase *w, const char *be)
 static void run_cmac(const wcase *w, const char *be)
 {
     char what[256];
-    kuai_cipher c = aes_for_key(w->key_len);
-    if (!c) {
-        CHECK(w->result == R_INVALID, "%s: a %zu-byte key, yet the case is not invalid", w->ctx,
-              w->key_len);
-        check_key_refused(w, w->key, w->key_len, be, "key setup");
-        return;
-    }
     kuai_key k;
-    if (!key_init_ok(&k, c, w->key, be))
+    if (!case_key(w, be, &k))
         return;
     const size_t len = w->msg_len, tl = w->tag_size;
     const size_t splits[] = {len, 0, 1, 16, len / 2};

@@ -1087,7 +1087,7 @@ UB_KERNEL const UL_FN(kv) * UL_FN(stored)(const ublock_sched *s)
 UB_KERNEL void UL_FN(keys128s)(v128 *kc, const ublock_sched *s)
 {
     const UL_FN(kv) *kf = UL_FN(stored)(s);
-    for (unsigned i = 0; i < 2 * (s->rounds + 1u); i++)
+    for (unsigned i = 0; i < 2 * (s->rounds + 1); i++)
         kc[i] = kf[i];
 }
 

@@ -29,6 +29,7 @@
 #include "kuai.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,13 +42,16 @@
 static int failures;
 static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void fail(const char *fmt, const char *a, const char *b, int n)
+static void __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
     pthread_mutex_lock(&fail_lock);
     failures++;
     printf("FAIL ");
-    printf(fmt, a, b, n);
+    vprintf(fmt, ap);
     putchar('\n');
+    va_end(ap);
     fflush(stdout);
     pthread_mutex_unlock(&fail_lock);
 }
@@ -213,7 +217,7 @@ static void *first_setup(void *arg)
     pthread_barrier_wait(&first_bar);
     int rc = kuai_key_init(&first_keys[t], c[t], key, kuai_key_size(c[t]));
     if (rc != KUAI_OK)
-        fail("first key setup %s%s: rc %d", kuai_cipher_name(c[t]), "", rc);
+        fail("first key setup %s: rc %d", kuai_cipher_name(c[t]), rc);
     return NULL;
 }
 
@@ -237,7 +241,7 @@ static void phase_first_setup(void)
         kuai_ecb_encrypt(&first_keys[t], g_in, a, 2 * bs);
         kuai_ecb_encrypt(&k, g_in, b, 2 * bs);
         if (memcmp(a, b, 2 * bs) != 0)
-            fail("first key setup %s%s: %d", kuai_cipher_name(c), " differs", 0);
+            fail("first key setup %s differs from one made alone", kuai_cipher_name(c));
         kuai_key_wipe(&k);
         kuai_key_wipe(&first_keys[t]);
     }
@@ -316,7 +320,7 @@ static void phase_shared_key(kuai_cipher c, const char *be)
     kuai_key *k = malloc(sizeof *k), *tk = malloc(sizeof *tk);
     if (kuai_key_init_backend(rk, c, key, kl, be) || kuai_key_init_backend(rtk, c, tkey, kl, be) ||
         kuai_key_init_backend(k, c, key, kl, be) || kuai_key_init_backend(tk, c, tkey, kl, be)) {
-        fail("%s/%s key setup: %d", kuai_cipher_name(c), be, 0);
+        fail("%s/%s key setup failed", kuai_cipher_name(c), be);
         return;
     }
     rec want = {malloc(MAXOUT), 0};
@@ -396,7 +400,7 @@ static void *par_main(void *p)
     pthread_barrier_wait(a->bar);
     for (int r = 0; r < 2; r++)
         if (par_run(a->k, a->bs, a->threads, a->want_ecb, a->want_ctr, a->want_cbc))
-            fail("%s parallel from %s threads: round %d wrong", a->cn, "several", r);
+            fail("%s parallel from several threads: round %d wrong", a->cn, r);
     return NULL;
 }
 
@@ -420,7 +424,7 @@ static void *fork_main(void *p)
         }
         int st = 0;
         if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-            fail("%s fork during parallel calls: child %s (status %d)", a->cn, "failed", st);
+            fail("%s fork during parallel calls: child failed (status %d)", a->cn, st);
     }
     return NULL;
 }

@@ -30,6 +30,7 @@
  * a field of the wrong type is a failure, not a skipped case.
  */
 #include "test_util.h"
+#include "vectors.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -419,34 +420,18 @@ static int jint(const jval *o, const char *key, const char *ctx, long long *out)
     return 1;
 }
 
-static int hexval(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* Lower-case hex (Wycheproof's form) of a field; -1 when missing or not
- * hex. *out gets at least one byte, so a 0-length field is a valid
- * pointer. */
+/* A hex field (vectors.c's hex_decode); -1 when missing or not hex. A
+ * 0-length field still gets a valid pointer (xmalloc allocates a byte). */
 static long jhex(const jval *o, const char *key, const char *ctx, uint8_t **out)
 {
     *out = NULL;
     const char *s = jstr(o, key, ctx);
+    size_t n = 0;
     if (!s)
         return -1;
-    size_t n = strlen(s);
-    int ok = n % 2 == 0;
-    uint8_t *b = xmalloc(n / 2 + 1);
-    for (size_t i = 0; ok && i < n / 2; i++) {
-        int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
-        ok = hi >= 0 && lo >= 0;
-        b[i] = (uint8_t)(hi * 16 + lo);
-    }
-    if (!CHECK(ok, "%s: field \"%s\" is not lower-case hex of whole bytes", ctx, key)) {
-        free(b);
+    if (!CHECK(hex_decode(s, out, &n), "%s: field \"%s\" is not hex of whole bytes", ctx, key))
         return -1;
-    }
-    *out = b;
-    return (long)(n / 2);
+    return (long)n;
 }
 
 /* ---- the cases ----------------------------------------------------------- */

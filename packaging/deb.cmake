@@ -114,8 +114,8 @@ set(CPACK_DEBIAN_FILELIB_PACKAGE_CONTROL_EXTRA ${CMAKE_CURRENT_BINARY_DIR}/deb-t
 # packages, not in a plain cmake --install.
 file(READ ${PROJECT_SOURCE_DIR}/NOTICE KUAI_NOTICE_TEXT)
 string(TIMESTAMP KUAI_DEB_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
-find_program(KUAI_DEB_GZIP gzip REQUIRED)
-mark_as_advanced(KUAI_DEB_GZIP)
+find_program(KUAI_GZIP gzip REQUIRED) # the one the man page is compressed with, if found already
+mark_as_advanced(KUAI_GZIP)
 foreach(comp ${CPACK_COMPONENTS_ALL})
   string(TOUPPER ${comp} COMP)
   set(pkg ${CPACK_DEBIAN_${COMP}_PACKAGE_NAME})
@@ -127,7 +127,7 @@ foreach(comp ${CPACK_COMPONENTS_ALL})
 
  -- ${CPACK_PACKAGE_CONTACT}  ${KUAI_DEB_DATE}
 ")
-  execute_process(COMMAND ${KUAI_DEB_GZIP} -9n -c ${docdir}/changelog
+  execute_process(COMMAND ${KUAI_GZIP} -9n -c ${docdir}/changelog
     OUTPUT_FILE ${docdir}/changelog.gz COMMAND_ERROR_IS_FATAL ANY)
   install(FILES ${docdir}/copyright ${docdir}/changelog.gz
     DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${pkg} COMPONENT ${comp} EXCLUDE_FROM_ALL)

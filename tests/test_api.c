@@ -32,11 +32,6 @@ static const struct {
     {KUAI_AES_256, 16, 32, "aes-256"},
 };
 
-static int is_ublock(kuai_cipher c)
-{
-    return c == KUAI_UBLOCK_128_128 || c == KUAI_UBLOCK_128_256 || c == KUAI_UBLOCK_256_256;
-}
-
 static int all_zero(const void *p, size_t n)
 {
     const uint8_t *b = p;

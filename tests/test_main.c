@@ -207,6 +207,11 @@ void rng_fill(void *p, size_t n)
     }
 }
 
+int is_ublock(kuai_cipher c)
+{
+    return c == KUAI_UBLOCK_128_128 || c == KUAI_UBLOCK_128_256 || c == KUAI_UBLOCK_256_256;
+}
+
 void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);

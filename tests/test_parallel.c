@@ -362,9 +362,7 @@ static void test_parallel_fresh_key(void)
         kuai_key *k = xmalloc(sizeof *k), *ref = xmalloc(sizeof *ref);
         for (size_t b = 0; b < nbe; b++) {
             /* uBlock's builds race only some of the time: more rounds */
-            const int ublock =
-                c == KUAI_UBLOCK_128_128 || c == KUAI_UBLOCK_128_256 || c == KUAI_UBLOCK_256_256;
-            for (int round = 0; round < (t_short ? 2 : 4) * (ublock ? 6 : 1); round++) {
+            for (int round = 0; round < (t_short ? 2 : 4) * (is_ublock(c) ? 6 : 1); round++) {
                 uint8_t keybytes[32], iv0[KUAI_MAX_BLOCK];
                 rng_fill(keybytes, sizeof keybytes);
                 rng_fill(iv0, bs);

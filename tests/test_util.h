@@ -101,6 +101,8 @@ enum {
 #include "ciphers.def"
 };
 extern const kuai_cipher all_ciphers[ALL_CIPHERS_N];
+/* One of the three uBlock members. */
+int is_ublock(kuai_cipher c);
 
 /* --backend NAME, or NULL for all. */
 extern const char *t_only_backend;

@@ -94,7 +94,10 @@ test-portable:
 # avx2's uBlock kernels take other paths where a core splits 256-bit
 # operations (Zen 1: kuai_cpu_ymm_split, src/cpu.c) than where it does them
 # at once; the full suite runs this CPU's, this runs both kinds by
-# KUAI_YMM_SPLIT (every vector, the short random loops).
+# KUAI_YMM_SPLIT (every vector, the short random loops). Likewise avx512's
+# where a core splits 512-bit operations (Zen 4: kuai_cpu_zmm_split) by
+# KUAI_ZMM_SPLIT, where this CPU has AVX-512 (make test-shim runs the split
+# kind on its emulated AVX-512 everywhere).
 test-ymm-split: build
 	@if ! $(BUILD)/kuai_test --list-backends | grep -qx avx2; then \
 	  echo "test-ymm-split: no avx2 here, skipped"; exit 0; fi; \
@@ -102,7 +105,12 @@ test-ymm-split: build
 	  KUAI_TEST_SHORT=1 KUAI_YMM_SPLIT=$$s $(BUILD)/kuai_test --backend avx2 -q > $(BUILD)/ymm-split-$$s.txt 2>&1 \
 	    || { cat $(BUILD)/ymm-split-$$s.txt; echo "test-ymm-split: KUAI_YMM_SPLIT=$$s FAILED"; exit 1; }; \
 	  echo "test-ymm-split: KUAI_YMM_SPLIT=$$s: $$(tail -1 $(BUILD)/ymm-split-$$s.txt)"; \
-	done
+	done; \
+	if $(BUILD)/kuai_test --list-backends | grep -qx avx512; then for s in 0 1; do \
+	  KUAI_TEST_SHORT=1 KUAI_ZMM_SPLIT=$$s $(BUILD)/kuai_test --backend avx512 -q > $(BUILD)/zmm-split-$$s.txt 2>&1 \
+	    || { cat $(BUILD)/zmm-split-$$s.txt; echo "test-ymm-split: KUAI_ZMM_SPLIT=$$s FAILED"; exit 1; }; \
+	  echo "test-ymm-split: avx512, KUAI_ZMM_SPLIT=$$s: $$(tail -1 $(BUILD)/zmm-split-$$s.txt)"; \
+	done; fi
 
 # Constant time, checked under valgrind (tests/ct/test_ct.c): every
 # backend that promises it must show no secret-dependent branch or address,
@@ -218,7 +226,10 @@ test-shim: vectors
 	  KUAI_TEST_SHORT=1 $(BUILD)-shim/kuai_test --backend $$be -q > $(BUILD)-shim/$$be.log 2>&1 || \
 	    { cat $(BUILD)-shim/$$be.log; echo "test-shim: backend $$be FAILED"; exit 1; }; \
 	  echo "test-shim: backend $$be ok ($$(tail -n 1 $(BUILD)-shim/$$be.log), $$(($$(date +%s) - t0)) s)"; \
-	done
+	done; \
+	KUAI_TEST_SHORT=1 KUAI_ZMM_SPLIT=1 $(BUILD)-shim/kuai_test --backend avx512 -q > $(BUILD)-shim/avx512-zsplit.log 2>&1 || \
+	  { cat $(BUILD)-shim/avx512-zsplit.log; echo "test-shim: avx512 with KUAI_ZMM_SPLIT=1 FAILED"; exit 1; }; \
+	echo "test-shim: avx512 with KUAI_ZMM_SPLIT=1 (Zen 4's uBlock paths) ok ($$(tail -n 1 $(BUILD)-shim/avx512-zsplit.log))"
 
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-sanitize:

@@ -70,7 +70,12 @@ static unsigned detect(void)
     return f;
 }
 
-static int detect_ymm_split(void)
+/* KUAI_SPLIT_YMM and KUAI_SPLIT_ZMM (cpu.h) of this CPU, from its vendor,
+ * family and model: AMD Zen 1 and Zen+ (family 17h models 00h-2Fh) and
+ * Hygon's family 18h run a 256-bit operation as two 128-bit halves; AMD
+ * Zen 4 (family 19h; its Zen 3 models have no AVX-512) runs a 512-bit one
+ * as two 256-bit halves. */
+static int detect_split(void)
 {
 #if KUAI_ISA_SHIM
     return 0;
@@ -88,7 +93,8 @@ static int detect_ymm_split(void)
         family += (a >> 20) & 0xff;
         model |= ((a >> 16) & 0xf) << 4;
     }
-    return (family == 0x17 && model < 0x30) || family == 0x18;
+    return ((family == 0x17 && model < 0x30) || family == 0x18 ? KUAI_SPLIT_YMM : 0) |
+           (amd && family == 0x19 ? KUAI_SPLIT_ZMM : 0);
 #endif
 }
 #elif defined(__aarch64__) && defined(__linux__)
@@ -144,30 +150,32 @@ static unsigned detect(void)
 #endif
 
 #if !defined(KUAI_X86_64)
-static int detect_ymm_split(void)
+static int detect_split(void)
 {
     return 0;
 }
 #endif
 
-/* KUAI_YMM_SPLIT=0 or 1 in place of the CPU's answer: the paths of either
- * kind are correct on every CPU with AVX2 (they differ in speed only), so
- * one machine's test run can take the other kind's too (make test). */
-static int ymm_split_override(void)
+/* KUAI_YMM_SPLIT=0 or 1 (KUAI_ZMM_SPLIT=0 or 1) in place of the CPU's
+ * answer for that bit: the paths of either kind are correct on every CPU
+ * with the ISA (they differ in speed only), so one machine's test run can
+ * take the other kind's too (make test). */
+static int split_override(int v, const char *name, int bit)
 {
-    const char *e = getenv("KUAI_YMM_SPLIT");
-    return e && (e[0] == '0' || e[0] == '1') && e[1] == '\0' ? e[0] - '0' : -1;
+    const char *e = getenv(name);
+    if (!e || (e[0] != '0' && e[0] != '1') || e[1] != '\0')
+        return v;
+    return e[0] == '1' ? v | bit : v & ~bit;
 }
 
-atomic_int kuai_cpu_ymm_split_v = -1; /* cpu.h's kuai_cpu_ymm_split reads it */
+atomic_int kuai_cpu_split_v = -1; /* cpu.h's kuai_cpu_ymm_split and _zmm_split read it */
 
 /* Racing first calls compute the same value (as kuai_cpu_features'). */
-int kuai_cpu_ymm_split_detect(void)
+int kuai_cpu_split_detect(void)
 {
-    int v = ymm_split_override();
-    if (v < 0)
-        v = detect_ymm_split();
-    atomic_store_explicit(&kuai_cpu_ymm_split_v, v, memory_order_relaxed);
+    int v = split_override(detect_split(), "KUAI_YMM_SPLIT", KUAI_SPLIT_YMM);
+    v = split_override(v, "KUAI_ZMM_SPLIT", KUAI_SPLIT_ZMM);
+    atomic_store_explicit(&kuai_cpu_split_v, v, memory_order_relaxed);
     return v;
 }
 

@@ -26,22 +26,37 @@ enum {
 };
 unsigned kuai_cpu_features(void);
 
+/* What kuai_cpu_split_v holds once detected: the CPU runs a 256-bit
+ * operation as two 128-bit halves (AMD Zen 1 and Zen+, family 17h models
+ * 00h-2Fh, and Hygon's family 18h built on them), resp. a 512-bit one as
+ * two 256-bit halves (AMD Zen 4, family 19h). */
+enum { KUAI_SPLIT_YMM = 1, KUAI_SPLIT_ZMM = 2 };
 /* -1 until detected; hidden (a declaration takes no -fvisibility): read
  * directly, not through the GOT */
-extern __attribute__((visibility("hidden"))) atomic_int kuai_cpu_ymm_split_v;
-int kuai_cpu_ymm_split_detect(void);
-/* Nonzero on x86 CPUs whose vector units run a 256-bit operation as two
- * 128-bit halves (AMD Zen 1 and Zen+, family 17h models 00h-2Fh, and
- * Hygon's family 18h built on them), where ymm code does the work of xmm
- * code at the same cost and no faster: a latency-bound kernel picks xmm
+extern __attribute__((visibility("hidden"))) atomic_int kuai_cpu_split_v;
+int kuai_cpu_split_detect(void);
+static inline int kuai_cpu_split(void)
+{
+    int v = atomic_load_explicit(&kuai_cpu_split_v, memory_order_relaxed);
+    return v >= 0 ? v : kuai_cpu_split_detect();
+}
+/* Nonzero where ymm is split, as above: ymm code does the work of xmm code
+ * at the same cost and no faster there, so a latency-bound kernel picks xmm
  * there and ymm elsewhere (ublock_ll.h). Detected once (KUAI_YMM_SPLIT=0
  * or 1 overrides it, src/cpu.c); 0 in make test-shim's build, whose
  * emulated CPU has AVX-512. Inline, a load and a compare: the uBlock
  * kernels ask on every short call, where a call into cpu.c cost more. */
 static inline int kuai_cpu_ymm_split(void)
 {
-    int v = atomic_load_explicit(&kuai_cpu_ymm_split_v, memory_order_relaxed);
-    return v >= 0 ? v : kuai_cpu_ymm_split_detect();
+    return kuai_cpu_split() & KUAI_SPLIT_YMM;
+}
+/* Nonzero where zmm is split, as above: a 512-bit pass costs twice a
+ * 256-bit one there, so the avx512 uBlock backend sends calls a 256-bit
+ * pass holds to one (ublock_avx512.c). KUAI_ZMM_SPLIT=0 or 1 overrides it;
+ * 0 in make test-shim's build. */
+static inline int kuai_cpu_zmm_split(void)
+{
+    return (kuai_cpu_split() & KUAI_SPLIT_ZMM) >> 1;
 }
 
 #endif

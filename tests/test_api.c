@@ -175,10 +175,11 @@ static void helpers_cipher_list(void)
               unknown[i], (int)kuai_cipher_by_name(unknown[i]));
 }
 
-/* kuai_cpu_ymm_split (src/cpu.h) against /proc/cpuinfo's vendor, family
- * and model, read here independently of CPUID: AMD family 23 below model
- * 48 (Zen 1, Zen+) and Hygon family 24 split 256-bit operations. In make
- * test-shim's build it is 0 (an emulated AVX-512 CPU). */
+/* kuai_cpu_ymm_split and kuai_cpu_zmm_split (src/cpu.h) against
+ * /proc/cpuinfo's vendor, family and model, read here independently of
+ * CPUID: AMD family 23 below model 48 (Zen 1, Zen+) and Hygon family 24
+ * split 256-bit operations, AMD family 25 (Zen 3 and 4) 512-bit ones. In
+ * make test-shim's build both are 0 (an emulated AVX-512 CPU). */
 static void helpers_ymm_split(void)
 {
 #if defined(__x86_64__) && defined(__linux__)
@@ -218,18 +219,27 @@ static void helpers_ymm_split(void)
     }
     if ((int)cf != family || (int)cm != model)
         return;
+#if KUAI_ISA_SHIM
+    const int want = 0, want_z = 0; /* make test-shim's build: the emulated CPU splits neither */
+#else
     const int want = (strcmp(vendor, "AuthenticAMD") == 0 && family == 23 && model < 48) ||
                      (strcmp(vendor, "HygonGenuine") == 0 && family == 24);
-    if ((kuai_cpu_features() & KUAI_CPU_AVX512) && kuai_cpu_ymm_split() == 0 && want)
-        return; /* make test-shim's build: the emulated CPU does not split */
+    const int want_z = strcmp(vendor, "AuthenticAMD") == 0 && family == 25;
+#endif
     const char *forced = getenv("KUAI_YMM_SPLIT"); /* src/cpu.c: 0 or 1 overrides */
-    if (forced && (!strcmp(forced, "0") || !strcmp(forced, "1"))) {
+    if (forced && (!strcmp(forced, "0") || !strcmp(forced, "1")))
         CHECK(kuai_cpu_ymm_split() == forced[0] - '0',
               "kuai_cpu_ymm_split() = %d, KUAI_YMM_SPLIT=%s", kuai_cpu_ymm_split(), forced);
-        return;
-    }
-    CHECK(kuai_cpu_ymm_split() == want, "kuai_cpu_ymm_split() = %d on %s family %d model %d",
-          kuai_cpu_ymm_split(), vendor, family, model);
+    else
+        CHECK(kuai_cpu_ymm_split() == want, "kuai_cpu_ymm_split() = %d on %s family %d model %d",
+              kuai_cpu_ymm_split(), vendor, family, model);
+    forced = getenv("KUAI_ZMM_SPLIT");
+    if (forced && (!strcmp(forced, "0") || !strcmp(forced, "1")))
+        CHECK(kuai_cpu_zmm_split() == forced[0] - '0',
+              "kuai_cpu_zmm_split() = %d, KUAI_ZMM_SPLIT=%s", kuai_cpu_zmm_split(), forced);
+    else
+        CHECK(kuai_cpu_zmm_split() == want_z, "kuai_cpu_zmm_split() = %d on %s family %d model %d",
+              kuai_cpu_zmm_split(), vendor, family, model);
 #endif
 }
 

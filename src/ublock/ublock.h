@@ -130,10 +130,25 @@ void ublock_expand_raw(ublock_sched *s, kuai_cipher c, const uint8_t *key);
 void ublock_expand_nib_ssse3(ublock_sched *s, kuai_cipher c, const uint8_t *key);
 /* avx2's four-key setup (ublock_avx2_keys4.c; kuai_key_init_multi) */
 void ublock_avx2_expand4(kuai_key *const k[4], const uint8_t *const key[4]);
+/* its schedules of four uBlock-128/128 or 128/256 keys, two per ymm, into
+ * s (the caller marks the masks unbuilt): also avx512's where zmm is split */
+void ublock_avx2_expand4y(ublock_sched *const s[4], kuai_cipher c, const uint8_t *const key[4]);
 /* avx2's two-key setup on xmm for uBlock-128/128 and 128/256, for cores
  * that split ymm (ublock_avx2_keys4.c) */
 void ublock_avx2_expand2x(ublock_sched *s0, ublock_sched *s1, kuai_cipher c, const uint8_t *key0,
                           const uint8_t *key1);
+/* avx2's wide kernels under round-key masks rk (8 per round, 32 bytes
+ * each, the AVX2 rows avx512's keys store too): ECB (enc nonzero:
+ * encryption) and CTR of n blocks, for the avx512 backend on CPUs that
+ * split zmm (ublock_avx512.c) */
+void ublock128_avx2_crypt_masks(const void *rk, unsigned rounds, const uint8_t *in, uint8_t *out,
+                                size_t n, int enc);
+void ublock128_avx2_ctr_masks(const void *rk, unsigned rounds, uint8_t *ctr, const uint8_t *in,
+                              uint8_t *out, size_t n);
+void ublock256_avx2_crypt_masks(const void *rk, unsigned rounds, const uint8_t *in, uint8_t *out,
+                                size_t n, int enc);
+void ublock256_avx2_ctr_masks(const void *rk, unsigned rounds, uint8_t *ctr, const uint8_t *in,
+                              uint8_t *out, size_t n);
 
 /* Spec tables (ublock_tables.c; the key schedule's in ublock_ref.c), shared
  * by all backends. Source: ../shared/spec/ublock.md (Wu, Zhang, Zheng, Li,

@@ -267,6 +267,20 @@ void ublock_avx2_expand2x(ublock_sched *s0, ublock_sched *s1, kuai_cipher c, con
         expand_pair_x(s0, s1, KUAI_UBLOCK_128_256, key0, key1);
 }
 
+/* Four uBlock-128 keys' schedules, two per ymm (ublock.h) */
+void ublock_avx2_expand4y(ublock_sched *const s[4], kuai_cipher c, const uint8_t *const key[4])
+{
+    ub_ksy2 ks;
+    /* one loop per member: its rows and frames constants */
+    if (c == KUAI_UBLOCK_128_128) {
+        ub_ksy2_init(&ks, KUAI_UBLOCK_128_128, key);
+        ub_expand_nib_y2(s, &ks);
+    } else {
+        ub_ksy2_init(&ks, KUAI_UBLOCK_128_256, key);
+        ub_expand_nib_y2(s, &ks);
+    }
+}
+
 void ublock_avx2_expand4(kuai_key *const k[4], const uint8_t *const key[4])
 {
     const kuai_cipher c = (kuai_cipher)k[0]->priv_cipher;
@@ -291,15 +305,7 @@ void ublock_avx2_expand4(kuai_key *const k[4], const uint8_t *const key[4])
         impl->expand2(k[2], k[3], key[2], key[3]);
         return;
     }
-    ub_ksy2 ks;
-    /* one loop per member: its rows and frames constants */
-    if (c == KUAI_UBLOCK_128_128) {
-        ub_ksy2_init(&ks, KUAI_UBLOCK_128_128, key);
-        ub_expand_nib_y2(s, &ks);
-    } else {
-        ub_ksy2_init(&ks, KUAI_UBLOCK_128_256, key);
-        ub_expand_nib_y2(s, &ks);
-    }
+    ublock_avx2_expand4y(s, c, key);
     for (int j = 0; j < 4; j++)
         __atomic_store_n(&s[j]->masks, UBLOCK_MASKS_NONE, __ATOMIC_RELAXED);
 }

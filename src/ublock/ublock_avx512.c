@@ -75,11 +75,19 @@ static void ublock_expand_nib2_avx512(ublock_sched *s0, ublock_sched *s1, kuai_c
     ub_expand_nib2_any(s0, s1, c, key0, key1);
 }
 #define UB_KEY_SETUP2 ublock_expand_nib2_avx512
-/* four keys side by side, one per zmm lane (kuai_key_init_multi) */
+/* four keys side by side, one per zmm lane (kuai_key_init_multi); where
+ * zmm is split (cpu.h), two per ymm for uBlock-128, avx2's: Zen 4 (EPYC
+ * family 25 model 17), scripts/paper-side-by-side, lowest of 15, TSC
+ * cycles, kuai_key_init_multi of 4 keys 206 (zmm) against 147 (avx2's)
+ * for 128/128, 275 against 216 for 128/256; 151 against 146 for 256/256
+ * (two pairs there either way: left on zmm) */
 static void ublock_expand_nib4_avx512(ublock_sched *const s[4], kuai_cipher c,
                                       const uint8_t *const key[4])
 {
-    ub_expand_nib4_any(s, c, key);
+    if (kuai_cpu_zmm_split() && c != KUAI_UBLOCK_256_256)
+        ublock_avx2_expand4y(s, c, key);
+    else
+        ub_expand_nib4_any(s, c, key);
 }
 #define UB_KEY_SETUP4 ublock_expand_nib4_avx512
 #include "ublock_bs.h"
@@ -406,6 +414,73 @@ static inline void ublock256_avx512_store_xor(uint8_t *out, const uint8_t *in, c
  */
 #include "../simd/avx2.h"
 #include "../simd/avx512.h"
+
+/*
+ * Where the CPU splits zmm (kuai_cpu_zmm_split: AMD Zen 4), a 32-block
+ * (16-block) zmm pass costs what two 16-block (8-block) ymm passes do, so
+ * a remainder that one ymm pass holds runs as avx2's wide kernel under
+ * this key's masks (the same AVX2 rows, see above), and the low-latency
+ * kernel takes fewer blocks. Zen 4 (EPYC family 25 model 17, TSC 2.6 GHz),
+ * kuai_bench --mode paper's crossover rows before this, TSC cycles:
+ * uBlock-128/128 a zmm pass 564-582 for 24-32 blocks, avx2's ymm pass 491
+ * for 16 and 520 for 12, the low-latency kernel 408 for 8 (ymm), 553 for
+ * 12, 727 for 16; 128/256 zmm 794-862, ymm 731-765 for 12-16, low latency
+ * 539 for 8, 813 for 12; 256/256 zmm 972-1,050 for 8-16, ymm 760-811 for
+ * 3-8, low latency 398 for 2, 671 for 3, 747 for 4, 1,116 for 6.
+ */
+#define UB512_ZSPLIT(W, Y, P, YP)                                                                  \
+    static void W##zsplit_crypt(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n,      \
+                                int enc)                                                           \
+    {                                                                                              \
+        size_t r = n % (P), off = (n - r) * ublock_sched_const(k)->nbytes;                         \
+        if (!kuai_cpu_zmm_split() || r == 0 || r > (YP)) {                                         \
+            (enc ? W##enc_blocks : W##dec_blocks)(k, in, out, n);                                  \
+            return;                                                                                \
+        }                                                                                          \
+        if (n > r)                                                                                 \
+            (enc ? W##enc_blocks : W##dec_blocks)(k, in, out, n - r);                              \
+        __m256i tmp[W##nmasks];                                                                    \
+        const __m256i *rk = W##masks(k, tmp);                                                      \
+        Y##crypt_masks(rk, ublock_sched_const(k)->rounds, in + off, out + off, r, enc);            \
+        if (rk == tmp)                                                                             \
+            kuai_wipe(tmp, sizeof tmp);                                                            \
+    }                                                                                              \
+    static void W##zsplit_enc_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n) \
+    {                                                                                              \
+        W##zsplit_crypt(k, in, out, n, 1);                                                         \
+    }                                                                                              \
+    static void W##zsplit_dec_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n) \
+    {                                                                                              \
+        W##zsplit_crypt(k, in, out, n, 0);                                                         \
+    }                                                                                              \
+    static void W##zsplit_ctr_blocks(const kuai_key *k, uint8_t *ctr, const uint8_t *in,           \
+                                     uint8_t *out, size_t n)                                       \
+    {                                                                                              \
+        size_t r = n % (P), off = (n - r) * ublock_sched_const(k)->nbytes;                         \
+        if (!kuai_cpu_zmm_split() || r == 0 || r > (YP)) {                                         \
+            W##ctr_blocks(k, ctr, in, out, n);                                                     \
+            return;                                                                                \
+        }                                                                                          \
+        if (n > r)                                                                                 \
+            W##ctr_blocks(k, ctr, in, out, n - r);                                                 \
+        __m256i tmp[W##nmasks];                                                                    \
+        const __m256i *rk = W##masks(k, tmp);                                                      \
+        Y##ctr_masks(rk, ublock_sched_const(k)->rounds, ctr, in + off, out + off, r);              \
+        if (rk == tmp)                                                                             \
+            kuai_wipe(tmp, sizeof tmp);                                                            \
+    }
+UB512_ZSPLIT(ublock128_avx512_, ublock128_avx2_, 32, 16)
+UB512_ZSPLIT(ublock256_avx512_, ublock256_avx2_, 16, 8)
+/* Crossovers where zmm is split: ECB of n blocks, KUAI_ZMM_SPLIT=0 (low
+ * latency) against 1 (ymm pass), lowest of three alternations of 2,000
+ * batches, TSC cycles: uBlock-128/128 10 blocks 481 against 536, 11 520
+ * against 539, 12 513 against 542, 13 650 against 546; 128/256 10 731
+ * against 741, 11 786 against 744: below 11. uBlock-256/256 4 blocks 705
+ * against 744 (the same kernel), 5 975 against 783: below 5. */
+enum { ublock128_avx512_crossover_zsplit = 11, ublock256_avx512_crossover_zsplit = 5 };
+#define UL_FRONT_X(W, X) (kuai_cpu_zmm_split() ? W##crossover_zsplit : (X))
+#define UL_WIDE(W, op) W##zsplit_##op
+
 #define UL_FN(name) ublock_ll_avx512_##name
 #define UL_Y
 #define UL_Z /* and 4 uBlock-128 blocks as one zmm pair */

@@ -1104,19 +1104,19 @@ UBM_CTR_KERNEL(ctr_passn, UBM_NS)
 #endif
 #undef UBM_CTR_KERNEL
 
-static void UBM_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
-                               size_t n)
+/* CTR under the round-key masks rk: ctr_blocks, and the avx512 backend's
+ * calls on the avx2 kernel (ublock_avx2.c's *_ctr_masks) */
+static inline void UBM_FN(ctr_crypt)(const UBM_K *rk, unsigned rounds, uint8_t *ctr,
+                                     const uint8_t *in, uint8_t *out, size_t n)
 {
     enum { NW = UBM_BLOCK / 8, PASS_BYTES = UBM_PASS * UBM_BLOCK };
-    const ublock_sched *s = ublock_sched_const(k);
-    UBM_MASKS_BEGIN(k, rk);
     uint64_t w[NW];
     _Alignas(32) uint8_t cbuf[UBM_NS * PASS_BYTES];
     ub_ctr_read(w, ctr, NW);
 #if UBM_NS > 2
     for (; n >= UBM_NS * UBM_PASS; n -= UBM_NS * UBM_PASS) {
         ub_ctr_fill(cbuf, w, NW, UBM_NS * UBM_PASS);
-        UBM_FN(ctr_passn)(rk, s->rounds, cbuf, in, out);
+        UBM_FN(ctr_passn)(rk, rounds, cbuf, in, out);
         in += UBM_NS * PASS_BYTES;
         out += UBM_NS * PASS_BYTES;
     }
@@ -1124,14 +1124,14 @@ static void UBM_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *i
 #if UBM_NS > 1
     for (; n >= 2 * UBM_PASS; n -= 2 * UBM_PASS) {
         ub_ctr_fill(cbuf, w, NW, 2 * UBM_PASS);
-        UBM_FN(ctr_pass2)(rk, s->rounds, cbuf, in, out);
+        UBM_FN(ctr_pass2)(rk, rounds, cbuf, in, out);
         in += 2 * PASS_BYTES;
         out += 2 * PASS_BYTES;
     }
 #endif
     while (n >= UBM_PASS) {
         ub_ctr_fill(cbuf, w, NW, UBM_PASS);
-        UBM_FN(ctr_pass1)(rk, s->rounds, cbuf, in, out);
+        UBM_FN(ctr_pass1)(rk, rounds, cbuf, in, out);
         in += PASS_BYTES;
         out += PASS_BYTES;
         n -= UBM_PASS;
@@ -1144,10 +1144,17 @@ static void UBM_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *i
          * (memcheck would trace them into the output). */
         memset(cbuf + n * UBM_BLOCK, 0, PASS_BYTES - n * UBM_BLOCK);
         ub_ctr_fill(cbuf, w, NW, (unsigned)n);
-        UBM_FN(ctr_pass1)(rk, s->rounds, cbuf, buf, buf);
+        UBM_FN(ctr_pass1)(rk, rounds, cbuf, buf, buf);
         UBM_FN(tail_out)(out, buf, n * UBM_BLOCK);
     }
     ub_ctr_write(ctr, w, NW);
+}
+
+static void UBM_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
+                               size_t n)
+{
+    UBM_MASKS_BEGIN(k, rk);
+    UBM_FN(ctr_crypt)(rk, ublock_sched_const(k)->rounds, ctr, in, out, n);
     UBM_MASKS_END(rk);
 }
 #undef UBM_MASKS_BEGIN

@@ -19,18 +19,29 @@
  * crossover rows (kuai_bench --mode paper). The narrow multi-key table serves the
  * mk_narrow hook: few streams run as one pass of this kernel.
  */
+/* A backend file may define, before including ublock_ll.h, UL_FRONT_X(W, X)
+ * (the crossover to use, e.g. chosen by the CPU at run time) and
+ * UL_WIDE(W, op) (the function running W's whole passes, for op enc_blocks,
+ * dec_blocks or ctr_blocks): ublock_avx512.c does, for CPUs that split zmm. */
+#ifndef UL_FRONT_X
+#define UL_FRONT_X(W, X) (X)
+#endif
+#ifndef UL_WIDE
+#define UL_WIDE(W, op) W##op
+#endif
 #define UL_FRONT(W, X, P)                                                                          \
     enum { W##crossover = (X) };                                                                   \
     static size_t W##front_tail(size_t n)                                                          \
     {                                                                                              \
-        size_t r = n % (P); /* below the crossover: the tail goes here too */                      \
-        return n < (X) ? n : r < (X) ? r : 0;                                                      \
+        size_t x = UL_FRONT_X(W, X),                                                               \
+               r = n % (P); /* below the crossover: the tail goes here too */                      \
+        return n < x ? n : r < x ? r : 0;                                                          \
     }                                                                                              \
     static void W##front_enc(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)         \
     {                                                                                              \
         size_t r = W##front_tail(n), off = (n - r) * ublock_sched_const(k)->nbytes;                \
         if (n > r)                                                                                 \
-            W##enc_blocks(k, in, out, n - r);                                                      \
+            UL_WIDE(W, enc_blocks)(k, in, out, n - r);                                             \
         if (r)                                                                                     \
             UL_FN(enc_blocks)(k, in + off, out + off, r);                                          \
     }                                                                                              \
@@ -38,7 +49,7 @@
     {                                                                                              \
         size_t r = W##front_tail(n), off = (n - r) * ublock_sched_const(k)->nbytes;                \
         if (n > r)                                                                                 \
-            W##dec_blocks(k, in, out, n - r);                                                      \
+            UL_WIDE(W, dec_blocks)(k, in, out, n - r);                                             \
         if (r)                                                                                     \
             UL_FN(dec_blocks)(k, in + off, out + off, r);                                          \
     }                                                                                              \
@@ -47,7 +58,7 @@
     {                                                                                              \
         size_t r = W##front_tail(n), off = (n - r) * ublock_sched_const(k)->nbytes;                \
         if (n > r)                                                                                 \
-            W##ctr_blocks(k, ctr, in, out, n - r);                                                 \
+            UL_WIDE(W, ctr_blocks)(k, ctr, in, out, n - r);                                        \
         if (r)                                                                                     \
             UL_FN(ctr_blocks)(k, ctr, in + off, out + off, r);                                     \
     }

@@ -119,6 +119,9 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
  * elsewhere ymm halves the vector operations (docs/performance.md). */
 #ifdef UL_Z
 #define UL_YFULL 1 /* every core with AVX-512 does 256 bits at once: no call */
+/* zmm forms that lose to their ymm ones where zmm is split (Zen 4): the
+ * one-shot encryption's (ks_fused; docs/performance.md) */
+#define UL_ZFULL (!kuai_cpu_zmm_split())
 #else
 #define UL_YFULL (!kuai_cpu_ymm_split())
 #endif

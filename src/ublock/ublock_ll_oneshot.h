@@ -479,7 +479,7 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
     /* one key's 2 blocks on xmm where ymm is split (yk 0), as groupp's */
     if (bs == 16 && UL_YNB(nb) && (nb == 4 || yk || mk)) {
 #ifdef UL_Z
-        if (nb == 4) {
+        if (nb == 4 && UL_ZFULL) {
             if (mk)
                 UL_FN(zks_fused_mk)(c, key, src, dst);
             else
@@ -530,8 +530,11 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
             ub_ksy ksy;
             ub_ksy_pair(&ksy, &ks[0], &ks[mk ? 1 : 0]);
 #ifdef UL_Z
-            UL_FN(zks_fused256)(&ksy, p0, p1, src, dst);
-#else
+            if (UL_ZFULL) {
+                UL_FN(zks_fused256)(&ksy, p0, p1, src, dst);
+                return;
+            }
+#endif
             /* in key setup's two frames, as zks_fused256 */
             const v256 y0 = _mm256_broadcastsi128_si256(p0), y1 = _mm256_broadcastsi128_si256(p1);
             const v256 y0s = v256_xor(y0, v256_set1_8(8)), y1s = v256_xor(y1, v256_set1_8(8));
@@ -564,7 +567,6 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
 #undef UL_YKEY256
             UL_FN(ystore2)(dst[0], dst[1], UL_FN(ymerge256)(a));
             UL_FN(ystore2)(dst[0] + 16, dst[1] + 16, UL_FN(ymerge256)(b));
-#endif
             return;
         }
 #endif

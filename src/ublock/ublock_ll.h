@@ -131,6 +131,13 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
 #else
 #define UL_SHALLOW_G(nb) UL_SHALLOW(nb)
 #endif
+/* A lone uBlock-128 chain's round 7 operations deep rather than 8 of
+ * fewer operations (round128_chain's d7): where zmm is split (Zen 4) */
+#ifdef UL_Z
+#define UL_CHAIN7 (!UL_ZFULL)
+#else
+#define UL_CHAIN7 0
+#endif
 
 /* The rounds on xmm (one block per vector). */
 #define UL_T v128
@@ -162,9 +169,16 @@ UB_KERNEL void UL_FN(enc128_chain)(v128 *a, v128 *b, const uint8_t (*const *rk)[
     UL_FN(kget128)(rk, kc, 0, 0, &k0, &k1);
     *a = v128_xor(*a, k0);
     *b = v128_xor(*b, k1);
+    if (UL_CHAIN7) { /* each loop with its own round: no test in the rounds */
+        for (unsigned i = 0; i < rounds; i++) {
+            UL_FN(kget128)(rk, kc, 0, i + 1, &k0, &k1);
+            UL_FN(round128_chain)(a, b, k0, k1, i & 7, 1);
+        }
+        return;
+    }
     for (unsigned i = 0; i < rounds; i++) {
         UL_FN(kget128)(rk, kc, 0, i + 1, &k0, &k1);
-        UL_FN(round128_chain)(a, b, k0, k1, i & 7);
+        UL_FN(round128_chain)(a, b, k0, k1, i & 7, 0);
     }
 }
 
@@ -331,7 +345,7 @@ UB_KERNEL void UL_FN(ykget128)(const v256 *const *kc, int j, unsigned i, int nb,
 UB_KERNEL void UL_FN(yenc128)(v256 *a, v256 *b, const v256 *const *kc, unsigned rounds, int nb,
                               int mk)
 {
-    const int nv = UL_YV(nb), nk = mk ? nv : 1;
+    const int nv = UL_YV(nb), nk = mk ? nv : 1, d7 = nv == 1 && UL_CHAIN7;
     v256 k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
     for (int j = 0; j < nk; j++)
         UL_FN(ykget128)(kc, j, 0, nb, mk, &k0[j], &k1[j]);
@@ -343,7 +357,7 @@ UB_KERNEL void UL_FN(yenc128)(v256 *a, v256 *b, const v256 *const *kc, unsigned 
         for (int j = 0; j < nk; j++)
             UL_FN(ykget128)(kc, j, i + 1, nb, mk, &k0[j], &k1[j]);
         if (nv == 1)
-            UL_FN(yround128_chain)(a, b, k0[0], k1[0], i & 7);
+            UL_FN(yround128_chain)(a, b, k0[0], k1[0], i & 7, d7);
         else
             UL_FN(yround128)(a, b, k0, k1, i & 7, nv, mk, 0);
     }

@@ -92,13 +92,23 @@ UB_KERNEL void UL_RN(round128)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1,
  * chain is bound by its count as much as by its depth (Xeon, Emerald
  * Rapids, where this is avx512: the sums above as three-input trees, 18
  * operations 7 deep, ran CBC encryption of one uBlock-128/128 chain at
- * 8.35 c/B, lin128x3 at 7.77).
+ * 8.35 c/B, lin128x3 at 7.77), unless d7 (UL_CHAIN7: Zen 4, where the
+ * 7-deep trees run 5-6% faster; docs/performance.md).
  */
-UB_KERNEL void UL_RN(round128_chain)(UL_T *a, UL_T *b, UL_T k0, UL_T k1, unsigned l)
+UB_KERNEL void UL_RN(round128_chain)(UL_T *a, UL_T *b, UL_T k0, UL_T k1, unsigned l, int d7)
 {
     UL_T x = UL_RS(*a, 0), y = UL_RS(*b, 0);
-    if (UL_OP(has_xor3)) {
+    if (UL_OP(has_xor3) && !d7) {
         UL_RN(lin128x3)(x, y, k0, k1, l, a, b);
+        return;
+    }
+    if (UL_OP(has_xor3)) {
+        UL_T w = UL_OP(xor)(x, y);
+        UL_T y2 = UL_OP(xor3)(w, UL_RR(x, l, UB128_ROT2), UL_RR(w, l, UB128_ROT3));
+        UL_T x3 = UL_OP(xor3)(x, UL_RR(x, l, UB128_ROT4), UL_RR(w, l, UB128_ROT5));
+        x3 = UL_OP(xor3)(x3, UL_RR(w, l, UB128_ROT1), UL_RR(w, l, UB128_ROT2));
+        *a = UL_OP(xor3)(UL_OP(xor)(y2, k0), x3, UL_RR(x3, l, UB128_ROT5));
+        *b = UL_OP(xor3)(UL_RR(y2, l, UB128_FIX), k1, UL_RR(x3, l, UB128_FIX_ROT5));
         return;
     }
     UL_T w = UL_OP(xor)(x, y);

@@ -120,7 +120,8 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
 #ifdef UL_Z
 #define UL_YFULL 1 /* every core with AVX-512 does 256 bits at once: no call */
 /* zmm forms that lose to their ymm ones where zmm is split (Zen 4): the
- * one-shot encryption's (ks_fused; docs/performance.md) */
+ * one-shot encryption's (ks_fused) and 4 uBlock-128 CBC chains' (zmk_cbc4;
+ * docs/performance.md) */
 #define UL_ZFULL (!kuai_cpu_zmm_split())
 #else
 #define UL_YFULL (!kuai_cpu_ymm_split())
@@ -1640,7 +1641,7 @@ UB_KERNEL void UL_FN(ymk_cbc_group)(const ublock_sched *const *keys, uint8_t *iv
                                     int m)
 {
 #ifdef UL_Z
-    if (m == 4) {
+    if (m == 4 && UL_ZFULL) {
         UL_FN(zmk_cbc4)(keys, ivs, in, out, nblocks);
         return;
     }

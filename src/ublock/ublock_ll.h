@@ -120,7 +120,8 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
 #ifdef UL_Z
 #define UL_YFULL 1 /* every core with AVX-512 does 256 bits at once: no call */
 /* zmm forms that lose to their ymm ones where zmm is split (Zen 4): the
- * one-shot encryption's (ks_fused) and 4 uBlock-128 CBC chains' (zmk_cbc4;
+ * one-shot encryption's (ks_fused), 4 uBlock-128 CBC chains' (zmk_cbc4) and
+ * 3-4 uBlock-128 blocks' under several stored keys (zgroup128 with mk;
  * docs/performance.md) */
 #define UL_ZFULL (!kuai_cpu_zmm_split())
 #else
@@ -604,7 +605,7 @@ UB_KERNEL void UL_FN(ygroup128)(const v256 *const *kc, unsigned rounds, const ui
                                 uint8_t *const *dst, int nb, int enc, int mk)
 {
 #ifdef UL_Z
-    if (nb >= 3) { /* one vector pair on zmm */
+    if (nb >= 3 && (UL_ZFULL || !mk)) { /* one vector pair on zmm */
         UL_FN(zgroup128)((const void *const *)kc, rounds, src, dst, nb, enc, mk);
         return;
     }

@@ -226,20 +226,21 @@ static void helpers_ymm_split(void)
                      (strcmp(vendor, "HygonGenuine") == 0 && family == 24);
     const int want_z = strcmp(vendor, "AuthenticAMD") == 0 && family == 25;
 #endif
-    const char *forced = getenv("KUAI_YMM_SPLIT"); /* src/cpu.c: 0 or 1 overrides */
-    if (forced && (!strcmp(forced, "0") || !strcmp(forced, "1")))
-        CHECK(kuai_cpu_ymm_split() == forced[0] - '0',
-              "kuai_cpu_ymm_split() = %d, KUAI_YMM_SPLIT=%s", kuai_cpu_ymm_split(), forced);
-    else
-        CHECK(kuai_cpu_ymm_split() == want, "kuai_cpu_ymm_split() = %d on %s family %d model %d",
-              kuai_cpu_ymm_split(), vendor, family, model);
-    forced = getenv("KUAI_ZMM_SPLIT");
-    if (forced && (!strcmp(forced, "0") || !strcmp(forced, "1")))
-        CHECK(kuai_cpu_zmm_split() == forced[0] - '0',
-              "kuai_cpu_zmm_split() = %d, KUAI_ZMM_SPLIT=%s", kuai_cpu_zmm_split(), forced);
-    else
-        CHECK(kuai_cpu_zmm_split() == want_z, "kuai_cpu_zmm_split() = %d on %s family %d model %d",
-              kuai_cpu_zmm_split(), vendor, family, model);
+    /* src/cpu.c: KUAI_YMM_SPLIT, KUAI_ZMM_SPLIT 0 or 1 override each */
+    const struct {
+        const char *env;
+        int got, want;
+    } split[2] = {{"KUAI_YMM_SPLIT", kuai_cpu_ymm_split(), want},
+                  {"KUAI_ZMM_SPLIT", kuai_cpu_zmm_split(), want_z}};
+    for (int i = 0; i < 2; i++) {
+        const char *forced = getenv(split[i].env);
+        if (forced && (!strcmp(forced, "0") || !strcmp(forced, "1")))
+            CHECK(split[i].got == forced[0] - '0', "split %d, %s=%s", split[i].got, split[i].env,
+                  forced);
+        else
+            CHECK(split[i].got == split[i].want, "split %d (%s unset) on %s family %d model %d",
+                  split[i].got, split[i].env, vendor, family, model);
+    }
 #endif
 }
 

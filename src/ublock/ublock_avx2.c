@@ -100,19 +100,21 @@ static inline void ublock128_avx2_key_layout(ub_v x[8], unsigned i)
 #define UBM_LAZY_MASKS
 #include "ublock_bs.h"
 
-/* ECB and CTR of the wide kernel under masks the avx512 backend's key
- * built (the same AVX2 rows: ublock_avx512.c), for the calls a 16-block
- * pass holds on a CPU that splits zmm (ublock.h) */
-void ublock128_avx2_crypt_masks(const void *rk, unsigned rounds, const uint8_t *in, uint8_t *out,
-                                size_t n, int enc)
-{
-    ublock128_avx2_crypt(rk, rounds, in, out, n, enc);
-}
-void ublock128_avx2_ctr_masks(const void *rk, unsigned rounds, uint8_t *ctr, const uint8_t *in,
-                              uint8_t *out, size_t n)
-{
-    ublock128_avx2_ctr_crypt(rk, rounds, ctr, in, out, n);
-}
+/* ECB and CTR of the wide kernel W under masks the avx512 backend's key
+ * built (the same AVX2 rows: ublock_avx512.c), for the calls one pass
+ * holds on a CPU that splits zmm (ublock.h) */
+#define UB_AVX2_MASKS_CALLS(W)                                                                     \
+    void W##crypt_masks(const void *rk, unsigned rounds, const uint8_t *in, uint8_t *out,          \
+                        size_t n, int enc)                                                         \
+    {                                                                                              \
+        W##crypt(rk, rounds, in, out, n, enc);                                                     \
+    }                                                                                              \
+    void W##ctr_masks(const void *rk, unsigned rounds, uint8_t *ctr, const uint8_t *in,            \
+                      uint8_t *out, size_t n)                                                      \
+    {                                                                                              \
+        W##ctr_crypt(rk, rounds, ctr, in, out, n);                                                 \
+    }
+UB_AVX2_MASKS_CALLS(ublock128_avx2_)
 
 /* ---- uBlock-256: 8 blocks per pass, layout L --------------------------- */
 
@@ -195,17 +197,7 @@ static inline void ublock256_avx2_store_xor(uint8_t *out, const uint8_t *in, con
 #define UBM_LAZY_MASKS
 #include "ublock_bs.h"
 
-/* the same for uBlock-256/256 (8-block passes) */
-void ublock256_avx2_crypt_masks(const void *rk, unsigned rounds, const uint8_t *in, uint8_t *out,
-                                size_t n, int enc)
-{
-    ublock256_avx2_crypt(rk, rounds, in, out, n, enc);
-}
-void ublock256_avx2_ctr_masks(const void *rk, unsigned rounds, uint8_t *ctr, const uint8_t *in,
-                              uint8_t *out, size_t n)
-{
-    ublock256_avx2_ctr_crypt(rk, rounds, ctr, in, out, n);
-}
+UB_AVX2_MASKS_CALLS(ublock256_avx2_)
 
 /* ---- the low-latency kernel in front (xmm, VEX-encoded) ------------------ */
 

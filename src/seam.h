@@ -124,6 +124,12 @@ typedef struct kuai_impl {
      * 128-bit one under AVX2) for batches of at most its mk_lanes blocks:
      * a wide bitsliced kernel costs the same for 4 blocks as for 32. */
     const struct kuai_impl *mk_narrow;
+    /* CBC encryption of several streams (kuai_cbc_encrypt_multi): the
+     * streams left after whole wide passes go to mk_narrow when at most
+     * this many (0: mk_narrow's mk_lanes), measured per backend (the
+     * narrow kernel runs them in groups, the wide one costs its full
+     * pass per block whatever it holds). */
+    size_t mk_cbc_narrow;
     /* Optional fused multi-key CBC encryption (the cipher's blocks): n <=
      * mk_lanes streams of nblocks blocks each after mk_setup; stream i
      * reads in[i] and writes out[i] (in[i] == out[i] allowed), its chain

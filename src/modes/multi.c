@@ -34,6 +34,20 @@ static const kuai_impl *mk_impl_for(const kuai_impl *impl, size_t n)
     return impl;
 }
 
+/* CBC encryption's kernel for the r streams still to run: every pass of
+ * the wide kernel costs the same however many of its lanes are used, and
+ * it runs once per block, so a remainder the narrow kernel's chains hold
+ * (mk_cbc_narrow streams, else its mk_lanes) goes there, as a whole call
+ * of few streams does. */
+static const kuai_impl *cbc_enc_impl_for(const kuai_impl *wide, size_t r)
+{
+    const kuai_impl *narrow = wide->mk_narrow;
+    size_t most = narrow ? (wide->mk_cbc_narrow ? wide->mk_cbc_narrow : narrow->mk_lanes) : 0;
+    /* a narrow kernel that beats the wide one at its full width beats it
+     * for any number of streams */
+    return narrow && (r <= most || most >= wide->mk_lanes) ? narrow : wide;
+}
+
 /* What of a kuai_mk the impl's mk_setup may have written, to wipe. */
 static size_t mk_used(const kuai_impl *impl)
 {
@@ -211,13 +225,14 @@ int kuai_cbc_encrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
     int r = check_multi(&a, 1, &bs);
     if (r)
         return r;
-    const kuai_impl *impl = mk_impl_for(kuai_key_impl(keys[0]), n);
+    const kuai_impl *wide = kuai_key_impl(keys[0]), *impl = wide;
     kuai_mk mk;
     uint8_t buf[KUAI_MK_MAX_LANES * KUAI_MAX_BLOCK];
-    for (size_t g = 0; g < n; g += impl->mk_lanes) {
-        size_t m = n - g < impl->mk_lanes ? n - g : impl->mk_lanes;
-        if (len == 0)
-            break;
+    size_t used = 0;
+    for (size_t g = 0, m; g < n && len; g += m) {
+        impl = cbc_enc_impl_for(wide, n - g);
+        m = n - g < impl->mk_lanes ? n - g : impl->mk_lanes;
+        used = mk_used(impl) > used ? mk_used(impl) : used;
         impl->mk_setup(&mk, keys + g, m);
         for (size_t s = 0; s < m; s++)
             memcpy(buf + s * bs, ivs[g + s], bs);
@@ -230,7 +245,7 @@ int kuai_cbc_encrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
         for (size_t s = 0; s < m; s++)
             memcpy(ivs[g + s], buf + s * bs, bs);
     }
-    kuai_wipe(&mk, mk_used(impl));
+    kuai_wipe(&mk, used);
     kuai_wipe(buf, sizeof buf);
     return KUAI_OK;
 }

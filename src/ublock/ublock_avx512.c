@@ -504,10 +504,19 @@ UL_NARROW_IMPL(ublock256_avx512_ll, "avx512", KUAI_FAMILY_UBLOCK256, ublock_avx5
 
 /* ---- backend tables ------------------------------------------------------ */
 
-/* Above AVX2. */
+/* Above AVX2. The last argument: multi-key CBC encryption of at most that
+ * many streams runs on the low-latency kernel, in groups of 4 (uBlock-128)
+ * or 2 (256/256), from kuai_cbc_encrypt_multi over n streams of 64 KiB on
+ * a Xeon (2026-12-01), TSC cycles per byte, wide against narrow:
+ * uBlock-128/128 9 streams 3.19 against 2.31, 12 2.43 against 1.74, 16
+ * 1.88 against 1.75; 128/256 12 3.29 against 2.58, 13 3.10 against 3.14;
+ * 256/256 6 3.85 against 3.13, 7 3.36 against 3.85. uBlock-128 stops at
+ * 12, not 16: where zmm is split (Zen 4) the 4-chain groups run at 2.97
+ * cycles per byte and 16 streams wide at ~2.54 (kuai_bench's
+ * cbc-enc-mk16 and paper rows there), so 4 groups lose and 3 win. */
 KUAI_REGISTER(ublock128_avx512);
 UL_IMPL_MK(ublock128_avx512, "avx512", KUAI_FAMILY_UBLOCK128, 300, ublock_avx512_available,
-           ublock128_avx512_, ublock128_avx512_mkw_, 32, &ublock128_avx512_ll);
+           ublock128_avx512_, ublock128_avx512_mkw_, 32, &ublock128_avx512_ll, 12);
 KUAI_REGISTER(ublock256_avx512);
 UL_IMPL_MK(ublock256_avx512, "avx512", KUAI_FAMILY_UBLOCK256, 300, ublock_avx512_available,
-           ublock256_avx512_, ublock256_avx512_mkw_, 16, &ublock256_avx512_ll);
+           ublock256_avx512_, ublock256_avx512_mkw_, 16, &ublock256_avx512_ll, 6);

@@ -95,8 +95,9 @@
 #endif
 
 /* M: the prefix of the wide kernel's multi-key functions (UL_IMPL: W's own;
- * avx512 has a second, full-width instantiation for them) */
-#define UL_IMPL_MK(var, name_, fam, prio, avail, W, M, lanes, narrow)                              \
+ * avx512 has a second, full-width instantiation for them); cbcn: the most
+ * CBC encryption streams the narrow kernel takes (kuai_impl.mk_cbc_narrow) */
+#define UL_IMPL_MK(var, name_, fam, prio, avail, W, M, lanes, narrow, cbcn)                        \
     const kuai_impl var = {                                                                        \
         .name = name_,                                                                             \
         .family = fam,                                                                             \
@@ -115,11 +116,12 @@
         .mk_enc = M##mk_enc,                                                                       \
         .mk_dec = M##mk_dec,                                                                       \
         .mk_narrow = narrow,                                                                       \
+        .mk_cbc_narrow = cbcn,                                                                     \
         .mk_short_blocks = W##crossover,                                                           \
         .mk_short = UL_FN(mk_short),                                                               \
         .oneshot = UL_FN(oneshot),                                                                 \
     }
-#define UL_IMPL(var, name_, fam, prio, avail, W, lanes, narrow)                                    \
-    UL_IMPL_MK(var, name_, fam, prio, avail, W, W, lanes, narrow)
+#define UL_IMPL(var, name_, fam, prio, avail, W, lanes, narrow, cbcn)                              \
+    UL_IMPL_MK(var, name_, fam, prio, avail, W, W, lanes, narrow, cbcn)
 
 #endif

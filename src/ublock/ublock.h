@@ -149,6 +149,11 @@ void ublock256_avx2_crypt_masks(const void *rk, unsigned rounds, const uint8_t *
                                 size_t n, int enc);
 void ublock256_avx2_ctr_masks(const void *rk, unsigned rounds, uint8_t *ctr, const uint8_t *in,
                               uint8_t *out, size_t n);
+/* avx2's multi-key setup (its kuai_impl's mk_setup: the rounds at m->b,
+ * the lane masks of up to 16 (8) keys from m->b + 64, for crypt_masks), for
+ * the same avx512 batches */
+void ublock128_avx2_mk_setup_masks(kuai_mk *m, const kuai_key *const *keys, size_t n);
+void ublock256_avx2_mk_setup_masks(kuai_mk *m, const kuai_key *const *keys, size_t n);
 
 /* Spec tables (ublock_tables.c; the key schedule's in ublock_ref.c), shared
  * by all backends. Source: ../shared/spec/ublock.md (Wu, Zhang, Zheng, Li,

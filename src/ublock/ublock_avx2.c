@@ -101,8 +101,9 @@ static inline void ublock128_avx2_key_layout(ub_v x[8], unsigned i)
 #include "ublock_bs.h"
 
 /* ECB and CTR of the wide kernel W under masks the avx512 backend's key
- * built (the same AVX2 rows: ublock_avx512.c), for the calls one pass
- * holds on a CPU that splits zmm (ublock.h) */
+ * built (the same AVX2 rows: ublock_avx512.c), and W's multi-key setup,
+ * for the calls and batches one pass holds on a CPU that splits zmm
+ * (ublock.h) */
 #define UB_AVX2_MASKS_CALLS(W)                                                                     \
     void W##crypt_masks(const void *rk, unsigned rounds, const uint8_t *in, uint8_t *out,          \
                         size_t n, int enc)                                                         \
@@ -113,6 +114,10 @@ static inline void ublock128_avx2_key_layout(ub_v x[8], unsigned i)
                       uint8_t *out, size_t n)                                                      \
     {                                                                                              \
         W##ctr_crypt(rk, rounds, ctr, in, out, n);                                                 \
+    }                                                                                              \
+    void W##mk_setup_masks(kuai_mk *m, const kuai_key *const *keys, size_t n)                      \
+    {                                                                                              \
+        W##mk_setup(m, keys, n);                                                                   \
     }
 UB_AVX2_MASKS_CALLS(ublock128_avx2_)
 

@@ -446,27 +446,27 @@ static inline void ublock256_avx512_store_xor(uint8_t *out, const uint8_t *in, c
         if (rk == tmp)                                                                             \
             kuai_wipe(tmp, sizeof tmp);                                                            \
     }                                                                                              \
-    static void W##zsplit_enc_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n) \
+    static inline __attribute__((always_inline)) void W##zsplit_crypt(                             \
+        const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n, int enc)                     \
     {                                                                                              \
+        void (*const whole)(const kuai_key *, const uint8_t *, uint8_t *, size_t) =                \
+            enc ? W##enc_blocks : W##dec_blocks;                                                   \
         size_t r = n % (P), off = (n - r) * ublock_sched_const(k)->nbytes;                         \
         if (!kuai_cpu_zmm_split() || r == 0 || r > (YP)) {                                         \
-            W##enc_blocks(k, in, out, n);                                                          \
+            whole(k, in, out, n);                                                                  \
             return;                                                                                \
         }                                                                                          \
         if (n > r)                                                                                 \
-            W##enc_blocks(k, in, out, n - r);                                                      \
-        W##zsplit_rest(k, NULL, in + off, out + off, r, 1);                                        \
+            whole(k, in, out, n - r);                                                              \
+        W##zsplit_rest(k, NULL, in + off, out + off, r, enc);                                      \
+    }                                                                                              \
+    static void W##zsplit_enc_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n) \
+    {                                                                                              \
+        W##zsplit_crypt(k, in, out, n, 1);                                                         \
     }                                                                                              \
     static void W##zsplit_dec_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n) \
     {                                                                                              \
-        size_t r = n % (P), off = (n - r) * ublock_sched_const(k)->nbytes;                         \
-        if (!kuai_cpu_zmm_split() || r == 0 || r > (YP)) {                                         \
-            W##dec_blocks(k, in, out, n);                                                          \
-            return;                                                                                \
-        }                                                                                          \
-        if (n > r)                                                                                 \
-            W##dec_blocks(k, in, out, n - r);                                                      \
-        W##zsplit_rest(k, NULL, in + off, out + off, r, 0);                                        \
+        W##zsplit_crypt(k, in, out, n, 0);                                                         \
     }                                                                                              \
     static void W##zsplit_ctr_blocks(const kuai_key *k, uint8_t *ctr, const uint8_t *in,           \
                                      uint8_t *out, size_t n)                                       \

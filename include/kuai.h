@@ -185,11 +185,14 @@ KUAI_API int kuai_ctr_crypt(const kuai_key *k, uint8_t *ctr, const uint8_t *in, 
  * nothing kept (the schedule lives only inside the call and is wiped before
  * it returns). Same rules as kuai_ecb_encrypt for in, out and len; the key
  * and backend choice as kuai_key_init. Meant for a message or two under a
- * key that is not used again. Faster than kuai_key_init + ECB on uBlock's
- * ssse3 and avx2 backends (neon and lsx: 9-22% fewer instructions) and on
- * SM4's and AES's AES-NI backends (most with several keys; their vaes and
- * gfni backends run the same code for it); elsewhere about as fast
- * (docs/performance.md has the rows).
+ * key that is not used again. Encryption is faster than kuai_key_init + ECB
+ * on uBlock's ssse3, avx2 and avx512 backends (neon and lsx: 9-22% fewer
+ * instructions) and on SM4's and AES's AES-NI backends (most with several
+ * keys; their vaes and gfni backends run the same code for it); elsewhere
+ * about as fast. uBlock decryption needs the last round key first, so its
+ * schedule runs before the rounds: about as fast as key setup + ECB
+ * decryption on avx512, up to 1.18x slower on avx2 and ssse3 on an Intel
+ * Xeon (docs/performance.md has the rows).
  */
 KUAI_API int kuai_ecb_encrypt_oneshot(kuai_cipher c, const uint8_t *key, size_t key_len,
                                       const uint8_t *in, uint8_t *out, size_t len);

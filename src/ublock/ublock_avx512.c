@@ -490,9 +490,8 @@ UB512_ZSPLIT(ublock256_avx512_, ublock256_avx2_, 16, 8)
  * encryption's 13-16 uBlock-128 streams, 7-8 of 256/256, above
  * kuai_impl.mk_cbc_narrow) gets avx2's lane masks and pass, at half the
  * cost of a zmm pass there (Zen 4, kuai_bench cbc-enc-mk16: 1,024 MB/s on
- * avx512's pass, 1,218 on avx2's). Byte 4 of
- * the kuai_mk says which form mk_setup built (public: the batch size and
- * the CPU).
+ * avx512's pass, 1,218 on avx2's). Byte 4 of the kuai_mk says which form
+ * mk_setup built (public: the batch size and the CPU).
  */
 #define UB512_ZSPLIT_MK(Z, M, Y, YP)                                                               \
     enum { Z##mk_bytes = M##mk_bytes };                                                            \

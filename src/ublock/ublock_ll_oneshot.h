@@ -163,15 +163,16 @@ UB_KERNEL void UL_FN(yks_key)(ub_ksy *ksy, ub_ks *k1x, unsigned r, int nv, int m
 #endif
 
 #ifdef UL_Y
-/* yks_key for uBlock-128/256's keys under ub_ksy_stepf's frames (sw:
- * round r's K0 in the swapped frame, K1 in the normal one, or the other
- * way round); a swapped half converts by ublock_llk_p[1]'s row. */
-UB_KERNEL void UL_FN(yks_keyf)(ub_ksy *ksy, unsigned r, int sw, int nv, v256 *k0, v256 *k1)
+/* yks_key for uBlock-128 keys in key setup's two frames (t1: 128/128's,
+ * ub_ksy_step128f; else 128/256's, ub_ksy_stepf; sw: round r's first half
+ * in the swapped frame, the second in the normal one, or the other way
+ * round); a swapped half converts by ublock_llk_p[1]'s row. */
+UB_KERNEL void UL_FN(yks_keyf)(ub_ksy *ksy, unsigned r, int t1, int sw, int nv, v256 *k0, v256 *k1)
 {
     const v256 p = v256_row16(ublock_llk_p[0][r & 7]), ps = v256_row16(ublock_llk_p[1][r & 7]);
     for (int v = 0; v < nv; v++) {
         if (r)
-            ub_ksy_stepf(&ksy[v], r, sw, 0);
+            ub_ksy_step_any(&ksy[v], r, t1, sw);
         k0[v] = v256_shuf8(ksy[v].k0, sw ? ps : p);
         k1[v] = v256_shuf8(ksy[v].k1, sw ? p : ps);
     }
@@ -200,23 +201,27 @@ UB_KERNEL void UL_FN(ks_fused_y)(kuai_cipher c, const uint8_t *const *key,
     v256 a[UL_YV(UL_G128)], b[UL_YV(UL_G128)], k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
     ub_ksy ksy[UL_YV(UL_G128)];
     ub_ks k1x;
+    /* schedules on ymm: two rounds a pass, in key setup's frames, except
+     * several uBlock-128/128 keys: Xeon (Sapphire Rapids), avx2, TSC
+     * cycles, one-shot of one key's 4 blocks 205 -> 192 in the frames
+     * (ub_ksy_step128f: 7 operations a round where ub_ksy_step has 11),
+     * four keys' blocks 243 -> 249 (their two schedules, 14 operations
+     * more a round beside the rounds' shuffles); llvm-mca's Zen 3 model
+     * level either way (12.5 cycles a round) */
+    const int t1 = c == KUAI_UBLOCK_128_128, f = ky && !(t1 && mk);
     if (ky) {
         for (int v = 0; v < nky; v++) {
             const int j0 = mk ? 2 * v : 0, j1 = mk && 2 * v + 1 < nb ? 2 * v + 1 : j0;
             ub_ksy_init(&ksy[v], c, key[j0], key[j1], j1 == j0);
-            if (c == KUAI_UBLOCK_128_256)
-                ub_ksy_frames(&ksy[v]);
+            if (f)
+                ub_ksy_frames_any(&ksy[v], t1);
         }
     } else {
         ub_ks_init(&k1x, c, key[0]);
     }
-    /* several 128/256 keys: two rounds a pass, in ub_ksy_stepf's frames
-     * (uBlock-128/128's ub_ks_step128f measured no faster here than
-     * ub_ks_step: the rounds' shuffles bound this kernel) */
-    const int f = ky && c == KUAI_UBLOCK_128_256;
     const unsigned yrounds = ky ? ksy[0].rounds : k1x.rounds;
     if (f)
-        UL_FN(yks_keyf)(ksy, 0, 1, nky, k0, k1);
+        UL_FN(yks_keyf)(ksy, 0, t1, !t1, nky, k0, k1);
     else
         UL_FN(yks_key)(ksy, &k1x, 0, nky, ky, k0, k1);
     for (int v = 0; v < nv; v++) {
@@ -226,9 +231,9 @@ UB_KERNEL void UL_FN(ks_fused_y)(kuai_cipher c, const uint8_t *const *key,
         b[v] = v256_xor(b[v], k1[mk ? v : 0]);
     }
     for (unsigned r = 1; f && r <= yrounds; r += 2) {
-        UL_FN(yks_keyf)(ksy, r, 0, nky, k0, k1);
+        UL_FN(yks_keyf)(ksy, r, t1, t1, nky, k0, k1);
         UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk, UL_LEAN(nv));
-        UL_FN(yks_keyf)(ksy, r + 1, 1, nky, k0, k1);
+        UL_FN(yks_keyf)(ksy, r + 1, t1, !t1, nky, k0, k1);
         UL_FN(yround128)(a, b, k0, k1, r & 7, nv, mk, UL_LEAN(nv));
     }
     for (unsigned r = 1; !f && r <= yrounds; r++) {

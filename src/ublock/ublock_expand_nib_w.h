@@ -16,7 +16,8 @@
  * of round r & 7 then are constants, and the loop's index arithmetic (a
  * third of its instructions) goes away. (128/128's, unrolled too, measured
  * level or slower in the rows that use the key at once; 256/256's made
- * kuai_key_init_multi of two keys 1.27x slower.)
+ * kuai_key_init_multi of two keys 1.27x slower.) UBE_STORE_NOW (optional):
+ * each round's rows stored as it is made, not a round late (below).
  */
 
 /* the schedule's steps for UBE_S (ublock_ks_step.h's names: ub_ks_stepf,
@@ -41,14 +42,40 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
      * after load256v's split; no drift), both stored in one: l's nibble
      * low, h's high (UBLOCK_LLK_*). ublock_sched.c holds the tables and
      * the scalar inverse. */
-    /* Each round's key rows are stored a round late (p: the vectors of
-     * the round before), so that their two shuffles come after the next
-     * round's own in program order and take the shuffle ports after the
-     * schedule's chain, not before it: key setup alone 53.5 -> 48.4 /
-     * 64.6 -> 60.5 / 104.7 -> 92.9 TSC cycles on avx512 (with
-     * ublock_ks_step.h's three-input kx), 53.2 -> 52.1 / 71.9 -> 68.9 /
-     * 103.5 -> 92.8 on avx2, 52.9 -> 52.3 / 81.6 -> 78.9 / 101.1 -> 95.4
-     * on ssse3 (Xeon, Sapphire Rapids; the several-key setups level). */
+    /* Each round's key rows are stored a round late (p: the vectors of the
+     * round before), so that their two shuffles come after the next round's
+     * own in program order and take the shuffle ports after the schedule's
+     * chain, not before it: key setup alone 53.5 -> 48.4 / 64.6 -> 60.5 /
+     * 104.7 -> 92.9 TSC cycles on avx512 (with ublock_ks_step.h's
+     * three-input kx), 53.2 -> 52.1 / 71.9 -> 68.9 / 103.5 -> 92.8 on avx2,
+     * 52.9 -> 52.3 / 81.6 -> 78.9 / 101.1 -> 95.4 on ssse3; four keys on
+     * zmm 115 -> 107 / 148 -> 139 (Xeon, Sapphire Rapids). Not where the
+     * including file defines UBE_STORE_NOW (ublock_avx2_keys4.c: its pairs
+     * of states spill, and the kept rows spilled more: four keys 116 ->
+     * 118 / 172 -> 179 / 116 -> 120 so). */
+#ifdef UBE_STORE_NOW
+#define UBE_DEFER 0
+#else
+#define UBE_DEFER 1
+#endif
+    UBE_T p[4];
+#define UBE_KEEP()                                                                                 \
+    do {                                                                                           \
+        p[0] = ks->k0;                                                                             \
+        p[1] = ks->k1;                                                                             \
+        p[2] = ks->k2;                                                                             \
+        p[3] = ks->k3;                                                                             \
+    } while (0)
+/* round r just made (its frame sw, the round before's swp): the rows kept
+ * stored where deferred, round r's kept, and stored where not */
+#define UBE_NEXT(STORE, r, swp, sw)                                                                \
+    do {                                                                                           \
+        if (UBE_DEFER)                                                                             \
+            STORE((r)-1, swp);                                                                     \
+        UBE_KEEP();                                                                                \
+        if (!UBE_DEFER)                                                                            \
+            STORE(r, sw);                                                                          \
+    } while (0)
     const int t = ks->t;
     const unsigned rounds = ks->rounds;
     /* the forms' addresses held here: the stores (bytes) may alias s[].
@@ -68,9 +95,9 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
         sj->rounds = rounds;
         llk[j] = sj->ext + UBLOCK_LLK_OFF;
     }
-#define UBE_STORE128(r, sw, a, b)                                                                  \
-    UBE_PUT(llk, 32 * (r), UBE_OP(shuf8)(a, UBE_ROW(ublock_llk_p[sw][(r)&7])),                     \
-            UBE_OP(shuf8)(b, UBE_ROW(ublock_llk_p[!(sw)][(r)&7])))
+#define UBE_STORE128(r, sw)                                                                        \
+    UBE_PUT(llk, 32 * (r), UBE_OP(shuf8)(p[0], UBE_ROW(ublock_llk_p[sw][(r)&7])),                  \
+            UBE_OP(shuf8)(p[1], UBE_ROW(ublock_llk_p[!(sw)][(r)&7])))
     if (t == 3) {
         /* 128/256's two frames (PK3's K1 half is PK2's): round r's K0 and
          * K3 are in the swapped frame for even r, K1 and K2 in the other
@@ -87,65 +114,59 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
                        UBE_OP(sll64)(UBE_OP(shuf8)(p[1], (sw) ? pl1 : pl1s), 4)),                  \
             UBE_OP(or)(UBE_OP(shuf8)(p[2], (sw) ? pl0 : pl0s),                                     \
                        UBE_OP(sll64)(UBE_OP(shuf8)(p[3], (sw) ? pl1s : pl1), 4)))
-#define UBE_KEEP256()                                                                              \
-    do {                                                                                           \
-        p[0] = ks->k0;                                                                             \
-        p[1] = ks->k1;                                                                             \
-        p[2] = ks->k2;                                                                             \
-        p[3] = ks->k3;                                                                             \
-    } while (0)
         UBE_FRAMES(ks);
-        UBE_T p[4];
-        UBE_KEEP256();
+        UBE_KEEP();
+        if (!UBE_DEFER)
+            UBE_STORE256(0, 1);
         for (unsigned r = 1; r <= 24; r += 2) {
             UBE_STEPF(ks, r, 0, 0);
-            UBE_STORE256(r - 1, 1);
-            UBE_KEEP256();
+            UBE_NEXT(UBE_STORE256, r, 1, 0);
             UBE_STEPF(ks, r + 1, 1, 0);
-            UBE_STORE256(r, 0);
-            UBE_KEEP256();
+            UBE_NEXT(UBE_STORE256, r + 1, 0, 1);
         }
-        UBE_STORE256(24, 1);
+        if (UBE_DEFER)
+            UBE_STORE256(24, 1);
 #undef UBE_STORE256
-#undef UBE_KEEP256
     } else if (t == 2) {
         /* the two-frame step (ublock_ks_step.h: no shuffle for PK's K1
          * half): round r's K0 is in the swapped frame for even r, K1 in the
          * other; two rounds a pass, so that each frame is a constant */
         UBE_FRAMES(ks);
-        UBE_T p0 = ks->k0, p1 = ks->k1;
+        UBE_KEEP();
+        if (!UBE_DEFER)
+            UBE_STORE128(0, 1);
 #ifdef UB_KS_UNROLL
 #pragma GCC unroll 12
 #endif
         for (unsigned r = 1; r <= 24; r += 2) {
             UBE_STEPF(ks, r, 0, 0);
-            UBE_STORE128(r - 1, 1, p0, p1);
-            p0 = ks->k0;
-            p1 = ks->k1;
+            UBE_NEXT(UBE_STORE128, r, 1, 0);
             UBE_STEPF(ks, r + 1, 1, 0);
-            UBE_STORE128(r, 0, p0, p1);
-            p0 = ks->k0;
-            p1 = ks->k1;
+            UBE_NEXT(UBE_STORE128, r + 1, 0, 1);
         }
-        UBE_STORE128(24, 1, p0, p1);
+        if (UBE_DEFER)
+            UBE_STORE128(24, 1);
     } else {
         /* uBlock-128/128's two frames (ub_ks_step128f): round r's K0||K1
          * is in the swapped frame for odd r, K2||K3 in the other */
         UBE_FRAMES128(ks);
-        UBE_T p0 = ks->k0, p1 = ks->k1;
+        UBE_KEEP();
+        if (!UBE_DEFER)
+            UBE_STORE128(0, 0);
         for (unsigned r = 1; r <= 16; r += 2) {
             UBE_STEP128F(ks, r, 1);
-            UBE_STORE128(r - 1, 0, p0, p1);
-            p0 = ks->k0;
-            p1 = ks->k1;
+            UBE_NEXT(UBE_STORE128, r, 0, 1);
             UBE_STEP128F(ks, r + 1, 0);
-            UBE_STORE128(r, 1, p0, p1);
-            p0 = ks->k0;
-            p1 = ks->k1;
+            UBE_NEXT(UBE_STORE128, r + 1, 1, 0);
         }
-        UBE_STORE128(16, 0, p0, p1);
+        if (UBE_DEFER)
+            UBE_STORE128(16, 0);
     }
 #undef UBE_STORE128
+#undef UBE_NEXT
+#undef UBE_KEEP
+#undef UBE_DEFER
+#undef UBE_STORE_NOW
     for (int j = 0; j < UBE_N; j++) {
         ublock_sched *sj = s[j];
         __asm__("" : "+r"(sj)); /* as above */

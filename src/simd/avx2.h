@@ -39,6 +39,8 @@ typedef __m256i v256;
 #define v256_unpackhi32(a, b) _mm256_unpackhi_epi32(a, b)
 #define v256_unpacklo64(a, b) _mm256_unpacklo_epi64(a, b)
 #define v256_unpackhi64(a, b) _mm256_unpackhi_epi64(a, b)
+#define v256_unpacklo8(a, b) _mm256_unpacklo_epi8(a, b)
+#define v256_unpackhi8(a, b) _mm256_unpackhi_epi8(a, b)
 #define v256_swap64(x) _mm256_shuffle_epi32(x, 0x4e)
 /* KUAI_SHIM_AVX512VL: make test-shim's stand-in (tests/shim/isa_shim.h) */
 #if defined(__AVX512VL__) || defined(KUAI_SHIM_AVX512VL)

@@ -33,6 +33,8 @@ typedef __m512i v512;
 /* every qword rotated right by n bits (vprorq: a port-0 operation on
  * Intel cores, where 512-bit shuffles have port 5 alone) */
 #define v512_ror64(x, n) _mm512_ror_epi64(x, n)
+#define v512_unpacklo8(a, b) _mm512_unpacklo_epi8(a, b)
+#define v512_unpackhi8(a, b) _mm512_unpackhi_epi8(a, b)
 #define v512_unpacklo64(a, b) _mm512_unpacklo_epi64(a, b)
 #define v512_unpackhi64(a, b) _mm512_unpackhi_epi64(a, b)
 /* the two qwords of every lane exchanged */

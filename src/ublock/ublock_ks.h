@@ -226,50 +226,12 @@ static const _Alignas(16) uint8_t ub_ks_rc128f[2][17][16] = {
          0x00},
     }};
 
-/* 16 bytes -> 32 nibbles in two vectors (bytes 0-7, bytes 8-15). */
-static inline __attribute__((always_inline)) void ub_nib_load2(const uint8_t *p, v128 *n0, v128 *n1)
-{
-    v128 b = v128_loadu(p), m = v128_set1_8(0x0f);
-    v128 hi = v128_and(v128_srl64(b, 4), m), lo = v128_and(b, m);
-    *n0 = v128_unpacklo8(hi, lo);
-    *n1 = v128_unpackhi8(hi, lo);
-}
-
 /* spec tables: s, and multiplication by 2 in GF(2^4) mod x^4 + x + 1; and
  * bit 7 on the first 8 index bytes (ub_ks_step) */
 static const _Alignas(16) uint8_t ub_ks_const[3][16] = {
     {UBLOCK_S_ROW(UBLOCK_NIB)},
     {0, 2, 4, 6, 8, 10, 12, 14, 3, 1, 7, 5, 11, 9, 15, 13},
     {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 0, 0, 0, 0, 0, 0, 0}};
-
-static inline __attribute__((always_inline)) void ub_ks_init(ub_ks *s, kuai_cipher c,
-                                                             const uint8_t *key)
-{
-    s->sbox = v128_load(ub_ks_const[0]);
-    s->tk = v128_load(ub_ks_const[1]);
-    s->lo80 = v128_load(ub_ks_const[2]);
-    if (c == KUAI_UBLOCK_128_128) {
-        /* k0 = K0||K1, k1 = K2||K3 */
-        s->t = 1;
-        s->rounds = 16;
-        s->pk0 = v128_loadu(ublock_pk1);
-        s->pk1 = s->pk0;
-        ub_nib_load2(key, &s->k0, &s->k1);
-        s->k2 = s->k3 = v128_zero();
-        s->kx = v128_xor(s->k0, UB_KS_ROW(1, 0));
-        return;
-    }
-    /* 256-bit keys: k0..k3 = K0..K3 */
-    s->t = c == KUAI_UBLOCK_128_256 ? 2 : 3;
-    s->rounds = 24;
-    const uint8_t *pkb = s->t == 2 ? ublock_pk2 : ublock_pk3;
-    s->pk0 = v128_loadu(pkb);
-    /* PK2/3 take K1's nibbles from K1 only (16..31): ^ 16 is - 16 there */
-    s->pk1 = v128_xor(v128_loadu(pkb + 16), v128_set1_8(16));
-    ub_nib_load2(key, &s->k0, &s->k1);
-    ub_nib_load2(key + 16, &s->k2, &s->k3);
-    s->kx = v128_xor(s->k0, UB_KS_ROW(2, 0)); /* row 2 serves PK3 too */
-}
 
 #define UBK_S ub_ks
 #define UBK_T v128
@@ -284,7 +246,15 @@ static inline __attribute__((always_inline)) void ub_ks_init(ub_ks *s, kuai_ciph
 #define UBK_FRAMES128 ub_ks_frames128
 #define UBK_FRAMES_ANY ub_ks_frames_any
 #define UBK_STEP_ANY ub_ks_step_any
+#define UBK_INIT ub_ks_init_bytes
 #include "ublock_ks_step.h"
+
+static inline __attribute__((always_inline)) void ub_ks_init(ub_ks *s, kuai_cipher c,
+                                                             const uint8_t *key)
+{
+    ub_ks_init_bytes(s, c, v128_loadu(key),
+                     c == KUAI_UBLOCK_128_128 ? v128_zero() : v128_loadu(key + 16));
+}
 
 #ifdef __AVX2__
 /*
@@ -316,19 +286,6 @@ static inline __attribute__((always_inline)) void ub_ksy_pair(ub_ksy *y, const u
     y->rounds = a.rounds;
 }
 
-/* key0 in lane 0, key1 in lane 1 (the same key: one init, broadcast) */
-static inline __attribute__((always_inline)) void
-ub_ksy_init(ub_ksy *y, kuai_cipher c, const uint8_t *key0, const uint8_t *key1, int same)
-{
-    ub_ks a, b;
-    ub_ks_init(&a, c, key0);
-    if (same)
-        b = a;
-    else
-        ub_ks_init(&b, c, key1);
-    ub_ksy_pair(y, &a, &b);
-}
-
 #define UBK_S ub_ksy
 #define UBK_T __m256i
 #define UBK_OP(op) KUAI_V(v256, op)
@@ -342,7 +299,33 @@ ub_ksy_init(ub_ksy *y, kuai_cipher c, const uint8_t *key0, const uint8_t *key1, 
 #define UBK_FRAMES128 ub_ksy_frames128
 #define UBK_FRAMES_ANY ub_ksy_frames_any
 #define UBK_STEP_ANY ub_ksy_step_any
+#define UBK_INIT ub_ksy_init_bytes
 #include "ublock_ks_step.h"
+
+/* key0 in lane 0, key1 in lane 1 (same: key0 in both). The keys' bytes go
+ * into their lanes first (vinserti128's memory form: a load, no shuffle)
+ * and the nibble split runs once on ymm, where two xmm states were moved
+ * into lanes (five inserts): kuai_key_init_multi of four uBlock-128/256
+ * keys on avx2 179 -> 171 TSC cycles, the other rows level (Xeon, Sapphire
+ * Rapids, scripts/bench-ab) */
+static inline __attribute__((always_inline)) void
+ub_ksy_init(ub_ksy *y, kuai_cipher c, const uint8_t *key0, const uint8_t *key1, int same)
+{
+    const int wide = c != KUAI_UBLOCK_128_128;
+    __m256i b0, b1 = _mm256_setzero_si256();
+    if (same) {
+        b0 = _mm256_broadcastsi128_si256(v128_loadu(key0));
+        if (wide)
+            b1 = _mm256_broadcastsi128_si256(v128_loadu(key0 + 16));
+    } else {
+        b0 = _mm256_loadu2_m128i((const __m128i *)(const void *)key1,
+                                 (const __m128i *)(const void *)key0);
+        if (wide)
+            b1 = _mm256_loadu2_m128i((const __m128i *)(const void *)(key1 + 16),
+                                     (const __m128i *)(const void *)(key0 + 16));
+    }
+    ub_ksy_init_bytes(y, c, b0, b1);
+}
 #endif
 
 #ifdef KUAI_SIMD_AVX512_H
@@ -354,31 +337,6 @@ ub_ksy_init(ub_ksy *y, kuai_cipher c, const uint8_t *key0, const uint8_t *key1, 
  * their lanes at init only.
  */
 UB_KS_STATE(ub_ksz, __m512i);
-
-/* key[j]'s schedule in lane j (the same member, the same round) */
-static inline __attribute__((always_inline)) void ub_ksz_init(ub_ksz *z, kuai_cipher c,
-                                                              const uint8_t *const key[4])
-{
-    ub_ks a[4];
-    for (int j = 0; j < 4; j++)
-        ub_ks_init(&a[j], c, key[j]);
-#define UB_KSZ_QUAD(f)                                                                             \
-    z->f = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(a[1].f, a[0].f)),            \
-                              _mm256_set_m128i(a[3].f, a[2].f), 1)
-    UB_KSZ_QUAD(k0);
-    UB_KSZ_QUAD(k1);
-    UB_KSZ_QUAD(k2);
-    UB_KSZ_QUAD(k3);
-    UB_KSZ_QUAD(kx);
-#undef UB_KSZ_QUAD
-    z->sbox = _mm512_broadcast_i32x4(a[0].sbox);
-    z->tk = _mm512_broadcast_i32x4(a[0].tk);
-    z->pk0 = _mm512_broadcast_i32x4(a[0].pk0);
-    z->pk1 = _mm512_broadcast_i32x4(a[0].pk1);
-    z->lo80 = _mm512_broadcast_i32x4(a[0].lo80);
-    z->t = a[0].t;
-    z->rounds = a[0].rounds;
-}
 
 #define UBK_S ub_ksz
 #define UBK_T __m512i
@@ -393,7 +351,32 @@ static inline __attribute__((always_inline)) void ub_ksz_init(ub_ksz *z, kuai_ci
 #define UBK_FRAMES128 ub_ksz_frames128
 #define UBK_FRAMES_ANY ub_ksz_frames_any
 #define UBK_STEP_ANY ub_ksz_step_any
+#define UBK_INIT ub_ksz_init_bytes
 #include "ublock_ks_step.h"
+
+/* 16 bytes from p[j] + off into lane j: a broadcast load and three
+ * merge-masked ones (load ports and ports 0/5, no shuffle) */
+static inline __attribute__((always_inline)) __m512i ub_ksz_lanes(const uint8_t *const p[4],
+                                                                  size_t off)
+{
+    __m512i z = _mm512_broadcast_i32x4(v128_loadu(p[0] + off));
+    for (int j = 1; j < 4; j++)
+        z = _mm512_mask_broadcast_i32x4(z, (__mmask16)(0xf << 4 * j), v128_loadu(p[j] + off));
+    return z;
+}
+
+/* key[j]'s schedule in lane j (the same member). The keys' bytes go into
+ * their lanes first and the nibble split runs once on zmm, where four xmm
+ * states were moved into lanes (15 inserts on port 5): scripts/bench-ab,
+ * TSC cycles, kuai_ecb_encrypt_oneshot_multi of four keys 188 -> 175
+ * (uBlock-128/128) and 266 -> 237 (128/256), kuai_key_init_multi of four
+ * 128/256 keys 142 -> 132, 128/128's level (Xeon, Sapphire Rapids) */
+static inline __attribute__((always_inline)) void ub_ksz_init(ub_ksz *z, kuai_cipher c,
+                                                              const uint8_t *const key[4])
+{
+    ub_ksz_init_bytes(z, c, ub_ksz_lanes(key, 0),
+                      c == KUAI_UBLOCK_128_128 ? _mm512_setzero_si512() : ub_ksz_lanes(key, 16));
+}
 #endif
 
 #endif

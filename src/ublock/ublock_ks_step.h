@@ -8,6 +8,50 @@
  * per 128-bit lane, so a ymm state runs two schedules (one per lane).
  */
 
+#ifdef UBK_INIT
+/*
+ * The state of the schedules from their keys' bytes, lane by lane: b0 holds
+ * bytes 0-15 of each lane's key, b1 bytes 16-31 (256-bit keys; unused for
+ * uBlock-128/128). The key register is one nibble per byte, each byte's high
+ * nibble first: for 128-bit keys k0 = K0||K1, k1 = K2||K3; for 256-bit keys
+ * k0..k3 = K0..K3. The including file moves each key into its lane first
+ * (ub_ksy_init, ub_ksz_init: loads into lanes, no shuffle of the state).
+ */
+static inline __attribute__((always_inline)) void UBK_INIT(UBK_S *s, kuai_cipher c, UBK_T b0,
+                                                           UBK_T b1)
+{
+    const UBK_T m = UBK_OP(set1_8)(0x0f);
+#define UBK_NIB2(b, n0, n1)                                                                        \
+    do {                                                                                           \
+        const UBK_T hi_ = UBK_OP(and)(UBK_OP(srl64)(b, 4), m), lo_ = UBK_OP(and)(b, m);            \
+        (n0) = UBK_OP(unpacklo8)(hi_, lo_);                                                        \
+        (n1) = UBK_OP(unpackhi8)(hi_, lo_);                                                        \
+    } while (0)
+    s->sbox = UBK_OP(row16)(ub_ks_const[0]);
+    s->tk = UBK_OP(row16)(ub_ks_const[1]);
+    s->lo80 = UBK_OP(row16)(ub_ks_const[2]);
+    UBK_NIB2(b0, s->k0, s->k1);
+    if (c == KUAI_UBLOCK_128_128) {
+        s->t = 1;
+        s->rounds = 16;
+        s->pk0 = UBK_OP(row16)(ublock_pk1);
+        s->pk1 = s->pk0;
+        s->k2 = s->k3 = UBK_OP(zero)();
+        s->kx = UBK_OP(xor)(s->k0, UBK_ROW(1, 0));
+        return;
+    }
+    s->t = c == KUAI_UBLOCK_128_256 ? 2 : 3;
+    s->rounds = 24;
+    const uint8_t *pkb = s->t == 2 ? ublock_pk2 : ublock_pk3;
+    s->pk0 = UBK_OP(row16)(pkb);
+    /* PK2/3 take K1's nibbles from K1 only (16..31): ^ 16 is - 16 there */
+    s->pk1 = UBK_OP(xor)(UBK_OP(row16)(pkb + 16), UBK_OP(set1_8)(16));
+    UBK_NIB2(b1, s->k2, s->k3);
+    s->kx = UBK_OP(xor)(s->k0, UBK_ROW(2, 0)); /* row 2 serves PK3 too */
+#undef UBK_NIB2
+}
+#endif
+
 /*
  * Round r (1..rounds) of the schedule: the register now gives RK_r.
  * zero_last (a constant at each call): what the step of the last round
@@ -182,3 +226,4 @@ static inline __attribute__((always_inline)) void UBK_STEP_ANY(UBK_S *s, unsigne
 #undef UBK_FRAMES128
 #undef UBK_FRAMES_ANY
 #undef UBK_STEP_ANY
+#undef UBK_INIT

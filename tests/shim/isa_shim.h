@@ -291,6 +291,17 @@ KSHIM __m512i kshim_unpack_32(__m512i a, __m512i b, int hi)
     return r.v;
 }
 
+KSHIM __m512i kshim_unpack_8(__m512i a, __m512i b, int hi)
+{
+    kshim512 ua = {.v = a}, ub = {.v = b}, r;
+    for (int l = 0; l < 4; l++)
+        for (int i = 0; i < 8; i++) {
+            r.b[16 * l + 2 * i] = ua.b[16 * l + 8 * hi + i];
+            r.b[16 * l + 2 * i + 1] = ub.b[16 * l + 8 * hi + i];
+        }
+    return r.v;
+}
+
 KSHIM __m512i kshim_unpack_64(__m512i a, __m512i b, int hi)
 {
     kshim512 ua = {.v = a}, ub = {.v = b}, r;
@@ -615,6 +626,8 @@ KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
 #undef _mm512_movm_epi8
 #undef _mm512_unpacklo_epi32
 #undef _mm512_unpackhi_epi32
+#undef _mm512_unpacklo_epi8
+#undef _mm512_unpackhi_epi8
 #undef _mm512_unpacklo_epi64
 #undef _mm512_unpackhi_epi64
 #undef _mm512_shuffle_epi8
@@ -678,6 +691,8 @@ KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
 #define _mm512_movm_epi8(k) kshim_movm_8(k)
 #define _mm512_unpacklo_epi32(a, b) kshim_unpack_32(a, b, 0)
 #define _mm512_unpackhi_epi32(a, b) kshim_unpack_32(a, b, 1)
+#define _mm512_unpacklo_epi8(a, b) kshim_unpack_8(a, b, 0)
+#define _mm512_unpackhi_epi8(a, b) kshim_unpack_8(a, b, 1)
 #define _mm512_unpacklo_epi64(a, b) kshim_unpack_64(a, b, 0)
 #define _mm512_unpackhi_epi64(a, b) kshim_unpack_64(a, b, 1)
 #define _mm512_shuffle_epi8(a, b) kshim_shuffle_8(a, b)

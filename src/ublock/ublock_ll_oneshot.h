@@ -265,27 +265,41 @@ UB_KERNEL void UL_FN(ks_fused_y)(kuai_cipher c, const uint8_t *const *key,
  * keys: zks_fused_mk (their round keys into zmm lanes by a vpermt2b from
  * two ymm schedules had measured 279 -> 304 and 386 -> 434 cycles).
  */
-UB_KERNEL v512 UL_FN(zks_pick1)(v128 x, const uint8_t *row)
+UB_KERNEL v512 UL_FN(zks_pick1)(v128 x, const uint8_t *row, uint8_t slot[16])
 {
 #if defined(__AVX512F__)
     v128 t = v128_shuf8(x, v128_load(row));
     v512 z;
-    uint8_t slot[16];
     /* t in xmm0-15 ("x"): the VEX vmovdqu has no encoding for xmm16-31 */
-    __asm__("vmovdqu %2, %1\n\tvbroadcasti32x4 %1, %0" : "=v"(z), "=m"(slot) : "x"(t));
+    __asm__("vmovdqu %2, %1\n\tvbroadcasti32x4 %1, %0"
+            : "=v"(z), "=m"(*(uint8_t(*)[16])slot)
+            : "x"(t));
     return z;
 #else
+    (void)slot;
     return _mm512_permutexvar_epi8(v512_row16(row), _mm512_castsi128_si512(x));
+#endif
+}
+
+/* The pick's slot zeroed once the rounds are done: it held round key
+ * material (a store no compiler drops; one store, where kuai_wipe's call
+ * would cost about a tenth of the call) */
+UB_KERNEL void UL_FN(zks_slot_wipe)(uint8_t slot[16])
+{
+#if defined(__AVX512F__)
+    __asm__ volatile("vmovdqu %1, %0" : "=m"(*(uint8_t(*)[16])slot) : "x"(v128_zero()));
+#else
+    kuai_wipe(slot, 16);
 #endif
 }
 
 /* Round r's key from the xmm schedule, K0 in frame sw, K1 in the other,
  * through PL^-1 / PR^-1 into zround128n's nibble order, added in round
  * r - 1. */
-UB_KERNEL void UL_FN(zks_round1)(v512 *a, v512 *b, const ub_ks *ks, int sw)
+UB_KERNEL void UL_FN(zks_round1)(v512 *a, v512 *b, const ub_ks *ks, int sw, uint8_t slot[16])
 {
-    v512 k0 = UL_FN(zks_pick1)(ks->k0, UL_FN(zn_rows)[UB_ZN_KPL + sw]);
-    v512 k1 = UL_FN(zks_pick1)(ks->k1, UL_FN(zn_rows)[UB_ZN_KPR + !sw]);
+    v512 k0 = UL_FN(zks_pick1)(ks->k0, UL_FN(zn_rows)[UB_ZN_KPL + sw], slot);
+    v512 k1 = UL_FN(zks_pick1)(ks->k1, UL_FN(zn_rows)[UB_ZN_KPR + !sw], slot);
     UL_FN(zround128n)(a, b, k0, k1);
 }
 
@@ -301,15 +315,17 @@ UB_KERNEL void UL_FN(zks_fused)(kuai_cipher c, const uint8_t *key, const uint8_t
      * rounds a pass, each frame a constant */
     const int t1 = c == KUAI_UBLOCK_128_128;
     ub_ks_frames_any(&ks, t1);
-    a = v512_xor(a, UL_FN(zks_pick1)(ks.k0, UL_FN(zn_rows)[UB_ZN_KEY + !t1]));
-    b = v512_xor(b, UL_FN(zks_pick1)(ks.k1, UL_FN(zn_rows)[UB_ZN_KEY + t1]));
+    _Alignas(16) uint8_t slot[16];
+    a = v512_xor(a, UL_FN(zks_pick1)(ks.k0, UL_FN(zn_rows)[UB_ZN_KEY + !t1], slot));
+    b = v512_xor(b, UL_FN(zks_pick1)(ks.k1, UL_FN(zn_rows)[UB_ZN_KEY + t1], slot));
     for (unsigned r = 1; r <= ks.rounds; r += 2) {
         ub_ks_step_any(&ks, r, t1, t1);
-        UL_FN(zks_round1)(&a, &b, &ks, t1);
+        UL_FN(zks_round1)(&a, &b, &ks, t1, slot);
         ub_ks_step_any(&ks, r + 1, t1, !t1);
-        UL_FN(zks_round1)(&a, &b, &ks, !t1);
+        UL_FN(zks_round1)(&a, &b, &ks, !t1, slot);
     }
     UL_FN(zstore4n)(dst, a, b);
+    UL_FN(zks_slot_wipe)(slot);
 }
 #endif
 

@@ -280,35 +280,16 @@ KSHIM __m512i kshim_movm_8(__mmask64 k)
 
 /* ---- shuffles, within 128-bit lanes and across the register ------------ */
 
-KSHIM __m512i kshim_unpack_32(__m512i a, __m512i b, int hi)
+/* vpunpckl/h (bw, dq, qdq): in each 128-bit lane, the e-byte elements of
+ * a's and b's low half (hi 0) or high half (hi 1), interleaved */
+KSHIM __m512i kshim_unpack(__m512i a, __m512i b, int hi, int e)
 {
     kshim512 ua = {.v = a}, ub = {.v = b}, r;
     for (int l = 0; l < 4; l++)
-        for (int i = 0; i < 2; i++) {
-            r.d[4 * l + 2 * i] = ua.d[4 * l + 2 * hi + i];
-            r.d[4 * l + 2 * i + 1] = ub.d[4 * l + 2 * hi + i];
+        for (int i = 0; i < 8 / e; i++) {
+            memcpy(&r.b[16 * l + 2 * e * i], &ua.b[16 * l + 8 * hi + e * i], (size_t)e);
+            memcpy(&r.b[16 * l + 2 * e * i + e], &ub.b[16 * l + 8 * hi + e * i], (size_t)e);
         }
-    return r.v;
-}
-
-KSHIM __m512i kshim_unpack_8(__m512i a, __m512i b, int hi)
-{
-    kshim512 ua = {.v = a}, ub = {.v = b}, r;
-    for (int l = 0; l < 4; l++)
-        for (int i = 0; i < 8; i++) {
-            r.b[16 * l + 2 * i] = ua.b[16 * l + 8 * hi + i];
-            r.b[16 * l + 2 * i + 1] = ub.b[16 * l + 8 * hi + i];
-        }
-    return r.v;
-}
-
-KSHIM __m512i kshim_unpack_64(__m512i a, __m512i b, int hi)
-{
-    kshim512 ua = {.v = a}, ub = {.v = b}, r;
-    for (int l = 0; l < 4; l++) {
-        r.q[2 * l] = ua.q[2 * l + hi];
-        r.q[2 * l + 1] = ub.q[2 * l + hi];
-    }
     return r.v;
 }
 
@@ -689,12 +670,12 @@ KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
 #define _mm512_mask_cmpeq_epi32_mask(k, a, b) kshim_mask_cmpeq_32_mask(k, a, b)
 #define _mm512_test_epi8_mask(a, b) kshim_test_8_mask(a, b)
 #define _mm512_movm_epi8(k) kshim_movm_8(k)
-#define _mm512_unpacklo_epi32(a, b) kshim_unpack_32(a, b, 0)
-#define _mm512_unpackhi_epi32(a, b) kshim_unpack_32(a, b, 1)
-#define _mm512_unpacklo_epi8(a, b) kshim_unpack_8(a, b, 0)
-#define _mm512_unpackhi_epi8(a, b) kshim_unpack_8(a, b, 1)
-#define _mm512_unpacklo_epi64(a, b) kshim_unpack_64(a, b, 0)
-#define _mm512_unpackhi_epi64(a, b) kshim_unpack_64(a, b, 1)
+#define _mm512_unpacklo_epi32(a, b) kshim_unpack(a, b, 0, 4)
+#define _mm512_unpackhi_epi32(a, b) kshim_unpack(a, b, 1, 4)
+#define _mm512_unpacklo_epi8(a, b) kshim_unpack(a, b, 0, 1)
+#define _mm512_unpackhi_epi8(a, b) kshim_unpack(a, b, 1, 1)
+#define _mm512_unpacklo_epi64(a, b) kshim_unpack(a, b, 0, 8)
+#define _mm512_unpackhi_epi64(a, b) kshim_unpack(a, b, 1, 8)
 #define _mm512_shuffle_epi8(a, b) kshim_shuffle_8(a, b)
 #define _mm512_shuffle_epi32(a, imm) kshim_shuffle_32(a, (int)(imm))
 #define _mm512_permutexvar_epi8(i, a) kshim_permutexvar_8(i, a)

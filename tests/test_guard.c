@@ -90,6 +90,68 @@ static void one(const kuai_key *k, size_t bs, int mode, const uint8_t *src, size
     }
 }
 
+/* Key bytes that end at a guard page or start right after one: key setup
+ * of one key and of four (kuai_key_init_multi: the keys' bytes go into
+ * vector lanes by loads of their own), and the one-shot calls, which set
+ * up inside, against the same keys read from ordinary buffers. A load of
+ * more than key_len bytes (a 128-bit key read as 32 bytes) faults here. */
+static void guard_keys(kuai_cipher c, const char *backend, pagebuf *in, pagebuf *out)
+{
+    const size_t kl = kuai_key_size(c), bs = kuai_block_size(c);
+    char what[96];
+    snprintf(what, sizeof what, "%s %s key bytes at a guard page", kuai_cipher_name(c), backend);
+    uint8_t heap[4][32], blk[4][32], want[4][32], got[4][32];
+    /* ending at the upper guard pages, starting after the lower ones */
+    const uint8_t *at[4] = {in->hi - kl, out->hi - kl, in->lo, out->lo};
+    for (int j = 0; j < 4; j++) {
+        rng_fill(heap[j], kl);
+        memcpy((uint8_t *)at[j], heap[j], kl);
+        rng_fill(blk[j], bs);
+    }
+    kuai_key want_k[4], got_k[4];
+    kuai_key *gp[4] = {&got_k[0], &got_k[1], &got_k[2], &got_k[3]};
+    for (int j = 0; j < 4; j++) {
+        if (!key_init_ok(&want_k[j], c, heap[j], backend))
+            return;
+        kuai_ecb_encrypt(&want_k[j], blk[j], want[j], bs);
+    }
+    for (int j = 0; j < 4; j++) {
+        CHECK(kuai_key_init_backend(&got_k[j], c, at[j], kl, backend) == KUAI_OK, "%s: init", what);
+        kuai_ecb_encrypt(&got_k[j], blk[j], got[j], bs);
+        CHECK(memcmp(got[j], want[j], bs) == 0, "%s: key %d", what, j);
+    }
+    CHECK(kuai_key_init_multi_backend(gp, c, at, kl, 4, backend) == KUAI_OK, "%s: init_multi",
+          what);
+    for (int j = 0; j < 4; j++) {
+        kuai_ecb_encrypt(&got_k[j], blk[j], got[j], bs);
+        CHECK(memcmp(got[j], want[j], bs) == 0, "%s: init_multi key %d", what, j);
+    }
+    /* the one-shot calls run the default backend: with it only */
+    kuai_key d;
+    const int is_default =
+        kuai_key_init(&d, c, heap[0], kl) == KUAI_OK && strcmp(kuai_key_backend(&d), backend) == 0;
+    kuai_key_wipe(&d);
+    if (is_default) {
+        const uint8_t *ip[4] = {blk[0], blk[1], blk[2], blk[3]};
+        uint8_t *op[4] = {got[0], got[1], got[2], got[3]};
+        for (int j = 0; j < 4; j++) {
+            memset(got[j], 0, sizeof got[j]);
+            CHECK(kuai_ecb_encrypt_oneshot(c, at[j], kl, blk[j], got[j], bs) == KUAI_OK &&
+                      memcmp(got[j], want[j], bs) == 0,
+                  "%s: one-shot key %d", what, j);
+            memset(got[j], 0, sizeof got[j]);
+        }
+        CHECK(kuai_ecb_encrypt_oneshot_multi(c, at, kl, ip, op, 4, bs) == KUAI_OK,
+              "%s: one-shot multi", what);
+        for (int j = 0; j < 4; j++)
+            CHECK(memcmp(got[j], want[j], bs) == 0, "%s: one-shot multi key %d", what, j);
+    }
+    for (int j = 0; j < 4; j++) {
+        kuai_key_wipe(&want_k[j]);
+        kuai_key_wipe(&got_k[j]);
+    }
+}
+
 void test_guard_pages(void)
 {
     static const char *const mode_names[] = {"ecb-enc", "ecb-dec", "cbc-enc",
@@ -135,6 +197,7 @@ void test_guard_pages(void)
                 }
             }
             kuai_key_wipe(&k);
+            guard_keys(c, names[b], &in, &out);
         }
     }
     group_end();

@@ -31,8 +31,12 @@
 #define UBE_FRAMES UBE_CAT(UBE_S, _frames)
 #define UBE_STEP128F UBE_CAT(UBE_S, _step128f)
 #define UBE_FRAMES128 UBE_CAT(UBE_S, _frames128)
+#define UBE_ROWS_FN UBE_CAT(UBE_FN, _rows)
 
-static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s, UBE_S *ks)
+/* The rows alone: schedule j's kernel form at llk[j] (17 or 25 rows of
+ * 32 bytes), from the state ks (the one-shot calls' stack copy takes this;
+ * UBE_FN below, the key's own). */
+static inline __attribute__((always_inline)) void UBE_ROWS_FN(uint8_t *const *llk, UBE_S *ks)
 {
     /* Round r's row p: the key register's natural nibble order to the
      * low-latency kernel's load layout (ublock_ll.h's load128: the high
@@ -80,24 +84,6 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
             STORE(r, sw);                                                                          \
     } while (0)
     const int t = ks->t;
-    const unsigned rounds = ks->rounds;
-    /* the forms' addresses held here: the stores (bytes) may alias s[].
-     * The loop unrolled, so that they live in registers: as a loop gcc kept
-     * llk[] on the stack and reloaded an address before each of the four-key
-     * setup's 8 stores a round (the asm stores might write it), and four
-     * keys' setup took 128 -> 110 and 158 -> 139 TSC cycles (avx512,
-     * uBlock-128/128 and 128/256, Xeon, Sapphire Rapids) */
-    uint8_t *llk[UBE_N];
-#pragma GCC unroll 4
-    for (int j = 0; j < UBE_N; j++) {
-        ublock_sched *sj = s[j];
-        /* opaque: gcc made the four-key form of this loop a scatter
-         * (vpscatterqd), slower than four plain stores */
-        __asm__("" : "+r"(sj));
-        sj->nbytes = t == 3 ? 32 : 16;
-        sj->rounds = rounds;
-        llk[j] = sj->ext + UBLOCK_LLK_OFF;
-    }
 #define UBE_STORE128(r, sw)                                                                        \
     UBE_PUT(llk, 32 * (r), UBE_OP(shuf8)(p[0], UBE_ROW(ublock_llk_p[sw][(r)&7])),                  \
             UBE_OP(shuf8)(p[1], UBE_ROW(ublock_llk_p[!(sw)][(r)&7])))
@@ -173,6 +159,30 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
 #undef UBE_KEEP
 #undef UBE_DEFER
 #undef UBE_STORE_NOW
+}
+
+static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s, UBE_S *ks)
+{
+    const int t = ks->t;
+    const unsigned rounds = ks->rounds;
+    /* the forms' addresses held here: the stores (bytes) may alias s[].
+     * The loop unrolled, so that they live in registers: as a loop gcc kept
+     * llk[] on the stack and reloaded an address before each of the four-key
+     * setup's 8 stores a round (the asm stores might write it), and four
+     * keys' setup took 128 -> 110 and 158 -> 139 TSC cycles (avx512,
+     * uBlock-128/128 and 128/256, Xeon, Sapphire Rapids) */
+    uint8_t *llk[UBE_N];
+#pragma GCC unroll 4
+    for (int j = 0; j < UBE_N; j++) {
+        ublock_sched *sj = s[j];
+        /* opaque: gcc made the four-key form of this loop a scatter
+         * (vpscatterqd), slower than four plain stores */
+        __asm__("" : "+r"(sj));
+        sj->nbytes = t == 3 ? 32 : 16;
+        sj->rounds = rounds;
+        llk[j] = sj->ext + UBLOCK_LLK_OFF;
+    }
+    UBE_ROWS_FN(llk, ks);
     for (int j = 0; j < UBE_N; j++) {
         ublock_sched *sj = s[j];
         __asm__("" : "+r"(sj)); /* as above */
@@ -193,3 +203,4 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
 #undef UBE_FRAMES
 #undef UBE_STEP128F
 #undef UBE_FRAMES128
+#undef UBE_ROWS_FN

@@ -59,13 +59,10 @@ UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
     ub_ks ks;
     ub_ks_init(&ks, c, key);
     if (c != KUAI_UBLOCK_256_256) {
-        for (unsigned r = 0; r <= ks.rounds; r++) {
-            if (r)
-                ub_ks_step(&ks, r, 1);
-            v128 p = v128_load(ublock_llk_p[0][r & 7]); /* public r */
-            kc->v[2 * r] = v128_shuf8(ks.k0, p);
-            kc->v[2 * r + 1] = v128_shuf8(ks.k1, p);
-        }
+        /* key setup's rows (ublock_expand_nib_w.h: the schedule in its two
+         * frames), the stored form the kernels read, here on the stack */
+        uint8_t *const rows[1] = {(uint8_t *)kc->v};
+        ub_expand_nib_x_rows(rows, &ks);
     } else {
         const v128 qv = v128_load(ublock_llk_p[0][0]);
         const v128 p0 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L]));
@@ -83,17 +80,17 @@ UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
  * with UL_Y, 2 or 4 uBlock-128 blocks under one key run on ymm, kc[0]'s
  * xmm round keys loaded into both lanes (several keys on ymm decrypt in
  * ks_ydec_a/_b instead). */
-UB_KERNEL void UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs,
-                               const uint8_t *const *src, uint8_t *const *dst, int nb, int enc,
-                               int mk)
+UB_KERNEL int UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs,
+                              const uint8_t *const *src, uint8_t *const *dst, int nb, int enc,
+                              int mk, int wipe)
 {
 #ifdef UL_Y
     if (bs == 16 && UL_YNB(nb) && !mk) {
         const v256 *kcp[1] = {(const v256 *)(const void *)kc[0].v};
-        UL_FN(ygroup128)(kcp, rounds, src, dst, nb, enc, 0);
-        return;
+        return UL_FN(ygroup128)(kcp, rounds, src, dst, nb, enc, 0, wipe);
     }
 #endif
+    (void)wipe;
     if (bs == 16) {
         v128 a[UL_G128], b[UL_G128];
         const v128 *kcp[UL_G128];
@@ -116,7 +113,7 @@ UB_KERNEL void UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs
 #else
             UL_FN(ygroup256)(NULL, kcp, rounds, src, dst, 2, enc, mk);
 #endif
-            return;
+            return 0;
         }
 #endif
         UL_H a[UL_G256], b[UL_G256];
@@ -135,6 +132,7 @@ UB_KERNEL void UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs
             UL_FN(store256)(dst[j] + 16, b[j]);
         }
     }
+    return 0;
 }
 
 #ifdef UL_Y
@@ -930,13 +928,16 @@ static KUAI_HOT_ALIGN void UL_FN(ksyd_c2)(const uint8_t *const *key, const uint8
 #endif
 
 /* One function per (member, group size, direction, key form): every
- * branch above folds away, the state stays in registers. */
-typedef void (*UL_FN(ks_fn))(const UL_FN(kcu) *, const uint8_t *const *, uint8_t *const *);
+ * branch above folds away, the state stays in registers. wipe: kc is read
+ * by this call only, and its decryption may zero each round key as it
+ * reads it (ydec128's wipe); returns whether it did, so that the caller's
+ * kuai_wipe of kc can be left out. */
+typedef int (*UL_FN(ks_fn))(const UL_FN(kcu) *, const uint8_t *const *, uint8_t *const *, int);
 #define UL_KS_KERNEL(name, rounds, bs, nb, enc, mk)                                                \
-    static KUAI_HOT_ALIGN void UL_FN(name)(const UL_FN(kcu) * kc, const uint8_t *const *src,       \
-                                           uint8_t *const *dst)                                    \
+    static KUAI_HOT_ALIGN int UL_FN(name)(const UL_FN(kcu) * kc, const uint8_t *const *src,        \
+                                          uint8_t *const *dst, int wipe)                           \
     {                                                                                              \
-        UL_FN(ks_group)(kc, rounds, bs, src, dst, nb, enc, mk);                                    \
+        return UL_FN(ks_group)(kc, rounds, bs, src, dst, nb, enc, mk, wipe);                       \
     }
 #define UL_KS_KERNELS(m, rounds, bs)                                                               \
     UL_KS_KERNEL(ks##m##_d1, rounds, bs, 1, 0, 0)                                                  \
@@ -1099,11 +1100,18 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
             for (size_t j = 0; j < w; j++)
                 ks[m](&kc[j], keys[i + j]);
             used = w > used ? w : used;
-            fns[m][1][enc][w](kc, in + i, out + i);
+            fns[m][1][enc][w](kc, in + i, out + i, 0);
             i += w;
         }
     } else { /* one key at a time, its blocks in groups */
-        used = 1;
+        /* one group: the kernel may zero each round key as it reads it, the
+         * wipe's stores among the rounds instead of kuai_wipe's after them:
+         * with ks_ll in key setup's frames, decryption of one key's 4 blocks
+         * on avx2 276 -> 258 and 380 -> 361 TSC cycles (uBlock-128/128 and
+         * 128/256; without any wipe 244 and 338, kuai_key_init and
+         * kuai_ecb_decrypt 234 and 336; Xeon, Sapphire Rapids, scripts/bench-ab) */
+        const int once = nblocks <= g;
+        int wiped = 1;
         for (size_t i = 0; i < n; i++) {
             ks[m](&kc[0], keys[i]);
             for (size_t b = 0; b < nblocks;) {
@@ -1112,10 +1120,11 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
                     src[j] = in[i] + (b + j) * bs;
                     dst[j] = out[i] + (b + j) * bs;
                 }
-                fns[m][0][enc][w](kc, src, dst);
+                wiped &= fns[m][0][enc][w](kc, src, dst, once);
                 b += w;
             }
         }
+        used = !wiped;
     }
     for (size_t j = 0; j < used; j++)
         kuai_wipe(&kc[j], kbytes);

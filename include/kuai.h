@@ -191,8 +191,9 @@ KUAI_API int kuai_ctr_crypt(const kuai_key *k, uint8_t *ctr, const uint8_t *in, 
  * keys; their vaes and gfni backends run the same code for it); elsewhere
  * about as fast. uBlock decryption needs the last round key first, so its
  * schedule runs before the rounds: about as fast as key setup + ECB
- * decryption on avx512, up to 1.18x slower on avx2 and ssse3 on an Intel
- * Xeon (docs/performance.md has the rows).
+ * decryption on avx512, up to 1.11x slower on avx2 and ssse3 on an Intel
+ * Xeon, the cost of wiping its schedule, which key setup leaves to the
+ * caller's kuai_key_wipe (docs/performance.md has the rows).
  */
 KUAI_API int kuai_ecb_encrypt_oneshot(kuai_cipher c, const uint8_t *key, size_t key_len,
                                       const uint8_t *in, uint8_t *out, size_t len);

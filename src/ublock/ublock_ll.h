@@ -376,7 +376,7 @@ UB_KERNEL void UL_FN(yenc128)(v256 *a, v256 *b, const v256 *const *kc, unsigned 
 }
 
 /* wipe (one key, mk 0): its round keys are a stack copy that each round
- * overwrites with zeros once it has read them (ul_kc_zero) */
+ * overwrites with zeros once it has read them (kc_zero) */
 UB_KERNEL void UL_FN(ydec128)(v256 *a, v256 *b, const v256 *const *kc, unsigned rounds, int nb,
                               int mk, int wipe)
 {

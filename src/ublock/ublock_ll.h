@@ -211,21 +211,39 @@ UB_KERNEL void UL_FN(enc128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
     }
 }
 
+/* Round key i of the nibble forms kc (two 16-byte rows) zeroed through a
+ * volatile pointer, so the stores stay: a stack copy's wipe done by the
+ * rounds that read it (the one-shot decryption, ublock_ll_oneshot.h) */
+UB_KERNEL void UL_FN(kc_zero)(const void *p, unsigned i)
+{
+    volatile v128 *w = (volatile v128 *)(uintptr_t)p + 2 * i;
+    w[0] = v128_zero();
+    w[1] = v128_zero();
+}
+
 /* shallow (a constant at each call): the inverse round's shallow form,
- * UL_SHALLOW(nb) or groupp's choice */
+ * UL_SHALLOW(nb) or groupp's choice; wipe (kc only): each of kc's round
+ * keys zeroed once read (kc_zero) */
 UB_KERNEL void UL_FN(dec128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
-                             const v128 *const *kc, unsigned rounds, int nb, int mk, int shallow)
+                             const v128 *const *kc, unsigned rounds, int nb, int mk, int shallow,
+                             int wipe)
 {
     v128 k0[UL_G128], k1[UL_G128];
-    for (int j = 0; j < (mk ? nb : 1); j++)
+    for (int j = 0; j < (mk ? nb : 1); j++) {
         UL_FN(kget128)(rk, kc, j, rounds, &k0[j], &k1[j]);
+        if (wipe)
+            UL_FN(kc_zero)(kc[j], rounds);
+    }
     for (int j = 0; j < nb; j++) {
         a[j] = v128_xor(a[j], k0[mk ? j : 0]);
         b[j] = v128_xor(b[j], k1[mk ? j : 0]);
     }
     for (unsigned i = rounds; i-- > 0;) {
-        for (int j = 0; j < (mk ? nb : 1); j++)
+        for (int j = 0; j < (mk ? nb : 1); j++) {
             UL_FN(kget128)(rk, kc, j, i, &k0[j], &k1[j]);
+            if (wipe)
+                UL_FN(kc_zero)(kc[j], i);
+        }
         UL_FN(round128_inv)(a, b, k0, k1, i & 7, nb, mk, shallow);
     }
 }
@@ -306,16 +324,6 @@ UB_KERNEL void UL_FN(ystore128)(uint8_t *p0, uint8_t *p1, v256 a, v256 b)
     v128_storeu(p0, _mm256_castsi256_si128(x));
     if (p1)
         v128_storeu(p1, _mm256_extracti128_si256(x, 1));
-}
-
-/* Round key i of one key's stored form at p (two 16-byte rows) zeroed
- * through a volatile pointer, so the stores stay: a stack copy's wipe done
- * by the rounds that read it (the one-shot decryption, ublock_ll_oneshot.h) */
-UB_KERNEL void UL_FN(kc_zero)(const void *p, unsigned i)
-{
-    volatile v128 *w = (volatile v128 *)(uintptr_t)p + 2 * i;
-    w[0] = v128_zero();
-    w[1] = v128_zero();
 }
 
 /* mk of a ymm group whose block j's round keys are one key's xmm form at
@@ -1266,7 +1274,7 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
         if (enc)
             UL_FN(enc128)(a, b, rkf, NULL, rounds, nb, mk);
         else
-            UL_FN(dec128)(a, b, rkf, NULL, rounds, nb, mk, UL_SHALLOW_G(nb));
+            UL_FN(dec128)(a, b, rkf, NULL, rounds, nb, mk, UL_SHALLOW_G(nb), 0);
         for (int j = 0; j < nb; j++)
             v128_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
     } else {

@@ -90,7 +90,6 @@ UB_KERNEL int UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs,
         return UL_FN(ygroup128)(kcp, rounds, src, dst, nb, enc, 0, wipe);
     }
 #endif
-    (void)wipe;
     if (bs == 16) {
         v128 a[UL_G128], b[UL_G128];
         const v128 *kcp[UL_G128];
@@ -101,9 +100,10 @@ UB_KERNEL int UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs,
         if (enc)
             UL_FN(enc128)(a, b, NULL, kcp, rounds, nb, mk);
         else
-            UL_FN(dec128)(a, b, NULL, kcp, rounds, nb, mk, UL_SHALLOW(nb));
+            UL_FN(dec128)(a, b, NULL, kcp, rounds, nb, mk, UL_SHALLOW(nb), wipe);
         for (int j = 0; j < nb; j++)
             v128_storeu(dst[j], UL_FN(merge128)(a[j], b[j]));
+        return wipe && !enc;
     } else {
 #ifdef UL_Y
         if (nb >= 2) {
@@ -1099,8 +1099,8 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
 #endif
             for (size_t j = 0; j < w; j++)
                 ks[m](&kc[j], keys[i + j]);
-            used = w > used ? w : used;
-            fns[m][1][enc][w](kc, in + i, out + i, 0);
+            if (!fns[m][1][enc][w](kc, in + i, out + i, 1)) /* else zeroed as read */
+                used = w > used ? w : used;
             i += w;
         }
     } else { /* one key at a time, its blocks in groups */

@@ -930,7 +930,7 @@ static KUAI_HOT_ALIGN void UL_FN(ksyd_c2)(const uint8_t *const *key, const uint8
 /* One function per (member, group size, direction, key form): every
  * branch above folds away, the state stays in registers. wipe: kc is read
  * by this call only, and its decryption may zero each round key as it
- * reads it (ydec128's wipe); returns whether it did, so that the caller's
+ * reads it (ydec128's and dec128's wipe); returns whether it did, so that the caller's
  * kuai_wipe of kc can be left out. */
 typedef int (*UL_FN(ks_fn))(const UL_FN(kcu) *, const uint8_t *const *, uint8_t *const *, int);
 #define UL_KS_KERNEL(name, rounds, bs, nb, enc, mk)                                                \

@@ -569,16 +569,11 @@ UB_KERNEL void UL_FN(zkget128)(const void *const *kc, unsigned i, int mk, v512 *
          * of 4 keys x 1 block, uBlock-128/128, 202 -> 194 TSC cycles
          * (decryption 209 -> 190) against zload4's, 193 -> 188 against the
          * vshufi64x2 form (Xeon, Sapphire Rapids, scripts/bench-ab) */
-        const UL_FN(kv) * x[4];
+        const uint8_t *x[4];
         for (int j = 0; j < 4; j++)
-            x[j] = (const UL_FN(kv) *)kc[j] + 2 * i;
-        *k0 = _mm512_broadcast_i32x4(x[0][0]);
-        *k1 = _mm512_broadcast_i32x4(x[0][1]);
-        for (int j = 1; j < 4; j++) {
-            const __mmask16 m = (__mmask16)(0xf << 4 * j);
-            *k0 = _mm512_mask_broadcast_i32x4(*k0, m, x[j][0]);
-            *k1 = _mm512_mask_broadcast_i32x4(*k1, m, x[j][1]);
-        }
+            x[j] = (const uint8_t *)((const UL_FN(kv) *)kc[j] + 2 * i);
+        *k0 = ub_ksz_lanes(x, 0); /* ublock_ks.h */
+        *k1 = ub_ksz_lanes(x, 16);
         return;
     }
     const UL_FN(kv) *x = (const UL_FN(kv) *)kc[0];

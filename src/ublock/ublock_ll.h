@@ -570,8 +570,13 @@ UB_KERNEL void UL_FN(zkget128)(const void *const *kc, unsigned i, int mk, v512 *
          * (decryption 209 -> 190) against zload4's, 193 -> 188 against the
          * vshufi64x2 form (Xeon, Sapphire Rapids, scripts/bench-ab) */
         const uint8_t *x[4];
-        for (int j = 0; j < 4; j++)
+        for (int j = 0; j < 4; j++) {
             x[j] = (const uint8_t *)((const UL_FN(kv) *)kc[j] + 2 * i);
+            /* each address in a general register, as groupp's (gcc had
+             * loaded zgroup128's k4[], stored a pointer at a time, as one
+             * ymm) */
+            __asm__("" : "+r"(x[j]));
+        }
         *k0 = ub_ksz_lanes(x, 0); /* ublock_ks.h */
         *k1 = ub_ksz_lanes(x, 16);
         return;
@@ -1242,7 +1247,17 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
     const UL_FN(kv) * kf[UL_G128];
     const uint8_t(*rkf[UL_G128])[32]; /* the stored forms as 32-byte rows */
     for (int j = 0; j < (mk ? nb : 1); j++) {
-        kf[j] = UL_FN(stored)(keys[j]);
+        /* Opaque, so each address is made in a general register. gcc had
+         * loaded keys[] as one ymm and added the offset to all four at once;
+         * the callers store keys[] a pointer at a time just before the
+         * call, and no store forwards into a wider load, which then waits
+         * for those stores to reach the cache. kuai_ecb_encrypt_multi of 4
+         * keys x 1 block (mk_short_bs's array), TSC cycles: avx512 174 ->
+         * 164, avx2 229 -> 198, ssse3 292 -> 278 (uBlock-128/128; Xeon,
+         * Sapphire Rapids, scripts/bench-ab) */
+        const UL_FN(kv) *kfj = UL_FN(stored)(keys[j]);
+        __asm__("" : "+r"(kfj));
+        kf[j] = kfj;
         rkf[j] = (const uint8_t(*)[32])(const void *)kf[j];
     }
     if (keys[0]->nbytes == 16 && nb == 4 && UL_PACK4(enc, mk)) {

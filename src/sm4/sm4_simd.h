@@ -413,18 +413,22 @@ _Static_assert(SM4S_MK_WORDS(SM4S_MK_G) * 4 <= KUAI_MK_BYTES, "SM4 lane keys mus
 
 SM4S_INLINE void sm4s_mk_setup_g(int G, kuai_mk *m, const kuai_key *const *keys, size_t n)
 {
-    uint32_t lane_blocks[SM4V_W], w[SM4V_W];
+    uint32_t lane_blocks[SM4V_W];
     sm4v_storeu(lane_blocks, sm4v_lane_blocks());
+    /* Each word stored where the passes read it: gathered into a vector
+     * of words first and copied, every copy was a vector load of words
+     * just stored one by one, which waits for those stores to reach the
+     * cache (no store forwarding) */
     for (int r = 0; r < 32; r++) {
         for (int g = 0; g < G; g++) {
+            uint8_t *dst = m->b + 4 * ((size_t)(r * G + g) * SM4V_W);
             for (int p = 0; p < SM4V_W; p++) {
                 size_t b = (size_t)g * SM4V_W + lane_blocks[p];
-                w[p] = b < n ? sm4_sched_const(keys[b])->rk[r] : 0;
+                const uint32_t w = b < n ? sm4_sched_const(keys[b])->rk[r] : 0;
+                memcpy(dst + 4 * p, &w, 4);
             }
-            memcpy(m->b + 4 * ((size_t)(r * G + g) * SM4V_W), w, sizeof w);
         }
     }
-    kuai_wipe(w, sizeof w);
 }
 
 /* The lane keys are read with unaligned loads straight out of m->b (char

@@ -24,6 +24,7 @@ typedef __m128i v128;
 #define v128_ones() __lsx_vreplgr2vr_b(-1)
 #define v128_set1_8(c) __lsx_vreplgr2vr_b((int)(c))
 #define v128_set1_32(w) __lsx_vreplgr2vr_w((int)(w))
+#define v128_set64x2(lo, hi) __lsx_vinsgr2vr_d(__lsx_vreplgr2vr_d((long)(lo)), (long)(hi), 1)
 /* vshuf.b vd, vj, vk, va: byte i = (va[i] & 31) < 16 ? vk[va[i]] : vj[va[i] - 16] */
 #define v128_shuf8(x, idx) __lsx_vshuf_b(x, x, idx)
 #define v128_srl64(x, n) __lsx_vsrli_d(x, n)

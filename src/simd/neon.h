@@ -28,6 +28,7 @@ typedef uint8x16_t v128;
 #define v128_ones() vdupq_n_u8(0xff)
 #define v128_set1_8(c) vdupq_n_u8((uint8_t)(c))
 #define v128_set1_32(w) v128_of32(vdupq_n_u32((uint32_t)(w)))
+#define v128_set64x2(lo, hi) vcombine_u8(vcreate_u8((uint64_t)(lo)), vcreate_u8((uint64_t)(hi)))
 #define v128_shuf8(x, idx) vqtbl1q_u8(x, idx)
 #define v128_srl64(x, n) v128_of64(vshrq_n_u64(v128_u64(x), n))
 #define v128_sll64(x, n) v128_of64(vshlq_n_u64(v128_u64(x), n))

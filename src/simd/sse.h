@@ -22,6 +22,7 @@ typedef __m128i v128;
 #define v128_ones() _mm_set1_epi32(-1)
 #define v128_set1_8(c) _mm_set1_epi8((char)(c))
 #define v128_set1_32(w) _mm_set1_epi32((int)(w))
+#define v128_set64x2(lo, hi) _mm_set_epi64x((long long)(hi), (long long)(lo))
 #define v128_shuf8(x, idx) _mm_shuffle_epi8(x, idx)
 #define v128_srl64(x, n) _mm_srli_epi64(x, n)
 #define v128_sll64(x, n) _mm_slli_epi64(x, n)

@@ -15,6 +15,8 @@
  *                               so a kernel can build its XOR trees for
  *                               either (a constant: the unused form folds)
  *   P_zero(), P_ones(), P_set1_8(c), P_set1_32(w)
+ *   v128_set64x2(lo, hi)        qwords {lo, hi} from two 64-bit integers
+ *                               (v128 only)
  *   P_shuf8(x, idx)             byte i = x[idx[i]] per 16-byte lane, for
  *                               indices 0..15 (where pshufb, tbl and
  *                               vshuf.b agree; callers use no others)

@@ -496,24 +496,23 @@ static inline void ub_ctr_fill(uint8_t *buf, uint64_t *w, unsigned nw, unsigned 
     }
 }
 
+/* the counter's words (big-endian in ctr) as integers, and back: a load
+ * and a byte swap each (ub_ctr_fill's stores assume a little-endian host
+ * too), where the byte loops took 16 loads and 14 shifts and ORs a word */
 static inline void ub_ctr_read(uint64_t *w, const uint8_t *ctr, unsigned nw)
 {
     for (unsigned q = 0; q < nw; q++) {
-        uint64_t v = 0;
-        for (unsigned by = 0; by < 8; by++)
-            v = (v << 8) | ctr[8 * q + by];
-        w[q] = v;
+        uint64_t v;
+        memcpy(&v, ctr + 8 * q, 8);
+        w[q] = __builtin_bswap64(v);
     }
 }
 
 static inline void ub_ctr_write(uint8_t *ctr, const uint64_t *w, unsigned nw)
 {
     for (unsigned q = 0; q < nw; q++) {
-        uint64_t v = w[q];
-        for (int by = 7; by >= 0; by--) {
-            ctr[8 * q + (unsigned)by] = (uint8_t)v;
-            v >>= 8;
-        }
+        const uint64_t v = __builtin_bswap64(w[q]);
+        memcpy(ctr + 8 * q, &v, 8);
     }
 }
 

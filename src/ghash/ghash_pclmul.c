@@ -18,12 +18,10 @@ static void pclmul_init(unsigned char *hkey, const uint8_t h[16])
     pclmul_key *k = (pclmul_key *)(void *)hkey;
     uint8_t hr[16];
     kuai_ghash_key_reflect(hr, h);
-    __m128i h1 = bswap128(_mm_loadu_si128((const __m128i *)hr)), p = h1;
-    for (int i = AGG - 1; i >= 0; i--) {
-        k->pow[i] = p;
-        k->kar[i] = karatsuba_word(p);
-        p = mul(p, h1);
-    }
+    k->pow[AGG - 1] = bswap128(_mm_loadu_si128((const __m128i *)hr));
+    GHASH_POWERS(k->pow, AGG, mul);
+    for (int i = 0; i < AGG; i++)
+        k->kar[i] = karatsuba_word(k->pow[i]);
     kuai_wipe(hr, sizeof hr);
 }
 

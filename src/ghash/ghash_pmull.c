@@ -83,12 +83,10 @@ static void pmull_init(unsigned char *hkey, const uint8_t h[16])
     pmull_key *k = (pmull_key *)(void *)hkey;
     uint8_t hr[16];
     kuai_ghash_key_reflect(hr, h);
-    pm_v h1 = pm_load_rev(hr), p = h1;
-    for (int i = AGG - 1; i >= 0; i--) {
-        k->pow[i] = p;
-        k->kar[i] = pm_karatsuba_word(p);
-        p = pm_mul(p, h1);
-    }
+    k->pow[AGG - 1] = pm_load_rev(hr);
+    GHASH_POWERS(k->pow, AGG, pm_mul);
+    for (int i = 0; i < AGG; i++)
+        k->kar[i] = pm_karatsuba_word(k->pow[i]);
     kuai_wipe(hr, sizeof hr);
 }
 

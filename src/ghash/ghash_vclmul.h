@@ -17,12 +17,14 @@
  * vector type gv of GV_LANES 128-bit lanes (all per lane where it says so):
  *   GV_LANES                 2 (ymm) or 4 (zmm)
  *   GV_FN(name)              its names for the functions below
- *   gv_loadu(p), gv_zero(), gv_xor(a, b)
+ *   gv_loadu(p), gv_storeu(p, x), gv_zero(), gv_xor(a, b)
  *   gv_xor3(a, b, c)         a ^ (b ^ c)
  *   gv_zext(x)               the __m128i x in lane 0, the other lanes zero
  *   gv_clmul(a, b, imm)      VPCLMULQDQ, per lane
  *   gv_swap64(x)             the two 64-bit words of each lane swapped
  *   gv_unpacklo64(a, b)      per lane {a.lo, b.lo}
+ *   gv_unpackhi64(a, b)      per lane {a.hi, b.hi}
+ *   gv_bcast128(x)           the __m128i x in every lane
  *   gv_bswap(x)              each 16-byte block byte-reversed
  *   gv_sum(x)                the xor of the lanes, an __m128i
  * and, after the include, fold_tail (declared below): a run of 1..AGG
@@ -51,16 +53,45 @@ _Static_assert(sizeof(vclmul_key) <= GHASH_KEY_BYTES, "GHASH key area too small"
 /* n (1..AGG) blocks folded into acc with one reduction (the includer's). */
 static inline __m128i fold_tail(const vclmul_key *k, __m128i acc, const uint8_t *in, size_t n);
 
+/* ghash_clmul.h's mul in every lane */
+static inline gv GV_FN(mulv)(gv a, gv b)
+{
+    const gv poly = gv_bcast128(_mm_set_epi64x(0, (long long)0xC200000000000000ull));
+    gv lo = gv_clmul(a, b, 0x00), hi = gv_clmul(a, b, 0x11);
+    gv mid = gv_xor(gv_clmul(a, b, 0x01), gv_clmul(a, b, 0x10));
+    lo = gv_xor(lo, gv_unpacklo64(gv_zero(), mid)); /* + mid y^64 */
+    hi = gv_xor(hi, gv_unpackhi64(mid, gv_zero()));
+    gv t = gv_clmul(lo, poly, 0x00);
+    lo = gv_xor(gv_swap64(lo), t);
+    t = gv_clmul(lo, poly, 0x00);
+    lo = gv_xor(gv_swap64(lo), t);
+    return gv_xor(hi, lo);
+}
+
+/* The powers: H^1..H^GV_LANES one by one (GHASH_POWERS), then a vector of
+ * GV_LANES powers at a time, each the product of one already made and the
+ * broadcast H^(GV_LANES m) (doubling again: the vectors' chain is log2 of
+ * their count deep). The lowest vector is pow[AGG - GV_LANES], lanes
+ * H^GV_LANES..H^1, and vector j (of AGG / GV_LANES) holds j GV_LANES more;
+ * its lane 0, its highest power, is what the next doubling broadcasts.
+ * AES-128-GCM of 64 bytes, 32 powers on zmm: 532 -> 462 TSC cycles against
+ * GHASH_POWERS over all of them (Xeon, Sapphire Rapids). */
 static void GV_FN(init)(unsigned char *hkey, const uint8_t h[16])
 {
     vclmul_key *k = (vclmul_key *)(void *)hkey;
     uint8_t hr[16];
     kuai_ghash_key_reflect(hr, h);
-    __m128i h1 = bswap128(_mm_loadu_si128((const __m128i *)hr)), p = h1;
-    for (int i = AGG - 1; i >= 0; i--) {
-        k->pow[i] = p;
-        p = mul(p, h1);
+    k->pow[AGG - 1] = bswap128(_mm_loadu_si128((const __m128i *)hr));
+    GHASH_POWERS(k->pow + AGG - GV_LANES, GV_LANES, mul);
+    /* vector j at pow + AGG - GV_LANES (j + 1), read back as stored (one
+     * store, one load of the same bytes: forwarded) */
+#define GV_POW(j) (k->pow + AGG - GV_LANES * ((j) + 1))
+    for (int m = 1; m < AGG / GV_LANES; m *= 2) {
+        const gv hm = gv_bcast128(k->pow[AGG - GV_LANES * m]); /* H^(GV_LANES m) */
+        for (int j = 0; j < m; j++)
+            gv_storeu(GV_POW(m + j), GV_FN(mulv)(gv_loadu(GV_POW(j)), hm));
     }
+#undef GV_POW
     for (int q = 0; q < AGG / (2 * GV_LANES); q++) {
         gv a = gv_loadu(k->pow + 2 * GV_LANES * q);
         gv b = gv_loadu(k->pow + 2 * GV_LANES * q + GV_LANES);

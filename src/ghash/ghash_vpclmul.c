@@ -15,6 +15,7 @@ typedef __m256i gv;
 #define GV_LANES 2
 #define GV_FN(name) vpclmul_##name
 #define gv_loadu(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define gv_storeu(p, x) _mm256_storeu_si256((__m256i *)(void *)(p), x)
 #define gv_zero() _mm256_setzero_si256()
 #define gv_xor(a, b) _mm256_xor_si256(a, b)
 #define gv_xor3(a, b, c) _mm256_xor_si256(a, _mm256_xor_si256(b, c))
@@ -22,6 +23,8 @@ typedef __m256i gv;
 #define gv_clmul(a, b, imm) _mm256_clmulepi64_epi128(a, b, imm)
 #define gv_swap64(x) _mm256_shuffle_epi32(x, 0x4E)
 #define gv_unpacklo64(a, b) _mm256_unpacklo_epi64(a, b)
+#define gv_unpackhi64(a, b) _mm256_unpackhi_epi64(a, b)
+#define gv_bcast128(x) _mm256_broadcastsi128_si256(x)
 
 static inline __m256i gv_bswap(__m256i x)
 {

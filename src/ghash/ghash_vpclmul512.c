@@ -17,6 +17,7 @@ typedef __m512i gv;
 #define GV_LANES 4
 #define GV_FN(name) vpclmul512_##name
 #define gv_loadu(p) _mm512_loadu_si512((const void *)(p))
+#define gv_storeu(p, x) _mm512_storeu_si512((void *)(p), x)
 #define gv_zero() _mm512_setzero_si512()
 #define gv_xor(a, b) _mm512_xor_si512(a, b)
 #define gv_xor3(a, b, c) _mm512_ternarylogic_epi64(a, b, c, 0x96)
@@ -24,6 +25,8 @@ typedef __m512i gv;
 #define gv_clmul(a, b, imm) _mm512_clmulepi64_epi128(a, b, imm)
 #define gv_swap64(x) _mm512_shuffle_epi32(x, _MM_PERM_BADC)
 #define gv_unpacklo64(a, b) _mm512_unpacklo_epi64(a, b)
+#define gv_unpackhi64(a, b) _mm512_unpackhi_epi64(a, b)
+#define gv_bcast128(x) _mm512_broadcast_i32x4(x)
 
 static inline __m512i gv_bswap(__m512i x)
 {

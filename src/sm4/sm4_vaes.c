@@ -17,6 +17,13 @@
 #define SM4S_MK_G 4
 
 #define sm4v_aesenclast(x, k) _mm256_aesenclast_epi128(x, k)
+/* the first k (1..2) of the 2 blocks at p, zeros after (sm4_simd.h's
+ * partial groups) */
+static inline sm4v sm4v_load_blocks(const uint8_t *p, size_t k)
+{
+    return k > 1 ? _mm256_loadu_si256((const __m256i *)(const void *)p)
+                 : _mm256_zextsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)p));
+}
 
 /* See sm4_simd.h: position p holds block (p % 4) * 2 + p / 4 of its group. */
 static inline sm4v sm4v_lane_blocks(void)

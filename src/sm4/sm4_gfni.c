@@ -21,8 +21,9 @@ typedef __m512i sm4v;
 
 #define sm4v_loadu(p) _mm512_loadu_si512((const void *)(p))
 /* the first k (1..4) of the 4 blocks at p, zeros after (sm4_simd.h's
- * partial groups): a masked load, which reads nothing past them */
-#define sm4v_load_blocks(p, k) _mm512_maskz_loadu_epi32((__mmask16)((1u << (4 * (k))) - 1), p)
+ * partial groups): a masked load, which reads nothing past them (by
+ * quadwords: the ISA shim's masked load, tests/shim) */
+#define sm4v_load_blocks(p, k) _mm512_maskz_loadu_epi64((__mmask8)((1u << (2 * (k))) - 1), p)
 #define sm4v_storeu(p, x) _mm512_storeu_si512((void *)(p), x)
 #define sm4v_zero() _mm512_setzero_si512()
 #define sm4v_xor(a, b) _mm512_xor_si512(a, b)

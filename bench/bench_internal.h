@@ -174,6 +174,7 @@ int bench_is_aes(kuai_cipher c);
 /* ---- The scenarios (bench_scenarios.c, bench_sweep.c) ---- */
 
 #define LONG_LEN (256u * 1024u) /* 2 Mbit, as in the uBlock paper */
+#define GCM_SHORT_LEN 64u       /* gcm-enc-short: a small record's payload */
 #define MAX_STREAMS 32
 
 /* Everything a work function needs; one per (cipher, backend). */

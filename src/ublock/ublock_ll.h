@@ -2039,18 +2039,19 @@ static void UL_FN(cbc_enc_blocks)(const kuai_key *k, uint8_t *iv, const uint8_t 
 
 /* The counter blocks of w + 0..m-1 (nw 64-bit words a block, m <= 4) into
  * ks, for the group kernels to load, and w advanced by m. Each 16 bytes
- * are made in a register and stored whole, and 4 uBlock-128 blocks for a
- * zmm group (which loads contiguous blocks as one 64 bytes) as one store:
- * a load gets its bytes from the store buffer only where one store holds
- * them all, and ub_ctr_fill's 8-byte stores made the group's loads wait
- * for them to reach the cache. Not for 4 uBlock-128 blocks on xmm and ymm,
- * where the 16-byte stores measured slower than ub_ctr_fill's (CTR of 64
- * bytes 248 -> 273 TSC cycles on avx2, 322 -> 331 on ssse3; Xeon,
- * Sapphire Rapids; not understood), nor across a carry out of the low
- * word (rare). */
+ * are made in a register and stored whole, and 4 uBlock-128 blocks as the
+ * group loads them: one 64-byte store for a zmm group, two 32-byte ones for
+ * the ymm pair (gcc makes its two 16-byte loads of contiguous blocks one).
+ * A load gets its bytes from the store buffer only where one store holds
+ * them all; ub_ctr_fill's 8-byte stores made the group's loads wait for
+ * them to reach the cache (CTR of 64 bytes, avx2: 229 -> 201 TSC cycles
+ * with the 32-byte stores; 16-byte ones had measured 248 -> 273). Not for 4
+ * uBlock-128 blocks on xmm (ssse3, neon, lsx), where 16-byte stores
+ * measured slower than ub_ctr_fill's (ssse3 308 -> 319; not understood),
+ * nor across a carry out of the low word (rare). Xeon, Sapphire Rapids. */
 UB_KERNEL void UL_FN(ctr_fill)(uint8_t *ks, uint64_t *w, unsigned nw, unsigned m)
 {
-#ifdef UL_Z
+#if defined(UL_Z) || defined(UL_Y)
     const int wide4 = 0;
 #else
     const int wide4 = nw == 2 && m == 4;
@@ -2078,6 +2079,12 @@ UB_KERNEL void UL_FN(ctr_fill)(uint8_t *ks, uint64_t *w, unsigned nw, unsigned m
         const __m512i z = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(b[1], b[0])),
                                              _mm256_set_m128i(b[3], b[2]), 1);
         _mm512_storeu_si512((void *)ks, z);
+        return;
+    }
+#elif defined(UL_Y)
+    if (nw == 2 && m == 4) {
+        _mm256_storeu_si256((__m256i *)(void *)ks, _mm256_set_m128i(b[1], b[0]));
+        _mm256_storeu_si256((__m256i *)(void *)(ks + 32), _mm256_set_m128i(b[3], b[2]));
         return;
     }
 #endif

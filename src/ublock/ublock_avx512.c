@@ -533,6 +533,7 @@ UB512_ZSPLIT_MK(ublock256_avx512_mkz_, ublock256_avx512_mkw_, ublock256_avx2_, 8
  * against 744 (the same kernel), 5 975 against 783: below 5. */
 enum { ublock128_avx512_crossover_zsplit = 11, ublock256_avx512_crossover_zsplit = 5 };
 #define UL_FRONT_X(W, X) (kuai_cpu_zmm_split() ? W##crossover_zsplit : (X))
+#define UL_FRONT_XT(W, XT) (kuai_cpu_zmm_split() ? W##crossover_zsplit : (XT))
 #define UL_WIDE(W, op) W##zsplit_##op
 
 #define UL_FN(name) ublock_ll_avx512_##name
@@ -540,8 +541,17 @@ enum { ublock128_avx512_crossover_zsplit = 11, ublock256_avx512_crossover_zsplit
 #define UL_Z /* and 4 uBlock-128 blocks as one zmm pair */
 #define UL_VPERMB256(row) ub512_256_tab[UB512_256_##row] /* PL, PR as vpermb */
 #include "ublock_ll.h"
-UL_FRONT(ublock128_avx512_, 17, 32)
-UL_FRONT(ublock256_avx512_, 7, 16)
+/* Tails that join whole passes in a group of 3 (ublock_ll_front.h): ECB
+ * of 32 + r (64 + r) blocks, 16 + r (32 + r) for 256/256, the same host
+ * and harness as avx2's (Xeon, Sapphire Rapids class, 2026-12-01), TSC
+ * cycles, the tail on this kernel against in the group: uBlock-128/128 r =
+ * 12 768 against 814 (1,144 against 1,180), 13 838 against 817 (1,212
+ * against 1,184); 128/256 12 1,097 against 1,168, 13 1,212 against 1,174;
+ * 256/256 4 1,086 against 1,216 (1,602 against 1,811), 5 1,288 against
+ * 1,216 (1,805 against 1,814). Where zmm is split, the split crossover
+ * (UL_FRONT_XT above). */
+UL_FRONT(ublock128_avx512_, 17, 32, 3, 13)
+UL_FRONT(ublock256_avx512_, 7, 16, 3, 5)
 UL_NARROW_IMPL(ublock128_avx512_ll, "avx512", KUAI_FAMILY_UBLOCK128, ublock_avx512_available);
 UL_NARROW_IMPL(ublock256_avx512_ll, "avx512", KUAI_FAMILY_UBLOCK256, ublock_avx512_available);
 

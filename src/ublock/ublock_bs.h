@@ -805,47 +805,54 @@ UB_KERNEL void UBM_FN(decrypt)(UBM_H *x, const UBM_K *rk, unsigned rounds, int n
  * {1, 2, UBM_NS} (ns is a constant in each, so the state stays in
  * registers): whole groups of UBM_NS passes, then what is left of a call
  * still runs passes side by side where it can (the modes call with chunks
- * of 64 blocks).
+ * of 64 blocks). The last pass reads last_in and writes last_out, so that
+ * a part pass (through a padded buffer) runs beside whole ones.
  */
 UB_KERNEL void UBM_FN(passes)(const UBM_K *rk, unsigned rounds, const uint8_t *in, uint8_t *out,
-                              int ns, int enc)
+                              const uint8_t *last_in, uint8_t *last_out, int ns, int enc)
 {
     enum { PASS_BYTES = UBM_PASS * UBM_BLOCK };
     UBM_H x[8 * UBM_NS];
     for (int s = 0; s < ns; s++)
-        UBM_LOAD(x + 8 * s, in + s * PASS_BYTES);
+        UBM_LOAD(x + 8 * s, s == ns - 1 ? last_in : in + s * PASS_BYTES);
     if (enc)
         UBM_FN(encrypt)(x, rk, rounds, ns);
     else
         UBM_FN(decrypt)(x, rk, rounds, ns);
     for (int s = 0; s < ns; s++)
-        UBM_STORE(out + s * PASS_BYTES, x + 8 * s);
+        UBM_STORE(s == ns - 1 ? last_out : out + s * PASS_BYTES, x + 8 * s);
 }
 
-#define UBM_PASS_KERNELS(ns)                                                                       \
-    static void UBM_FN(enc_pass##ns)(const UBM_K *rk, unsigned rounds, const uint8_t *in,          \
-                                     uint8_t *out)                                                 \
+/* Out of line: gcc inlined a lone call's pass into enc_blocks, whose
+ * frame holds the masks' stack copy, and a pass of uBlock-256/256 on
+ * avx512 took 669 -> 706 TSC cycles (Xeon, Sapphire Rapids class). */
+#define UBM_PASS_KERNELS(ns, name)                                                                 \
+    static __attribute__((noinline)) void UBM_FN(enc_##name)(                                      \
+        const UBM_K *rk, unsigned rounds, const uint8_t *in, uint8_t *out, const uint8_t *last_in, \
+        uint8_t *last_out)                                                                         \
     {                                                                                              \
-        UBM_FN(passes)(rk, rounds, in, out, ns, 1);                                                \
+        UBM_FN(passes)(rk, rounds, in, out, last_in, last_out, ns, 1);                             \
     }                                                                                              \
-    static void UBM_FN(dec_pass##ns)(const UBM_K *rk, unsigned rounds, const uint8_t *in,          \
-                                     uint8_t *out)                                                 \
+    static __attribute__((noinline)) void UBM_FN(dec_##name)(                                      \
+        const UBM_K *rk, unsigned rounds, const uint8_t *in, uint8_t *out, const uint8_t *last_in, \
+        uint8_t *last_out)                                                                         \
     {                                                                                              \
-        UBM_FN(passes)(rk, rounds, in, out, ns, 0);                                                \
+        UBM_FN(passes)(rk, rounds, in, out, last_in, last_out, ns, 0);                             \
     }
-UBM_PASS_KERNELS(1)
+UBM_PASS_KERNELS(1, pass1)
 #if UBM_NS > 1
-UBM_PASS_KERNELS(2)
+UBM_PASS_KERNELS(2, pass2)
 #endif
 #if UBM_NS > 2
-static void UBM_FN(enc_passn)(const UBM_K *rk, unsigned rounds, const uint8_t *in, uint8_t *out)
-{
-    UBM_FN(passes)(rk, rounds, in, out, UBM_NS, 1);
-}
-static void UBM_FN(dec_passn)(const UBM_K *rk, unsigned rounds, const uint8_t *in, uint8_t *out)
-{
-    UBM_FN(passes)(rk, rounds, in, out, UBM_NS, 0);
-}
+UBM_PASS_KERNELS(UBM_NS, passn)
+#endif
+/* the kernels of a whole group of UBM_NS passes */
+#if UBM_NS > 2
+#define UBM_GROUP(op) UBM_FN(op##_passn)
+#elif UBM_NS > 1
+#define UBM_GROUP(op) UBM_FN(op##_pass2)
+#else
+#define UBM_GROUP(op) UBM_FN(op##_pass1)
 #endif
 #undef UBM_PASS_KERNELS
 
@@ -1022,39 +1029,79 @@ UB_KERNEL void UBM_FN(tail_out)(uint8_t *out, const uint8_t *buf, size_t len)
         memcpy(out + o, buf + o, UBM_BLOCK);
 }
 
-/* Whole passes straight from in to out, UBM_NS at a time while there are; the
- * tail through a zero-padded buffer (padding blocks are computed and
- * dropped). */
-static inline void UBM_FN(crypt)(const UBM_K *rk, unsigned rounds, const uint8_t *in, uint8_t *out,
-                                 size_t n, int enc)
+/* The rest of a call, fewer blocks than a group: m passes, the last of
+ * them r blocks (1 to UBM_PASS) read at last_in and written at last_out,
+ * a part pass's through a zero-padded buffer (padding blocks are computed
+ * and dropped). */
+struct UBM_FN(rest) {
+    size_t m, r;            /* passes, the last one's blocks */
+    const uint8_t *last_in; /* where the last pass reads */
+    uint8_t *last_out;      /* and writes */
+};
+
+_Static_assert(UBM_NS <= 3, "a group's pass count must have its kernel");
+
+/* The rest runs as one group of m passes side by side, its part pass
+ * among them, not as whole passes and then a lone part pass (and
+ * ublock_ll_front.h sends it here from XT blocks up): ECB of 24
+ * uBlock-128/128 blocks on avx2 751 -> 674 TSC cycles, 12 of 256/256
+ * 1,292 -> 1,153, 24 of 256/256 on avx512 1,330 -> 1,201 (Xeon, Sapphire
+ * Rapids class; docs/performance.md). */
+static inline struct UBM_FN(rest)
+    UBM_FN(rest_in)(uint8_t *buf, const uint8_t *in, uint8_t *out, size_t n)
 {
     enum { PASS_BYTES = UBM_PASS * UBM_BLOCK };
-#if UBM_NS > 2
+    struct UBM_FN(rest) t;
+    t.m = (n + UBM_PASS - 1) / UBM_PASS;
+    t.r = n - (t.m - 1) * UBM_PASS;
+    t.last_in = in + (t.m - 1) * PASS_BYTES;
+    t.last_out = out + (t.m - 1) * PASS_BYTES;
+    if (t.r < UBM_PASS) {
+        UBM_FN(tail_in)(buf, t.last_in, t.r * UBM_BLOCK);
+        t.last_in = buf;
+        t.last_out = buf;
+    }
+    return t;
+}
+
+static inline void UBM_FN(rest_out)(const struct UBM_FN(rest) * t, uint8_t *out, const uint8_t *buf)
+{
+    if (t->r < UBM_PASS)
+        UBM_FN(tail_out)(out + (t->m - 1) * UBM_PASS * UBM_BLOCK, buf, t->r * UBM_BLOCK);
+}
+
+/* Whole groups of UBM_NS passes straight from in to out, then the rest as
+ * one group (above). */
+UB_KERNEL void UBM_FN(crypt)(const UBM_K *rk, unsigned rounds, const uint8_t *in, uint8_t *out,
+                             size_t n, int enc)
+{
+    enum { PASS_BYTES = UBM_PASS * UBM_BLOCK };
     for (; n >= UBM_NS * UBM_PASS; n -= UBM_NS * UBM_PASS) {
-        (enc ? UBM_FN(enc_passn) : UBM_FN(dec_passn))(rk, rounds, in, out);
+        const uint8_t *li = in + (UBM_NS - 1) * PASS_BYTES;
+        uint8_t *lo = out + (UBM_NS - 1) * PASS_BYTES;
+        (enc ? UBM_GROUP(enc) : UBM_GROUP(dec))(rk, rounds, in, out, li, lo);
         in += UBM_NS * PASS_BYTES;
         out += UBM_NS * PASS_BYTES;
     }
+    if (n == 0)
+        return;
+    _Alignas(64) uint8_t buf[PASS_BYTES];
+    const struct UBM_FN(rest) t = UBM_FN(rest_in)(buf, in, out, n);
+    switch (t.m) {
+#if UBM_NS > 2
+    case 3:
+        (enc ? UBM_FN(enc_passn) : UBM_FN(dec_passn))(rk, rounds, in, out, t.last_in, t.last_out);
+        break;
 #endif
 #if UBM_NS > 1
-    for (; n >= 2 * UBM_PASS; n -= 2 * UBM_PASS) {
-        (enc ? UBM_FN(enc_pass2) : UBM_FN(dec_pass2))(rk, rounds, in, out);
-        in += 2 * PASS_BYTES;
-        out += 2 * PASS_BYTES;
-    }
+    case 2:
+        (enc ? UBM_FN(enc_pass2) : UBM_FN(dec_pass2))(rk, rounds, in, out, t.last_in, t.last_out);
+        break;
 #endif
-    while (n >= UBM_PASS) {
-        (enc ? UBM_FN(enc_pass1) : UBM_FN(dec_pass1))(rk, rounds, in, out);
-        in += PASS_BYTES;
-        out += PASS_BYTES;
-        n -= UBM_PASS;
+    default:
+        (enc ? UBM_FN(enc_pass1) : UBM_FN(dec_pass1))(rk, rounds, in, out, t.last_in, t.last_out);
     }
-    if (n > 0) {
-        _Alignas(64) uint8_t buf[PASS_BYTES];
-        UBM_FN(tail_in)(buf, in, n * UBM_BLOCK);
-        (enc ? UBM_FN(enc_pass1) : UBM_FN(dec_pass1))(rk, rounds, buf, buf);
-        UBM_FN(tail_out)(out, buf, n * UBM_BLOCK);
-    }
+    UBM_FN(rest_out)(&t, out, buf);
 }
 
 #if UBM_EMIT_SINGLE
@@ -1074,10 +1121,12 @@ static void UBM_FN(dec_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *ou
     UBM_MASKS_END(rk);
 }
 
-/* Keystream for ns passes from the counter blocks in ctrbuf, XORed into out;
- * kernels for ns in {1, 2, UBM_NS} as for ECB. */
+/* Keystream for ns passes from the counter blocks in ctrbuf, XORed into out
+ * (the last pass's from last_in into last_out); kernels for ns in {1, 2,
+ * UBM_NS} as for ECB. */
 UB_KERNEL void UBM_FN(ctr_passes)(const UBM_K *rk, unsigned rounds, const uint8_t *ctrbuf,
-                                  const uint8_t *in, uint8_t *out, int ns)
+                                  const uint8_t *in, uint8_t *out, const uint8_t *last_in,
+                                  uint8_t *last_out, int ns)
 {
     enum { PASS_BYTES = UBM_PASS * UBM_BLOCK };
     UBM_H x[UBM_NS * 8];
@@ -1085,14 +1134,18 @@ UB_KERNEL void UBM_FN(ctr_passes)(const UBM_K *rk, unsigned rounds, const uint8_
         UBM_LOAD(x + 8 * s, ctrbuf + s * PASS_BYTES);
     UBM_FN(encrypt)(x, rk, rounds, ns);
     for (int s = 0; s < ns; s++)
-        UBM_STORE_XOR(out + s * PASS_BYTES, in + s * PASS_BYTES, x + 8 * s);
+        UBM_STORE_XOR(s == ns - 1 ? last_out : out + s * PASS_BYTES,
+                      s == ns - 1 ? last_in : in + s * PASS_BYTES, x + 8 * s);
 }
 
+/* Inlined into ctr_crypt, unlike ECB's: out of line, CTR of 48 blocks of
+ * uBlock-256/256 on avx2 took 3,256 -> 3,534 TSC cycles (same host). */
 #define UBM_CTR_KERNEL(name, ns)                                                                   \
-    static void UBM_FN(name)(const UBM_K *rk, unsigned rounds, const uint8_t *ctrbuf,              \
-                             const uint8_t *in, uint8_t *out)                                      \
+    UB_KERNEL void UBM_FN(name)(const UBM_K *rk, unsigned rounds, const uint8_t *ctrbuf,           \
+                                const uint8_t *in, uint8_t *out, const uint8_t *last_in,           \
+                                uint8_t *last_out)                                                 \
     {                                                                                              \
-        UBM_FN(ctr_passes)(rk, rounds, ctrbuf, in, out, ns);                                       \
+        UBM_FN(ctr_passes)(rk, rounds, ctrbuf, in, out, last_in, last_out, ns);                    \
     }
 UBM_CTR_KERNEL(ctr_pass1, 1)
 #if UBM_NS > 1
@@ -1104,7 +1157,8 @@ UBM_CTR_KERNEL(ctr_passn, UBM_NS)
 #undef UBM_CTR_KERNEL
 
 /* CTR under the round-key masks rk: ctr_blocks, and the avx512 backend's
- * calls on the avx2 kernel (ublock_avx2.c's *_ctr_masks) */
+ * calls on the avx2 kernel (ublock_avx2.c's *_ctr_masks); passes grouped
+ * as crypt's */
 static inline void UBM_FN(ctr_crypt)(const UBM_K *rk, unsigned rounds, uint8_t *ctr,
                                      const uint8_t *in, uint8_t *out, size_t n)
 {
@@ -1112,39 +1166,38 @@ static inline void UBM_FN(ctr_crypt)(const UBM_K *rk, unsigned rounds, uint8_t *
     uint64_t w[NW];
     _Alignas(32) uint8_t cbuf[UBM_NS * PASS_BYTES];
     ub_ctr_read(w, ctr, NW);
-#if UBM_NS > 2
     for (; n >= UBM_NS * UBM_PASS; n -= UBM_NS * UBM_PASS) {
+        const uint8_t *li = in + (UBM_NS - 1) * PASS_BYTES;
+        uint8_t *lo = out + (UBM_NS - 1) * PASS_BYTES;
         ub_ctr_fill(cbuf, w, NW, UBM_NS * UBM_PASS);
-        UBM_FN(ctr_passn)(rk, rounds, cbuf, in, out);
+        UBM_GROUP(ctr)(rk, rounds, cbuf, in, out, li, lo);
         in += UBM_NS * PASS_BYTES;
         out += UBM_NS * PASS_BYTES;
     }
-#endif
-#if UBM_NS > 1
-    for (; n >= 2 * UBM_PASS; n -= 2 * UBM_PASS) {
-        ub_ctr_fill(cbuf, w, NW, 2 * UBM_PASS);
-        UBM_FN(ctr_pass2)(rk, rounds, cbuf, in, out);
-        in += 2 * PASS_BYTES;
-        out += 2 * PASS_BYTES;
-    }
-#endif
-    while (n >= UBM_PASS) {
-        ub_ctr_fill(cbuf, w, NW, UBM_PASS);
-        UBM_FN(ctr_pass1)(rk, rounds, cbuf, in, out);
-        in += PASS_BYTES;
-        out += PASS_BYTES;
-        n -= UBM_PASS;
-    }
     if (n > 0) {
         _Alignas(64) uint8_t buf[PASS_BYTES];
-        UBM_FN(tail_in)(buf, in, n * UBM_BLOCK);
+        const struct UBM_FN(rest) t = UBM_FN(rest_in)(buf, in, out, n);
         /* Blocks past n are dropped, but the bitsliced kernel mixes every
          * block's bits into every lane: zeroed, not left uninitialised
          * (memcheck would trace them into the output). */
-        memset(cbuf + n * UBM_BLOCK, 0, PASS_BYTES - n * UBM_BLOCK);
+        if (t.r < UBM_PASS)
+            memset(cbuf + n * UBM_BLOCK, 0, (UBM_PASS - t.r) * UBM_BLOCK);
         ub_ctr_fill(cbuf, w, NW, (unsigned)n);
-        UBM_FN(ctr_pass1)(rk, rounds, cbuf, buf, buf);
-        UBM_FN(tail_out)(out, buf, n * UBM_BLOCK);
+        switch (t.m) {
+#if UBM_NS > 2
+        case 3:
+            UBM_FN(ctr_passn)(rk, rounds, cbuf, in, out, t.last_in, t.last_out);
+            break;
+#endif
+#if UBM_NS > 1
+        case 2:
+            UBM_FN(ctr_pass2)(rk, rounds, cbuf, in, out, t.last_in, t.last_out);
+            break;
+#endif
+        default:
+            UBM_FN(ctr_pass1)(rk, rounds, cbuf, in, out, t.last_in, t.last_out);
+        }
+        UBM_FN(rest_out)(&t, out, buf);
     }
     ub_ctr_write(ctr, w, NW);
 }
@@ -1207,6 +1260,7 @@ static void UBM_FN(mk_dec)(const kuai_mk *m, const uint8_t *in, uint8_t *out, si
 #endif /* UBM_EMIT_MK */
 
 #undef UBM_MK_KEYS
+#undef UBM_GROUP
 #undef UBM_K
 #undef UBM_KGET
 #undef UBM_KPUT

@@ -15,27 +15,38 @@
  * Backend tables of an ISA with this kernel in front of the wide one: W is
  * the wide kernels' name prefix (e.g. ublock128_avx2_), X the crossover in
  * blocks (calls below it come here, and so do tails below it after whole
- * wide passes of P blocks), measured per ISA and member by kuai_bench's
- * crossover rows (kuai_bench --mode paper). The narrow multi-key table serves the
+ * groups of wide passes), measured per ISA and member by kuai_bench's
+ * crossover rows (kuai_bench --mode paper). The wide kernel runs up to G
+ * passes of P blocks side by side (ublock_bs.h's UBM_NS and UBM_PASS), a
+ * part pass among them too, and a pass beside another costs less than a
+ * lone one: a tail that would join whole passes in a group stays there
+ * from XT blocks up (XT at most X). The narrow multi-key table serves the
  * mk_narrow hook: few streams run as one pass of this kernel.
  */
 /* A backend file may define, before including ublock_ll.h, UL_FRONT_X(W, X)
- * (the crossover to use, e.g. chosen by the CPU at run time) and
+ * and UL_FRONT_XT(W, XT) (the crossovers to use, e.g. chosen by the CPU at
+ * run time) and
  * UL_WIDE(W, op) (the function running W's whole passes, for op enc_blocks,
  * dec_blocks or ctr_blocks): ublock_avx512.c does, for CPUs that split zmm. */
 #ifndef UL_FRONT_X
 #define UL_FRONT_X(W, X) (X)
 #endif
+#ifndef UL_FRONT_XT
+#define UL_FRONT_XT(W, XT) (XT)
+#endif
 #ifndef UL_WIDE
 #define UL_WIDE(W, op) W##op
 #endif
-#define UL_FRONT(W, X, P)                                                                          \
+#define UL_FRONT(W, X, P, G, XT)                                                                   \
     enum { W##crossover = (X) };                                                                   \
     static size_t W##front_tail(size_t n)                                                          \
     {                                                                                              \
-        size_t x = UL_FRONT_X(W, X),                                                               \
-               r = n % (P); /* below the crossover: the tail goes here too */                      \
-        return n < x ? n : r < x ? r : 0;                                                          \
+        size_t x = UL_FRONT_X(W, X), r = n % (P);                                                  \
+        if (n < x)                                                                                 \
+            return n;                                                                              \
+        if ((n / (P)) % (G)) /* the tail would join whole passes in a group */                     \
+            x = UL_FRONT_XT(W, XT);                                                                \
+        return r < x ? r : 0;                                                                      \
     }                                                                                              \
     static void W##front_enc(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)         \
     {                                                                                              \

@@ -594,31 +594,37 @@ UB_KERNEL void UL_FN(zkget128)(const void *const *kc, unsigned i, int mk, v512 *
  * 117 and 185 -> 163, decryption 130 -> 122 and 178 -> 165, 4 keys' blocks
  * 192 -> 180 and 273 -> 258; ymm's rounds so, on avx2, measured 1% slower:
  * three vector ports there) */
-UB_KERNEL void UL_FN(zenc128)(v512 *a, v512 *b, const void *const *kc, unsigned rounds, int mk)
+UB_KERNEL void UL_FN(zenc128)(v512 *a, v512 *b, const void *const *kc, unsigned rounds, int mk,
+                              int nv)
 {
     v512 k0, k1;
     UL_FN(zkget128)(kc, 0, mk, &k0, &k1);
-    *a = v512_xor(*a, k0);
-    *b = v512_xor(*b, k1);
+    for (int j = 0; j < nv; j++) {
+        a[j] = v512_xor(a[j], k0);
+        b[j] = v512_xor(b[j], k1);
+    }
     for (unsigned i0 = 0; i0 < rounds; i0 += 8)
 #pragma GCC unroll 8
         for (unsigned l = 0; l < 8; l++) {
             UL_FN(zkget128)(kc, i0 + l + 1, mk, &k0, &k1);
-            UL_FN(zround128)(a, b, &k0, &k1, l, 1, 0, 0);
+            UL_FN(zround128)(a, b, &k0, &k1, l, nv, 0, 0);
         }
 }
 
-UB_KERNEL void UL_FN(zdec128)(v512 *a, v512 *b, const void *const *kc, unsigned rounds, int mk)
+UB_KERNEL void UL_FN(zdec128)(v512 *a, v512 *b, const void *const *kc, unsigned rounds, int mk,
+                              int nv)
 {
     v512 k0, k1;
     UL_FN(zkget128)(kc, rounds, mk, &k0, &k1);
-    *a = v512_xor(*a, k0);
-    *b = v512_xor(*b, k1);
+    for (int j = 0; j < nv; j++) {
+        a[j] = v512_xor(a[j], k0);
+        b[j] = v512_xor(b[j], k1);
+    }
     for (unsigned i0 = rounds; i0 > 0; i0 -= 8)
 #pragma GCC unroll 8
         for (unsigned l = 8; l-- > 0;) {
             UL_FN(zkget128)(kc, i0 - 8 + l, mk, &k0, &k1);
-            UL_FN(zround128_inv)(a, b, &k0, &k1, l, 1, 0, UL_SHALLOW(1));
+            UL_FN(zround128_inv)(a, b, &k0, &k1, l, nv, 0, UL_SHALLOW(nv));
         }
 }
 
@@ -637,9 +643,9 @@ UB_KERNEL void UL_FN(zgroup128)(const void *const *kc, unsigned rounds, const ui
     v512 a, b;
     UL_FN(zsplit128)(UL_FN(zload4)(s4, UL_FN(zcontig)(s4)), &a, &b);
     if (enc)
-        UL_FN(zenc128)(&a, &b, k4, rounds, mk);
+        UL_FN(zenc128)(&a, &b, k4, rounds, mk, 1);
     else
-        UL_FN(zdec128)(&a, &b, k4, rounds, mk);
+        UL_FN(zdec128)(&a, &b, k4, rounds, mk, 1);
     UL_FN(zstore4)(d4, UL_FN(zmerge128)(a, b), UL_FN(zcontig)((const uint8_t *const *)d4));
 }
 #endif
@@ -1391,6 +1397,103 @@ static void UL_FN(ydec2)(const ublock_sched *const *k, const uint8_t *in, uint8_
 
 typedef void (*UL_FN(group_fn))(const ublock_sched *const *, const uint8_t *, uint8_t *);
 
+#ifdef UL_Y
+/*
+ * 5..8 uBlock-128 blocks under one key: two groups of 4 side by side, as
+ * two zmm vector pairs where the core runs zmm whole, else as 3-4 ymm
+ * pairs (where it runs ymm whole). One group's round waits on its chain
+ * (10 operations deep) more than on the ports, so a second group beside it
+ * costs less than one after it: ECB of 5 / 8 blocks, TSC cycles, Xeon
+ * (Sapphire Rapids class), uBlock-128/128 (128/256), two groups one after
+ * the other against side by side: avx512 (zmm) encryption 223 -> 204 / 214
+ * -> 201 (319 -> 292 / 315 -> 292), decryption 254 -> 188 / 230 -> 188 (366
+ * -> 273 / 320 -> 273); avx2 (ymm) encryption 286 -> 224 / 344 -> 286 (427
+ * -> 330 / 510 -> 420), decryption 301 -> 240 / 359 -> 289 (459 -> 351 /
+ * 530 -> 421). On avx512 the ymm pairs took 213 / 249 (encryption): four
+ * pairs are 68 operations a round over the three vector ports, the zmm
+ * pairs 18 shuffles on port 5. Where ymm is split (Zen 1) the groups stay
+ * one after the other.
+ */
+UB_KERNEL void UL_FN(ygroup8)(const ublock_sched *s, const uint8_t *in, uint8_t *out, int nb,
+                              int enc)
+{
+    const v256 *kc[1] = {(const v256 *)(const void *)UL_FN(stored)(s)};
+    __asm__("" : "+r"(kc[0])); /* in a general register (groupp's note) */
+    v256 a[4], b[4];
+    for (int j = 0; j < UL_YV(nb); j++) {
+        const int j1 = 2 * j + 1 < nb ? 2 * j + 1 : 2 * j;
+        UL_FN(yload128)(in + 32 * j, in + 16 * j1, j1 == 2 * j, &a[j], &b[j]);
+    }
+    if (enc)
+        UL_FN(yenc128)(a, b, kc, s->rounds, nb, 0);
+    else
+        UL_FN(ydec128)(a, b, kc, s->rounds, nb, 0, 0);
+    for (int j = 0; j < UL_YV(nb); j++)
+        UL_FN(ystore128)(out + 32 * j, 2 * j + 1 < nb ? out + 32 * j + 16 : NULL, a[j], b[j]);
+}
+
+#ifdef UL_Z
+/* the same on zmm: blocks 0-3 in one vector pair, the 1-4 others in a
+ * second, loaded and stored masked */
+UB_KERNEL void UL_FN(zgroup8)(const ublock_sched *s, const uint8_t *in, uint8_t *out, int nb,
+                              int enc)
+{
+    const __mmask8 m = (__mmask8)((1u << (2 * (nb - 4))) - 1);
+    const void *kc[1] = {UL_FN(stored)(s)};
+    __asm__("" : "+r"(kc[0]));
+    v512 a[2], b[2];
+    UL_FN(zsplit128)(v512_loadu(in), &a[0], &b[0]);
+    UL_FN(zsplit128)(_mm512_maskz_loadu_epi64(m, in + 64), &a[1], &b[1]);
+    if (enc)
+        UL_FN(zenc128)(a, b, kc, s->rounds, 0, 2);
+    else
+        UL_FN(zdec128)(a, b, kc, s->rounds, 0, 2);
+    v512_storeu(out, UL_FN(zmerge128)(a[0], b[0]));
+    _mm512_mask_storeu_epi64(out + 64, m, UL_FN(zmerge128)(a[1], b[1]));
+}
+#endif
+
+/* The kernels, one per block count and direction (nb constant in each) */
+#ifdef UL_Z
+#define UL_G8(nb, enc) (UL_ZFULL ? UL_FN(zgroup8) : UL_FN(ygroup8))(s, in, out, nb, enc)
+#else
+#define UL_G8(nb, enc) UL_FN(ygroup8)(s, in, out, nb, enc)
+#endif
+#define UL_G8_KERNEL(nb)                                                                           \
+    static void UL_FN(enc8_##nb)(const ublock_sched *s, const uint8_t *in, uint8_t *out)           \
+    {                                                                                              \
+        UL_G8(nb, 1);                                                                              \
+    }                                                                                              \
+    static void UL_FN(dec8_##nb)(const ublock_sched *s, const uint8_t *in, uint8_t *out)           \
+    {                                                                                              \
+        UL_G8(nb, 0);                                                                              \
+    }
+UL_G8_KERNEL(5)
+UL_G8_KERNEL(6)
+UL_G8_KERNEL(7)
+UL_G8_KERNEL(8)
+#undef UL_G8_KERNEL
+#undef UL_G8
+
+/* Up to 8 of the *n blocks at *in to *out as one group, and the pointers
+ * and count moved past them; 0 (nothing done) where ymm is split. */
+static inline int UL_FN(g8)(const ublock_sched *s, const uint8_t **in, uint8_t **out, size_t *n,
+                            int enc)
+{
+    typedef void (*g8_fn)(const ublock_sched *, const uint8_t *, uint8_t *);
+    static const g8_fn fns[2][4] = {{UL_FN(dec8_5), UL_FN(dec8_6), UL_FN(dec8_7), UL_FN(dec8_8)},
+                                    {UL_FN(enc8_5), UL_FN(enc8_6), UL_FN(enc8_7), UL_FN(enc8_8)}};
+    if (!UL_YFULL)
+        return 0;
+    const size_t m = *n < 8 ? *n : 8;
+    fns[enc][m - 5](s, *in, *out);
+    *in += 16 * m;
+    *out += 16 * m;
+    *n -= m;
+    return 1;
+}
+#endif
+
 /* n blocks under one key (mk = 0) or block i under keys[i] (mk = 1), in
  * groups of UL_G128 / UL_G256 blocks. in == out allowed. */
 static void UL_FN(crypt)(const ublock_sched *const *keys, const uint8_t *in, uint8_t *out, size_t n,
@@ -1681,7 +1784,7 @@ UB_KERNEL void UL_FN(zmk_cbc4)(const ublock_sched *const *keys, uint8_t *ivs,
         UL_FN(zsplit128)(UL_FN(zload4)(p, 0), &pa, &pb);
         a = v512_xor(a, pa);
         b = v512_xor(b, pb);
-        UL_FN(zenc128)(&a, &b, kcp, rounds, UL_MK_ZMM);
+        UL_FN(zenc128)(&a, &b, kcp, rounds, UL_MK_ZMM, 1);
         UL_FN(zstore4)(q, UL_FN(zmerge128)(a, b), 0);
     }
     v512_storeu(ivs, UL_FN(zmerge128)(a, b));
@@ -2013,18 +2116,30 @@ static void UL_FN(mk_short)(const kuai_key *const *keys, uint8_t *const *ivs,
         UL_FN(mk_short_bs)(keys, ivs, in, out, n, nblocks, enc, 32);
 }
 
+/* n blocks under one key: crypt, and first 5..8 uBlock-128 blocks at a
+ * time as one group of 8 (g8). Here, not in crypt, which the multi-key
+ * calls share: calls of 1-4 blocks pay one test. */
+static inline void UL_FN(crypt1)(const ublock_sched *s, const uint8_t *in, uint8_t *out, size_t n,
+                                 int enc)
+{
+#ifdef UL_Y
+    if (n > UL_G128 && s->nbytes == 16)
+        while (n > UL_G128 && UL_FN(g8)(s, &in, &out, &n, enc))
+            ;
+#endif
+    UL_FN(crypt)(&s, in, out, n, enc, 0);
+}
+
 /* Single key: below the crossover (the calling file's, measured) the
  * blocks go here, above it to the wide kernel. */
 static void UL_FN(enc_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)
 {
-    const ublock_sched *s = ublock_sched_const(k);
-    UL_FN(crypt)(&s, in, out, n, 1, 0);
+    UL_FN(crypt1)(ublock_sched_const(k), in, out, n, 1);
 }
 
 static void UL_FN(dec_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)
 {
-    const ublock_sched *s = ublock_sched_const(k);
-    UL_FN(crypt)(&s, in, out, n, 0, 0);
+    UL_FN(crypt1)(ublock_sched_const(k), in, out, n, 0);
 }
 
 static void UL_FN(cbc_enc_blocks)(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
@@ -2037,16 +2152,26 @@ static void UL_FN(cbc_enc_blocks)(const kuai_key *k, uint8_t *iv, const uint8_t 
         UL_FN(cbc_enc256)(s, iv, in, out, n);
 }
 
-/* The counter blocks of w + 0..m-1 (nw 64-bit words a block, m <= 4) into
- * ks, for the group kernels to load, and w advanced by m. Each 16 bytes
- * are made in a register and stored whole, and 4 uBlock-128 blocks as the
- * group loads them: one 64-byte store for a zmm group, two 32-byte ones for
- * the ymm pair (gcc makes its two 16-byte loads of contiguous blocks one).
+#ifdef UL_Z
+/* 4 counter blocks as one zmm */
+UB_KERNEL __m512i UL_FN(ctr_z4)(const v128 *b)
+{
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(b[1], b[0])),
+                              _mm256_set_m128i(b[3], b[2]), 1);
+}
+#endif
+
+/* The counter blocks of w + 0..m-1 (nw 64-bit words a block; m <= 8 for
+ * uBlock-128, 4 for 256/256) into ks, for the group kernels to load, and w
+ * advanced by m. Each 16 bytes are made in a register and stored whole,
+ * and 4 or more uBlock-128 blocks as the groups load them: a 64-byte store
+ * per zmm vector (the second one zero-padded), 32-byte ones for ymm pairs
+ * (gcc makes their two 16-byte loads of contiguous blocks one).
  * A load gets its bytes from the store buffer only where one store holds
  * them all; ub_ctr_fill's 8-byte stores made the group's loads wait for
  * them to reach the cache (CTR of 64 bytes, avx2: 229 -> 201 TSC cycles
  * with the 32-byte stores; 16-byte ones had measured 248 -> 273). Not for 4
- * uBlock-128 blocks on xmm (ssse3, neon, lsx), where 16-byte stores
+ * or more uBlock-128 blocks on xmm (ssse3, neon, lsx), where 16-byte stores
  * measured slower than ub_ctr_fill's (ssse3 308 -> 319; not understood),
  * nor across a carry out of the low word (rare). Xeon, Sapphire Rapids. */
 UB_KERNEL void UL_FN(ctr_fill)(uint8_t *ks, uint64_t *w, unsigned nw, unsigned m)
@@ -2054,7 +2179,7 @@ UB_KERNEL void UL_FN(ctr_fill)(uint8_t *ks, uint64_t *w, unsigned nw, unsigned m
 #if defined(UL_Z) || defined(UL_Y)
     const int wide4 = 0;
 #else
-    const int wide4 = nw == 2 && m == 4;
+    const int wide4 = nw == 2 && m >= 4;
 #endif
     if (w[nw - 1] > UINT64_MAX - m || wide4) {
         ub_ctr_fill(ks, w, nw, m);
@@ -2075,16 +2200,21 @@ UB_KERNEL void UL_FN(ctr_fill)(uint8_t *ks, uint64_t *w, unsigned nw, unsigned m
     }
     w[nw - 1] += m;
 #ifdef UL_Z
-    if (nw == 2 && m == 4) {
-        const __m512i z = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(b[1], b[0])),
-                                             _mm256_set_m128i(b[3], b[2]), 1);
-        _mm512_storeu_si512((void *)ks, z);
+    if (nw == 2 && m >= 4) {
+        _mm512_storeu_si512((void *)ks, UL_FN(ctr_z4)(b));
+        if (m > 4) { /* blocks 4..m-1, zeros after them */
+            for (unsigned i = m; i < 8; i++)
+                b[i] = v128_zero();
+            _mm512_storeu_si512((void *)(ks + 64), UL_FN(ctr_z4)(b + 4));
+        }
         return;
     }
 #elif defined(UL_Y)
-    if (nw == 2 && m == 4) {
-        _mm256_storeu_si256((__m256i *)(void *)ks, _mm256_set_m128i(b[1], b[0]));
-        _mm256_storeu_si256((__m256i *)(void *)(ks + 32), _mm256_set_m128i(b[3], b[2]));
+    if (nw == 2 && m >= 4) { /* pairs as 32 bytes, an odd last block as 16 */
+        for (unsigned q = 0; q + 1 < m; q += 2)
+            _mm256_storeu_si256((__m256i *)(void *)(ks + 16 * q), _mm256_set_m128i(b[q + 1], b[q]));
+        if (m & 1)
+            v128_storeu(ks + 16 * (m - 1), b[m - 1]);
         return;
     }
 #endif
@@ -2108,9 +2238,11 @@ static void UL_FN(ctr_blocks)(const kuai_key *k, uint8_t *ctr, const uint8_t *in
     _Alignas(16) uint8_t ks[4 * 32];
     ub_ctr_read(w, ctr, nw);
     while (n) {
-        size_t m = n < 4 ? n : 4; /* 4 blocks: 1 or 2 groups */
+        /* 8 uBlock-128 blocks (a group of 8 or 2 of 4: crypt), 4 of 256/256
+         * (2 groups); ks holds either */
+        const size_t g = bs == 16 ? 8 : 4, m = n < g ? n : g;
         UL_FN(ctr_fill)(ks, w, nw, (unsigned)m);
-        UL_FN(crypt)(&s, ks, ks, m, 1, 0);
+        UL_FN(crypt1)(s, ks, ks, m, 1);
         for (size_t o = 0; o < m * bs; o += 16)
             v128_storeu(out + o, v128_xor(v128_loadu(in + o), v128_load(ks + o)));
         in += m * bs;

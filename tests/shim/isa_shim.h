@@ -129,6 +129,14 @@ KSHIM __m512i kshim_maskz_loadu_64(__mmask8 k, const void *p)
     return r.v;
 }
 
+KSHIM void kshim_mask_storeu_64(void *p, __mmask8 k, __m512i a)
+{
+    kshim512 r = {.v = a};
+    for (int i = 0; i < 8; i++)
+        if (k >> i & 1)
+            memcpy((uint8_t *)p + 8 * i, &r.q[i], 8);
+}
+
 /* Any bitwise function of three inputs: bit (a << 2 | b << 1 | c) of imm. */
 KSHIM __m512i kshim_ternarylogic(__m512i a, __m512i b, __m512i c, int imm)
 {
@@ -588,6 +596,7 @@ KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
 #undef _mm512_load_si512
 #undef _mm512_storeu_si512
 #undef _mm512_maskz_loadu_epi64
+#undef _mm512_mask_storeu_epi64
 #undef _mm512_ternarylogic_epi64
 #undef _mm512_ternarylogic_epi32
 #undef _mm256_ternarylogic_epi32
@@ -650,6 +659,7 @@ KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
 #define _mm512_load_si512(p) kshim_loadu(p)
 #define _mm512_storeu_si512(p, a) kshim_storeu(p, a)
 #define _mm512_maskz_loadu_epi64(k, p) kshim_maskz_loadu_64(k, p)
+#define _mm512_mask_storeu_epi64(p, k, a) kshim_mask_storeu_64(p, k, a)
 #define _mm512_ternarylogic_epi64(a, b, c, imm) kshim_ternarylogic(a, b, c, imm)
 #define _mm512_ternarylogic_epi32(a, b, c, imm) kshim_ternarylogic(a, b, c, imm)
 #define _mm256_ternarylogic_epi32(a, b, c, imm) kshim_ternarylogic256(a, b, c, imm)

@@ -942,10 +942,11 @@ UB_KERNEL void UL_FN(ygroup256)(const uint8_t (*const *rk)[32], const UL_H *cons
  * side by side, as ygroup8 does for uBlock-128: ECB of 4 blocks 628 ->
  * 497 TSC cycles on avx2 (Xeon, Sapphire Rapids class); on avx512 this
  * took 448 against 389 for zgroup256 twice, and zgroup256x2 takes it */
-UB_KERNEL void UL_FN(ygroup256x2)(const uint8_t (*rk)[32], unsigned rounds, const uint8_t *in,
-                                  uint8_t *out, int nb, int enc)
+UB_KERNEL void UL_FN(ygroup256x2)(const uint8_t (*rk)[32], const UL_H *kc1, unsigned rounds,
+                                  const uint8_t *in, uint8_t *out, int nb, int enc)
 {
     const uint8_t(*const rkp[1])[32] = {rk};
+    const UL_H *const kcp[1] = {kc1}, *const *kc = kc1 ? kcp : NULL;
     UL_HY a[2], b[2], k0, k1;
     for (int p = 0; p < 2; p++) {
         const uint8_t *s0 = in + 64 * p, *s1 = 2 * p + 1 < nb ? s0 + 32 : s0;
@@ -954,23 +955,23 @@ UB_KERNEL void UL_FN(ygroup256x2)(const uint8_t (*rk)[32], unsigned rounds, cons
     }
     if (enc) {
         for (unsigned i = 0; i < rounds; i++) {
-            UL_FN(ykget256)(rkp, NULL, i, 1, 0, &k0, &k1);
+            UL_FN(ykget256)(rkp, kc, i, 1, 0, &k0, &k1);
             for (int p = 0; p < 2; p++)
                 UL_FN(yround256)(&a[p], &b[p], k0, k1, 0);
         }
-        UL_FN(ykget256)(rkp, NULL, rounds, 1, 0, &k0, &k1);
+        UL_FN(ykget256)(rkp, kc, rounds, 1, 0, &k0, &k1);
         for (int p = 0; p < 2; p++) {
             a[p] = UL_FN(yxor256)(a[p], k0);
             b[p] = UL_FN(yxor256)(b[p], k1);
         }
     } else {
-        UL_FN(ykget256)(rkp, NULL, rounds, 1, 0, &k0, &k1);
+        UL_FN(ykget256)(rkp, kc, rounds, 1, 0, &k0, &k1);
         for (int p = 0; p < 2; p++) {
             a[p] = UL_FN(yxor256)(a[p], k0);
             b[p] = UL_FN(yxor256)(b[p], k1);
         }
         for (unsigned i = rounds; i-- > 0;) {
-            UL_FN(ykget256)(rkp, NULL, i, 1, 0, &k0, &k1);
+            UL_FN(ykget256)(rkp, kc, i, 1, 0, &k0, &k1);
             for (int p = 0; p < 2; p++)
                 UL_FN(yround256_inv)(&a[p], &b[p], k0, k1, 0);
         }
@@ -1194,20 +1195,21 @@ UB_KERNEL void UL_FN(zgroup256)(const uint8_t (*const *rk)[32], const UL_H *cons
 /* 3..4 uBlock-256 blocks under one key (stored round keys) as two zmm
  * pairs side by side: ECB of 4 blocks 382 -> 358 TSC cycles, decryption
  * 425 -> 367 (Xeon, Sapphire Rapids class) */
-UB_KERNEL void UL_FN(zgroup256x2)(const uint8_t (*rk)[32], unsigned rounds, const uint8_t *in,
-                                  uint8_t *out, int nb, int enc)
+UB_KERNEL void UL_FN(zgroup256x2)(const uint8_t (*rk)[32], const UL_H *kc1, unsigned rounds,
+                                  const uint8_t *in, uint8_t *out, int nb, int enc)
 {
     const uint8_t(*const rkp[1])[32] = {rk};
+    const UL_H *const kcp[1] = {kc1}, *const *kc = kc1 ? kcp : NULL;
     v512 a[2], b[2], k0, k1;
     UL_FN(zload2x256)(in, in + 32, &a[0], &b[0]);
     UL_FN(zload2x256)(in + 64, nb > 3 ? in + 96 : in + 64, &a[1], &b[1]);
-    UL_FN(zkget256)(rkp, NULL, enc ? 0 : rounds, 0, &k0, &k1);
+    UL_FN(zkget256)(rkp, kc, enc ? 0 : rounds, 0, &k0, &k1);
     for (int p = 0; p < 2; p++) {
         a[p] = v512_xor(a[p], k0);
         b[p] = v512_xor(b[p], k1);
     }
     for (unsigned i = 1; i <= rounds; i++) {
-        UL_FN(zkget256)(rkp, NULL, enc ? i : rounds - i, 0, &k0, &k1);
+        UL_FN(zkget256)(rkp, kc, enc ? i : rounds - i, 0, &k0, &k1);
         for (int p = 0; p < 2; p++) {
             if (enc)
                 UL_FN(zround256_next)(&a[p], &b[p], k0, k1);
@@ -1496,10 +1498,19 @@ typedef void (*UL_FN(group_fn))(const ublock_sched *const *, const uint8_t *, ui
  * pairs 18 shuffles on port 5. Where ymm is split (Zen 1) the groups stay
  * one after the other.
  */
-UB_KERNEL void UL_FN(ygroup8)(const ublock_sched *s, const uint8_t *in, uint8_t *out, int nb,
+/* A key's round keys for the groups side by side: the stored forms (rk:
+ * key setup's, or ks_ll's copy of uBlock-128's) or ks_ll's uBlock-256/256
+ * halves (kc, rk NULL) */
+typedef struct {
+    const void *rk;
+    const UL_H *kc;
+    unsigned rounds;
+} UL_FN(gkey);
+
+UB_KERNEL void UL_FN(ygroup8)(const UL_FN(gkey) * k, const uint8_t *in, uint8_t *out, int nb,
                               int enc)
 {
-    const v256 *kc[1] = {(const v256 *)(const void *)UL_FN(stored)(s)};
+    const v256 *kc[1] = {(const v256 *)k->rk};
     __asm__("" : "+r"(kc[0])); /* in a general register (groupp's note) */
     v256 a[4], b[4];
     for (int j = 0; j < UL_YV(nb); j++) {
@@ -1507,9 +1518,9 @@ UB_KERNEL void UL_FN(ygroup8)(const ublock_sched *s, const uint8_t *in, uint8_t 
         UL_FN(yload128)(in + 32 * j, in + 16 * j1, j1 == 2 * j, &a[j], &b[j]);
     }
     if (enc)
-        UL_FN(yenc128)(a, b, kc, s->rounds, nb, 0);
+        UL_FN(yenc128)(a, b, kc, k->rounds, nb, 0);
     else
-        UL_FN(ydec128)(a, b, kc, s->rounds, nb, 0, 0);
+        UL_FN(ydec128)(a, b, kc, k->rounds, nb, 0, 0);
     for (int j = 0; j < UL_YV(nb); j++)
         UL_FN(ystore128)(out + 32 * j, 2 * j + 1 < nb ? out + 32 * j + 16 : NULL, a[j], b[j]);
 }
@@ -1517,19 +1528,19 @@ UB_KERNEL void UL_FN(ygroup8)(const ublock_sched *s, const uint8_t *in, uint8_t 
 #ifdef UL_Z
 /* the same on zmm: blocks 0-3 in one vector pair, the 1-4 others in a
  * second, loaded and stored masked */
-UB_KERNEL void UL_FN(zgroup8)(const ublock_sched *s, const uint8_t *in, uint8_t *out, int nb,
+UB_KERNEL void UL_FN(zgroup8)(const UL_FN(gkey) * k, const uint8_t *in, uint8_t *out, int nb,
                               int enc)
 {
     const __mmask8 m = (__mmask8)((1u << (2 * (nb - 4))) - 1);
-    const void *kc[1] = {UL_FN(stored)(s)};
+    const void *kc[1] = {k->rk};
     __asm__("" : "+r"(kc[0]));
     v512 a[2], b[2];
     UL_FN(zsplit128)(v512_loadu(in), &a[0], &b[0]);
     UL_FN(zsplit128)(_mm512_maskz_loadu_epi64(m, in + 64), &a[1], &b[1]);
     if (enc)
-        UL_FN(zenc128)(a, b, kc, s->rounds, 0, 2);
+        UL_FN(zenc128)(a, b, kc, k->rounds, 0, 2);
     else
-        UL_FN(zdec128)(a, b, kc, s->rounds, 0, 2);
+        UL_FN(zdec128)(a, b, kc, k->rounds, 0, 2);
     v512_storeu(out, UL_FN(zmerge128)(a[0], b[0]));
     _mm512_mask_storeu_epi64(out + 64, m, UL_FN(zmerge128)(a[1], b[1]));
 }
@@ -1537,16 +1548,16 @@ UB_KERNEL void UL_FN(zgroup8)(const ublock_sched *s, const uint8_t *in, uint8_t 
 
 /* The kernels, one per block count and direction (nb constant in each) */
 #ifdef UL_Z
-#define UL_G8(nb, enc) (UL_ZFULL ? UL_FN(zgroup8) : UL_FN(ygroup8))(s, in, out, nb, enc)
+#define UL_G8(nb, enc) (UL_ZFULL ? UL_FN(zgroup8) : UL_FN(ygroup8))(k, in, out, nb, enc)
 #else
-#define UL_G8(nb, enc) UL_FN(ygroup8)(s, in, out, nb, enc)
+#define UL_G8(nb, enc) UL_FN(ygroup8)(k, in, out, nb, enc)
 #endif
 #define UL_G8_KERNEL(nb)                                                                           \
-    static void UL_FN(enc8_##nb)(const ublock_sched *s, const uint8_t *in, uint8_t *out)           \
+    static void UL_FN(enc8_##nb)(const UL_FN(gkey) * k, const uint8_t *in, uint8_t *out)           \
     {                                                                                              \
         UL_G8(nb, 1);                                                                              \
     }                                                                                              \
-    static void UL_FN(dec8_##nb)(const ublock_sched *s, const uint8_t *in, uint8_t *out)           \
+    static void UL_FN(dec8_##nb)(const UL_FN(gkey) * k, const uint8_t *in, uint8_t *out)           \
     {                                                                                              \
         UL_G8(nb, 0);                                                                              \
     }
@@ -1559,16 +1570,16 @@ UL_G8_KERNEL(8)
 
 /* Up to 8 of the *n blocks at *in to *out as one group, and the pointers
  * and count moved past them; 0 (nothing done) where ymm is split. */
-static inline int UL_FN(g8)(const ublock_sched *s, const uint8_t **in, uint8_t **out, size_t *n,
+static inline int UL_FN(g8)(const UL_FN(gkey) * k, const uint8_t **in, uint8_t **out, size_t *n,
                             int enc)
 {
-    typedef void (*g8_fn)(const ublock_sched *, const uint8_t *, uint8_t *);
+    typedef void (*g8_fn)(const UL_FN(gkey) *, const uint8_t *, uint8_t *);
     static const g8_fn fns[2][4] = {{UL_FN(dec8_5), UL_FN(dec8_6), UL_FN(dec8_7), UL_FN(dec8_8)},
                                     {UL_FN(enc8_5), UL_FN(enc8_6), UL_FN(enc8_7), UL_FN(enc8_8)}};
     if (!UL_YFULL)
         return 0;
     const size_t m = *n < 8 ? *n : 8;
-    fns[enc][m - 5](s, *in, *out);
+    fns[enc][m - 5](k, *in, *out);
     *in += 16 * m;
     *out += 16 * m;
     *n -= m;
@@ -1579,17 +1590,16 @@ static inline int UL_FN(g8)(const ublock_sched *s, const uint8_t **in, uint8_t *
  * (ygroup256x2, zgroup256x2), a kernel per count and direction */
 #ifdef UL_Z
 #define UL_G4(nb, enc)                                                                             \
-    (UL_ZFULL ? UL_FN(zgroup256x2) : UL_FN(ygroup256x2))(UL_FN(rows)(s), s->rounds, in, out, nb,   \
-                                                         enc)
+    (UL_ZFULL ? UL_FN(zgroup256x2) : UL_FN(ygroup256x2))(k->rk, k->kc, k->rounds, in, out, nb, enc)
 #else
-#define UL_G4(nb, enc) UL_FN(ygroup256x2)(UL_FN(rows)(s), s->rounds, in, out, nb, enc)
+#define UL_G4(nb, enc) UL_FN(ygroup256x2)(k->rk, k->kc, k->rounds, in, out, nb, enc)
 #endif
 #define UL_G4_KERNEL(nb)                                                                           \
-    static void UL_FN(enc4_##nb)(const ublock_sched *s, const uint8_t *in, uint8_t *out)           \
+    static void UL_FN(enc4_##nb)(const UL_FN(gkey) * k, const uint8_t *in, uint8_t *out)           \
     {                                                                                              \
         UL_G4(nb, 1);                                                                              \
     }                                                                                              \
-    static void UL_FN(dec4_##nb)(const ublock_sched *s, const uint8_t *in, uint8_t *out)           \
+    static void UL_FN(dec4_##nb)(const UL_FN(gkey) * k, const uint8_t *in, uint8_t *out)           \
     {                                                                                              \
         UL_G4(nb, 0);                                                                              \
     }
@@ -1599,15 +1609,15 @@ UL_G4_KERNEL(4)
 #undef UL_G4
 
 /* Up to 4 of the *n uBlock-256/256 blocks as one group, as g8 */
-static inline int UL_FN(g4_256)(const ublock_sched *s, const uint8_t **in, uint8_t **out, size_t *n,
+static inline int UL_FN(g4_256)(const UL_FN(gkey) * k, const uint8_t **in, uint8_t **out, size_t *n,
                                 int enc)
 {
-    typedef void (*g4_fn)(const ublock_sched *, const uint8_t *, uint8_t *);
+    typedef void (*g4_fn)(const UL_FN(gkey) *, const uint8_t *, uint8_t *);
     static const g4_fn fns[2][2] = {{UL_FN(dec4_3), UL_FN(dec4_4)}, {UL_FN(enc4_3), UL_FN(enc4_4)}};
     if (!UL_YFULL)
         return 0;
     const size_t m = *n < 4 ? *n : 4;
-    fns[enc][m - 3](s, *in, *out);
+    fns[enc][m - 3](k, *in, *out);
     *in += 32 * m;
     *out += 32 * m;
     *n -= m;
@@ -2245,12 +2255,15 @@ static inline void UL_FN(crypt1)(const ublock_sched *s, const uint8_t *in, uint8
                                  int enc)
 {
 #ifdef UL_Y
-    if (n > UL_G128 && s->nbytes == 16)
-        while (n > UL_G128 && UL_FN(g8)(s, &in, &out, &n, enc))
-            ;
-    if (n > UL_G256 && s->nbytes == 32)
-        while (n > UL_G256 && UL_FN(g4_256)(s, &in, &out, &n, enc))
-            ;
+    if (n > (s->nbytes == 16 ? UL_G128 : UL_G256)) {
+        const UL_FN(gkey) k = {UL_FN(rows)(s), NULL, s->rounds};
+        if (s->nbytes == 16)
+            while (n > UL_G128 && UL_FN(g8)(&k, &in, &out, &n, enc))
+                ;
+        else
+            while (n > UL_G256 && UL_FN(g4_256)(&k, &in, &out, &n, enc))
+                ;
+    }
 #endif
     UL_FN(crypt)(&s, in, out, n, enc, 0);
 }

@@ -1114,7 +1114,25 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
         int wiped = 1;
         for (size_t i = 0; i < n; i++) {
             ks[m](&kc[0], keys[i]);
-            for (size_t b = 0; b < nblocks;) {
+            size_t b = 0;
+#ifdef UL_Y
+            if (!once) { /* the groups side by side first, as crypt1's */
+                const UL_FN(gkey) k = {m < 2 ? (const void *)kc[0].v : NULL, m < 2 ? NULL : kc[0].h,
+                                       m ? 24u : 16u};
+                const uint8_t *ip = in[i];
+                uint8_t *op = out[i];
+                size_t r = nblocks;
+                if (m < 2)
+                    while (r > g && UL_FN(g8)(&k, &ip, &op, &r, enc))
+                        ;
+                else
+                    while (r > g && UL_FN(g4_256)(&k, &ip, &op, &r, enc))
+                        ;
+                b = nblocks - r;
+                wiped &= b == 0;
+            }
+#endif
+            while (b < nblocks) {
                 size_t w = nblocks - b < g ? nblocks - b : g;
                 for (size_t j = 0; j < w; j++) {
                     src[j] = in[i] + (b + j) * bs;

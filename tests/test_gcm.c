@@ -862,6 +862,75 @@ static void test_gcm_ctx_copy(void)
     group_end();
 }
 
+/* ---- short messages: the one-shot calls' single batch ------------------ */
+
+/* With a 12-byte IV and at most 96 bytes of data the one-shot calls make H,
+ * E(J0) and the keystream in one call of the cipher (gcm.c's
+ * gcm_oneshot_short); the streaming calls never do. Every length from 0 to
+ * 100 (both sides of the limit), several AAD lengths, every 128-bit-block
+ * cipher and backend: the one-shot calls, out of place (guarded) and in
+ * place, against the streaming calls over the same key. */
+static void test_gcm_short(void)
+{
+    group_begin("gcm short one-shot");
+    for (size_t ci = 0; ci < ALL_CIPHERS_N; ci++) {
+        kuai_cipher c = all_ciphers[ci];
+        const char *be[MAX_BACKENDS];
+        size_t nbe = test_backends(c, be, MAX_BACKENDS);
+        if (nbe == 0 || kuai_block_size(c) != 16)
+            continue;
+        kuai_key *k = key_alloc(1);
+        uint8_t keybytes[32], iv[12], aad[40], pt[100], want[100], back[100];
+        rng_fill(keybytes, sizeof keybytes);
+        for (size_t b = 0; b < nbe; b++) {
+            if (!key_init_ok(k, c, keybytes, be[b]))
+                continue;
+            for (size_t len = 0; len <= 100; len += t_short && len > 20 && len < 90 ? 7 : 1) {
+                static const size_t al[] = {0, 5, 16, 37};
+                const size_t aad_len = al[len % 4], tag_len = 12 + len % 5;
+                uint8_t wtag[16], tag[16], itag[16];
+                rng_fill(iv, sizeof iv);
+                rng_fill(aad, aad_len);
+                rng_fill(pt, len);
+                char what[160];
+                snprintf(what, sizeof what, "%s/%s: len %zu, aad %zu", kuai_cipher_name(c), be[b],
+                         len, aad_len);
+                if (!CHECK_RC(stream_crypt(1, k, iv, 12, aad, aad_len, pt, want, len, wtag, 16),
+                              KUAI_OK, what))
+                    continue;
+                gbuf ct = gbuf_new(len, 1 + rng_below(63));
+                if (CHECK_RC(kuai_gcm_encrypt(k, iv, 12, aad, aad_len, pt, ct.p, len, tag, tag_len),
+                             KUAI_OK, what)) {
+                    CHECK_MEM(ct.p, want, len, what);
+                    CHECK_MEM(tag, wtag, tag_len, what);
+                    GBUF_CHECK(&ct, what);
+                }
+                CHECK_RC(kuai_gcm_decrypt(k, iv, 12, aad, aad_len, ct.p, back, len, tag, tag_len),
+                         KUAI_OK, what);
+                CHECK_MEM(back, pt, len, what);
+                gbuf_free(&ct);
+                memcpy(back, pt, len);
+                CHECK_RC(kuai_gcm_encrypt(k, iv, 12, aad, aad_len, back, back, len, itag, 16),
+                         KUAI_OK, what);
+                CHECK_MEM(back, want, len, what);
+                CHECK_MEM(itag, wtag, 16, what);
+                CHECK_RC(kuai_gcm_decrypt(k, iv, 12, aad, aad_len, back, back, len, itag, 16),
+                         KUAI_OK, what);
+                CHECK_MEM(back, pt, len, what);
+                /* a forged tag: KUAI_ERR_AUTH and nothing handed back */
+                itag[len % 16] ^= 1;
+                memcpy(back, want, len);
+                CHECK_RC(kuai_gcm_decrypt(k, iv, 12, aad, aad_len, back, back, len, itag, 16),
+                         KUAI_ERR_AUTH, what);
+                CHECK(len == 0 || all_zero(back, len), "%s: forged, output not wiped", what);
+            }
+        }
+        kuai_key_wipe(k);
+        free(k);
+    }
+    group_end();
+}
+
 void test_gcm(void)
 {
     test_gcm_ctx_copy();
@@ -869,6 +938,7 @@ void test_gcm(void)
     test_gcm_vs_openssl();
     test_gcm_ctr32();
     test_gcm_ciphers();
+    test_gcm_short();
     test_gcm_sm4();
     test_gcm_api_errors();
 }

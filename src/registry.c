@@ -52,7 +52,7 @@ static struct {
     const kuai_impl *sorted[KUAI_FAMILY_COUNT + 1][N_REGISTERED + 1];
     const kuai_impl *choice[KUAI_FAMILY_COUNT + 1];
     const ghash_impl *ghash[N_GHASH + 1]; /* highest priority first */
-    const ghash_impl *ghash_best;
+    const ghash_impl *ghash_best, *ghash_short;
 } reg;
 
 enum { REG_EMPTY, REG_BUILDING, REG_READY };
@@ -131,6 +131,11 @@ static void build(void)
     for (size_t i = 0; reg.ghash[i] && !reg.ghash_best; i++)
         if (reg.ghash[i]->available())
             reg.ghash_best = reg.ghash[i];
+    for (size_t i = 0; reg.ghash[i] && !reg.ghash_short; i++)
+        if (reg.ghash[i]->available() && reg.ghash[i]->powers <= GHASH_SHORT_POWERS)
+            reg.ghash_short = reg.ghash[i];
+    if (!reg.ghash_short)
+        reg.ghash_short = reg.ghash_best;
     const char *env = env_get("KUAI_BACKEND"), *optin = env_get("KUAI_ALLOW_LEAKY_BACKENDS");
     const int leaky_ok = optin && strcmp(optin, "1") == 0;
     for (size_t f = 0; f < KUAI_FAMILY_COUNT; f++)
@@ -252,4 +257,10 @@ const ghash_impl *kuai_ghash_best(void)
 {
     ready();
     return reg.ghash_best;
+}
+
+const ghash_impl *kuai_ghash_short(void)
+{
+    ready();
+    return reg.ghash_short;
 }

@@ -873,6 +873,10 @@ static void test_gcm_ctx_copy(void)
 static void test_gcm_short(void)
 {
     group_begin("gcm short one-shot");
+    const ghash_impl *gs = kuai_ghash_short();
+    CHECK(gs && gs->available() && (gs->powers <= GHASH_SHORT_POWERS || gs == kuai_ghash_best()),
+          "kuai_ghash_short: a usable backend with at most %d powers, else the best",
+          GHASH_SHORT_POWERS);
     for (size_t ci = 0; ci < ALL_CIPHERS_N; ci++) {
         kuai_cipher c = all_ciphers[ci];
         const char *be[MAX_BACKENDS];

@@ -37,6 +37,9 @@ typedef struct ghash_impl {
     const char *name;
     int priority; /* highest usable first */
     int (*available)(void);
+    /* powers of H init makes (the blocks update folds per reduction):
+     * init's cost grows with them (kuai_ghash_short) */
+    unsigned powers;
     /* h: the hash subkey E_K(0^128). Fills hkey (GHASH_KEY_BYTES, 64-byte
      * aligned) with whatever update needs. */
     void (*init)(unsigned char *hkey, const uint8_t h[16]);
@@ -81,5 +84,10 @@ void kuai_ghash_key_reflect(uint8_t out[16], const uint8_t h[16]);
  * one, chosen once per process. (src/registry.c) */
 const ghash_impl *const *kuai_ghash_impls(void);
 const ghash_impl *kuai_ghash_best(void);
+/* The one for a short message (a few blocks, where init's powers of H are
+ * most of GHASH's time): the best usable one with at most
+ * GHASH_SHORT_POWERS powers (src/registry.c). */
+#define GHASH_SHORT_POWERS 8
+const ghash_impl *kuai_ghash_short(void);
 
 #endif

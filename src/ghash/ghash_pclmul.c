@@ -49,6 +49,7 @@ const ghash_impl ghash_pclmul = {
     .priority = 100,
     .name = "pclmul",
     .available = pclmul_available,
+    .powers = AGG,
     .init = pclmul_init,
     .update = pclmul_update,
 };

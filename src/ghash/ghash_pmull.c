@@ -130,6 +130,7 @@ const ghash_impl ghash_pmull = {
     .priority = 100,
     .name = "pmull",
     .available = pmull_available,
+    .powers = AGG,
     .init = pmull_init,
     .update = pmull_update,
 };

@@ -145,6 +145,7 @@ const ghash_impl ghash_ref = {
     .priority = 0,
     .name = "ref",
     .available = ref_available,
+    .powers = 1,
     .init = ref_init,
     .update = ref_update,
 };

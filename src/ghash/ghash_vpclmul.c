@@ -83,6 +83,7 @@ const ghash_impl ghash_vpclmul = {
     .priority = 200,
     .name = "vpclmul",
     .available = vpclmul_available,
+    .powers = AGG,
     .init = vpclmul_init,
     .update = vpclmul_update,
 };

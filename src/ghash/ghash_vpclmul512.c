@@ -78,6 +78,7 @@ const ghash_impl ghash_vpclmul512 = {
     .priority = 300,
     .name = "vpclmul512",
     .available = vpclmul512_available,
+    .powers = AGG,
     .init = vpclmul512_init,
     .update = vpclmul512_update,
 };

@@ -393,7 +393,7 @@ static void gcm_oneshot(const kuai_key *k, const uint8_t *iv, size_t iv_len, con
 {
     kuai_gcm_ctx c;
     if (gcm_short(k, iv_len, len)) {
-        gcm_oneshot_short(&c, k, kuai_ghash_best(), iv, aad, aad_len, in, out, len, enc);
+        gcm_oneshot_short(&c, k, kuai_ghash_short(), iv, aad, aad_len, in, out, len, enc);
         gcm_tag(&c, full);
         kuai_wipe(&c, sizeof c);
         return;

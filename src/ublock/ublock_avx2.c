@@ -209,7 +209,7 @@ UB_AVX2_MASKS_CALLS(ublock256_avx2_)
 #define UL_FN(name) ublock_ll_avx2_##name
 #define UL_Y /* and the ymm form: uBlock-128 groups of 2 and 4, uBlock-256 pairs */
 /* Where ymm runs whole, 3-4 uBlock-256/256 blocks run as two pairs side
- * by side (ublock_ll.h's g4_256), and 5 blocks took 801 TSC cycles there
+ * by side (ublock_ll.h's g2), and 5 blocks took 801 TSC cycles there
  * against a pass's ~671 (Xeon, Sapphire Rapids class, 2026-12-01): below
  * 5. Where it is split, the crossovers below. */
 enum { ublock128_avx2_crossover_yfull = 9, ublock256_avx2_crossover_yfull = 5 };

@@ -1546,80 +1546,53 @@ UB_KERNEL void UL_FN(zgroup8)(const UL_FN(gkey) * k, const uint8_t *in, uint8_t 
 }
 #endif
 
-/* The kernels, one per block count and direction (nb constant in each) */
+/* The kernels of two groups side by side, one per block count and
+ * direction (nb constant in each): uBlock-128's 5..8 blocks (UL_G8),
+ * 256/256's 3..4 (UL_G4) */
 #ifdef UL_Z
 #define UL_G8(nb, enc) (UL_ZFULL ? UL_FN(zgroup8) : UL_FN(ygroup8))(k, in, out, nb, enc)
-#else
-#define UL_G8(nb, enc) UL_FN(ygroup8)(k, in, out, nb, enc)
-#endif
-#define UL_G8_KERNEL(nb)                                                                           \
-    static void UL_FN(enc8_##nb)(const UL_FN(gkey) * k, const uint8_t *in, uint8_t *out)           \
-    {                                                                                              \
-        UL_G8(nb, 1);                                                                              \
-    }                                                                                              \
-    static void UL_FN(dec8_##nb)(const UL_FN(gkey) * k, const uint8_t *in, uint8_t *out)           \
-    {                                                                                              \
-        UL_G8(nb, 0);                                                                              \
-    }
-UL_G8_KERNEL(5)
-UL_G8_KERNEL(6)
-UL_G8_KERNEL(7)
-UL_G8_KERNEL(8)
-#undef UL_G8_KERNEL
-#undef UL_G8
-
-/* Up to 8 of the *n blocks at *in to *out as one group, and the pointers
- * and count moved past them; 0 (nothing done) where ymm is split. */
-static inline int UL_FN(g8)(const UL_FN(gkey) * k, const uint8_t **in, uint8_t **out, size_t *n,
-                            int enc)
-{
-    typedef void (*g8_fn)(const UL_FN(gkey) *, const uint8_t *, uint8_t *);
-    static const g8_fn fns[2][4] = {{UL_FN(dec8_5), UL_FN(dec8_6), UL_FN(dec8_7), UL_FN(dec8_8)},
-                                    {UL_FN(enc8_5), UL_FN(enc8_6), UL_FN(enc8_7), UL_FN(enc8_8)}};
-    if (!UL_YFULL)
-        return 0;
-    const size_t m = *n < 8 ? *n : 8;
-    fns[enc][m - 5](k, *in, *out);
-    *in += 16 * m;
-    *out += 16 * m;
-    *n -= m;
-    return 1;
-}
-
-/* 3..4 uBlock-256/256 blocks under one key as two pairs side by side
- * (ygroup256x2, zgroup256x2), a kernel per count and direction */
-#ifdef UL_Z
 #define UL_G4(nb, enc)                                                                             \
     (UL_ZFULL ? UL_FN(zgroup256x2) : UL_FN(ygroup256x2))(k->rk, k->kc, k->rounds, in, out, nb, enc)
 #else
+#define UL_G8(nb, enc) UL_FN(ygroup8)(k, in, out, nb, enc)
 #define UL_G4(nb, enc) UL_FN(ygroup256x2)(k->rk, k->kc, k->rounds, in, out, nb, enc)
 #endif
-#define UL_G4_KERNEL(nb)                                                                           \
-    static void UL_FN(enc4_##nb)(const UL_FN(gkey) * k, const uint8_t *in, uint8_t *out)           \
+#define UL_G2_KERNEL(name, nb, run)                                                                \
+    static void UL_FN(enc##name)(const UL_FN(gkey) * k, const uint8_t *in, uint8_t *out)           \
     {                                                                                              \
-        UL_G4(nb, 1);                                                                              \
+        run(nb, 1);                                                                                \
     }                                                                                              \
-    static void UL_FN(dec4_##nb)(const UL_FN(gkey) * k, const uint8_t *in, uint8_t *out)           \
+    static void UL_FN(dec##name)(const UL_FN(gkey) * k, const uint8_t *in, uint8_t *out)           \
     {                                                                                              \
-        UL_G4(nb, 0);                                                                              \
+        run(nb, 0);                                                                                \
     }
-UL_G4_KERNEL(3)
-UL_G4_KERNEL(4)
-#undef UL_G4_KERNEL
+UL_G2_KERNEL(8_5, 5, UL_G8)
+UL_G2_KERNEL(8_6, 6, UL_G8)
+UL_G2_KERNEL(8_7, 7, UL_G8)
+UL_G2_KERNEL(8_8, 8, UL_G8)
+UL_G2_KERNEL(4_3, 3, UL_G4)
+UL_G2_KERNEL(4_4, 4, UL_G4)
+#undef UL_G2_KERNEL
+#undef UL_G8
 #undef UL_G4
 
-/* Up to 4 of the *n uBlock-256/256 blocks as one group, as g8 */
-static inline int UL_FN(g4_256)(const UL_FN(gkey) * k, const uint8_t **in, uint8_t **out, size_t *n,
-                                int enc)
+/* Up to two groups' worth of the *n blocks (of bs bytes, more than one
+ * group) at *in to *out as one group of two, and the pointers and count
+ * moved past them; 0 (nothing done) where ymm is split. */
+static inline int UL_FN(g2)(const UL_FN(gkey) * k, size_t bs, const uint8_t **in, uint8_t **out,
+                            size_t *n, int enc)
 {
-    typedef void (*g4_fn)(const UL_FN(gkey) *, const uint8_t *, uint8_t *);
-    static const g4_fn fns[2][2] = {{UL_FN(dec4_3), UL_FN(dec4_4)}, {UL_FN(enc4_3), UL_FN(enc4_4)}};
+    typedef void (*g2_fn)(const UL_FN(gkey) *, const uint8_t *, uint8_t *);
+    static const g2_fn fns[2][2][4] = {
+        {{UL_FN(dec8_5), UL_FN(dec8_6), UL_FN(dec8_7), UL_FN(dec8_8)},
+         {UL_FN(enc8_5), UL_FN(enc8_6), UL_FN(enc8_7), UL_FN(enc8_8)}},
+        {{UL_FN(dec4_3), UL_FN(dec4_4), 0, 0}, {UL_FN(enc4_3), UL_FN(enc4_4), 0, 0}}};
     if (!UL_YFULL)
         return 0;
-    const size_t m = *n < 4 ? *n : 4;
-    fns[enc][m - 3](k, *in, *out);
-    *in += 32 * m;
-    *out += 32 * m;
+    const size_t g = bs == 16 ? UL_G128 : UL_G256, m = *n < 2 * g ? *n : 2 * g;
+    fns[bs == 32][enc][m - g - 1](k, *in, *out);
+    *in += bs * m;
+    *out += bs * m;
     *n -= m;
     return 1;
 }
@@ -2248,21 +2221,18 @@ static void UL_FN(mk_short)(const kuai_key *const *keys, uint8_t *const *ivs,
 }
 
 /* n blocks under one key: crypt, and first 5..8 uBlock-128 blocks at a
- * time as one group of 8 (g8), 3..4 of 256/256 as one of 4 (g4_256). Here,
+ * time as one group of 8, 3..4 of 256/256 as one of 4 (g2). Here,
  * not in crypt, which the multi-key calls share: calls of one group pay
  * one test. */
 static inline void UL_FN(crypt1)(const ublock_sched *s, const uint8_t *in, uint8_t *out, size_t n,
                                  int enc)
 {
 #ifdef UL_Y
-    if (n > (s->nbytes == 16 ? UL_G128 : UL_G256)) {
+    const size_t g = s->nbytes == 16 ? UL_G128 : UL_G256;
+    if (n > g) {
         const UL_FN(gkey) k = {UL_FN(rows)(s), NULL, s->rounds};
-        if (s->nbytes == 16)
-            while (n > UL_G128 && UL_FN(g8)(&k, &in, &out, &n, enc))
-                ;
-        else
-            while (n > UL_G256 && UL_FN(g4_256)(&k, &in, &out, &n, enc))
-                ;
+        while (n > g && UL_FN(g2)(&k, s->nbytes, &in, &out, &n, enc))
+            ;
     }
 #endif
     UL_FN(crypt)(&s, in, out, n, enc, 0);

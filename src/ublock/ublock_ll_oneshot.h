@@ -1122,12 +1122,8 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
                 const uint8_t *ip = in[i];
                 uint8_t *op = out[i];
                 size_t r = nblocks;
-                if (m < 2)
-                    while (r > g && UL_FN(g8)(&k, &ip, &op, &r, enc))
-                        ;
-                else
-                    while (r > g && UL_FN(g4_256)(&k, &ip, &op, &r, enc))
-                        ;
+                while (r > g && UL_FN(g2)(&k, bs, &ip, &op, &r, enc))
+                    ;
                 b = nblocks - r;
                 wiped &= b == 0;
             }

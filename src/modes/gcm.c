@@ -336,9 +336,9 @@ static int check_oneshot(const kuai_key *k, const uint8_t *iv, size_t iv_len, co
  * up to GCM_SHORT_BATCH blocks, where gcm_setup and gcm_crypt make two
  * calls. The few-block kernels cost about as much for 8 blocks as for 2
  * (their rounds wait on a chain), so the second call was nearly a whole
- * one more: kuai_bench gcm-enc-short (64 bytes, 16 of AAD) went from 0.79x
- * to 1.19x libgcrypt's time for SM4 on vaes, 1.15x to 1.35x OpenSSL's for
- * AES-128 on vaes (Xeon, Sapphire Rapids class; docs/performance.md). The
+ * one more: in kuai_bench gcm-enc-short (64 bytes, 16 of AAD) SM4 on vaes
+ * went from 0.79x libgcrypt's speed to 1.19x, AES-128 on vaes from 1.15x
+ * OpenSSL's to 1.35x (Xeon, Sapphire Rapids class; docs/performance.md). The
  * rest is gcm_oneshot's: the AAD, GHASH over the ciphertext (on
  * kuai_ghash_short's backend), the tag.
  */

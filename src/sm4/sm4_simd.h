@@ -59,6 +59,9 @@
 #include <string.h>
 
 #define SM4S_INLINE static inline __attribute__((always_inline))
+#ifndef SM4S_PASS_ATTR
+#define SM4S_PASS_ATTR __attribute__((noinline)) KUAI_HOT_ALIGN
+#endif
 
 #ifndef sm4v_pin
 #define sm4v_pin(x) (x)
@@ -123,6 +126,18 @@ SM4S_INLINE void sm4s_buf_in(uint8_t *buf, const uint8_t *in, size_t nblocks, si
         sm4v_storeu(buf + j * SM4S_VB,
                     have ? sm4v_load_blocks(in + j * SM4S_VB, have < BPV ? have : BPV)
                          : sm4v_zero());
+    }
+}
+
+/* nblocks blocks from buf to out, 16 bytes at a time: gcc made a memcpy of
+ * a length it knew to be short (and this loop without the empty asm) rep
+ * movsq, whose start-up took SM4 ECB of 1-7 blocks on vaes 404 -> 450 TSC
+ * cycles (Xeon, Sapphire Rapids) */
+SM4S_INLINE void sm4s_blocks_out(uint8_t *out, const uint8_t *buf, size_t nblocks)
+{
+    for (size_t i = 0; i < nblocks; i++) {
+        memcpy(out + i * SM4S_BLOCK, buf + i * SM4S_BLOCK, SM4S_BLOCK);
+        __asm__ volatile("");
     }
 }
 
@@ -218,8 +233,8 @@ SM4S_INLINE void sm4s_crypt_pass(int G, const uint32_t *kp, ptrdiff_t kstep, int
  * say) still has several groups in flight.
  */
 #define SM4S_DEFINE_PASS(G)                                                                        \
-    static void sm4s_pass_##G(const uint32_t *kp, ptrdiff_t kstep, const uint8_t *in,              \
-                              uint8_t *out)                                                        \
+    static SM4S_PASS_ATTR void sm4s_pass_##G(const uint32_t *kp, ptrdiff_t kstep,                  \
+                                             const uint8_t *in, uint8_t *out)                      \
     {                                                                                              \
         sm4s_crypt_pass(G, kp, kstep, 0, in, out);                                                 \
     }                                                                                              \
@@ -237,28 +252,71 @@ static void sm4s_pass_g(int G, const uint32_t *kp, ptrdiff_t kstep, const uint8_
 static void sm4s_ctr_g(int G, const uint32_t *rk, uint64_t hi, uint64_t lo, const uint8_t *in,
                        uint8_t *out);
 
+/*
+ * The pass for what is left of a call after its whole passes of SM4S_G
+ * groups: the blocks' groups rounded up to one pass of 1, 2 or 4 groups
+ * (zero-padded through a buffer where the blocks fill part of it), or,
+ * for more than 4 groups, the widest whole pass that fits and then again.
+ * Passes of few groups wait on their rounds' chain, so a padded one costs
+ * about what its whole one does, where a part group after whole ones was a
+ * pass more: SM4 ECB, TSC cycles, 5-7 blocks on aesni 767 -> 562, 9-15 on
+ * vaes 798-830 -> 615, 17-31 on gfni 460-467 -> 315-323 (Xeon, Sapphire
+ * Rapids class; docs/performance.md).
+ */
+static size_t sm4s_rest_groups(size_t nblocks)
+{
+    const size_t groups = (nblocks + SM4V_W - 1) / SM4V_W;
+    if (groups <= 4)
+        return groups <= 1 ? 1 : groups <= 2 ? 2 : 4;
+    size_t g = SM4S_G / 2;
+    while (g * SM4V_W > nblocks)
+        g /= 2;
+    return g;
+}
+
+/* One pass of g (2 or 4) groups over nblocks, fewer than fill it, through
+ * a zero-padded buffer: out of line, so that its frame is no part of the
+ * calls that do not come here (SM4 ECB of 1-8 blocks on gfni 240 -> 260
+ * TSC cycles when it was) */
+static __attribute__((noinline)) void sm4s_pass_padded(int g, const uint32_t *kp, ptrdiff_t kstep,
+                                                       const uint8_t *in, uint8_t *out,
+                                                       size_t nblocks)
+{
+    uint8_t buf[4 * SM4S_GB];
+    sm4s_buf_in(buf, in, nblocks, 4 * (size_t)g);
+    sm4s_pass_g(g, kp, kstep, buf, buf);
+    sm4s_blocks_out(out, buf, nblocks);
+    kuai_wipe(buf, (size_t)g * SM4S_GB);
+}
+
 /* nblocks under the round keys kp[0], kp[kstep], ... kp[31 * kstep]. */
 static void sm4s_crypt_rk(const uint32_t *kp, ptrdiff_t kstep, const uint8_t *in, uint8_t *out,
                           size_t nblocks)
 {
-    for (int G = SM4S_G; G >= 1; G /= 2) {
-        size_t n = (size_t)G * SM4V_W;
-        while (nblocks >= n) {
-            sm4s_pass_g(G, kp, kstep, in, out);
-            in += n * SM4S_BLOCK;
-            out += n * SM4S_BLOCK;
-            nblocks -= n;
-            if (G != SM4S_G)
-                break;
-        }
+    for (; nblocks >= (size_t)SM4S_G * SM4V_W; nblocks -= (size_t)SM4S_G * SM4V_W) {
+        sm4s_pass_g(SM4S_G, kp, kstep, in, out);
+        in += (size_t)SM4S_G * SM4S_GB;
+        out += (size_t)SM4S_G * SM4S_GB;
     }
-    if (nblocks) {
-        /* A partial group: the vector loads and stores take whole groups,
-         * so it goes through a buffer, zero-padded. */
+    while (nblocks > SM4V_W) {
+        const size_t g = sm4s_rest_groups(nblocks), n = g * SM4V_W;
+        if (nblocks < n) {
+            sm4s_pass_padded((int)g, kp, kstep, in, out, nblocks);
+            return;
+        }
+        sm4s_pass_g((int)g, kp, kstep, in, out);
+        in += n * SM4S_BLOCK;
+        out += n * SM4S_BLOCK;
+        nblocks -= n;
+    }
+    if (nblocks == SM4V_W) {
+        sm4s_pass_g(1, kp, kstep, in, out);
+    } else if (nblocks) {
+        /* the vector loads and stores take whole groups: a buffer */
         uint8_t buf[SM4S_GB];
         sm4s_buf_in(buf, in, nblocks, 4);
         sm4s_pass_g(1, kp, kstep, buf, buf);
-        memcpy(out, buf, nblocks * SM4S_BLOCK);
+        sm4s_blocks_out(out, buf, nblocks);
         kuai_wipe(buf, sizeof buf);
     }
 }
@@ -333,25 +391,30 @@ static void sm4s_ctr_blocks(const kuai_key *k, uint8_t *ctr, const uint8_t *in, 
 {
     const uint32_t *rk = sm4_sched_const(k)->rk;
     uint64_t hi = sm4s_load_be64(ctr), lo = sm4s_load_be64(ctr + 8);
-    for (int G = SM4S_G; G >= 1; G /= 2) {
-        size_t n = (size_t)G * SM4V_W;
-        while (nblocks >= n) {
-            sm4s_ctr_g(G, rk, hi, lo, in, out);
+    for (; nblocks >= (size_t)SM4S_G * SM4V_W; nblocks -= (size_t)SM4S_G * SM4V_W) {
+        sm4s_ctr_g(SM4S_G, rk, hi, lo, in, out);
+        SM4S_CTR_ADD(hi, lo, (uint64_t)SM4S_G * SM4V_W);
+        in += (size_t)SM4S_G * SM4S_GB;
+        out += (size_t)SM4S_G * SM4S_GB;
+    }
+    while (nblocks) { /* as sm4s_crypt_rk's rest */
+        const size_t g = sm4s_rest_groups(nblocks), n = g * SM4V_W;
+        if (nblocks >= n) {
+            sm4s_ctr_g((int)g, rk, hi, lo, in, out);
             SM4S_CTR_ADD(hi, lo, (uint64_t)n);
             in += n * SM4S_BLOCK;
             out += n * SM4S_BLOCK;
             nblocks -= n;
-            if (G != SM4S_G)
-                break;
+            continue;
         }
-    }
-    if (nblocks) {
-        uint8_t buf[SM4S_GB] = {0};
-        memcpy(buf, in, nblocks * SM4S_BLOCK);
-        sm4s_ctr_g(1, rk, hi, lo, buf, buf);
-        memcpy(out, buf, nblocks * SM4S_BLOCK);
-        kuai_wipe(buf, sizeof buf);
+        uint8_t buf[4 * SM4S_GB];
+        memset(buf, 0, g * SM4S_GB);
+        sm4s_blocks_out(buf, in, nblocks);
+        sm4s_ctr_g((int)g, rk, hi, lo, buf, buf);
+        sm4s_blocks_out(out, buf, nblocks);
+        kuai_wipe(buf, g * SM4S_GB);
         SM4S_CTR_ADD(hi, lo, (uint64_t)nblocks);
+        break;
     }
     sm4s_store_be64(ctr, hi);
     sm4s_store_be64(ctr + 8, lo);

@@ -109,13 +109,22 @@ static void ghash_blocks(kuai_gcm_ctx *c, const uint8_t *in, size_t nblocks)
     ctx_ghash(c)->update(ctx_hkey(c), c->priv_y, in, nblocks);
 }
 
+/* A fresh context under key k with GHASH backend gh, its key material
+ * from H (gcm_setup, gcm_oneshot_short). */
+static void gcm_ctx_start(kuai_gcm_ctx *c, const kuai_key *k, const ghash_impl *gh,
+                          const uint8_t h[16])
+{
+    c->priv_key = k;
+    c->priv_ghash = gh;
+    c->priv_hkey_off = (uint32_t)(-(uintptr_t)c->priv_hkey & 63);
+    gh->init(ctx_hkey(c), h);
+}
+
 static void gcm_setup(kuai_gcm_ctx *c, const kuai_key *k, const ghash_impl *gh, const uint8_t *iv,
                       size_t iv_len)
 {
     const kuai_impl *impl = kuai_key_impl(k);
     memset(c, 0, sizeof *c);
-    c->priv_key = k;
-    c->priv_ghash = gh;
 
     /* H = E_K(0^128), and for 96-bit IVs E_K(J0) in the same call: the
      * wide backends cost nearly as much for one block as for a batch. */
@@ -131,8 +140,7 @@ static void gcm_setup(kuai_gcm_ctx *c, const kuai_key *k, const ghash_impl *gh, 
     } else {
         impl->enc_blocks(k, blk, blk, 1);
     }
-    c->priv_hkey_off = (uint32_t)(-(uintptr_t)c->priv_hkey & 63);
-    gh->init(ctx_hkey(c), blk);
+    gcm_ctx_start(c, k, gh, blk);
     kuai_wipe(blk, sizeof blk);
 
     /* Other IVs: J0 = GHASH(IV, 0-pad, 0^64, [len(IV)]_64), built in
@@ -356,16 +364,13 @@ static void gcm_oneshot_short(kuai_gcm_ctx *c, const kuai_key *k, const ghash_im
     const size_t nd = (len + 15) / 16, whole = len / 16, rest = len % 16;
     _Alignas(16) uint8_t blk[16 * GCM_SHORT_BATCH] = {0};
     memset(c, 0, sizeof *c);
-    c->priv_key = k;
-    c->priv_ghash = gh;
     for (size_t i = 0; i <= nd; i++) { /* J0 = IV || 0^31 || 1, then inc32 */
         memcpy(blk + 16 * (i + 1), iv, 12);
         store_be32(blk + 16 * (i + 1) + 12, (uint32_t)(i + 1));
     }
     kuai_key_impl(k)->enc_blocks(k, blk, blk, 2 + nd);
     memcpy(c->priv_ekj0, blk + 16, 16);
-    c->priv_hkey_off = (uint32_t)(-(uintptr_t)c->priv_hkey & 63);
-    gh->init(ctx_hkey(c), blk);
+    gcm_ctx_start(c, k, gh, blk);
     c->priv_magic = GCM_MAGIC;
     if (aad_len)
         gcm_absorb_aad(c, aad, aad_len);

@@ -408,8 +408,7 @@ static void sm4s_ctr_blocks(const kuai_key *k, uint8_t *ctr, const uint8_t *in, 
             continue;
         }
         uint8_t buf[4 * SM4S_GB];
-        memset(buf, 0, g * SM4S_GB);
-        sm4s_blocks_out(buf, in, nblocks);
+        sm4s_buf_in(buf, in, nblocks, 4 * g);
         sm4s_ctr_g((int)g, rk, hi, lo, buf, buf);
         sm4s_blocks_out(out, buf, nblocks);
         kuai_wipe(buf, g * SM4S_GB);

@@ -1482,6 +1482,15 @@ static void UL_FN(ydec2)(const ublock_sched *const *k, const uint8_t *in, uint8_
 typedef void (*UL_FN(group_fn))(const ublock_sched *const *, const uint8_t *, uint8_t *);
 
 #ifdef UL_Y
+/* A key's round keys for the groups side by side: the stored forms (rk:
+ * key setup's, or ks_ll's copy of uBlock-128's) or ks_ll's uBlock-256/256
+ * halves (kc, rk NULL) */
+typedef struct {
+    const void *rk;
+    const UL_H *kc;
+    unsigned rounds;
+} UL_FN(gkey);
+
 /*
  * 5..8 uBlock-128 blocks under one key: two groups of 4 side by side, as
  * two zmm vector pairs where the core runs zmm whole, else as 3-4 ymm
@@ -1498,15 +1507,6 @@ typedef void (*UL_FN(group_fn))(const ublock_sched *const *, const uint8_t *, ui
  * pairs 18 shuffles on port 5. Where ymm is split (Zen 1) the groups stay
  * one after the other.
  */
-/* A key's round keys for the groups side by side: the stored forms (rk:
- * key setup's, or ks_ll's copy of uBlock-128's) or ks_ll's uBlock-256/256
- * halves (kc, rk NULL) */
-typedef struct {
-    const void *rk;
-    const UL_H *kc;
-    unsigned rounds;
-} UL_FN(gkey);
-
 UB_KERNEL void UL_FN(ygroup8)(const UL_FN(gkey) * k, const uint8_t *in, uint8_t *out, int nb,
                               int enc)
 {

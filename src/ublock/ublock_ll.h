@@ -360,13 +360,13 @@ UB_KERNEL void UL_FN(ykget128)(const v256 *const *kc, int j, unsigned i, int nb,
     *k1 = v256_row16(&x[2 * i + 1]);
 }
 
-/* nb blocks (2..UL_G128) in UL_YV(nb) vectors through all rounds, keys as
- * enc128's. */
+/* nb blocks (2..2 UL_G128) in UL_YV(nb) vectors through all rounds, keys
+ * as enc128's. */
 UB_KERNEL void UL_FN(yenc128)(v256 *a, v256 *b, const v256 *const *kc, unsigned rounds, int nb,
                               int mk)
 {
     const int nv = UL_YV(nb), nk = mk ? nv : 1, d7 = nv == 1 && UL_CHAIN7;
-    v256 k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
+    v256 k0[UL_YV(2 * UL_G128)], k1[UL_YV(2 * UL_G128)];
     for (int j = 0; j < nk; j++)
         UL_FN(ykget128)(kc, j, 0, nb, mk, &k0[j], &k1[j]);
     for (int j = 0; j < nv; j++) {
@@ -389,7 +389,7 @@ UB_KERNEL void UL_FN(ydec128)(v256 *a, v256 *b, const v256 *const *kc, unsigned 
                               int mk, int wipe)
 {
     const int nv = UL_YV(nb), nk = mk ? nv : 1;
-    v256 k0[UL_YV(UL_G128)], k1[UL_YV(UL_G128)];
+    v256 k0[UL_YV(2 * UL_G128)], k1[UL_YV(2 * UL_G128)];
     for (int j = 0; j < nk; j++)
         UL_FN(ykget128)(kc, j, rounds, nb, mk, &k0[j], &k1[j]);
     if (wipe)
@@ -650,8 +650,9 @@ UB_KERNEL void UL_FN(zgroup128)(const void *const *kc, unsigned rounds, const ui
 }
 #endif
 
-/* nb blocks (2..UL_G128), block j from src[j] to dst[j] (all loads before
- * the stores), keys as enc128's; wipe as ydec128's (decryption on ymm
+/* nb blocks (2..UL_G128, or up to twice that under several keys, mk
+ * UL_MK_XMM: two groups side by side), block j from src[j] to dst[j] (all
+ * loads before the stores), keys as enc128's; wipe as ydec128's (decryption on ymm
  * only: on zmm, where a round waits on port 5, the zeroing among the
  * rounds measured slower than a wipe after them, 183 -> 190 TSC cycles for
  * a uBlock-128/128 one-shot decryption of 4 blocks, Xeon, Sapphire
@@ -660,12 +661,12 @@ UB_KERNEL int UL_FN(ygroup128)(const v256 *const *kc, unsigned rounds, const uin
                                uint8_t *const *dst, int nb, int enc, int mk, int wipe)
 {
 #ifdef UL_Z
-    if (nb >= 3 && (UL_ZFULL || !mk)) { /* one vector pair on zmm */
+    if (nb >= 3 && nb <= UL_G128 && (UL_ZFULL || !mk)) { /* one vector pair on zmm */
         UL_FN(zgroup128)((const void *const *)kc, rounds, src, dst, nb, enc, mk);
         return 0;
     }
 #endif
-    v256 a[UL_YV(UL_G128)], b[UL_YV(UL_G128)];
+    v256 a[UL_YV(2 * UL_G128)], b[UL_YV(2 * UL_G128)];
     for (int j = 0; j < UL_YV(nb); j++) {
         const int j1 = 2 * j + 1 < nb ? 2 * j + 1 : 2 * j;
         UL_FN(yload128)(src[2 * j], src[j1], j1 == 2 * j, &a[j], &b[j]);
@@ -1466,6 +1467,45 @@ UL_GROUP_KERNEL(4)
 #undef UL_GROUP_KERNEL
 
 #ifdef UL_Y
+#ifdef UL_Z
+#define UL_MK8 (!UL_ZFULL)
+#else
+#define UL_MK8 UL_YFULL
+#endif
+/* 5..8 uBlock-128 blocks under their keys (block j from src[j] to dst[j]
+ * under keys[j]) as two groups side by side, where ymm runs whole: the
+ * multi-key calls' groups (mk_short_bs), as g2 runs one key's. */
+UB_KERNEL void UL_FN(groupp8)(const ublock_sched *const *keys, const uint8_t *const *src,
+                              uint8_t *const *dst, int nb, int enc)
+{
+    const v256 *ky[2 * UL_G128];
+    for (int j = 0; j < nb; j++) {
+        const UL_FN(kv) *kfj = UL_FN(stored)(keys[j]);
+        __asm__("" : "+r"(kfj)); /* in a general register (groupp's note) */
+        ky[j] = (const v256 *)(const void *)kfj;
+    }
+    UL_FN(ygroup128)(ky, keys[0]->rounds, src, dst, nb, enc, UL_MK_XMM, 0);
+}
+
+#define UL_GROUPP8_KERNEL(nb)                                                                      \
+    static void UL_FN(pmkenc8_##nb)(const ublock_sched *const *k, const uint8_t *const *src,       \
+                                    uint8_t *const *dst)                                           \
+    {                                                                                              \
+        UL_FN(groupp8)(k, src, dst, nb, 1);                                                        \
+    }                                                                                              \
+    static void UL_FN(pmkdec8_##nb)(const ublock_sched *const *k, const uint8_t *const *src,       \
+                                    uint8_t *const *dst)                                           \
+    {                                                                                              \
+        UL_FN(groupp8)(k, src, dst, nb, 0);                                                        \
+    }
+UL_GROUPP8_KERNEL(5)
+UL_GROUPP8_KERNEL(6)
+UL_GROUPP8_KERNEL(7)
+UL_GROUPP8_KERNEL(8)
+#undef UL_GROUPP8_KERNEL
+#endif
+
+#ifdef UL_Y
 /* One key's uBlock-256/256 pair on ymm (the choice made by the caller, so
  * that each kernel holds one path: made inside, it cost Zen 1's xmm pair
  * 12% on ECB of 2 blocks; see ygroup256k). */
@@ -2133,93 +2173,6 @@ UB_KERNEL void UL_FN(copy_block)(uint8_t *dst, const uint8_t *src, size_t bs)
         v128_storeu(dst + o, v128_loadu(src + o));
 }
 
-/*
- * The mk_short hook: n streams of nblocks blocks each (below the
- * crossover), stream i from in[i] to out[i] under keys[i], straight from
- * each key's stored forms and on the callers' buffers. Blocks are taken in
- * order (stream by stream) into groups of UL_G128 / UL_G256: a group of
- * one stream's blocks runs under its one key, any other (one block of each
- * of 4 streams, a stream's tail with the next one's head) as a multi-key
- * group. Only which stream a block belongs to (public) picks the kernel.
- * CBC decryption (ivs) keeps a copy of each group's ciphertext (public)
- * for the XOR, since out[i] may be in[i].
- */
-UB_KERNEL void UL_FN(mk_short_bs)(const kuai_key *const *keys, uint8_t *const *ivs,
-                                  const uint8_t *const *in, uint8_t *const *out, size_t n,
-                                  size_t nblocks, int enc, const size_t bs)
-{
-    static const UL_FN(group_fn)
-        one[2][5] = {{0, UL_FN(dec1), UL_FN(dec2), UL_FN(dec3), UL_FN(dec4)},
-                     {0, UL_FN(enc1), UL_FN(enc2), UL_FN(enc3), UL_FN(enc4)}};
-    static void (*const many[2][5])(const ublock_sched *const *, const uint8_t *const *,
-                                    uint8_t *const *) = {
-        {0, UL_FN(pmkdec1), UL_FN(pmkdec2), UL_FN(pmkdec3), UL_FN(pmkdec4)},
-        {0, UL_FN(pmkenc1), UL_FN(pmkenc2), UL_FN(pmkenc3), UL_FN(pmkenc4)}};
-    const size_t g = bs == 16 ? UL_G128 : UL_G256;
-    const ublock_sched *ks[UL_G128];
-    const uint8_t *src[UL_G128];
-    uint8_t *dst[UL_G128];
-    size_t sid[UL_G128], tt[UL_G128], m = 0;
-    _Alignas(16) uint8_t ct[UL_G128][32], carry[32];
-    enc = enc != 0;
-    if (!ivs && nblocks == 1) {
-        /* one block a stream (ECB): groups of streams straight from the
-         * callers' arrays, none of the bookkeeping below */
-        for (size_t i = 0, w; i < n; i += w) {
-            w = n - i < g ? n - i : g;
-            for (size_t j = 0; j < w; j++)
-                ks[j] = ublock_sched_const(keys[i + j]);
-            if (w == 1)
-                one[enc][1](ks, in[i], out[i]);
-            else
-                many[enc][w](ks, in + i, out + i);
-        }
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const ublock_sched *s = ublock_sched_const(keys[i]);
-        for (size_t t = 0; t < nblocks; t++) {
-            ks[m] = s;
-            src[m] = in[i] + t * bs;
-            dst[m] = out[i] + t * bs;
-            sid[m] = i;
-            tt[m] = t;
-            if (++m < g && !(i == n - 1 && t == nblocks - 1))
-                continue;
-            if (ivs)
-                for (size_t j = 0; j < m; j++)
-                    UL_FN(copy_block)(ct[j], src[j], bs);
-            if (sid[0] == sid[m - 1]) /* one stream: its blocks are contiguous */
-                one[enc][m](ks, src[0], dst[0]);
-            else
-                many[enc][m](ks, src, dst);
-            if (ivs) {
-                for (size_t j = 0; j < m; j++) {
-                    const uint8_t *prev = tt[j] == 0 ? ivs[sid[j]] : j ? ct[j - 1] : carry;
-                    for (size_t o = 0; o < bs; o += 16)
-                        v128_storeu(dst[j] + o,
-                                    v128_xor(v128_loadu(dst[j] + o), v128_loadu(prev + o)));
-                    if (tt[j] == nblocks - 1)
-                        UL_FN(copy_block)(ivs[sid[j]], ct[j], bs);
-                }
-                UL_FN(copy_block)(carry, ct[m - 1], bs);
-            }
-            m = 0;
-        }
-    }
-}
-
-/* bs constant in each copy: the block moves and XORs become fixed moves */
-static void UL_FN(mk_short)(const kuai_key *const *keys, uint8_t *const *ivs,
-                            const uint8_t *const *in, uint8_t *const *out, size_t n, size_t nblocks,
-                            int enc)
-{
-    if (ublock_sched_const(keys[0])->nbytes == 16)
-        UL_FN(mk_short_bs)(keys, ivs, in, out, n, nblocks, enc, 16);
-    else
-        UL_FN(mk_short_bs)(keys, ivs, in, out, n, nblocks, enc, 32);
-}
-
 /* n blocks under one key: crypt, and first 5..8 uBlock-128 blocks at a
  * time as one group of 8, 3..4 of 256/256 as one of 4 (g2). Here,
  * not in crypt, which the multi-key calls share: calls of one group pay
@@ -2236,6 +2189,141 @@ static inline void UL_FN(crypt1)(const ublock_sched *s, const uint8_t *in, uint8
     }
 #endif
     UL_FN(crypt)(&s, in, out, n, enc, 0);
+}
+
+/*
+ * The mk_short hook: n streams of nblocks blocks each (below the
+ * crossover), stream i from in[i] to out[i] under keys[i], straight from
+ * each key's stored forms and on the callers' buffers. Blocks are taken in
+ * order (stream by stream) into groups of UL_G128 / UL_G256: a group of
+ * one stream's blocks runs under its one key, any other (one block of each
+ * of 4 streams, a stream's tail with the next one's head) as a multi-key
+ * group. Where ymm runs whole, up to 8 uBlock-128 blocks (of several
+ * streams) go at once as two multi-key groups side by side (groupp8).
+ * Only which stream a block belongs to (public) picks the kernel.
+ * CBC decryption (ivs) keeps a copy of each group's ciphertext (public)
+ * for the XOR, since out[i] may be in[i].
+ */
+UB_KERNEL void UL_FN(mk_short_bs)(const kuai_key *const *keys, uint8_t *const *ivs,
+                                  const uint8_t *const *in, uint8_t *const *out, size_t n,
+                                  size_t nblocks, int enc, const size_t bs)
+{
+    static const UL_FN(group_fn)
+        one[2][5] = {{0, UL_FN(dec1), UL_FN(dec2), UL_FN(dec3), UL_FN(dec4)},
+                     {0, UL_FN(enc1), UL_FN(enc2), UL_FN(enc3), UL_FN(enc4)}};
+    static void (*const many[2][5])(const ublock_sched *const *, const uint8_t *const *,
+                                    uint8_t *const *) = {
+        {0, UL_FN(pmkdec1), UL_FN(pmkdec2), UL_FN(pmkdec3), UL_FN(pmkdec4)},
+        {0, UL_FN(pmkenc1), UL_FN(pmkenc2), UL_FN(pmkenc3), UL_FN(pmkenc4)}};
+    const size_t g = bs == 16 ? UL_G128 : UL_G256;
+#ifdef UL_Y
+    static void (*const many8[2][4])(const ublock_sched *const *, const uint8_t *const *,
+                                     uint8_t *const *) = {
+        {UL_FN(pmkdec8_5), UL_FN(pmkdec8_6), UL_FN(pmkdec8_7), UL_FN(pmkdec8_8)},
+        {UL_FN(pmkenc8_5), UL_FN(pmkenc8_6), UL_FN(pmkenc8_7), UL_FN(pmkenc8_8)}};
+    const size_t gmax = bs == 16 && UL_MK8 ? 2 * UL_G128 : g;
+#define UL_MANY(ks, src, dst, m) ((m) > g ? many8[enc][(m)-g - 1] : many[enc][m])(ks, src, dst)
+#else
+    const size_t gmax = g;
+#define UL_MANY(ks, src, dst, m) many[enc][m](ks, src, dst)
+#endif
+    const ublock_sched *ks[2 * UL_G128];
+    const uint8_t *src[2 * UL_G128];
+    uint8_t *dst[2 * UL_G128];
+    size_t sid[2 * UL_G128], tt[2 * UL_G128], m = 0;
+    _Alignas(16) uint8_t ct[2 * UL_G128][32], carry[32];
+    enc = enc != 0;
+    if (!ivs && nblocks == 1) {
+        /* one block a stream (ECB): groups of streams straight from the
+         * callers' arrays, none of the bookkeeping below */
+        for (size_t i = 0, w; i < n; i += w) {
+            w = n - i < gmax ? n - i : gmax;
+            for (size_t j = 0; j < w; j++)
+                ks[j] = ublock_sched_const(keys[i + j]);
+            if (w == 1)
+                one[enc][1](ks, in[i], out[i]);
+            else
+                UL_MANY(ks, in + i, out + i, w);
+        }
+        return;
+    }
+    if (nblocks > g) {
+        /* streams that fill groups of their own: each as one key's blocks,
+         * whose groups go two side by side (crypt1); CBC decryption up to
+         * two groups at a time, their ciphertext kept for the XOR */
+        for (size_t i = 0; i < n; i++) {
+            const ublock_sched *s = ublock_sched_const(keys[i]);
+            if (!ivs) {
+                UL_FN(crypt1)(s, in[i], out[i], nblocks, enc);
+                continue;
+            }
+            for (size_t t = 0, c; t < nblocks; t += c) {
+                c = nblocks - t < 2 * g ? nblocks - t : 2 * g;
+                for (size_t j = 0; j < c; j++)
+                    UL_FN(copy_block)(ct[j], in[i] + (t + j) * bs, bs);
+                UL_FN(crypt1)(s, in[i] + t * bs, out[i] + t * bs, c, 0);
+                for (size_t j = 0; j < c; j++) {
+                    uint8_t *d = out[i] + (t + j) * bs;
+                    const uint8_t *prev = j ? ct[j - 1] : ivs[i];
+                    for (size_t o = 0; o < bs; o += 16)
+                        v128_storeu(d + o, v128_xor(v128_loadu(d + o), v128_loadu(prev + o)));
+                }
+                UL_FN(copy_block)(ivs[i], ct[c - 1], bs);
+            }
+        }
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const ublock_sched *s = ublock_sched_const(keys[i]);
+        for (size_t t = 0; t < nblocks; t++) {
+            ks[m] = s;
+            src[m] = in[i] + t * bs;
+            dst[m] = out[i] + t * bs;
+            sid[m] = i;
+            tt[m] = t;
+            if (++m < gmax && !(i == n - 1 && t == nblocks - 1))
+                continue;
+            if (ivs)
+                for (size_t j = 0; j < m; j++)
+                    UL_FN(copy_block)(ct[j], src[j], bs);
+            if (sid[0] == sid[m - 1] && m <= g) { /* one stream: its blocks are contiguous */
+                /* one key's 256/256 pair through crypt, which runs it on
+                 * ymm where ymm runs whole (yenc2); one[enc][2] had run it
+                 * on xmm: 2 streams x 2 blocks 881 -> 410 TSC cycles
+                 * (avx512), 957 -> 677 (avx2) (Xeon, Sapphire Rapids) */
+                if (bs == 32)
+                    UL_FN(crypt)(ks, src[0], dst[0], m, enc, 0);
+                else
+                    one[enc][m](ks, src[0], dst[0]);
+            } else {
+                UL_MANY(ks, src, dst, m);
+            }
+            if (ivs) {
+                for (size_t j = 0; j < m; j++) {
+                    const uint8_t *prev = tt[j] == 0 ? ivs[sid[j]] : j ? ct[j - 1] : carry;
+                    for (size_t o = 0; o < bs; o += 16)
+                        v128_storeu(dst[j] + o,
+                                    v128_xor(v128_loadu(dst[j] + o), v128_loadu(prev + o)));
+                    if (tt[j] == nblocks - 1)
+                        UL_FN(copy_block)(ivs[sid[j]], ct[j], bs);
+                }
+                UL_FN(copy_block)(carry, ct[m - 1], bs);
+            }
+            m = 0;
+        }
+    }
+#undef UL_MANY
+}
+
+/* bs constant in each copy: the block moves and XORs become fixed moves */
+static void UL_FN(mk_short)(const kuai_key *const *keys, uint8_t *const *ivs,
+                            const uint8_t *const *in, uint8_t *const *out, size_t n, size_t nblocks,
+                            int enc)
+{
+    if (ublock_sched_const(keys[0])->nbytes == 16)
+        UL_FN(mk_short_bs)(keys, ivs, in, out, n, nblocks, enc, 16);
+    else
+        UL_FN(mk_short_bs)(keys, ivs, in, out, n, nblocks, enc, 32);
 }
 
 /* Single key: below the crossover (the calling file's, measured) the

@@ -112,13 +112,18 @@ typedef struct kuai_impl {
      * inside. */
     size_t mk_bytes;
     void (*mk_enc)(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n);
-    /* Nonzero: multi-key ECB and CBC decryption call the single-key
-     * kernels stream by stream, however short the streams. For a backend
-     * whose single-key kernel runs one block at the cost of its latency
-     * alone (AES-NI), filling the lanes costs more than it saves: 4 keys
-     * with one block each cost AES-NI ~1,000 cycles of lane-key copies and
-     * wipe beyond the four key setups. */
-    int mk_ecb_single;
+    /* Multi-key ECB and CBC decryption: streams of fewer blocks than this
+     * (and not taken by mk_short) fill the lanes, a batch of blocks of
+     * several streams at a time, each batch paying mk_setup's lane-key
+     * forms; longer streams go one by one through the single-key calls.
+     * 0: mk_lanes. 1: every stream alone, for a backend whose single-key
+     * calls beat the lanes however short the streams: AES-NI, whose one
+     * block costs its latency alone (4 keys with one block each cost
+     * ~1,000 cycles of lane-key copies and wipe beyond the four key
+     * setups), the bitsliced AES and uBlock kernels, whose per-lane masks
+     * cost more than the single-key calls' whole work (measured per
+     * backend, docs/performance.md). */
+    size_t mk_slots_blocks;
     void (*mk_dec)(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n);
     /* Optional: a narrower multi-key kernel of the same ISA family (e.g. the
      * 128-bit one under AVX2) for batches of at most its mk_lanes blocks:

@@ -460,7 +460,7 @@ static int aes_aesni_avx_available(void)
                            .mk_enc = aes_aesni_mk_enc,                                             \
                            .mk_dec = aes_aesni_mk_dec,                                             \
                            .mk_cbc_enc = aes_aesni_mk_cbc_enc,                                     \
-                           .mk_ecb_single = 1,                                                     \
+                           .mk_slots_blocks = 1,                                                   \
                            .gcm_ghash = &ghash_pclmul,                                             \
                            .gcm_blocks = gcm}
 

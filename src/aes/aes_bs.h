@@ -612,6 +612,7 @@ static void aes_bs_mk_cbc_enc(const kuai_mk *m, uint8_t *ivs, const uint8_t *con
                            .mk_enc = aes_bs_mk_enc,                                                \
                            .mk_dec = aes_bs_mk_dec,                                                \
                            .mk_narrow = narrow,                                                    \
+                           .mk_slots_blocks = 1,                                                   \
                            .mk_cbc_enc = aes_bs_mk_cbc_enc}
 
 #endif

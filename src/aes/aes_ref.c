@@ -456,4 +456,8 @@ const kuai_impl aes_ref = {
     .mk_bytes = sizeof(aes_ref_keys),
     .mk_enc = aes_ref_mk_enc,
     .mk_dec = aes_ref_mk_dec,
+    /* one block a stream fills the lanes at a profit (16 keys: ~0.55 of the
+     * single-key calls' time), two or three do not (up to 1.97x), from four
+     * the two cost the same (Xeon, Sapphire Rapids, docs/performance.md) */
+    .mk_slots_blocks = 2,
 };

@@ -32,11 +32,18 @@ int kuai_cbc_decrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t 
     int r = check_call(k, in, out, len, CALL_CBC, iv, &bs);
     if (r)
         return r;
+    cbc_decrypt_checked(k, iv, in, out, len, bs);
+    return KUAI_OK;
+}
+
+void cbc_decrypt_checked(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                         size_t len, size_t bs)
+{
     const kuai_impl *impl = kuai_key_impl(k);
     if (impl->cbc_dec_blocks) {
         if (len)
             impl->cbc_dec_blocks(k, iv, in, out, kuai_blocks_in(len, bs));
-        return KUAI_OK;
+        return;
     }
     /* In place, a chunk's ciphertext is kept here before decryption
      * overwrites it; it is public, so the copy needs no wiping. */
@@ -63,5 +70,4 @@ int kuai_cbc_decrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t 
         off += n * bs;
     }
     memcpy(iv, prev, bs);
-    return KUAI_OK;
 }

@@ -7,8 +7,8 @@
  * CBC encryption, serial inside a stream, keeps every lane busy: a batch
  * takes block t of several streams. Streams long enough to fill the lanes
  * on their own (ECB, CBC decryption) go through the single-key calls, which
- * need no per-lane key material; so do all streams of a backend whose
- * single-key kernel loses nothing on one block (mk_ecb_single). Short
+ * need no per-lane key material; so do shorter ones where the backend has
+ * measured the single-key calls faster (mk_slots_blocks). Short
  * streams (ECB, CBC decryption) on a backend with a low-latency kernel skip
  * the slots: its mk_short hook runs them from the stored schedules on the
  * callers' buffers.
@@ -46,6 +46,13 @@ static const kuai_impl *cbc_enc_impl_for(const kuai_impl *wide, size_t r)
     /* a narrow kernel that beats the wide one at its full width beats it
      * for any number of streams */
     return narrow && (r <= most || most >= wide->mk_lanes) ? narrow : wide;
+}
+
+/* ECB and CBC decryption: whether streams of nb blocks each go one by one
+ * through the single-key calls rather than through the lanes (slots_run). */
+static int streams_alone(const kuai_impl *impl, size_t nb)
+{
+    return nb >= (impl->mk_slots_blocks ? impl->mk_slots_blocks : impl->mk_lanes);
 }
 
 /* What of a kuai_mk the impl's mk_setup may have written, to wipe. */
@@ -132,10 +139,13 @@ static int ecb_multi(const multi_args *a, int dir)
         impl->mk_short(a->keys, NULL, a->in, a->out, a->n, nb, dir == MK_ENC);
         return KUAI_OK;
     }
-    if (impl->mk_ecb_single || nb >= impl->mk_lanes) {
-        for (size_t i = 0; i < a->n; i++)
-            (dir == MK_ENC ? kuai_ecb_encrypt : kuai_ecb_decrypt)(a->keys[i], a->in[i], a->out[i],
-                                                                  a->len);
+    if (streams_alone(impl, nb)) {
+        /* each key's own backend (keys of several may mix), past the
+         * single-key calls' checks, which check_multi has made */
+        for (size_t i = 0; i < a->n && nb; i++) {
+            const kuai_impl *ki = kuai_key_impl(a->keys[i]);
+            (dir == MK_ENC ? ki->enc_blocks : ki->dec_blocks)(a->keys[i], a->in[i], a->out[i], nb);
+        }
         return KUAI_OK;
     }
     slots_run(a, impl, bs, dir, NULL);
@@ -170,9 +180,9 @@ int kuai_cbc_decrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
         impl->mk_short(keys, ivs, in, out, n, nb, 0);
         return KUAI_OK;
     }
-    if (impl->mk_ecb_single || nb >= impl->mk_lanes || n > KUAI_MK_MAX_LANES) {
+    if (streams_alone(impl, nb) || n > KUAI_MK_MAX_LANES) {
         for (size_t i = 0; i < n; i++)
-            kuai_cbc_decrypt(keys[i], ivs[i], in[i], out[i], len);
+            cbc_decrypt_checked(keys[i], ivs[i], in[i], out[i], len, bs);
         return KUAI_OK;
     }
     uint8_t prev[KUAI_MK_MAX_LANES][KUAI_MAX_BLOCK];

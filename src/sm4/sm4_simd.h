@@ -84,9 +84,15 @@ SM4S_INLINE void sm4s_dom_in4(sm4v x[4])
  * SM4S_EXPAND_FROM below). */
 #define SM4S_PASTE(a, b) a##b
 #define SM4S_FROM(p, name) SM4S_PASTE(p, name)
-/* What src/modes/multi.c hands mk_short: streams of one block. Two and
- * more blocks a stream fill the multi-key kernel's lanes. */
+/* What src/modes/multi.c hands mk_short: streams of one block. Two to four
+ * blocks a stream fill the multi-key kernel's lanes; from five the streams
+ * go one by one through the single-key calls (kuai_impl.mk_slots_blocks).
+ * kuai_ecb_encrypt_multi against the single-key calls stream by stream, 9
+ * streams (Xeon, Sapphire Rapids; 2 and 33 streams in docs/performance.md),
+ * 4 / 5 / 8 blocks a stream: gfni 0.80 / 0.86 / 1.40, vaes 0.69 / 0.78 /
+ * 1.25, aesni 0.98 / 0.82 / 1.37; at 12 blocks up to 1.9. */
 #define SM4S_MK_SHORT_BLOCKS 2
+#define SM4S_SLOTS_BLOCKS 5
 #define SM4S_BLOCK 16
 /* Bytes of one vector, of one group. */
 #define SM4S_VB (4 * SM4V_W)
@@ -1047,7 +1053,7 @@ static void sm4s_expand(kuai_key *k, const uint8_t *key)
     .name = label, .family = KUAI_FAMILY_SM4, .priority = prio, .available = avail,                \
     SM4S_EXPAND_HOOKS, .sched_bytes = SM4_SCHED_BYTES, .enc_blocks = sm4s_enc_blocks,              \
     .dec_blocks = sm4s_dec_blocks, .ctr_blocks = sm4s_ctr_blocks,                                  \
-    .cbc_enc_blocks = SM4S_CBC_ENC SM4S_SHORT_HOOKS
+    .mk_slots_blocks = SM4S_SLOTS_BLOCKS, .cbc_enc_blocks = SM4S_CBC_ENC SM4S_SHORT_HOOKS
 
 #define SM4S_IMPLS(var, label, prio, avail)                                                        \
     static const kuai_impl var##_narrow = {                                                        \

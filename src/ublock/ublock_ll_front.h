@@ -133,6 +133,7 @@
         .mk_narrow = narrow,                                                                       \
         .mk_cbc_narrow = cbcn,                                                                     \
         .mk_short_blocks = W##crossover,                                                           \
+        .mk_slots_blocks = 1,                                                                      \
         .mk_short = UL_FN(mk_short),                                                               \
         .oneshot = UL_FN(oneshot),                                                                 \
     }

@@ -135,6 +135,12 @@ typedef struct kuai_impl {
      * narrow kernel runs them in groups, the wide one costs its full
      * pass per block whatever it holds). */
     size_t mk_cbc_narrow;
+    /* CBC encryption of several streams: streams of fewer blocks than this
+     * go to mk_narrow's batches where the backend has one, else one at a
+     * time through the single-key calls, since the wide kernel's mk_setup
+     * (and the wipe of what it wrote) costs more than its lanes save on
+     * them (0: no limit). Measured per backend (docs/performance.md). */
+    size_t mk_cbc_wide_blocks;
     /* Optional fused multi-key CBC encryption (the cipher's blocks): n <=
      * mk_lanes streams of nblocks blocks each after mk_setup; stream i
      * reads in[i] and writes out[i] (in[i] == out[i] allowed), its chain

@@ -439,6 +439,12 @@ static int aes_aesni_avx_available(void)
     return aes_aesni_available() && (kuai_cpu_features() & KUAI_CPU_AVX2) != 0;
 }
 
+/* mk_cbc_wide_blocks: kuai_cbc_encrypt_multi through the lanes against the
+ * streams one by one, time relative to kuai_cbc_encrypt stream by stream
+ * (Xeon, Sapphire Rapids): 9 streams of 12 / 16 blocks 1.29 / 1.03 against
+ * 1.13 / 1.10, 33 streams of 9 / 12 blocks 1.10 / 0.85 against 1.07 /
+ * 1.05; VAES 9 streams of 12 blocks 1.09 against 1.13, 33 of 8 / 9 1.13 /
+ * 0.99 against 1.07: the lanes from 12 blocks a stream. */
 #define AESNI_IMPL(var, name_, prio, avail, gcm)                                                   \
     const kuai_impl var = {.name = name_,                                                          \
                            .family = KUAI_FAMILY_AES,                                              \
@@ -461,6 +467,7 @@ static int aes_aesni_avx_available(void)
                            .mk_dec = aes_aesni_mk_dec,                                             \
                            .mk_cbc_enc = aes_aesni_mk_cbc_enc,                                     \
                            .mk_slots_blocks = 1,                                                   \
+                           .mk_cbc_wide_blocks = 12,                                               \
                            .gcm_ghash = &ghash_pclmul,                                             \
                            .gcm_blocks = gcm}
 

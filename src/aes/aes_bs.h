@@ -596,6 +596,10 @@ static void aes_bs_mk_cbc_enc(const kuai_mk *m, uint8_t *ivs, const uint8_t *con
 
 /* The kuai_impl table of one ISA file (every key size: the round count
  * comes from the schedule). */
+/* mk_cbc_wide_blocks: kuai_cbc_encrypt_multi, lanes against the streams one
+ * by one (Xeon, Sapphire Rapids, TSC cycles per byte): avx2, 9 streams of
+ * 1 block 40.4 against 36.6, of 2 21.8 against 21.9; ssse3 9 of 1 36.3
+ * against 35.8, of 2 21.4 against 35.3: the lanes from 2 blocks a stream. */
 #define AES_BS_IMPL(var, nm, prio, avail, narrow)                                                  \
     const kuai_impl var = {.name = nm,                                                             \
                            .family = KUAI_FAMILY_AES,                                              \
@@ -613,6 +617,7 @@ static void aes_bs_mk_cbc_enc(const kuai_mk *m, uint8_t *ivs, const uint8_t *con
                            .mk_dec = aes_bs_mk_dec,                                                \
                            .mk_narrow = narrow,                                                    \
                            .mk_slots_blocks = 1,                                                   \
+                           .mk_cbc_wide_blocks = 2,                                                \
                            .mk_cbc_enc = aes_bs_mk_cbc_enc}
 
 #endif

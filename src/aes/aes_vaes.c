@@ -385,4 +385,5 @@ const kuai_impl aes_vaes = {.name = "vaes",
                             .mk_enc = aes_vaes_mk_enc,
                             .mk_dec = aes_vaes_mk_dec,
                             .mk_cbc_enc = aes_vaes_mk_cbc_enc,
-                            .mk_slots_blocks = 1};
+                            .mk_slots_blocks = 1,
+                            .mk_cbc_wide_blocks = 12};

@@ -9,11 +9,18 @@ int kuai_cbc_encrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t 
     int r = check_call(k, in, out, len, CALL_CBC, iv, &bs);
     if (r)
         return r;
+    cbc_encrypt_checked(k, iv, in, out, len, bs);
+    return KUAI_OK;
+}
+
+void cbc_encrypt_checked(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                         size_t len, size_t bs)
+{
     const kuai_impl *impl = kuai_key_impl(k);
     if (impl->cbc_enc_blocks) {
         if (len)
             impl->cbc_enc_blocks(k, iv, in, out, kuai_blocks_in(len, bs));
-        return KUAI_OK;
+        return;
     }
     const uint8_t *chain = iv;
     for (size_t off = 0; off < len; off += bs) {
@@ -23,7 +30,6 @@ int kuai_cbc_encrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t 
     }
     if (len)
         memmove(iv, chain, bs);
-    return KUAI_OK;
 }
 
 int kuai_cbc_decrypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len)

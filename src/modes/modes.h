@@ -85,8 +85,10 @@ static inline int check_call(const kuai_key *k, const uint8_t *in, const uint8_t
     return KUAI_OK;
 }
 
-/* kuai_cbc_decrypt after its checks (check_call's, or the multi-key call's
- * for every stream; bs the key's block size). */
+/* kuai_cbc_encrypt and kuai_cbc_decrypt after their checks (check_call's,
+ * or the multi-key call's for every stream; bs the key's block size). */
+void cbc_encrypt_checked(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
+                         size_t len, size_t bs);
 void cbc_decrypt_checked(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
                          size_t len, size_t bs);
 

@@ -566,10 +566,14 @@ UL_NARROW_IMPL(ublock256_avx512_ll, "avx512", KUAI_FAMILY_UBLOCK256, ublock_avx5
  * 256/256 6 3.85 against 3.13, 7 3.36 against 3.85. uBlock-128 stops at
  * 12, not 16: where zmm is split (Zen 4) the 4-chain groups run at 2.97
  * cycles per byte and 16 streams wide at ~2.54 (kuai_bench's
- * cbc-enc-mk16 and paper rows there), so 4 groups lose and 3 win. */
+ * cbc-enc-mk16 and paper rows there), so 4 groups lose and 3 win. The
+ * last argument (cbcw), 33 streams of nb blocks, wide against narrow:
+ * uBlock-128/128 nb 64 1.94 against 1.83, 128 1.53 against 1.80; 128/256
+ * 64 2.75 against 2.73, 96 2.36 against 2.72; 256/256 32 4.57 against
+ * 3.46, 64 3.10 against 3.38: 80 and 48 blocks a stream. */
 KUAI_REGISTER(ublock128_avx512);
 UL_IMPL_MK(ublock128_avx512, "avx512", KUAI_FAMILY_UBLOCK128, 300, ublock_avx512_available,
-           ublock128_avx512_, ublock128_avx512_mkz_, 32, &ublock128_avx512_ll, 12);
+           ublock128_avx512_, ublock128_avx512_mkz_, 32, &ublock128_avx512_ll, 12, 80);
 KUAI_REGISTER(ublock256_avx512);
 UL_IMPL_MK(ublock256_avx512, "avx512", KUAI_FAMILY_UBLOCK256, 300, ublock_avx512_available,
-           ublock256_avx512_, ublock256_avx512_mkz_, 16, &ublock256_avx512_ll, 6);
+           ublock256_avx512_, ublock256_avx512_mkz_, 16, &ublock256_avx512_ll, 6, 48);

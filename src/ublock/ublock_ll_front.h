@@ -111,8 +111,12 @@
 
 /* M: the prefix of the wide kernel's multi-key functions (UL_IMPL: W's own;
  * avx512 has a second, full-width instantiation for them); cbcn: the most
- * CBC encryption streams the narrow kernel takes (kuai_impl.mk_cbc_narrow) */
-#define UL_IMPL_MK(var, name_, fam, prio, avail, W, M, lanes, narrow, cbcn)                        \
+ * CBC encryption streams the narrow kernel takes (kuai_impl.mk_cbc_narrow);
+ * cbcw: the fewest blocks a stream for the wide kernel's CBC encryption
+ * (kuai_impl.mk_cbc_wide_blocks): below, the wide kernel's mk_setup (every
+ * lane's bitsliced round-key masks) costs more than its lanes save over
+ * the narrow kernel's chains */
+#define UL_IMPL_MK(var, name_, fam, prio, avail, W, M, lanes, narrow, cbcn, cbcw)                  \
     const kuai_impl var = {                                                                        \
         .name = name_,                                                                             \
         .family = fam,                                                                             \
@@ -132,12 +136,13 @@
         .mk_dec = M##mk_dec,                                                                       \
         .mk_narrow = narrow,                                                                       \
         .mk_cbc_narrow = cbcn,                                                                     \
+        .mk_cbc_wide_blocks = cbcw,                                                                \
         .mk_short_blocks = W##crossover,                                                           \
         .mk_slots_blocks = 1,                                                                      \
         .mk_short = UL_FN(mk_short),                                                               \
         .oneshot = UL_FN(oneshot),                                                                 \
     }
-#define UL_IMPL(var, name_, fam, prio, avail, W, lanes, narrow, cbcn)                              \
-    UL_IMPL_MK(var, name_, fam, prio, avail, W, W, lanes, narrow, cbcn)
+#define UL_IMPL(var, name_, fam, prio, avail, W, lanes, narrow, cbcn, cbcw)                        \
+    UL_IMPL_MK(var, name_, fam, prio, avail, W, W, lanes, narrow, cbcn, cbcw)
 
 #endif

@@ -41,9 +41,8 @@ static const kuai_impl *mk_impl_for(const kuai_impl *impl, size_t n)
  * chains hold (mk_cbc_narrow streams, else its mk_lanes) goes there, as a
  * whole call of few streams does; so do streams too short to pay for the
  * wide kernel's mk_setup (mk_cbc_wide_blocks), or without a narrow kernel
- * one stream at a time; and one stream always goes
- * alone (the single-key call's kernel is its own, with no lane setup to
- * make and wipe). */
+ * one stream at a time; and one stream always goes alone (the single-key
+ * call's kernel is its own, with no lane setup to make and wipe). */
 static const kuai_impl *cbc_enc_impl_for(const kuai_impl *wide, size_t r, size_t nb)
 {
     const kuai_impl *narrow = wide->mk_narrow;

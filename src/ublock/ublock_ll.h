@@ -2207,8 +2207,8 @@ static inline void UL_FN(crypt1)(const ublock_sched *s, const uint8_t *in, uint8
  * group; where ymm runs whole but zmm does not (UL_MK8), up to 8
  * uBlock-128 blocks of several streams go at once as two multi-key groups
  * side by side (groupp8). Streams with more than a group's blocks each go
- * as one key's blocks instead (crypt1). Only which stream a block belongs
- * to (public) picks the kernel.
+ * as one key's blocks instead. Only which stream a block belongs to
+ * (public) picks the kernel.
  * CBC decryption (ivs) keeps a copy of each group's ciphertext (public)
  * for the XOR, since out[i] may be in[i].
  */
@@ -2256,15 +2256,19 @@ UB_KERNEL void UL_FN(mk_short_bs)(const kuai_key *const *keys, uint8_t *const *i
         return;
     }
     if (nblocks > g) {
-        /* streams that fill groups of their own: each as one key's blocks,
-         * whose groups go two side by side (crypt1); CBC decryption up to
-         * two groups at a time, their ciphertext kept for the XOR */
+        /* streams that fill groups of their own: ECB each as the key's
+         * single-key call (its backend's front, which also takes the wide
+         * kernel from its crossover as measured on this core: mk_short's
+         * mk_short_blocks is the file's static one); CBC decryption one
+         * key's blocks up to two groups at a time (crypt1: side by side),
+         * their ciphertext kept for the XOR */
         for (size_t i = 0; i < n; i++) {
-            const ublock_sched *s = ublock_sched_const(keys[i]);
             if (!ivs) {
-                UL_FN(crypt1)(s, in[i], out[i], nblocks, enc);
+                const kuai_impl *ki = kuai_key_impl(keys[i]);
+                (enc ? ki->enc_blocks : ki->dec_blocks)(keys[i], in[i], out[i], nblocks);
                 continue;
             }
+            const ublock_sched *s = ublock_sched_const(keys[i]);
             for (size_t t = 0, c; t < nblocks; t += c) {
                 c = nblocks - t < 2 * g ? nblocks - t : 2 * g;
                 for (size_t j = 0; j < c; j++)

@@ -151,8 +151,8 @@ typedef struct kuai_impl {
                        uint8_t *const *out, size_t n, size_t nblocks);
     /* Optional multi-key short path (src/modes/multi.c: ECB, CBC
      * decryption), used after every check when each stream has fewer than
-     * mk_short_blocks blocks (the backend's measured crossover to its wide
-     * kernel): n streams of nblocks blocks each, stream i from in[i] to
+     * mk_short_blocks blocks (at most the backend's measured crossover to
+     * its wide kernel): n streams of nblocks blocks each, stream i from in[i] to
      * out[i] (in[i] == out[i] allowed) under keys[i], encrypted (enc) or
      * decrypted. ivs NULL: ECB; else CBC decryption (enc 0), ivs[i] one
      * block, left as stream i's last ciphertext block. keys[i] may have

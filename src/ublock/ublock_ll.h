@@ -2206,9 +2206,9 @@ static inline void UL_FN(crypt1)(const ublock_sched *s, const uint8_t *in, uint8
  * of 4 streams, a stream's tail with the next one's head) as a multi-key
  * group; where ymm runs whole but zmm does not (UL_MK8), up to 8
  * uBlock-128 blocks of several streams go at once as two multi-key groups
- * side by side (groupp8). Streams with more than a group's blocks each go
- * as one key's blocks instead. Only which stream a block belongs to
- * (public) picks the kernel.
+ * side by side (groupp8). Streams of more than a group's blocks never come
+ * here (mk_short_blocks, ublock_ll_front.h). Only which stream a block
+ * belongs to (public) picks the kernel.
  * CBC decryption (ivs) keeps a copy of each group's ciphertext (public)
  * for the XOR, since out[i] may be in[i].
  */
@@ -2255,36 +2255,6 @@ UB_KERNEL void UL_FN(mk_short_bs)(const kuai_key *const *keys, uint8_t *const *i
         }
         return;
     }
-    if (nblocks > g) {
-        /* streams that fill groups of their own: ECB each as the key's
-         * single-key call (its backend's front, which also takes the wide
-         * kernel from its crossover as measured on this core: mk_short's
-         * mk_short_blocks is the file's static one); CBC decryption one
-         * key's blocks up to two groups at a time (crypt1: side by side),
-         * their ciphertext kept for the XOR */
-        for (size_t i = 0; i < n; i++) {
-            if (!ivs) {
-                const kuai_impl *ki = kuai_key_impl(keys[i]);
-                (enc ? ki->enc_blocks : ki->dec_blocks)(keys[i], in[i], out[i], nblocks);
-                continue;
-            }
-            const ublock_sched *s = ublock_sched_const(keys[i]);
-            for (size_t t = 0, c; t < nblocks; t += c) {
-                c = nblocks - t < 2 * g ? nblocks - t : 2 * g;
-                for (size_t j = 0; j < c; j++)
-                    UL_FN(copy_block)(ct[j], in[i] + (t + j) * bs, bs);
-                UL_FN(crypt1)(s, in[i] + t * bs, out[i] + t * bs, c, 0);
-                for (size_t j = 0; j < c; j++) {
-                    uint8_t *d = out[i] + (t + j) * bs;
-                    const uint8_t *prev = j ? ct[j - 1] : ivs[i];
-                    for (size_t o = 0; o < bs; o += 16)
-                        v128_storeu(d + o, v128_xor(v128_loadu(d + o), v128_loadu(prev + o)));
-                }
-                UL_FN(copy_block)(ivs[i], ct[c - 1], bs);
-            }
-        }
-        return;
-    }
     for (size_t i = 0; i < n; i++) {
         const ublock_sched *s = ublock_sched_const(keys[i]);
         for (size_t t = 0; t < nblocks; t++) {
@@ -2326,6 +2296,7 @@ UB_KERNEL void UL_FN(mk_short_bs)(const kuai_key *const *keys, uint8_t *const *i
     }
 #undef UL_MANY
 }
+#undef UL_MK8
 
 /* bs constant in each copy: the block moves and XORs become fixed moves */
 static void UL_FN(mk_short)(const kuai_key *const *keys, uint8_t *const *ivs,

@@ -109,6 +109,16 @@
 #define UL_EXPAND4(W) NULL
 #endif
 
+/* mk_short packs the blocks of several streams into its groups (4 blocks
+ * of 16 bytes, 2 of 32); a stream of more than a group's blocks gains
+ * nothing there and goes through its key's single-key call (multi.c's
+ * streams_alone), which takes the wide kernel from the crossover measured
+ * on the core: below a group and one block, and below the crossover. */
+#define UL_MK_SHORT_BLOCKS(fam, W)                                                                 \
+    ((fam) == KUAI_FAMILY_UBLOCK128 ? UL_MIN_BLOCKS(UL_G128 + 1, W##crossover)                     \
+                                    : UL_MIN_BLOCKS(UL_G256 + 1, W##crossover))
+#define UL_MIN_BLOCKS(a, b) ((size_t)(a) < (size_t)(b) ? (size_t)(a) : (size_t)(b))
+
 /* M: the prefix of the wide kernel's multi-key functions (UL_IMPL: W's own;
  * avx512 has a second, full-width instantiation for them); cbcn: the most
  * CBC encryption streams the narrow kernel takes (kuai_impl.mk_cbc_narrow);
@@ -137,7 +147,7 @@
         .mk_narrow = narrow,                                                                       \
         .mk_cbc_narrow = cbcn,                                                                     \
         .mk_cbc_wide_blocks = cbcw,                                                                \
-        .mk_short_blocks = W##crossover,                                                           \
+        .mk_short_blocks = UL_MK_SHORT_BLOCKS(fam, W),                                             \
         .mk_slots_blocks = 1,                                                                      \
         .mk_short = UL_FN(mk_short),                                                               \
         .oneshot = UL_FN(oneshot),                                                                 \

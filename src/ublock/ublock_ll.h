@@ -2206,8 +2206,10 @@ static inline void UL_FN(crypt1)(const ublock_sched *s, const uint8_t *in, uint8
  * of 4 streams, a stream's tail with the next one's head) as a multi-key
  * group; where ymm runs whole but zmm does not (UL_MK8), up to 8
  * uBlock-128 blocks of several streams go at once as two multi-key groups
- * side by side (groupp8). Streams of more than a group's blocks never come
- * here (mk_short_blocks, ublock_ll_front.h). Only which stream a block
+ * side by side (groupp8); in the avx512 build streams of more than half a
+ * group take groups of their own where sharing would not save a group
+ * (by_stream). Streams of more than a group's blocks never come here
+ * (mk_short_blocks, ublock_ll_front.h). Only which stream a block
  * belongs to (public) picks the kernel.
  * CBC decryption (ivs) keeps a copy of each group's ciphertext (public)
  * for the XOR, since out[i] may be in[i].
@@ -2255,6 +2257,29 @@ UB_KERNEL void UL_FN(mk_short_bs)(const kuai_key *const *keys, uint8_t *const *i
         }
         return;
     }
+#ifdef UL_Z
+    /* In the avx512 build a group under several keys costs more than one
+     * key's (each lane's round keys loaded a round beside the round's
+     * shuffles, against one key's one load), more than ymm's and xmm's
+     * do: there a stream of more than half a group takes groups of its
+     * own unless sharing saves a group (whole zmm), or always (zmm split:
+     * the EVEX ymm groups of one key are fast, groupp8's not). Measured, uBlock-128/128 ECB, TSC
+     * cycles against the single-key calls one by one (Xeon, Sapphire Rapids): 2 streams x 3 blocks
+     * 288 -> 241 (single 223), 3 x 3 437 -> 356 (334); zmm split, 2 x 4 338 -> 234 (227), 4 x 3 508
+     * -> 471 (446). Shared groups of 4 x 3 blocks on whole zmm stay (470; by stream 483), as do
+     * ymm's and xmm's everywhere (avx2, 4 x 3: 588 against 794 by stream; ssse3 820 against 958).
+     */
+    const int by_stream = 2 * nblocks > g && (!UL_ZFULL || (n * nblocks + g - 1) / g >= n);
+#else
+    const int by_stream = 0;
+#endif
+    if (by_stream && !ivs) {
+        for (size_t i = 0; i < n; i++) {
+            const ublock_sched *s = ublock_sched_const(keys[i]);
+            UL_FN(crypt)(&s, in[i], out[i], nblocks, enc, 0);
+        }
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         const ublock_sched *s = ublock_sched_const(keys[i]);
         for (size_t t = 0; t < nblocks; t++) {
@@ -2263,7 +2288,7 @@ UB_KERNEL void UL_FN(mk_short_bs)(const kuai_key *const *keys, uint8_t *const *i
             dst[m] = out[i] + t * bs;
             sid[m] = i;
             tt[m] = t;
-            if (++m < gmax && !(i == n - 1 && t == nblocks - 1))
+            if (++m < gmax && !(t == nblocks - 1 && (by_stream || i == n - 1)))
                 continue;
             if (ivs)
                 for (size_t j = 0; j < m; j++)

@@ -162,6 +162,9 @@ typedef struct kuai_impl {
      * from the stored schedules: no kuai_mk, no slot copies and nothing to
      * wipe, which for a few short streams cost more than the cipher. */
     size_t mk_short_blocks;
+    /* ... and at most this many streams (0: any number), where the lanes
+     * win beyond (measured per backend). */
+    size_t mk_short_streams;
     void (*mk_short)(const kuai_key *const *keys, uint8_t *const *ivs, const uint8_t *const *in,
                      uint8_t *const *out, size_t n, size_t nblocks, int enc);
     /* Optional fused GCM over whole blocks (NULL: the mode code runs CTR,

@@ -64,6 +64,14 @@ static int streams_alone(const kuai_impl *impl, size_t nb)
     return nb >= (impl->mk_slots_blocks ? impl->mk_slots_blocks : impl->mk_lanes);
 }
 
+/* Whether the backend's short multi-key path takes n streams of nb blocks
+ * each (kuai_impl.mk_short). */
+static int short_path(const kuai_impl *impl, size_t n, size_t nb)
+{
+    return impl->mk_short && nb < impl->mk_short_blocks &&
+           (!impl->mk_short_streams || n <= impl->mk_short_streams);
+}
+
 /* What of a kuai_mk the impl's mk_setup may have written, to wipe. */
 static size_t mk_used(const kuai_impl *impl)
 {
@@ -144,7 +152,7 @@ static int ecb_multi(const multi_args *a, int dir)
         return r;
     const kuai_impl *impl = kuai_key_impl(a->keys[0]);
     const size_t nb = kuai_blocks_in(a->len, bs);
-    if (impl->mk_short && nb < impl->mk_short_blocks) {
+    if (short_path(impl, a->n, nb)) {
         impl->mk_short(a->keys, NULL, a->in, a->out, a->n, nb, dir == MK_ENC);
         return KUAI_OK;
     }
@@ -185,21 +193,31 @@ int kuai_cbc_decrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
         return r;
     const kuai_impl *impl = kuai_key_impl(keys[0]);
     const size_t nb = kuai_blocks_in(len, bs);
-    if (impl->mk_short && nb < impl->mk_short_blocks) {
+    if (short_path(impl, n, nb)) {
         impl->mk_short(keys, ivs, in, out, n, nb, 0);
         return KUAI_OK;
     }
-    if (streams_alone(impl, nb) || n > KUAI_MK_MAX_LANES) {
+    if (streams_alone(impl, nb)) {
         for (size_t i = 0; i < n; i++)
             cbc_decrypt_checked(keys[i], ivs[i], in[i], out[i], len, bs);
         return KUAI_OK;
     }
+    /* the lanes, at most KUAI_MK_MAX_LANES streams at a time (prev holds
+     * their chains); a last few the short path takes go there */
     uint8_t prev[KUAI_MK_MAX_LANES][KUAI_MAX_BLOCK];
-    for (size_t i = 0; i < n; i++)
-        memcpy(prev[i], ivs[i], bs);
-    slots_run(&a, impl, bs, MK_DEC, prev);
-    for (size_t i = 0; i < n; i++)
-        memcpy(ivs[i], prev[i], bs);
+    for (size_t g = 0; g < n; g += KUAI_MK_MAX_LANES) {
+        const size_t m = n - g < KUAI_MK_MAX_LANES ? n - g : KUAI_MK_MAX_LANES;
+        if (short_path(impl, m, nb)) {
+            impl->mk_short(keys + g, ivs + g, in + g, out + g, m, nb, 0);
+            continue;
+        }
+        multi_args c = {keys + g, ivs + g, in + g, out + g, m, len};
+        for (size_t i = 0; i < m; i++)
+            memcpy(prev[i], ivs[g + i], bs);
+        slots_run(&c, impl, bs, MK_DEC, prev);
+        for (size_t i = 0; i < m; i++)
+            memcpy(ivs[g + i], prev[i], bs);
+    }
     return KUAI_OK;
 }
 
@@ -265,8 +283,29 @@ cbc_enc_lanes(const kuai_impl *impl, const kuai_key *const *keys, uint8_t *const
     return m;
 }
 
-/* CBC encryption: batches of streams through the lanes (cbc_enc_lanes),
- * or streams one by one where cbc_enc_impl_for says so. */
+/* Streams of one block: CBC encryption is ECB of P ^ IV, so the short
+ * multi-key path packs several streams' blocks into each of its groups,
+ * where the chains' kernels run one block of each stream alone (uBlock's
+ * had cost 1.0-1.45 of the single-key calls one by one, ECB 0.3-0.6). Each
+ * P ^ IV goes to its out[i] (no other stream's buffer: kuai.h) and is
+ * encrypted there; the ciphertext becomes the IV. */
+static void cbc_enc_one_block(const kuai_impl *impl, const kuai_key *const *keys,
+                              uint8_t *const *ivs, const uint8_t *const *in, uint8_t *const *out,
+                              size_t n, size_t bs)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < bs; j += 16)
+            xor16(out[i] + j, in[i] + j, ivs[i] + j);
+    impl->mk_short(keys, NULL, (const uint8_t *const *)out, out, n, 1, 1);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < bs; j += 16)
+            memcpy(ivs[i] + j, out[i] + j, 16);
+}
+
+/* CBC encryption: streams of one block through the short path where it
+ * takes them (cbc_enc_one_block), else batches of streams through the
+ * lanes (cbc_enc_lanes), or streams one by one where cbc_enc_impl_for says
+ * so. */
 int kuai_cbc_encrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
                            const uint8_t *const *in, uint8_t *const *out, size_t n, size_t len)
 {
@@ -276,6 +315,10 @@ int kuai_cbc_encrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
     if (r)
         return r;
     const kuai_impl *wide = kuai_key_impl(keys[0]);
+    if (len == bs && n > 1 && short_path(wide, n, 1)) {
+        cbc_enc_one_block(wide, keys, ivs, in, out, n, bs);
+        return KUAI_OK;
+    }
     for (size_t g = 0; g < n && len;) {
         const kuai_impl *impl = cbc_enc_impl_for(wide, n - g, kuai_blocks_in(len, bs));
         if (!impl) {

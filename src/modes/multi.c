@@ -57,18 +57,20 @@ static const kuai_impl *cbc_enc_impl_for(const kuai_impl *wide, size_t r, size_t
     return short_streams ? NULL : wide;
 }
 
-/* ECB and CBC decryption: whether streams of nb blocks each go one by one
- * through the single-key calls rather than through the lanes (slots_run). */
-static int streams_alone(const kuai_impl *impl, size_t nb)
+/* ECB and CBC decryption: whether n streams of nb blocks each go one by
+ * one through the single-key calls rather than through the lanes
+ * (slots_run) or the short path; one stream always does, as in CBC
+ * encryption (cbc_enc_impl_for). */
+static int streams_alone(const kuai_impl *impl, size_t n, size_t nb)
 {
-    return nb >= (impl->mk_slots_blocks ? impl->mk_slots_blocks : impl->mk_lanes);
+    return n == 1 || nb >= (impl->mk_slots_blocks ? impl->mk_slots_blocks : impl->mk_lanes);
 }
 
 /* Whether the backend's short multi-key path takes n streams of nb blocks
- * each (kuai_impl.mk_short). */
+ * each (kuai_impl.mk_short); one stream takes the single-key call. */
 static int short_path(const kuai_impl *impl, size_t n, size_t nb)
 {
-    return impl->mk_short && nb < impl->mk_short_blocks &&
+    return n > 1 && impl->mk_short && nb < impl->mk_short_blocks &&
            (!impl->mk_short_streams || n <= impl->mk_short_streams);
 }
 
@@ -156,7 +158,7 @@ static int ecb_multi(const multi_args *a, int dir)
         impl->mk_short(a->keys, NULL, a->in, a->out, a->n, nb, dir == MK_ENC);
         return KUAI_OK;
     }
-    if (streams_alone(impl, nb)) {
+    if (streams_alone(impl, a->n, nb)) {
         /* each key's own backend (keys of several may mix), past the
          * single-key calls' checks, which check_multi has made */
         for (size_t i = 0; i < a->n && nb; i++) {
@@ -197,18 +199,19 @@ int kuai_cbc_decrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
         impl->mk_short(keys, ivs, in, out, n, nb, 0);
         return KUAI_OK;
     }
-    if (streams_alone(impl, nb)) {
-        for (size_t i = 0; i < n; i++)
-            cbc_decrypt_checked(keys[i], ivs[i], in[i], out[i], len, bs);
-        return KUAI_OK;
-    }
-    /* the lanes, at most KUAI_MK_MAX_LANES streams at a time (prev holds
-     * their chains); a last few the short path takes go there */
+    /* at most KUAI_MK_MAX_LANES streams at a time (prev holds their chains
+     * through the lanes); a last few go where the short path or
+     * streams_alone sends them */
     uint8_t prev[KUAI_MK_MAX_LANES][KUAI_MAX_BLOCK];
     for (size_t g = 0; g < n; g += KUAI_MK_MAX_LANES) {
         const size_t m = n - g < KUAI_MK_MAX_LANES ? n - g : KUAI_MK_MAX_LANES;
         if (short_path(impl, m, nb)) {
             impl->mk_short(keys + g, ivs + g, in + g, out + g, m, nb, 0);
+            continue;
+        }
+        if (streams_alone(impl, m, nb)) {
+            for (size_t i = g; i < g + m; i++)
+                cbc_decrypt_checked(keys[i], ivs[i], in[i], out[i], len, bs);
             continue;
         }
         multi_args c = {keys + g, ivs + g, in + g, out + g, m, len};
@@ -315,7 +318,7 @@ int kuai_cbc_encrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
     if (r)
         return r;
     const kuai_impl *wide = kuai_key_impl(keys[0]);
-    if (len == bs && n > 1 && short_path(wide, n, 1)) {
+    if (len == bs && short_path(wide, n, 1)) {
         cbc_enc_one_block(wide, keys, ivs, in, out, n, bs);
         return KUAI_OK;
     }

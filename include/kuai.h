@@ -286,6 +286,15 @@ typedef struct kuai_gcm_ctx {
 } kuai_gcm_ctx;
 
 KUAI_API int kuai_gcm_init(kuai_gcm_ctx *ctx, const kuai_key *k, const uint8_t *iv, size_t iv_len);
+/* As kuai_gcm_init(ctx, k, iv, iv_len), on a context init has set up (in
+ * any state before final or kuai_gcm_wipe; else KUAI_ERR_ARG): what ran of
+ * its message is abandoned. Where the context's GHASH key material was
+ * made under k's key (checked, not assumed), it is kept, and a message
+ * costs its cipher blocks and no key-dependent set-up. Since final wipes a
+ * context, many messages under one key go: init a context once and keep
+ * it; for each message, copy it and restart the copy. */
+KUAI_API int kuai_gcm_restart(kuai_gcm_ctx *ctx, const kuai_key *k, const uint8_t *iv,
+                              size_t iv_len);
 KUAI_API int kuai_gcm_aad(kuai_gcm_ctx *ctx, const uint8_t *aad, size_t len);
 KUAI_API int kuai_gcm_encrypt_update(kuai_gcm_ctx *ctx, const uint8_t *in, uint8_t *out,
                                      size_t len);

@@ -105,6 +105,13 @@ typedef struct kp_ctx {
     /* GCM */
     enum kp_gcm_state gcm_state;
     kuai_gcm_ctx gcm;
+    /* A context set up under the key (when gcm_tmpl_set): each message
+     * starts as a copy of it, restarted with its IV (kuai_gcm_restart), so
+     * it skips GHASH's key set-up (the powers of H). Right after gcm, and
+     * sizeof(kuai_gcm_ctx) is a multiple of 64, so the copy keeps the
+     * GHASH material's alignment and it need not move. */
+    kuai_gcm_ctx gcm_tmpl;
+    int gcm_tmpl_set;
     uint8_t tag[KP_TAG_MAX];
     size_t taglen;                   /* 0 = not set */
     int iv_gen;                      /* TLS-style fixed IV with an incrementing invocation field */
@@ -112,6 +119,8 @@ typedef struct kp_ctx {
     int tls_aad_set;
     uint64_t bytes; /* processed, for KUAI_PROVIDER_DEBUG */
 } kp_ctx;
+
+_Static_assert(sizeof(kuai_gcm_ctx) % 64 == 0, "kp_ctx.gcm_tmpl's copies would move");
 
 static void *kp_newctx(void *provctx, const kp_alg *alg)
 {
@@ -137,6 +146,7 @@ static void kp_freectx(void *vctx)
                 ctx->key ? kuai_key_backend(&ctx->key->k) : "-");
     kp_key_unref(ctx->key);
     kuai_gcm_wipe(&ctx->gcm);
+    kuai_gcm_wipe(&ctx->gcm_tmpl);
     OPENSSL_cleanse(ctx, sizeof(*ctx));
     free(ctx);
 }
@@ -248,6 +258,10 @@ static int kp_init(void *vctx, const unsigned char *key, size_t keylen, const un
         memcpy(ctx->iv, ctx->oiv, ctx->ivlen);
     }
     if (key != NULL) {
+        /* the template's GHASH material is the old key's (a restart would
+         * find that and make it anew for every message) */
+        kuai_gcm_wipe(&ctx->gcm_tmpl);
+        ctx->gcm_tmpl_set = 0;
         if (!kp_key_set(&ctx->key, ctx->alg->cipher, key, keylen))
             return 0;
         kp_debug_key(ctx->alg->names, enc, ctx->key);
@@ -318,8 +332,16 @@ static int kp_gcm_start(kp_ctx *ctx)
     }
     if (ctx->gcm_state != KP_GCM_IV_BUFFERED)
         return 0;
-    if (kuai_gcm_init(&ctx->gcm, &ctx->key->k, ctx->oiv, ctx->ivlen) != KUAI_OK)
-        return 0;
+    if (ctx->gcm_tmpl_set) {
+        memcpy(&ctx->gcm, &ctx->gcm_tmpl, sizeof ctx->gcm);
+        if (kuai_gcm_restart(&ctx->gcm, &ctx->key->k, ctx->oiv, ctx->ivlen) != KUAI_OK)
+            return 0;
+    } else {
+        if (kuai_gcm_init(&ctx->gcm, &ctx->key->k, ctx->oiv, ctx->ivlen) != KUAI_OK)
+            return 0;
+        memcpy(&ctx->gcm_tmpl, &ctx->gcm, sizeof ctx->gcm);
+        ctx->gcm_tmpl_set = 1;
+    }
     ctx->gcm_state = KP_GCM_RUNNING;
     return 1;
 }

@@ -224,6 +224,10 @@ static int c_gcm_init(ws *w)
 {
     return kuai_gcm_init(w->cx, w->kc, w->piv, w->iv_len);
 }
+static int c_gcm_restart(ws *w)
+{
+    return kuai_gcm_restart(w->cx, w->kc, w->piv, w->iv_len);
+}
 static int c_gcm_aad(ws *w)
 {
     return kuai_gcm_aad(w->cx, w->paad, w->aad_len);
@@ -470,6 +474,7 @@ static const api_fn api[] = {
     {"kuai_gcm_encrypt", GCM1, KUAI_ERR_UNSUPPORTED, c_gcm_enc, NULL},
     {"kuai_gcm_decrypt", GCM1 | U_DEC, KUAI_ERR_UNSUPPORTED, c_gcm_dec, NULL},
     {"kuai_gcm_init", U_CTXOUT | U_K | U_GIV | U_GCM, KUAI_ERR_UNSUPPORTED, c_gcm_init, NULL},
+    {"kuai_gcm_restart", STREAM | U_K | U_GIV, KUAI_ERR_UNSUPPORTED, c_gcm_restart, NULL},
     {"kuai_gcm_aad", STREAM | U_AAD, KUAI_ERR_UNSUPPORTED, c_gcm_aad, NULL},
     {"kuai_gcm_encrypt_update", STREAM | U_IN | U_OUT, KUAI_ERR_UNSUPPORTED, c_gcm_enc_up, NULL},
     {"kuai_gcm_decrypt_update", STREAM | U_IN | U_OUT, KUAI_ERR_UNSUPPORTED, c_gcm_dec_up, NULL},

@@ -94,12 +94,25 @@ static const ghash_impl *ctx_ghash(const kuai_gcm_ctx *c)
  * first 64-byte boundary inside priv_hkey, and if a copy moved that boundary
  * it is moved along before use.
  */
+/* H itself, which kuai_gcm_restart compares, in priv_hkey's 64 spare
+ * bytes beside the material at off: after it, or before it where the
+ * material starts past byte 48. */
+static unsigned char *ctx_hslot(kuai_gcm_ctx *c, uint32_t off)
+{
+    return off + GHASH_KEY_BYTES + 16 <= sizeof c->priv_hkey ? c->priv_hkey + off + GHASH_KEY_BYTES
+                                                             : c->priv_hkey;
+}
+
 static unsigned char *ctx_hkey(kuai_gcm_ctx *c)
 {
     uint32_t off = (uint32_t)(-(uintptr_t)c->priv_hkey & 63);
     if (off != c->priv_hkey_off) {
+        uint8_t h[16];
+        memcpy(h, ctx_hslot(c, c->priv_hkey_off), 16);
         memmove(c->priv_hkey + off, c->priv_hkey + c->priv_hkey_off, GHASH_KEY_BYTES);
         c->priv_hkey_off = off;
+        memcpy(ctx_hslot(c, off), h, 16);
+        kuai_wipe(h, sizeof h);
     }
     return c->priv_hkey + off;
 }
@@ -118,13 +131,38 @@ static void gcm_ctx_start(kuai_gcm_ctx *c, const kuai_key *k, const ghash_impl *
     c->priv_ghash = gh;
     c->priv_hkey_off = (uint32_t)(-(uintptr_t)c->priv_hkey & 63);
     gh->init(ctx_hkey(c), h);
+    memcpy(ctx_hslot(c, c->priv_hkey_off), h, 16);
 }
 
+/* Whether h differs from the H the context's key material was made from
+ * (the key changed since, or is another). */
+static int ctx_h_differs(kuai_gcm_ctx *c, const uint8_t h[16])
+{
+    ctx_hkey(c); /* the material and H where this copy of the context has them */
+    int d = tag_differs(ctx_hslot(c, c->priv_hkey_off), h, 16);
+    kuai_declassify(&d, sizeof d); /* whether the key changed: not the key */
+    return d;
+}
+
+/* A message under key k from IV iv. A new context (restart 0) is zeroed
+ * and takes GHASH backend gh. A restart (gh the context's own) keeps the
+ * context's GHASH key material when H is the one it was made from: the
+ * powers of H cost more than the rest of a short message. */
 static void gcm_setup(kuai_gcm_ctx *c, const kuai_key *k, const ghash_impl *gh, const uint8_t *iv,
-                      size_t iv_len)
+                      size_t iv_len, int restart)
 {
     const kuai_impl *impl = kuai_key_impl(k);
-    memset(c, 0, sizeof *c);
+    if (restart) {
+        c->priv_aad_len = c->priv_data_len = 0;
+        c->priv_ctr_secret = 0;
+        memset(c->priv_y, 0, sizeof c->priv_y);
+        memset(c->priv_ctr, 0, sizeof c->priv_ctr);
+        memset(c->priv_ekj0, 0, sizeof c->priv_ekj0);
+        memset(c->priv_ks, 0, sizeof c->priv_ks);
+        memset(c->priv_part, 0, sizeof c->priv_part);
+    } else {
+        memset(c, 0, sizeof *c);
+    }
 
     /* H = E_K(0^128), and for 96-bit IVs E_K(J0) in the same call: the
      * wide backends cost nearly as much for one block as for a batch. */
@@ -140,7 +178,9 @@ static void gcm_setup(kuai_gcm_ctx *c, const kuai_key *k, const ghash_impl *gh, 
     } else {
         impl->enc_blocks(k, blk, blk, 1);
     }
-    gcm_ctx_start(c, k, gh, blk);
+    if (!restart || ctx_h_differs(c, blk))
+        gcm_ctx_start(c, k, gh, blk);
+    c->priv_key = k;
     kuai_wipe(blk, sizeof blk);
 
     /* Other IVs: J0 = GHASH(IV, 0-pad, 0^64, [len(IV)]_64), built in
@@ -405,7 +445,7 @@ static void gcm_oneshot(const kuai_key *k, const uint8_t *iv, size_t iv_len, con
         kuai_wipe(&c, sizeof c);
         return;
     }
-    gcm_setup(&c, k, kuai_ghash_best(), iv, iv_len);
+    gcm_setup(&c, k, kuai_ghash_best(), iv, iv_len, 0);
     if (aad_len)
         gcm_absorb_aad(&c, aad, aad_len);
     if (len)
@@ -461,7 +501,21 @@ int kuai_gcm_init(kuai_gcm_ctx *ctx, const kuai_key *k, const uint8_t *iv, size_
     int r = check_key_iv(k, iv, iv_len);
     if (r)
         return r;
-    gcm_setup(ctx, k, kuai_ghash_best(), iv, iv_len);
+    gcm_setup(ctx, k, kuai_ghash_best(), iv, iv_len, 0);
+    return KUAI_OK;
+}
+
+/* A context init set up, in any state short of final or wipe: its key
+ * material is checked against k's H, not trusted, so its own key may have
+ * changed or gone since. */
+int kuai_gcm_restart(kuai_gcm_ctx *ctx, const kuai_key *k, const uint8_t *iv, size_t iv_len)
+{
+    if (!ctx || ctx->priv_magic != GCM_MAGIC)
+        return KUAI_ERR_ARG;
+    int r = check_key_iv(k, iv, iv_len);
+    if (r)
+        return r;
+    gcm_setup(ctx, k, ctx_ghash(ctx), iv, iv_len, 1);
     return KUAI_OK;
 }
 

@@ -140,6 +140,26 @@ static void run_modes(kuai_cipher c, const char *backend)
             OK(kuai_gcm_encrypt_update(&g, pt, ct, cut), "gcm update");
             OK(kuai_gcm_encrypt_update(&g, pt + cut, ct + cut, len - cut), "gcm update");
             OK(kuai_gcm_encrypt_final(&g, tag, 16), "gcm final");
+
+            /* A template context, copied and restarted (its GHASH
+             * material kept when H matches, made anew when not). */
+            kuai_gcm_ctx tmpl;
+            OK(kuai_gcm_init(&tmpl, &k, nonce, ivl), "gcm init");
+            memcpy(&g, &tmpl, sizeof g);
+            OK(kuai_gcm_restart(&g, &k, nonce, ivl), "gcm restart");
+            OK(kuai_gcm_encrypt_update(&g, pt, ct, len), "gcm update");
+            OK(kuai_gcm_encrypt_final(&g, tag, 16), "gcm final");
+            kuai_key k2;
+            uint8_t key2[32];
+            fill(key2, sizeof key2);
+            SECRET(key2, sizeof key2);
+            OK(kuai_key_init_backend(&k2, c, key2, ks, backend), "second key");
+            memcpy(&g, &tmpl, sizeof g);
+            OK(kuai_gcm_restart(&g, &k2, nonce, ivl), "gcm restart, another key");
+            OK(kuai_gcm_encrypt_update(&g, pt, ct, len), "gcm update");
+            OK(kuai_gcm_encrypt_final(&g, tag, 16), "gcm final");
+            kuai_gcm_wipe(&tmpl);
+            kuai_key_wipe(&k2);
         }
     }
 

@@ -138,7 +138,10 @@ static void GV_FN(update)(const unsigned char *hkey, uint8_t y[16], const uint8_
     __m128i acc = bswap128(_mm_loadu_si128((const __m128i *)y));
     for (; nblocks >= AGG; nblocks -= AGG, in += 16 * AGG)
         acc = fold_agg(k, acc, in);
-    if (nblocks)
+    if (nblocks == 1) /* on xmm: no lanes to sum (a short GCM message's AAD, its lengths) */
+        acc = mul(_mm_xor_si128(acc, bswap128(_mm_loadu_si128((const __m128i *)(const void *)in))),
+                  k->pow[AGG - 1]);
+    else if (nblocks)
         acc = fold_tail(k, acc, in, nblocks);
     _mm_storeu_si128((__m128i *)y, bswap128(acc));
 }

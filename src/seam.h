@@ -141,6 +141,11 @@ typedef struct kuai_impl {
      * (and the wipe of what it wrote) costs more than its lanes save on
      * them (0: no limit). Measured per backend (docs/performance.md). */
     size_t mk_cbc_wide_blocks;
+    /* CBC encryption of several streams: a batch (up to mk_lanes streams)
+     * of fewer blocks than this in all (streams x blocks each) goes one
+     * stream at a time, narrow kernel or not: the lanes' setup and passes
+     * cost more than few blocks save (0: no limit). */
+    size_t mk_cbc_wide_total;
     /* Optional fused multi-key CBC encryption (the cipher's blocks): n <=
      * mk_lanes streams of nblocks blocks each after mk_setup; stream i
      * reads in[i] and writes out[i] (in[i] == out[i] allowed), its chain

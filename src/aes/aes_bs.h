@@ -599,7 +599,13 @@ static void aes_bs_mk_cbc_enc(const kuai_mk *m, uint8_t *ivs, const uint8_t *con
 /* mk_cbc_wide_blocks: kuai_cbc_encrypt_multi, lanes against the streams one
  * by one (Xeon, Sapphire Rapids, TSC cycles per byte): avx2, 9 streams of
  * 1 block 40.4 against 36.6, of 2 21.8 against 21.9; ssse3 9 of 1 36.3
- * against 35.8, of 2 21.4 against 35.3: the lanes from 2 blocks a stream. */
+ * against 35.8, of 2 21.4 against 35.3: the lanes from 2 blocks a stream.
+ * mk_cbc_wide_total: with few streams the narrow or wide pass costs more
+ * than the streams one by one, time relative to kuai_cbc_encrypt stream
+ * by stream: avx2 2 / 3 / 4 / 6 streams of 1 block 2.18 / 1.68 / 1.43 /
+ * 1.17 (the narrow kernel), 2 of 2 / 3 1.29 / 1.00, 3 of 2 0.98, 4 of 2
+ * 0.82, 9 of 1 0.98; ssse3 2 of 2 1.33, 4 of 2 0.85: the lanes from 8
+ * blocks a batch. */
 #define AES_BS_IMPL(var, nm, prio, avail, narrow)                                                  \
     const kuai_impl var = {.name = nm,                                                             \
                            .family = KUAI_FAMILY_AES,                                              \
@@ -618,6 +624,7 @@ static void aes_bs_mk_cbc_enc(const kuai_mk *m, uint8_t *ivs, const uint8_t *con
                            .mk_narrow = narrow,                                                    \
                            .mk_slots_blocks = 1,                                                   \
                            .mk_cbc_wide_blocks = 2,                                                \
+                           .mk_cbc_wide_total = 8,                                                 \
                            .mk_cbc_enc = aes_bs_mk_cbc_enc}
 
 #endif

@@ -42,13 +42,16 @@ static const kuai_impl *mk_impl_for(const kuai_impl *impl, size_t n)
  * whole call of few streams does; so do streams too short to pay for the
  * wide kernel's mk_setup (mk_cbc_wide_blocks), or without a narrow kernel
  * one stream at a time; and one stream always goes alone (the single-key
- * call's kernel is its own, with no lane setup to make and wipe). */
+ * call's kernel is its own, with no lane setup to make and wipe), as do
+ * batches of fewer blocks in all than mk_cbc_wide_total, too few to pay
+ * for any lanes. */
 static const kuai_impl *cbc_enc_impl_for(const kuai_impl *wide, size_t r, size_t nb)
 {
     const kuai_impl *narrow = wide->mk_narrow;
     size_t most = narrow ? (wide->mk_cbc_narrow ? wide->mk_cbc_narrow : narrow->mk_lanes) : 0;
+    const size_t batch = r < wide->mk_lanes ? r : wide->mk_lanes;
     const int short_streams = nb < wide->mk_cbc_wide_blocks;
-    if (r == 1)
+    if (r == 1 || batch * nb < wide->mk_cbc_wide_total)
         return NULL;
     /* a narrow kernel that beats the wide one at its full width beats it
      * for any number of streams */
@@ -288,10 +291,11 @@ cbc_enc_lanes(const kuai_impl *impl, const kuai_key *const *keys, uint8_t *const
 
 /* Streams of one block: CBC encryption is ECB of P ^ IV, so the short
  * multi-key path packs several streams' blocks into each of its groups,
- * where the chains' kernels run one block of each stream alone (uBlock's
- * had cost 1.0-1.45 of the single-key calls one by one, ECB 0.3-0.6). Each
- * P ^ IV goes to its out[i] (no other stream's buffer: kuai.h) and is
- * encrypted there; the ciphertext becomes the IV. */
+ * where the chains' kernels run one block of each stream through a whole
+ * pass (uBlock's had cost 1.0-1.45 of the single-key calls one by one, the
+ * short path's ECB 0.3-0.6). Each P ^ IV goes to its out[i] (no other
+ * stream's buffer: kuai.h) and is encrypted there; the ciphertext becomes
+ * the IV. (Stream by stream, the single-key CBC call serves as well.) */
 static void cbc_enc_one_block(const kuai_impl *impl, const kuai_key *const *keys,
                               uint8_t *const *ivs, const uint8_t *const *in, uint8_t *const *out,
                               size_t n, size_t bs)

@@ -365,7 +365,8 @@ _Static_assert(AESX_MK_OFF(AESY_GL, AESY_MK_GROUPS, 2, 0, 0, 0) <= KUAI_MK_BYTES
 
 /* Two blocks per AES instruction: above AES-NI. Multi-key CBC encryption
  * takes the lanes (groups of 16, each pass as dear however few are used)
- * only for streams of 24 blocks or more and batches of 512 blocks or more:
+ * only for streams of 24 blocks or more and batches of 256 blocks or more
+ * (2 streams of 128 blocks still take 1.12; 512 would lose 4 x 64's 0.67):
  * through the lanes against kuai_cbc_encrypt stream by stream (Xeon,
  * Sapphire Rapids), 2 streams x 12 / 64 / 256 blocks 4.10 / 1.29 / 1.00,
  * 3 x 48 / 64 1.01 / 0.91, 4 x 32 0.93, 6 x 24 0.79, 9 x 12 / 16 1.13 /
@@ -393,4 +394,4 @@ const kuai_impl aes_vaes = {.name = "vaes",
                             .mk_cbc_enc = aes_vaes_mk_cbc_enc,
                             .mk_slots_blocks = 1,
                             .mk_cbc_wide_blocks = 24,
-                            .mk_cbc_wide_total = 512};
+                            .mk_cbc_wide_total = 256};

@@ -455,7 +455,9 @@ void test_modes_multi(void)
 {
     test_mk_bytes();
     group_begin("multi-key");
-    static const size_t ns[] = {1, 2, 3, 4, 5, 8, 16, 17, 33};
+    /* 6 and 15: the 8-block groups' remainders of 6 and 7 streams
+     * (AES-NI's mk_short groups 8 one-block streams, 4 of 2 blocks) */
+    static const size_t ns[] = {1, 2, 3, 4, 5, 6, 8, 15, 16, 17, 33};
     /* 0..8: both sides of every crossover to the short multi-key path
      * (mk_short: fewer than 9 / 5 blocks on avx2, 5 / 3 on ssse3), groups
      * of one stream and groups spanning streams */

@@ -421,4 +421,100 @@ AESX_INLINE void aesx_mk_cbc_enc(const kuai_mk *m, int nr, size_t ngroups, uint8
     }
 }
 
+/* ---- multi-key, a few blocks a stream (kuai_impl.mk_short) ---------------- */
+
+/* m blocks (a constant at every call), block i under the round keys at
+ * k[i] (a stream's rk, or drk to decrypt), read straight from the
+ * schedules as memory operands: no copies, nothing to wipe. The round
+ * loop stays a loop (nr is not a constant here); its body is the m
+ * blocks' rounds side by side. */
+AESX_INLINE void aesx_mks_rounds(__m128i *b, const uint8_t (*const *k)[16], int m, int nr, int dec)
+{
+    for (int i = 0; i < m; i++)
+        b[i] = _mm_xor_si128(b[i], aesx_loadu(k[i][0]));
+    for (int r = 1; r < nr; r++)
+        for (int i = 0; i < m; i++)
+            b[i] = dec ? _mm_aesdec_si128(b[i], aesx_loadu(k[i][r]))
+                       : _mm_aesenc_si128(b[i], aesx_loadu(k[i][r]));
+    for (int i = 0; i < m; i++)
+        b[i] = dec ? _mm_aesdeclast_si128(b[i], aesx_loadu(k[i][nr]))
+                   : _mm_aesenclast_si128(b[i], aesx_loadu(k[i][nr]));
+}
+
+/* s whole streams of nb blocks each (both constants at every call: with
+ * nb a variable, the block indices' divisions cost more than the rounds),
+ * ECB or, with ivs, CBC decryption: every input block, and each stream's
+ * chain, read before any output is written (out[i] may be in[i]). */
+AESX_INLINE void aesx_mks_group(const kuai_key *const *keys, uint8_t *const *ivs,
+                                const uint8_t *const *in, uint8_t *const *out, int s, int nb,
+                                int nr, int dec)
+{
+    const uint8_t(*k[AESX_W])[16];
+    __m128i b[AESX_W], c[AESX_W], last[AESX_W];
+    for (int j = 0; j < s; j++) {
+        const aes_sched *ks = aes_sched_const(keys[j]);
+        for (int t = 0; t < nb; t++) {
+            k[j * nb + t] = (const uint8_t(*)[16])(dec ? ks->drk : ks->rk);
+            b[j * nb + t] = aesx_loadu(in[j] + 16 * t);
+            if (ivs)
+                c[j * nb + t] = t ? aesx_loadu(in[j] + 16 * (t - 1)) : aesx_loadu(ivs[j]);
+        }
+    }
+    aesx_mks_rounds(b, k, s * nb, nr, dec);
+    if (ivs) {
+        for (int j = 0; j < s; j++)
+            last[j] = aesx_loadu(in[j] + 16 * (nb - 1));
+        for (int i = 0; i < s * nb; i++)
+            b[i] = _mm_xor_si128(b[i], c[i]);
+        for (int j = 0; j < s; j++)
+            aesx_storeu(ivs[j], last[j]);
+    }
+    for (int j = 0; j < s; j++)
+        for (int t = 0; t < nb; t++)
+            aesx_storeu(out[j] + 16 * t, b[j * nb + t]);
+}
+
+/* n streams of NB blocks each: groups of AESX_W / NB streams, then the
+ * TAILS' case for the streams left (AESX_MKS_TAIL: S streams). */
+#define AESX_MKS_RUN(NB, TAILS)                                                                    \
+    {                                                                                              \
+        size_t g = 0;                                                                              \
+        for (; n - g >= AESX_W / (NB); g += AESX_W / (NB))                                         \
+            aesx_mks_group(keys + g, ivs ? ivs + g : NULL, in + g, out + g, AESX_W / (NB), NB, nr, \
+                           dec);                                                                   \
+        uint8_t *const *iv = ivs ? ivs + g : NULL;                                                 \
+        switch (n - g) {                                                                           \
+            TAILS                                                                                  \
+        }                                                                                          \
+    }
+#define AESX_MKS_TAIL(S, NB)                                                                       \
+    case S:                                                                                        \
+        aesx_mks_group(keys + g, iv, in + g, out + g, S, NB, nr, dec);                             \
+        break;
+
+/* n streams of nblocks (1..4) blocks each. */
+AESX_INLINE void aesx_mk_short(const kuai_key *const *keys, uint8_t *const *ivs,
+                               const uint8_t *const *in, uint8_t *const *out, size_t n,
+                               size_t nblocks, int dec)
+{
+    const int nr = (int)aes_sched_const(keys[0])->nr;
+    switch (nblocks) {
+    case 1:
+        AESX_MKS_RUN(1, AESX_MKS_TAIL(1, 1) AESX_MKS_TAIL(2, 1) AESX_MKS_TAIL(3, 1) AESX_MKS_TAIL(
+                            4, 1) AESX_MKS_TAIL(5, 1) AESX_MKS_TAIL(6, 1) AESX_MKS_TAIL(7, 1))
+        break;
+    case 2:
+        AESX_MKS_RUN(2, AESX_MKS_TAIL(1, 2) AESX_MKS_TAIL(2, 2) AESX_MKS_TAIL(3, 2))
+        break;
+    case 3:
+        AESX_MKS_RUN(3, AESX_MKS_TAIL(1, 3))
+        break;
+    default:
+        AESX_MKS_RUN(4, AESX_MKS_TAIL(1, 4))
+        break;
+    }
+}
+#undef AESX_MKS_TAIL
+#undef AESX_MKS_RUN
+
 #endif

@@ -17,5 +17,10 @@ void aes_aesni_expand4(kuai_key *const k[4], const uint8_t *const key[4]);
  * 256-bit register has nothing to add; the VAES backend takes it too. */
 void aes_aesni_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
                        uint8_t *const *out, size_t n, size_t nblocks, int enc);
+/* Multi-key ECB and CBC decryption of streams of 1-4 blocks
+ * (kuai_impl.mk_short): the blocks of several streams side by side, each
+ * under its own stored schedule; the VAES backend takes it too. */
+void aes_aesni_mk_short(const kuai_key *const *keys, uint8_t *const *ivs, const uint8_t *const *in,
+                        uint8_t *const *out, size_t n, size_t nblocks, int enc);
 
 #endif

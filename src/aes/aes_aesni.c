@@ -121,8 +121,8 @@ AESX_INLINE void aesni_gcm(const uint8_t (*rk)[16], int nr, const pclmul_key *hk
     if (enc && lag)
         acc = pclmul_fold(hk, acc, lag, W);
     if (nblocks) {
-        uint8_t buf[16 * W];
-        memcpy(buf, in, 16 * nblocks);
+        uint8_t buf[16 * W] = {0}; /* the lanes past nblocks are read too */
+        copy_blocks16(buf, in, nblocks);
         if (!enc)
             acc = pclmul_fold(hk, acc, buf, nblocks);
         /* low has not wrapped (the caller's promise), so 64-bit counting
@@ -133,7 +133,7 @@ AESX_INLINE void aesni_gcm(const uint8_t (*rk)[16], int nr, const pclmul_key *hk
             aesx_storeu(buf + 16 * i, _mm_xor_si128(b[i], aesx_loadu(buf + 16 * i)));
         if (enc)
             acc = pclmul_fold(hk, acc, buf, nblocks);
-        memcpy(out, buf, 16 * nblocks);
+        copy_blocks16(out, buf, nblocks);
         kuai_wipe(buf, sizeof buf);
         low += (uint32_t)nblocks;
     }

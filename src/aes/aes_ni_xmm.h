@@ -232,6 +232,16 @@ AESX_INLINE void aesx_pre_words(uint8_t (*pre)[16], int n, uint32_t low, uint32_
     }
 }
 
+/* n blocks (a constant) of keystream from (hi, lo) XORed into buf. */
+AESX_INLINE void aesx_ctr_pass(__m128i *b, int n, const __m128i *k, int nr, uint64_t hi,
+                               uint64_t lo, uint8_t *buf)
+{
+    aesx_ctr_make(b, n, hi, lo);
+    aesx_enc_n(b, n, k, nr);
+    for (int i = 0; i < n; i++)
+        aesx_storeu(buf + 16 * i, _mm_xor_si128(b[i], aesx_loadu(buf + 16 * i)));
+}
+
 AESX_INLINE void aesx_ctr(const uint8_t (*rk)[16], int nr, uint8_t *ctr, const uint8_t *in,
                           uint8_t *out, size_t nblocks)
 {
@@ -252,7 +262,8 @@ AESX_INLINE void aesx_ctr(const uint8_t (*rk)[16], int nr, uint8_t *ctr, const u
     /* pre[] is written for the next batch as soon as this batch has
      * loaded it: a 16-byte load right after a 4-byte store into it would
      * wait for the store to reach the cache. */
-    int pre_ok = 0; /* pre[] holds the blocks of the batch at (hi, lo) */
+    int pre_ok = 0;   /* pre[] holds the blocks of the batch at (hi, lo) */
+    int pre_used = 0; /* pre[] written (rk[0] in it): wiped at the end */
     for (; nblocks >= AESX_CTR_W;
          nblocks -= AESX_CTR_W, in += 16 * AESX_CTR_W, out += 16 * AESX_CTR_W) {
         uint32_t low = (uint32_t)lo;
@@ -262,6 +273,7 @@ AESX_INLINE void aesx_ctr(const uint8_t (*rk)[16], int nr, uint8_t *ctr, const u
                 for (int i = 0; i < AESX_CTR_W; i++)
                     _mm_store_si128((__m128i *)(void *)pre[i], _mm_xor_si128(b[0], k[0]));
                 aesx_pre_words(pre, AESX_CTR_W, low, k0w3);
+                pre_used = 1;
                 pre_hi = hi;
                 pre_mid = lo >> 32;
             }
@@ -284,17 +296,37 @@ AESX_INLINE void aesx_ctr(const uint8_t (*rk)[16], int nr, uint8_t *ctr, const u
             aesx_storeu(out + 16 * i, _mm_xor_si128(b[i], aesx_loadu(in + 16 * i)));
         AESX_CTR_ADD(hi, lo, AESX_CTR_W);
     }
-    kuai_wipe(pre, sizeof pre);
+    if (pre_used)
+        kuai_wipe(pre, sizeof pre);
     if (nblocks) {
-        /* A whole batch costs what one block's latency does. */
+        /* The blocks left, in a pass of 1, 2, 4, 8 or AESX_CTR_W: one
+         * pass has the latency of one block, but GCM's short messages come
+         * one after another, where the work counts (a 16-byte message's one
+         * block of keystream ran 12). */
         uint8_t buf[16 * AESX_CTR_W];
-        memcpy(buf, in, 16 * nblocks);
-        aesx_ctr_make(b, AESX_CTR_W, hi, lo);
-        aesx_enc_n(b, AESX_CTR_W, k, nr);
-        for (int i = 0; i < AESX_CTR_W; i++)
-            aesx_storeu(buf + 16 * i, _mm_xor_si128(b[i], aesx_loadu(buf + 16 * i)));
-        memcpy(out, buf, 16 * nblocks);
-        kuai_wipe(buf, sizeof buf);
+        const size_t nv = nblocks <= 2 ? nblocks : nblocks <= 4 ? 4 : nblocks <= 8 ? 8 : AESX_CTR_W;
+        copy_blocks16(buf, in, nblocks);
+        for (size_t i = nblocks; i < nv; i++) /* read by the pass, not stored */
+            aesx_storeu(buf + 16 * i, _mm_setzero_si128());
+        switch (nv) {
+        case 1:
+            aesx_ctr_pass(b, 1, k, nr, hi, lo, buf);
+            break;
+        case 2:
+            aesx_ctr_pass(b, 2, k, nr, hi, lo, buf);
+            break;
+        case 4:
+            aesx_ctr_pass(b, 4, k, nr, hi, lo, buf);
+            break;
+        case 8:
+            aesx_ctr_pass(b, 8, k, nr, hi, lo, buf);
+            break;
+        default:
+            aesx_ctr_pass(b, AESX_CTR_W, k, nr, hi, lo, buf);
+            break;
+        }
+        copy_blocks16(out, buf, nblocks);
+        kuai_wipe(buf, 16 * nv);
         AESX_CTR_ADD(hi, lo, nblocks);
     }
     store_be64(ctr, hi);

@@ -135,16 +135,10 @@ SM4S_INLINE void sm4s_buf_in(uint8_t *buf, const uint8_t *in, size_t nblocks, si
     }
 }
 
-/* nblocks blocks from buf to out, 16 bytes at a time: gcc made a memcpy of
- * a length it knew to be short (and this loop without the empty asm) rep
- * movsq, whose start-up took SM4 ECB of 1-7 blocks on vaes 404 -> 450 TSC
- * cycles (Xeon, Sapphire Rapids) */
+/* nblocks blocks from buf to out (bytes.h: not rep movsq) */
 SM4S_INLINE void sm4s_blocks_out(uint8_t *out, const uint8_t *buf, size_t nblocks)
 {
-    for (size_t i = 0; i < nblocks; i++) {
-        memcpy(out + i * SM4S_BLOCK, buf + i * SM4S_BLOCK, SM4S_BLOCK);
-        __asm__ volatile("");
-    }
+    copy_blocks16(out, buf, nblocks);
 }
 
 /* Load one group (SM4V_W blocks) as x[0..3] = words X0..X3. */
@@ -539,7 +533,7 @@ SM4S_INLINE void sm4s_mk_crypt_g(int G, const uint8_t *lk, const uint8_t *in, ui
         sm4s_crypt_pass(G, lanes + 31 * kstep, -kstep, 1, buf, buf);
     else
         sm4s_crypt_pass(G, lanes, kstep, 1, buf, buf);
-    memcpy(out, buf, n * SM4S_BLOCK);
+    sm4s_blocks_out(out, buf, n);
     kuai_wipe(buf, used);
 }
 

@@ -281,7 +281,7 @@ typedef struct kuai_gcm_ctx {
      * 64-byte aligned inside this area at offset priv_hkey_off; the
      * context itself needs only 8-byte alignment and may be copied. */
     uint32_t priv_hkey_off;
-    uint32_t priv_ctr_secret; /* counter derived from the key (IV not 12 bytes) */
+    uint32_t priv_ctr_secret; /* counter from the key (IV not 12 bytes), or still to settle */
     unsigned char priv_hkey[768 + 64];
     unsigned char priv_y[16];    /* GHASH accumulator */
     unsigned char priv_ctr[16];  /* next counter block */
@@ -295,9 +295,11 @@ KUAI_API int kuai_gcm_init(kuai_gcm_ctx *ctx, const kuai_key *k, const uint8_t *
  * any state before final or kuai_gcm_wipe; else KUAI_ERR_ARG): what ran of
  * its message is abandoned. Where the context's GHASH key material was
  * made under k's key (checked, not assumed), it is kept, and a message
- * costs its cipher blocks and no key-dependent set-up. Since final wipes a
- * context, many messages under one key go: init a context once and keep
- * it; for each message, copy it and restart the copy. */
+ * costs its cipher blocks and no key-dependent set-up (with a 12-byte IV
+ * and up to 16 bytes of AAD, a message of up to 96 bytes takes one cipher
+ * call). Since final wipes a context, many messages under one key go: init
+ * a context once and keep it; for each message, copy it and restart the
+ * copy. */
 KUAI_API int kuai_gcm_restart(kuai_gcm_ctx *ctx, const kuai_key *k, const uint8_t *iv,
                               size_t iv_len);
 KUAI_API int kuai_gcm_aad(kuai_gcm_ctx *ctx, const uint8_t *aad, size_t len);

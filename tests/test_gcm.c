@@ -962,6 +962,106 @@ static void test_gcm_restart(void)
     group_end();
 }
 
+/*
+ * A restart with a 12-byte IV makes its cipher call (H, E(J0), and the
+ * first data blocks' keystream) at the message's first data, final, or
+ * AAD past one block; until then up to a block of AAD waits unhashed
+ * (gcm.c's gcm_settle). Every way into that call: AAD totals on both
+ * sides of a block, in one piece or two; data on both sides of the
+ * batch's 96 bytes, whole or cut after its first 1, 15, 16 or 17 bytes
+ * (a partial block carried on from the batch's keystream); the template's
+ * key or another (whose H differs: the material made anew at that call);
+ * both directions, decryption in place too; against the one-shot calls.
+ */
+static void test_gcm_restart_first_call(void)
+{
+    group_begin("gcm restart's first cipher call");
+    static const size_t aads[] = {0, 1, 5, 13, 15, 16, 17, 31, 32, 33};
+    static const size_t lens[] = {0, 1, 15, 16, 17, 95, 96, 97, 112, 200};
+    static const size_t cuts[] = {0, 1, 15, 16, 17};
+    for (size_t ci = 0; ci < ALL_CIPHERS_N; ci++) {
+        kuai_cipher c = all_ciphers[ci];
+        const char *be[MAX_BACKENDS];
+        size_t nbe = test_backends(c, be, MAX_BACKENDS);
+        if (nbe == 0 || kuai_block_size(c) != 16)
+            continue;
+        kuai_key *k = key_alloc(2);
+        uint8_t kb[2][32], iv[12], aad[40], pt[200], want[200], got[200], wtag[16], tag[16];
+        for (size_t b = 0; b < nbe; b++) {
+            rng_fill(kb, sizeof kb);
+            if (!key_init_ok(&k[0], c, kb[0], be[b]) || !key_init_ok(&k[1], c, kb[1], be[b]))
+                continue;
+            kuai_gcm_ctx tmpl, cx;
+            rng_fill(iv, sizeof iv);
+            if (!CHECK_RC(kuai_gcm_init(&tmpl, &k[0], iv, 12), KUAI_OK, "init"))
+                continue;
+            for (size_t ai = 0; ai < sizeof aads / sizeof aads[0]; ai++) {
+                for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+                    for (size_t xi = 0; xi < sizeof cuts / sizeof cuts[0]; xi++) {
+                        const size_t aad_len = aads[ai], len = lens[li], cut = cuts[xi];
+                        if (cut > len || (t_short && xi > 1 && (ai + li) % 3))
+                            continue;
+                        const int other = (int)((ai + li + xi) % 2), inplace = (int)(xi % 2);
+                        const kuai_key *key = &k[other];
+                        /* AAD in two pieces when it has two: a block first
+                         * where it is longer than one */
+                        const size_t a1 = aad_len > 16 ? 16 : aad_len / 2;
+                        rng_fill(iv, sizeof iv);
+                        rng_fill(aad, aad_len);
+                        rng_fill(pt, len);
+                        char what[160];
+                        snprintf(what, sizeof what,
+                                 "%s/%s: aad %zu (%zu + %zu), len %zu cut %zu, %s key%s",
+                                 kuai_cipher_name(c), be[b], aad_len, a1, aad_len - a1, len, cut,
+                                 other ? "another" : "the template's", inplace ? ", in place" : "");
+                        if (!CHECK_RC(kuai_gcm_encrypt(key, iv, 12, aad, aad_len, pt, want, len,
+                                                       wtag, 16),
+                                      KUAI_OK, what))
+                            continue;
+                        for (int dec = 0; dec <= 1; dec++) {
+                            memcpy(&cx, &tmpl, sizeof cx);
+                            int rc = kuai_gcm_restart(&cx, key, iv, 12);
+                            if (!rc && a1)
+                                rc = kuai_gcm_aad(&cx, aad, a1);
+                            if (!rc && aad_len > a1)
+                                rc = kuai_gcm_aad(&cx, aad + a1, aad_len - a1);
+                            const uint8_t *in = dec ? want : pt;
+                            uint8_t *out = got;
+                            if (dec && inplace) {
+                                memcpy(got, want, len);
+                                in = got;
+                            }
+                            if (!rc && cut)
+                                rc = dec ? kuai_gcm_decrypt_update(&cx, in, out, cut)
+                                         : kuai_gcm_encrypt_update(&cx, in, out, cut);
+                            if (!rc && len > cut)
+                                rc = dec ? kuai_gcm_decrypt_update(&cx, in + cut, out + cut,
+                                                                   len - cut)
+                                         : kuai_gcm_encrypt_update(&cx, in + cut, out + cut,
+                                                                   len - cut);
+                            if (!rc)
+                                rc = dec ? kuai_gcm_decrypt_final(&cx, wtag, 16)
+                                         : kuai_gcm_encrypt_final(&cx, tag, 16);
+                            if (dec)
+                                strcat(what, ", dec");
+                            if (!CHECK_RC(rc, KUAI_OK, what))
+                                continue;
+                            CHECK_MEM(got, dec ? pt : want, len, what);
+                            if (!dec)
+                                CHECK_MEM(tag, wtag, 16, what);
+                        }
+                    }
+                }
+            }
+            kuai_gcm_wipe(&tmpl);
+        }
+        kuai_key_wipe(&k[0]);
+        kuai_key_wipe(&k[1]);
+        free(k);
+    }
+    group_end();
+}
+
 /* ---- short messages: the one-shot calls' single batch ------------------ */
 
 /* With a 12-byte IV and at most 96 bytes of data the one-shot calls make H,
@@ -1044,6 +1144,7 @@ void test_gcm(void)
     test_gcm_ciphers();
     test_gcm_short();
     test_gcm_restart();
+    test_gcm_restart_first_call();
     test_gcm_sm4();
     test_gcm_api_errors();
 }

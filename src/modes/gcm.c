@@ -32,6 +32,16 @@
 
 enum gcm_phase { PHASE_AAD = 1, PHASE_ENC, PHASE_DEC };
 
+/* kuai_gcm_ctx.priv_ctr_secret: the counter comes from a 12-byte IV
+ * (public), from GHASH of another IV (a function of the key), or from a
+ * 12-byte IV of a restart whose cipher call is still to make (gcm_settle):
+ * every use of the counter or of the key material settles first. */
+enum gcm_ctr { CTR_PUBLIC = 0, CTR_SECRET = 1, CTR_PENDING = 2 };
+
+/* Blocks of a message's first cipher call: H, E_K(J0) and the keystream
+ * of up to GCM_SHORT_BATCH - 2 data blocks (gcm_oneshot_short, gcm_settle). */
+enum { GCM_SHORT_BATCH = 8 };
+
 _Static_assert(sizeof(((kuai_gcm_ctx *)0)->priv_hkey) == GHASH_KEY_BYTES + 64,
                "kuai_gcm_ctx.priv_hkey must match GHASH_KEY_BYTES");
 
@@ -117,8 +127,12 @@ static unsigned char *ctx_hkey(kuai_gcm_ctx *c)
     return c->priv_hkey + off;
 }
 
+static void gcm_settle(kuai_gcm_ctx *c, uint8_t *ks, size_t n);
+
 static void ghash_blocks(kuai_gcm_ctx *c, const uint8_t *in, size_t nblocks)
 {
+    if (c->priv_ctr_secret == CTR_PENDING) /* the material's H not checked yet */
+        gcm_settle(c, NULL, 0);
     ctx_ghash(c)->update(ctx_hkey(c), c->priv_y, in, nblocks);
 }
 
@@ -144,6 +158,37 @@ static int ctx_h_differs(kuai_gcm_ctx *c, const uint8_t h[16])
     return d;
 }
 
+/*
+ * A restart's cipher call, made at the message's first use of the counter
+ * or of the key material (gcm_setup): H = E_K(0), E_K(J0) and the
+ * keystream of the n blocks from J0 + 1 into ks, as one batch (n at most
+ * GCM_SHORT_BATCH - 2). H is checked against the one the material was made
+ * from, and the material made anew where it differs; the counter moves
+ * past the n blocks.
+ */
+static void gcm_settle(kuai_gcm_ctx *c, uint8_t *ks, size_t n)
+{
+    const kuai_key *k = c->priv_key;
+    _Alignas(16) uint8_t blk[16 * GCM_SHORT_BATCH] = {0};
+    for (size_t i = 1; i < 2 + n; i++) { /* J0 = IV || 0^31 || 1, then inc32 */
+        memcpy(blk + 16 * i, c->priv_ctr, 12);
+        store_be32(blk + 16 * i + 12, (uint32_t)i);
+    }
+    kuai_key_impl(k)->enc_blocks(k, blk, blk, 2 + n);
+    c->priv_ctr_secret = CTR_PUBLIC;
+    if (ctx_h_differs(c, blk))
+        gcm_ctx_start(c, k, ctx_ghash(c), blk);
+    memcpy(c->priv_ekj0, blk + 16, 16);
+    if (c->priv_aad_len == 16) { /* a whole block of AAD held (gcm_absorb_aad) */
+        ghash_blocks(c, c->priv_part, 1);
+        memset(c->priv_part, 0, 16);
+    }
+    if (n)
+        memcpy(ks, blk + 32, 16 * n);
+    store_be32(c->priv_ctr + 12, (uint32_t)(2 + n));
+    kuai_wipe(blk, 16 * (2 + n));
+}
+
 /* A message under key k from IV iv. A new context (restart 0) is zeroed
  * and takes GHASH backend gh. A restart (gh the context's own) keeps the
  * context's GHASH key material when H is the one it was made from: the
@@ -164,10 +209,22 @@ static void gcm_setup(kuai_gcm_ctx *c, const kuai_key *k, const ghash_impl *gh, 
         memset(c, 0, sizeof *c);
     }
 
+    uint8_t *j0 = c->priv_ctr;
+    if (restart && iv_len == 12) {
+        /* H, its check and E_K(J0) wait for the message's first cipher
+         * call (gcm_settle): with its first data blocks, one call where
+         * there were two */
+        memcpy(j0, iv, 12);
+        store_be32(j0 + 12, 2); /* J0 + 1: the first data block */
+        c->priv_key = k;
+        c->priv_ctr_secret = CTR_PENDING;
+        c->priv_phase = PHASE_AAD;
+        c->priv_magic = GCM_MAGIC;
+        return;
+    }
     /* H = E_K(0^128), and for 96-bit IVs E_K(J0) in the same call: the
      * wide backends cost nearly as much for one block as for a batch. */
     uint8_t blk[32] = {0};
-    uint8_t *j0 = c->priv_ctr;
     if (iv_len == 12) {
         /* J0 = IV || 0^31 || 1 */
         memcpy(j0, iv, 12);
@@ -200,7 +257,7 @@ static void gcm_setup(kuai_gcm_ctx *c, const kuai_key *k, const ghash_impl *gh, 
         memcpy(j0, c->priv_y, 16);
         memset(c->priv_y, 0, 16);
         impl->enc_blocks(k, j0, c->priv_ekj0, 1);
-        c->priv_ctr_secret = 1;
+        c->priv_ctr_secret = CTR_SECRET;
     }
     store_be32(j0 + 12, load_be32(j0 + 12) + 1); /* inc32: the first data block */
     c->priv_phase = PHASE_AAD;
@@ -209,6 +266,19 @@ static void gcm_setup(kuai_gcm_ctx *c, const kuai_key *k, const ghash_impl *gh, 
 
 static void gcm_absorb_aad(kuai_gcm_ctx *c, const uint8_t *aad, size_t len)
 {
+    if (c->priv_ctr_secret == CTR_PENDING) {
+        /* A restart's AAD of up to one block (TLS's and SSH's are 4-13
+         * bytes) waits in priv_part, whole or not, for the restart's
+         * cipher call and the check of H (gcm_settle hashes a whole one):
+         * hashing it now would make that call apart from the data's. */
+        if (c->priv_aad_len + len <= 16) {
+            memcpy(c->priv_part + c->priv_aad_len, aad, len);
+            c->priv_aad_len += len;
+            return;
+        }
+        if (c->priv_aad_len == 16)
+            gcm_settle(c, NULL, 0);
+    }
     size_t pos = (size_t)(c->priv_aad_len % 16);
     c->priv_aad_len += len;
     if (pos) {
@@ -236,8 +306,48 @@ static void gcm_close_aad(kuai_gcm_ctx *c)
     memset(c->priv_part, 0, 16);
 }
 
+/* A message's first data, at most 16 * (GCM_SHORT_BATCH - 2) bytes, with
+ * its keystream ks made (one block per 16 bytes or part): the AAD closed,
+ * then the XOR and GHASH over the ciphertext, and a partial last block
+ * kept as gcm_crypt keeps one (its keystream in priv_ks; the counter is
+ * already past it). */
+static void gcm_first_data(kuai_gcm_ctx *c, const uint8_t *ks, const uint8_t *in, uint8_t *out,
+                           size_t len, int enc)
+{
+    const size_t whole = len / 16, rest = len % 16;
+    gcm_close_aad(c); /* priv_part zeroed */
+    c->priv_phase = enc ? PHASE_ENC : PHASE_DEC;
+    c->priv_data_len = len;
+    if (!enc) { /* GHASH takes the ciphertext: read before out (which may be in) is written */
+        if (whole)
+            ghash_blocks(c, in, whole);
+        memcpy(c->priv_part, in + 16 * whole, rest);
+    }
+    xor_bytes(out, in, ks, len);
+    if (enc) {
+        if (whole)
+            ghash_blocks(c, out, whole);
+        memcpy(c->priv_part, out + 16 * whole, rest);
+    }
+    if (rest)
+        memcpy(c->priv_ks, ks + 16 * whole, 16);
+}
+
 static void gcm_crypt(kuai_gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len, int enc)
 {
+    if (c->priv_ctr_secret == CTR_PENDING) {
+        /* a restart's first data: its keystream in the restart's cipher
+         * call where the batch holds it */
+        const size_t nd = len / 16 + (len % 16 != 0);
+        if (nd <= GCM_SHORT_BATCH - 2) {
+            _Alignas(16) uint8_t ks[16 * (GCM_SHORT_BATCH - 2)];
+            gcm_settle(c, ks, nd);
+            gcm_first_data(c, ks, in, out, len, enc);
+            kuai_wipe(ks, 16 * nd);
+            return;
+        }
+        gcm_settle(c, NULL, 0);
+    }
     if (c->priv_phase == PHASE_AAD) {
         gcm_close_aad(c);
         c->priv_phase = enc ? PHASE_ENC : PHASE_DEC;
@@ -308,6 +418,8 @@ static void gcm_crypt(kuai_gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t l
 /* The full 16-byte tag; the context is left for the caller to wipe. */
 static void gcm_tag(kuai_gcm_ctx *c, uint8_t tag[16])
 {
+    if (c->priv_ctr_secret == CTR_PENDING) /* E_K(J0): a restart with no data */
+        gcm_settle(c, NULL, 0);
     if (c->priv_phase == PHASE_AAD)
         gcm_close_aad(c);
     size_t pos = (size_t)(c->priv_data_len % 16);
@@ -390,8 +502,6 @@ static int check_oneshot(const kuai_key *k, const uint8_t *iv, size_t iv_len, co
  * rest is gcm_oneshot's: the AAD, GHASH over the ciphertext (on
  * kuai_ghash_short's backend), the tag.
  */
-enum { GCM_SHORT_BATCH = 8 };
-
 static int gcm_short(const kuai_key *k, size_t iv_len, size_t len)
 {
     return iv_len == 12 && len <= 16 * (GCM_SHORT_BATCH - 2) && kuai_key_impl(k)->enc_blocks;
@@ -401,7 +511,7 @@ static void gcm_oneshot_short(kuai_gcm_ctx *c, const kuai_key *k, const ghash_im
                               const uint8_t *iv, const uint8_t *aad, size_t aad_len,
                               const uint8_t *in, uint8_t *out, size_t len, int enc)
 {
-    const size_t nd = (len + 15) / 16, whole = len / 16, rest = len % 16;
+    const size_t nd = (len + 15) / 16;
     _Alignas(16) uint8_t blk[16 * GCM_SHORT_BATCH] = {0};
     memset(c, 0, sizeof *c);
     for (size_t i = 0; i <= nd; i++) { /* J0 = IV || 0^31 || 1, then inc32 */
@@ -414,21 +524,7 @@ static void gcm_oneshot_short(kuai_gcm_ctx *c, const kuai_key *k, const ghash_im
     c->priv_magic = GCM_MAGIC;
     if (aad_len)
         gcm_absorb_aad(c, aad, aad_len);
-    gcm_close_aad(c); /* priv_part zeroed */
-    c->priv_phase = enc ? PHASE_ENC : PHASE_DEC;
-    c->priv_data_len = len;
-    const uint8_t *ct = enc ? out : in; /* GHASH takes the ciphertext */
-    if (!enc) {                         /* read before out (which may be in) is written */
-        if (whole)
-            ghash_blocks(c, in, whole);
-        memcpy(c->priv_part, in + 16 * whole, rest);
-    }
-    xor_bytes(out, in, blk + 32, len);
-    if (enc) {
-        if (whole)
-            ghash_blocks(c, ct, whole);
-        memcpy(c->priv_part, ct + 16 * whole, rest);
-    }
+    gcm_first_data(c, blk + 32, in, out, len, enc);
     kuai_wipe(blk, sizeof blk);
 }
 

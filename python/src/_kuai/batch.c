@@ -11,7 +11,7 @@ int kpy_gcm_one(KpyGcmMany *m, const kuai_key *k, const uint8_t *nonce, size_t n
                 uint8_t *tag_out, const uint8_t *tag_in)
 {
     const int enc = tag_out != NULL;
-    if (m == NULL || len <= KPY_GCM_ONESHOT_MAX) {
+    if (m == NULL) {
         return enc ? kuai_gcm_encrypt(k, nonce, nlen, aad, alen, in, out, len, tag_out, GCM_TAG)
                    : kuai_gcm_decrypt(k, nonce, nlen, aad, alen, in, out, len, tag_in, GCM_TAG);
     }

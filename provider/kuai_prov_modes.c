@@ -453,6 +453,9 @@ static int kpm_get_ctx_params(void *vctx, OSSL_PARAM params[])
     OSSL_PARAM *p;
     int ccm = ctx->alg->mode == KPM_CCM;
     int stream = ctx->alg->mode == KPM_CFB || ctx->alg->mode == KPM_OFB;
+    /* the query EVP makes for every message (kp_param_alone) */
+    if ((p = kp_param_alone(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL)
+        return OSSL_PARAM_set_size_t(p, ctx->ivlen);
     /* ivlen is never 0 here (16, or CCM's 7..13). */
     if (!kp_ctx_iv_params(params, kpm_keylen(ctx->alg), ctx->oiv, stream ? ctx->iv : ctx->oiv,
                           ctx->ivlen))

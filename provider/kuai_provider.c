@@ -644,6 +644,14 @@ int kp_alg_params(OSSL_PARAM params[], unsigned mode, size_t keylen, size_t ivle
            kp_put_int(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0);
 }
 
+OSSL_PARAM *kp_param_alone(OSSL_PARAM params[], const char *key)
+{
+    return params != NULL && params[0].key != NULL && params[1].key == NULL &&
+                   strcmp(params[0].key, key) == 0
+               ? &params[0]
+               : NULL;
+}
+
 int kp_ctx_iv_params(OSSL_PARAM params[], size_t keylen, const uint8_t *iv,
                      const uint8_t *updated_iv, size_t ivlen)
 {
@@ -718,11 +726,24 @@ static int kp_gcm_iv_gen(kp_ctx *ctx, OSSL_PARAM *p)
     return 1;
 }
 
+/* The tag: once an encryption has made one (the last one made, as
+ * OpenSSL's default provider), and at most its 16 bytes. */
+static int kp_gcm_get_tag(const kp_ctx *ctx, OSSL_PARAM *p)
+{
+    return ctx->enc && ctx->taglen != 0 && p->data_size != 0 && p->data_size <= KP_TAG_MAX &&
+           OSSL_PARAM_set_octet_string(p, ctx->tag, p->data_size);
+}
+
 static int kp_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     kp_ctx *ctx = vctx;
     OSSL_PARAM *p;
     int gcm = ctx->alg->mode == KP_GCM;
+    /* the queries EVP makes for every message (kp_param_alone) */
+    if ((p = kp_param_alone(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL)
+        return OSSL_PARAM_set_size_t(p, ctx->ivlen);
+    if (gcm && (p = kp_param_alone(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL)
+        return kp_gcm_get_tag(ctx, p);
     if (!kp_ctx_iv_params(params, kuai_key_size(ctx->alg->cipher), ctx->oiv,
                           gcm ? ctx->oiv : ctx->iv, ctx->ivlen))
         return 0;
@@ -738,13 +759,9 @@ static int kp_get_ctx_params(void *vctx, OSSL_PARAM params[])
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL &&
         !OSSL_PARAM_set_size_t(p, ctx->taglen ? ctx->taglen : KP_TAG_MAX))
         return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
-        /* Once an encryption has made one (the last one made, as OpenSSL's
-         * default provider), and at most its 16 bytes. */
-        if (!ctx->enc || ctx->taglen == 0 || p->data_size == 0 || p->data_size > KP_TAG_MAX ||
-            !OSSL_PARAM_set_octet_string(p, ctx->tag, p->data_size))
-            return 0;
-    }
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL &&
+        !kp_gcm_get_tag(ctx, p))
+        return 0;
     /* What EVP_CTRL_AEAD_TLS1_AAD returns: the record grows by the tag. */
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) != NULL &&
         (!ctx->tls_aad_set || !OSSL_PARAM_set_size_t(p, KP_TLS_TAG)))

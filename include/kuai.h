@@ -247,10 +247,10 @@ KUAI_API int kuai_cbc_decrypt_multi(const kuai_key *const *keys, uint8_t *const 
  * one pass and zeroes out on a mismatch, so out must not be read by anyone
  * before the call returns.
  *
- * Each call sets GCM's key up anew. A message of at most 96 bytes with a
- * 12-byte IV takes one cipher call in all; for many longer messages under
- * one key, the streaming calls with a template context and
- * kuai_gcm_restart (below) make that set-up once.
+ * Each call sets GCM's key up anew (a message of at most 96 bytes with a
+ * 12-byte IV takes one cipher call in all). For many messages under one
+ * key, the streaming calls with a template context and kuai_gcm_restart
+ * (below) make that set-up once.
  */
 KUAI_API int kuai_gcm_encrypt(const kuai_key *k, const uint8_t *iv, size_t iv_len,
                               const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out,

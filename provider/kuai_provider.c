@@ -82,8 +82,15 @@ void kp_key_unref(kp_key *key)
 {
     if (key != NULL && atomic_fetch_sub(&key->refs, 1) == 1) {
         kuai_key_wipe(&key->k);
+        OPENSSL_cleanse(key->raw, sizeof key->raw);
         free(key);
     }
+}
+
+int kp_key_same(const kp_key *k, const unsigned char *key, size_t keylen)
+{
+    return k != NULL && keylen == k->raw_len && keylen <= sizeof k->raw &&
+           CRYPTO_memcmp(k->raw, key, keylen) == 0;
 }
 
 enum kp_gcm_state { KP_GCM_NO_IV, KP_GCM_IV_BUFFERED, KP_GCM_RUNNING, KP_GCM_DONE };
@@ -174,8 +181,11 @@ int kp_key_set(kp_key **slot, kuai_cipher c, const unsigned char *key, size_t ke
          * allocation, wipe and free per re-key (openssl speed re-keys every
          * call; TLS and SSH at every rekey) cost more than the AES key
          * expansion itself. */
-        if (kuai_key_init(&(*slot)->k, c, key, keylen) == KUAI_OK)
+        if (kuai_key_init(&(*slot)->k, c, key, keylen) == KUAI_OK) {
+            memcpy((*slot)->raw, key, keylen);
+            (*slot)->raw_len = keylen;
             return 1;
+        }
         kp_key_unref(*slot);
         *slot = NULL;
         return 0;
@@ -189,6 +199,8 @@ int kp_key_set(kp_key **slot, kuai_cipher c, const unsigned char *key, size_t ke
         return 0;
     }
     atomic_init(&nk->refs, 1);
+    memcpy(nk->raw, key, keylen);
+    nk->raw_len = keylen;
     kp_key_unref(*slot);
     *slot = nk;
     return 1;
@@ -257,7 +269,12 @@ static int kp_init(void *vctx, const unsigned char *key, size_t keylen, const un
         /* As OpenSSL's own CBC: a re-init without an IV restarts from the original one. */
         memcpy(ctx->iv, ctx->oiv, ctx->ivlen);
     }
-    if (key != NULL) {
+    /* The key set up already given again (openssl speed -aead does at
+     * every message, as do programs that pass the key with each IV): the
+     * key and the GCM template stay (each restart checks the template's H
+     * anyway). Key setup and the powers of H had been a quarter of a
+     * 16-byte AES-GCM message there. */
+    if (key != NULL && !kp_key_same(ctx->key, key, keylen)) {
         /* the template's GHASH material is the old key's (a restart would
          * find that and make it anew for every message) */
         kuai_gcm_wipe(&ctx->gcm_tmpl);

@@ -22,9 +22,15 @@
 typedef struct kp_key {
     kuai_key k;
     atomic_int refs;
+    /* the bytes k was set up from (kp_key_same) */
+    unsigned char raw[32];
+    size_t raw_len;
 } kp_key;
 
 void kp_key_unref(kp_key *key);
+/* Whether key (keylen bytes) is the one k was set up from, compared in
+ * constant time: what it tells is whether the key changed, not the key. */
+int kp_key_same(const kp_key *k, const unsigned char *key, size_t keylen);
 /* Whether in and out overlap other than in place (kuai's calls refuse
  * that): a stream mode asks before its state moves, so that a refused
  * update leaves the context as it was. */

@@ -724,19 +724,28 @@ static void test_rfc8998(const EVP_CIPHER *c)
 }
 
 /* One context re-keyed several times (the provider sets a sole owner's key
- * up in place) must give what a fresh context gives under each key, and a
- * copy taken before a re-key must keep the old key. GCM: the tag too. */
+ * up in place, and keeps it when the same key comes again) must give what
+ * a fresh context gives under each key, and a copy taken before a re-key
+ * must keep the old key. The keys: a random one, then that one with its
+ * last byte changed, then with its first byte changed too, the same again,
+ * and the first again. GCM: the tag too. */
 static void test_rekey(const family *f, int mode, const EVP_CIPHER *c)
 {
     size_t kl = (size_t)EVP_CIPHER_get_key_length(c), il = (size_t)EVP_CIPHER_get_iv_length(c);
-    uint8_t key[3][32], iv[32], in[333], out[400], want[400], tag[16], want_tag[16];
+    uint8_t key[5][32], iv[32], in[333], out[400], want[400], tag[16], want_tag[16];
     size_t len = mode == ECB || mode == CBC ? 320 : sizeof in;
     rnd_bytes(iv, sizeof iv);
     rnd_bytes(in, sizeof in);
+    rnd_bytes(key[0], kl);
+    memcpy(key[1], key[0], kl);
+    key[1][kl - 1] ^= 1;
+    memcpy(key[2], key[1], kl);
+    key[2][0] ^= 0x80;
+    memcpy(key[3], key[2], kl);
+    memcpy(key[4], key[0], kl);
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new(), *copy = EVP_CIPHER_CTX_new();
     int outl = 0;
-    for (int r = 0; r < 3; r++) {
-        rnd_bytes(key[r], kl);
+    for (int r = 0; r < 5; r++) {
         /* no cipher after the first: EVP keeps the provider's context */
         CHECK(EVP_EncryptInit_ex2(ctx, r ? NULL : c, key[r], il ? iv : NULL, NULL),
               "%s-%s re-key %d", f->prefix, mode_names[mode], r);

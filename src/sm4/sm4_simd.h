@@ -135,12 +135,6 @@ SM4S_INLINE void sm4s_buf_in(uint8_t *buf, const uint8_t *in, size_t nblocks, si
     }
 }
 
-/* nblocks blocks from buf to out (bytes.h: not rep movsq) */
-SM4S_INLINE void sm4s_blocks_out(uint8_t *out, const uint8_t *buf, size_t nblocks)
-{
-    copy_blocks16(out, buf, nblocks);
-}
-
 /* Load one group (SM4V_W blocks) as x[0..3] = words X0..X3. */
 SM4S_INLINE void sm4s_load(sm4v x[4], const uint8_t *in)
 {
@@ -285,7 +279,7 @@ static __attribute__((noinline)) void sm4s_pass_padded(int g, const uint32_t *kp
     uint8_t buf[4 * SM4S_GB];
     sm4s_buf_in(buf, in, nblocks, 4 * (size_t)g);
     sm4s_pass_g(g, kp, kstep, buf, buf);
-    sm4s_blocks_out(out, buf, nblocks);
+    copy_blocks16(out, buf, nblocks); /* bytes.h: not rep movsq */
     kuai_wipe(buf, (size_t)g * SM4S_GB);
 }
 
@@ -316,7 +310,7 @@ static void sm4s_crypt_rk(const uint32_t *kp, ptrdiff_t kstep, const uint8_t *in
         uint8_t buf[SM4S_GB];
         sm4s_buf_in(buf, in, nblocks, 4);
         sm4s_pass_g(1, kp, kstep, buf, buf);
-        sm4s_blocks_out(out, buf, nblocks);
+        copy_blocks16(out, buf, nblocks); /* bytes.h: not rep movsq */
         kuai_wipe(buf, sizeof buf);
     }
 }
@@ -410,7 +404,7 @@ static void sm4s_ctr_blocks(const kuai_key *k, uint8_t *ctr, const uint8_t *in, 
         uint8_t buf[4 * SM4S_GB];
         sm4s_buf_in(buf, in, nblocks, 4 * g);
         sm4s_ctr_g((int)g, rk, hi, lo, buf, buf);
-        sm4s_blocks_out(out, buf, nblocks);
+        copy_blocks16(out, buf, nblocks); /* bytes.h: not rep movsq */
         kuai_wipe(buf, g * SM4S_GB);
         SM4S_CTR_ADD(hi, lo, (uint64_t)nblocks);
         break;
@@ -533,7 +527,7 @@ SM4S_INLINE void sm4s_mk_crypt_g(int G, const uint8_t *lk, const uint8_t *in, ui
         sm4s_crypt_pass(G, lanes + 31 * kstep, -kstep, 1, buf, buf);
     else
         sm4s_crypt_pass(G, lanes, kstep, 1, buf, buf);
-    sm4s_blocks_out(out, buf, n);
+    copy_blocks16(out, buf, n);
     kuai_wipe(buf, used);
 }
 

@@ -302,6 +302,27 @@ KUAI_API int kuai_gcm_init(kuai_gcm_ctx *ctx, const kuai_key *k, const uint8_t *
  * copy. */
 KUAI_API int kuai_gcm_restart(kuai_gcm_ctx *ctx, const kuai_key *k, const uint8_t *iv,
                               size_t iv_len);
+/*
+ * One-shot GCM under a template's GHASH set-up: as kuai_gcm_encrypt and
+ * kuai_gcm_decrypt (same arguments after tmpl, same results and rules),
+ * with the key-dependent set-up taken from tmpl, a context kuai_gcm_init
+ * set up (in any state before final or kuai_gcm_wipe; else KUAI_ERR_ARG).
+ * tmpl is only read, never written: threads may share one. As with
+ * kuai_gcm_restart, its material is used where it was made under k's key
+ * (checked, not assumed) and made anew for the call otherwise. With a
+ * 12-byte IV, a message of up to 96 bytes takes one cipher call and reads
+ * the template where it lies; others run on a copy of it. For many short
+ * messages under one key (records, packets): init a template once, then
+ * one call a message.
+ */
+KUAI_API int kuai_gcm_encrypt_with(const kuai_gcm_ctx *tmpl, const kuai_key *k, const uint8_t *iv,
+                                   size_t iv_len, const uint8_t *aad, size_t aad_len,
+                                   const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag,
+                                   size_t tag_len);
+KUAI_API int kuai_gcm_decrypt_with(const kuai_gcm_ctx *tmpl, const kuai_key *k, const uint8_t *iv,
+                                   size_t iv_len, const uint8_t *aad, size_t aad_len,
+                                   const uint8_t *in, uint8_t *out, size_t len, const uint8_t *tag,
+                                   size_t tag_len);
 KUAI_API int kuai_gcm_aad(kuai_gcm_ctx *ctx, const uint8_t *aad, size_t len);
 KUAI_API int kuai_gcm_encrypt_update(kuai_gcm_ctx *ctx, const uint8_t *in, uint8_t *out,
                                      size_t len);

@@ -543,27 +543,40 @@ static int cavp_run(const nist_rec *r, const char *file, cavp_kind kind, const c
             (*skipped)++;
             goto done;
         }
-        if (!r->decrypt) {
-            uint8_t tag[16];
-            CHECK_RC(kuai_gcm_encrypt(&k, r->iv, r->iv_len, r->aad, r->aad_len, r->pt, out, len,
-                                      tag, r->tag_len),
-                     KUAI_OK, what);
-            CHECK_MEM(out, r->ct, len, what);
-            CHECK_MEM(tag, r->tag, r->tag_len, what);
-        } else {
+        /* the one-shot calls, then the same under a template made under
+         * the record's key (kuai_gcm_encrypt_with / _decrypt_with) */
+        kuai_gcm_ctx tmpl;
+        CHECK_RC(kuai_gcm_init(&tmpl, &k, r->iv, r->iv_len), KUAI_OK, what);
+        for (int with = 0; with <= 1; with++) {
+            char w2[300];
+            snprintf(w2, sizeof w2, "%s%s", what, with ? ", with a template" : "");
+            if (!r->decrypt) {
+                uint8_t tag[16];
+                CHECK_RC(with ? kuai_gcm_encrypt_with(&tmpl, &k, r->iv, r->iv_len, r->aad,
+                                                      r->aad_len, r->pt, out, len, tag, r->tag_len)
+                              : kuai_gcm_encrypt(&k, r->iv, r->iv_len, r->aad, r->aad_len, r->pt,
+                                                 out, len, tag, r->tag_len),
+                         KUAI_OK, w2);
+                CHECK_MEM(out, r->ct, len, w2);
+                CHECK_MEM(tag, r->tag, r->tag_len, w2);
+                continue;
+            }
             memset(out, 0x5a, len);
-            int rc = kuai_gcm_decrypt(&k, r->iv, r->iv_len, r->aad, r->aad_len, r->ct, out, len,
-                                      r->tag, r->tag_len);
+            int rc = with ? kuai_gcm_decrypt_with(&tmpl, &k, r->iv, r->iv_len, r->aad, r->aad_len,
+                                                  r->ct, out, len, r->tag, r->tag_len)
+                          : kuai_gcm_decrypt(&k, r->iv, r->iv_len, r->aad, r->aad_len, r->ct, out,
+                                             len, r->tag, r->tag_len);
             if (r->fail) {
-                CHECK_RC(rc, KUAI_ERR_AUTH, what);
+                CHECK_RC(rc, KUAI_ERR_AUTH, w2);
                 uint8_t *zero = calloc(1, len + 1);
-                CHECK_MEM(out, zero, len, what); /* no unauthenticated plaintext */
+                CHECK_MEM(out, zero, len, w2); /* no unauthenticated plaintext */
                 free(zero);
             } else {
-                CHECK_RC(rc, KUAI_OK, what);
-                CHECK_MEM(out, r->pt, len, what);
+                CHECK_RC(rc, KUAI_OK, w2);
+                CHECK_MEM(out, r->pt, len, w2);
             }
         }
+        kuai_gcm_wipe(&tmpl);
         goto done;
     }
     {

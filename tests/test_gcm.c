@@ -1062,6 +1062,134 @@ static void test_gcm_restart_first_call(void)
     group_end();
 }
 
+/*
+ * The one-shot calls under a template (kuai_gcm_encrypt_with and
+ * kuai_gcm_decrypt_with) against the plain one-shot calls: three
+ * templates (fresh from init with a 12-byte IV; a copy of it at another
+ * alignment modulo 64, whose material is out of place; one half-way
+ * through a message begun with an 8-byte IV); the template's key or
+ * another (H differs: the material made for the call); IVs of 12 bytes
+ * and others; AAD on both sides of a block; every length 0-100 (both
+ * sides of the 96-byte short path) and longer ones; tags of 16 and 12
+ * bytes; in place and out (guarded); a wrong tag (KUAI_ERR_AUTH, zeros
+ * out). The templates must not change: they are only read.
+ */
+static void test_gcm_with(void)
+{
+    group_begin("gcm one-shot with a template");
+    static _Alignas(64) unsigned char area[sizeof(kuai_gcm_ctx) + 64];
+    static const size_t aads[] = {0, 1, 13, 16, 17, 32, 33};
+    static const size_t longer[] = {112, 200, 1000};
+    enum { NT = 3, MAXLEN = 1000 };
+    for (size_t ci = 0; ci < ALL_CIPHERS_N; ci++) {
+        kuai_cipher c = all_ciphers[ci];
+        const char *be[MAX_BACKENDS];
+        size_t nbe = test_backends(c, be, MAX_BACKENDS);
+        if (nbe == 0 || kuai_block_size(c) != 16)
+            continue;
+        kuai_key *k = key_alloc(2);
+        uint8_t kb[2][32], iv[20], aad[40], pt[MAXLEN], want[MAXLEN], scratch[MAXLEN];
+        uint8_t wtag[16], tag[16];
+        for (size_t b = 0; b < nbe; b++) {
+            rng_fill(kb, sizeof kb);
+            if (!key_init_ok(&k[0], c, kb[0], be[b]) || !key_init_ok(&k[1], c, kb[1], be[b]))
+                continue;
+            kuai_gcm_ctx t0, t2, snap[NT];
+            rng_fill(iv, sizeof iv);
+            if (!CHECK_RC(kuai_gcm_init(&t0, &k[0], iv, 12), KUAI_OK, "init") ||
+                !CHECK_RC(kuai_gcm_init(&t2, &k[0], iv, 8), KUAI_OK, "init, 8-byte IV") ||
+                !CHECK_RC(kuai_gcm_aad(&t2, aad, 5), KUAI_OK, "aad") ||
+                !CHECK_RC(kuai_gcm_encrypt_update(&t2, pt, scratch, 7), KUAI_OK, "update"))
+                continue;
+            /* t1: t0 copied to an address 8 or 16 bytes off t0's modulo 64 */
+            const size_t shift = ((uintptr_t)&t0 + 8) & 63 ? 8 : 16;
+            kuai_gcm_ctx *t1 = (kuai_gcm_ctx *)(void *)(area + (((uintptr_t)&t0 + shift) & 63));
+            memcpy(t1, &t0, sizeof t0);
+            const kuai_gcm_ctx *tm[NT] = {&t0, t1, &t2};
+            for (int i = 0; i < NT; i++)
+                memcpy(&snap[i], tm[i], sizeof snap[i]);
+            const size_t nlen = 101 + sizeof longer / sizeof longer[0];
+            for (size_t ai = 0; ai < sizeof aads / sizeof aads[0]; ai++) {
+                for (size_t li = 0; li < nlen; li++) {
+                    const size_t len = li <= 100 ? li : longer[li - 101];
+                    const size_t m = ai * nlen + li;
+                    if (t_short && m % 3 && len != 96 && len != 97)
+                        continue;
+                    const size_t aad_len = aads[ai], tag_len = m % 4 == 1 ? 12 : 16;
+                    const size_t iv_len = m % 7 == 3 ? 16 : m % 11 == 5 ? 8 : 12;
+                    const int ti = (int)(m % NT), other = m % 5 == 4;
+                    const kuai_key *key = &k[other];
+                    rng_fill(iv, iv_len);
+                    rng_fill(aad, aad_len);
+                    rng_fill(pt, len);
+                    char what[200];
+                    snprintf(what, sizeof what,
+                             "%s/%s: template %d, %s key, iv %zu, aad %zu, len %zu, tag %zu",
+                             kuai_cipher_name(c), be[b], ti, other ? "another" : "its", iv_len,
+                             aad_len, len, tag_len);
+                    if (!CHECK_RC(kuai_gcm_encrypt(key, iv, iv_len, aad, aad_len, pt, want, len,
+                                                   wtag, tag_len),
+                                  KUAI_OK, what))
+                        continue;
+                    gbuf out = gbuf_new(len, m % 16);
+                    CHECK_RC(kuai_gcm_encrypt_with(tm[ti], key, iv, iv_len, aad, aad_len, pt, out.p,
+                                                   len, tag, tag_len),
+                             KUAI_OK, what);
+                    CHECK_MEM(out.p, want, len, what);
+                    CHECK_MEM(tag, wtag, tag_len, what);
+                    GBUF_CHECK(&out, what);
+                    memset(out.p, 0x33, len);
+                    CHECK_RC(kuai_gcm_decrypt_with(tm[ti], key, iv, iv_len, aad, aad_len, want,
+                                                   out.p, len, wtag, tag_len),
+                             KUAI_OK, what);
+                    CHECK_MEM(out.p, pt, len, what);
+                    GBUF_CHECK(&out, what);
+                    gbuf_free(&out);
+                    char w2[240];
+                    snprintf(w2, sizeof w2, "%s, in place", what);
+                    memcpy(scratch, pt, len);
+                    CHECK_RC(kuai_gcm_encrypt_with(tm[ti], key, iv, iv_len, aad, aad_len, scratch,
+                                                   scratch, len, tag, tag_len),
+                             KUAI_OK, w2);
+                    CHECK_MEM(scratch, want, len, w2);
+                    CHECK_MEM(tag, wtag, tag_len, w2);
+                    CHECK_RC(kuai_gcm_decrypt_with(tm[ti], key, iv, iv_len, aad, aad_len, scratch,
+                                                   scratch, len, wtag, tag_len),
+                             KUAI_OK, w2);
+                    CHECK_MEM(scratch, pt, len, w2);
+                    /* a wrong tag: refused, and no plaintext out */
+                    snprintf(w2, sizeof w2, "%s, wrong tag", what);
+                    memcpy(tag, wtag, tag_len);
+                    tag[m % tag_len] ^= (uint8_t)(1u << (m % 8));
+                    memset(scratch, 0x5c, len);
+                    CHECK_RC(kuai_gcm_decrypt_with(tm[ti], key, iv, iv_len, aad, aad_len, want,
+                                                   scratch, len, tag, tag_len),
+                             KUAI_ERR_AUTH, w2);
+                    CHECK(all_zero(scratch, len), "%s: output not zeroed", w2);
+                }
+            }
+            for (int i = 0; i < NT; i++)
+                CHECK(memcmp(&snap[i], tm[i], sizeof snap[i]) == 0,
+                      "%s/%s: template %d changed by the calls that read it", kuai_cipher_name(c),
+                      be[b], i);
+            /* after final (which wipes it), or none: refused, nothing written */
+            memset(scratch, 0x77, 16);
+            CHECK_RC(kuai_gcm_encrypt_final(&t2, tag, 16), KUAI_OK, "final");
+            CHECK_RC(kuai_gcm_encrypt_with(&t2, &k[0], iv, 12, aad, 3, pt, scratch, 16, tag, 16),
+                     KUAI_ERR_ARG, "template after final");
+            CHECK_RC(kuai_gcm_decrypt_with(NULL, &k[0], iv, 12, aad, 3, pt, scratch, 16, tag, 16),
+                     KUAI_ERR_ARG, "no template");
+            CHECK(scratch[0] == 0x77 && scratch[15] == 0x77, "refused call wrote its output");
+            kuai_gcm_wipe(&t0);
+            kuai_gcm_wipe(t1);
+        }
+        kuai_key_wipe(&k[0]);
+        kuai_key_wipe(&k[1]);
+        free(k);
+    }
+    group_end();
+}
+
 /* ---- short messages: the one-shot calls' single batch ------------------ */
 
 /* With a 12-byte IV and at most 96 bytes of data the one-shot calls make H,
@@ -1145,6 +1273,7 @@ void test_gcm(void)
     test_gcm_short();
     test_gcm_restart();
     test_gcm_restart_first_call();
+    test_gcm_with();
     test_gcm_sm4();
     test_gcm_api_errors();
 }

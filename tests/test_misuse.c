@@ -220,6 +220,16 @@ static int c_gcm_dec(ws *w)
     return kuai_gcm_decrypt(w->kc, w->piv, w->iv_len, w->paad, w->aad_len, w->pin, w->pout, w->len,
                             w->ptag, w->tag_len);
 }
+static int c_gcm_enc_with(ws *w)
+{
+    return kuai_gcm_encrypt_with(w->cx, w->kc, w->piv, w->iv_len, w->paad, w->aad_len, w->pin,
+                                 w->pout, w->len, w->ptag, w->tag_len);
+}
+static int c_gcm_dec_with(ws *w)
+{
+    return kuai_gcm_decrypt_with(w->cx, w->kc, w->piv, w->iv_len, w->paad, w->aad_len, w->pin,
+                                 w->pout, w->len, w->ptag, w->tag_len);
+}
 static int c_gcm_init(ws *w)
 {
     return kuai_gcm_init(w->cx, w->kc, w->piv, w->iv_len);
@@ -475,6 +485,8 @@ static const api_fn api[] = {
     {"kuai_gcm_decrypt", GCM1 | U_DEC, KUAI_ERR_UNSUPPORTED, c_gcm_dec, NULL},
     {"kuai_gcm_init", U_CTXOUT | U_K | U_GIV | U_GCM, KUAI_ERR_UNSUPPORTED, c_gcm_init, NULL},
     {"kuai_gcm_restart", STREAM | U_K | U_GIV, KUAI_ERR_UNSUPPORTED, c_gcm_restart, NULL},
+    {"kuai_gcm_encrypt_with", STREAM | GCM1, KUAI_ERR_UNSUPPORTED, c_gcm_enc_with, NULL},
+    {"kuai_gcm_decrypt_with", STREAM | GCM1 | U_DEC, KUAI_ERR_UNSUPPORTED, c_gcm_dec_with, NULL},
     {"kuai_gcm_aad", STREAM | U_AAD, KUAI_ERR_UNSUPPORTED, c_gcm_aad, NULL},
     {"kuai_gcm_encrypt_update", STREAM | U_IN | U_OUT, KUAI_ERR_UNSUPPORTED, c_gcm_enc_up, NULL},
     {"kuai_gcm_decrypt_update", STREAM | U_IN | U_OUT, KUAI_ERR_UNSUPPORTED, c_gcm_dec_up, NULL},

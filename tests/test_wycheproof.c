@@ -578,41 +578,60 @@ static void run_aead(const wcase *w, const char *be)
     const size_t tag_room = w->tag_len + 17;
     uint8_t *out = xmalloc(len + 1), *tag = xmalloc(tag_room);
 
-    /* Encryption: a valid case gives ct || tag; an invalid one is either
-     * refused with nothing written or gives something else (a modified
-     * tag); a parameter error must be refused. */
-    snprintf(what, sizeof what, "%s %s: %s encrypt", w->ctx, be, gcm ? "GCM" : "CCM");
-    memset(out, PAT, len + 1);
-    memset(tag, PAT, tag_room);
-    int rc = (gcm ? kuai_gcm_encrypt : kuai_ccm_encrypt)(&k, w->iv, w->iv_len, w->aad, w->aad_len,
-                                                         w->msg, out, len, tag, w->tag_len);
-    if (w->result == R_VALID || (w->result == R_ACCEPTABLE && rc == KUAI_OK)) {
-        CHECK_RC(rc, KUAI_OK, what);
-        CHECK_MEM(out, w->ct, len, what);
-        CHECK_MEM(tag, w->tag, w->tag_len, what);
-        CHECK(all_bytes(tag + w->tag_len, tag_room - w->tag_len, PAT) && out[len] == PAT,
-              "%s: wrote past out or tag", what);
-    } else if (rc != KUAI_OK) {
-        CHECK(all_bytes(out, len + 1, PAT) && all_bytes(tag, tag_room, PAT),
-              "%s: refused (%d) but wrote to out or tag", what, rc);
-    } else {
-        CHECK(!w->param_error, "%s: accepted a parameter error", what);
-        CHECK(memcmp(out, w->ct, len) != 0 || memcmp(tag, w->tag, w->tag_len) != 0,
-              "%s: an invalid case's ct || tag came out", what);
-    }
+    /* GCM twice: the one-shot calls, then the same under a template made
+     * under the case's key (kuai_gcm_encrypt_with / _decrypt_with; its
+     * own IV any valid one) */
+    kuai_gcm_ctx tmpl;
+    const uint8_t tiv[12] = {0};
+    if (gcm && !CHECK_RC(kuai_gcm_init(&tmpl, &k, tiv, sizeof tiv), KUAI_OK, w->ctx))
+        goto out;
+    for (int with = 0; with <= gcm; with++) {
+        const char *via = with ? " with a template" : "";
+        /* Encryption: a valid case gives ct || tag; an invalid one is either
+         * refused with nothing written or gives something else (a modified
+         * tag); a parameter error must be refused. */
+        snprintf(what, sizeof what, "%s %s: %s encrypt%s", w->ctx, be, gcm ? "GCM" : "CCM", via);
+        memset(out, PAT, len + 1);
+        memset(tag, PAT, tag_room);
+        int rc = with ? kuai_gcm_encrypt_with(&tmpl, &k, w->iv, w->iv_len, w->aad, w->aad_len,
+                                              w->msg, out, len, tag, w->tag_len)
+                      : (gcm ? kuai_gcm_encrypt : kuai_ccm_encrypt)(&k, w->iv, w->iv_len, w->aad,
+                                                                    w->aad_len, w->msg, out, len,
+                                                                    tag, w->tag_len);
+        if (w->result == R_VALID || (w->result == R_ACCEPTABLE && rc == KUAI_OK)) {
+            CHECK_RC(rc, KUAI_OK, what);
+            CHECK_MEM(out, w->ct, len, what);
+            CHECK_MEM(tag, w->tag, w->tag_len, what);
+            CHECK(all_bytes(tag + w->tag_len, tag_room - w->tag_len, PAT) && out[len] == PAT,
+                  "%s: wrote past out or tag", what);
+        } else if (rc != KUAI_OK) {
+            CHECK(all_bytes(out, len + 1, PAT) && all_bytes(tag, tag_room, PAT),
+                  "%s: refused (%d) but wrote to out or tag", what, rc);
+        } else {
+            CHECK(!w->param_error, "%s: accepted a parameter error", what);
+            CHECK(memcmp(out, w->ct, len) != 0 || memcmp(tag, w->tag, w->tag_len) != 0,
+                  "%s: an invalid case's ct || tag came out", what);
+        }
 
-    snprintf(what, sizeof what, "%s %s: %s decrypt", w->ctx, be, gcm ? "GCM" : "CCM");
-    memset(out, PAT, len + 1);
-    rc = (gcm ? kuai_gcm_decrypt : kuai_ccm_decrypt)(&k, w->iv, w->iv_len, w->aad, w->aad_len,
-                                                     w->ct, out, len, w->tag, w->tag_len);
-    if (w->result == R_VALID || (w->result == R_ACCEPTABLE && rc == KUAI_OK)) {
-        CHECK_RC(rc, KUAI_OK, what);
-        CHECK_MEM(out, w->msg, len, what);
-    } else {
-        check_refused_output(w, rc, out, len, what);
+        snprintf(what, sizeof what, "%s %s: %s decrypt%s", w->ctx, be, gcm ? "GCM" : "CCM", via);
+        memset(out, PAT, len + 1);
+        rc = with ? kuai_gcm_decrypt_with(&tmpl, &k, w->iv, w->iv_len, w->aad, w->aad_len, w->ct,
+                                          out, len, w->tag, w->tag_len)
+                  : (gcm ? kuai_gcm_decrypt : kuai_ccm_decrypt)(&k, w->iv, w->iv_len, w->aad,
+                                                                w->aad_len, w->ct, out, len, w->tag,
+                                                                w->tag_len);
+        if (w->result == R_VALID || (w->result == R_ACCEPTABLE && rc == KUAI_OK)) {
+            CHECK_RC(rc, KUAI_OK, what);
+            CHECK_MEM(out, w->msg, len, what);
+        } else {
+            check_refused_output(w, rc, out, len, what);
+        }
     }
-    if (gcm)
+    if (gcm) {
+        kuai_gcm_wipe(&tmpl);
         gcm_stream(w, &k, be, out);
+    }
+out:
     free(out);
     free(tag);
     kuai_key_wipe(&k);

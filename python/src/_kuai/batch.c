@@ -6,11 +6,6 @@
  */
 #include "kuai_py.h"
 
-/* memcpy through a pointer the compiler cannot see through: a context's
- * 960 bytes copied inline become rep movsq, whose start-up costs more than
- * libc's vector copy (as in the OpenSSL provider, provider/kuai_provider.c) */
-static void *(*const volatile gcm_copy)(void *, const void *, size_t) = memcpy;
-
 int kpy_gcm_one(KpyGcmMany *m, const kuai_key *k, const uint8_t *nonce, size_t nlen,
                 const uint8_t *aad, size_t alen, const uint8_t *in, uint8_t *out, size_t len,
                 uint8_t *tag_out, const uint8_t *tag_in)
@@ -20,40 +15,17 @@ int kpy_gcm_one(KpyGcmMany *m, const kuai_key *k, const uint8_t *nonce, size_t n
         return enc ? kuai_gcm_encrypt(k, nonce, nlen, aad, alen, in, out, len, tag_out, GCM_TAG)
                    : kuai_gcm_decrypt(k, nonce, nlen, aad, alen, in, out, len, tag_in, GCM_TAG);
     }
-    int rc = KUAI_OK;
     if (!m->ready) {
-        rc = kuai_gcm_init(&m->tmpl, k, nonce, nlen);
+        int rc = kuai_gcm_init(&m->tmpl, k, nonce, nlen);
         if (rc != KUAI_OK) {
             return rc;
         }
         m->ready = 1;
     }
-    /* the copy at the template's alignment: its GHASH material stays put */
-    _Alignas(64) kuai_gcm_ctx c;
-    uint8_t want[GCM_TAG];
-    if (!enc) {
-        memcpy(want, tag_in, GCM_TAG); /* read before out is written */
-    }
-    gcm_copy(&c, &m->tmpl, sizeof c);
-    rc = kuai_gcm_restart(&c, k, nonce, nlen);
-    if (rc == KUAI_OK && alen) {
-        rc = kuai_gcm_aad(&c, aad, alen);
-    }
-    if (rc == KUAI_OK && len) {
-        rc = enc ? kuai_gcm_encrypt_update(&c, in, out, len)
-                 : kuai_gcm_decrypt_update(&c, in, out, len);
-    }
-    if (rc == KUAI_OK) {
-        rc = enc ? kuai_gcm_encrypt_final(&c, tag_out, GCM_TAG)
-                 : kuai_gcm_decrypt_final(&c, want, GCM_TAG);
-    } else {
-        kuai_gcm_wipe(&c);
-    }
-    if (rc != KUAI_OK && len) {
-        /* as kuai_gcm_decrypt: no plaintext that failed authentication */
-        memset(out, 0, len);
-    }
-    return rc;
+    return enc ? kuai_gcm_encrypt_with(&m->tmpl, k, nonce, nlen, aad, alen, in, out, len, tag_out,
+                                       GCM_TAG)
+               : kuai_gcm_decrypt_with(&m->tmpl, k, nonce, nlen, aad, alen, in, out, len, tag_in,
+                                       GCM_TAG);
 }
 
 void kpy_gcm_many_wipe(KpyGcmMany *m)

@@ -299,7 +299,8 @@ KUAI_API int kuai_gcm_init(kuai_gcm_ctx *ctx, const kuai_key *k, const uint8_t *
  * and up to 16 bytes of AAD, a message of up to 96 bytes takes one cipher
  * call). Since final wipes a context, many messages under one key go: init
  * a context once and keep it; for each message, copy it and restart the
- * copy. */
+ * copy (streaming), or pass it to kuai_gcm_encrypt_with /
+ * kuai_gcm_decrypt_with (whole messages, no copy). */
 KUAI_API int kuai_gcm_restart(kuai_gcm_ctx *ctx, const kuai_key *k, const uint8_t *iv,
                               size_t iv_len);
 /*

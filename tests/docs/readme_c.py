@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """README.md's C examples, compiled and run as a reader would use them
-(make test-docs): the API block and the GCM block in one main(), the GCM
-block being a fragment that names a message and its AAD, which only this
-wrapper declares. Built with -Wall -Wextra -Werror -std=c11 against
+(make test-docs): the API block, the GCM block and the GCM template block in
+one main(), the GCM blocks being fragments that name a message and its AAD,
+which only this wrapper declares. Built with -Wall -Wextra -Werror -std=c11 against
 build/libkuai.a; the program must exit 0, print the backend line with the
 backend `kuai info` chooses for uBlock-128/128 here, and have the GCM
 block's key set up and its message back after the round trip, so a renamed call, a changed
@@ -23,12 +23,12 @@ def main():
     build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build")
     text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
     blocks = re.findall(r"```c\n(.*?)```", text, re.S)
-    if len(blocks) != 2:
-        sys.exit(f"readme_c: README.md has {len(blocks)} C blocks, this test knows 2 "
-                 "(the API and GCM examples): update tests/docs/readme_c.py")
-    api, gcm = blocks
-    body = [line for line in (api + gcm).splitlines() if not line.startswith("#include")]
-    includes = [line for line in (api + gcm).splitlines() if line.startswith("#include")]
+    if len(blocks) != 3:
+        sys.exit(f"readme_c: README.md has {len(blocks)} C blocks, this test knows 3 "
+                 "(the API, GCM and GCM template examples): update tests/docs/readme_c.py")
+    code = "".join(blocks)
+    body = [line for line in code.splitlines() if not line.startswith("#include")]
+    includes = [line for line in code.splitlines() if line.startswith("#include")]
     src = "\n".join(
         ["#include <stdio.h>", "#include <string.h>"] + includes +
         ["", "int main(void)", "{",
@@ -36,7 +36,7 @@ def main():
          '    uint8_t aad[] = "header", msg[100] = "a message";',
          "    size_t aad_len = sizeof aad, msg_len = sizeof msg;"] +
         ["    " + line for line in body] +
-        # the GCM block's key set up, and its message back after the round trip
+        # the GCM block's key set up, and its message back after the round trips
         ['    if (!kuai_key_backend(&k) || strcmp((const char *)msg, "a message"))',
          "        return 2;",
          '    puts("done");', "    return 0;", "}", ""])

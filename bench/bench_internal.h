@@ -191,6 +191,7 @@ typedef struct ctx {
     uint8_t *gct;              /* GCM ciphertext the gcm-dec rows decrypt */
     uint8_t gtag[GCM_TAG_LEN]; /* its tag */
     uint8_t etag[GCM_TAG_LEN]; /* gcm-enc rows' output tag */
+    kuai_gcm_ctx *gtmpl;       /* gcm-enc-short's template: its key's GHASH set-up */
     size_t n;                  /* streams (multi) or keys (short multi) in the current job */
     size_t len;                /* bytes per stream in the current job */
     /* peer of the current row, and its input (in, or &gct for gcm-dec) */

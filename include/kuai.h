@@ -247,7 +247,7 @@ KUAI_API int kuai_cbc_decrypt_multi(const kuai_key *const *keys, uint8_t *const 
  * one pass and zeroes out on a mismatch, so out must not be read by anyone
  * before the call returns.
  *
- * Each call sets GCM's key up anew (a message of at most 96 bytes with a
+ * Each call sets GCM's key up anew (a message of at most 224 bytes with a
  * 12-byte IV takes one cipher call in all). For many messages under one
  * key, the streaming calls with a template context and kuai_gcm_restart
  * (below) make that set-up once.
@@ -296,7 +296,7 @@ KUAI_API int kuai_gcm_init(kuai_gcm_ctx *ctx, const kuai_key *k, const uint8_t *
  * its message is abandoned. Where the context's GHASH key material was
  * made under k's key (checked, not assumed), it is kept, and a message
  * costs its cipher blocks and no key-dependent set-up (with a 12-byte IV
- * and up to 16 bytes of AAD, a message of up to 96 bytes takes one cipher
+ * and up to 16 bytes of AAD, a message of up to 224 bytes takes one cipher
  * call). Since final wipes a context, many messages under one key go: init
  * a context once and keep it; for each message, copy it and restart the
  * copy (streaming), or pass it to kuai_gcm_encrypt_with /
@@ -311,7 +311,7 @@ KUAI_API int kuai_gcm_restart(kuai_gcm_ctx *ctx, const kuai_key *k, const uint8_
  * tmpl is only read, never written: threads may share one. As with
  * kuai_gcm_restart, its material is used where it was made under k's key
  * (checked, not assumed) and made anew for the call otherwise. With a
- * 12-byte IV, a message of up to 96 bytes takes one cipher call and reads
+ * 12-byte IV, a message of up to 224 bytes takes one cipher call and reads
  * the template where it lies; others run on a copy of it. For many short
  * messages under one key (records, packets): init a template once, then
  * one call a message.

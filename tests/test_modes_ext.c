@@ -642,7 +642,10 @@ typedef struct diff_stats {
 
 static size_t pick_len(xmode m)
 {
-    static const size_t edges[] = {16, 17, 31, 32, 33, 2047, 2048, 2049, 2063, 4096 + 15};
+    /* the block edges, CCM's one-call batch (up to 224 bytes: ccm.c's
+     * CCM_SHORT_BATCH) on both sides, and the chunk edges */
+    static const size_t edges[] = {16,  17,  31,  32,   33,   95,   96,   97,
+                                   223, 224, 225, 2047, 2048, 2049, 2063, 4096 + 15};
     size_t r = rng_below(10);
     size_t len = r < 3   ? edges[rng_below(sizeof edges / sizeof *edges)]
                  : r < 9 ? rng_below(600)

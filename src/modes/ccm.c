@@ -130,9 +130,10 @@ static void ccm_payload(const kuai_key *k, uint8_t mac[16], uint8_t ctr[16], con
 /* Blocks of a short message's one cipher call: E(B_0), which starts the
  * CBC-MAC, E(A_0), which masks the tag, and the payload's keystream
  * (E(A_1) ...) are independent of each other, so a payload of up to
- * CCM_SHORT_BATCH - 2 blocks takes them in one call where there were
- * three (the short calls cost about as much for 8 blocks as for one). */
-enum { CCM_SHORT_BATCH = 8 };
+ * CCM_SHORT_BATCH - 2 blocks (224 bytes) takes them in one call where
+ * there were three (one call of n + m blocks costs at most what calls of
+ * n and m cost; gcm.c's GCM_SHORT_BATCH likewise). */
+enum { CCM_SHORT_BATCH = 16 };
 
 /* One CCM pass; mac gets the full masked tag, the CBC-MAC XOR E(A_0). */
 static void ccm_run(const kuai_key *k, const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
@@ -143,7 +144,7 @@ static void ccm_run(const kuai_key *k, const uint8_t *nonce, size_t nonce_len, c
     if (nd <= CCM_SHORT_BATCH - 2) {
         _Alignas(16) uint8_t blk[16 * CCM_SHORT_BATCH];
         ccm_format(blk, blk + 16, nonce, nonce_len, aad_len, len, tag_len);
-        for (size_t i = 1; i <= nd; i++) { /* A_i: i < 8 fits the counter's last byte */
+        for (size_t i = 1; i <= nd; i++) { /* A_i: i < 16 fits the counter's last byte */
             memcpy(blk + 16 * (1 + i), blk + 16, 15);
             blk[16 * (1 + i) + 15] = (uint8_t)i;
         }

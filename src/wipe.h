@@ -6,18 +6,35 @@
 #include <stddef.h>
 #include <string.h>
 
-/* Stores the compiler may not drop. */
-void kuai_wipe(void *p, size_t n);
+/* Out of line: libc's memset, then the barrier below. */
+void kuai_wipe_call(void *p, size_t n);
 
-/* kuai_wipe inlined, for a small buffer of a size known where it is
- * called: memset, then an empty asm that takes p and clobbers memory, so
- * the compiler must assume the zeros are read and keeps the stores (a
- * few vector stores, where kuai_wipe's call into libc's memset cost a
- * tenth of a 64-byte AES-GCM message; Xeon, Sapphire Rapids). */
-static inline void kuai_wipe_inline(void *p, size_t n)
+/*
+ * Stores the compiler may not drop: memset, then an empty asm that takes p
+ * and clobbers memory, so the compiler must assume the zeros are read
+ * (BoringSSL's OPENSSL_cleanse and Linux's memzero_explicit do the same).
+ * A buffer of a size known where it is wiped is wiped inline: up to 64
+ * bytes as gcc's own stores, whole blocks up to 512 bytes 16 bytes a
+ * store (an empty asm in the loop, or gcc makes it rep stosq, whose
+ * start-up costs more than the stores); anything else goes to libc's
+ * memset. The call through a volatile function pointer to memset that
+ * this replaced cost 10-25 TSC cycles a wipe, a tenth of a 64-byte
+ * AES-128-GCM message (Xeon, Sapphire Rapids class). n == 0 touches
+ * nothing (p may then be NULL).
+ */
+static inline void kuai_wipe(void *p, size_t n)
 {
-    memset(p, 0, n);
-    __asm__ volatile("" : : "r"(p) : "memory");
+    if (__builtin_constant_p(n) && n <= 64) {
+        memset(p, 0, n);
+        __asm__ volatile("" : : "r"(p) : "memory");
+    } else if (__builtin_constant_p(n) && n % 16 == 0 && n <= 512) {
+        for (size_t i = 0; i < n; i += 16) {
+            memset((unsigned char *)p + i, 0, 16);
+            __asm__ volatile("" : : "r"(p) : "memory");
+        }
+    } else {
+        kuai_wipe_call(p, n);
+    }
 }
 
 #endif

@@ -134,7 +134,7 @@ static unsigned char *ctx_hkey(kuai_gcm_ctx *c)
         memmove(c->priv_hkey + off, c->priv_hkey + c->priv_hkey_off, GHASH_KEY_BYTES);
         c->priv_hkey_off = off;
         memcpy(ctx_hslot(c, off), h, 16);
-        kuai_wipe_inline(h, sizeof h);
+        kuai_wipe(h, sizeof h);
     }
     return c->priv_hkey + off;
 }
@@ -208,7 +208,7 @@ static void gcm_settle(kuai_gcm_ctx *c, uint8_t *ks, size_t n)
     if (n)
         memcpy(ks, blk + 32, 16 * n);
     store_be32(c->priv_ctr + 12, (uint32_t)(2 + n));
-    kuai_wipe_inline(blk, sizeof blk);
+    kuai_wipe(blk, sizeof blk);
 }
 
 /* A message under key k from IV iv. A new context (restart 0) is zeroed
@@ -260,7 +260,7 @@ static void gcm_setup(kuai_gcm_ctx *c, const kuai_key *k, const ghash_impl *gh, 
     if (!restart || ctx_h_differs(c, blk))
         gcm_ctx_start(c, k, gh, blk);
     c->priv_key = k;
-    kuai_wipe_inline(blk, sizeof blk);
+    kuai_wipe(blk, sizeof blk);
 
     /* Other IVs: J0 = GHASH(IV, 0-pad, 0^64, [len(IV)]_64), built in
      * priv_ctr (priv_y is still the zero accumulator). */
@@ -365,7 +365,7 @@ static void gcm_crypt(kuai_gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t l
             _Alignas(16) uint8_t ks[16 * (GCM_SHORT_BATCH - 2)];
             gcm_settle(c, ks, nd);
             gcm_first_data(c, ks, in, out, len, enc);
-            kuai_wipe_inline(ks, sizeof ks);
+            kuai_wipe(ks, sizeof ks);
             return;
         }
         gcm_settle(c, NULL, 0);
@@ -544,7 +544,7 @@ static void gcm_oneshot_short(kuai_gcm_ctx *c, const kuai_key *k, const ghash_im
     if (aad_len)
         gcm_absorb_aad(c, aad, aad_len);
     gcm_first_data(c, blk + 32, in, out, len, enc);
-    kuai_wipe_inline(blk, sizeof blk);
+    kuai_wipe(blk, sizeof blk);
 }
 
 /* The rest of a one-shot message on a context set up for it: AAD, data,
@@ -626,8 +626,8 @@ static int gcm_with_short(const kuai_gcm_ctx *t, const kuai_key *k, const uint8_
         gh->update(hkey, y, g, at / 16 + 1);
         xor_bytes(full, y, blk + 16, 16);
     }
-    kuai_wipe_inline(blk, sizeof blk);
-    kuai_wipe_inline(y, sizeof y);
+    kuai_wipe(blk, sizeof blk);
+    kuai_wipe(y, sizeof y);
     return !d;
 }
 
@@ -680,7 +680,7 @@ static int gcm_seal(const kuai_gcm_ctx *t, const kuai_key *k, const uint8_t *iv,
     uint8_t full[16];
     gcm_message(t, k, iv, iv_len, aad, aad_len, in, out, len, 1, full);
     memcpy(tag, full, tag_len);
-    kuai_wipe_inline(full, sizeof full);
+    kuai_wipe(full, sizeof full);
     return KUAI_OK;
 }
 
@@ -698,7 +698,7 @@ static int gcm_open(const kuai_gcm_ctx *t, const kuai_key *k, const uint8_t *iv,
     gcm_message(t, k, iv, iv_len, aad, aad_len, in, out, len, 0, full);
     int bad = tag_differs(full, want, tag_len);
     kuai_declassify(&bad, sizeof bad); /* the verdict is public */
-    kuai_wipe_inline(full, sizeof full);
+    kuai_wipe(full, sizeof full);
     if (bad) {
         /* Never hand back plaintext that failed authentication. */
         if (len)
@@ -832,7 +832,7 @@ int kuai_gcm_encrypt_final(kuai_gcm_ctx *ctx, uint8_t *tag, size_t tag_len)
     uint8_t full[16];
     gcm_tag(ctx, full);
     memcpy(tag, full, tag_len);
-    kuai_wipe_inline(full, sizeof full);
+    kuai_wipe(full, sizeof full);
     kuai_gcm_wipe(ctx);
     return KUAI_OK;
 }
@@ -846,7 +846,7 @@ int kuai_gcm_decrypt_final(kuai_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len
     gcm_tag(ctx, full);
     int bad = tag_differs(full, tag, tag_len);
     kuai_declassify(&bad, sizeof bad); /* the verdict is public */
-    kuai_wipe_inline(full, sizeof full);
+    kuai_wipe(full, sizeof full);
     kuai_gcm_wipe(ctx);
     return bad ? KUAI_ERR_AUTH : KUAI_OK;
 }

@@ -249,8 +249,8 @@ AESX_INLINE void aesx_ctr_pass(__m128i *b, int n, const __m128i *k, int nr, uint
  * pass of 1, 2, 4, 8 or 12 blocks through a stack buffer: copies in and
  * out, padding blocks computed and dropped, the buffer wiped (AES-128 on
  * aesni, 5-7 blocks 107 TSC cycles against 63 for 4, 9-11 169 against
- * 124 for 12; Xeon, Sapphire Rapids class). Returns the counter advanced
- * past them in (hi, lo). */
+ * 124 for 12; Xeon, Sapphire Rapids class). (hi, lo) is advanced past
+ * them. */
 AESX_INLINE void aesx_ctr_tail(__m128i *b, const __m128i *k, int nr, uint64_t *hi, uint64_t *lo,
                                const uint8_t *in, uint8_t *out, size_t nblocks)
 {

@@ -870,6 +870,23 @@ static void test_gcm_ctx_copy(void)
     group_end();
 }
 
+/* The backends of all_ciphers[ci] (into be, its cipher into c) where it
+ * has GCM's 128-bit block, else 0. */
+static size_t gcm_backends(size_t ci, kuai_cipher *c, const char **be)
+{
+    *c = all_ciphers[ci];
+    const size_t nbe = test_backends(*c, be, MAX_BACKENDS);
+    return kuai_block_size(*c) == 16 ? nbe : 0;
+}
+
+/* k[0] and k[1] set up on backend be from fresh random bytes kb (1), or
+ * the failure reported (0). */
+static int two_keys(kuai_key *k, kuai_cipher c, uint8_t kb[2][32], const char *be)
+{
+    rng_fill(kb, 2 * 32);
+    return key_init_ok(&k[0], c, kb[0], be) && key_init_ok(&k[1], c, kb[1], be);
+}
+
 /*
  * kuai_gcm_restart: a context set up once (the template), copied to a
  * place of another alignment and restarted for each message, agrees with
@@ -887,16 +904,15 @@ static void test_gcm_restart(void)
     enum { MAXLEN = 5000 };
     uint8_t *pt = xmalloc(MAXLEN), *want = xmalloc(MAXLEN), *got = xmalloc(MAXLEN);
     for (size_t ci = 0; ci < ALL_CIPHERS_N; ci++) {
-        kuai_cipher c = all_ciphers[ci];
+        kuai_cipher c;
         const char *be[MAX_BACKENDS];
-        size_t nbe = test_backends(c, be, MAX_BACKENDS);
-        if (nbe == 0 || kuai_block_size(c) != 16)
+        const size_t nbe = gcm_backends(ci, &c, be);
+        if (nbe == 0)
             continue;
         kuai_key *k = key_alloc(2);
         uint8_t kb[2][32], iv[100], aad[40], wtag[16], tag[16];
         for (size_t b = 0; b < nbe; b++) {
-            rng_fill(kb, sizeof kb);
-            if (!key_init_ok(&k[0], c, kb[0], be[b]) || !key_init_ok(&k[1], c, kb[1], be[b]))
+            if (!two_keys(k, c, kb, be[b]))
                 continue;
             kuai_gcm_ctx tmpl;
             rng_fill(iv, 12);
@@ -981,16 +997,15 @@ static void test_gcm_restart_first_call(void)
     static const size_t lens[] = {0, 1, 15, 16, 17, 95, 96, 97, 112, 200, 223, 224, 225, 240};
     static const size_t cuts[] = {0, 1, 15, 16, 17};
     for (size_t ci = 0; ci < ALL_CIPHERS_N; ci++) {
-        kuai_cipher c = all_ciphers[ci];
+        kuai_cipher c;
         const char *be[MAX_BACKENDS];
-        size_t nbe = test_backends(c, be, MAX_BACKENDS);
-        if (nbe == 0 || kuai_block_size(c) != 16)
+        const size_t nbe = gcm_backends(ci, &c, be);
+        if (nbe == 0)
             continue;
         kuai_key *k = key_alloc(2);
         uint8_t kb[2][32], iv[12], aad[40], pt[240], want[240], got[240], wtag[16], tag[16];
         for (size_t b = 0; b < nbe; b++) {
-            rng_fill(kb, sizeof kb);
-            if (!key_init_ok(&k[0], c, kb[0], be[b]) || !key_init_ok(&k[1], c, kb[1], be[b]))
+            if (!two_keys(k, c, kb, be[b]))
                 continue;
             kuai_gcm_ctx tmpl, cx;
             rng_fill(iv, sizeof iv);
@@ -1083,17 +1098,16 @@ static void test_gcm_with(void)
     static const size_t longer[] = {112, 200, 223, 224, 225, 240, 1000};
     enum { NT = 3, MAXLEN = 1000 };
     for (size_t ci = 0; ci < ALL_CIPHERS_N; ci++) {
-        kuai_cipher c = all_ciphers[ci];
+        kuai_cipher c;
         const char *be[MAX_BACKENDS];
-        size_t nbe = test_backends(c, be, MAX_BACKENDS);
-        if (nbe == 0 || kuai_block_size(c) != 16)
+        const size_t nbe = gcm_backends(ci, &c, be);
+        if (nbe == 0)
             continue;
         kuai_key *k = key_alloc(2);
         uint8_t kb[2][32], iv[20], aad[40], pt[MAXLEN], want[MAXLEN], scratch[MAXLEN];
         uint8_t wtag[16], tag[16];
         for (size_t b = 0; b < nbe; b++) {
-            rng_fill(kb, sizeof kb);
-            if (!key_init_ok(&k[0], c, kb[0], be[b]) || !key_init_ok(&k[1], c, kb[1], be[b]))
+            if (!two_keys(k, c, kb, be[b]))
                 continue;
             kuai_gcm_ctx t0, t2, snap[NT];
             rng_fill(iv, sizeof iv);

@@ -177,6 +177,26 @@ static int ctx_h_differs(kuai_gcm_ctx *c, const uint8_t h[16])
 static void gcm_batch_blocks(uint8_t *blk, const uint8_t *iv, size_t n)
 {
     memset(blk, 0, 16);
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* Each block as one 16-byte store where the batch is shorter than a
+     * wide pass: a 16-byte load takes it straight from the store buffer
+     * (the VAES backend loads a call's last blocks so, aes_vaes.c's
+     * aesy_loadu2), where the 12- and 4-byte stores below make it wait for
+     * them to reach the cache. A full 16-block batch, loaded 32 bytes at a
+     * time, ran faster from the stores below (AES-128 vaes, 224 bytes: 176
+     * against 192 TSC cycles; Xeon, Sapphire Rapids class). */
+    if (n + 2 < GCM_SHORT_BATCH) {
+        typedef uint64_t u64x2 __attribute__((vector_size(16)));
+        uint64_t lo, w = 0;
+        memcpy(&lo, iv, 8);
+        memcpy(&w, iv + 8, 4);
+        for (size_t i = 1; i <= n + 1; i++) {
+            u64x2 b = {lo, w | (uint64_t)__builtin_bswap32((uint32_t)i) << 32};
+            memcpy(blk + 16 * i, &b, 16);
+        }
+        return;
+    }
+#endif
     for (size_t i = 1; i <= n + 1; i++) {
         memcpy(blk + 16 * i, iv, 12);
         store_be32(blk + 16 * i + 12, (uint32_t)i);

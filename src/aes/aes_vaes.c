@@ -27,9 +27,9 @@
  * blocks): a few-block call's input often comes straight from 16-byte
  * stores (GCM's batch, gcm.c's gcm_batch_blocks), which a 32-byte load
  * cannot take from the store buffer: it waits for them to reach the cache
- * (a 64-byte AES-128-GCM message 150 -> 137 TSC cycles; Xeon, Sapphire
- * Rapids class). Full passes keep 32-byte loads: split, a 16-block ECB
- * call took 45 cycles against 39. */
+ * (a 96-byte AES-128-GCM message 159-166 -> 148-151 TSC cycles; Xeon,
+ * Sapphire Rapids class). Full passes keep 32-byte loads: split, a
+ * 16-block ECB call took 45 cycles against 39. */
 #define aesy_loadu2(p)                                                                             \
     _mm256_inserti128_si256(_mm256_castsi128_si256(aesx_loadu(p)),                                 \
                             aesx_loadu((const uint8_t *)(p) + 16), 1)

@@ -2,9 +2,9 @@
 /*
  * SM4, LoongArch LSX backend: the S-box as eight 32-byte tables read with
  * vshuf.b (which picks from two registers by the low five index bits),
- * each result kept where the top three bits of the input byte select its
- * table; 4 blocks per group (sm4_simd.h), 4 groups in flight. LSX has no
- * AES instruction, so this is the table-free route. Constant time: the
+ * the results chosen by the top three bits of the input byte (a tree of
+ * bit selects); 4 blocks per group (sm4_simd.h), 2 groups in flight. LSX
+ * has no AES instruction, so this is the table-free route. Constant time: the
  * tables are read whole into registers at fixed addresses, every byte goes
  * through all eight lookups, the selection is by masks.
  * Compiled with -mlsx for this file only; chosen from HWCAP_LOONGARCH_LSX.
@@ -18,8 +18,14 @@
 #include "sm4_vocab.h"
 
 #define SM4V_W 4
-#define SM4S_G 4
-#define SM4S_MK_G 4
+/* Two groups, so that their state and the table (16 of the 32 registers)
+ * stay in registers: with four, clang 19 loaded the table again in every
+ * round, and 1 KiB of ECB took 30,717 instructions where two groups take
+ * 19,917 (QEMU's count; docs/performance.md). A group's round is ~39
+ * instructions, so two groups still give a 4-pipe core more independent
+ * work a round than one round's dependency chain is deep. */
+#define SM4S_G 2
+#define SM4S_MK_G 2
 
 #define sm4v_xor4(a, b, c, d) sm4v_xor(sm4v_xor(a, b), sm4v_xor(c, d))
 /* vshuf4i.b with 0b00011011: bytes 3, 2, 1, 0 of every word */
@@ -38,15 +44,28 @@ static const _Alignas(16) uint8_t sm4_lsx_sbox[256] = {SM4_SBOX(SM4_LSX_BYTE)};
 
 static inline sm4v sm4_lsx_sub(sm4v x)
 {
-    sm4v idx = __lsx_vandi_b(x, 0x1f), top = __lsx_vsrli_b(x, 5), r = __lsx_vreplgr2vr_b(0);
-    for (int k = 0; k < 8; k++) {
-        sm4v lo = __lsx_vld(sm4_lsx_sbox + 32 * k, 0),
-             hi = __lsx_vld(sm4_lsx_sbox + 32 * k + 16, 0);
-        /* vshuf.b vd, vj, vk, va: index < 16 picks vk, 16..31 picks vj */
-        sm4v v = __lsx_vshuf_b(hi, lo, idx);
-        r = __lsx_vor_v(r, __lsx_vand_v(v, __lsx_vseq_b(top, __lsx_vreplgr2vr_b(k))));
+    /* the eight lookups by the low five bits, then a tree of bit selects
+     * by bits 5, 6 and 7 (each mask: bit b shifted to the sign, a signed
+     * compare with 0): 8 vshuf.b, 5 mask and 7 vbitsel.v operations where
+     * a compare, an AND and an OR after each lookup had taken 8 x 3; each
+     * pair selected as soon as it is looked up, so few vectors are live */
+    const sm4v idx = __lsx_vandi_b(x, 0x1f);
+    const sm4v m5 = __lsx_vslti_b(__lsx_vslli_b(x, 2), 0),
+               m6 = __lsx_vslti_b(__lsx_vslli_b(x, 1), 0), m7 = __lsx_vslti_b(x, 0);
+    sm4v u[2];
+    for (int h = 0; h < 2; h++) {
+        sm4v w[2];
+        for (int p = 0; p < 2; p++) {
+            const uint8_t *t = sm4_lsx_sbox + 128 * h + 64 * p;
+            /* vshuf.b vd, vj, vk, va: index < 16 picks vk, 16..31 picks vj */
+            sm4v v0 = __lsx_vshuf_b(__lsx_vld(t, 16), __lsx_vld(t, 0), idx),
+                 v1 = __lsx_vshuf_b(__lsx_vld(t, 48), __lsx_vld(t, 32), idx);
+            /* vbitsel.v vd, vj, vk, va: vk's bits where va's are set, vj's elsewhere */
+            w[p] = __lsx_vbitsel_v(v0, v1, m5);
+        }
+        u[h] = __lsx_vbitsel_v(w[0], w[1], m6);
     }
-    return r;
+    return __lsx_vbitsel_v(u[0], u[1], m7);
 }
 
 /* x0 ^ L(tau(t)), L(B) = B ^ (B <<< 2) ^ (B <<< 10) ^ (B <<< 18) ^ (B <<< 24). */

@@ -39,7 +39,13 @@ static int ublock_lsx_available(void)
 #define UB_V128_NAME "lsx"
 #define UB_V128_AVAILABLE ublock_lsx_available
 #define UB_V128_PRIORITY 100 /* above ref */
-#define UB_V128_NS128 2
+/* One pass at a time: with two, clang 19 spilled ~19 vectors a round
+ * (NEON's build of the same source does not) and 4 KiB of uBlock-128/128
+ * ECB took 82,873 instructions against 61,399 with one (QEMU's count,
+ * docs/performance.md). A pass's round is ~100 instructions, ~15 deep, so
+ * one pass still has more independent work a round than a 4-pipe core
+ * issues in its chain's time. Counts, not timings. */
+#define UB_V128_NS128 1
 /* Crossovers (blocks): estimates from instruction counts, not timed on
  * LSX hardware (docs/performance.md, "The low-latency kernel on ARM64 and
  * LoongArch64"): a wide pass costs the same for 1 block as for 8, about

@@ -552,6 +552,10 @@ static inline void ub_ctr_write(uint8_t *ctr, const uint64_t *w, unsigned nw)
  *                         PL^-1, R5 o PR^-1 (each "o": right one first)
  *   UBM_LOAD_SAME(x, blk) UBM_LOAD of a pass whose blocks all equal blk
  *                         (single-key masks) [copies blk, UBM_LOAD]
+ *   UBM_PLANE_UNROLL      a pragma before the rounds' loops over the 4 planes
+ *                         and add_key's over 8 [nothing]; a backend whose
+ *                         compiler leaves them rolled (the state then lives
+ *                         in memory) asks for them unrolled
  *   UBM_KEEP_PARAMS       keep the member parameters defined after this
  *                         inclusion (for such a second one); only UBM_FN,
  *                         the UBM_K* and UBM_EMIT_* are reset
@@ -578,6 +582,9 @@ static inline UBM_H UBM_FN(kget)(const void *p)
 #endif
 #ifndef UBM_EMIT_SINGLE
 #define UBM_EMIT_SINGLE 1
+#endif
+#ifndef UBM_PLANE_UNROLL
+#define UBM_PLANE_UNROLL
 #endif
 #ifndef UBM_FUSED
 #define UBM_FUSED UBM_DRIFT
@@ -634,6 +641,7 @@ UB_KERNEL void UBM_FN(sbox_inv_key)(UBM_H x[4], const UBM_K *k)
  */
 UB_KERNEL void UBM_FN(add_key)(UBM_H *x, const UBM_K *k, int ns)
 {
+    UBM_PLANE_UNROLL
     for (int j = 0; j < 8; j++) {
         UBM_H kj = UBM_KGET(&k[j]);
         for (int s = 0; s < ns; s++)
@@ -673,6 +681,7 @@ UB_KERNEL void UBM_FN(round_enc)(UBM_H *x, const UBM_K *knext, unsigned l, int n
         UBM_FN(sbox)(x + 8 * s);
         UBM_FN(sbox)(x + 8 * s + 4);
     }
+    UBM_PLANE_UNROLL
     for (int j = 0; j < 4; j++) {
         for (int s = 0; s < ns; s++) {
             UBM_H a = x[8 * s + j], b = x[8 * s + 4 + j];
@@ -707,6 +716,7 @@ UB_KERNEL void UBM_FN(round_enc)(UBM_H *x, const UBM_K *k, unsigned l, int ns)
         UBM_FN(sbox)(x + 8 * s);
         UBM_FN(sbox)(x + 8 * s + 4);
     }
+    UBM_PLANE_UNROLL
     for (int j = 0; j < 4; j++) {
         for (int s = 0; s < ns; s++) {
             UBM_H a = x[8 * s + j], b = x[8 * s + 4 + j];
@@ -743,6 +753,7 @@ UB_KERNEL void UBM_FN(encrypt)(UBM_H *x, const UBM_K *rk, unsigned rounds, int n
 UB_KERNEL void UBM_FN(round_dec)(UBM_H *x, const UBM_K *k, unsigned l, int ns)
 {
     (void)l;
+    UBM_PLANE_UNROLL
     for (int j = 0; j < 4; j++) {
         for (int s = 0; s < ns; s++) {
             UBM_H x0 = x[8 * s + j], x1 = x[8 * s + 4 + j];
@@ -770,6 +781,7 @@ UB_KERNEL void UBM_FN(round_dec)(UBM_H *x, const UBM_K *k, unsigned l, int ns)
 UB_KERNEL void UBM_FN(round_dec)(UBM_H *x, const UBM_K *k, unsigned l, int ns)
 {
     (void)l;
+    UBM_PLANE_UNROLL
     for (int j = 0; j < 4; j++) {
         for (int s = 0; s < ns; s++) {
             UBM_H a = UBM_PERM_L_INV(x[8 * s + j], l);
@@ -1305,6 +1317,7 @@ static void UBM_FN(mk_dec)(const kuai_mk *m, const uint8_t *in, uint8_t *out, si
 #undef UBM_IN_L_INV_ROT5
 #undef UBM_IN_R_INV
 #undef UBM_IN_R_INV_ROT5
+#undef UBM_PLANE_UNROLL
 #endif /* UBM_KEEP_PARAMS */
 
 #endif /* UBM_FN */

@@ -46,6 +46,11 @@ static int ublock_lsx_available(void)
  * one pass still has more independent work a round than a 4-pipe core
  * issues in its chain's time. Counts, not timings. */
 #define UB_V128_NS128 1
+/* clang 19 leaves uBlock-256's wide rounds' loops over the planes rolled
+ * here (not on NEON; uBlock-128's it unrolls), and the state then lives
+ * in memory, a load and a store of every plane a round: 4 KiB of ECB
+ * 131,526 instructions, 90,470 unrolled (QEMU's count) */
+#define UB_V128_PLANE_UNROLL256 1
 /* Crossovers (blocks): estimates from instruction counts, not timed on
  * LSX hardware (docs/performance.md, "The low-latency kernel on ARM64 and
  * LoongArch64"): a wide pass costs the same for 1 block as for 8, about

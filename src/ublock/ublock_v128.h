@@ -20,6 +20,9 @@
  *                            KUAI_REGISTER lines)
  *   UB_V128_NS128            uBlock-128 passes run side by side (2 for 16
  *                            registers, 3 for 32)
+ *   UB_V128_PLANE_UNROLL256  (optional) uBlock-256's wide rounds' plane loops
+ *                            unrolled by pragma (ublock_bs.h's
+ *                            UBM_PLANE_UNROLL)
  *   UB_V128_CROSSOVER128,    the low-latency kernel's crossovers in blocks,
  *   UB_V128_CROSSOVER256     per member size (ublock_ll_front.h's UL_FRONT)
  * and includes ublock_bs.h once (shared part), then this header once. The low-latency kernel
@@ -237,6 +240,9 @@ static inline void ub256_kput(void *p, ub256_h x)
 #define UBM_BLOCK 32
 #define UBM_PASS 8
 #define UBM_NS 1
+#ifdef UB_V128_PLANE_UNROLL256
+#define UBM_PLANE_UNROLL _Pragma("GCC unroll 8")
+#endif
 #define UBM_LOAD(x, in) UB_V128_FN(ublock256_, load)(x, in)
 #define UBM_STORE(out, x) UB_V128_FN(ublock256_, store)(out, x)
 #define UBM_STORE_XOR(out, in, x) UB_V128_FN(ublock256_, store_xor)(out, in, x)

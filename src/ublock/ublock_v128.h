@@ -19,7 +19,8 @@
  *                            ublock128_<isa> and ublock256_<isa> with
  *                            KUAI_REGISTER lines)
  *   UB_V128_NS128            uBlock-128 passes run side by side (2 for 16
- *                            registers, 3 for 32)
+ *                            registers, 3 for 32; 1 where the compiler
+ *                            spills with two: ublock_lsx.c)
  *   UB_V128_PLANE_UNROLL256  (optional) uBlock-256's wide rounds' plane loops
  *                            unrolled by pragma (ublock_bs.h's
  *                            UBM_PLANE_UNROLL)

@@ -60,35 +60,25 @@ static void store_be64(uint8_t *p, uint64_t v)
 #endif
 #endif
 
-/* The carry-less product of a and b from their bits split by residue
- * modulo 4 (a[r] = a's bits at positions r mod 4, the rest 0): each
- * integer product a[p] * b[q] holds in its bits of residue p + q the sums
- * of the pairs meeting there, whose low bits are the XORs (the callers
- * say why no sum reaches the next position of its residue). */
-static uint64_t holes_mul(const uint64_t a[4], const uint64_t b[4])
+/* The low 64 bits of a carry-less 64x64 product, from integer products
+ * with holes (the top of the file): below bit 60 at most 15 pairs meet at
+ * a bit position, so each sum stays below the next position of its
+ * residue, and the sums of 16 at bits 60-63 carry only past bit 63, out
+ * of the word. With 32-bit operands it is their whole product (at most 8
+ * pairs meet). */
+static uint64_t clmul64_lo(uint64_t a, uint64_t b)
 {
     const uint64_t m0 = 0x1111111111111111ull, m1 = m0 << 1, m2 = m0 << 2, m3 = m0 << 3;
-    uint64_t z0 = (a[0] * b[0]) ^ (a[1] * b[3]) ^ (a[2] * b[2]) ^ (a[3] * b[1]);
-    uint64_t z1 = (a[0] * b[1]) ^ (a[1] * b[0]) ^ (a[2] * b[3]) ^ (a[3] * b[2]);
-    uint64_t z2 = (a[0] * b[2]) ^ (a[1] * b[1]) ^ (a[2] * b[0]) ^ (a[3] * b[3]);
-    uint64_t z3 = (a[0] * b[3]) ^ (a[1] * b[2]) ^ (a[2] * b[1]) ^ (a[3] * b[0]);
+    uint64_t a0 = a & m0, a1 = a & m1, a2 = a & m2, a3 = a & m3;
+    uint64_t b0 = b & m0, b1 = b & m1, b2 = b & m2, b3 = b & m3;
+    uint64_t z0 = (a0 * b0) ^ (a1 * b3) ^ (a2 * b2) ^ (a3 * b1);
+    uint64_t z1 = (a0 * b1) ^ (a1 * b0) ^ (a2 * b3) ^ (a3 * b2);
+    uint64_t z2 = (a0 * b2) ^ (a1 * b1) ^ (a2 * b0) ^ (a3 * b3);
+    uint64_t z3 = (a0 * b3) ^ (a1 * b2) ^ (a2 * b1) ^ (a3 * b0);
     return (z0 & m0) | (z1 & m1) | (z2 & m2) | (z3 & m3);
 }
 
 #ifdef GHASH_REF_BITREV
-/* The low 64 bits of the carry-less 64x64 product, by the holes of
- * clmul32 on 64-bit operands: below bit 60 at most 15 pairs meet at a bit
- * position (their sum stays below the next position of the same residue),
- * and the sums of 16 at bits 60-63 carry only past bit 63, out of the
- * word. */
-static uint64_t clmul64_lo(uint64_t a, uint64_t b)
-{
-    const uint64_t m0 = 0x1111111111111111ull;
-    const uint64_t as[4] = {a & m0, a & m0 << 1, a & m0 << 2, a & m0 << 3};
-    const uint64_t bs[4] = {b & m0, b & m0 << 1, b & m0 << 2, b & m0 << 3};
-    return holes_mul(as, bs);
-}
-
 /* Carry-less 64x64 -> 128: the low half as above; the product of the
  * reversed operands is the whole product reversed over its 127 bits, so
  * its low half reversed is the product's bits 63-126. 32 multiplications
@@ -104,22 +94,13 @@ static u128 clmul64(uint64_t a, uint64_t b)
     return r;
 }
 #else
-/* Carry-less 32x32 -> 64 (at most 8 pairs meet at a bit position: the top of the file). */
-static uint64_t clmul32(uint32_t a, uint32_t b)
-{
-    const uint32_t m0 = 0x11111111u;
-    const uint64_t as[4] = {a & m0, a & m0 << 1, a & m0 << 2, a & m0 << 3};
-    const uint64_t bs[4] = {b & m0, b & m0 << 1, b & m0 << 2, b & m0 << 3};
-    return holes_mul(as, bs);
-}
-
 /* Carry-less 64x64 -> 128, Karatsuba over 32-bit halves. */
 static u128 clmul64(uint64_t a, uint64_t b)
 {
     uint32_t a0 = (uint32_t)a, a1 = (uint32_t)(a >> 32);
     uint32_t b0 = (uint32_t)b, b1 = (uint32_t)(b >> 32);
-    uint64_t lo = clmul32(a0, b0), hi = clmul32(a1, b1);
-    uint64_t mid = clmul32(a0 ^ a1, b0 ^ b1) ^ lo ^ hi;
+    uint64_t lo = clmul64_lo(a0, b0), hi = clmul64_lo(a1, b1);
+    uint64_t mid = clmul64_lo(a0 ^ a1, b0 ^ b1) ^ lo ^ hi;
     u128 r = {hi ^ (mid >> 32), lo ^ (mid << 32)};
     return r;
 }

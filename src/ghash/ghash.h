@@ -48,6 +48,23 @@ typedef struct ghash_impl {
     void (*update)(const unsigned char *hkey, uint8_t y[16], const uint8_t *in, size_t nblocks);
 } ghash_impl;
 
+/* The reduction of the reflected Montgomery form (derived in ghash_ref.c):
+ * the 256-bit carry-less product d3:d2:d1:d0 times y^-128 mod P*, as its
+ * high word *hi and low word *lo. Shifts and XORs only; the backends
+ * without a carry-less multiplication instruction share it. Each step
+ * clears one low word by adding that word times P* = 1 + y^64 (y^57 +
+ * y^62 + y^63) + y^128; the result is what is left above y^128. */
+static inline void ghash_reduce_words(uint64_t *hi, uint64_t *lo, uint64_t d0, uint64_t d1,
+                                      uint64_t d2, uint64_t d3)
+{
+    d1 ^= (d0 << 57) ^ (d0 << 62) ^ (d0 << 63);
+    d2 ^= (d0 >> 7) ^ (d0 >> 2) ^ (d0 >> 1) ^ d0;
+    d2 ^= (d1 << 57) ^ (d1 << 62) ^ (d1 << 63);
+    d3 ^= (d1 >> 7) ^ (d1 >> 2) ^ (d1 >> 1) ^ d1;
+    *hi = d3;
+    *lo = d2;
+}
+
 /* A backend file registers its table on a line of its own (see
  * KUAI_REGISTER in src/seam.h). */
 #define KUAI_REGISTER_GHASH(sym) extern const ghash_impl sym

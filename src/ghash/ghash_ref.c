@@ -27,27 +27,13 @@
  */
 #include "ghash.h"
 
+#include "../bytes.h"
+
 #include <string.h>
 
 typedef struct u128 {
     uint64_t hi, lo;
 } u128;
-
-static uint64_t load_be64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static void store_be64(uint8_t *p, uint64_t v)
-{
-    for (int i = 7; i >= 0; i--) {
-        p[i] = (uint8_t)v;
-        v >>= 8;
-    }
-}
 
 /* Where the ISA reverses a word's bits in one instruction (LoongArch's
  * bitrev.d, ARM64's rbit) and the compiler says how, a 64x64 product's
@@ -117,14 +103,8 @@ static u128 gf_mul(u128 a, u128 h)
     mid.lo ^= lo.lo ^ hi.lo;
     uint64_t d0 = lo.lo, d1 = lo.hi ^ mid.lo, d2 = hi.lo ^ mid.hi, d3 = hi.hi;
 
-    /* Clear d0: add d0 * P* = d0 + d0 y^64 (y^57 + y^62 + y^63) + d0 y^128. */
-    d1 ^= (d0 << 57) ^ (d0 << 62) ^ (d0 << 63);
-    d2 ^= (d0 >> 7) ^ (d0 >> 2) ^ (d0 >> 1) ^ d0;
-    /* Clear d1 the same way, one word up; the result is d3:d2 (the
-     * division by y^128). */
-    d2 ^= (d1 << 57) ^ (d1 << 62) ^ (d1 << 63);
-    d3 ^= (d1 >> 7) ^ (d1 >> 2) ^ (d1 >> 1) ^ d1;
-    u128 r = {d3, d2};
+    u128 r;
+    ghash_reduce_words(&r.hi, &r.lo, d0, d1, d2, d3);
     return r;
 }
 

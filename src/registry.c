@@ -131,9 +131,12 @@ static void build(void)
     for (size_t i = 0; reg.ghash[i] && !reg.ghash_best; i++)
         if (reg.ghash[i]->available())
             reg.ghash_best = reg.ghash[i];
-    for (size_t i = 0; reg.ghash[i] && !reg.ghash_short; i++)
-        if (reg.ghash[i]->available() && reg.ghash[i]->powers <= GHASH_SHORT_POWERS)
-            reg.ghash_short = reg.ghash[i];
+    for (size_t i = 0; reg.ghash[i]; i++) {
+        const ghash_impl *g = reg.ghash[i];
+        if (g->available() && g != &ghash_ref &&
+            (!reg.ghash_short || g->powers < reg.ghash_short->powers))
+            reg.ghash_short = g;
+    }
     if (!reg.ghash_short)
         reg.ghash_short = reg.ghash_best;
     const char *env = env_get("KUAI_BACKEND"), *optin = env_get("KUAI_ALLOW_LEAKY_BACKENDS");

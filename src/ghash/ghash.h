@@ -101,10 +101,10 @@ void kuai_ghash_key_reflect(uint8_t out[16], const uint8_t h[16]);
  * one, chosen once per process. (src/registry.c) */
 const ghash_impl *const *kuai_ghash_impls(void);
 const ghash_impl *kuai_ghash_best(void);
-/* The one for a short message (a few blocks, where init's powers of H are
- * most of GHASH's time): the best usable one with at most
- * GHASH_SHORT_POWERS powers (src/registry.c). */
-#define GHASH_SHORT_POWERS 8
+/* The one for a short message (a few blocks, where the powers of H init
+ * makes are most of GHASH's time): the usable one with the fewest powers,
+ * the higher priority among equals, ref (one power, but the slowest
+ * product) only where no other is usable (src/registry.c). */
 const ghash_impl *kuai_ghash_short(void);
 
 #endif

@@ -133,12 +133,24 @@ static unsigned detect(void)
 
 /* Linux's arch/loongarch/include/uapi/asm/hwcap.h */
 #define KUAI_HWCAP_LOONGARCH_LSX (1ul << 4)
+#define KUAI_HWCAP_LOONGARCH_LASX (1ul << 5)
 
-static const struct feature_name feature_names[] = {{KUAI_CPU_LSX, "lsx"}, {0, NULL}};
+static const struct feature_name feature_names[] = {
+    {KUAI_CPU_LSX, "lsx"}, {KUAI_CPU_LASX, "lasx"}, {0, NULL}};
 
+/* The kernel sets each bit only when it saves and restores that register
+ * width; LASX's backends use LSX's for their narrow calls, so LASX counts
+ * only beside LSX. */
 static unsigned detect(void)
 {
-    return (getauxval(AT_HWCAP) & KUAI_HWCAP_LOONGARCH_LSX) ? KUAI_CPU_LSX : 0;
+    const unsigned long h = getauxval(AT_HWCAP);
+    unsigned f = 0;
+    if (h & KUAI_HWCAP_LOONGARCH_LSX) {
+        f |= KUAI_CPU_LSX;
+        if (h & KUAI_HWCAP_LOONGARCH_LASX)
+            f |= KUAI_CPU_LASX;
+    }
+    return f;
 }
 #else
 static const struct feature_name feature_names[] = {{0, NULL}};

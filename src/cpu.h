@@ -22,7 +22,8 @@ enum {
     KUAI_CPU_ARM_PMULL = 1u << 11,
     KUAI_CPU_ARM_SM4 = 1u << 12,
     /* LoongArch64, from getauxval(AT_HWCAP) */
-    KUAI_CPU_LSX = 1u << 13
+    KUAI_CPU_LSX = 1u << 13,
+    KUAI_CPU_LASX = 1u << 14 /* 256-bit; reported only with LSX */
 };
 unsigned kuai_cpu_features(void);
 

@@ -288,6 +288,7 @@ static void helpers_cpu_features(void)
         {"armce", KUAI_AES_128, {"aes"}},
         {"armaes", 0, {"aes"}},
         {"lsx", 0, {"lsx"}},
+        {"lasx", 0, {"lasx", "lsx"}},
     };
     size_t matched = 0;
     for (size_t ci = 0; ci < ALL_CIPHERS_N; ci++) {

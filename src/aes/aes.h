@@ -100,7 +100,17 @@ static inline void aes_expand_rk(aes_sched *s, const uint8_t *key, unsigned nk,
     aes_expand_words(s->rk, key, nk, subword);
 }
 
-/* The multi-key kernel aes_avx2.c hands narrow batches to. */
+/* The multi-key kernels aes_avx2.c and aes_lasx.c hand narrow batches
+ * to. */
 extern const kuai_impl aes_ssse3;
+extern const kuai_impl aes_lsx;
+
+/* LASX's few blocks (up to 8) on LSX over LASX's keys of the direction
+ * (aes_lasx_narrow.c): ECB, and CTR's out = in + E(cb) for the counter
+ * blocks cb. */
+void aes_lasx_narrow(const unsigned char *kb, unsigned nr, const uint8_t *in, uint8_t *out,
+                     size_t n, int dec);
+void aes_lasx_narrow_ctr(const unsigned char *kb, unsigned nr, const uint8_t *cb, const uint8_t *in,
+                         uint8_t *out, size_t n);
 
 #endif

@@ -97,8 +97,15 @@ static inline aes_v v_shuf(aes_v x, aes_v idx)
 
 #define AES_BS_BLOCKS (8 * AES_V_BYTES / 16)
 #define AES_BS_BYTES (16 * AES_BS_BLOCKS)
+/* Bytes from one stored key plane to the next: a plane is a vector, unless
+ * the including file says otherwise (a kernel of half a backend's width
+ * reading that backend's keys, the low lane of each plane: AES_BS_NARROW
+ * below). */
+#ifndef AES_BS_KEY_STRIDE
+#define AES_BS_KEY_STRIDE AES_V_BYTES
+#endif
 /* Bitsliced round keys: (nr + 1) x 8 planes. */
-#define AES_BS_KEY_BYTES ((AES_MAX_ROUNDS + 1) * 8 * AES_V_BYTES)
+#define AES_BS_KEY_BYTES ((AES_MAX_ROUNDS + 1) * 8 * AES_BS_KEY_STRIDE)
 /* Both sets, encryption's then decryption's (their layouts differ, see
  * below). */
 #define AES_BS_KEYS_BYTES (2 * AES_BS_KEY_BYTES)
@@ -251,7 +258,7 @@ static AES_BS_INLINE void aes_bs_ark(aes_v x[8], const unsigned char *k)
 {
 #pragma GCC unroll 8
     for (unsigned b = 0; b < 8; b++)
-        x[b] = v_xor(x[b], v_loadu(k + AES_V_BYTES * b));
+        x[b] = v_xor(x[b], v_loadu(k + AES_BS_KEY_STRIDE * b));
 }
 
 /* MixColumns in layout l: d = rot1(x), out = 2 (x + d) + d + rot2(x + d). */
@@ -307,10 +314,10 @@ static AES_BS_INLINE void aes_bs_encrypt_sliced(aes_v x[8], const unsigned char 
     for (unsigned r = 1; r < nr; r++) {
         aes_bs_sbox(x);
         aes_bs_mc_layout(x, r & 3);
-        aes_bs_ark(x, kb + 8 * AES_V_BYTES * r);
+        aes_bs_ark(x, kb + 8 * AES_BS_KEY_STRIDE * r);
     }
     aes_bs_sbox(x);
-    aes_bs_ark(x, kb + 8 * AES_V_BYTES * nr);
+    aes_bs_ark(x, kb + 8 * AES_BS_KEY_STRIDE * nr);
     if (nr & 3)
         aes_bs_shuf_all(x, aes_bs_layout[nr & 3]);
 }
@@ -348,12 +355,12 @@ static AES_BS_INLINE void aes_bs_decrypt_pass(const unsigned char *kb, unsigned 
     for (unsigned i = 0; i < 8; i++)
         x[i] = v_loadu(in + AES_V_BYTES * i);
     aes_bs_transpose(x);
-    aes_bs_ark(x, kb + 8 * AES_V_BYTES * nr);
+    aes_bs_ark(x, kb + 8 * AES_BS_KEY_STRIDE * nr);
     for (unsigned r = nr; r-- > 0;) {
         aes_bs_affine_inv(x);
         aes_bs_sbox(x);
         aes_bs_affine_inv(x);
-        aes_bs_ark(x, kb + 8 * AES_V_BYTES * r);
+        aes_bs_ark(x, kb + 8 * AES_BS_KEY_STRIDE * r);
         if (r)
             aes_bs_inv_mc(x, (r - nr) & 3);
     }
@@ -394,17 +401,58 @@ static void aes_bs_keys(unsigned char *kb, const aes_sched *const *s, size_t ns,
             x[i] = v_loadu(blk + AES_V_BYTES * i);
         aes_bs_transpose(x);
         for (unsigned b = 0; b < 8; b++)
-            v_storeu(kb + AES_V_BYTES * (8 * r + b), x[b]);
+            v_storeu(kb + AES_BS_KEY_STRIDE * (8 * r + b), x[b]);
     }
     kuai_wipe(x, sizeof x);
     kuai_wipe(one, sizeof one);
     kuai_wipe(blk, sizeof blk);
 }
 
-/* Whole passes straight from in to out; the tail through a local block.
- * kb holds both key sets (AES_BS_KEYS_BYTES). */
+/* n (1..AES_BS_BLOCKS) blocks through a padded pass on a local block; kb
+ * the key set of the direction. */
+static inline void aes_bs_part(const unsigned char *kb, unsigned nr, const uint8_t *in,
+                               uint8_t *out, size_t n, int dec)
+{
+    uint8_t blk[AES_BS_BYTES] = {0};
+    memcpy(blk, in, 16 * n);
+    if (dec)
+        aes_bs_decrypt_pass(kb, nr, blk, blk);
+    else
+        aes_bs_encrypt_pass(kb, nr, blk, blk);
+    memcpy(out, blk, 16 * n);
+    kuai_wipe(blk, sizeof blk);
+}
+
+/*
+ * AES_BS_NARROW(kb, nr, in, out, n, dec), if the including file defines
+ * it: the same as aes_bs_part for n <= AES_BS_BLOCKS / 2, by a kernel of
+ * half the width that reads these keys (AES_BS_KEY_STRIDE there), so that
+ * a call's few blocks, or its tail, do not pay a whole wide pass (LASX's
+ * 16-block pass padding a 3-block GCM batch cost more than LSX's 8-block
+ * one: aes_lasx.c). AES_BS_NARROW_CTR(kb, nr, cb, in, out, n) likewise for
+ * CTR's last pass: out = in + E(cb), cb the counter blocks. One key's
+ * schedules only (one_key): the narrow kernel reads each plane's low lane,
+ * which holds the keys of the wide pass's even blocks, all the same key
+ * only when there is one.
+ */
+static inline void aes_bs_tail(const unsigned char *kb, unsigned nr, const uint8_t *in,
+                               uint8_t *out, size_t n, int dec, int one_key)
+{
+    (void)one_key;
+#ifdef AES_BS_NARROW
+    if (one_key && n <= AES_BS_BLOCKS / 2) {
+        AES_BS_NARROW(kb, nr, in, out, n, dec);
+        return;
+    }
+#endif
+    aes_bs_part(kb, nr, in, out, n, dec);
+}
+
+/* Whole passes straight from in to out; the tail through aes_bs_tail. kb
+ * holds both key sets (AES_BS_KEYS_BYTES); one_key: one key's (not a
+ * multi-key batch's). */
 static void aes_bs_crypt(const unsigned char *kb, unsigned nr, const uint8_t *in, uint8_t *out,
-                         size_t nblocks, int dec)
+                         size_t nblocks, int dec, int one_key)
 {
     if (dec)
         kb += AES_BS_KEY_BYTES;
@@ -416,16 +464,8 @@ static void aes_bs_crypt(const unsigned char *kb, unsigned nr, const uint8_t *in
         in += AES_BS_BYTES;
         out += AES_BS_BYTES;
     }
-    if (nblocks) {
-        uint8_t blk[AES_BS_BYTES] = {0};
-        memcpy(blk, in, 16 * nblocks);
-        if (dec)
-            aes_bs_decrypt_pass(kb, nr, blk, blk);
-        else
-            aes_bs_encrypt_pass(kb, nr, blk, blk);
-        memcpy(out, blk, 16 * nblocks);
-        kuai_wipe(blk, sizeof blk);
-    }
+    if (nblocks)
+        aes_bs_tail(kb, nr, in, out, nblocks, dec, one_key);
 }
 
 /* store_be64 as one byte-swapped store: gcc 12 turns the byte-wise one into
@@ -468,6 +508,10 @@ static void aes_bs_ctr(const unsigned char *kb, unsigned nr, uint8_t *ctr, const
             aes_bs_ctr_fill(cb[cur ^ 1], &hi, &lo);
         if (n == AES_BS_BLOCKS) {
             aes_bs_encrypt_pass_xor(kb, nr, cb[cur], out, in);
+#ifdef AES_BS_NARROW_CTR
+        } else if (n <= AES_BS_BLOCKS / 2) {
+            AES_BS_NARROW_CTR(kb, nr, cb[cur], in, out, n);
+#endif
         } else {
             uint8_t blk[AES_BS_BYTES] = {0};
             memcpy(blk, in, 16 * n);
@@ -500,13 +544,13 @@ static void aes_bs_expand(kuai_key *k, const uint8_t *key)
 static void aes_bs_enc_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
 {
     const aes_sched *s = aes_sched_const(k);
-    aes_bs_crypt(s->ext, s->nr, in, out, nblocks, 0);
+    aes_bs_crypt(s->ext, s->nr, in, out, nblocks, 0, 1);
 }
 
 static void aes_bs_dec_blocks(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks)
 {
     const aes_sched *s = aes_sched_const(k);
-    aes_bs_crypt(s->ext, s->nr, in, out, nblocks, 1);
+    aes_bs_crypt(s->ext, s->nr, in, out, nblocks, 1, 1);
 }
 
 static void aes_bs_ctr_blocks(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
@@ -536,14 +580,14 @@ static void aes_bs_mk_enc(const kuai_mk *m, const uint8_t *in, uint8_t *out, siz
 {
     uint32_t nr;
     memcpy(&nr, m->b, sizeof nr);
-    aes_bs_crypt(m->b + AES_BS_MK_HDR, nr, in, out, n, 0);
+    aes_bs_crypt(m->b + AES_BS_MK_HDR, nr, in, out, n, 0, 0);
 }
 
 static void aes_bs_mk_dec(const kuai_mk *m, const uint8_t *in, uint8_t *out, size_t n)
 {
     uint32_t nr;
     memcpy(&nr, m->b, sizeof nr);
-    aes_bs_crypt(m->b + AES_BS_MK_HDR, nr, in, out, n, 1);
+    aes_bs_crypt(m->b + AES_BS_MK_HDR, nr, in, out, n, 1, 0);
 }
 
 /* Multi-key CBC encryption (kuai_impl.mk_cbc_enc): the n chains stay in

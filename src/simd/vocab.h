@@ -3,7 +3,8 @@
  * The vector vocabulary every cipher's SIMD backend is written over, one
  * header per ISA: sse.h (v128 on SSE2/SSSE3), avx2.h (v256), neon.h (v128
  * on ARM64 ASIMD), lsx.h (v128 on LoongArch LSX); avx512.h (v512) has only
- * the operations uBlock's zmm groups use. Each defines, for its
+ * the operations uBlock's zmm groups use, lasx.h (v256 on LoongArch LASX)
+ * only those the bitsliced AES uses. Each defines, for its
  * prefix P (v128, v256 or v512), the type P and
  *   P_loadu(p), P_storeu(p, x)  unaligned; P_load(p) from an aligned constant
  *   P_row16(p)                  16 bytes from p in every 16-byte lane

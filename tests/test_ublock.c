@@ -587,7 +587,7 @@ static void check_stored_round_keys(kuai_cipher c, const kuai_impl *p, const kua
      * with avx2's) */
     const int nib = strcmp(p->name, "ssse3") == 0 || strcmp(p->name, "avx2") == 0 ||
                     strcmp(p->name, "avx512") == 0 || strcmp(p->name, "neon") == 0 ||
-                    strcmp(p->name, "lsx") == 0;
+                    strcmp(p->name, "lsx") == 0 || strcmp(p->name, "lasx") == 0;
     const int ll = nib && p->mk_short != NULL;
     /* k: the key under test; o: three more of this backend (multi-key
      * groups of 4 whose keys all stored theirs); r, ro: the same on ref */

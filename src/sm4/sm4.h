@@ -52,7 +52,6 @@ void sm4_expand_raw(sm4_sched *s, const uint8_t key[16]);
  * setup several times cheaper than the portable bitsliced one. */
 void sm4_expand_with(sm4_sched *s, const uint8_t key[16], uint32_t (*tau)(uint32_t));
 
-#if defined(__x86_64__) || defined(_M_X64)
 /* A 4-word backend's short calls (one-shot ECB, multi-key mk_short, CBC
  * encryption of one chain) and vector key setup (one key, a pair, four)
  * under the names P_oneshot, P_mk_short, P_cbc_enc, P_expand, P_expand2,
@@ -71,10 +70,14 @@ void sm4_expand_with(sm4_sched *s, const uint8_t key[16], uint32_t (*tau)(uint32
     void P##_expand(kuai_key *k, const uint8_t *key);                                              \
     void P##_expand2(kuai_key *k0, kuai_key *k1, const uint8_t *key0, const uint8_t *key1);        \
     void P##_expand4(kuai_key *const k[4], const uint8_t *const key[4])
+#if defined(__x86_64__) || defined(_M_X64)
 /* aesni-avx's (AES-NI S-box), which vaes takes; gfni-avx's (GFNI on xmm),
  * which gfni takes. */
 SM4_SHORT_API(sm4_aesni_avx);
 SM4_SHORT_API(sm4_gfni_avx);
+#elif defined(__loongarch64)
+/* lsx's, which lasx takes. */
+SM4_SHORT_API(sm4_lsx);
 #endif
 
 #endif

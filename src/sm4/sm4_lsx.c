@@ -89,14 +89,24 @@ static inline void sm4v_ctr(sm4v x[4], const uint32_t w[4], sm4v off)
     }
 }
 
-/* tau for key setup through the same masked lookups. */
-static inline uint32_t sm4_lsx_tau(uint32_t a)
+/* The key schedule's round on every word, for the one-shot calls and the
+ * vector key setup: y0 ^ L'(tau(t)), L'(B) = B ^ (B <<< 13) ^ (B <<< 23).
+ * same (one key in every word) changes nothing: no form to undo. */
+static inline sm4v sm4v_round_key(sm4v y0, sm4v t, int same)
 {
-    return (uint32_t)__lsx_vpickve2gr_w(sm4_lsx_sub(sm4v_set1(a)), 0);
+    (void)same;
+    sm4v b = sm4_lsx_sub(t);
+    return sm4v_xor(sm4v_xor(y0, b), sm4v_xor(SM4_LSX_ROL(b, 13), SM4_LSX_ROL(b, 23)));
 }
-#define SM4S_TAU sm4_lsx_tau
+#define sm4v_word0(x) ((uint32_t)__lsx_vpickve2gr_w(x, 0))
+
+/* the one-shot calls, the multi-key short hook and the vector key setup
+ * (4 keys side by side), which lasx takes too (SM4S_SHORT_EXPORT below) */
+#define SM4S_ONESHOT 1
 
 #include "sm4_simd.h"
+/* short calls and key setup for lasx (sm4_lasx.c) */
+SM4S_SHORT_EXPORT(sm4_lsx)
 
 static int sm4_lsx_available(void)
 {

@@ -65,6 +65,14 @@ static inline void ghash_reduce_words(uint64_t *hi, uint64_t *lo, uint64_t d0, u
     *lo = d2;
 }
 
+#if defined(__loongarch64)
+/* hi[agg - k], lo[agg - k] = H^k in the key form (h' of
+ * kuai_ghash_key_reflect and its Montgomery products), k = 1..agg, agg <=
+ * GHASH_LSX_MAX_POWERS: the LSX and LASX backends' powers (ghash_lsx.c). */
+#define GHASH_LSX_MAX_POWERS 4
+void kuai_ghash_lsx_powers(uint64_t *hi, uint64_t *lo, const uint8_t h[16], int agg);
+#endif
+
 /* A backend file registers its table on a line of its own (see
  * KUAI_REGISTER in src/seam.h). */
 #define KUAI_REGISTER_GHASH(sym) extern const ghash_impl sym

@@ -2,24 +2,15 @@
 /*
  * GHASH on LoongArch LSX, which has no carry-less multiplication: ghash_ref's
  * products with holes (the top of ghash_ref.c), two at a time in vmul.d's
- * two 64-bit lanes. Built with -mlsx.
+ * two 64-bit lanes, one lane a word and the other its bit reversal (the
+ * arithmetic: ghash_holes.h). Built with -mlsx.
  *
- * A 64x64 carry-less product's low word is clmul64_lo(a, b) in ghash_ref.c:
- * each operand split into its four residues of bit position mod 4 (every
- * fourth bit), the sixteen residue products summed by XOR per residue of
- * the result, and each sum masked to its residue. Its high word is the low
- * word of the product of the bit-reversed operands, reversed and shifted
- * right by one. So an operand here is the vector {a, reverse(a)} and the key
- * {b, reverse(b)}: one vmul.d makes one residue product for both words.
- *
- * Everything after the multiplications is linear over XOR, so it waits for
- * the end of a fold: the residue sums of AGG blocks' products (each block
- * times its own power of H, Karatsuba's three 64x64 products a block) are
- * XORed into twelve accumulators, and only then masked, the reversed lanes
- * reversed back, Karatsuba's middle term corrected and the sum reduced
- * (ghash_reduce_words), once per fold. The key's residues are split once, at
- * init; a block costs its loads and bit reversal, 12 ANDs for its residues,
- * 48 multiplications and 48 XORs.
+ * The residue sums of AGG blocks' products (each block times its own power
+ * of H, Karatsuba's three 64x64 products a block) are XORed into twelve
+ * accumulators, and masked, reversed back, corrected and reduced once per
+ * fold. The key's residues are split once, at init; a block costs its
+ * loads and bit reversal, 12 ANDs for its residues, 48 multiplications and
+ * 48 XORs.
  *
  * Constant time: integer multiplications, shifts, logic and vshuf.b (a
  * register permutation; the per-byte bit reversal looks nibbles up in a
@@ -27,128 +18,88 @@
  */
 #include "ghash.h"
 
-#include "../bytes.h"
-
 #include <lsxintrin.h>
 #include <string.h>
+
+#include "../bytes.h"
+
+#define GH_V __m128i
+#define GH_AND(a, b) __lsx_vand_v(a, b)
+#define GH_OR(a, b) __lsx_vor_v(a, b)
+#define GH_XOR(a, b) __lsx_vxor_v(a, b)
+#define GH_MUL64(a, b) __lsx_vmul_d(a, b)
+#define GH_SPLAT64(c) __lsx_vreplgr2vr_d((long)(c))
+#include "ghash_holes.h"
 
 /* Blocks per reduction in lsx (lsx-1 takes one): the key's 4 powers of H,
  * split, fill the key area (4 x 3 x 4 vectors of 16 bytes). */
 #define AGG 4
+_Static_assert(AGG <= GHASH_LSX_MAX_POWERS, "kuai_ghash_lsx_powers makes at most that many");
+
+/* pow[i] = H^(AGG - i), descending as in the other backends: a run of n
+ * blocks starts at pow[AGG - n]. */
+typedef struct lsx_key {
+    gh_power pow[AGG];
+} lsx_key;
+_Static_assert(sizeof(lsx_key) <= GHASH_KEY_BYTES, "GHASH key area too small");
+
+/* {w, reverse(w)} from a word in a general register. */
+static inline __m128i operand(uint64_t w)
+{
+    return __lsx_vinsgr2vr_d(__lsx_vreplgr2vr_d((long)w), (long)gh_bitrev64(w), 1);
+}
+
+static void power_init(gh_power *p, uint64_t hi, uint64_t lo)
+{
+    gh_parts(p->res, operand(lo), operand(hi));
+}
+
+/* The sum's lanes into gh_finish: lane 0 the low word, lane 1 reversed. */
+static void sum_reduce(uint64_t *hi, uint64_t *lo, const gh_sum *s)
+{
+    uint64_t l[3], rev[3];
+    for (int part = 0; part < 3; part++) {
+        __m128i c = gh_sum_part(s, part);
+        l[part] = (uint64_t)__lsx_vpickve2gr_d(c, 0);
+        rev[part] = (uint64_t)__lsx_vpickve2gr_d(c, 1);
+    }
+    gh_finish(hi, lo, l, rev);
+}
 
 typedef struct lsx_u128 {
     uint64_t hi, lo;
 } lsx_u128;
 
-/* One power of H: for each of Karatsuba's three operands (the low word,
- * the high word, their XOR) the vector {w, reverse(w)} split into its four
- * residues. */
-typedef struct lsx_power {
-    __m128i res[3][4];
-} lsx_power;
-
-/* pow[i] = H^(AGG - i), descending as in the other backends: a run of n
- * blocks starts at pow[AGG - n]. */
-typedef struct lsx_key {
-    lsx_power pow[AGG];
-} lsx_key;
-_Static_assert(sizeof(lsx_key) <= GHASH_KEY_BYTES, "GHASH key area too small");
-
-/* The residues' masks: bits 0, 4, 8, ... shifted by r. */
-static inline __m128i residue_mask(int r)
-{
-    return __lsx_vreplgr2vr_d((long)(0x1111111111111111ull << r));
-}
-
-static inline void split_residues(__m128i out[4], __m128i x)
-{
-    for (int r = 0; r < 4; r++)
-        out[r] = __lsx_vand_v(x, residue_mask(r));
-}
-
-static inline uint64_t bitrev64(uint64_t x)
-{
-#if defined(__has_builtin) && __has_builtin(__builtin_bitreverse64)
-    return __builtin_bitreverse64(x);
-#else
-    x = (x >> 1 & 0x5555555555555555ull) | (x & 0x5555555555555555ull) << 1;
-    x = (x >> 2 & 0x3333333333333333ull) | (x & 0x3333333333333333ull) << 2;
-    x = (x >> 4 & 0x0F0F0F0F0F0F0F0Full) | (x & 0x0F0F0F0F0F0F0F0Full) << 4;
-    return __builtin_bswap64(x);
-#endif
-}
-
-/* {w, reverse(w)} from a word in a general register. */
-static inline __m128i operand(uint64_t w)
-{
-    return __lsx_vinsgr2vr_d(__lsx_vreplgr2vr_d((long)w), (long)bitrev64(w), 1);
-}
-
-static void power_init(lsx_power *p, lsx_u128 h)
-{
-    split_residues(p->res[0], operand(h.lo));
-    split_residues(p->res[1], operand(h.hi));
-    split_residues(p->res[2], operand(h.lo ^ h.hi));
-}
-
-/* Unreduced residue sums: z[part][k] collects the products landing on
- * residue k of Karatsuba's part (0 low, 1 high, 2 middle). */
-typedef struct lsx_sum {
-    __m128i z[3][4];
-} lsx_sum;
-
-static inline void sum_zero(lsx_sum *s)
-{
-    for (int part = 0; part < 3; part++)
-        for (int k = 0; k < 4; k++)
-            s->z[part][k] = __lsx_vreplgr2vr_d(0);
-}
-
-/* s += X * p, X given as its operands lo = {x.lo, reverse(x.lo)} and
- * hi = {x.hi, reverse(x.hi)}. */
-static inline void sum_product(lsx_sum *s, const lsx_power *p, __m128i lo, __m128i hi)
-{
-    __m128i x[3][4];
-    split_residues(x[0], lo);
-    split_residues(x[1], hi);
-    split_residues(x[2], __lsx_vxor_v(lo, hi));
-    for (int part = 0; part < 3; part++)
-        for (int k = 0; k < 4; k++)
-            for (int i = 0; i < 4; i++)
-                s->z[part][k] = __lsx_vxor_v(s->z[part][k],
-                                             __lsx_vmul_d(x[part][i], p->res[part][(k - i) & 3]));
-}
-
-/* The sums masked to their residues, the reversed lanes turned back into
- * high words, Karatsuba's middle term corrected, and the 256-bit total
- * reduced. */
-static lsx_u128 sum_reduce(const lsx_sum *s)
-{
-    uint64_t lo[3], hi[3];
-    for (int part = 0; part < 3; part++) {
-        __m128i c = __lsx_vand_v(s->z[part][0], residue_mask(0));
-        for (int k = 1; k < 4; k++)
-            c = __lsx_vor_v(c, __lsx_vand_v(s->z[part][k], residue_mask(k)));
-        lo[part] = (uint64_t)__lsx_vpickve2gr_d(c, 0);
-        hi[part] = bitrev64((uint64_t)__lsx_vpickve2gr_d(c, 1)) >> 1;
-    }
-    uint64_t mid_lo = lo[2] ^ lo[0] ^ lo[1], mid_hi = hi[2] ^ hi[0] ^ hi[1];
-    lsx_u128 r;
-    ghash_reduce_words(&r.hi, &r.lo, lo[0], hi[0] ^ mid_lo, lo[1] ^ mid_hi, hi[1]);
-    return r;
-}
-
 /* a * b in the key form (the Montgomery product), for the powers of H. */
 static lsx_u128 lsx_mul(lsx_u128 a, lsx_u128 b)
 {
-    lsx_power pb;
-    lsx_sum s;
-    power_init(&pb, b);
-    sum_zero(&s);
-    sum_product(&s, &pb, operand(a.lo), operand(a.hi));
-    lsx_u128 r = sum_reduce(&s);
+    gh_power pb;
+    gh_sum s;
+    lsx_u128 r;
+    power_init(&pb, b.hi, b.lo);
+    gh_sum_zero(&s);
+    gh_sum_product(&s, &pb, operand(a.lo), operand(a.hi));
+    sum_reduce(&r.hi, &r.lo, &s);
     kuai_wipe(&pb, sizeof pb);
     return r;
+}
+
+/* hi[agg - k], lo[agg - k] = H^k in the key form, k = 1..agg (agg at most
+ * GHASH_LSX_MAX_POWERS): this file's keys, and ghash_lasx.c's. */
+void kuai_ghash_lsx_powers(uint64_t *hi, uint64_t *lo, const uint8_t h[16], int agg)
+{
+    uint8_t hr[16];
+    lsx_u128 pw[GHASH_LSX_MAX_POWERS];
+    kuai_ghash_key_reflect(hr, h);
+    pw[agg - 1].hi = load_be64(hr);
+    pw[agg - 1].lo = load_be64(hr + 8);
+    GHASH_POWERS(pw, agg, lsx_mul);
+    for (int i = 0; i < agg; i++) {
+        hi[i] = pw[i].hi;
+        lo[i] = pw[i].lo;
+    }
+    kuai_wipe(hr, sizeof hr);
+    kuai_wipe(pw, sizeof pw);
 }
 
 /* The key for agg blocks a reduction: pow[agg - k] = H^k, k = 1..agg. */
@@ -156,16 +107,19 @@ static inline __attribute__((always_inline)) void lsx_init_agg(unsigned char *hk
                                                                const uint8_t h[16], int agg)
 {
     lsx_key *k = (lsx_key *)(void *)hkey;
-    uint8_t hr[16];
-    lsx_u128 pw[AGG];
-    kuai_ghash_key_reflect(hr, h);
-    pw[agg - 1].hi = load_be64(hr);
-    pw[agg - 1].lo = load_be64(hr + 8);
-    GHASH_POWERS(pw, agg, lsx_mul);
+    if (agg == 1) { /* H alone: no products, nothing to gather */
+        uint8_t hr[16];
+        kuai_ghash_key_reflect(hr, h);
+        power_init(&k->pow[0], load_be64(hr), load_be64(hr + 8));
+        kuai_wipe(hr, sizeof hr);
+        return;
+    }
+    uint64_t hi[AGG], lo[AGG];
+    kuai_ghash_lsx_powers(hi, lo, h, agg);
     for (int i = 0; i < agg; i++)
-        power_init(&k->pow[i], pw[i]);
-    kuai_wipe(hr, sizeof hr);
-    kuai_wipe(pw, sizeof pw);
+        power_init(&k->pow[i], hi[i], lo[i]);
+    kuai_wipe(hi, sizeof hi);
+    kuai_wipe(lo, sizeof lo);
 }
 
 /* A block as on the wire to its two operands. Read as a big-endian integer
@@ -194,9 +148,9 @@ static inline void block_operands(__m128i *lo, __m128i *hi, const uint8_t *p)
 static inline __attribute__((always_inline)) lsx_u128
 lsx_fold(const lsx_key *k, int agg, lsx_u128 acc, const uint8_t *in, size_t n)
 {
-    lsx_sum s;
-    sum_zero(&s);
-    const lsx_power *p = &k->pow[(size_t)agg - n];
+    gh_sum s;
+    gh_sum_zero(&s);
+    const gh_power *p = &k->pow[(size_t)agg - n];
     for (size_t i = 0; i < n; i++) {
         __m128i lo, hi;
         block_operands(&lo, &hi, in + 16 * i);
@@ -204,9 +158,10 @@ lsx_fold(const lsx_key *k, int agg, lsx_u128 acc, const uint8_t *in, size_t n)
             lo = __lsx_vxor_v(lo, operand(acc.lo));
             hi = __lsx_vxor_v(hi, operand(acc.hi));
         }
-        sum_product(&s, &p[i], lo, hi);
+        gh_sum_product(&s, &p[i], lo, hi);
     }
-    return sum_reduce(&s);
+    sum_reduce(&acc.hi, &acc.lo, &s);
+    return acc;
 }
 
 static inline __attribute__((always_inline)) void

@@ -58,6 +58,15 @@ typedef __m256i v256;
         pin_;                                                                                      \
     })
 #define v256_shuf8z(x, idx) _mm256_shuffle_epi8(x, idx)
+/* Beyond vocab.h, for uBlock's 256-bit wide kernels (ublock_w256.h), as
+ * lasx.h has them: bytes equal (all ones) or not; 128-bit lanes {a.lo,
+ * b.lo} (imm 0x20) or {a.hi, b.hi} (0x31); qwords by an immediate; dwords
+ * across lanes by index; dwords from eight integers, the first lowest. */
+#define v256_cmpeq8(a, b) _mm256_cmpeq_epi8(a, b)
+#define v256_lanes(a, b, imm) _mm256_permute2x128_si256(a, b, imm)
+#define v256_perm64(x, imm) _mm256_permute4x64_epi64(x, imm)
+#define v256_perm32(x, idx) _mm256_permutevar8x32_epi32(x, idx)
+#define v256_set32(a, b, c, d, e, f, g, h) _mm256_setr_epi32(a, b, c, d, e, f, g, h)
 #define v256_even32(a, b)                                                                          \
     _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b),          \
                                           _MM_SHUFFLE(2, 0, 2, 0)))

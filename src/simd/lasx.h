@@ -44,14 +44,16 @@ typedef __m256i v256;
         __asm__("" : "+f"(pin_));                                                                  \
         pin_;                                                                                      \
     })
-/* Beyond vocab.h, for ublock_lasx.c (avx2.h's x86 intrinsics there):
- * bytes equal (all ones) or not; 128-bit lanes {a.lo, b.lo} (imm 0x20) or
- * {a.hi, b.hi} (0x31) as vperm2i128; qwords by an immediate as vpermq;
- * dwords across lanes by index as vpermd. */
+/* Beyond vocab.h, for uBlock's 256-bit wide kernels (ublock_w256.h), as
+ * avx2.h has them: bytes equal (all ones) or not; 128-bit lanes {a.lo,
+ * b.lo} (imm 0x20) or {a.hi, b.hi} (0x31) as vperm2i128; qwords by an
+ * immediate as vpermq; dwords across lanes by index as vpermd; dwords from
+ * eight integers, the first lowest. */
 #define v256_cmpeq8(a, b) __lasx_xvseq_b(a, b)
 #define v256_lanes(a, b, imm) __lasx_xvpermi_q(b, a, imm)
 #define v256_perm64(x, imm) __lasx_xvpermi_d(x, imm)
 #define v256_perm32(x, idx) __lasx_xvperm_w(x, idx)
+#define v256_set32(a, b, c, d, e, f, g, h) ((__m256i)(v8i32){a, b, c, d, e, f, g, h})
 /* xvshuf.b xd, xj, xk, xa, per 128-bit lane: byte i = (xa[i] & 31) < 16 ?
  * xk[xa[i]] : xj[xa[i] - 16]; with both sources x, pshufb's for 0..15 */
 #define v256_shuf8(x, idx) __lasx_xvshuf_b(x, x, idx)

@@ -423,6 +423,19 @@ static inline void aes_bs_part(const unsigned char *kb, unsigned nr, const uint8
     kuai_wipe(blk, sizeof blk);
 }
 
+/* CTR's part pass (always inlined, as when aes_bs_ctr held it: x86's
+ * objects unchanged): out = in + E(cb) for n (1..AES_BS_BLOCKS) blocks, cb a
+ * whole pass of counter blocks, in and out through a local block. */
+static AES_BS_INLINE void aes_bs_ctr_part(const unsigned char *kb, unsigned nr, const uint8_t *cb,
+                                          const uint8_t *in, uint8_t *out, size_t n)
+{
+    uint8_t blk[AES_BS_BYTES] = {0};
+    memcpy(blk, in, 16 * n);
+    aes_bs_encrypt_pass_xor(kb, nr, cb, blk, blk);
+    memcpy(out, blk, 16 * n);
+    kuai_wipe(blk, sizeof blk);
+}
+
 /*
  * AES_BS_NARROW(kb, nr, in, out, n, dec), if the including file defines
  * it: the same as aes_bs_part for n <= AES_BS_BLOCKS / 2, by a kernel of
@@ -513,11 +526,7 @@ static void aes_bs_ctr(const unsigned char *kb, unsigned nr, uint8_t *ctr, const
             AES_BS_NARROW_CTR(kb, nr, cb[cur], in, out, n);
 #endif
         } else {
-            uint8_t blk[AES_BS_BYTES] = {0};
-            memcpy(blk, in, 16 * n);
-            aes_bs_encrypt_pass_xor(kb, nr, cb[cur], blk, blk);
-            memcpy(out, blk, 16 * n);
-            kuai_wipe(blk, sizeof blk);
+            aes_bs_ctr_part(kb, nr, cb[cur], in, out, n);
         }
         cur ^= 1;
         in += 16 * n;

@@ -31,13 +31,8 @@ void aes_lasx_narrow(const unsigned char *kb, unsigned nr, const uint8_t *in, ui
 void aes_lasx_narrow_ctr(const unsigned char *kb, unsigned nr, const uint8_t *cb, const uint8_t *in,
                          uint8_t *out, size_t n)
 {
-    if (n < AES_BS_BLOCKS) {
-        uint8_t blk[AES_BS_BYTES] = {0};
-        memcpy(blk, in, 16 * n);
-        aes_bs_encrypt_pass_xor(kb, nr, cb, blk, blk);
-        memcpy(out, blk, 16 * n);
-        kuai_wipe(blk, sizeof blk);
-    } else {
+    if (n < AES_BS_BLOCKS)
+        aes_bs_ctr_part(kb, nr, cb, in, out, n);
+    else
         aes_bs_encrypt_pass_xor(kb, nr, cb, out, in);
-    }
 }

@@ -132,6 +132,7 @@ static inline __attribute__((always_inline)) void ub_ksy2_init(ub_ksy2 *y, kuai_
 
 /* s[2q + j]'s forms from lane j of state q */
 #define UBE_FN ub_expand_nib_y2
+#define UBE_KS128_FRAMES 1 /* see ublock_expand_nib_w.h */
 #define UBE_STORE_NOW
 #define UBE_S ub_ksy2
 #define UBE_T v256x2
@@ -172,6 +173,7 @@ UB_KS_STATE(ub_ksx2, v128x2);
 
 /* s[j]'s forms from .a (j = 0) and .b (j = 1) */
 #define UBE_FN ub_expand_nib_x2
+#define UBE_KS128_FRAMES 1 /* see ublock_expand_nib_w.h */
 #define UBE_STORE_NOW
 #define UBE_S ub_ksx2
 #define UBE_T v128x2
@@ -217,6 +219,7 @@ UB_KS_STATE(ub_ksx4, v128x4);
 #include "ublock_ks_step.h"
 
 #define UBE_FN ub_expand_nib_x4
+#define UBE_KS128_FRAMES 1 /* see ublock_expand_nib_w.h */
 #define UBE_STORE_NOW
 #define UBE_S ub_ksx4
 #define UBE_T v128x4

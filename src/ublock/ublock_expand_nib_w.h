@@ -21,6 +21,9 @@
  * unrolled too, measured level or slower in the rows that use the key at
  * once; 256/256's made kuai_key_init_multi of two keys 1.27x slower.) UBE_STORE_NOW (optional):
  * each round's rows stored as it is made, not a round late (below).
+ * UBE_KS128_FRAMES (optional, 0 or 1): 1 runs uBlock-128/128 in the two
+ * frames (ub_ks_step128f) instead of drifting (ub_ks128d): AVX2's several
+ * keys on ymm, where the drift measured slower (below).
  */
 
 /* the schedule's steps for UBE_S (ublock_ks_step.h's names: ub_ks_stepf,
@@ -31,6 +34,8 @@
 #define UBE_FRAMES UBE_CAT(UBE_S, _frames)
 #define UBE_STEP128F UBE_CAT(UBE_S, _step128f)
 #define UBE_FRAMES128 UBE_CAT(UBE_S, _frames128)
+#define UBE_DRIFT128_INIT UBE_CAT(UBE_S, _drift128_init)
+#define UBE_DRIFT128_STEP UBE_CAT(UBE_S, _drift128_step)
 #define UBE_ROWS_FN UBE_CAT(UBE_FN, _rows)
 
 /* The rows alone: schedule j's kernel form at llk[j] (17 or 25 rows of
@@ -60,6 +65,9 @@ static inline __attribute__((always_inline)) void UBE_ROWS_FN(uint8_t *const *ll
      * including file defines UBE_STORE_NOW (ublock_avx2_keys4.c: its pairs
      * of states spill, and the kept rows spilled more: four keys 116 ->
      * 118 / 172 -> 179 / 116 -> 120 so). */
+#ifndef UBE_KS128_FRAMES
+#define UBE_KS128_FRAMES 0
+#endif
 #ifdef UBE_STORE_NOW
 #define UBE_DEFER 0
 #else
@@ -135,7 +143,7 @@ static inline __attribute__((always_inline)) void UBE_ROWS_FN(uint8_t *const *ll
         }
         if (UBE_DEFER)
             UBE_STORE128(24, 1);
-    } else {
+    } else if (UBE_KS128_FRAMES) {
         /* uBlock-128/128's two frames (ub_ks_step128f): round r's K0||K1
          * is in the swapped frame for odd r, K2||K3 in the other */
         UBE_FRAMES128(ks);
@@ -153,12 +161,31 @@ static inline __attribute__((always_inline)) void UBE_ROWS_FN(uint8_t *const *ll
         }
         if (UBE_DEFER)
             UBE_STORE128(16, 0);
+    } else {
+        /* uBlock-128/128 drifting (ublock_ks.h's ub_ks128d, whose rows
+         * scripts/gen-ublock-ks128 derives; ub_ks_drift128_step): o0 and o1
+         * round r's two rows, stored a round late as above. Against the two frames
+         * (ub_ks_step128f): no PK1 shuffle on the chain and no blend, key setup alone 0.84x the TSC
+         * cycles on avx512, 0.88x on avx2, 0.93x on ssse3 (Xeon, Sapphire Rapids;
+         * docs/performance.md). Unrolled: the rows' addresses are constants. */
+        UBE_DRIFT128_INIT(ks);
+        UBE_T o0 = UBE_OP(shuf8)(ks->k0, UBE_ROW(ub_ks128d[2][0]));
+        UBE_T o1 = UBE_OP(shuf8)(ks->k1, UBE_ROW(ub_ks128d[3][0]));
+#pragma GCC unroll 16
+        for (unsigned r = 1; r <= 16; r++) {
+            UBE_PUT(llk, 32 * (r - 1), o0, o1);
+            UBE_DRIFT128_STEP(ks, r);
+            o0 = UBE_OP(shuf8)(ks->k0, UBE_ROW(ub_ks128d[2][r]));
+            o1 = UBE_OP(shuf8)(ks->k1, UBE_ROW(ub_ks128d[3][r]));
+        }
+        UBE_PUT(llk, 32 * 16, o0, o1);
     }
 #undef UBE_STORE128
 #undef UBE_NEXT
 #undef UBE_KEEP
 #undef UBE_DEFER
 #undef UBE_STORE_NOW
+#undef UBE_KS128_FRAMES
 }
 
 static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s, UBE_S *ks)
@@ -203,4 +230,6 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
 #undef UBE_FRAMES
 #undef UBE_STEP128F
 #undef UBE_FRAMES128
+#undef UBE_DRIFT128_INIT
+#undef UBE_DRIFT128_STEP
 #undef UBE_ROWS_FN

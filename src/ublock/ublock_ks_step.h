@@ -8,6 +8,11 @@
  * per 128-bit lane, so a ymm state runs two schedules (one per lane).
  */
 
+#define UBK_CAT_(a, b) a##b
+#define UBK_CAT(a, b) UBK_CAT_(a, b)
+#define UBK_DRIFT128_INIT UBK_CAT(UBK_S, _drift128_init)
+#define UBK_DRIFT128_STEP UBK_CAT(UBK_S, _drift128_step)
+
 #ifdef UBK_INIT
 /*
  * The state of the schedules from their keys' bytes, lane by lane: b0 holds
@@ -189,6 +194,38 @@ static inline __attribute__((always_inline)) void UBK_STEP128F(UBK_S *s, unsigne
 }
 
 /*
+ * uBlock-128/128's schedule drifting (ublock_ks.h's ub_ks128d; the algebra
+ * in scripts/gen-ublock-ks128, which derives the rows): the register is
+ * never moved by PK1, its order drifts by PK1 every round instead and the
+ * rows follow it, and Sk's and Tk's nibbles are told apart by bit 7,
+ * pshufb's zero. After UBK_DRIFT128_INIT (once, after init) and
+ * UBK_DRIFT128_STEP of rounds 1, 2, ... in order, k0 holds U_r, k1
+ * U_{r-1} (R_0 for r = 0) and kx V_r, so that round r's key in the
+ * low-latency kernel's form is k0 by row ub_ks128d[2][r] and k1 by row
+ * ub_ks128d[3][r]. A round is 3 shuffles and 4 XORs with a three-input
+ * XOR (6 without) where UBK_STEP128F's is 3 shuffles, a blend and 3 XORs:
+ * more operations, but its chain from kx to kx is the 0x80 flip, a lookup
+ * and the sums, 3 operations (2 with a three-input XOR) where the frames'
+ * is 5 (4), PK1's shuffle first.
+ */
+static inline __attribute__((always_inline)) void UBK_DRIFT128_INIT(UBK_S *s)
+{
+    s->kx = UBK_OP(xor)(s->k0, UBK_OP(row16)(ub_ks128d[0][0]));
+}
+
+static inline __attribute__((always_inline)) void UBK_DRIFT128_STEP(UBK_S *s, unsigned r)
+{
+    /* R_{r-1} in U_r's order, from U_{r-2} */
+    const UBK_T w = UBK_OP(shuf8)(s->k1, UBK_OP(row16)(ub_ks128d[1][r - 1]));
+    /* Sk where V has no bit 7, Tk where it has */
+    const UBK_T sk = UBK_OP(shuf8z)(s->sbox, s->kx);
+    const UBK_T tv = UBK_OP(shuf8z)(s->tk, UBK_OP(xor)(s->kx, UBK_OP(set1_8)(0x80)));
+    s->kx = UBK_OP(xor3)(UBK_OP(xor)(w, UBK_OP(row16)(ub_ks128d[0][r])), sk, tv);
+    s->k1 = s->k0;
+    s->k0 = UBK_OP(xor3)(w, sk, tv);
+}
+
+/*
  * Either uBlock-128 member in its two frames, for the kernels that serve
  * both (t1: uBlock-128/128, a constant at each call): UBK_FRAMES_ANY once
  * after init, then UBK_STEP_ANY of rounds 1, 2, ... in order, sw being
@@ -213,6 +250,10 @@ static inline __attribute__((always_inline)) void UBK_STEP_ANY(UBK_S *s, unsigne
         UBK_STEPF(s, r, sw, UBK_OP(has_xor3));
 }
 
+#undef UBK_DRIFT128_INIT
+#undef UBK_DRIFT128_STEP
+#undef UBK_CAT
+#undef UBK_CAT_
 #undef UBK_S
 #undef UBK_T
 #undef UBK_OP

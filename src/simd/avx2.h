@@ -46,9 +46,11 @@ typedef __m256i v256;
 #if defined(__AVX512VL__) || defined(KUAI_SHIM_AVX512VL)
 #define v256_xor3(a, b, c) _mm256_ternarylogic_epi32(a, b, c, 0x96)
 #define v256_has_xor3 1
+#define v256_sel8(m, a, b) _mm256_ternarylogic_epi32(m, a, b, 0xca)
 #else
 #define v256_xor3(a, b, c) _mm256_xor_si256(_mm256_xor_si256(a, b), c)
 #define v256_has_xor3 0
+#define v256_sel8(m, a, b) _mm256_or_si256(_mm256_and_si256(m, a), _mm256_andnot_si256(m, b))
 #endif
 #define v256_blend64(a, b) _mm256_blend_epi32(a, b, 0xcc)
 #define v256_pin(x)                                                                                \

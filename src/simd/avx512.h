@@ -23,6 +23,7 @@ typedef __m512i v512;
 #define v512_or(a, b) _mm512_or_si512(a, b)
 #define v512_xor3(a, b, c) _mm512_ternarylogic_epi32(a, b, c, 0x96)
 #define v512_has_xor3 1
+#define v512_sel8(m, a, b) _mm512_ternarylogic_epi32(m, a, b, 0xca)
 /* never needed where xor3 is one instruction: the trees are built of it */
 #define v512_pin(x) (x)
 #define v512_zero() _mm512_setzero_si512()

@@ -52,6 +52,7 @@ typedef __m128i v128;
 /* vextrins.d vd, vj, 0x11: vd.d1 = vj.d1 */
 #define v128_xor3(a, b, c) __lsx_vxor_v(__lsx_vxor_v(a, b), c)
 #define v128_has_xor3 0
+#define v128_sel8(m, a, b) __lsx_vbitsel_v(b, a, m)
 #define v128_blend64(a, b) __lsx_vextrins_d(a, b, 0x11)
 #define v128_pin(x)                                                                                \
     __extension__({                                                                                \

@@ -53,6 +53,7 @@ typedef uint8x16_t v128;
 #define v128_swap64(x) vextq_u8(x, x, 8)
 #define v128_xor3(a, b, c) veorq_u8(veorq_u8(a, b), c)
 #define v128_has_xor3 0
+#define v128_sel8(m, a, b) vbslq_u8(m, a, b)
 #define v128_blend64(a, b) vcombine_u8(vget_low_u8(a), vget_high_u8(b))
 #define v128_pin(x)                                                                                \
     __extension__({                                                                                \

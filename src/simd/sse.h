@@ -45,9 +45,11 @@ typedef __m128i v128;
 #if defined(__AVX512VL__) || defined(KUAI_SHIM_AVX512VL)
 #define v128_xor3(a, b, c) _mm_ternarylogic_epi32(a, b, c, 0x96)
 #define v128_has_xor3 1
+#define v128_sel8(m, a, b) _mm_ternarylogic_epi32(m, a, b, 0xca)
 #else
 #define v128_xor3(a, b, c) _mm_xor_si128(_mm_xor_si128(a, b), c)
 #define v128_has_xor3 0
+#define v128_sel8(m, a, b) _mm_or_si128(_mm_and_si128(m, a), _mm_andnot_si128(m, b))
 #endif
 #define v128_blend64(a, b) _mm_castpd_si128(_mm_move_sd(_mm_castsi128_pd(b), _mm_castsi128_pd(a)))
 #define v128_pin(x)                                                                                \

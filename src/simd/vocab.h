@@ -31,6 +31,9 @@
  *   P_unpacklo8/hi8(a, b)       bytes {a0, b0, .., a7, b7} / {a8, b8, .., a15, b15}
  *   P_swap64(x)                 the two qwords (of each lane) exchanged
  *   P_blend64(a, b)             qwords {a0, b1} (of each lane)
+ *   P_sel8(m, a, b)             a's bits where m's are set, b's elsewhere
+ *                               (one vpternlogd, bsl or vbitsel.v; three
+ *                               operations on SSE and AVX2)
  *   P_shuf8z(x, idx)            P_shuf8 where an index may also be 0x80..0x8f,
  *                               which gives 0 (pshufb's bit 7; tbl's >= 16;
  *                               LSX needs one more op)

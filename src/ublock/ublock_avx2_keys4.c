@@ -54,6 +54,10 @@
     KS_PAIR_OP2(P, B, shuf8)                                                                       \
     KS_PAIR_OP2(P, B, shuf8z)                                                                      \
     KS_PAIR_OP2(P, B, blend64)                                                                     \
+    KS_PAIR_INLINE P P##_sel8(P m, P x, P y)                                                       \
+    {                                                                                              \
+        return (P){B##_sel8(m.a, x.a, y.a), B##_sel8(m.b, x.b, y.b)};                              \
+    }                                                                                              \
     KS_PAIR_INLINE P P##_xor3(P x, P y, P z)                                                       \
     {                                                                                              \
         return (P){B##_xor3(x.a, y.a, z.a), B##_xor3(x.b, y.b, z.b)};                              \

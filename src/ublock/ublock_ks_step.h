@@ -202,21 +202,33 @@ static inline __attribute__((always_inline)) void UBK_STEP128F(UBK_S *s, unsigne
  * UBK_DRIFT128_STEP of rounds 1, 2, ... in order, k0 holds U_r, k1
  * U_{r-1} (R_0 for r = 0) and kx V_r, so that round r's key in the
  * low-latency kernel's form is k0 by row ub_ks128d[2][r] and k1 by row
- * ub_ks128d[3][r]. A round is 3 shuffles and 4 XORs with a three-input
- * XOR (6 without) where UBK_STEP128F's is 3 shuffles, a blend and 3 XORs:
- * more operations, but its chain from kx to kx is the 0x80 flip, a lookup
- * and the sums, 3 operations (2 with a three-input XOR) where the frames'
- * is 5 (4), PK1's shuffle first.
+ * ub_ks128d[3][r]. Without a three-input XOR, V carries 0x80 at Tk's
+ * nibbles (rows [0]) and Sk and Tk look up V and V ^ 0x80..: a round is 3
+ * shuffles and 6 XORs where UBK_STEP128F's is 3 shuffles, a blend and 3
+ * XORs, more operations, but its chain from kx to kx is 3 (the flip, a
+ * lookup, a sum) where the frames' is 5, PK1's shuffle first. With one
+ * (vpternlogd), a select by the rows [4] picks the lookups' halves (V
+ * from the rows [5]): 3 shuffles, the select and 2 XORs, chain 3.
  */
 static inline __attribute__((always_inline)) void UBK_DRIFT128_INIT(UBK_S *s)
 {
-    s->kx = UBK_OP(xor)(s->k0, UBK_OP(row16)(ub_ks128d[0][0]));
+    s->kx = UBK_OP(xor)(s->k0, UBK_OP(row16)(ub_ks128d[UBK_OP(has_xor3) ? 5 : 0][0]));
 }
 
 static inline __attribute__((always_inline)) void UBK_DRIFT128_STEP(UBK_S *s, unsigned r)
 {
     /* R_{r-1} in U_r's order, from U_{r-2} */
     const UBK_T w = UBK_OP(shuf8)(s->k1, UBK_OP(row16)(ub_ks128d[1][r - 1]));
+    if (UBK_OP(has_xor3)) {
+        /* vpternlogd: a select costs what the 0x80 flip does, and takes
+         * the flip off the chain */
+        const UBK_T g = UBK_OP(sel8)(UBK_OP(row16)(ub_ks128d[4][r - 1]),
+                                     UBK_OP(shuf8)(s->sbox, s->kx), UBK_OP(shuf8)(s->tk, s->kx));
+        s->kx = UBK_OP(xor3)(w, UBK_OP(row16)(ub_ks128d[5][r]), g);
+        s->k1 = s->k0;
+        s->k0 = UBK_OP(xor)(w, g);
+        return;
+    }
     /* Sk where V has no bit 7, Tk where it has */
     const UBK_T sk = UBK_OP(shuf8z)(s->sbox, s->kx);
     const UBK_T tv = UBK_OP(shuf8z)(s->tk, UBK_OP(xor)(s->kx, UBK_OP(set1_8)(0x80)));

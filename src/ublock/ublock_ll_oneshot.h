@@ -62,7 +62,7 @@ UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
         /* key setup's rows (ublock_expand_nib_w.h: the schedule in its two
          * frames), the stored form the kernels read, here on the stack */
         uint8_t *const rows[1] = {(uint8_t *)kc->v};
-        ub_expand_nib_x_rows(rows, &ks);
+        ub_expand_nib_xf_rows(rows, &ks);
     } else {
         const v128 qv = v128_load(ublock_llk_p[0][0]);
         const v128 p0 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L]));

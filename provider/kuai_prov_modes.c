@@ -316,6 +316,7 @@ static int kpm_ccm(kpm_ctx *ctx, uint8_t *out, size_t *outl, const uint8_t *in, 
              * OpenSSL (where it wraps and then mismatches). */
             ctx->msglen = len;
             ctx->len_set = 1;
+            *outl = len; /* as OpenSSL's CCM: the length announced */
             return 1;
         }
         if (len == 0)
@@ -330,6 +331,7 @@ static int kpm_ccm(kpm_ctx *ctx, uint8_t *out, size_t *outl, const uint8_t *in, 
         memcpy(ctx->aad, in, len);
         ctx->aadlen = len;
         ctx->aad_set = 1;
+        *outl = len; /* as OpenSSL's CCM (and kuai's GCM): the AAD taken */
         return 1;
     }
     if ((ctx->len_set && len != ctx->msglen) || !kpm_ccm_len_ok(ctx, len))
@@ -477,9 +479,11 @@ static int kpm_get_ctx_params(void *vctx, OSSL_PARAM params[])
         (!ctx->tls_aad_set || !OSSL_PARAM_set_size_t(p, ctx->taglen)))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
-        /* The tag an encryption made, at its length, once (as OpenSSL). */
+        /* The tag an encryption made, at its length, once (as OpenSSL);
+         * into no buffer it is refused, not a size query that uses it up. */
         if (!ctx->enc || !ctx->tag_made || p->data_type != OSSL_PARAM_OCTET_STRING ||
-            p->data_size != ctx->taglen || !OSSL_PARAM_set_octet_string(p, ctx->tag, ctx->taglen))
+            p->data == NULL || p->data_size != ctx->taglen ||
+            !OSSL_PARAM_set_octet_string(p, ctx->tag, ctx->taglen))
             return 0;
         ctx->tag_made = 0;
         ctx->iv_set = 0;
@@ -504,7 +508,9 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         /* AES-XTS is IEEE 1619 by definition and, as OpenSSL's, ignores it. */
         if (p != NULL && !ctx->alg->ieee_only) {
             const char *s = NULL;
-            if (p->data_type != OSSL_PARAM_UTF8_STRING || !OSSL_PARAM_get_utf8_string_ptr(p, &s))
+            /* get_utf8_string_ptr hands out a NULL data pointer as it is */
+            if (p->data_type != OSSL_PARAM_UTF8_STRING || !OSSL_PARAM_get_utf8_string_ptr(p, &s) ||
+                s == NULL)
                 return 0;
             if (OPENSSL_strcasecmp(s, "GB") == 0)
                 ctx->std = KUAI_XTS_GB17964;
@@ -671,7 +677,7 @@ static int kpc_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         kuai_cipher c;
         /* A CBC cipher of this provider with a 16-byte block (CMAC's). */
         if (p->data_type != OSSL_PARAM_UTF8_STRING || !OSSL_PARAM_get_utf8_string_ptr(p, &name) ||
-            !kp_cbc_cipher_by_name(name, &c) || kuai_block_size(c) != KPM_BLOCK)
+            name == NULL || !kp_cbc_cipher_by_name(name, &c) || kuai_block_size(c) != KPM_BLOCK)
             return 0;
         if (!ctx->have_cipher || c != ctx->cipher) {
             kuai_cmac_wipe(&ctx->cm);
@@ -683,7 +689,8 @@ static int kpc_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         ctx->have_cipher = 1;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY)) != NULL) {
-        if (p->data_type != OSSL_PARAM_OCTET_STRING || !kpc_set_key(ctx, p->data, p->data_size))
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL ||
+            !kpc_set_key(ctx, p->data, p->data_size))
             return 0;
     }
     return 1; /* "properties": there is one provider of these ciphers here */

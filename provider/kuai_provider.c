@@ -120,8 +120,16 @@ typedef struct kp_ctx {
     kuai_gcm_ctx gcm_tmpl;
     int gcm_tmpl_set;
     uint8_t tag[KP_TAG_MAX];
-    size_t taglen;                   /* 0 = not set */
-    int iv_gen;                      /* TLS-style fixed IV with an incrementing invocation field */
+    size_t taglen; /* 0 = not set */
+    /* A decryption's expected tag was set (SET_TAG) since the last final:
+     * tag may also hold the tag an encryption made, or the previous
+     * decryption's, and neither may authenticate this message. */
+    int tag_given;
+    int iv_gen; /* TLS-style fixed IV with an incrementing invocation field */
+    /* Under iv_gen: a message was started under oiv as it stands (by an
+     * update without EVP_CTRL_GCM_IV_GEN, or SET_IV_INV), so IV_GEN must
+     * move on before handing an IV out. */
+    int iv_spent;
     uint8_t tls_aad[KP_TLS_AAD_LEN]; /* TLS 1.2 record header for the next EVP_Cipher */
     int tls_aad_set;
     uint64_t bytes; /* processed, for KUAI_PROVIDER_DEBUG */
@@ -239,6 +247,7 @@ static int kp_init(void *vctx, const unsigned char *key, size_t keylen, const un
             ctx->ivlen = ivlen;
             memcpy(ctx->oiv, iv, ivlen);
             ctx->iv_gen = 0;
+            ctx->iv_spent = 0;
             kuai_gcm_wipe(&ctx->gcm);
             ctx->gcm_state = KP_GCM_IV_BUFFERED;
         } else if (ctx->gcm_state == KP_GCM_RUNNING && (key != NULL || enc != was_enc)) {
@@ -246,6 +255,12 @@ static int kp_init(void *vctx, const unsigned char *key, size_t keylen, const un
             ctx->gcm_state = KP_GCM_DONE;
         }
         ctx->tls_aad_set = 0;
+        /* An encryption has no expected tag: one set earlier for a
+         * decryption must not outlive a switch to encrypting. (A
+         * decryption keeps it: OpenSSL's evp_test sets the tag before the
+         * key and IV.) */
+        if (enc)
+            ctx->tag_given = 0;
     } else if (iv != NULL && ctx->alg->mode != KP_ECB) {
         if (ivlen != ctx->ivlen)
             return 0;
@@ -366,6 +381,7 @@ static int kp_gcm_start(kp_ctx *ctx)
         ctx->gcm_tmpl_set = 1;
     }
     ctx->gcm_state = KP_GCM_RUNNING;
+    ctx->iv_spent = 1;
     return 1;
 }
 
@@ -380,9 +396,14 @@ static int kp_gcm_step(kp_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
             r = kuai_gcm_encrypt_final(&ctx->gcm, ctx->tag, KP_TAG_MAX);
             ctx->taglen = KP_TAG_MAX;
         } else {
-            r = ctx->taglen == 0 ? KUAI_ERR_ARG
-                                 : kuai_gcm_decrypt_final(&ctx->gcm, ctx->tag, ctx->taglen);
+            /* Only a tag set for this message authenticates it: never the
+             * one an encryption on this context made, nor the previous
+             * decryption's (consumed below). */
+            r = !ctx->tag_given || ctx->taglen == 0
+                    ? KUAI_ERR_ARG
+                    : kuai_gcm_decrypt_final(&ctx->gcm, ctx->tag, ctx->taglen);
         }
+        ctx->tag_given = 0;
         if (r != KUAI_OK && r != KUAI_ERR_AUTH) /* final wiped it, if it ran */
             kuai_gcm_wipe(&ctx->gcm);
         ctx->gcm_state = KP_GCM_DONE;
@@ -725,17 +746,33 @@ static const OSSL_PARAM kp_settable_gcm_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, NULL, 0),
     OSSL_PARAM_END};
 
+/* The IV's invocation field (its last 8 bytes) plus one. */
+static void kp_gcm_iv_next(kp_ctx *ctx)
+{
+    for (size_t i = ctx->ivlen; i-- > ctx->ivlen - 8;)
+        if (++ctx->oiv[i] != 0)
+            break;
+}
+
 /* The SSH/TLS nonce discipline (EVP_CTRL_GCM_IV_GEN): this message runs
- * under the current IV, whose last 8 bytes are then incremented. */
+ * under the current IV, whose last 8 bytes are then incremented. A NULL
+ * buffer is refused before anything changes (as by OpenSSL's default
+ * provider); a size of 0 or over the IV length means the whole IV, the
+ * ctrl's contract, which OpenSSL keeps too. */
 static int kp_gcm_iv_gen(kp_ctx *ctx, OSSL_PARAM *p)
 {
     if (!ctx->iv_gen || ctx->key == NULL || p->data_type != OSSL_PARAM_OCTET_STRING ||
-        ctx->ivlen < 8)
+        p->data == NULL || ctx->ivlen < 8)
         return 0;
+    /* A message already ran under this IV (no IV_GEN before it): handing
+     * the IV out again would encrypt a second message under it. */
+    if (ctx->iv_spent)
+        kp_gcm_iv_next(ctx);
     kuai_gcm_wipe(&ctx->gcm);
     ctx->gcm_state = KP_GCM_IV_BUFFERED;
     if (!kp_gcm_start(ctx))
@@ -743,9 +780,8 @@ static int kp_gcm_iv_gen(kp_ctx *ctx, OSSL_PARAM *p)
     size_t n = p->data_size == 0 || p->data_size > ctx->ivlen ? ctx->ivlen : p->data_size;
     memcpy(p->data, ctx->oiv + ctx->ivlen - n, n);
     p->return_size = n;
-    for (size_t i = ctx->ivlen; i-- > ctx->ivlen - 8;)
-        if (++ctx->oiv[i] != 0)
-            break;
+    kp_gcm_iv_next(ctx);
+    ctx->iv_spent = 0; /* oiv is now the next message's, unused */
     return 1;
 }
 
@@ -842,6 +878,7 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             return 0;
         memcpy(ctx->tag, p->data, p->data_size);
         ctx->taglen = p->data_size;
+        ctx->tag_given = 1;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) != NULL) {
         if (!kp_tls1_aad(ctx->tls_aad, p, KP_TLS_EXPLICIT_IV + (ctx->enc ? 0 : KP_TLS_TAG)))
@@ -866,6 +903,7 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
                 return 0;
         }
         ctx->iv_gen = 1;
+        ctx->iv_spent = 0;
         kuai_gcm_wipe(&ctx->gcm);
         ctx->gcm_state = KP_GCM_IV_BUFFERED;
     }

@@ -865,6 +865,148 @@ static void test_gcm_iv_fixed_length(const char *name, const EVP_CIPHER *c)
     }
 }
 
+/* EVP_CTRL_GCM_IV_GEN with a NULL buffer (it used to write through it):
+ * refused, and the context's IV does not move, so the next IV_GEN with a
+ * buffer hands out the IV the fixed part set up. */
+static void test_gcm_iv_gen_null(const char *name, const EVP_CIPHER *c)
+{
+    uint8_t key[32], fixed[12], iv[12];
+    rnd_bytes(key, sizeof key);
+    rnd_bytes(fixed, sizeof fixed);
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    CHECK(EVP_EncryptInit_ex2(x, c, key, NULL, NULL) &&
+              EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_SET_IV_FIXED, -1, fixed) > 0,
+          "%s: fixed IV", name);
+    CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_IV_GEN, 8, NULL) <= 0,
+          "%s: IV_GEN into a NULL buffer accepted", name);
+    ERR_clear_error();
+    CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_IV_GEN, 12, iv) > 0 &&
+              memcmp(iv, fixed, sizeof iv) == 0,
+          "%s: IV_GEN after a refused one hands out the fixed IV", name);
+    EVP_CIPHER_CTX_free(x);
+}
+
+/* Increments the last 8 bytes of a 12-byte IV (GCM's invocation field). */
+static void iv_inc(uint8_t iv[12])
+{
+    for (int i = 11; i >= 4; i--)
+        if (++iv[i] != 0)
+            break;
+}
+
+/* A fixed IV (4-byte fixed part, or OpenSSH's whole IV), a message
+ * encrypted without EVP_CTRL_GCM_IV_GEN, then IV_GEN and a second message:
+ * IV_GEN handed out the first message's IV again (two messages, one nonce).
+ * It must hand out the next one, and both messages must be GCM under the
+ * IVs the context reports. */
+static void test_gcm_iv_gen_after_message(const char *name, const EVP_CIPHER *c,
+                                          const EVP_CIPHER *ecb)
+{
+    uint8_t key[32], fixed[12], p1[32], p2[32], c1[48], c2[48], t1[16], t2[16], iv1[12], iv2[12],
+        exp[32], etag[16];
+    for (int variant = 0; variant < 2; variant++) {
+        int flen = variant == 0 ? 4 : -1;
+        rnd_bytes(key, sizeof key);
+        rnd_bytes(fixed, sizeof fixed);
+        rnd_bytes(p1, sizeof p1);
+        rnd_bytes(p2, sizeof p2);
+        EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+        int l;
+        int ok = EVP_EncryptInit_ex2(x, c, key, NULL, NULL) &&
+                 EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_SET_IV_FIXED, flen, fixed) > 0 &&
+                 EVP_EncryptUpdate(x, c1, &l, p1, 32) && EVP_EncryptFinal_ex(x, c1 + 32, &l) &&
+                 EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, t1) > 0 &&
+                 EVP_CIPHER_CTX_get_updated_iv(x, iv1, sizeof iv1) > 0;
+        CHECK(ok, "%s: fixed IV %d, first message without IV_GEN", name, flen);
+        ok = ok && EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_IV_GEN, 12, iv2) > 0 &&
+             EVP_EncryptUpdate(x, c2, &l, p2, 32) && EVP_EncryptFinal_ex(x, c2 + 32, &l) &&
+             EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, t2) > 0;
+        CHECK(ok, "%s: fixed IV %d, IV_GEN and a second message", name, flen);
+        CHECK(ok && memcmp(iv1, iv2, sizeof iv1) != 0,
+              "%s: fixed IV %d: IV_GEN handed out the IV a message already used", name, flen);
+        uint8_t want[12];
+        memcpy(want, iv1, sizeof want);
+        iv_inc(want);
+        CHECK(ok && memcmp(iv2, want, sizeof want) == 0,
+              "%s: fixed IV %d: IV_GEN hands out the next invocation value", name, flen);
+        ref_gcm(ecb, key, iv1, 12, NULL, 0, p1, 32, exp, etag);
+        CHECK(ok && memcmp(c1, exp, 32) == 0 && memcmp(t1, etag, 16) == 0,
+              "%s: fixed IV %d: first message under the IV reported", name, flen);
+        ref_gcm(ecb, key, iv2, 12, NULL, 0, p2, 32, exp, etag);
+        CHECK(ok && memcmp(c2, exp, 32) == 0 && memcmp(t2, etag, 16) == 0,
+              "%s: fixed IV %d: second message under the IV IV_GEN handed out", name, flen);
+        /* and IV_GEN before each message from then on: consecutive values */
+        for (int m = 0; m < 2 && ok; m++) {
+            uint8_t iv3[12];
+            iv_inc(want);
+            ok = EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_IV_GEN, 12, iv3) > 0 &&
+                 EVP_EncryptUpdate(x, c2, &l, p2, 32) && EVP_EncryptFinal_ex(x, c2 + 32, &l);
+            CHECK(ok && memcmp(iv3, want, sizeof want) == 0,
+                  "%s: fixed IV %d: IV_GEN message %d after", name, flen, m);
+        }
+        EVP_CIPHER_CTX_free(x);
+    }
+}
+
+/* A decryption's final needs a tag set for that message: not the tag an
+ * encryption on the same context made, nor the one the previous
+ * decryption checked. A tag set before the key and IV (OpenSSL's evp_test
+ * order) still counts. */
+static void test_gcm_stale_tag(const char *name, const EVP_CIPHER *c)
+{
+    uint8_t key[32], iv[12], pt[20], ct[20], out[36], tag[16];
+    rnd_bytes(key, sizeof key);
+    rnd_bytes(iv, sizeof iv);
+    rnd_bytes(pt, sizeof pt);
+    int l;
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    int ok = EVP_EncryptInit_ex2(x, c, key, iv, NULL) && EVP_EncryptUpdate(x, ct, &l, pt, 20) &&
+             EVP_EncryptFinal_ex(x, out, &l) &&
+             EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0;
+    CHECK(ok, "%s: encryption", name);
+    CHECK(ok && EVP_DecryptInit_ex2(x, NULL, NULL, iv, NULL) &&
+              EVP_DecryptUpdate(x, out, &l, ct, 20) && EVP_DecryptFinal_ex(x, out, &l) <= 0,
+          "%s: decryption without a tag accepted (the encryption's tag)", name);
+    ERR_clear_error();
+    CHECK(EVP_DecryptInit_ex2(x, NULL, NULL, iv, NULL) &&
+              EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0 &&
+              EVP_DecryptUpdate(x, out, &l, ct, 20) && EVP_DecryptFinal_ex(x, out, &l) > 0 &&
+              memcmp(out, pt, 20) == 0,
+          "%s: decryption with its tag", name);
+    CHECK(EVP_DecryptInit_ex2(x, NULL, NULL, iv, NULL) && EVP_DecryptUpdate(x, out, &l, ct, 20) &&
+              EVP_DecryptFinal_ex(x, out, &l) <= 0,
+          "%s: second decryption accepted under the previous decryption's tag", name);
+    ERR_clear_error();
+    EVP_CIPHER_CTX_free(x);
+    /* the tag first, then key and IV */
+    x = EVP_CIPHER_CTX_new();
+    CHECK(EVP_DecryptInit_ex2(x, c, NULL, NULL, NULL) &&
+              EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0 &&
+              EVP_DecryptInit_ex2(x, NULL, key, iv, NULL) &&
+              EVP_DecryptUpdate(x, out, &l, ct, 20) && EVP_DecryptFinal_ex(x, out, &l) > 0 &&
+              memcmp(out, pt, 20) == 0,
+          "%s: tag set before key and IV", name);
+    /* a tag set for a decryption does not survive a switch to encrypting
+     * and back */
+    CHECK(EVP_DecryptInit_ex2(x, NULL, NULL, iv, NULL) &&
+              EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0 &&
+              EVP_EncryptInit_ex2(x, NULL, NULL, iv, NULL) &&
+              EVP_DecryptInit_ex2(x, NULL, NULL, iv, NULL) &&
+              EVP_DecryptUpdate(x, out, &l, ct, 20) && EVP_DecryptFinal_ex(x, out, &l) <= 0,
+          "%s: a tag set before an encryption init checked a later decryption", name);
+    ERR_clear_error();
+    EVP_CIPHER_CTX_free(x);
+}
+
+/* Whether list names key. */
+static int param_listed(const OSSL_PARAM *list, const char *key)
+{
+    for (; list != NULL && list->key != NULL; list++)
+        if (strcmp(list->key, key) == 0)
+            return 1;
+    return 0;
+}
+
 /* Defect 11: padding turned off after a padded decryption's update; final
  * then returns the held-back last block as it is (the default provider's
  * behaviour), never fails and never loses it. */
@@ -964,6 +1106,12 @@ int main(int argc, char **argv)
                 test_gcm(f, c, ecb);
                 test_gcm_nonce_reuse(nm, c);
                 test_gcm_iv_fixed_length(nm, c);
+                test_gcm_iv_gen_null(nm, c);
+                test_gcm_iv_gen_after_message(nm, c, ecb);
+                test_gcm_stale_tag(nm, c);
+                CHECK(param_listed(EVP_CIPHER_settable_ctx_params(c),
+                                   OSSL_CIPHER_PARAM_AEAD_TLS1_AAD),
+                      "%s does not list %s, which it takes", nm, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD);
                 if (ref) /* the same expectations hold on OpenSSL's own provider */
                     test_gcm_nonce_reuse("default provider's", ref);
             } else {

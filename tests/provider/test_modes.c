@@ -744,6 +744,73 @@ static void test_cmac(int aes)
           "CMAC over a 256-bit block accepted");
 }
 
+/* Parameters that carry no data, or what a mode does not implement:
+ * CCM's length and AAD updates report their lengths as OpenSSL's CCM does
+ * (kuai's said 0); a tag read into no buffer is refused and leaves the tag
+ * to be read; xts_standard and CMAC's cipher and key with a NULL data
+ * pointer are refused (not dereferenced). Against OpenSSL's default
+ * provider where it agrees. */
+static void test_param_edges(int aes)
+{
+    uint8_t key[32] = {1}, nonce[7] = {2}, aad[5] = {3}, tag[12];
+    const char *ccm = aes ? "AES-128-CCM" : "SM4-CCM";
+    for (int s = 0; s < 2; s++) {
+        EVP_CIPHER *c = get(ccm, s == 0);
+        if (c == NULL)
+            continue;
+        const char *who = s ? "OpenSSL" : "kuai";
+        EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+        int l1 = -1, l2 = -1, l3;
+        int ok = EVP_EncryptInit_ex2(x, c, key, nonce, NULL) &&
+                 EVP_EncryptUpdate(x, NULL, &l1, NULL, 20) &&
+                 EVP_EncryptUpdate(x, NULL, &l2, aad, 5);
+        CHECK(ok && l1 == 20 && l2 == 5, "%s (%s): CCM length and AAD updates report %d and %d",
+              ccm, who, l1, l2);
+        ok = ok && EVP_EncryptUpdate(x, o1, &l3, in_buf, 20) && l3 == 20;
+        CHECK(ok, "%s (%s): CCM data", ccm, who);
+        if (s == 0) { /* OpenSSL 3.0's CCM writes through the NULL buffer */
+            CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 12, NULL) <= 0,
+                  "%s: CCM tag read into a NULL buffer accepted", ccm);
+            ERR_clear_error();
+            CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 12, tag) > 0,
+                  "%s: CCM tag not readable after a refused NULL read", ccm);
+        }
+        EVP_CIPHER_CTX_free(x);
+        EVP_CIPHER_free(c);
+    }
+    /* xts_standard with no string */
+    EVP_CIPHER *c = get("SM4-XTS", 1);
+    if (c != NULL) {
+        EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+        OSSL_PARAM p[2] = {OSSL_PARAM_construct_utf8_string("xts_standard", NULL, 0),
+                           OSSL_PARAM_END};
+        p[0].data_size = 2;
+        CHECK(EVP_EncryptInit_ex2(x, c, NULL, NULL, NULL) && EVP_CIPHER_CTX_set_params(x, p) <= 0,
+              "SM4-XTS: xts_standard without data accepted");
+        ERR_clear_error();
+        EVP_CIPHER_CTX_free(x);
+        EVP_CIPHER_free(c);
+    }
+    /* CMAC: cipher name and key without data */
+    EVP_MAC *m = EVP_MAC_fetch(NULL, "CMAC", "provider=kuai");
+    if (m != NULL) {
+        EVP_MAC_CTX *x = EVP_MAC_CTX_new(m);
+        char sm4[] = "SM4-CBC";
+        OSSL_PARAM pc[2] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_CIPHER, NULL, 0),
+                            OSSL_PARAM_END};
+        pc[0].data_size = 7;
+        CHECK(x != NULL && EVP_MAC_CTX_set_params(x, pc) <= 0,
+              "CMAC: a cipher name without data accepted");
+        OSSL_PARAM pk[3] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_CIPHER, sm4, 0),
+                            OSSL_PARAM_construct_octet_string(OSSL_MAC_PARAM_KEY, NULL, 16),
+                            OSSL_PARAM_END};
+        CHECK(x != NULL && EVP_MAC_CTX_set_params(x, pk) <= 0, "CMAC: a key without data accepted");
+        ERR_clear_error();
+        EVP_MAC_CTX_free(x);
+        EVP_MAC_free(m);
+    }
+}
+
 void test_modes(void)
 {
     int c0 = checks, f0 = failures;
@@ -790,5 +857,6 @@ void test_modes(void)
     test_ccm("UBLOCK-128-128-CCM", 16, 0, 0);
     test_ccm("UBLOCK-128-256-CCM", 32, 0, 0);
     test_cmac(aes);
+    test_param_edges(aes);
     printf("XTS/CCM/CFB/OFB/CMAC %d checks, %d failed\n", checks - c0, failures - f0);
 }

@@ -522,6 +522,9 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         return 1;
     }
     if (ctx->alg->mode != KPM_CCM) {
+        /* CFB/OFB: no TLS record mode either (kp_tls_record_params) */
+        if (kp_tls_record_params(params))
+            return 0;
         if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL) {
             unsigned pad;
             if (!OSSL_PARAM_get_uint(p, &pad))

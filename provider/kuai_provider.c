@@ -705,6 +705,12 @@ int kp_ctx_iv_params(OSSL_PARAM params[], size_t keylen, const uint8_t *iv,
            kp_put_iv(params, OSSL_CIPHER_PARAM_UPDATED_IV, updated_iv, ivlen);
 }
 
+int kp_tls_record_params(const OSSL_PARAM params[])
+{
+    return OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) != NULL ||
+           OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_MAC_SIZE) != NULL;
+}
+
 int kp_tls1_aad(uint8_t aad[EVP_AEAD_TLS1_AAD_LEN], const OSSL_PARAM *p, size_t strip)
 {
     if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL ||
@@ -843,6 +849,13 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             return 0;
     }
     if (ctx->alg->mode != KP_GCM) {
+        /* TLS 1.0-1.2 CBC records (record padding, MAC stripping) are not
+         * implemented: accepting these and then treating records as plain
+         * CBC broke every handshake with a corrupt record. Refused, libssl
+         * fails at the key change with an internal error instead. Unknown
+         * names are still ignored, as by OpenSSL's providers. */
+        if (kp_tls_record_params(params))
+            return 0;
         if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL) {
             unsigned pad;
             if (!OSSL_PARAM_get_uint(p, &pad))

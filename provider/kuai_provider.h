@@ -70,6 +70,11 @@ int kp_ctx_iv_params(OSSL_PARAM params[], size_t keylen, const uint8_t *iv,
  * compares were 12% of a 16-byte AES-GCM message through EVP; Xeon,
  * Sapphire Rapids). */
 OSSL_PARAM *kp_param_alone(OSSL_PARAM params[], const char *key);
+/* Whether params holds OSSL_CIPHER_PARAM_TLS_VERSION or TLS_MAC_SIZE,
+ * libssl's TLS 1.0-1.2 CBC record mode (the provider pads records and
+ * strips padding and MAC), which no kuai cipher implements: its block
+ * ciphers refuse these rather than ignore them. */
+int kp_tls_record_params(const OSSL_PARAM params[]);
 /* OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, a TLS 1.2 AEAD record's header: copied
  * from p to aad, its length field less strip (the explicit nonce and, in a
  * received record, the tag), which the field counts and the authenticated

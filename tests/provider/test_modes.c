@@ -811,6 +811,37 @@ static void test_param_edges(int aes)
     }
 }
 
+/* CFB and OFB refuse libssl's TLS CBC record parameters, which they do not
+ * implement (they used to take and ignore them), and still ignore names
+ * nobody knows. */
+static void test_stream_tls_params(void)
+{
+    uint8_t key[32] = {1};
+    static const char *const streams[] = {"SM4-CFB", "SM4-OFB", "UBLOCK-128-128-CFB"};
+    for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++) {
+        EVP_CIPHER *sc = get(streams[i], 1);
+        if (sc == NULL)
+            continue;
+        unsigned ver = 0x0303;
+        size_t macsize = 20;
+        OSSL_PARAM pv[2] = {OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_TLS_VERSION, &ver),
+                            OSSL_PARAM_END};
+        OSSL_PARAM pm[2] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, &macsize),
+                            OSSL_PARAM_END};
+        OSSL_PARAM pu[2] = {OSSL_PARAM_construct_uint("kuai-no-such-parameter", &ver),
+                            OSSL_PARAM_END};
+        EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+        int ok = EVP_EncryptInit_ex2(x, sc, key, key, NULL);
+        CHECK(ok && EVP_CIPHER_CTX_set_params(x, pv) <= 0 && EVP_CIPHER_CTX_set_params(x, pm) <= 0,
+              "%s: TLS record parameters accepted", streams[i]);
+        ERR_clear_error();
+        CHECK(ok && EVP_CIPHER_CTX_set_params(x, pu) > 0, "%s: an unknown parameter refused",
+              streams[i]);
+        EVP_CIPHER_CTX_free(x);
+        EVP_CIPHER_free(sc);
+    }
+}
+
 void test_modes(void)
 {
     int c0 = checks, f0 = failures;
@@ -858,5 +889,6 @@ void test_modes(void)
     test_ccm("UBLOCK-128-256-CCM", 32, 0, 0);
     test_cmac(aes);
     test_param_edges(aes);
+    test_stream_tls_params();
     printf("XTS/CCM/CFB/OFB/CMAC %d checks, %d failed\n", checks - c0, failures - f0);
 }

@@ -91,3 +91,19 @@ def test_failures_where_gmssl_fails():
     both(lambda m: make(m, key, m.SM4_DECRYPT, padding_mode=1).crypt_ecb(ct))
     with pytest.raises(ValueError):  # documented difference: no key, no output
         K.CryptSM4().crypt_ecb(b"x")
+
+
+@pytest.mark.parametrize("bad", [16, 5, True, "0123456789abcdef"])
+def test_int_and_str_refused(bad):
+    """bytes(16) is 16 zero bytes: an int key, IV or input used to become an
+    all-zero key, a zero IV or zero data. gmssl raises TypeError; so does
+    this, for str as well."""
+    key = bytes(range(16))
+    for fn in (lambda m: make(m, bad, m.SM4_ENCRYPT),
+               lambda m: make(m, key, m.SM4_ENCRYPT).crypt_cbc(bad, b"hello"),
+               lambda m: make(m, key, m.SM4_ENCRYPT).crypt_ecb(bad),
+               lambda m: make(m, key, m.SM4_ENCRYPT).crypt_cbc(bytes(16), bad)):
+        with pytest.raises(TypeError):
+            fn(G)
+        with pytest.raises(TypeError):
+            fn(K)

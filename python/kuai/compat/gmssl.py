@@ -47,7 +47,15 @@ class GmsslInputError(ValueError, IndexError):
 
 
 def _bytes(data: Any) -> bytes:
-    return data if type(data) is bytes else bytes(data)
+    """Bytes-like values and lists of byte values, as gmssl takes them. Not an
+    int (bytes(16) is 16 zero bytes: an all-zero key or IV) nor a str, where
+    gmssl raises TypeError."""
+    if type(data) is bytes:
+        return data
+    if isinstance(data, (int, str)):
+        raise TypeError(f"expected bytes (a bytes-like object or a list of byte values), "
+                        f"not {type(data).__name__}")
+    return bytes(data)
 
 
 class CryptSM4:

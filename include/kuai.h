@@ -63,7 +63,7 @@ enum {
     KUAI_OK = 0,
     KUAI_ERR_ARG = -1,         /* NULL pointer or otherwise malformed argument */
     KUAI_ERR_KEY_LEN = -2,     /* key length does not match the cipher */
-    KUAI_ERR_LENGTH = -3,      /* ECB/CBC length is not a multiple of the block size */
+    KUAI_ERR_LENGTH = -3,      /* not whole blocks (ECB/CBC), or over a mode's length limit */
     KUAI_ERR_BACKEND = -4,     /* unknown backend, or not usable on this CPU */
     KUAI_ERR_UNSUPPORTED = -5, /* cipher or operation not implemented (yet) */
     KUAI_ERR_AUTH = -6,        /* authentication failed (AEAD modes) */

@@ -79,7 +79,9 @@ const char *kuai_strerror(int err)
     case KUAI_ERR_KEY_LEN:
         return "key length does not match the cipher";
     case KUAI_ERR_LENGTH:
-        return "data length is not a multiple of the block size";
+        /* also GCM's, CCM's and XTS's length limits, not only whole blocks */
+        return "data length not valid for this mode (not a multiple of the block size, or over "
+               "the mode's limit)";
     case KUAI_ERR_BACKEND:
         return "unknown backend, or backend not usable on this CPU";
     case KUAI_ERR_UNSUPPORTED:

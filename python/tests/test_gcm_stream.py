@@ -184,3 +184,27 @@ def test_threads_share_a_key():
 
     with concurrent.futures.ThreadPoolExecutor(4) as ex:
         assert all(ex.map(one, range(64)))
+
+
+def test_over_long_message_says_so(tmp_path):
+    """A GCM message over 2^36 - 32 bytes is refused with a message about
+    GCM's limit, not "not a multiple of the block size" (GCM has no block
+    rule). A sparse file maps the 2^36 bytes; the length is refused before
+    any of them is read."""
+    mmap = pytest.importorskip("mmap")
+    n = 1 << 36
+    with open(tmp_path / "sparse", "w+b") as f:
+        try:
+            f.truncate(n)
+            mm = mmap.mmap(f.fileno(), n, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_NORESERVE", 0))
+        except (OSError, OverflowError, ValueError) as e:
+            pytest.skip(f"no sparse 2^36-byte mapping here: {e}")
+        try:
+            with memoryview(mm) as mv:
+                g = kuai.Cipher("sm4", bytes(16)).encryptor(modes.GCM(bytes(12)))
+                with pytest.raises(ValueError) as e:
+                    g.update_into(mv, mv)
+        finally:
+            mm.close()
+    assert "GCM's limit" in str(e.value)
+    assert "multiple of the block" not in str(e.value)

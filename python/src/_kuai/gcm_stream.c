@@ -82,6 +82,13 @@ static Py_ssize_t gcm_update(CtxObject *c, const uint8_t *in, size_t len, uint8_
                  g->enc ? kuai_gcm_encrypt_update(&g->ctx, in, out, len)
                         : kuai_gcm_decrypt_update(&g->ctx, in, out, len));
     PyMem_Free(tmp);
+    if (rc == KUAI_ERR_LENGTH) {
+        /* GCM has no block-size rule: the only length it refuses is over
+         * the 2^36 - 32 bytes one message may have (NIST SP 800-38D). */
+        PyErr_SetString(PyExc_ValueError,
+                        "update: the GCM message would exceed GCM's limit of 2^36 - 32 bytes");
+        return -1;
+    }
     if (rc != KUAI_OK) {
         kpy_raise(rc, "update");
         return -1;

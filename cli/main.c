@@ -189,12 +189,14 @@ static void usage_exit(const char *text, int code)
     exit(code);
 }
 
-/* --opt VALUE or --opt=VALUE */
+/* --opt VALUE, --opt=VALUE or -o VALUE. Only the long form takes '=': the
+ * short one (is_opt matched "-o" exactly) is shorter than name, so a[n]
+ * would be read past its end, into the next argument. */
 static const char *opt_value(int argc, char **argv, int *i, const char *name)
 {
     const char *a = argv[*i];
     size_t n = strlen(name);
-    if (a[n] == '=')
+    if (!strncmp(a, name, n) && a[n] == '=')
         return a + n + 1;
     if (*i + 1 >= argc)
         fail(EXIT_USAGE, "%s needs a value", name);

@@ -642,6 +642,29 @@ def test_flag_values(d):
                f"{flag} refused: the flag takes no value", f"rc={rc} {err!r}")
 
 
+def test_short_option_values(d):
+    """A short option's value is the next argument, whatever it holds: the
+    long name's length was used to look for "=" after "-o", reading into the
+    next argument ("-o abcde=zzz" took "zzz" as the output; "-j 1 -o a=2",
+    "2" as the thread count)."""
+    k = key_hex("sm4")
+    sub = d.file("shortopt")
+    os.makedirs(sub, exist_ok=True)
+    src = os.path.join(sub, "in.pt")
+    with open(src, "wb") as f:
+        f.write(b"short options")
+    for label, args, out in [("-o abcde=zzz", ["-o", "abcde=zzz"], "abcde=zzz"),
+                             ("-j 1 -o a=2", ["-j", "1", "-o", "a=2"], "a=2")]:
+        p = subprocess.run([KUAI, "encrypt", "-c", "sm4", "-k", k] + args + ["in.pt"], cwd=sub,
+                           capture_output=True, start_new_session=True)
+        err = p.stderr.decode(errors="replace")
+        ok = p.returncode == 0 and os.path.exists(os.path.join(sub, out))
+        if ok:
+            with open(os.path.join(sub, out), "rb") as f:
+                ok = ref(f.read(), key=k) == b"short options"
+        report(ok, f"short option value: {label}", f"rc={p.returncode} {err!r} {os.listdir(sub)}")
+
+
 def wait_tmp(sub, budget=30):
     """Waits until a temporary file exists in sub (kuai blocked on its input)."""
     deadline = time.monotonic() + budget
@@ -1596,6 +1619,7 @@ def main():
         test_help()
         test_errors(d, supported)
         test_flag_values(d)
+        test_short_option_values(d)
         test_key_file_binary(d)
         test_overwrite(d)
         test_issue15(d)

@@ -67,6 +67,11 @@ typedef struct key_material {
 extern const char *cli_cmd; /* "encrypt", "decrypt", ... for messages */
 void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* At startup: each of descriptors 0, 1 and 2 that is closed gets /dev/null
+ * and its cli_std_closed flag, so no file kuai opens takes its place;
+ * reading or writing through it is then refused. */
+extern int cli_std_closed[3];
+void cli_std_fds(void);
 void *xmalloc(size_t n);
 int hex_decode(const char *hex, uint8_t *out, size_t max, size_t *len);
 int parse_cipher(const char *name, kuai_cipher *c);

@@ -388,6 +388,13 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
         nstdin += !strcmp(o->inputs[i], "-");
     if (dir_out && nstdin)
         fail(EXIT_USAGE, "standard input ('-') has no name to put in -o DIR");
+    /* closed when kuai started (<&-, >&-): /dev/null stands in for it
+     * (cli_std_fds), which would read as an empty input or swallow the
+     * output with exit 0 */
+    if (nstdin && cli_std_closed[STDIN_FILENO])
+        fail(EXIT_IO, "standard input: cannot read: it is closed");
+    if (!o->out && cli_std_closed[STDOUT_FILENO])
+        fail(EXIT_IO, "standard output: cannot write: it is closed");
 
     if (!o->raw && !decrypt && o->cipher) {
         /* Fail early, before any output exists, when the cipher is not in
@@ -512,6 +519,7 @@ static int cmd_speed(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    cli_std_fds(); /* before anything is opened */
     if (argc < 2)
         usage_exit(usage_main, EXIT_USAGE);
     const char *cmd = argv[1];

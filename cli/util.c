@@ -56,6 +56,24 @@ _Noreturn void fail(int code, const char *fmt, ...)
     exit(code);
 }
 
+int cli_std_closed[3];
+
+void cli_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        /* the lowest free descriptor, so this one (those below are open):
+         * a closed descriptor would otherwise be the next file opened, and
+         * a temporary output read as standard input, or ciphertext written
+         * over an input opened as standard output */
+        int n = open("/dev/null", O_RDWR);
+        if (n != fd)
+            fail(EXIT_IO, "descriptor %d is closed and /dev/null cannot be opened", fd);
+        cli_std_closed[fd] = 1;
+    }
+}
+
 void *xmalloc(size_t n)
 {
     /* 64-byte alignment: the SIMD backends read whole cache lines. */

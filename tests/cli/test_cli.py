@@ -665,6 +665,38 @@ def test_short_option_values(d):
         report(ok, f"short option value: {label}", f"rc={p.returncode} {err!r} {os.listdir(sub)}")
 
 
+def test_closed_std(d):
+    """Standard input or output closed when kuai starts (<&-, >&-) is an
+    error, exit 2: a closed descriptor 0 used to be the temporary output
+    file's (mkostemp), so kuai encrypted its own empty output, exit 0.
+    Inputs and outputs named on the command line work as ever."""
+    k = key_hex("sm4")
+    sub = d.file("closedstd")
+    os.makedirs(sub, exist_ok=True)
+    src = os.path.join(sub, "in.pt")
+    with open(src, "wb") as f:
+        f.write(b"closed descriptors")
+    out = os.path.join(sub, "out.kuai")
+    for label, args, close, code, needle in [
+            ("<&-: standard input", ["-o", out], (0,), EXIT_IO, "standard input"),
+            (">&-: standard output", [src], (1,), EXIT_IO, "standard output"),
+            ("<&- >&- with files named", ["-o", out, src], (0, 1), 0, "")]:
+        p = subprocess.run([KUAI, "encrypt", "-q", "-c", "sm4", "-k", k] + args,
+                           stderr=subprocess.PIPE, start_new_session=True,
+                           preexec_fn=lambda c=close: [os.close(fd) for fd in c])
+        err = p.stderr.decode(errors="replace")
+        ok = p.returncode == code and needle in err and leftovers(sub) == []
+        if ok and code:
+            ok = not os.path.exists(out) and err.count("\n") == 1
+        elif ok:
+            with open(out, "rb") as f:
+                ok = ref(f.read(), key=k) == b"closed descriptors"
+        report(ok, f"closed at start, {label}: exit {code}",
+               f"rc={p.returncode} {err!r} {os.listdir(sub)}")
+        if os.path.exists(out):
+            os.unlink(out)
+
+
 def wait_tmp(sub, budget=30):
     """Waits until a temporary file exists in sub (kuai blocked on its input)."""
     deadline = time.monotonic() + budget
@@ -1620,6 +1652,7 @@ def main():
         test_errors(d, supported)
         test_flag_values(d)
         test_short_option_values(d)
+        test_closed_std(d)
         test_key_file_binary(d)
         test_overwrite(d)
         test_issue15(d)

@@ -359,6 +359,11 @@ static char *output_name(const cli_opts *o, const char *dir, const char *in)
     return out;
 }
 
+static int same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
 static int open_input(const char *in)
 {
     if (!strcmp(in, "-"))
@@ -424,15 +429,22 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
             if (outs[i] && outs[j] && !strcmp(outs[i], outs[j]))
                 fail(EXIT_USAGE, "%s and %s would both be written to %s", o->inputs[j],
                      o->inputs[i], outs[i]);
-        if (outs[i]) {
-            /* standard input too: `-o a - < a` is `-o a a` */
+        /* An input that is the output file would be overwritten while it
+         * is read (or, appended to, read forever): standard input too
+         * (`-o a - < a` is `-o a a`), and standard output without -o
+         * (`a > a`, `a >> a`, `a 1<>a`). A key file too: --force would
+         * replace the key with the ciphertext. */
+        struct stat si, so;
+        if ((outs[i] ? stat(outs[i], &so) : fstat(STDOUT_FILENO, &so)) == 0) {
             int in_stdin = !strcmp(o->inputs[i], "-");
-            struct stat si, so;
+            const char *out_what = outs[i] ? "output" : "standard output";
             if ((in_stdin ? fstat(STDIN_FILENO, &si) : stat(o->inputs[i], &si)) == 0 &&
-                S_ISREG(si.st_mode) && stat(outs[i], &so) == 0 && si.st_dev == so.st_dev &&
-                si.st_ino == so.st_ino)
-                fail(EXIT_USAGE, "%s: input and output are the same file",
-                     in_stdin ? "standard input" : o->inputs[i]);
+                S_ISREG(si.st_mode) && same_file(&si, &so))
+                fail(EXIT_USAGE, "%s: input and %s are the same file",
+                     in_stdin ? "standard input" : o->inputs[i], out_what);
+            if (o->key_file && stat(o->key_file, &si) == 0 && S_ISREG(si.st_mode) &&
+                same_file(&si, &so))
+                fail(EXIT_USAGE, "%s: key file and %s are the same file", o->key_file, out_what);
         }
     }
 

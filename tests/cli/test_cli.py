@@ -697,6 +697,65 @@ def test_closed_std(d):
             os.unlink(out)
 
 
+def test_same_file_stdout(d):
+    """Standard output that is an input file is refused like -o naming it
+    (exit 1, nothing written): `kuai encrypt p 1<>p` overwrote p as it
+    read it, exit 0, and `f >> f` encrypted its own output forever. The
+    key file is no output either (--force replaced the key)."""
+    k = key_hex("sm4")
+    sub = d.file("samestdout")
+    os.makedirs(sub, exist_ok=True)
+    p_ = os.path.join(sub, "p")
+    kf = os.path.join(sub, "key.txt")
+    ct = os.path.join(sub, "p.kuai")
+    with open(kf, "w") as f:
+        f.write(k + "\n")
+    rc, _, err = run(["encrypt", "-c", "sm4", "-k", k, "-o", ct, d.file("sfs.pt", b"ct")])
+    cases = [  # label, arguments, standard input's file, standard output's file and mode
+        ("p 1<>p", ["encrypt", "-k", k, "-c", "sm4", "p"], None, "p", "r+b"),
+        ("p >> p", ["encrypt", "-k", k, "-c", "sm4", "p"], None, "p", "ab"),
+        ("< p >> p", ["encrypt", "-k", k, "-c", "sm4"], "p", "p", "ab"),
+        ("- < p 1<>p", ["encrypt", "-k", k, "-c", "sm4", "-"], "p", "p", "r+b"),
+        ("decrypt c >> c", ["decrypt", "-k", k, "p.kuai"], None, "p.kuai", "ab"),
+        ("--key-file key.txt -f -o key.txt", ["encrypt", "-c", "sm4", "--key-file", "key.txt",
+                                             "-f", "-o", "key.txt", "p"], None, None, None),
+        ("--key-file key.txt >> key.txt", ["encrypt", "-c", "sm4", "--key-file", "key.txt", "p"],
+         None, "key.txt", "ab"),
+    ]
+    for label, args, stdin, stdout, mode in cases:
+        with open(p_, "wb") as f:
+            f.write(b"plaintext p")
+        before = {n: open(os.path.join(sub, n), "rb").read() for n in ("p", "key.txt", "p.kuai")}
+        fin = open(os.path.join(sub, stdin), "rb") if stdin else subprocess.DEVNULL
+        fout = open(os.path.join(sub, stdout), mode) if stdout else subprocess.DEVNULL
+        try:
+            p = subprocess.run([KUAI] + args[:1] + ["-q"] + args[1:], cwd=sub, stdin=fin,
+                               stdout=fout, stderr=subprocess.PIPE, start_new_session=True,
+                               timeout=30)
+            rc, err = p.returncode, p.stderr.decode(errors="replace")
+        except subprocess.TimeoutExpired:
+            rc, err = None, "timed out (reading its own output?)"
+        finally:
+            for f in (fin, fout):
+                if f is not subprocess.DEVNULL:
+                    f.close()
+        after = {n: open(os.path.join(sub, n), "rb").read() for n in before}
+        report(rc == EXIT_USAGE and "same file" in err and after == before
+               and leftovers(sub) == [], f"{label}: refused, nothing written",
+               f"rc={rc} {err!r}")
+    # standard output appending to another regular file still works
+    other = os.path.join(sub, "log")
+    with open(other, "wb") as f:
+        f.write(b"earlier ")
+    with open(other, "ab") as fout:
+        p = subprocess.run([KUAI, "encrypt", "-q", "-c", "sm4", "-k", k, "p"], cwd=sub,
+                           stdout=fout, stderr=subprocess.PIPE, start_new_session=True)
+    with open(other, "rb") as f:
+        got = f.read()
+    report(p.returncode == 0 and got.startswith(b"earlier ")
+           and ref(got[8:], key=k) == b"plaintext p", "p >> log: appended", repr(p.stderr))
+
+
 def wait_tmp(sub, budget=30):
     """Waits until a temporary file exists in sub (kuai blocked on its input)."""
     deadline = time.monotonic() + budget
@@ -1653,6 +1712,7 @@ def main():
         test_flag_values(d)
         test_short_option_values(d)
         test_closed_std(d)
+        test_same_file_stdout(d)
         test_key_file_binary(d)
         test_overwrite(d)
         test_issue15(d)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -545,6 +546,49 @@ int cli_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
  * "Where the output goes"). */
 typedef enum { OUT_NEW, OUT_REPLACE, OUT_DIRECT } out_kind;
 
+/* The descriptor that path (/dev/stdout, /dev/stderr, /dev/stdin, /dev/fd/N,
+ * /proc/self/fd/N) stands for, when kuai was started with it open; else -1.
+ * Such an output is written through that descriptor: opening the name
+ * would, for a regular file, open it anew at offset 0 without O_APPEND
+ * (`-o /dev/stdout >> log` overwrote the log's start) and call for
+ * --force, which then replaced the file. */
+static int named_fd(const char *path)
+{
+    static const char *const std_names[] = {"/dev/stdin", "/dev/stdout", "/dev/stderr"};
+    const char *num = NULL;
+    long n = -1;
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(path, std_names[i]))
+            n = i;
+    if (!strncmp(path, "/dev/fd/", 8))
+        num = path + 8;
+    else if (!strncmp(path, "/proc/self/fd/", 14))
+        num = path + 14;
+    if (num) {
+        char *end;
+        errno = 0;
+        n = isdigit((unsigned char)*num) ? strtol(num, &end, 10) : -1;
+        if (n < 0 || errno || *end || n > INT_MAX)
+            return -1;
+    }
+    if (n < 0)
+        return -1;
+    int flags = fcntl((int)n, F_GETFD);
+    /* Inherited, not close-on-exec: every file kuai opens itself is
+     * O_CLOEXEC, so /dev/fd/3 never means kuai's own input file (which,
+     * under --force, it would replace). */
+    if (flags < 0 || (flags & FD_CLOEXEC))
+        fail(EXIT_IO, "%s: not a descriptor kuai was started with", path);
+    if (n <= 2 && cli_std_closed[n])
+        fail(EXIT_IO, "%s: cannot write: it is closed", path);
+    /* and the name leads there (not so in a chroot without /proc) */
+    struct stat ps, fs;
+    if (stat(path, &ps) != 0 || fstat((int)n, &fs) != 0 || ps.st_dev != fs.st_dev ||
+        ps.st_ino != fs.st_ino || S_ISDIR(fs.st_mode) || S_ISBLK(fs.st_mode))
+        return -1;
+    return (int)n;
+}
+
 /* Classifies path; fails (exit 2) for what is never written. For a symlink,
  * *target receives the file it leads to (malloc'd), which is then replaced
  * or written instead of the link, as cp does. st gets the target's status
@@ -553,6 +597,8 @@ static out_kind output_classify(const char *path, int force, char **target, stru
 {
     struct stat lst;
     *target = NULL;
+    if (named_fd(path) >= 0)
+        return OUT_DIRECT;
     if (lstat(path, &lst) != 0) {
         if (errno == ENOENT)
             return OUT_NEW;
@@ -612,7 +658,9 @@ int output_open(output *o, const char *path, int force)
     out_kind kind = output_classify(path, force, &target, &st);
     if (kind == OUT_DIRECT) {
         o->direct = 1;
-        o->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        int fd = named_fd(path);
+        o->fd =
+            fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
         if (o->fd < 0)
             fail(EXIT_IO, "%s: cannot open for writing: %s", path, strerror(errno));
         return 0;

@@ -756,6 +756,55 @@ def test_same_file_stdout(d):
            and ref(got[8:], key=k) == b"plaintext p", "p >> log: appended", repr(p.stderr))
 
 
+def test_named_fds(d):
+    """-o /dev/stdout, /dev/fd/N or /proc/self/fd/N is written through that
+    descriptor, never replaced, no --force needed (docs/cli.md's table):
+    with standard output a regular file it was refused without -f, and with
+    -f the file was replaced (`>> log` lost its content). A name of a
+    descriptor kuai was not started with is refused (exit 2): /dev/fd/3
+    was kuai's own input, replaced under -f."""
+    k = key_hex("sm4")
+    sub = d.file("namedfd")
+    os.makedirs(sub, exist_ok=True)
+    src = os.path.join(sub, "in.pt")
+    with open(src, "wb") as f:
+        f.write(b"named descriptors")
+    log = os.path.join(sub, "log")
+    for name, fd in [("/dev/stdout", 1), ("/dev/fd/1", 1), ("/proc/self/fd/1", 1),
+                     ("/dev/fd/3", 3), ("/proc/self/fd/3", 3)]:
+        for force in ([], ["-f"]):
+            with open(log, "wb") as f:
+                f.write(b"earlier ")
+            with open(log, "ab") as f:
+                p = subprocess.run(
+                    [KUAI, "encrypt", "-q", "-c", "sm4", "-k", k, "-o", name] + force + [src],
+                    stdout=f if fd == 1 else subprocess.DEVNULL, stderr=subprocess.PIPE,
+                    pass_fds=(f.fileno(),) if fd == 3 else (), start_new_session=True,
+                    preexec_fn=(lambda n=f.fileno(): os.dup2(n, 3)) if fd == 3 else None)
+            with open(log, "rb") as f:
+                got = f.read()
+            report(p.returncode == 0 and got.startswith(b"earlier ")
+                   and ref(got[8:], key=k) == b"named descriptors" and leftovers(sub) == [],
+                   f"-o {name} {' '.join(force)}: appended through the descriptor",
+                   f"rc={p.returncode} {p.stderr!r} {got[:20]!r}")
+    # decryption the same way
+    ct = os.path.join(sub, "in.kuai")
+    run(["encrypt", "-c", "sm4", "-k", k, "-o", ct, src])
+    with open(log, "wb") as f:
+        f.write(b"earlier ")
+    with open(log, "ab") as f:
+        p = subprocess.run([KUAI, "decrypt", "-q", "-k", k, "-o", "/dev/stdout", ct], stdout=f,
+                           stderr=subprocess.PIPE, start_new_session=True)
+    report(p.returncode == 0 and open(log, "rb").read() == b"earlier named descriptors",
+           "decrypt -o /dev/stdout >> log: appended", repr(p.stderr))
+    # a descriptor kuai was not started with
+    p = subprocess.run([KUAI, "encrypt", "-q", "-f", "-c", "sm4", "-k", k, "-o", "/dev/fd/3",
+                        src], stderr=subprocess.PIPE, start_new_session=True)
+    report(p.returncode == EXIT_IO and b"/dev/fd/3" in p.stderr
+           and open(src, "rb").read() == b"named descriptors",
+           "-o /dev/fd/3 with no descriptor 3: refused, the input kept", repr(p.stderr))
+
+
 def wait_tmp(sub, budget=30):
     """Waits until a temporary file exists in sub (kuai blocked on its input)."""
     deadline = time.monotonic() + budget
@@ -1713,6 +1762,7 @@ def main():
         test_short_option_values(d)
         test_closed_std(d)
         test_same_file_stdout(d)
+        test_named_fds(d)
         test_key_file_binary(d)
         test_overwrite(d)
         test_issue15(d)

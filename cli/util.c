@@ -344,7 +344,14 @@ static void tty_unguard(void)
     tty_fd = -1;
 }
 
-/* One line from the terminal with echo off. */
+/* The longest password, from the terminal or KUAI_PASSWORD alike: a longer
+ * one is refused rather than cut (a terminal's password cut to the buffer
+ * would not match the same KUAI_PASSWORD, taken whole). */
+#define PASSWORD_MAX 1024
+
+/* One line from the terminal with echo off; NULL when it is longer than
+ * PASSWORD_MAX (read to its end all the same, so nothing of it is left for
+ * the shell). */
 static char *tty_line(int fd, const char *prompt)
 {
     struct termios old, quiet;
@@ -359,8 +366,9 @@ static char *tty_line(int fd, const char *prompt)
     if (write(fd, prompt, strlen(prompt)) < 0) {
         /* the prompt is a courtesy; reading still works */
     }
-    char *buf = xmalloc(1024);
+    char *buf = xmalloc(PASSWORD_MAX + 1);
     size_t n = 0;
+    int too_long = 0;
     for (;;) {
         char ch;
         ssize_t r = read(fd, &ch, 1);
@@ -368,8 +376,10 @@ static char *tty_line(int fd, const char *prompt)
             continue;
         if (r <= 0 || ch == '\n' || ch == '\r')
             break;
-        if (n + 1 < 1024)
+        if (n < PASSWORD_MAX)
             buf[n++] = ch;
+        else
+            too_long = 1;
     }
     buf[n] = '\0';
     if (have) {
@@ -379,7 +389,17 @@ static char *tty_line(int fd, const char *prompt)
     if (write(fd, "\n", 1) < 0) {
         /* as above */
     }
+    if (too_long) {
+        OPENSSL_cleanse(buf, n);
+        free(buf);
+        return NULL;
+    }
     return buf;
+}
+
+static _Noreturn void password_too_long(void)
+{
+    fail(EXIT_USAGE, "--password: longer than %d bytes", PASSWORD_MAX);
 }
 
 /* The terminal when there is one (the controlling terminal, so it works
@@ -390,8 +410,14 @@ int read_password(int confirm, key_material *km)
     char *pw;
     if (fd >= 0) {
         pw = tty_line(fd, "Password: ");
+        if (!pw)
+            password_too_long();
         if (confirm) {
             char *again = tty_line(fd, "Password (again): ");
+            if (!again) {
+                OPENSSL_cleanse(pw, strlen(pw));
+                password_too_long();
+            }
             int same = !strcmp(pw, again);
             OPENSSL_cleanse(again, strlen(again));
             free(again);
@@ -405,6 +431,8 @@ int read_password(int confirm, key_material *km)
         const char *env = getenv("KUAI_PASSWORD");
         if (!env)
             fail(EXIT_USAGE, "--password: no terminal to ask on, and KUAI_PASSWORD is not set");
+        if (strlen(env) > PASSWORD_MAX)
+            password_too_long();
         pw = strdup(env);
         if (!pw)
             fail(EXIT_INTERNAL, "out of memory");

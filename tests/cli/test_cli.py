@@ -1713,6 +1713,36 @@ def test_password_prompt(d):
     os.unlink(out)
 
 
+def test_password_length(d):
+    """A password is at most 1024 bytes, at the terminal and in
+    KUAI_PASSWORD alike; a longer one is refused (exit 1). The terminal's
+    used to be cut to 1023 bytes silently, so a file encrypted at the prompt
+    did not open with the same password in KUAI_PASSWORD."""
+    src = d.file("pwlen.pt", b"long passwords")
+    out = d.file("pwlen.kuai")
+    longest, over = "L" * 1024, "O" * 1025
+    status, buf = on_pty(["encrypt", "-c", "sm4", "-p", "--scrypt-log2n", "10", "-q", "-o", out,
+                          src], (longest + "\n" + longest + "\n").encode())
+    rc, back, err = run(["decrypt", "-p", out], None, {"KUAI_PASSWORD": longest})
+    report(status == 0 and rc == 0 and back == b"long passwords",
+           "a 1024-byte password typed at the terminal opens with KUAI_PASSWORD",
+           f"{status} {buf[-200:]!r} {rc} {err}")
+    rc, _, err = run(["decrypt", "-p", out], None, {"KUAI_PASSWORD": longest[:1023]})
+    report(rc == EXIT_VERIFY, "a 1023-byte prefix of it does not", f"rc={rc} {err}")
+    os.unlink(out)
+    for label, typed in [("the first", over + "\n"), ("the second", "short\n" + over + "\n")]:
+        status, buf = on_pty(["encrypt", "-c", "sm4", "-p", "--scrypt-log2n", "10", "-q", "-o",
+                              out, src], typed.encode())
+        report(status == EXIT_USAGE and b"longer than 1024 bytes" in buf
+               and not os.path.exists(out) and leftovers(d.path) == [],
+               f"a 1025-byte password at the terminal ({label} prompt): refused",
+               f"{status} {buf[-200:]!r}")
+    rc, _, err = run(["encrypt", "-c", "sm4", "-p", "-o", out, src], None,
+                     {"KUAI_PASSWORD": over})
+    report(rc == EXIT_USAGE and "longer than 1024 bytes" in err and not os.path.exists(out),
+           "a 1025-byte KUAI_PASSWORD: refused", f"rc={rc} {err}")
+
+
 def test_selftest_info_speed(d):
     rc, out, err = run(["selftest"])
     report(rc == 0 and b"PASS" in out and b"FAIL" not in out, "selftest passes", out.decode() + err)
@@ -1778,6 +1808,7 @@ def main():
         test_format_spec(d, supported)
         test_progress(d)
         test_password_prompt(d)
+        test_password_length(d)
         test_refused_before_prompt(d)
         test_polish(d)
         test_completion_names()

@@ -297,12 +297,22 @@ void free_keys(key_material *km)
     memset(km, 0, sizeof *km);
 }
 
-/* While a prompt has the echo off: the terminal and its settings, given
- * back by tty_on_signal when a signal ends the process there (Ctrl-C at the
- * prompt would otherwise leave the shell without echo). */
+/* Every signal whose default action ends the process, but the crashes
+ * (SIGSEGV, SIGBUS, SIGABRT, ... keep their core dump): the temporary
+ * files are removed (catch_signals) and the terminal's echo given back at
+ * a prompt (tty_guard) when one of these ends the process. */
+#define ENDING_SIGNALS                                                                             \
+    SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF,      \
+        SIGXCPU
+
+/* While a prompt has the echo off: the terminal, its settings and the
+ * prompt's, given back by tty_on_signal when a signal ends the process
+ * there (Ctrl-C at the prompt would otherwise leave the shell without
+ * echo), and by tty_on_stop while a stop signal holds it. */
 static volatile sig_atomic_t tty_fd = -1;
-static struct termios tty_saved;
-static const int tty_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+static struct termios tty_saved, tty_quiet;
+static const char *volatile tty_prompt;
+static const int tty_sigs[] = {ENDING_SIGNALS, SIGTSTP, SIGTTIN, SIGTTOU};
 #define N_TTY_SIGS (sizeof tty_sigs / sizeof tty_sigs[0])
 static struct sigaction tty_prev[N_TTY_SIGS];
 static int tty_caught[N_TTY_SIGS];
@@ -321,17 +331,53 @@ static void tty_on_signal(int sig)
     raise(sig);
 }
 
-static void tty_guard(int fd, const struct termios *saved)
+/* Ctrl-Z at the prompt (or a read or write from the background): the
+ * terminal gets its settings back while the process is stopped, as
+ * OpenSSH's readpassphrase does, or the shell would show what is typed
+ * there, and the password typed after fg; once continued, the echo goes off
+ * again, the prompt is repeated and tty_line reads on (its read ends with
+ * EINTR: no SA_RESTART). All here is async-signal-safe. */
+static void tty_on_stop(int sig)
+{
+    int e = errno, fd = tty_fd;
+    struct sigaction dfl, mine;
+    sigset_t set;
+    if (fd >= 0)
+        tcsetattr(fd, TCSAFLUSH, &tty_saved);
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, &mine);
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    raise(sig);                               /* pending: blocked in its own handler */
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL); /* the default action: stopped here */
+    pthread_sigmask(SIG_BLOCK, &set, NULL);   /* continued */
+    sigaction(sig, &mine, NULL);
+    if (fd >= 0) {
+        tcsetattr(fd, TCSAFLUSH, &tty_quiet);
+        const char *p = tty_prompt;
+        if (p && write(fd, p, strlen(p)) < 0) {
+            /* the prompt is a courtesy */
+        }
+    }
+    errno = e;
+}
+
+static void tty_guard(int fd, const struct termios *saved, const struct termios *quiet,
+                      const char *prompt)
 {
     tty_saved = *saved;
+    tty_quiet = *quiet;
+    tty_prompt = prompt;
     tty_fd = fd;
     for (size_t i = 0; i < N_TTY_SIGS; i++) {
         struct sigaction sa;
+        int stop = tty_sigs[i] == SIGTSTP || tty_sigs[i] == SIGTTIN || tty_sigs[i] == SIGTTOU;
         tty_caught[i] = 0;
         if (sigaction(tty_sigs[i], NULL, &tty_prev[i]) != 0 || tty_prev[i].sa_handler == SIG_IGN)
             continue; /* an ignored signal stays ignored */
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = tty_on_signal;
+        sa.sa_handler = stop ? tty_on_stop : tty_on_signal;
         tty_caught[i] = sigaction(tty_sigs[i], &sa, NULL) == 0;
     }
 }
@@ -360,7 +406,7 @@ static char *tty_line(int fd, const char *prompt)
         quiet = old;
         quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
         quiet.c_lflag |= ICANON;
-        tty_guard(fd, &old); /* before the echo goes off */
+        tty_guard(fd, &old, &quiet, prompt); /* before the echo goes off */
         tcsetattr(fd, TCSAFLUSH, &quiet);
     }
     if (write(fd, prompt, strlen(prompt)) < 0) {
@@ -538,10 +584,7 @@ static void catch_signals(void)
     if (done)
         return;
     done = 1;
-    /* every signal whose default action ends the process (but the crashes:
-     * SIGSEGV, SIGBUS, SIGABRT, ... keep their core dump) */
-    int sigs[] = {SIGINT,  SIGTERM, SIGHUP,    SIGPIPE, SIGQUIT, SIGALRM,
-                  SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF, SIGXCPU};
+    int sigs[] = {ENDING_SIGNALS};
     /* past a file size limit (ulimit -f), write fails with EFBIG: an I/O
      * error like a full disk, reported and cleaned up, rather than the
      * signal ending the process with the temporary file in place */

@@ -1686,12 +1686,20 @@ def test_password_prompt(d):
     import termios
     rc, _, _ = run(["encrypt", "-c", "sm4", "-p", "--scrypt-log2n", "10", "-o", out, src], None,
                    {"KUAI_PASSWORD": "pw"})
-    for args, how in ((["encrypt", "-c", "sm4", "-p", "-q", "-o", out + ".2", src], b"\x03"),
-                      (["decrypt", "-q", "-o", out + ".pt", out], b"\x03"),
-                      (["decrypt", "-q", "-o", out + ".pt", out], signal.SIGTERM)):
+    # every signal that ends the process, as for the temporary files: only
+    # INT, TERM, HUP and QUIT gave the echo back
+    import resource
+    others = [signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
+              signal.SIGALRM, signal.SIGPIPE, signal.SIGXCPU, signal.SIGVTALRM, signal.SIGPROF]
+    for args, how in [(["encrypt", "-c", "sm4", "-p", "-q", "-o", out + ".2", src], b"\x03"),
+                      (["decrypt", "-q", "-o", out + ".pt", out], b"\x03")] + [
+                      (["decrypt", "-q", "-o", out + ".pt", out], sig) for sig in others]:
         pid, fd = pty.fork()
         if pid == 0:
             try:
+                resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGQUIT, SIGXCPU
+                signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # Python ignores it
+                signal.alarm(20)  # kept across exec: a prompt waits for nobody
                 os.execv(KUAI, [KUAI] + args)
             finally:
                 os._exit(127)
@@ -1711,6 +1719,79 @@ def test_password_prompt(d):
                f"{args[0]}: {how!r} at the password prompt gives the echo back",
                f"status {st}, echo {echo}, {leftovers(d.path)}")
     os.unlink(out)
+
+
+def test_prompt_stopped(d):
+    """Ctrl-Z at the password prompt, then fg: the terminal has its echo
+    while kuai is stopped, and off again (the prompt repeated) once it goes
+    on; it used to keep the echo off while stopped and, continued, read
+    the password with the echo the shell had turned back on. kuai runs
+    as a job: in its own process group in the foreground of the pty, under
+    a parent of another group (so the group is not orphaned, and a stop
+    signal stops it)."""
+    import termios
+    src = d.file("tstp.pt", b"stopped at the prompt")
+    out = d.file("tstp.kuai")
+    pid, fd = pty.fork()
+    if pid == 0:
+        try:
+            job = os.fork()
+            if job == 0:
+                os.setpgid(0, 0)
+                signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # for tcsetpgrp
+                os.tcsetpgrp(0, os.getpgrp())
+                signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+                signal.alarm(20)  # kept across exec: a prompt waits for nobody
+                os.execv(KUAI, [KUAI, "encrypt", "-c", "sm4", "-p", "--scrypt-log2n", "10",
+                                "-q", "-o", out, src])
+            _, st = os.waitpid(job, 0)
+            os._exit(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 100 + os.WTERMSIG(st))
+        finally:
+            os._exit(127)
+
+    def until(pred, what, budget=10):
+        seen = b""
+        deadline = time.monotonic() + budget
+        while not pred(seen) and time.monotonic() < deadline:
+            import select
+            if select.select([fd], [], [], 0.05)[0]:
+                seen += os.read(fd, 1000)
+        return seen
+
+    def echo():
+        return bool(termios.tcgetattr(fd)[3] & termios.ECHO)
+
+    def state(p):
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return "?"
+
+    buf = until(lambda b: b"Password: " in b, "the prompt")
+    job = os.tcgetpgrp(fd)  # the job's group, its leader kuai
+    echo_at_prompt = echo()
+    os.write(fd, b"\x1a")  # the terminal's suspend character: SIGTSTP to the job
+    deadline = time.monotonic() + 10
+    while state(job) != "T" and time.monotonic() < deadline:
+        time.sleep(0.02)
+    stopped, echo_stopped = state(job) == "T", echo()
+    os.killpg(job, signal.SIGCONT)  # fg
+    buf += until(lambda b: b.count(b"Password: ") >= 2, "the prompt again")
+    echo_again = echo()
+    os.write(fd, b"visiblepw\n")
+    buf += until(lambda b: b"again" in b, "the second prompt")
+    os.write(fd, b"visiblepw\n")
+    status, rest = pty_drain(pid, fd)
+    buf += rest
+    rc, back, err = run(["decrypt", "-p", out], None, {"KUAI_PASSWORD": "visiblepw"})
+    report(not echo_at_prompt and stopped and echo_stopped and not echo_again
+           and buf.count(b"Password: ") == 2 and b"visiblepw" not in buf
+           and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and rc == 0
+           and back == b"stopped at the prompt",
+           "Ctrl-Z at the password prompt: echo back while stopped, off again after fg",
+           f"echo {echo_at_prompt}/{echo_stopped}/{echo_again} stopped={stopped} "
+           f"status={status} {buf!r} rc={rc} {err}")
 
 
 def test_password_length(d):
@@ -1809,6 +1890,7 @@ def main():
         test_progress(d)
         test_password_prompt(d)
         test_password_length(d)
+        test_prompt_stopped(d)
         test_refused_before_prompt(d)
         test_polish(d)
         test_completion_names()

@@ -72,6 +72,8 @@ _Noreturn void fail(int code, const char *fmt, ...) __attribute__((format(printf
  * reading or writing through it is then refused. */
 extern int cli_std_closed[3];
 void cli_std_fds(void);
+/* At startup: no core dump (it would hold keys, passwords, plaintext). */
+void cli_no_core_dumps(void);
 void *xmalloc(size_t n);
 int hex_decode(const char *hex, uint8_t *out, size_t max, size_t *len);
 int parse_cipher(const char *name, kuai_cipher *c);

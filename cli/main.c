@@ -532,6 +532,7 @@ static int cmd_speed(int argc, char **argv)
 int main(int argc, char **argv)
 {
     cli_std_fds(); /* before anything is opened */
+    cli_no_core_dumps();
     if (argc < 2)
         usage_exit(usage_main, EXIT_USAGE);
     const char *cmd = argv[1];

@@ -14,10 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include <openssl/crypto.h>
 
@@ -73,6 +77,29 @@ void cli_std_fds(void)
             fail(EXIT_IO, "descriptor %d is closed and /dev/null cannot be opened", fd);
         cli_std_closed[fd] = 1;
     }
+}
+
+/* Under AddressSanitizer, whose leak check attaches to the process with
+ * ptrace, which a process that is not dumpable refuses. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CLI_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CLI_ASAN 1
+#endif
+#endif
+
+void cli_no_core_dumps(void)
+{
+    /* A core file would hold the key, the password and plaintext: no core
+     * (a hard limit of 0, not raised again), and on Linux not dumpable at
+     * all, which also covers a core_pattern pipe (ignoring the limit) and
+     * keeps other processes of the user from reading its memory. */
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none);
+#if defined(__linux__) && !defined(CLI_ASAN)
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+#endif
 }
 
 void *xmalloc(size_t n)

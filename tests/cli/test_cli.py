@@ -889,6 +889,30 @@ def test_more_signals(d):
                f"rc={p.returncode} {err!r} left={os.listdir(sub)}")
 
 
+def test_no_core_dumps(d):
+    """No core file can hold the key or the plaintext: kuai sets its core
+    size limit, soft and hard, to 0 (and, on Linux, makes itself not
+    dumpable) at startup, whatever limit it was started with."""
+    import resource
+    k = key_hex("sm4")
+    soft, hard = resource.getrlimit(resource.RLIMIT_CORE)
+    p, sub, out, seen = encrypt_from_pipe(
+        d, "nocore", k, stderr=subprocess.DEVNULL,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (hard, hard)))
+    limit = None
+    try:
+        with open(f"/proc/{p.pid}/limits") as f:
+            for line in f:
+                if line.startswith("Max core file size"):
+                    limit = line.split()[4:6]
+    except OSError as e:
+        limit = repr(e)
+    p.stdin.close()
+    p.wait()
+    report(seen and limit == ["0", "0"], "core dumps off (RLIMIT_CORE 0 0)",
+           f"seen={seen} limit={limit} (started with {hard})")
+
+
 _asan = None
 
 
@@ -1881,6 +1905,7 @@ def main():
         test_interrupted(d)
         test_ignored_signals(d)
         test_more_signals(d)
+        test_no_core_dumps(d)
         test_password(d)
         test_roundtrips(d, supported)
         test_tampering(d, supported)

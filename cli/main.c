@@ -470,6 +470,9 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
             fds[i] = open_input(o->inputs[i]);
         for (size_t i = 0; i < o->ninputs; i++) {
             output_open(&os[i], outs[i], o->force);
+            /* DIR/NAME.enc, a link to a terminal: as below */
+            if (os[i].direct && isatty(os[i].fd))
+                fail(EXIT_USAGE, "%s: not writing ciphertext to a terminal", outs[i]);
             output_like_input(&os[i], fds[i]);
         }
         rc = raw_cbc_encrypt_lockstep(o, &km, fds, os, o->ninputs, &pg);

@@ -1818,6 +1818,22 @@ def test_prompt_stopped(d):
            f"status={status} {buf!r} rc={rc} {err}")
 
 
+def test_lockstep_tty(d):
+    """Multi-file CBC --raw encryption (the lockstep path) refuses to write
+    ciphertext to a terminal like every other path (exit 1): an output
+    DIR/NAME.enc that is a link to the terminal was written to."""
+    k = key_hex("sm4")
+    sub = d.file("lockstep-tty")
+    os.makedirs(sub, exist_ok=True)
+    a, b = d.file("lsa.pt", b"first" * 100), d.file("lsb.pt", b"second" * 100)
+    os.symlink("/dev/tty", os.path.join(sub, "lsa.pt.enc"))
+    status, buf = on_pty(["encrypt", "-q", "--raw", "-c", "sm4-cbc", "-k", k, "--iv", "00" * 16,
+                          "-o", sub, a, b])
+    report(status == EXIT_USAGE and b"terminal" in buf and len(buf) < 200
+           and sorted(os.listdir(sub)) == ["lsa.pt.enc"],
+           "lockstep CBC: no ciphertext written to a terminal", repr(buf[:200]))
+
+
 def test_password_length(d):
     """A password is at most 1024 bytes, at the terminal and in
     KUAI_PASSWORD alike; a longer one is refused (exit 1). The terminal's
@@ -1916,6 +1932,7 @@ def main():
         test_password_prompt(d)
         test_password_length(d)
         test_prompt_stopped(d)
+        test_lockstep_tty(d)
         test_refused_before_prompt(d)
         test_polish(d)
         test_completion_names()

@@ -417,9 +417,12 @@ static void tty_unguard(void)
     tty_fd = -1;
 }
 
-/* The longest password, from the terminal or KUAI_PASSWORD alike: a longer
- * one is refused rather than cut (a terminal's password cut to the buffer
- * would not match the same KUAI_PASSWORD, taken whole). */
+/* The longest password typed at the terminal: a longer one is refused
+ * rather than cut (cut, it would not match the same password in
+ * KUAI_PASSWORD). The terminal's own line buffer (4095 bytes on Linux)
+ * drops what goes past it without a word, so the terminal needs a limit
+ * below that; KUAI_PASSWORD has none, so that no file encrypted with a
+ * longer one there becomes one that cannot be opened. */
 #define PASSWORD_MAX 1024
 
 /* One line from the terminal with echo off; NULL when it is longer than
@@ -472,7 +475,9 @@ static char *tty_line(int fd, const char *prompt)
 
 static _Noreturn void password_too_long(void)
 {
-    fail(EXIT_USAGE, "--password: longer than %d bytes", PASSWORD_MAX);
+    fail(EXIT_USAGE,
+         "--password: longer than %d bytes at the terminal (KUAI_PASSWORD takes any length)",
+         PASSWORD_MAX);
 }
 
 /* The terminal when there is one (the controlling terminal, so it works
@@ -504,8 +509,6 @@ int read_password(int confirm, key_material *km)
         const char *env = getenv("KUAI_PASSWORD");
         if (!env)
             fail(EXIT_USAGE, "--password: no terminal to ask on, and KUAI_PASSWORD is not set");
-        if (strlen(env) > PASSWORD_MAX)
-            password_too_long();
         pw = strdup(env);
         if (!pw)
             fail(EXIT_INTERNAL, "out of memory");

@@ -208,17 +208,33 @@ static inline __attribute__((always_inline)) void UBK_STEP128F(UBK_S *s, unsigne
  * XORs, more operations, but its chain from kx to kx is 3 (the flip, a
  * lookup, a sum) where the frames' is 5, PK1's shuffle first. With one
  * (vpternlogd), a select by the rows [4] picks the lookups' halves (V
- * from the rows [5]): 3 shuffles, the select and 2 XORs, chain 3.
+ * from the rows [5]): 3 shuffles, the select and 2 XORs, chain 3. Where
+ * the including file defines UBK_LUT32(idx, lo, hi), a 32-entry lookup of
+ * lo's 16 bytes then hi's, V carries 0x10 at Tk's nibbles (rows [6]) and
+ * one lookup does both tables: 2 shuffles and 2 XORs.
  */
 static inline __attribute__((always_inline)) void UBK_DRIFT128_INIT(UBK_S *s)
 {
+#ifdef UBK_LUT32
+    s->kx = UBK_OP(xor)(s->k0, UBK_OP(row16)(ub_ks128d[6][0]));
+#else
     s->kx = UBK_OP(xor)(s->k0, UBK_OP(row16)(ub_ks128d[UBK_OP(has_xor3) ? 5 : 0][0]));
+#endif
 }
 
 static inline __attribute__((always_inline)) void UBK_DRIFT128_STEP(UBK_S *s, unsigned r)
 {
     /* R_{r-1} in U_r's order, from U_{r-2} */
     const UBK_T w = UBK_OP(shuf8)(s->k1, UBK_OP(row16)(ub_ks128d[1][r - 1]));
+#ifdef UBK_LUT32
+    {
+        const UBK_T g = UBK_LUT32(s->kx, s->sbox, s->tk);
+        s->kx = UBK_OP(xor3)(w, UBK_OP(row16)(ub_ks128d[6][r]), g);
+        s->k1 = s->k0;
+        s->k0 = UBK_OP(xor)(w, g);
+        return;
+    }
+#endif
     if (UBK_OP(has_xor3)) {
         /* vpternlogd: a select costs what the 0x80 flip does, and takes
          * the flip off the chain */
@@ -264,6 +280,7 @@ static inline __attribute__((always_inline)) void UBK_STEP_ANY(UBK_S *s, unsigne
 
 #undef UBK_DRIFT128_INIT
 #undef UBK_DRIFT128_STEP
+#undef UBK_LUT32
 #undef UBK_CAT
 #undef UBK_CAT_
 #undef UBK_S

@@ -32,25 +32,6 @@
     } while (0)
 #include "ublock_expand_nib_w.h"
 
-/* The same for the one-shot calls' rows on the stack (ublock_ll_oneshot.h's
- * ks_ll), in the frames where a three-input XOR is: there drifting made
- * one key's one-shot decryption of 4 blocks slower on avx512 (190 -> 198
- * TSC cycles) and faster on avx2 (274 -> 260; Xeon, Sapphire Rapids),
- * where kuai_key_init and a decryption gained on both */
-#define UBE_FN ub_expand_nib_xf
-#define UBE_KS128_FRAMES v128_has_xor3
-#define UBE_S ub_ks
-#define UBE_T v128
-#define UBE_OP(op) KUAI_V(v128, op)
-#define UBE_ROW(p) v128_load(p)
-#define UBE_N 1
-#define UBE_PUT(p, off, x, y)                                                                      \
-    do {                                                                                           \
-        v128_storeu((p)[0] + (off), x);                                                            \
-        v128_storeu((p)[0] + (off) + 16, y);                                                       \
-    } while (0)
-#include "ublock_expand_nib_w.h"
-
 static inline __attribute__((always_inline)) void ub_expand_nib(ublock_sched *s, kuai_cipher c,
                                                                 const uint8_t *key)
 {

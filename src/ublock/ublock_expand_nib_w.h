@@ -21,10 +21,13 @@
  * unrolled too, measured level or slower in the rows that use the key at
  * once; 256/256's made kuai_key_init_multi of two keys 1.27x slower.) UBE_STORE_NOW (optional):
  * each round's rows stored as it is made, not a round late (below).
- * UBE_KS128_FRAMES (optional, 0 or 1): 1 runs uBlock-128/128 in the two
- * frames (ub_ks_step128f) instead of drifting (ub_ks128d): AVX2's several
- * keys on ymm, where the drift measured slower (below).
+ * UBE_KS128_FRAMES (optional, 0 or 1): 1 runs uBlock-128/128's key setup
+ * in the two frames (ub_ks_step128f) instead of drifting (ub_ks128d):
+ * AVX2's several keys on ymm, where the drift measured slower (below).
  */
+#ifndef UBE_KS128_FRAMES
+#define UBE_KS128_FRAMES 0
+#endif
 
 /* the schedule's steps for UBE_S (ublock_ks_step.h's names: ub_ks_stepf,
  * ub_ksy_frames, ...) */
@@ -40,8 +43,10 @@
 
 /* The rows alone: schedule j's kernel form at llk[j] (17 or 25 rows of
  * 32 bytes), from the state ks (the one-shot calls' stack copy takes this;
- * UBE_FN below, the key's own). */
-static inline __attribute__((always_inline)) void UBE_ROWS_FN(uint8_t *const *llk, UBE_S *ks)
+ * UBE_FN below, the key's own); frames (a constant at each call): 1 runs
+ * uBlock-128/128 in the two frames, 0 drifting. */
+static inline __attribute__((always_inline)) void UBE_ROWS_FN(uint8_t *const *llk, UBE_S *ks,
+                                                              int frames)
 {
     /* Round r's row p: the key register's natural nibble order to the
      * low-latency kernel's load layout (ublock_ll.h's load128: the high
@@ -65,9 +70,6 @@ static inline __attribute__((always_inline)) void UBE_ROWS_FN(uint8_t *const *ll
      * including file defines UBE_STORE_NOW (ublock_avx2_keys4.c: its pairs
      * of states spill, and the kept rows spilled more: four keys 116 ->
      * 118 / 172 -> 179 / 116 -> 120 so). */
-#ifndef UBE_KS128_FRAMES
-#define UBE_KS128_FRAMES 0
-#endif
 #ifdef UBE_STORE_NOW
 #define UBE_DEFER 0
 #else
@@ -143,7 +145,7 @@ static inline __attribute__((always_inline)) void UBE_ROWS_FN(uint8_t *const *ll
         }
         if (UBE_DEFER)
             UBE_STORE128(24, 1);
-    } else if (UBE_KS128_FRAMES) {
+    } else if (frames) {
         /* uBlock-128/128's two frames (ub_ks_step128f): round r's K0||K1
          * is in the swapped frame for odd r, K2||K3 in the other */
         UBE_FRAMES128(ks);
@@ -185,7 +187,6 @@ static inline __attribute__((always_inline)) void UBE_ROWS_FN(uint8_t *const *ll
 #undef UBE_KEEP
 #undef UBE_DEFER
 #undef UBE_STORE_NOW
-#undef UBE_KS128_FRAMES
 }
 
 static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s, UBE_S *ks)
@@ -209,7 +210,7 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
         sj->rounds = rounds;
         llk[j] = sj->ext + UBLOCK_LLK_OFF;
     }
-    UBE_ROWS_FN(llk, ks);
+    UBE_ROWS_FN(llk, ks, UBE_KS128_FRAMES);
     for (int j = 0; j < UBE_N; j++) {
         ublock_sched *sj = s[j];
         __asm__("" : "+r"(sj)); /* as above */
@@ -233,3 +234,4 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
 #undef UBE_DRIFT128_INIT
 #undef UBE_DRIFT128_STEP
 #undef UBE_ROWS_FN
+#undef UBE_KS128_FRAMES

@@ -59,10 +59,14 @@ UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
     ub_ks ks;
     ub_ks_init(&ks, c, key);
     if (c != KUAI_UBLOCK_256_256) {
-        /* key setup's rows (ublock_expand_nib_w.h: the schedule in its two
-         * frames), the stored form the kernels read, here on the stack */
+        /* key setup's rows (ublock_expand_nib_w.h), the stored form the
+         * kernels read, here on the stack */
         uint8_t *const rows[1] = {(uint8_t *)kc->v};
-        ub_expand_nib_xf_rows(rows, &ks);
+        /* in the frames where a three-input XOR is: drifting made one
+         * key's one-shot decryption of 4 blocks slower on avx512 (190 ->
+         * 198 TSC cycles) and faster on avx2 (274 -> 260; Xeon, Sapphire
+         * Rapids), where kuai_key_init and a decryption gained on both */
+        ub_expand_nib_x_rows(rows, &ks, v128_has_xor3);
     } else {
         const v128 qv = v128_load(ublock_llk_p[0][0]);
         const v128 p0 = v128_shuf8(qv, v128_load(ub256_tab[UB256_TO_L]));

@@ -100,6 +100,15 @@ class Dir:
                 f.write(data)
         return p
 
+    def subdir(self, name, data):
+        """A new directory under this one holding in.pt (data); returns
+        (the directory, in.pt's path)."""
+        sub = self.file(name)
+        os.makedirs(sub, exist_ok=True)
+        with open(os.path.join(sub, "in.pt"), "wb") as f:
+            f.write(data)
+        return sub, os.path.join(sub, "in.pt")
+
     def read(self, name):
         with open(os.path.join(self.path, name), "rb") as f:
             return f.read()
@@ -648,11 +657,7 @@ def test_short_option_values(d):
     next argument ("-o abcde=zzz" took "zzz" as the output; "-j 1 -o a=2",
     "2" as the thread count)."""
     k = key_hex("sm4")
-    sub = d.file("shortopt")
-    os.makedirs(sub, exist_ok=True)
-    src = os.path.join(sub, "in.pt")
-    with open(src, "wb") as f:
-        f.write(b"short options")
+    sub, src = d.subdir("shortopt", b"short options")
     for label, args, out in [("-o abcde=zzz", ["-o", "abcde=zzz"], "abcde=zzz"),
                              ("-j 1 -o a=2", ["-j", "1", "-o", "a=2"], "a=2")]:
         p = subprocess.run([KUAI, "encrypt", "-c", "sm4", "-k", k] + args + ["in.pt"], cwd=sub,
@@ -671,11 +676,7 @@ def test_closed_std(d):
     file's (mkostemp), so kuai encrypted its own empty output, exit 0.
     Inputs and outputs named on the command line work as ever."""
     k = key_hex("sm4")
-    sub = d.file("closedstd")
-    os.makedirs(sub, exist_ok=True)
-    src = os.path.join(sub, "in.pt")
-    with open(src, "wb") as f:
-        f.write(b"closed descriptors")
+    sub, src = d.subdir("closedstd", b"closed descriptors")
     out = os.path.join(sub, "out.kuai")
     for label, args, close, code, needle in [
             ("<&-: standard input", ["-o", out], (0,), EXIT_IO, "standard input"),
@@ -764,11 +765,7 @@ def test_named_fds(d):
     descriptor kuai was not started with is refused (exit 2): /dev/fd/3
     was kuai's own input, replaced under -f."""
     k = key_hex("sm4")
-    sub = d.file("namedfd")
-    os.makedirs(sub, exist_ok=True)
-    src = os.path.join(sub, "in.pt")
-    with open(src, "wb") as f:
-        f.write(b"named descriptors")
+    sub, src = d.subdir("namedfd", b"named descriptors")
     log = os.path.join(sub, "log")
     for name, fd in [("/dev/stdout", 1), ("/dev/fd/1", 1), ("/proc/self/fd/1", 1),
                      ("/dev/fd/3", 3), ("/proc/self/fd/3", 3)]:

@@ -28,7 +28,9 @@ set(CPACK_PACKAGE_VENDOR "kuai")
 set(KUAI_DEB_MAINTAINER "kuai maintainers <kuai@localhost>" CACHE STRING
   "Maintainer of the Debian packages of make deb")
 set(CPACK_PACKAGE_CONTACT "${KUAI_DEB_MAINTAINER}")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "fast, constant-time block ciphers: uBlock, SM4, AES")
+# No CPACK_PACKAGE_DESCRIPTION_SUMMARY: CPack's DEB generator puts it in
+# front of every component's description, so all six packages had one
+# synopsis; each component's description below starts with its own.
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_COMPONENTS_ALL lib dev tool provider)
 if(TARGET kuai_file_shared)

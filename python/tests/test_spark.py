@@ -133,6 +133,10 @@ def test_arrow_layer_errors():
             ks.encrypt_arrow(ct, bytes(32), "ublock-256-256", m)
         with pytest.raises(ValueError, match="128-bit-block"):
             ks.encrypt("c", bytes(32), cipher="ublock-256-256", mode=m)
+    # aad with CBC: refused when the Column is made, not when the query runs
+    for fn in (ks.encrypt, ks.decrypt, ks.try_decrypt):
+        with pytest.raises(ValueError, match="GCM only"):
+            fn("c", KEY16, cipher="sm4", mode="cbc", aad=b"x")
     with pytest.raises(ValueError, match="hex") as e:
         ks.encrypt_arrow(ct, "0123456789abcdeg", "sm4")
     assert "0123456789abcdeg" not in str(e.value)  # a key never goes into a message

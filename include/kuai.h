@@ -263,9 +263,12 @@ KUAI_API int kuai_gcm_decrypt(const kuai_key *k, const uint8_t *iv, size_t iv_le
  * Streaming GCM: init, any number of aad calls, any number of update calls
  * of any lengths (one direction per message), then final. The context keeps
  * a pointer to the key, which must stay set up until final; it allocates
- * nothing and may be copied. final wipes the context whatever its result;
- * kuai_gcm_wipe abandons a message. A call out of order (aad after data,
- * mixed directions, use after final) gives KUAI_ERR_ARG.
+ * nothing and may be copied. final wipes the context whatever the tag's
+ * verdict; a final refused before the tag is made (a tag length or pointer
+ * refused, the wrong direction, a key no longer set up) changes nothing, as
+ * any refused call, and kuai_gcm_wipe then abandons the message. A call out
+ * of order (aad after data, mixed directions, use after final) gives
+ * KUAI_ERR_ARG.
  *
  * WARNING: kuai_gcm_decrypt_update releases plaintext before the tag is
  * checked. Nothing it returns may be used, shown or acted on until

@@ -414,18 +414,23 @@ int kuai_file_open_chunk(const kuai_file_keys *k, uint64_t idx, int last, const 
     int rc = chunk_args(k, last, in, len, out);
     if (rc)
         return rc;
-    if (!last)
-        return open_one(k, idx, 0, in, len, out);
-    /* A final chunk that fails may be a non-final one: the file was cut at
-     * a chunk boundary. Opening in place would leave nothing to check that
-     * on, so there the tag is checked first. */
-    int overlap = out < in + sealed_len && in < out + len;
-    rc = overlap ? verify_chunk(k, idx, 1, in, len) : open_one(k, idx, 1, in, len, out);
-    if (rc == KUAI_ERR_AUTH && verify_chunk(k, idx, 0, in, len) == 0)
-        rc = KUAI_ERR_TRUNCATED;
-    if (!rc && overlap)
-        rc = open_one(k, idx, 1, in, len, out);
-    if (rc && !overlap)
+    if (!last) {
+        rc = open_one(k, idx, 0, in, len, out);
+    } else {
+        /* A final chunk that fails may be a non-final one: the file was cut
+         * at a chunk boundary. Opening in place would leave nothing to
+         * check that on, so there the tag is checked first. */
+        int overlap = out < in + sealed_len && in < out + len;
+        rc = overlap ? verify_chunk(k, idx, 1, in, len) : open_one(k, idx, 1, in, len, out);
+        if (rc == KUAI_ERR_AUTH && verify_chunk(k, idx, 0, in, len) == 0)
+            rc = KUAI_ERR_TRUNCATED;
+        if (!rc && overlap)
+            rc = open_one(k, idx, 1, in, len, out);
+    }
+    /* out is zeros unless the tag verifies (kuai_file.h), in place too
+     * (the ciphertext there): the encrypt-then-MAC chunks of uBlock-256/256
+     * are checked before anything is written, and in place nothing was */
+    if (rc)
         OPENSSL_cleanse(out, len);
     return rc;
 }

@@ -363,13 +363,15 @@ static void gcm_first_data(kuai_gcm_ctx *c, const uint8_t *ks, const uint8_t *in
     if (!enc) { /* GHASH takes the ciphertext: read before out (which may be in) is written */
         if (whole)
             ghash_blocks(c, in, whole);
-        memcpy(c->priv_part, in + 16 * whole, rest);
+        if (rest) /* in may be NULL when len is 0 (kuai.h): no memcpy from it */
+            memcpy(c->priv_part, in + 16 * whole, rest);
     }
     xor_bytes(out, in, ks, len);
     if (enc) {
         if (whole)
             ghash_blocks(c, out, whole);
-        memcpy(c->priv_part, out + 16 * whole, rest);
+        if (rest)
+            memcpy(c->priv_part, out + 16 * whole, rest);
     }
     if (rest)
         memcpy(c->priv_ks, ks + 16 * whole, 16);

@@ -454,6 +454,31 @@ static void test_chunks(void)
               "%s: final chunk in place", ciphers[ci].name);
         CHECK(kuai_file_open_chunk(&r, 9, 1, buf, TAG - 1, buf) == KUAI_ERR_TRUNCATED,
               "shorter than a tag");
+        /* A failed open leaves zeros in out (kuai_file.h), out of place and
+         * in place, final and not: uBlock-256/256's chunks are checked
+         * before anything is written, and an in-place final chunk too, so
+         * out once kept what it held (0x55s, or the ciphertext). */
+        for (int last = 0; last < 2; last++) {
+            const size_t n = last ? 1000 : CH, nb = n + TAG;
+            uint8_t *other = xalloc(KUAI_FILE_SEALED_SIZE);
+            memcpy(buf, pt, n);
+            CHECK(kuai_file_seal_chunk(&k, 3, last, buf, n, buf) == 0, "seal");
+            buf[nb - 1] ^= 1; /* the tag */
+            memset(other, 0x55, n);
+            rc = kuai_file_open_chunk(&r, 3, last, buf, nb, other);
+            int nz = 0;
+            for (size_t j = 0; j < n; j++)
+                nz |= other[j];
+            CHECK(rc == KUAI_ERR_AUTH && !nz, "%s: failed open, last %d, out of place: %d%s",
+                  ciphers[ci].name, last, rc, nz ? ", out not zeros" : "");
+            rc = kuai_file_open_chunk(&r, 3, last, buf, nb, buf);
+            nz = 0;
+            for (size_t j = 0; j < n; j++)
+                nz |= buf[j];
+            CHECK(rc == KUAI_ERR_AUTH && !nz, "%s: failed open, last %d, in place: %d%s",
+                  ciphers[ci].name, last, rc, nz ? ", out not zeros" : "");
+            free(other);
+        }
         kuai_file_keys_wipe(&k);
         kuai_file_keys_wipe(&r);
         CHECK(kuai_file_seal_chunk(&k, 0, 1, buf, 0, buf) == KUAI_ERR_ARG, "wiped keys refused");

@@ -53,16 +53,16 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 set(CPACK_DEBIAN_LIB_PACKAGE_NAME libkuai${KUAI_SOVERSION})
 set(CPACK_DEBIAN_LIB_PACKAGE_SECTION libs)
 set(CPACK_COMPONENT_LIB_DESCRIPTION "fast, constant-time block ciphers: uBlock, SM4, AES (shared library)
- kuai is a C11 library of the block ciphers uBlock (128/128, 128/256,
- 256/256), SM4 and AES in ECB, CBC, CTR, GCM and multi-key modes, with a
- backend per instruction set chosen at run time.")
+kuai is a C11 library of the block ciphers uBlock (128/128, 128/256,
+256/256), SM4 and AES in ECB, CBC, CTR, GCM and multi-key modes, with a
+backend per instruction set chosen at run time.")
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libkuai-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libkuai${KUAI_SOVERSION} (= ${PROJECT_VERSION})")
 set(CPACK_COMPONENT_DEV_DESCRIPTION "fast, constant-time block ciphers: uBlock, SM4, AES (development files)
- Header, static library, pkg-config file (kuai.pc) and CMake package
- (find_package(kuai), target kuai::kuai) of the kuai library.")
+Header, static library, pkg-config file (kuai.pc) and CMake package
+(find_package(kuai), target kuai::kuai) of the kuai library.")
 
 set(CPACK_DEBIAN_FILELIB_PACKAGE_NAME libkuai-file${KUAI_SOVERSION})
 set(CPACK_DEBIAN_FILELIB_PACKAGE_SECTION libs)
@@ -71,33 +71,33 @@ set(CPACK_DEBIAN_FILELIB_PACKAGE_SECTION libs)
 # the build directory as where dpkg-shlibdeps finds the library.
 set(CPACK_DEBIAN_FILELIB_PACKAGE_DEPENDS "libkuai${KUAI_SOVERSION} (= ${PROJECT_VERSION})")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CMAKE_BINARY_DIR})
-set(CPACK_COMPONENT_FILELIB_DESCRIPTION "the .kuai encrypted container format of kuai (shared library)
- kuai_file reads and writes the authenticated, chunked .kuai files of the
- kuai command (uBlock, SM4 or AES; a raw key or a scrypt password) from a
- C API, over libkuai and OpenSSL's libcrypto.")
+set(CPACK_COMPONENT_FILELIB_DESCRIPTION "encrypted .kuai container format of kuai (shared library)
+kuai_file reads and writes the authenticated, chunked .kuai files of the
+kuai command (uBlock, SM4 or AES; a raw key or a scrypt password) from a
+C API, over libkuai and OpenSSL's libcrypto.")
 
 set(CPACK_DEBIAN_FILEDEV_PACKAGE_NAME libkuai-file-dev)
 set(CPACK_DEBIAN_FILEDEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_FILEDEV_PACKAGE_DEPENDS
   "libkuai-file${KUAI_SOVERSION} (= ${PROJECT_VERSION}), libkuai-dev (= ${PROJECT_VERSION}), libssl-dev (>= 3)")
-set(CPACK_COMPONENT_FILEDEV_DESCRIPTION "the .kuai encrypted container format of kuai (development files)
- Header kuai_file.h, static library, pkg-config file (kuai-file.pc) and
- CMake component (find_package(kuai COMPONENTS file), target
- kuai::kuai_file) of the kuai_file library.")
+set(CPACK_COMPONENT_FILEDEV_DESCRIPTION "encrypted .kuai container format of kuai (development files)
+Header kuai_file.h, static library, pkg-config file (kuai-file.pc) and
+CMake component (find_package(kuai COMPONENTS file), target
+kuai::kuai_file) of the kuai_file library.")
 
 set(CPACK_DEBIAN_TOOL_PACKAGE_NAME kuai)
 set(CPACK_DEBIAN_TOOL_PACKAGE_SECTION utils)
 set(CPACK_COMPONENT_TOOL_DESCRIPTION "file encryption with uBlock, SM4 and AES (command-line tool)
- The kuai command: authenticated encrypted containers, openssl-enc
- compatible raw modes, self-test and benchmark of the kuai library.")
+The kuai command: authenticated encrypted containers, openssl-enc
+compatible raw modes, self-test and benchmark of the kuai library.")
 
 set(CPACK_DEBIAN_PROVIDER_PACKAGE_NAME kuai-openssl-provider)
 set(CPACK_DEBIAN_PROVIDER_PACKAGE_SECTION libs)
 set(CPACK_COMPONENT_PROVIDER_DESCRIPTION "OpenSSL 3 provider for uBlock, SM4 and AES from kuai
- kuai.so in OpenSSL's module directory: UBLOCK-*, SM4-* (with SM4-GCM) and
- AES-* ciphers under the property provider=kuai for every libcrypto program.
- An openssl.cnf that prefers it is in
- /usr/share/doc/kuai-openssl-provider/examples.")
+kuai.so in OpenSSL's module directory: UBLOCK-*, SM4-* (with SM4-GCM) and
+AES-* ciphers under the property provider=kuai for every libcrypto program.
+An openssl.cnf that prefers it is in
+/usr/share/doc/kuai-openssl-provider/examples.")
 
 # The shared libraries' packages refresh ld.so's cache through dpkg's
 # ldconfig trigger, as Debian policy 8.1.1 asks (CPack's own postinst and

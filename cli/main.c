@@ -229,9 +229,27 @@ static long parse_num(const char *s, const char *what, long lo, long hi)
     return v;
 }
 
+/* An option that takes a value, given twice, is refused: the second would
+ * silently win (two keys, two ciphers or two outputs in one command line
+ * are a script's mistake, not a choice). */
+static const char *once(const char *prev, const char *value, const char *name)
+{
+    if (prev)
+        fail(EXIT_USAGE, "%s given twice", name);
+    return value;
+}
+
+/* once for an option whose value is a number: *given says it was seen */
+static void once_flag(int *given, const char *name)
+{
+    if (*given)
+        fail(EXIT_USAGE, "%s given twice", name);
+    *given = 1;
+}
+
 static void parse_crypt_opts(int argc, char **argv, cli_opts *o)
 {
-    int threads_given = 0;
+    int threads_given = 0, cost_given = 0;
     o->inputs = calloc((size_t)argc + 1, sizeof *o->inputs);
     if (!o->inputs)
         fail(EXIT_INTERNAL, "out of memory");
@@ -246,27 +264,28 @@ static void parse_crypt_opts(int argc, char **argv, cli_opts *o)
         } else if (is_flag(a, "-h", "--help")) {
             usage_exit(o->decrypt ? usage_decrypt : usage_encrypt, 0);
         } else if (is_opt(a, "-c", "--cipher")) {
-            o->cipher_arg = opt_value(argc, argv, &i, "--cipher");
+            o->cipher_arg = once(o->cipher_arg, opt_value(argc, argv, &i, "--cipher"), "--cipher");
         } else if (is_opt(a, "-k", "--key")) {
-            o->key_hex = opt_value(argc, argv, &i, "--key");
+            o->key_hex = once(o->key_hex, opt_value(argc, argv, &i, "--key"), "--key");
         } else if (is_opt(a, NULL, "--key-file")) {
-            o->key_file = opt_value(argc, argv, &i, "--key-file");
+            o->key_file = once(o->key_file, opt_value(argc, argv, &i, "--key-file"), "--key-file");
         } else if (is_opt(a, "-p", "--password")) {
             if (strchr(a, '='))
                 fail(EXIT_USAGE, "--password takes no value (it asks, or reads KUAI_PASSWORD)");
             o->password = 1;
         } else if (is_opt(a, NULL, "--scrypt-log2n")) {
+            once_flag(&cost_given, "--scrypt-log2n");
             o->scrypt_log2n = (int)parse_num(opt_value(argc, argv, &i, "--scrypt-log2n"),
                                              "--scrypt-log2n", SCRYPT_LOG2N_MIN, SCRYPT_LOG2N_MAX);
         } else if (is_opt(a, "-o", "--output")) {
-            o->out = opt_value(argc, argv, &i, "--output");
+            o->out = once(o->out, opt_value(argc, argv, &i, "--output"), "--output");
         } else if (is_opt(a, "-j", "--threads")) {
+            once_flag(&threads_given, "-j/--threads");
             o->threads =
                 (unsigned)parse_num(opt_value(argc, argv, &i, "--threads"), "-j/--threads", 1, 64);
-            threads_given = 1;
         } else if (!strncmp(a, "-j", 2) && a[2]) {
+            once_flag(&threads_given, "-j/--threads");
             o->threads = (unsigned)parse_num(a + 2, "-j/--threads", 1, 64);
-            threads_given = 1;
         } else if (is_flag(a, "-f", "--force")) {
             o->force = 1;
         } else if (is_flag(a, "-q", "--quiet")) {
@@ -274,7 +293,7 @@ static void parse_crypt_opts(int argc, char **argv, cli_opts *o)
         } else if (is_flag(a, NULL, "--raw")) {
             o->raw = 1;
         } else if (is_opt(a, NULL, "--iv")) {
-            o->iv_hex = opt_value(argc, argv, &i, "--iv");
+            o->iv_hex = once(o->iv_hex, opt_value(argc, argv, &i, "--iv"), "--iv");
         } else if (is_flag(a, NULL, "--nopad") || is_flag(a, NULL, "--no-pad")) {
             o->nopad = 1;
         } else {
@@ -283,6 +302,11 @@ static void parse_crypt_opts(int argc, char **argv, cli_opts *o)
     }
     if (!threads_given)
         o->threads = default_threads();
+    /* the cost of a new password file: decryption reads it from the header,
+     * and a key has none (it was taken and ignored) */
+    if (cost_given && (o->decrypt || !o->password || o->raw))
+        fail(EXIT_USAGE, "--scrypt-log2n goes with encrypt --password (decrypt reads the cost "
+                         "from the header)");
     /* an empty name (a script's unset variable) is no file: said before any
      * input is read, not as an open's ENOENT after it */
     if (o->out && !*o->out)

@@ -651,6 +651,35 @@ def test_flag_values(d):
                f"{flag} refused: the flag takes no value", f"rc={rc} {err!r}")
 
 
+def test_options_twice(d):
+    """An option that takes a value, given twice, is refused (exit 1,
+    nothing written): the last used to win silently (two keys in one
+    command line). --scrypt-log2n goes with encrypt --password only: with
+    --key, --raw or on decrypt it used to be taken and ignored."""
+    k = key_hex("sm4")
+    k2 = "ff" + k[2:]
+    src = d.file("twice.pt", b"options twice")
+    out = d.file("twice.out")
+    iv = "00" * 16
+    for label, args in [
+            ("-k twice", ["encrypt", "-c", "sm4", "-k", k, "-k", k2, "-o", out, src]),
+            ("-c twice", ["encrypt", "-c", "sm4", "-c", "aes-128", "-k", k, "-o", out, src]),
+            ("-o twice", ["encrypt", "-c", "sm4", "-k", k, "-o", out, "-o", out + "2", src]),
+            ("--iv twice", ["encrypt", "--raw", "-c", "sm4-cbc", "-k", k, "--iv", iv, "--iv", iv,
+                            "-o", out, src]),
+            ("-j twice", ["encrypt", "-c", "sm4", "-k", k, "-j", "1", "-j2", "-o", out, src]),
+            ("--scrypt-log2n twice", ["encrypt", "-c", "sm4", "-p", "--scrypt-log2n", "10",
+                                      "--scrypt-log2n", "11", "-o", out, src]),
+            ("--scrypt-log2n with --key", ["encrypt", "-c", "sm4", "-k", k, "--scrypt-log2n",
+                                           "10", "-o", out, src]),
+            ("--scrypt-log2n on decrypt", ["decrypt", "-p", "--scrypt-log2n", "10", "-o", out,
+                                           src])]:
+        rc, o_, err = run(args, None, {"KUAI_PASSWORD": "pw"})
+        report(rc == EXIT_USAGE and not os.path.exists(out) and not o_
+               and ("twice" in err or "goes with encrypt --password" in err),
+               f"{label}: refused", f"rc={rc} {err!r}")
+
+
 def test_short_option_values(d):
     """A short option's value is the next argument, whatever it holds: the
     long name's length was used to look for "=" after "-o", reading into the
@@ -1910,6 +1939,7 @@ def main():
         test_help()
         test_errors(d, supported)
         test_flag_values(d)
+        test_options_twice(d)
         test_short_option_values(d)
         test_closed_std(d)
         test_same_file_stdout(d)

@@ -352,3 +352,24 @@ def test_key_freed():
     tracemalloc.stop()
     assert cur < 2000 * 8192 // 10  # 8 KiB schedules, not kept
     del weakref
+
+
+@pytest.mark.parametrize("mode", [modes.CTR(bytes(16)), modes.CBC(bytes(16)), modes.ECB(),
+                                  modes.GCM(bytes(12))])
+def test_contexts_are_made_by_encryptor_only(mode):
+    # A context type inherited object's tp_new: type(ctx)() and pickle's
+    # protocols 0 and 1 made a context without key or lock, whose first
+    # update() or finalize() crashed the interpreter.
+    import copy
+    import pickle
+
+    c = kuai.Cipher("sm4", KEY)
+    for ctx in (c.encryptor(mode), c.decryptor(mode)):
+        with pytest.raises(TypeError, match="Cipher.encryptor"):
+            type(ctx)()
+        for proto in range(pickle.HIGHEST_PROTOCOL + 1):
+            with pytest.raises(TypeError, match="cannot pickle"):
+                pickle.dumps(ctx, proto)
+        with pytest.raises(TypeError):
+            copy.copy(ctx)
+        assert len(ctx.update(bytes(32))) == 32  # still works

@@ -221,7 +221,8 @@ static PyGetSetDef gcm_getset[] = {
     {"tag", gcm_get_tag, NULL, "the 16-byte tag, after finalize() (encryptor)", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
-static PyType_Slot gcm_slots[] = {{Py_tp_dealloc, gcm_dealloc},
+static PyType_Slot gcm_slots[] = {{Py_tp_new, kpy_ctx_no_new},
+                                  {Py_tp_dealloc, gcm_dealloc},
                                   {Py_tp_methods, gcm_methods},
                                   {Py_tp_getset, gcm_getset},
                                   {Py_tp_doc, "A streaming GCM encryptor or decryptor."},

@@ -125,6 +125,7 @@ typedef struct {
 } CtxUpdate;
 
 CtxObject *kpy_ctx_new(PyObject *tp, PyObject *keyobj);
+PyObject *kpy_ctx_no_new(PyTypeObject *tp, PyObject *args, PyObject *kwds);
 void kpy_ctx_free(PyObject *o);
 void kpy_ctx_lock(CtxObject *c);
 int kpy_ctx_check(const CtxObject *c);

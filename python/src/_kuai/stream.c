@@ -31,6 +31,22 @@ CtxObject *kpy_ctx_new(PyObject *tp, PyObject *keyobj)
     return c;
 }
 
+/* The tp_new of both context types: a context is made by Cipher.encryptor()
+ * / decryptor() (kpy_stream, kpy_gcm_stream) only. Without a tp_new of its
+ * own, a type made by PyType_FromSpec inherits object's: type(ctx)() and
+ * pickle's protocols 0 and 1 (copyreg._reconstructor) then made a context
+ * without key or lock, and its first call crashed the interpreter. With this
+ * one, pickle refuses a context at every protocol ("cannot pickle"). */
+PyObject *kpy_ctx_no_new(PyTypeObject *tp, PyObject *args, PyObject *kwds)
+{
+    (void)tp;
+    (void)args;
+    (void)kwds;
+    PyErr_SetString(PyExc_TypeError,
+                    "cannot create a kuai context directly: use Cipher.encryptor() or decryptor()");
+    return NULL;
+}
+
 /* The end of a dealloc, once the type has wiped its own state. */
 void kpy_ctx_free(PyObject *o)
 {
@@ -302,7 +318,8 @@ static PyMethodDef stream_methods[] = {
     {"finalize", stream_py_finalize, METH_NOARGS, "finalize() -> b''"},
     {NULL, NULL, 0, NULL}};
 
-static PyType_Slot stream_slots[] = {{Py_tp_dealloc, stream_dealloc},
+static PyType_Slot stream_slots[] = {{Py_tp_new, kpy_ctx_no_new},
+                                     {Py_tp_dealloc, stream_dealloc},
                                      {Py_tp_methods, stream_methods},
                                      {Py_tp_doc, "An ECB/CBC/CTR encryptor or decryptor."},
                                      {0, NULL}};

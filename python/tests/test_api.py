@@ -373,3 +373,46 @@ def test_contexts_are_made_by_encryptor_only(mode):
         with pytest.raises(TypeError):
             copy.copy(ctx)
         assert len(ctx.update(bytes(32))) == 32  # still works
+
+
+def test_keyword_arguments_as_cryptography():
+    # cryptography's signatures take their arguments by name too
+    # (AESGCM(k).encrypt(nonce, data, associated_data=None) is common); the
+    # C methods took them by position only (TypeError: takes no keyword
+    # arguments).
+    from cryptography.hazmat.primitives.ciphers import aead as caead
+
+    key, nonce, iv = bytes(range(16)), bytes(12), bytes(16)
+    want = caead.AESGCM(key).encrypt(nonce, b"data", associated_data=b"ad")
+    g = aead.AESGCM(key)
+    assert g.encrypt(nonce, b"data", associated_data=b"ad") == want
+    assert g.encrypt(nonce=nonce, data=b"data", associated_data=b"ad") == want
+    assert g.decrypt(nonce, data=want, associated_data=b"ad") == b"data"
+    assert g.encrypt(nonce, b"", associated_data=None) == caead.AESGCM(key).encrypt(nonce, b"", None)
+    with pytest.raises(TypeError, match="associated_data"):
+        g.encrypt(nonce, b"data")  # required, as in cryptography
+    with pytest.raises(TypeError, match="unexpected keyword argument 'aad'"):
+        g.encrypt(nonce, b"data", aad=None)
+    with pytest.raises(TypeError, match="multiple values for argument 'data'"):
+        g.encrypt(nonce, b"data", None, data=b"x")
+    with pytest.raises(TypeError, match="at most 3 arguments"):
+        g.encrypt(nonce, b"data", None, None)
+
+    c = kuai.Cipher("aes", key)
+    cc = CCipher(algorithms.AES(key), cmodes.CTR(iv)).encryptor()
+    e = c.encryptor(modes.CTR(iv))
+    assert e.update(data=b"abc") == cc.update(data=b"abc")
+    buf, cbuf = bytearray(5), bytearray(5)
+    assert e.update_into(data=b"defgh", buf=buf) == cc.update_into(data=b"defgh", buf=cbuf) == 5
+    assert buf == cbuf
+    with pytest.raises(TypeError, match="missing required argument 'buf'"):
+        e.update_into(b"x")
+
+    enc = c.encryptor(modes.GCM(nonce))
+    enc.authenticate_additional_data(data=b"ad")
+    ct = enc.update(data=b"data") + enc.finalize()
+    assert ct + enc.tag == want
+    dec = c.decryptor(modes.GCM(nonce))
+    dec.authenticate_additional_data(b"ad")
+    assert dec.update(ct) == b"data"
+    dec.finalize_with_tag(tag=enc.tag)

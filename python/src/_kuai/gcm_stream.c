@@ -26,9 +26,14 @@ static void gcm_done(GcmObject *g)
     Py_CLEAR(g->base.keyobj);
 }
 
-static PyObject *gcm_py_aad(PyObject *o, PyObject *data)
+static PyObject *gcm_py_aad(PyObject *o, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    static const char *const names[] = {"data"};
     GcmObject *g = (GcmObject *)o;
+    PyObject *data;
+    if (kpy_args("authenticate_additional_data", args, nargs, kwnames, names, 1, 1, &data) < 0) {
+        return NULL;
+    }
     Py_buffer db;
     if (get_ro(data, &db, "data") < 0) {
         return NULL;
@@ -98,14 +103,16 @@ static Py_ssize_t gcm_update(CtxObject *c, const uint8_t *in, size_t len, uint8_
 
 static const CtxUpdate gcm_ops = {gcm_out_len, gcm_update};
 
-static PyObject *gcm_py_update(PyObject *o, PyObject *data)
+static PyObject *gcm_py_update(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
 {
-    return kpy_ctx_update(o, data, &gcm_ops);
+    return kpy_ctx_update(o, args, nargs, kwnames, &gcm_ops);
 }
 
-static PyObject *gcm_py_update_into(PyObject *o, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *gcm_py_update_into(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
 {
-    return kpy_ctx_update_into(o, args, nargs, &gcm_ops);
+    return kpy_ctx_update_into(o, args, nargs, kwnames, &gcm_ops);
 }
 
 /* Decryptor: checks tag (tag_len bytes); encryptor: tag is NULL. */
@@ -146,9 +153,15 @@ static PyObject *gcm_py_finalize(PyObject *o, PyObject *unused)
     return gcm_final(g, g->tag, g->tag_len);
 }
 
-static PyObject *gcm_py_finalize_with_tag(PyObject *o, PyObject *tagobj)
+static PyObject *gcm_py_finalize_with_tag(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames)
 {
+    static const char *const names[] = {"tag"};
     GcmObject *g = (GcmObject *)o;
+    PyObject *tagobj;
+    if (kpy_args("finalize_with_tag", args, nargs, kwnames, names, 1, 1, &tagobj) < 0) {
+        return NULL;
+    }
     if (g->enc) {
         PyErr_SetString(PyExc_ValueError, "finalize_with_tag is for decryption (encryptors: "
                                           "finalize(), then .tag)");
@@ -206,15 +219,16 @@ static void gcm_dealloc(PyObject *o)
 }
 
 static PyMethodDef gcm_methods[] = {
-    {"authenticate_additional_data", gcm_py_aad, METH_O,
-     "authenticate_additional_data(data): AAD, before any update"},
-    {"update", gcm_py_update, METH_O, "update(data) -> bytes"},
-    {"update_into", (PyCFunction)(void (*)(void))gcm_py_update_into, METH_FASTCALL,
+    {"authenticate_additional_data", (PyCFunction)(void (*)(void))gcm_py_aad,
+     METH_FASTCALL | METH_KEYWORDS, "authenticate_additional_data(data): AAD, before any update"},
+    {"update", (PyCFunction)(void (*)(void))gcm_py_update, METH_FASTCALL | METH_KEYWORDS,
+     "update(data) -> bytes"},
+    {"update_into", (PyCFunction)(void (*)(void))gcm_py_update_into, METH_FASTCALL | METH_KEYWORDS,
      "update_into(data, buf) -> int (buf may be data: in place)"},
     {"finalize", gcm_py_finalize, METH_NOARGS,
      "finalize() -> b''; a decryptor checks the tag of GCM(nonce, tag): InvalidTag"},
-    {"finalize_with_tag", gcm_py_finalize_with_tag, METH_O,
-     "finalize_with_tag(tag) -> b'' (decryptor); InvalidTag"},
+    {"finalize_with_tag", (PyCFunction)(void (*)(void))gcm_py_finalize_with_tag,
+     METH_FASTCALL | METH_KEYWORDS, "finalize_with_tag(tag) -> b'' (decryptor); InvalidTag"},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef gcm_getset[] = {

@@ -144,25 +144,27 @@ static void gcm_args_release(Py_buffer *nb, Py_buffer *db, Py_buffer *ab)
 }
 
 /* The arguments of gcm_encrypt and gcm_decrypt, (nonce, data,
- * associated_data or None), as views; 0, or -1 with nothing held. */
-static int gcm_args(const KeyObject *k, PyObject *const *args, Py_ssize_t nargs, const char *what,
-                    Py_buffer *nb, Py_buffer *db, Py_buffer *ab)
+ * associated_data or None), all three required as in cryptography's AEAD
+ * classes, by position or by name; as views; 0, or -1 with nothing held. */
+static int gcm_args(const KeyObject *k, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                    const char *what, Py_buffer *nb, Py_buffer *db, Py_buffer *ab)
 {
-    if (nargs != 3) {
-        PyErr_Format(PyExc_TypeError, "%s(nonce, data, associated_data) takes 3 arguments", what);
+    static const char *const names[] = {"nonce", "data", "associated_data"};
+    PyObject *a[3];
+    if (kpy_args(what, args, nargs, kwnames, names, 3, 3, a) < 0) {
         return -1;
     }
     if (kpy_check_gcm_key(k) < 0) {
         return -1;
     }
-    if (get_ro(args[0], nb, "nonce") < 0) {
+    if (get_ro(a[0], nb, "nonce") < 0) {
         return -1;
     }
-    if (get_ro(args[1], db, "data") < 0) {
+    if (get_ro(a[1], db, "data") < 0) {
         PyBuffer_Release(nb);
         return -1;
     }
-    if (get_ro_opt(args[2], ab, "associated_data") < 0) {
+    if (get_ro_opt(a[2], ab, "associated_data") < 0) {
         PyBuffer_Release(nb);
         PyBuffer_Release(db);
         return -1;
@@ -175,11 +177,12 @@ static int gcm_args(const KeyObject *k, PyObject *const *args, Py_ssize_t nargs,
 }
 
 /* encrypt(nonce, data, associated_data) -> ciphertext || tag(16) */
-static PyObject *key_gcm_encrypt(PyObject *o, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *key_gcm_encrypt(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
 {
     KeyObject *k = (KeyObject *)o;
     Py_buffer nb, db, ab;
-    if (gcm_args(k, args, nargs, "encrypt", &nb, &db, &ab) < 0) {
+    if (gcm_args(k, args, nargs, kwnames, "encrypt", &nb, &db, &ab) < 0) {
         return NULL;
     }
     PyObject *r = NULL;
@@ -199,11 +202,12 @@ static PyObject *key_gcm_encrypt(PyObject *o, PyObject *const *args, Py_ssize_t 
 }
 
 /* decrypt(nonce, data, associated_data) -> plaintext; InvalidTag */
-static PyObject *key_gcm_decrypt(PyObject *o, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *key_gcm_decrypt(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
 {
     KeyObject *k = (KeyObject *)o;
     Py_buffer nb, db, ab;
-    if (gcm_args(k, args, nargs, "decrypt", &nb, &db, &ab) < 0) {
+    if (gcm_args(k, args, nargs, kwnames, "decrypt", &nb, &db, &ab) < 0) {
         return NULL;
     }
     PyObject *r = NULL;
@@ -231,9 +235,9 @@ static PyObject *key_gcm_decrypt(PyObject *o, PyObject *const *args, Py_ssize_t 
 }
 
 static PyMethodDef key_methods[] = {
-    {"gcm_encrypt", (PyCFunction)(void (*)(void))key_gcm_encrypt, METH_FASTCALL,
+    {"gcm_encrypt", (PyCFunction)(void (*)(void))key_gcm_encrypt, METH_FASTCALL | METH_KEYWORDS,
      "gcm_encrypt(nonce, data, associated_data) -> ciphertext || tag"},
-    {"gcm_decrypt", (PyCFunction)(void (*)(void))key_gcm_decrypt, METH_FASTCALL,
+    {"gcm_decrypt", (PyCFunction)(void (*)(void))key_gcm_decrypt, METH_FASTCALL | METH_KEYWORDS,
      "gcm_decrypt(nonce, ciphertext || tag, associated_data) -> plaintext (InvalidTag)"},
     {"gcm_encrypt_batch", (PyCFunction)(void (*)(void))kpy_gcm_encrypt_batch,
      METH_VARARGS | METH_KEYWORDS, "gcm_encrypt_batch(nonces, datas, aad=None) -> list[bytes]"},

@@ -82,6 +82,11 @@ extern PyObject *kpy_GcmType;
 /* Raises the exception for a kuai error code (InvalidTag for
  * KUAI_ERR_AUTH); returns NULL. */
 PyObject *kpy_raise(int err, const char *what);
+/* The arguments of a METH_FASTCALL | METH_KEYWORDS method into out[0..n-1],
+ * by position or by names[i]; the first nreq required, the rest NULL when
+ * not given. 0, or -1 (TypeError raised). */
+int kpy_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+             const char *const *names, int n, int nreq, PyObject **out);
 
 /* key.c */
 extern PyType_Spec kpy_key_spec;
@@ -129,9 +134,10 @@ PyObject *kpy_ctx_no_new(PyTypeObject *tp, PyObject *args, PyObject *kwds);
 void kpy_ctx_free(PyObject *o);
 void kpy_ctx_lock(CtxObject *c);
 int kpy_ctx_check(const CtxObject *c);
-PyObject *kpy_ctx_update(PyObject *o, PyObject *data, const CtxUpdate *u);
+PyObject *kpy_ctx_update(PyObject *o, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                         const CtxUpdate *u);
 PyObject *kpy_ctx_update_into(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
-                              const CtxUpdate *u);
+                              PyObject *kwnames, const CtxUpdate *u);
 
 /* ------------------------------------------------------- buffer helpers */
 

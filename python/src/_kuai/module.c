@@ -44,6 +44,48 @@ PyObject *kpy_raise(int err, const char *what)
     return NULL;
 }
 
+/* The arguments of a METH_FASTCALL | METH_KEYWORDS method into out[0..n-1]:
+ * by position or by the name names[i] (cryptography's parameter names, so
+ * that encrypt(nonce, data, associated_data=None) or update_into(data=...,
+ * buf=...) work as there); the first nreq are required, the others left
+ * NULL when not given. 0, or -1 with TypeError raised. */
+int kpy_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+             const char *const *names, int n, int nreq, PyObject **out)
+{
+    if (nargs > n) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %d arguments (%zd given)", fn, n, nargs);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        out[i] = i < nargs ? args[i] : NULL;
+    }
+    Py_ssize_t nkw = kwnames != NULL ? PyTuple_Size(kwnames) : 0;
+    for (Py_ssize_t j = 0; j < nkw; j++) {
+        PyObject *kw = PyTuple_GetItem(kwnames, j);
+        int i = 0;
+        while (i < n && PyUnicode_CompareWithASCIIString(kw, names[i]) != 0) {
+            i++;
+        }
+        if (i == n) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fn, kw);
+            return -1;
+        }
+        if (out[i] != NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fn,
+                         names[i]);
+            return -1;
+        }
+        out[i] = args[nargs + j];
+    }
+    for (int i = 0; i < nreq; i++) {
+        if (out[i] == NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fn, names[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------- module functions */
 
 static PyObject *mod_backends(PyObject *mod, PyObject *arg)

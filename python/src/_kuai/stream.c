@@ -78,9 +78,15 @@ int kpy_ctx_check(const CtxObject *c)
 }
 
 /* update(data) -> bytes */
-PyObject *kpy_ctx_update(PyObject *o, PyObject *data, const CtxUpdate *u)
+PyObject *kpy_ctx_update(PyObject *o, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                         const CtxUpdate *u)
 {
+    static const char *const names[] = {"data"};
     CtxObject *c = (CtxObject *)o;
+    PyObject *data;
+    if (kpy_args("update", args, nargs, kwnames, names, 1, 1, &data) < 0) {
+        return NULL;
+    }
     Py_buffer db;
     if (get_ro(data, &db, "data") < 0) {
         return NULL;
@@ -102,18 +108,19 @@ PyObject *kpy_ctx_update(PyObject *o, PyObject *data, const CtxUpdate *u)
 
 /* update_into(data, buf) -> int: the bytes written into buf */
 PyObject *kpy_ctx_update_into(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
-                              const CtxUpdate *u)
+                              PyObject *kwnames, const CtxUpdate *u)
 {
+    static const char *const names[] = {"data", "buf"};
     CtxObject *c = (CtxObject *)o;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "update_into(data, buf) takes 2 arguments");
+    PyObject *a[2];
+    if (kpy_args("update_into", args, nargs, kwnames, names, 2, 2, a) < 0) {
         return NULL;
     }
     Py_buffer db, ob;
-    if (get_ro(args[0], &db, "data") < 0) {
+    if (get_ro(a[0], &db, "data") < 0) {
         return NULL;
     }
-    if (PyObject_GetBuffer(args[1], &ob, PyBUF_WRITABLE) < 0) {
+    if (PyObject_GetBuffer(a[1], &ob, PyBUF_WRITABLE) < 0) {
         if (PyErr_ExceptionMatches(PyExc_TypeError) || PyErr_ExceptionMatches(PyExc_BufferError)) {
             PyErr_SetString(PyExc_TypeError,
                             "buf must be a writable, C-contiguous bytes-like object (bytearray, "
@@ -260,14 +267,16 @@ static Py_ssize_t stream_update(CtxObject *c, const uint8_t *in, size_t len, uin
 
 static const CtxUpdate stream_ops = {stream_out_len, stream_update};
 
-static PyObject *stream_py_update(PyObject *o, PyObject *data)
+static PyObject *stream_py_update(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
 {
-    return kpy_ctx_update(o, data, &stream_ops);
+    return kpy_ctx_update(o, args, nargs, kwnames, &stream_ops);
 }
 
-static PyObject *stream_py_update_into(PyObject *o, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *stream_py_update_into(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames)
 {
-    return kpy_ctx_update_into(o, args, nargs, &stream_ops);
+    return kpy_ctx_update_into(o, args, nargs, kwnames, &stream_ops);
 }
 
 static void stream_clear(StreamObject *s)
@@ -312,8 +321,10 @@ static void stream_dealloc(PyObject *o)
 }
 
 static PyMethodDef stream_methods[] = {
-    {"update", stream_py_update, METH_O, "update(data) -> bytes"},
-    {"update_into", (PyCFunction)(void (*)(void))stream_py_update_into, METH_FASTCALL,
+    {"update", (PyCFunction)(void (*)(void))stream_py_update, METH_FASTCALL | METH_KEYWORDS,
+     "update(data) -> bytes"},
+    {"update_into", (PyCFunction)(void (*)(void))stream_py_update_into,
+     METH_FASTCALL | METH_KEYWORDS,
      "update_into(data, buf) -> int: the output written into buf (zero copies; buf may be data)"},
     {"finalize", stream_py_finalize, METH_NOARGS, "finalize() -> b''"},
     {NULL, NULL, 0, NULL}};

@@ -223,18 +223,27 @@ def _named(udf, name: str):
     return udf
 
 
-def _check_aad(mode: str, aad: Any) -> None:
-    """aad is for GCM: refused for CBC when the call is made (for a Column,
-    on the driver), not when the rows run."""
-    if aad is not None and mode != "gcm":
+def _check_aad(mode: str, aad: Any) -> Optional[bytes]:
+    """aad is bytes, for GCM: refused for CBC or as anything but a bytes-like
+    object when the call is made (for a Column, on the driver), not when the
+    rows run; copied then, so that a bytearray changed afterwards does not
+    change what the query uses."""
+    if aad is None:
+        return None
+    if mode != "gcm":
         raise ValueError("aad is for GCM only (as with Spark's aes_encrypt)")
+    try:
+        return bytes(memoryview(aad))
+    except TypeError:
+        raise TypeError(f"aad must be bytes (a bytes-like object), not {type(aad).__name__}; "
+                        "for text pass its UTF-8 bytes, aad.encode()") from None
 
 
 def encrypt(col: Any, key: Any, cipher: str = "sm4", mode: str = "gcm", aad: Any = None):
     """A Column: col (string or binary) encrypted, as binary. NULL -> NULL."""
     key = _key_bytes(key)
     cid, m = _check(cipher, mode, key)
-    _check_aad(m, aad)
+    aad = _check_aad(m, aad)
 
     def run(arr):
         return _encrypt(_as_array(arr), _kuai.Key(cid, key), m, aad)
@@ -250,7 +259,7 @@ def decrypt(col: Any, key: Any, cipher: str = "sm4", mode: str = "gcm", aad: Any
     aes_decrypt; "null": it becomes NULL, as try_aes_decrypt."""
     key = _key_bytes(key)
     cid, m = _check(cipher, mode, key)
-    _check_aad(m, aad)
+    aad = _check_aad(m, aad)
     raise_ = _on_error(on_error)
 
     def run(arr):

@@ -137,6 +137,10 @@ def test_arrow_layer_errors():
     for fn in (ks.encrypt, ks.decrypt, ks.try_decrypt):
         with pytest.raises(ValueError, match="GCM only"):
             fn("c", KEY16, cipher="sm4", mode="cbc", aad=b"x")
+        # and aad that is not bytes (a str: Spark's aes_encrypt takes its
+        # UTF-8 bytes) likewise: it failed in the Python worker as the query ran
+        with pytest.raises(TypeError, match="aad must be bytes"):
+            fn("c", KEY16, cipher="sm4", mode="gcm", aad="header")
     with pytest.raises(ValueError, match="hex") as e:
         ks.encrypt_arrow(ct, "0123456789abcdeg", "sm4")
     assert "0123456789abcdeg" not in str(e.value)  # a key never goes into a message

@@ -20,7 +20,7 @@ it. See docs/spark.md."""
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 import pyarrow as pa
@@ -278,13 +278,18 @@ def try_decrypt(col: Any, key: Any, cipher: str = "sm4", mode: str = "gcm", aad:
 # SQL
 
 
-def _const(arr: pa.Array, what: str) -> Any:
-    """The one value of a per-row argument (SQL passes literals as columns)."""
-    arr = _as_array(arr)
-    u = arr.unique()
-    if len(u) != 1 or not u.is_valid()[0].as_py():
-        raise ValueError(f"kuai SQL functions: {what} must be one non-NULL value for all rows")
-    return u[0].as_py()
+def _values(arr: Any, what: str) -> List[Any]:
+    """The distinct values of a per-row argument (SQL passes literals as
+    columns: one value); NULL refused."""
+    u = _as_array(arr).unique()
+    if u.null_count:
+        raise ValueError(f"kuai SQL functions: {what} is NULL in a row")
+    return u.to_pylist()
+
+
+# Key schedules a SQL function keeps between batches (per-row keys: the
+# most recent ones).
+_SQL_CACHE = 64
 
 
 def _sql(conf_keys: Dict[str, str], op: str, raise_: bool):
@@ -295,16 +300,41 @@ def _sql(conf_keys: Dict[str, str], op: str, raise_: bool):
         if kk not in cache:
             kb = _key_bytes(key, conf_keys)
             cid, m = _check(cipher, mode, kb)
+            if len(cache) >= _SQL_CACHE:
+                cache.clear()
             cache[kk] = (_kuai.Key(cid, kb), m)
         return cache[kk]
 
-    def run(col, key, cipher=None, mode=None):
-        col = _as_array(col)
-        k, m = key_of(_const(key, "key"), _const(cipher, "cipher") if cipher is not None
-                      else "sm4", _const(mode, "mode") if mode is not None else "gcm")
+    def one(col: pa.Array, key: Any, cipher: str, mode: str) -> pa.Array:
+        k, m = key_of(key, cipher, mode)
         if op == "enc":
             return _encrypt(col, k, m, None)
         return _decrypt(col, k, m, None, raise_)
+
+    def run(col, key, cipher=None, mode=None):
+        col = _as_array(col)
+        args = [(key, "key", None), (cipher, "cipher", "sm4"), (mode, "mode", "gcm")]
+        distinct = [[d] if a is None else _values(a, w) for a, w, d in args]
+        if all(len(v) == 1 for v in distinct):  # literals, 'conf:NAME': one call
+            return one(col, *(v[0] for v in distinct))
+        # Values that change from row to row (a key column, as Spark's
+        # aes_encrypt takes): the rows of each (key, cipher, mode) in one
+        # call, put back in order. Before, such a batch was refused, and the
+        # same query passed or failed with how Spark cut the rows into batches.
+        n = len(col)
+        if n == 0:
+            return pa.array([], pa.large_binary())
+        per_row = [[d] * n if a is None else _as_array(a).to_pylist() for a, _, d in args]
+        groups: Dict[Tuple[Any, Any, Any], List[int]] = {}
+        for i, t in enumerate(zip(*per_row)):
+            groups.setdefault(t, []).append(i)
+        parts, order = [], []
+        for t, rows in groups.items():
+            parts.append(one(col.take(pa.array(rows, pa.int64())), *t))
+            order.extend(rows)
+        back = np.empty(n, dtype=np.int64)
+        back[np.asarray(order, dtype=np.int64)] = np.arange(n, dtype=np.int64)
+        return pa.concat_arrays(parts).take(pa.array(back))
 
     return run
 

@@ -101,8 +101,9 @@ typedef struct kuai_key {
  * KUAI_BACKEND only when KUAI_ALLOW_LEAKY_BACKENDS=1 is set too, else
  * KUAI_ERR_BACKEND; kuai_key_init_backend names it without that. Both
  * variables read as unset in set-user-ID/set-group-ID programs
- * (secure_getenv), and are read once per process, at the first key setup
- * or one-shot call. Does not allocate. */
+ * (secure_getenv), and are read once per process, at the first key setup,
+ * one-shot call or kuai_backends call (the list and the choice are made
+ * together). Does not allocate. */
 KUAI_API int kuai_key_init(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len);
 /* Key setup with a named backend ("ref", "ssse3", "avx2", ...). */
 KUAI_API int kuai_key_init_backend(kuai_key *k, kuai_cipher c, const uint8_t *key, size_t key_len,

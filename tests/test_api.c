@@ -857,6 +857,16 @@ void test_api_env(void)
         if (CHECK_RC(kuai_key_init(k, c, keybytes, ks), KUAI_OK, what))
             CHECK(strcmp(kuai_key_backend(k), "ref") == 0, "%s: picked \"%s\"", what,
                   kuai_key_backend(k));
+        /* kuai_backends reads them too (kuai.h): a program that lists the
+         * backends before its first key setup has had its choice made. */
+        env_backend("ref", NULL);
+        (void)kuai_backends(c, NULL, 0);
+        unsetenv("KUAI_BACKEND");
+        snprintf(what, sizeof what, "%s: kuai_key_init, KUAI_BACKEND=ref read by kuai_backends",
+                 cn);
+        if (CHECK_RC(kuai_key_init(k, c, keybytes, ks), KUAI_OK, what))
+            CHECK(strcmp(kuai_key_backend(k), "ref") == 0, "%s: picked \"%s\"", what,
+                  kuai_key_backend(k));
         kuai_key_wipe(k);
     }
     /* Which backends leak: ttable, and none of the constant-time ones. */

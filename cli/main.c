@@ -472,8 +472,9 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
         }
     }
 
-    /* The keys last: a run refused anyway (an output that exists, a
-     * terminal) is refused before the password is asked for. */
+    /* The keys last: a run refused anyway (an output that exists, or in a
+     * directory missing or not writable, a terminal) is refused before the
+     * password is asked for. */
     key_material km;
     size_t want = o->cipher ? kuai_key_size(o->cipher) : 0;
     load_keys(o, &km, o->password ? 0 : want);

@@ -739,7 +739,19 @@ int output_check(const char *path, int force)
         return 0;
     char *target;
     struct stat st;
-    output_classify(path, force, &target, &st);
+    out_kind kind = output_classify(path, force, &target, &st);
+    if (kind != OUT_DIRECT) {
+        /* The temporary file goes next to the target: a directory that is
+         * missing or not writable is said now, before the password is asked
+         * for or any input read, not when output_open makes that file. */
+        char *d = strdup(target ? target : path);
+        if (!d)
+            fail(EXIT_INTERNAL, "out of memory");
+        int e = faccessat(AT_FDCWD, dirname(d), W_OK | X_OK, 0) == 0 ? 0 : errno;
+        free(d);
+        if (e)
+            fail(EXIT_IO, "%s: cannot create a temporary file next to it: %s", path, strerror(e));
+    }
     free(target);
     return 0;
 }

@@ -1007,6 +1007,47 @@ def test_refused_before_prompt(d):
         want = EXIT_USAGE if not args else EXIT_IO
         report(code == want and b"Password" not in buf and d.read("rbp.out") == b"exists",
                f"{label}: refused before the password prompt", f"status={code} {buf!r}")
+    # An output that cannot be created (its directory missing, or not
+    # writable) is refused before the prompt too: it used to be found only
+    # when the temporary file was made, after the password was typed (twice
+    # when encrypting). Unwritable: as nobody when root (root writes anywhere).
+    locked = os.path.join(d.path, "rbp-locked")
+    os.mkdir(locked)
+    os.chmod(locked, 0o555)
+    as_nobody = os.geteuid() == 0
+    exe = KUAI
+    if as_nobody:
+        exe = os.path.join(tempfile.mkdtemp(prefix="kuai-rbp-"), "kuai")
+        shutil.copy(KUAI, exe)  # the build tree may be closed to nobody
+        os.chmod(os.path.dirname(exe), 0o755)
+        os.chmod(src, 0o644)
+        os.chmod(d.path, 0o755)
+    kuai_enc = [exe, "encrypt", "-c", "sm4", "-p", "--scrypt-log2n", "10"]
+    for label, args, drop in [
+            ("output directory missing", kuai_enc + ["-o", os.path.join(d.path, "rbp-none", "x")],
+             False),
+            ("output directory not writable", kuai_enc + ["-o", os.path.join(locked, "x")],
+             as_nobody),
+            ("decrypt: output directory missing",
+             [exe, "decrypt", "-p", "-o", os.path.join(d.path, "rbp-none", "x"), src], False)]:
+        pid, fd = pty.fork()
+        if pid == 0:
+            try:
+                signal.alarm(5)
+                if drop:
+                    os.setgid(65534)
+                    os.setuid(65534)
+                os.execve(exe, args + ([] if "decrypt" in args else [src]), dict(os.environ))
+            finally:
+                os._exit(127)
+        status, buf = pty_drain(pid, fd)
+        code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
+        report(code == EXIT_IO and b"Password" not in buf and b"rbp-" in buf
+               and not os.listdir(locked), f"{label}: refused before the password prompt",
+               f"status={code} {buf!r}")
+    os.chmod(locked, 0o755)
+    if exe != KUAI:
+        shutil.rmtree(os.path.dirname(exe), ignore_errors=True)
 
 
 def test_errors(d, supported):

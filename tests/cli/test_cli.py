@@ -121,6 +121,15 @@ def test_help():
         if cmd:
             rc2, out2, _ = run(["help"] + cmd)
             report(rc2 == 0 and out2 == out, f"kuai help {cmd[0]}", f"rc={rc2}")
+    # kuai --help's line on decrypt: it said "writes nothing unless the input
+    # verifies", which standard output (written a verified chunk at a time,
+    # test_tampering) does not keep; it must say where that holds
+    rc, out, err = run(["--help"])
+    line = out[out.find(b"  decrypt "):]
+    line = line[:line.find(b"\n  speed")]
+    report(rc == 0 and b"writes nothing unless" not in line and b"standard output" in line,
+           "kuai --help: decrypt's promise as kept (a file; standard output chunk by chunk)",
+           repr(line))
     rc, out, err = run(["--version"])
     report(rc == 0 and out.startswith(b"kuai "), "version", err)
     rc, out, err = run([])

@@ -45,6 +45,10 @@ static _Noreturn void derive_fail(const kuai_file_params *p)
 
 /* ---- the pipeline ---- */
 
+/* Results of a chunk followed by too few bytes for another (slot.frag),
+ * beside the library's negative codes. */
+enum { RC_CUT_IN_NEXT = 1, RC_APPENDED = 2 };
+
 enum { SLOT_FREE, SLOT_FILLED, SLOT_BUSY, SLOT_DONE };
 
 typedef struct slot {
@@ -53,6 +57,7 @@ typedef struct slot {
     size_t in_len, out_len;
     uint64_t idx;
     int last, state, rc;
+    size_t frag; /* decrypt: the input ends this many bytes (1..15) after this full chunk */
 } slot;
 
 typedef struct pipeline {
@@ -106,7 +111,20 @@ static void *pl_worker(void *arg)
         /* In place where possible: half the memory traffic. The last chunk
          * is opened out of place so that its ciphertext survives a failure
          * for the truncation check below. */
-        if (p->decrypt) {
+        if (p->decrypt && s->frag) {
+            /* Fewer bytes than a tag after this full chunk: the file was cut
+             * inside the next chunk (this one verifies as non-final), or
+             * they were added after this, its final chunk. Opened out of
+             * place to try both; nothing of it is written. */
+            s->res = s->out;
+            s->rc = kuai_file_open_chunk(p->fk, s->idx, 0, s->in, s->in_len, s->out);
+            if (!s->rc)
+                s->rc = RC_CUT_IN_NEXT;
+            else if (s->rc == KUAI_ERR_AUTH &&
+                     kuai_file_open_chunk(p->fk, s->idx, 1, s->in, s->in_len, s->out) == 0)
+                s->rc = RC_APPENDED;
+            s->out_len = 0;
+        } else if (p->decrypt) {
             s->res = s->last ? s->out : s->in;
             s->rc = kuai_file_open_chunk(p->fk, s->idx, s->last, s->in, s->in_len, s->res);
             s->out_len = s->in_len - TAG_SIZE;
@@ -117,7 +135,15 @@ static void *pl_worker(void *arg)
         }
         pthread_mutex_lock(&p->mu);
         s->state = SLOT_DONE;
-        if (s->rc == KUAI_ERR_TRUNCATED)
+        if (s->rc == RC_CUT_IN_NEXT)
+            pl_error(p, EXIT_VERIFY,
+                     "%s: truncated: the file ends %zu byte%s into chunk %llu, before its tag",
+                     p->in_name, s->frag, s->frag == 1 ? "" : "s", (unsigned long long)s->idx + 1);
+        else if (s->rc == RC_APPENDED)
+            pl_error(p, EXIT_VERIFY,
+                     "%s: data appended after the last chunk (chunk %llu): %zu byte%s", p->in_name,
+                     (unsigned long long)s->idx, s->frag, s->frag == 1 ? "" : "s");
+        else if (s->rc == KUAI_ERR_TRUNCATED)
             pl_error(p, EXIT_VERIFY,
                      "%s: truncated: the file ends after chunk %llu, which is not its last chunk",
                      p->in_name, (unsigned long long)s->idx);
@@ -166,22 +192,27 @@ static void *pl_writer(void *arg)
     return NULL;
 }
 
-/* Reads whole chunks, looking one byte ahead to know which is the last. */
+/* Reads whole chunks, looking ahead to know which is the last: one byte
+ * when encrypting; a tag's worth when decrypting, so that a file ending
+ * fewer bytes than a tag after a full chunk is known before that chunk is
+ * opened (and opened as both, to tell a cut from bytes appended). */
 typedef struct chunk_reader {
     int fd;
-    int has_peek;
-    uint8_t peek;
+    size_t ahead; /* how far to look: 1, or TAG_SIZE */
+    size_t npeek; /* bytes looked at, the start of the next chunk */
+    uint8_t peek[TAG_SIZE];
 } chunk_reader;
 
 /* Fills buf with up to want bytes; *last is set when the input ends right
- * after them. Returns the byte count or -1 (errno set). */
-static ssize_t read_chunk(chunk_reader *r, uint8_t *buf, size_t want, int *last)
+ * after them, *frag to the count (1..ahead-1) when it ends that many bytes
+ * after them (those are then dropped: not a chunk). Returns the byte count
+ * or -1 (errno set). */
+static ssize_t read_chunk(chunk_reader *r, uint8_t *buf, size_t want, int *last, size_t *frag)
 {
-    size_t got = 0;
-    if (r->has_peek) {
-        buf[got++] = r->peek;
-        r->has_peek = 0;
-    }
+    size_t got = r->npeek;
+    memcpy(buf, r->peek, r->npeek);
+    r->npeek = 0;
+    *frag = 0;
     ssize_t n = read_full(r->fd, buf + got, want - got);
     if (n < 0)
         return -1;
@@ -190,11 +221,15 @@ static ssize_t read_chunk(chunk_reader *r, uint8_t *buf, size_t want, int *last)
         *last = 1;
         return (ssize_t)got;
     }
-    n = read_full(r->fd, &r->peek, 1);
+    n = read_full(r->fd, r->peek, r->ahead);
     if (n < 0)
         return -1;
-    r->has_peek = n == 1;
-    *last = !r->has_peek;
+    if ((size_t)n < r->ahead && n > 0) {
+        *frag = (size_t)n;
+        n = 0;
+    }
+    r->npeek = (size_t)n;
+    *last = n == 0;
     return (ssize_t)got;
 }
 
@@ -242,25 +277,25 @@ static int run_pipeline(const file_keys *fk, int decrypt, chunk_reader *rd, cons
         if (stop)
             break;
         int last = 0;
-        ssize_t n = read_chunk(rd, s->in, want, &last);
+        size_t frag = 0;
+        ssize_t n = read_chunk(rd, s->in, want, &last, &frag);
         pthread_mutex_lock(&p->mu);
         if (n < 0) {
             pl_error(p, EXIT_IO, "%s: read error: %s", in_name, strerror(errno));
         } else if (decrypt && (size_t)n < TAG_SIZE) {
-            if (n == 0 && idx == 0)
+            /* chunk 0 only: after a full chunk the look-ahead holds a tag's
+             * worth, or the chunk before carries frag */
+            if (n == 0)
                 pl_error(p, EXIT_VERIFY, "%s: truncated: no chunk after the header", in_name);
-            else if (n == 0)
-                /* impossible: a full chunk read with nothing after it is
-                 * marked last; kept for safety */
-                pl_error(p, EXIT_VERIFY, "%s: truncated", in_name);
             else
                 pl_error(p, EXIT_VERIFY,
-                         "%s: truncated: chunk %llu is %zd bytes, shorter than its tag", in_name,
-                         (unsigned long long)idx, n);
+                         "%s: truncated: chunk %llu is %zd byte%s, shorter than its tag", in_name,
+                         (unsigned long long)idx, n, n == 1 ? "" : "s");
         } else {
             s->in_len = (size_t)n;
             s->idx = idx;
             s->last = last;
+            s->frag = frag;
             s->state = SLOT_FILLED;
             p->filled = idx + 1;
             if (last)
@@ -331,7 +366,7 @@ int container_encrypt(const cli_opts *o, const key_material *km, int in_fd, outp
         return EXIT_IO;
     }
     progress_start(pg, o->quiet, input_size(in_fd));
-    chunk_reader rd = {.fd = in_fd};
+    chunk_reader rd = {.fd = in_fd, .ahead = 1};
     rc = run_pipeline(fk, 0, &rd, out, o->threads, pg, in_name);
     progress_end(pg);
     kuai_file_keys_wipe(fk);
@@ -421,7 +456,7 @@ int container_decrypt(const cli_opts *o, key_material *km, int in_fd, output *ou
     }
     uint64_t sz = input_size(in_fd);
     progress_start(pg, o->quiet, sz > HEADER_SIZE ? sz - HEADER_SIZE : 0);
-    chunk_reader rd = {.fd = in_fd};
+    chunk_reader rd = {.fd = in_fd, .ahead = TAG_SIZE};
     rc = run_pipeline(fk, 1, &rd, out, o->threads, pg, in_name);
     progress_end(pg);
     kuai_file_keys_wipe(fk);

@@ -303,6 +303,31 @@ def test_tampering(d, supported):
         # the truncation message says so
         rc, _, err = run(["decrypt", "-k", k], hdr + ch[0] + ch[1])
         report(rc == EXIT_VERIFY and "truncated" in err, f"{name}: truncation named", err)
+        # fewer bytes than a tag after a full chunk: the file was cut inside
+        # the next chunk, or they were appended to a file of whole MiBs;
+        # both were "truncated", and which won was a race between the reader
+        # and the thread opening that chunk ("failed authentication")
+        _, whole, _ = run(["encrypt", "-c", name, "-k", k], pt[:CHUNK])  # one final full chunk
+        for data, label, want in [
+                (hdr + ch[0] + ch[1][:5], "cut 5 bytes into chunk 1",
+                 "truncated: the file ends 5 bytes into chunk 1"),
+                (hdr + ch[0] + ch[1][:1], "cut 1 byte into chunk 1",
+                 "truncated: the file ends 1 byte into chunk 1"),
+                (whole + b"\0" * 5, "5 bytes appended after a final full chunk",
+                 "data appended after the last chunk (chunk 0): 5 bytes"),
+                (whole + b"\0" * 15, "15 bytes appended after a final full chunk",
+                 "data appended after the last chunk (chunk 0): 15 bytes")]:
+            for j in ("-j1", "-j4"):
+                out = d.file("frag.out")
+                rc, _, err = run(["decrypt", j, "-k", k, "-o", out], data)
+                ok = rc == EXIT_VERIFY and not os.path.exists(out) and not leftovers(d.path)
+                rc2, got, err2 = run(["decrypt", j, "-k", k], data)
+                ok = ok and rc2 == EXIT_VERIFY and got == b"" and err == err2
+                report(ok and want in err and err.count("\n") == 1, f"{name}: {label} ({j})",
+                       f"rc={rc} {err!r}")
+        rc, _, err = run(["decrypt", "-k", k], hdr + ch[0][:1])
+        report(rc == EXIT_VERIFY and "chunk 0 is 1 byte," in err, f"{name}: 1 byte after the "
+               "header", err)
 
 
 def openssl_name(cipher, mode):

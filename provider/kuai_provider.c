@@ -12,6 +12,7 @@
  */
 #include "kuai_provider.h"
 #include "kuai_prov_slots.h"
+#include "kuai_prov_tls.h"
 
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
@@ -132,7 +133,14 @@ typedef struct kp_ctx {
     int iv_spent;
     uint8_t tls_aad[KP_TLS_AAD_LEN]; /* TLS 1.2 record header for the next EVP_Cipher */
     int tls_aad_set;
-    uint64_t bytes; /* processed, for KUAI_PROVIDER_DEBUG */
+    /* CBC under a TLS 1.0-1.2 or DTLS record layer (libssl's
+     * OSSL_CIPHER_PARAM_TLS_VERSION; 0: not): every update is one record,
+     * padded here when encrypting, and unpadded with its MAC (tls_mac_size
+     * bytes, 0 with encrypt-then-MAC) taken out when decrypting */
+    unsigned tls_version;
+    size_t tls_mac_size;
+    uint8_t tls_mac[KP_TLS_MAC_MAX]; /* the last record's MAC (OSSL_CIPHER_PARAM_TLS_MAC) */
+    uint64_t bytes;                  /* processed, for KUAI_PROVIDER_DEBUG */
 } kp_ctx;
 
 _Static_assert(sizeof(kuai_gcm_ctx) % 64 == 0, "kp_ctx.gcm_tmpl's copies would move");
@@ -453,6 +461,64 @@ static int kp_gcm_tls_record(kp_ctx *ctx, unsigned char *out, size_t *outl, cons
     return ok;
 }
 
+/* Whether a TLS/DTLS version is one whose CBC records this code knows:
+ * TLS 1.0 (IV chained from the previous record), TLS 1.1, 1.2, DTLS 1.0,
+ * 1.2 and OpenSSL's pre-standard DTLS (an explicit IV block first). SSL 3.0
+ * (padding of another form) is not, nor TLS 1.3 (AEAD only). */
+static int kp_tls_cbc_version(unsigned v)
+{
+    return v == 0x0301 || v == 0x0302 || v == 0x0303 || v == 0xfeff || v == 0xfefd || v == 0x0100;
+}
+
+/*
+ * One TLS CBC record, in place (as libssl passes it), under a record layer's
+ * parameters. Encryption: the record (explicit IV, data and MAC, all made by
+ * libssl) gets its padding, bs - len % bs bytes of value count - 1, and is
+ * encrypted. Decryption: a record whose length is publicly wrong (not whole
+ * blocks; too short for the explicit IV, a padding byte and the MAC) fails;
+ * any other is decrypted and its padding and MAC taken off in constant time
+ * (kp_tls_cbc_unpad). *outl excludes the explicit IV, the padding and the
+ * MAC: libssl skips the IV itself and asks for the MAC with
+ * OSSL_CIPHER_PARAM_TLS_MAC.
+ */
+static int kp_cbc_tls_record(kp_ctx *ctx, unsigned char *out, size_t *outl, size_t outsize,
+                             const unsigned char *in, size_t inl)
+{
+    const size_t bs = ctx->bs, mac_size = ctx->tls_mac_size;
+    if (in == NULL || out != in || !ctx->padding || ctx->buflen != 0 || !ctx->iv_set)
+        return 0;
+    if (ctx->enc) {
+        const size_t pad = bs - inl % bs;
+        if (inl > SIZE_MAX - bs || outsize < inl + pad)
+            return 0;
+        memset(out + inl, (int)(pad - 1), pad);
+        if (!kp_blocks(ctx, out, out, inl + pad))
+            return 0;
+        *outl = inl + pad;
+        return 1;
+    }
+    const size_t skip = ctx->tls_version == 0x0301 ? 0 : bs; /* the explicit IV */
+    if (inl == 0 || inl % bs != 0 || inl < skip + 1 + mac_size || outsize < inl)
+        return 0;
+    if (!kp_blocks(ctx, in, out, inl))
+        return 0;
+    /* a bad padding leaves the length as if there were none and a random
+     * MAC (kuai_prov_tls.c), so that libssl's MAC check fails as for any
+     * forged record */
+    uint8_t rnd[KP_TLS_MAC_MAX];
+    if (mac_size > 0 && getrandom(rnd, mac_size, 0) != (ssize_t)mac_size)
+        return 0;
+    size_t data_len;
+    const size_t good =
+        kp_tls_cbc_unpad(out + skip, inl - skip, mac_size, rnd, &data_len, ctx->tls_mac);
+    /* with no MAC (encrypt-then-MAC), libssl checked it before: a bad
+     * padding may fail the call */
+    if (mac_size == 0 && !good)
+        return 0;
+    *outl = data_len;
+    return 1;
+}
+
 static int kp_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
                      const unsigned char *in, size_t inl)
 {
@@ -486,6 +552,8 @@ static int kp_update(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
         *outl = inl;
         return 1;
     }
+    if (ctx->tls_version != 0)
+        return kp_cbc_tls_record(ctx, out, outl, outsize, in, inl);
 
     /* ECB/CBC: keep partial blocks; a padded decryption holds back its last
      * whole block until final, where the padding is checked. */
@@ -535,6 +603,8 @@ static int kp_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize
         return 1;
     if (ctx->alg->mode == KP_CBC && !ctx->iv_set)
         return 0; /* as update: no CBC block under an IV nobody set */
+    if (ctx->tls_version != 0)
+        return 0; /* a record layer's context: every record is one update */
     if (ctx->enc) {
         if (!ctx->padding)
             return ctx->buflen == 0;
@@ -738,6 +808,23 @@ const OSSL_PARAM kp_settable_block_ctx[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_
                                             OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
                                             OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
                                             OSSL_PARAM_END};
+/* CBC's: the block modes' and a TLS record layer's */
+static const OSSL_PARAM kp_gettable_cbc_ctx[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
+    OSSL_PARAM_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, NULL, 0),
+    OSSL_PARAM_END};
+static const OSSL_PARAM kp_settable_cbc_ctx[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, NULL),
+    OSSL_PARAM_END};
 static const OSSL_PARAM kp_gettable_gcm_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
@@ -819,6 +906,11 @@ static int kp_get_ctx_params(void *vctx, OSSL_PARAM params[])
         if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) != NULL &&
             !OSSL_PARAM_set_uint(p, (unsigned)ctx->num))
             return 0;
+        /* the last record's MAC, where it stays until the next record */
+        if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS_MAC)) != NULL &&
+            (ctx->tls_version == 0 || ctx->enc ||
+             !OSSL_PARAM_set_octet_ptr(p, ctx->tls_mac, ctx->tls_mac_size)))
+            return 0;
         return 1;
     }
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL &&
@@ -849,13 +941,24 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             return 0;
     }
     if (ctx->alg->mode != KP_GCM) {
-        /* TLS 1.0-1.2 CBC records (record padding, MAC stripping) are not
-         * implemented: accepting these and then treating records as plain
-         * CBC broke every handshake with a corrupt record. Refused, libssl
-         * fails at the key change with an internal error instead. Unknown
+        /* A TLS 1.0-1.2 or DTLS record layer's CBC (kp_cbc_tls_record);
+         * refused by the other modes, which no record layer uses (taken and
+         * ignored, they would make records libssl cannot read). Unknown
          * names are still ignored, as by OpenSSL's providers. */
-        if (kp_tls_record_params(params))
+        if (ctx->alg->mode != KP_CBC && kp_tls_record_params(params))
             return 0;
+        if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION)) != NULL) {
+            unsigned v;
+            if (!OSSL_PARAM_get_uint(p, &v) || !kp_tls_cbc_version(v))
+                return 0;
+            ctx->tls_version = v;
+        }
+        if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_MAC_SIZE)) != NULL) {
+            size_t m;
+            if (!OSSL_PARAM_get_size_t(p, &m) || m > KP_TLS_MAC_MAX)
+                return 0;
+            ctx->tls_mac_size = m;
+        }
         if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL) {
             unsigned pad;
             if (!OSSL_PARAM_get_uint(p, &pad))
@@ -941,12 +1044,16 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 
 static const OSSL_PARAM *kp_alg_gettable_ctx(const kp_alg *alg)
 {
-    return alg->mode == KP_GCM ? kp_gettable_gcm_ctx : kp_gettable_block_ctx;
+    return alg->mode == KP_GCM   ? kp_gettable_gcm_ctx
+           : alg->mode == KP_CBC ? kp_gettable_cbc_ctx
+                                 : kp_gettable_block_ctx;
 }
 
 static const OSSL_PARAM *kp_alg_settable_ctx(const kp_alg *alg)
 {
-    return alg->mode == KP_GCM ? kp_settable_gcm_ctx : kp_settable_block_ctx;
+    return alg->mode == KP_GCM   ? kp_settable_gcm_ctx
+           : alg->mode == KP_CBC ? kp_settable_cbc_ctx
+                                 : kp_settable_block_ctx;
 }
 
 KP_DEFINE_SLOTS(kp);

@@ -1007,27 +1007,26 @@ static int param_listed(const OSSL_PARAM *list, const char *key)
     return 0;
 }
 
-/* libssl's TLS 1.0-1.2 CBC record mode (OSSL_CIPHER_PARAM_TLS_VERSION and
- * TLS_MAC_SIZE: the provider pads records and strips padding and MAC) is
- * not implemented, so the block modes refuse the parameters and do not list
- * them; they used to take and ignore them, and TLS with kuai's AES-CBC sent
- * unpadded records. Names nobody knows are still ignored. */
-static void test_tls_record_params(const char *name, const EVP_CIPHER *c)
+/* The block modes other than CBC take no TLS record parameters (no record
+ * layer uses them; taken and ignored, they would make records libssl cannot
+ * read) and do not list them; CBC lists them. Names nobody knows are still
+ * ignored. */
+static void test_tls_record_params(const char *name, const EVP_CIPHER *c, int cbc)
 {
     uint8_t key[32], iv[32];
     rnd_bytes(key, sizeof key);
     rnd_bytes(iv, sizeof iv);
     const OSSL_PARAM *settable = EVP_CIPHER_settable_ctx_params(c);
-    CHECK(!param_listed(settable, OSSL_CIPHER_PARAM_TLS_VERSION) &&
-              !param_listed(settable, OSSL_CIPHER_PARAM_TLS_MAC_SIZE),
-          "%s lists the TLS record parameters", name);
-    for (int which = 0; which < 3; which++) {
+    CHECK(param_listed(settable, OSSL_CIPHER_PARAM_TLS_VERSION) == cbc &&
+              param_listed(settable, OSSL_CIPHER_PARAM_TLS_MAC_SIZE) == cbc,
+          "%s: the TLS record parameters %s", name, cbc ? "not listed" : "listed");
+    for (int which = 0; which < 4; which++) {
         EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
         int ok = EVP_EncryptInit_ex2(x, c, key, iv, NULL);
-        unsigned ver = 0x0303;
+        unsigned ver = which == 3 ? 0x0300 : 0x0303; /* SSL 3.0: never */
         size_t macsize = 20;
         OSSL_PARAM p[2] = {OSSL_PARAM_END, OSSL_PARAM_END};
-        if (which == 0)
+        if (which == 0 || which == 3)
             p[0] = OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_TLS_VERSION, &ver);
         else if (which == 1)
             p[0] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, &macsize);
@@ -1035,12 +1034,191 @@ static void test_tls_record_params(const char *name, const EVP_CIPHER *c)
             p[0] = OSSL_PARAM_construct_uint("kuai-no-such-parameter", &ver);
         int r = EVP_CIPHER_CTX_set_params(x, p);
         ERR_clear_error();
-        if (which < 2)
-            CHECK(ok && r <= 0, "%s: TLS record parameter %s accepted", name, p[0].key);
-        else
+        if (which == 2)
             CHECK(ok && r > 0, "%s: an unknown parameter refused", name);
+        else if (which == 3 || !cbc)
+            CHECK(ok && r <= 0, "%s: TLS record parameter %s (version %#x) accepted", name,
+                  p[0].key, ver);
+        else
+            CHECK(ok && r > 0, "%s: TLS record parameter %s refused", name, p[0].key);
         EVP_CIPHER_CTX_free(x);
     }
+}
+
+/* A CBC context as libssl sets one up for a record layer: the parameters
+ * as tls_provider_set_tls_params passes them (the version an int). */
+static EVP_CIPHER_CTX *tls_ctx(const EVP_CIPHER *c, const uint8_t *key, const uint8_t *iv, int enc,
+                               int version, size_t mac_size)
+{
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    OSSL_PARAM p[3] = {OSSL_PARAM_construct_int(OSSL_CIPHER_PARAM_TLS_VERSION, &version),
+                       OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, &mac_size),
+                       OSSL_PARAM_END};
+    if (x == NULL || !EVP_CipherInit_ex2(x, c, key, iv, enc, NULL) ||
+        !EVP_CIPHER_CTX_set_params(x, p)) {
+        EVP_CIPHER_CTX_free(x);
+        return NULL;
+    }
+    return x;
+}
+
+/* One record through a record layer's decryption: 1 and the data length and
+ * MAC, or 0. */
+static int tls_open(EVP_CIPHER_CTX *x, uint8_t *rec, size_t len, size_t mac_size, int *outl,
+                    uint8_t *mac)
+{
+    if (EVP_DecryptUpdate(x, rec, outl, rec, (int)len) <= 0) {
+        ERR_clear_error();
+        return 0;
+    }
+    if (mac_size > 0) {
+        uint8_t *m = NULL;
+        OSSL_PARAM p[2] = {
+            OSSL_PARAM_construct_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, (void **)&m, mac_size),
+            OSSL_PARAM_END};
+        if (!EVP_CIPHER_CTX_get_params(x, p) || m == NULL)
+            return 0;
+        memcpy(mac, m, mac_size);
+    }
+    return 1;
+}
+
+/*
+ * libssl's TLS 1.0-1.2 and DTLS CBC record mode (OSSL_CIPHER_PARAM_TLS_VERSION,
+ * TLS_MAC_SIZE and TLS_MAC): kuai pads records it encrypts and takes the
+ * padding and MAC off those it decrypts. Records sealed by kuai open on
+ * kuai, and on OpenSSL's default provider where it has the cipher, and the
+ * other way round, with the same data length and MAC; records with a bad
+ * padding (any byte of it, or longer than the record) give the length and a
+ * MAC other than the record's bytes (random: libssl's MAC check then fails)
+ * with a MAC, and fail without one (encrypt-then-MAC), as on the default
+ * provider; publicly wrong lengths fail on both. TLS 1.0's records chain
+ * their IVs from one record to the next.
+ */
+static void test_tls_cbc_records(const char *name, const EVP_CIPHER *c, const EVP_CIPHER *ref,
+                                 size_t bs)
+{
+    static const int versions[] = {0x0301, 0x0302, 0x0303, 0xfefd};
+    static const size_t macs[] = {0, 20, 32, 48};
+    uint8_t key[32], iv[32], rec[1024], copy[1024], want[1024], mac[64], mac2[64];
+    int bad_checks = 0;
+    for (size_t vi = 0; vi < sizeof versions / sizeof versions[0]; vi++)
+        for (size_t mi = 0; mi < sizeof macs / sizeof macs[0]; mi++) {
+            const int v = versions[vi];
+            const size_t ms = macs[mi], skip = v == 0x0301 ? 0 : bs;
+            rnd_bytes(key, sizeof key);
+            rnd_bytes(iv, sizeof iv);
+            const EVP_CIPHER *sealers[2] = {c, ref}, *openers[2] = {c, ref};
+            for (int si = 0; si < 2; si++) {
+                if (sealers[si] == NULL)
+                    continue;
+                EVP_CIPHER_CTX *e = tls_ctx(sealers[si], key, iv, 1, v, ms);
+                EVP_CIPHER_CTX *d[2] = {tls_ctx(c, key, iv, 0, v, ms),
+                                        ref ? tls_ctx(ref, key, iv, 0, v, ms) : NULL};
+                CHECK(e && d[0] && (!ref || d[1]), "%s: TLS %#x record contexts", name, v);
+                /* several records: TLS 1.0's chain their IVs */
+                for (int r = 0; e && d[0] && (!ref || d[1]) && r < 6; r++) {
+                    size_t data = (size_t)(rand() % 300);
+                    if (r == 0)
+                        data = 0;
+                    size_t len = skip + data + ms;
+                    rnd_bytes(want, len);
+                    memcpy(rec, want, len);
+                    int outl = 0;
+                    CHECK(EVP_EncryptUpdate(e, rec, &outl, rec, (int)len) > 0 &&
+                              (size_t)outl == len + bs - len % bs,
+                          "%s: TLS %#x, MAC %zu: a %zu-byte record sealed to %d bytes (%s)", name,
+                          v, ms, len, outl, si ? "default provider" : "kuai");
+                    for (int oi = 0; oi < 2; oi++) {
+                        if (openers[oi] == NULL)
+                            continue;
+                        memcpy(copy, rec, (size_t)outl);
+                        int dl = -1;
+                        int ok = tls_open(d[oi], copy, (size_t)outl, ms, &dl, mac);
+                        CHECK(ok && (size_t)dl == data &&
+                                  memcmp(copy + skip, want + skip, data) == 0 &&
+                                  memcmp(mac, want + skip + data, ms) == 0,
+                              "%s: TLS %#x, MAC %zu: record %d of %zu data bytes sealed by %s, "
+                              "opened by %s: ok %d, %d bytes",
+                              name, v, ms, r, data, si ? "default provider" : "kuai",
+                              oi ? "default provider" : "kuai", ok, dl);
+                    }
+                }
+                EVP_CIPHER_CTX_free(e);
+                EVP_CIPHER_CTX_free(d[0]);
+                EVP_CIPHER_CTX_free(d[1]);
+            }
+            /* Records with a bad padding, made by plain CBC (padding off),
+             * each opened by a fresh context of kuai's and the default's. */
+            EVP_CIPHER_CTX *p = EVP_CIPHER_CTX_new();
+            for (int t = 0; p && t < 40; t++) {
+                size_t len = bs * (size_t)(1 + rand() % 24);
+                rnd_bytes(want, len);
+                uint8_t padv = (uint8_t)(rand() % 40);
+                if (t % 4 == 3)
+                    padv = (uint8_t)(200 + rand() % 56); /* often longer than the record */
+                for (size_t i = 0; i <= padv && i < len; i++)
+                    want[len - 1 - i] = padv;
+                if (t % 2 == 1) /* a padding byte wrong (at padding 0, the byte before it) */
+                    want[len - 1 - (padv == 0 ? 1 : (size_t)(rand() % padv) + 1) % len] ^= 1;
+                int outl = 0;
+                if (!EVP_EncryptInit_ex2(p, c, key, iv, NULL) ||
+                    !EVP_CIPHER_CTX_set_padding(p, 0) ||
+                    EVP_EncryptUpdate(p, rec, &outl, want, (int)len) <= 0 || (size_t)outl != len) {
+                    CHECK(0, "%s: plain CBC of a crafted record", name);
+                    break;
+                }
+                const int valid_pub = len >= skip + 1 + ms;
+                const size_t rl = len - skip; /* the record after its explicit IV */
+                const int pad_ok = (t % 2 == 0 || padv == 0 ? 0 : 1) == 0 && rl >= ms + 1u + padv;
+                int ok[2] = {0, 0}, dl[2] = {-1, -1};
+                for (int oi = 0; oi < 2; oi++) {
+                    if (openers[oi] == NULL)
+                        continue;
+                    EVP_CIPHER_CTX *d = tls_ctx(openers[oi], key, iv, 0, v, ms);
+                    memcpy(copy, rec, len);
+                    ok[oi] = d && tls_open(d, copy, len, ms, &dl[oi], oi ? mac2 : mac);
+                    EVP_CIPHER_CTX_free(d);
+                }
+                /* what every opener must do, from the record's bytes */
+                int want_ok = valid_pub && (ms > 0 || pad_ok);
+                size_t want_len = pad_ok ? rl - padv - 1 - ms : rl - ms;
+                CHECK(ok[0] == want_ok && (!want_ok || (size_t)dl[0] == want_len),
+                      "%s: TLS %#x, MAC %zu: %zu-byte record, padding %u (%s): ok %d, %d bytes",
+                      name, v, ms, len, padv, pad_ok ? "good" : "bad", ok[0], dl[0]);
+                if (ok[0] && ms > 0)
+                    CHECK(pad_ok == (memcmp(mac, want + skip + want_len, ms) == 0),
+                          "%s: TLS %#x: the MAC of a record with a %s padding", name, v,
+                          pad_ok ? "good" : "bad");
+                if (ref)
+                    CHECK(ok[1] == ok[0] && dl[1] == dl[0],
+                          "%s: TLS %#x, MAC %zu: %zu-byte record, padding %u: default provider "
+                          "ok %d, %d bytes; kuai ok %d, %d bytes",
+                          name, v, ms, len, padv, ok[1], dl[1], ok[0], dl[0]);
+                bad_checks += !pad_ok;
+            }
+            EVP_CIPHER_CTX_free(p);
+            /* publicly wrong: not whole blocks, too short for the explicit
+             * IV, a padding byte and the MAC */
+            for (int oi = 0; oi < 2; oi++) {
+                if (openers[oi] == NULL)
+                    continue;
+                /* not whole blocks; whole blocks, too short */
+                const size_t lens[2] = {bs + 1, (skip + ms) / bs * bs};
+                for (int li = 0; li < 2; li++) {
+                    if (lens[li] == 0)
+                        continue;
+                    EVP_CIPHER_CTX *d = tls_ctx(openers[oi], key, iv, 0, v, ms);
+                    int dl = -1;
+                    rnd_bytes(copy, lens[li]);
+                    CHECK(d && !tls_open(d, copy, lens[li], ms, &dl, mac),
+                          "%s: TLS %#x, MAC %zu: a %zu-byte record opened by %s", name, v, ms,
+                          lens[li], oi ? "default provider" : "kuai");
+                    EVP_CIPHER_CTX_free(d);
+                }
+            }
+        }
+    CHECK(bad_checks > 0, "%s: no record with a bad padding was tried", name);
 }
 
 /* Defect 11: padding turned off after a padded decryption's update; final
@@ -1152,7 +1330,9 @@ int main(int argc, char **argv)
                     test_gcm_nonce_reuse("default provider's", ref);
             } else {
                 test_block_mode(f, m, c, ecb);
-                test_tls_record_params(nm, c);
+                test_tls_record_params(nm, c, m == CBC);
+                if (m == CBC)
+                    test_tls_cbc_records(nm, c, ref, f->bs);
                 if (f->bs > 16 && m != ECB)
                     test_iv_half_key(nm, c);
                 if (m != CTR) {

@@ -3,8 +3,9 @@
  * kuai.so: an OpenSSL 3 provider exposing kuai's uBlock, SM4 and AES through
  * EVP. Here: ECB, CBC, CTR and GCM, where one generic cipher implementation
  * serves every algorithm (the table kp_algs says which kuai cipher and which
- * mode each name is), and the provider itself; XTS, CCM, CFB, OFB and CMAC
- * are in kuai_prov_modes.c.
+ * mode each name is), CBC's TLS record mode (its records' padding and MAC
+ * taken off in kuai_prov_tls.c) and the provider itself; XTS, CCM, CFB, OFB
+ * and CMAC are in kuai_prov_modes.c.
  *
  * The module links the kuai library statically and exports only
  * OSSL_provider_init. It uses libcrypto only for OSSL_PARAM helpers and

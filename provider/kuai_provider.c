@@ -797,35 +797,25 @@ int kp_tls1_aad(uint8_t aad[EVP_AEAD_TLS1_AAD_LEN], const OSSL_PARAM *p, size_t 
     return 1;
 }
 
-const OSSL_PARAM kp_gettable_block_ctx[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
-    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
-    OSSL_PARAM_END};
-const OSSL_PARAM kp_settable_block_ctx[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-                                            OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
-                                            OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
-                                            OSSL_PARAM_END};
-/* CBC's: the block modes' and a TLS record layer's */
+/* The block modes' parameters; CBC's add a TLS record layer's. */
+#define KP_GETTABLE_BLOCK                                                                          \
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),                                             \
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),                                          \
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),                                          \
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),                                              \
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),                                    \
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0)
+#define KP_SETTABLE_BLOCK                                                                          \
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),                                             \
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),                                          \
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL)
+const OSSL_PARAM kp_gettable_block_ctx[] = {KP_GETTABLE_BLOCK, OSSL_PARAM_END};
+const OSSL_PARAM kp_settable_block_ctx[] = {KP_SETTABLE_BLOCK, OSSL_PARAM_END};
 static const OSSL_PARAM kp_gettable_cbc_ctx[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
-    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
-    OSSL_PARAM_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, NULL, 0),
-    OSSL_PARAM_END};
+    KP_GETTABLE_BLOCK, OSSL_PARAM_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, NULL, 0), OSSL_PARAM_END};
 static const OSSL_PARAM kp_settable_cbc_ctx[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
-    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
-    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, NULL),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, NULL),
-    OSSL_PARAM_END};
+    KP_SETTABLE_BLOCK, OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, NULL), OSSL_PARAM_END};
 static const OSSL_PARAM kp_gettable_gcm_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),

@@ -168,7 +168,9 @@ KUAI_API const char *kuai_version(void);
  * Modes. len is in bytes; ECB and CBC need a multiple of the block size
  * (the library does no padding). in == out is allowed; other overlaps are not.
  * iv and ctr are one block long and are advanced in place, so a message may
- * be processed in pieces whose lengths are multiples of the block size.
+ * be processed in pieces whose lengths are multiples of the block size; they
+ * must not overlap in or out (not checked: such a call leaves out and the
+ * block undefined, as memcpy does overlapping buffers).
  * The CTR counter is the whole block as a big-endian integer (as OpenSSL);
  * a final partial block consumes one counter value.
  */

@@ -14,16 +14,22 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from . import _kuai
-from ._kuai import AlreadyFinalized, InvalidTag, NotYetFinalized
+from ._kuai import AlreadyFinalized, InvalidSignature, InvalidTag, NotYetFinalized
 from ._names import cipher_id as _cipher_id
+from ._names import xts_cipher_id as _xts_cipher_id
 from ._names import CIPHERS as _CIPHERS
 
 __version__: str = _kuai.VERSION
 
 __all__ = [
-    "Cipher", "InvalidTag", "AlreadyFinalized", "NotYetFinalized", "backends", "info", "modes", "padding", "aead",
+    "Cipher", "InvalidTag", "InvalidSignature", "AlreadyFinalized", "NotYetFinalized", "backends", "info",
+    "modes", "padding", "aead", "cmac",
     "cbc_encrypt_multi", "cbc_decrypt_multi", "__version__",
 ]
+
+
+_MODE_TYPE_ERROR = ("mode must be kuai.modes.ECB(), CBC(iv), CTR(nonce), CFB(iv), OFB(iv), XTS(tweak) "
+                    "or GCM(nonce)")
 
 
 class Cipher(_kuai.Key):
@@ -33,20 +39,28 @@ class Cipher(_kuai.Key):
     "ublock-128-128", "ublock-128-256", "ublock-256-256" (or "ublock-128" with
     the key size choosing). ``backend``: force one of :func:`backends`.
     The key schedule is wiped when the object is freed.
+
+    An XTS key, for modes.XTS only: the name with "-xts" ("aes-xts",
+    "sm4-xts", "ublock-128-xts", or "aes-128-xts"...) and the data key and
+    the tweak key concatenated, as cryptography's AES key for XTS (AES: 32
+    or 64 bytes, AES-128-XTS and AES-256-XTS).
     """
 
     __slots__ = ()
 
     def __new__(cls, name: str, key: Any, backend: Optional[str] = None) -> "Cipher":
+        xts_id = _xts_cipher_id(name, key)
+        if xts_id is not None:
+            return super().__new__(cls, xts_id, key, backend, xts=True)
         return super().__new__(cls, _cipher_id(name, key), key, backend)
 
     @property
     def name(self) -> str:
-        return _CIPHERS[self.cipher_id][0]
+        return _CIPHERS[self.cipher_id][0] + ("-xts" if self.xts else "")
 
     @property
     def key_size(self) -> int:
-        return _CIPHERS[self.cipher_id][1]
+        return _CIPHERS[self.cipher_id][1] * (2 if self.xts else 1)
 
     def encryptor(self, mode: "modes.Mode") -> "Union[_kuai.Stream, _kuai.GcmStream]":
         """A context with update(data), update_into(data, buf), finalize();
@@ -57,8 +71,8 @@ class Cipher(_kuai.Key):
                 raise ValueError("Authentication tag must be None when encrypting.")
             return _kuai.gcm_stream(self, True, mode.initialization_vector, None)
         if not isinstance(mode, modes.Mode):
-            raise TypeError("mode must be kuai.modes.ECB(), CBC(iv), CTR(nonce) or GCM(nonce)")
-        return _kuai.stream(self, mode._op(True), mode._iv())
+            raise TypeError(_MODE_TYPE_ERROR)
+        return _kuai.stream(self, mode._op(True), mode._iv(), mode._xts_standard)
 
     def decryptor(self, mode: "modes.Mode") -> "Union[_kuai.Stream, _kuai.GcmStream]":
         """As encryptor(); a GCM decryptor checks the tag of GCM(nonce, tag)
@@ -69,8 +83,8 @@ class Cipher(_kuai.Key):
             return _kuai.gcm_stream(self, False, mode.initialization_vector, mode.tag,
                                     mode._min_tag_length)
         if not isinstance(mode, modes.Mode):
-            raise TypeError("mode must be kuai.modes.ECB(), CBC(iv), CTR(nonce) or GCM(nonce)")
-        return _kuai.stream(self, mode._op(False), mode._iv())
+            raise TypeError(_MODE_TYPE_ERROR)
+        return _kuai.stream(self, mode._op(False), mode._iv(), mode._xts_standard)
 
     def __repr__(self) -> str:
         return f"<kuai.Cipher {self.name} backend={self.backend}>"
@@ -111,4 +125,4 @@ def cbc_decrypt_multi(keys: Sequence[Cipher], ivs: Sequence[Any], datas: Sequenc
     return _kuai.cbc_multi(False, keys, ivs, datas)
 
 
-from . import aead, modes, padding  # noqa: E402  (they use Cipher)
+from . import aead, cmac, modes, padding  # noqa: E402  (they use Cipher)

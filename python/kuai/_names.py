@@ -37,3 +37,32 @@ def cipher_id(name: str, key: Optional[Any]) -> int:
     known = sorted(cname for cname, _, _ in CIPHERS.values())
     raise ValueError(f"unknown cipher {name!r}; known: {', '.join(known)}, "
                      "aes (by key size), ublock-128 (by key size)")
+
+
+def xts_cipher_id(name: str, key: Any) -> Optional[int]:
+    """For a name ending in "-xts" ("aes-xts", "sm4-xts", "aes-128-xts"...),
+    the id of the cipher of each half of key (data key || tweak key); None
+    for any other name."""
+    if not isinstance(name, str):
+        raise TypeError("cipher name must be a str, e.g. 'sm4'")
+    n = name.strip().lower().replace("_", "-")
+    if not n.endswith("-xts"):
+        return None
+    base = n[:-4]
+    nbytes = memoryview(key).nbytes
+    if base.startswith("aes") and nbytes not in (32, 64):
+        # IEEE Std 1619 (and cryptography) have AES-128-XTS and AES-256-XTS
+        raise ValueError("The XTS specification requires a 256-bit key for AES-128-XTS and "
+                         "512-bit key for AES-256-XTS")
+    if base not in _FAMILIES:
+        cid = cipher_id(base, None)  # ValueError for an unknown name
+        if CIPHERS[cid][2] != 16:
+            raise ValueError(f"XTS needs a 128-bit-block cipher, not {CIPHERS[cid][0]}")
+    try:
+        cid = cipher_id(base, bytes(nbytes // 2))
+    except ValueError:
+        cid = 0
+    if cid == 0 or nbytes % 2 or CIPHERS[cid][1] * 2 != nbytes or CIPHERS[cid][2] != 16:
+        raise ValueError(f"Invalid key size ({nbytes * 8} bits) for {name}: an XTS key is two keys "
+                         "of a 128-bit-block cipher, data key || tweak key")
+    return cid

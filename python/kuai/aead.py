@@ -1,22 +1,25 @@
 # SPDX-License-Identifier: Apache-2.0
-"""GCM with cryptography's AEAD signatures: ``encrypt(nonce, data,
-associated_data) -> ciphertext || tag`` (16-byte tag), ``decrypt(nonce,
-ciphertext || tag, associated_data)`` raising :class:`kuai.InvalidTag`.
+"""GCM and CCM with cryptography's AEAD signatures: ``encrypt(nonce, data,
+associated_data) -> ciphertext || tag`` (GCM: 16-byte tag; CCM: the
+``tag_length`` given, 16 by default), ``decrypt(nonce, ciphertext || tag,
+associated_data)`` raising :class:`kuai.InvalidTag`.
 
-Batches: many messages under one key, each with its own nonce, in ONE C call
+Batches (GCM): many messages under one key, each with its own nonce, in ONE C call
 with the GIL released: ``encrypt_batch``/``decrypt_batch`` on lists, and
 ``encrypt_packed``/``decrypt_packed`` on one contiguous buffer + Arrow-style
 offsets (what an Arrow binary column is), optionally writing each row as
 nonce || ciphertext || tag (the layout of Spark's aes_encrypt)."""
 from __future__ import annotations
 
+import operator
 import os
 from typing import Any, List, Literal, Optional, Sequence, Union
 
 from . import _kuai
 from ._names import cipher_id
 
-__all__ = ["SM4GCM", "AESGCM", "UBlockGCM", "gcm_encrypt_batch", "gcm_decrypt_batch"]
+__all__ = ["SM4GCM", "AESGCM", "UBlockGCM", "SM4CCM", "AESCCM", "UBlockCCM", "gcm_encrypt_batch",
+           "gcm_decrypt_batch"]
 
 
 class _GCM(_kuai.Key):
@@ -69,6 +72,67 @@ class AESGCM(_GCM):
 
 class UBlockGCM(_GCM):
     """GCM over uBlock-128/128 (16-byte key) or uBlock-128/256 (32-byte key)."""
+
+    __slots__ = ()
+    _family = "ublock-128"
+
+    @classmethod
+    def generate_key(cls, bit_length: int = 128) -> bytes:
+        if bit_length not in (128, 256):
+            raise ValueError("bit_length must be 128 or 256")
+        return os.urandom(bit_length // 8)
+
+
+class _CCM(_kuai.Key):
+    __slots__ = ()
+    _family = ""
+
+    def __new__(cls, key: Any, tag_length: int = 16) -> "_CCM":
+        tag_length = operator.index(tag_length)  # TypeError for a float or str, as cryptography
+        if tag_length not in (4, 6, 8, 10, 12, 14, 16):
+            raise ValueError("Invalid tag_length")
+        try:
+            cid = cipher_id(cls._family, key)
+        except ValueError:
+            bits = memoryview(key).nbytes * 8
+            raise ValueError(f"Invalid key size ({bits} bits) for {cls.__name__}") from None
+        return super().__new__(cls, cid, key, tag_length=tag_length)
+
+    # The C methods themselves (the tag length is the key object's).
+    encrypt = _kuai.Key.ccm_encrypt
+    decrypt = _kuai.Key.ccm_decrypt
+
+    def __repr__(self) -> str:
+        return f"<kuai.aead.{type(self).__name__} tag_length={self.tag_length} backend={self.backend}>"
+
+
+class SM4CCM(_CCM):
+    """SM4-CCM (RFC 8998). Key: 16 bytes; nonce 7..13 bytes (RFC 8998: 12)."""
+
+    __slots__ = ()
+    _family = "sm4"
+
+    @classmethod
+    def generate_key(cls) -> bytes:
+        return os.urandom(16)
+
+
+class AESCCM(_CCM):
+    """AES-CCM (SP 800-38C), as cryptography's AESCCM. Key: 16, 24 or 32
+    bytes; nonce 7..13 bytes."""
+
+    __slots__ = ()
+    _family = "aes"
+
+    @classmethod
+    def generate_key(cls, bit_length: int) -> bytes:
+        if bit_length not in (128, 192, 256):
+            raise ValueError("bit_length must be 128, 192, or 256")
+        return os.urandom(bit_length // 8)
+
+
+class UBlockCCM(_CCM):
+    """CCM over uBlock-128/128 (16-byte key) or uBlock-128/256 (32-byte key)."""
 
     __slots__ = ()
     _family = "ublock-128"

@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: Apache-2.0
 """Modes for kuai.Cipher.encryptor()/decryptor(), as cryptography's
 ``cryptography.hazmat.primitives.ciphers.modes``. The IV or nonce is one
-block (16 bytes; 32 for uBlock-256/256), checked when the context is made."""
+block (16 bytes; 32 for uBlock-256/256), checked when the context is made.
+CFB, OFB, XTS and GCM are for the 128-bit-block ciphers only (SM4, AES,
+uBlock-128/*); XTS needs an XTS key (``kuai.Cipher("aes-xts", key)``)."""
 from __future__ import annotations
 
 from typing import Any, Optional
 
 # Operations of kuai._kuai.stream (src/_kuai/stream.c).
-_ECB_ENC, _ECB_DEC, _CBC_ENC, _CBC_DEC, _CTR = range(5)
+_ECB_ENC, _ECB_DEC, _CBC_ENC, _CBC_DEC, _CTR, _CFB_ENC, _CFB_DEC, _OFB, _XTS_ENC, _XTS_DEC = range(10)
+# kuai_xts_standard (include/kuai.h), by the names of OpenSSL's xts_standard.
+_XTS_STANDARDS = {"IEEE": 0, "GB": 1}
 
 
 def _as_bytes(value: Any, name: str) -> bytes:
@@ -23,6 +27,7 @@ def _as_bytes(value: Any, name: str) -> bytes:
 
 class Mode:
     name = ""
+    _xts_standard = 0
 
     def _op(self, encrypt: bool) -> int:
         raise NotImplementedError
@@ -76,6 +81,88 @@ class CTR(Mode):
 
     def _iv(self) -> Optional[bytes]:
         return self._nonce
+
+
+class CFB(Mode):
+    """Cipher feedback with 128-bit segments (CFB128, as cryptography's and
+    OpenSSL's CFB): any length, in updates of any sizes. 128-bit-block
+    ciphers only."""
+
+    name = "CFB"
+
+    def __init__(self, initialization_vector: bytes) -> None:
+        self._initialization_vector = _as_bytes(initialization_vector, "initialization_vector")
+
+    @property
+    def initialization_vector(self) -> bytes:
+        return self._initialization_vector
+
+    def _op(self, encrypt: bool) -> int:
+        return _CFB_ENC if encrypt else _CFB_DEC
+
+    def _iv(self) -> Optional[bytes]:
+        return self._initialization_vector
+
+
+class OFB(Mode):
+    """Output feedback: any length, in updates of any sizes; encryption and
+    decryption are the same operation. 128-bit-block ciphers only."""
+
+    name = "OFB"
+
+    def __init__(self, initialization_vector: bytes) -> None:
+        self._initialization_vector = _as_bytes(initialization_vector, "initialization_vector")
+
+    @property
+    def initialization_vector(self) -> bytes:
+        return self._initialization_vector
+
+    def _op(self, encrypt: bool) -> int:
+        return _OFB
+
+    def _iv(self) -> Optional[bytes]:
+        return self._initialization_vector
+
+
+class XTS(Mode):
+    """XTS for an XTS key, ``kuai.Cipher("aes-xts" / "sm4-xts" / ...,
+    data key || tweak key)``: ``tweak`` is 16 bytes (IEEE 1619: the data unit
+    number, little-endian). As in cryptography (OpenSSL), each update() is
+    one whole data unit of 16 bytes to 2^24 bytes, every one under this
+    tweak: give a sector in one call. ``standard``: "IEEE" (IEEE Std 1619,
+    the default, as cryptography) or "GB" (GB/T 17964-2021, OpenSSL's
+    SM4-XTS default; any 128-bit-block cipher here). An encryptor refuses
+    a key whose two halves are equal; a decryptor takes it (as cryptography)."""
+
+    name = "XTS"
+
+    def __init__(self, tweak: bytes, standard: str = "IEEE") -> None:
+        try:
+            self._tweak = bytes(memoryview(tweak))
+        except TypeError:
+            raise TypeError("tweak must be bytes-like") from None
+        if len(self._tweak) != 16:
+            raise ValueError("tweak must be 128-bits (16 bytes)")
+        if not isinstance(standard, str):
+            raise TypeError("standard must be a str: 'IEEE' or 'GB'")
+        if standard.upper() not in _XTS_STANDARDS:
+            raise ValueError(f"unknown XTS standard {standard!r}: 'IEEE' or 'GB'")
+        self._standard = standard.upper()
+        self._xts_standard = _XTS_STANDARDS[self._standard]
+
+    @property
+    def tweak(self) -> bytes:
+        return self._tweak
+
+    @property
+    def standard(self) -> str:
+        return self._standard
+
+    def _op(self, encrypt: bool) -> int:
+        return _XTS_ENC if encrypt else _XTS_DEC
+
+    def _iv(self) -> Optional[bytes]:
+        return self._tweak
 
 
 class GCM(Mode):

@@ -341,6 +341,9 @@ PyObject *kpy_cbc_multi(PyObject *mod, PyObject *args)
             goto done;
         }
         KeyObject *k = (KeyObject *)ko;
+        if (kpy_check_single(k) < 0) {
+            goto done;
+        }
         if (cipher >= 0 && k->cipher != cipher) {
             PyErr_SetString(PyExc_ValueError, "keys must all be the same cipher");
             goto done;

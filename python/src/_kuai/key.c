@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * kuai._kuai.Key: a key schedule (kuai_key), read-only after __new__, and
- * its one-shot GCM methods; the batch and packed methods it also carries
- * are batch.c's and packed.c's.
+ * kuai._kuai.Key: a key schedule (kuai_key), or two for XTS, read-only
+ * after __new__, and its one-shot GCM and CCM methods; the batch and
+ * packed methods it also carries are batch.c's and packed.c's.
  */
 #include "kuai_py.h"
 
@@ -11,17 +11,56 @@ int kpy_is_key(PyObject *o)
     return PyObject_TypeCheck(o, (PyTypeObject *)kpy_KeyType);
 }
 
-/* Key(cipher: int, key: bytes-like, backend: str | None = None) */
+/* Sets up *dst (PyMem_Malloc'd into *dst) for cipher from key[0..len),
+ * with backend be (NULL: the default); 0, or -1 with the error raised. */
+static int key_setup(kuai_key **dst, int cipher, const uint8_t *key, size_t len, const char *be)
+{
+    *dst = PyMem_Malloc(sizeof(kuai_key));
+    if (*dst == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int rc = be ? kuai_key_init_backend(*dst, (kuai_cipher)cipher, key, len, be)
+                : kuai_key_init(*dst, (kuai_cipher)cipher, key, len);
+    if (rc != KUAI_OK) {
+        if (rc == KUAI_ERR_BACKEND) {
+            PyErr_Format(PyExc_ValueError,
+                         "backend %s is not available for %s on this CPU "
+                         "(see kuai.backends())",
+                         be ? be : "(from KUAI_BACKEND)", kuai_cipher_name((kuai_cipher)cipher));
+        } else {
+            kpy_raise(rc, "key setup");
+        }
+        return -1;
+    }
+    return 0;
+}
+
+/* Key(cipher: int, key: bytes-like, backend: str | None = None, xts=False,
+ * tag_length=16). xts: key is two keys of the cipher, data key || tweak
+ * key (a 128-bit-block cipher only), for XTS streams only. tag_length: the
+ * tag of ccm_encrypt/ccm_decrypt (4, 6, ..., 16). */
 static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"cipher", "key", "backend", NULL};
-    int cipher;
+    static char *kwlist[] = {"cipher", "key", "backend", "xts", "tag_length", NULL};
+    int cipher, xts = 0;
+    Py_ssize_t tag_len = GCM_TAG;
     PyObject *keyobj, *backend = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iO|O:Key", kwlist, &cipher, &keyobj, &backend)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iO|Opn:Key", kwlist, &cipher, &keyobj, &backend,
+                                     &xts, &tag_len)) {
         return NULL;
     }
     if (kuai_cipher_name((kuai_cipher)cipher) == NULL) {
         PyErr_Format(PyExc_ValueError, "unknown cipher id %d", cipher);
+        return NULL;
+    }
+    if (tag_len < 4 || tag_len > 16 || tag_len % 2 != 0) {
+        PyErr_SetString(PyExc_ValueError, "Invalid tag_length");
+        return NULL;
+    }
+    if (xts && kuai_block_size((kuai_cipher)cipher) != 16) {
+        PyErr_Format(PyExc_ValueError, "XTS needs a 128-bit-block cipher, not %s",
+                     kuai_cipher_name((kuai_cipher)cipher));
         return NULL;
     }
     const char *be = NULL;
@@ -46,9 +85,10 @@ static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return NULL;
     }
     size_t want = kuai_key_size((kuai_cipher)cipher);
-    if ((size_t)kb.len != want) {
-        PyErr_Format(PyExc_ValueError, "Invalid key size (%zd bits) for %s: %zu bits needed",
-                     kb.len * 8, kuai_cipher_name((kuai_cipher)cipher), want * 8);
+    if ((size_t)kb.len != (xts ? 2 * want : want)) {
+        PyErr_Format(PyExc_ValueError, "Invalid key size (%zd bits) for %s%s: %zu bits needed",
+                     kb.len * 8, kuai_cipher_name((kuai_cipher)cipher), xts ? "-xts" : "",
+                     (xts ? 2 * want : want) * 8);
         PyBuffer_Release(&kb);
         return NULL;
     }
@@ -60,39 +100,42 @@ static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     self->cipher = cipher;
     self->block = kuai_block_size((kuai_cipher)cipher);
-    self->key = PyMem_Malloc(sizeof(kuai_key));
-    if (self->key == NULL) {
-        PyBuffer_Release(&kb);
-        Py_DECREF(self);
-        return PyErr_NoMemory();
-    }
-    int rc = be ? kuai_key_init_backend(self->key, (kuai_cipher)cipher, kb.buf, (size_t)kb.len, be)
-                : kuai_key_init(self->key, (kuai_cipher)cipher, kb.buf, (size_t)kb.len);
-    PyBuffer_Release(&kb);
-    if (rc != KUAI_OK) {
-        if (rc == KUAI_ERR_BACKEND) {
-            PyErr_Format(PyExc_ValueError,
-                         "backend %s is not available for %s on this CPU "
-                         "(see kuai.backends())",
-                         be ? be : "(from KUAI_BACKEND)", kuai_cipher_name((kuai_cipher)cipher));
-        } else {
-            kpy_raise(rc, "key setup");
+    self->tag_len = (size_t)tag_len;
+    const uint8_t *kp = kb.buf;
+    int ok = key_setup(&self->key, cipher, kp, want, be) == 0;
+    if (ok && xts) {
+        ok = key_setup(&self->key2, cipher, kp + want, want, be) == 0;
+        /* Whether the halves are equal (encryption refuses them), without
+         * an early exit on the first differing byte. */
+        uint8_t diff = 0;
+        for (size_t i = 0; i < want; i++) {
+            diff |= (uint8_t)(kp[i] ^ kp[want + i]);
         }
+        self->halves_equal = diff == 0;
+    }
+    PyBuffer_Release(&kb);
+    if (!ok) {
         Py_DECREF(self);
         return NULL;
     }
     return (PyObject *)self;
 }
 
+static void key_free_one(kuai_key **k)
+{
+    if (*k != NULL) {
+        kuai_key_wipe(*k);
+        PyMem_Free(*k);
+        *k = NULL;
+    }
+}
+
 static void key_dealloc(PyObject *o)
 {
     KeyObject *self = (KeyObject *)o;
     PyTypeObject *tp = Py_TYPE(o);
-    if (self->key != NULL) {
-        kuai_key_wipe(self->key);
-        PyMem_Free(self->key);
-        self->key = NULL;
-    }
+    key_free_one(&self->key);
+    key_free_one(&self->key2);
     freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
     f(o);
     Py_DECREF(tp);
@@ -116,14 +159,47 @@ static PyObject *key_get_block_size(PyObject *o, void *unused)
     return PyLong_FromSize_t(((KeyObject *)o)->block);
 }
 
-int kpy_check_gcm_key(const KeyObject *k)
+static PyObject *key_get_xts(PyObject *o, void *unused)
 {
-    if (k->block != 16) {
-        PyErr_Format(PyExc_ValueError, "GCM needs a 128-bit-block cipher, not %s",
+    (void)unused;
+    return PyBool_FromLong(((KeyObject *)o)->key2 != NULL);
+}
+
+static PyObject *key_get_tag_length(PyObject *o, void *unused)
+{
+    (void)unused;
+    return PyLong_FromSize_t(((KeyObject *)o)->tag_len);
+}
+
+int kpy_check_single(const KeyObject *k)
+{
+    if (k->key2 != NULL) {
+        PyErr_Format(PyExc_ValueError,
+                     "an XTS key (%s-xts, two keys in one) is for modes.XTS only; "
+                     "use kuai.Cipher(%s, key) for the other modes",
+                     kuai_cipher_name((kuai_cipher)k->cipher),
                      kuai_cipher_name((kuai_cipher)k->cipher));
         return -1;
     }
     return 0;
+}
+
+int kpy_check_block16(const KeyObject *k, const char *mode)
+{
+    if (kpy_check_single(k) < 0) {
+        return -1;
+    }
+    if (k->block != 16) {
+        PyErr_Format(PyExc_ValueError, "%s needs a 128-bit-block cipher, not %s", mode,
+                     kuai_cipher_name((kuai_cipher)k->cipher));
+        return -1;
+    }
+    return 0;
+}
+
+int kpy_check_gcm_key(const KeyObject *k)
+{
+    return kpy_check_block16(k, "GCM");
 }
 
 int kpy_check_nonce(Py_ssize_t n)
@@ -234,11 +310,124 @@ static PyObject *key_gcm_decrypt(PyObject *o, PyObject *const *args, Py_ssize_t 
     return r;
 }
 
+/* ------------------------------------------------------------------ CCM */
+
+/* The arguments of ccm_encrypt and ccm_decrypt, as gcm_args; nonce of 7 to
+ * 13 bytes (cryptography's AESCCM). */
+static int ccm_args(const KeyObject *k, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                    const char *what, Py_buffer *nb, Py_buffer *db, Py_buffer *ab)
+{
+    static const char *const names[] = {"nonce", "data", "associated_data"};
+    PyObject *a[3];
+    if (kpy_args(what, args, nargs, kwnames, names, 3, 3, a) < 0) {
+        return -1;
+    }
+    if (kpy_check_block16(k, "CCM") < 0) {
+        return -1;
+    }
+    if (get_ro(a[0], nb, "nonce") < 0) {
+        return -1;
+    }
+    if (get_ro(a[1], db, "data") < 0) {
+        PyBuffer_Release(nb);
+        return -1;
+    }
+    if (get_ro_opt(a[2], ab, "associated_data") < 0) {
+        PyBuffer_Release(nb);
+        PyBuffer_Release(db);
+        return -1;
+    }
+    if (nb->len < 7 || nb->len > 13) {
+        PyErr_SetString(PyExc_ValueError, "Nonce must be between 7 and 13 bytes");
+        gcm_args_release(nb, db, ab);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether a message of len bytes fits CCM's length field of 15 - nonce_len
+ * bytes; ValueError if not. */
+static int ccm_check_len(Py_ssize_t nonce_len, size_t len)
+{
+    size_t lbytes = 15 - (size_t)nonce_len; /* 2..8 */
+    if (lbytes < sizeof(size_t) && (len >> (8 * lbytes)) != 0) {
+        PyErr_SetString(PyExc_ValueError, "Data too long for nonce");
+        return -1;
+    }
+    return 0;
+}
+
+/* ccm_encrypt(nonce, data, associated_data) -> ciphertext || tag(tag_length) */
+static PyObject *key_ccm_encrypt(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+    KeyObject *k = (KeyObject *)o;
+    Py_buffer nb, db, ab;
+    if (ccm_args(k, args, nargs, kwnames, "encrypt", &nb, &db, &ab) < 0) {
+        return NULL;
+    }
+    PyObject *r = NULL;
+    uint8_t *out;
+    size_t t = k->tag_len;
+    if (ccm_check_len(nb.len, (size_t)db.len) == 0 &&
+        (r = new_bytes(db.len + (Py_ssize_t)t, &out)) != NULL) {
+        int rc;
+        KPY_GIL_CALL(db.len + ab.len, rc,
+                     kuai_ccm_encrypt(k->key, nb.buf, (size_t)nb.len, ab.buf, (size_t)ab.len,
+                                      db.buf, out, (size_t)db.len, out + db.len, t));
+        if (rc != KUAI_OK) {
+            Py_CLEAR(r);
+            kpy_raise(rc, "CCM encryption");
+        }
+    }
+    gcm_args_release(&nb, &db, &ab);
+    return r;
+}
+
+/* ccm_decrypt(nonce, data, associated_data) -> plaintext; InvalidTag */
+static PyObject *key_ccm_decrypt(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+    KeyObject *k = (KeyObject *)o;
+    Py_buffer nb, db, ab;
+    if (ccm_args(k, args, nargs, kwnames, "decrypt", &nb, &db, &ab) < 0) {
+        return NULL;
+    }
+    PyObject *r = NULL;
+    uint8_t *out;
+    size_t t = k->tag_len;
+    if ((size_t)db.len < t) {
+        PyErr_SetNone(kpy_InvalidTag);
+    } else if (ccm_check_len(nb.len, (size_t)db.len - t) == 0 &&
+               (r = new_bytes(db.len - (Py_ssize_t)t, &out)) != NULL) {
+        size_t n = (size_t)db.len - t;
+        const uint8_t *in = db.buf;
+        int rc;
+        KPY_GIL_CALL(db.len + ab.len, rc,
+                     kuai_ccm_decrypt(k->key, nb.buf, (size_t)nb.len, ab.buf, (size_t)ab.len, in,
+                                      out, n, in + n, t));
+        if (rc != KUAI_OK) {
+            Py_CLEAR(r);
+            if (rc == KUAI_ERR_AUTH) {
+                PyErr_SetNone(kpy_InvalidTag);
+            } else {
+                kpy_raise(rc, "CCM decryption");
+            }
+        }
+    }
+    gcm_args_release(&nb, &db, &ab);
+    return r;
+}
+
 static PyMethodDef key_methods[] = {
     {"gcm_encrypt", (PyCFunction)(void (*)(void))key_gcm_encrypt, METH_FASTCALL | METH_KEYWORDS,
      "gcm_encrypt(nonce, data, associated_data) -> ciphertext || tag"},
     {"gcm_decrypt", (PyCFunction)(void (*)(void))key_gcm_decrypt, METH_FASTCALL | METH_KEYWORDS,
      "gcm_decrypt(nonce, ciphertext || tag, associated_data) -> plaintext (InvalidTag)"},
+    {"ccm_encrypt", (PyCFunction)(void (*)(void))key_ccm_encrypt, METH_FASTCALL | METH_KEYWORDS,
+     "ccm_encrypt(nonce, data, associated_data) -> ciphertext || tag (tag_length bytes)"},
+    {"ccm_decrypt", (PyCFunction)(void (*)(void))key_ccm_decrypt, METH_FASTCALL | METH_KEYWORDS,
+     "ccm_decrypt(nonce, ciphertext || tag, associated_data) -> plaintext (InvalidTag)"},
     {"gcm_encrypt_batch", (PyCFunction)(void (*)(void))kpy_gcm_encrypt_batch,
      METH_VARARGS | METH_KEYWORDS, "gcm_encrypt_batch(nonces, datas, aad=None) -> list[bytes]"},
     {"gcm_decrypt_batch", (PyCFunction)(void (*)(void))kpy_gcm_decrypt_batch,
@@ -261,6 +450,8 @@ static PyGetSetDef key_getset[] = {
     {"backend", key_get_backend, NULL, "the backend the key schedule was set up for", NULL},
     {"cipher_id", key_get_cipher_id, NULL, "the kuai_cipher value", NULL},
     {"block_size", key_get_block_size, NULL, "block size in bytes", NULL},
+    {"xts", key_get_xts, NULL, "an XTS key: data key and tweak key (modes.XTS only)", NULL},
+    {"tag_length", key_get_tag_length, NULL, "the tag length of ccm_encrypt/ccm_decrypt", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyType_Slot key_slots[] = {

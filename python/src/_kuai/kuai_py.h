@@ -6,11 +6,13 @@
  *
  *   module.c  the module: init, exceptions, kpy_raise, cipher list,
  *             backends, _c_speed
- *   key.c     Key: key setup, one-shot GCM, its method table
+ *   key.c     Key: key setup, one-shot GCM and CCM, its method table
  *   batch.c   lists of messages: GCM batches, multi-key CBC
  *   packed.c  Arrow-packed rows (data + offsets): GCM and CBC
- *   stream.c  the streaming contexts: what they share; Stream (ECB/CBC/CTR)
+ *   stream.c  the streaming contexts: what they share; Stream
+ *             (ECB/CBC/CTR, CFB/OFB, XTS)
  *   gcm_stream.c  GcmStream, streaming GCM
+ *   cmac.c    Cmac (kuai.cmac.CMAC)
  *
  * All of them are compiled into the one module _kuai, with the Limited API
  * when the build asks for abi3 (python/CMakeLists.txt). Names shared between
@@ -61,6 +63,12 @@ typedef struct {
     PyObject_HEAD kuai_key *key; /* PyMem_Malloc'd, wiped and freed in dealloc */
     int cipher;
     size_t block;
+    /* An XTS key (Key(..., xts=True)): the second half's schedule, the
+     * tweak key (as key, wiped and freed in dealloc); NULL otherwise. Such
+     * a key is for XTS streams only: every other use refuses it. */
+    kuai_key *key2;
+    int halves_equal; /* XTS: the two halves are the same bytes */
+    size_t tag_len;   /* CCM tag length (Key(..., tag_length=16)) */
 } KeyObject;
 
 /* One message with a GCM_TAG-byte tag: as kuai_gcm_encrypt where tag_out
@@ -76,9 +84,11 @@ void kpy_gcm_many_wipe(KpyGcmMany *m);
 extern PyObject *kpy_InvalidTag;
 extern PyObject *kpy_AlreadyFinalized;
 extern PyObject *kpy_NotYetFinalized;
+extern PyObject *kpy_InvalidSignature;
 extern PyObject *kpy_KeyType;
 extern PyObject *kpy_StreamType;
 extern PyObject *kpy_GcmType;
+extern PyObject *kpy_CmacType;
 /* Raises the exception for a kuai error code (InvalidTag for
  * KUAI_ERR_AUTH); returns NULL. */
 PyObject *kpy_raise(int err, const char *what);
@@ -92,6 +102,12 @@ int kpy_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *
 extern PyType_Spec kpy_key_spec;
 int kpy_is_key(PyObject *o);
 int kpy_check_gcm_key(const KeyObject *k);
+/* 0, or -1 with ValueError raised: k is an XTS key (two halves), which
+ * only modes.XTS takes. */
+int kpy_check_single(const KeyObject *k);
+/* 0, or -1 with ValueError raised: k is an XTS key, or its cipher's block
+ * is not 128 bits (mode names the mode in the message). */
+int kpy_check_block16(const KeyObject *k, const char *mode);
 int kpy_check_nonce(Py_ssize_t n);
 
 /* batch.c: Key methods, a module function, the errors= argument */
@@ -110,6 +126,7 @@ PyObject *kpy_cbc_decrypt_packed(PyObject *o, PyObject *args);
  * them */
 extern PyType_Spec kpy_stream_spec;
 extern PyType_Spec kpy_gcm_spec;
+extern PyType_Spec kpy_cmac_spec; /* cmac.c */
 PyObject *kpy_stream(PyObject *mod, PyObject *args);
 PyObject *kpy_gcm_stream(PyObject *mod, PyObject *args);
 

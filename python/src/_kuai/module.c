@@ -15,6 +15,8 @@
  *           caller's business, as in `cryptography`).
  *   GcmStream  a streaming GCM encryptor or decryptor (kuai_gcm_ctx), in
  *           the shape of cryptography's GCM contexts.
+ *   CMAC    kuai.cmac.CMAC, a CMAC context (kuai_cmac_ctx), in the shape of
+ *           cryptography's cmac.CMAC.
  * The GIL is released around every cipher call on KUAI_GIL_BYTES or more.
  *
  * This file is the module itself: its init, the exceptions and the
@@ -28,9 +30,11 @@
 PyObject *kpy_InvalidTag;
 PyObject *kpy_AlreadyFinalized;
 PyObject *kpy_NotYetFinalized;
+PyObject *kpy_InvalidSignature;
 PyObject *kpy_KeyType;
 PyObject *kpy_StreamType;
 PyObject *kpy_GcmType;
+PyObject *kpy_CmacType;
 
 PyObject *kpy_raise(int err, const char *what)
 {
@@ -226,11 +230,15 @@ PyMODINIT_FUNC PyInit__kuai(void)
         "kuai.AlreadyFinalized", "The context was already finalized.", NULL, NULL);
     kpy_NotYetFinalized = PyErr_NewExceptionWithDoc(
         "kuai.NotYetFinalized", "The tag was asked for before finalize().", NULL, NULL);
+    kpy_InvalidSignature = PyErr_NewExceptionWithDoc(
+        "kuai.InvalidSignature", "A MAC did not match (kuai.cmac.CMAC.verify).", NULL, NULL);
     kpy_KeyType = PyType_FromSpec(&kpy_key_spec);
     kpy_StreamType = PyType_FromSpec(&kpy_stream_spec);
     kpy_GcmType = PyType_FromSpec(&kpy_gcm_spec);
+    kpy_CmacType = PyType_FromSpec(&kpy_cmac_spec);
     if (kpy_InvalidTag == NULL || kpy_AlreadyFinalized == NULL || kpy_NotYetFinalized == NULL ||
-        kpy_KeyType == NULL || kpy_StreamType == NULL || kpy_GcmType == NULL) {
+        kpy_InvalidSignature == NULL || kpy_KeyType == NULL || kpy_StreamType == NULL ||
+        kpy_GcmType == NULL || kpy_CmacType == NULL) {
         Py_DECREF(m);
         return NULL;
     }
@@ -240,10 +248,14 @@ PyMODINIT_FUNC PyInit__kuai(void)
     Py_INCREF(kpy_KeyType);
     Py_INCREF(kpy_StreamType);
     Py_INCREF(kpy_GcmType);
+    Py_INCREF(kpy_InvalidSignature);
+    Py_INCREF(kpy_CmacType);
     if (PyModule_AddObject(m, "InvalidTag", kpy_InvalidTag) < 0 ||
         PyModule_AddObject(m, "AlreadyFinalized", kpy_AlreadyFinalized) < 0 ||
         PyModule_AddObject(m, "NotYetFinalized", kpy_NotYetFinalized) < 0 ||
+        PyModule_AddObject(m, "InvalidSignature", kpy_InvalidSignature) < 0 ||
         PyModule_AddObject(m, "GcmStream", kpy_GcmType) < 0 ||
+        PyModule_AddObject(m, "CMAC", kpy_CmacType) < 0 ||
         PyModule_AddObject(m, "Key", kpy_KeyType) < 0 ||
         PyModule_AddObject(m, "Stream", kpy_StreamType) < 0 ||
         PyModule_AddStringConstant(m, "VERSION", KUAI_VERSION) < 0 ||

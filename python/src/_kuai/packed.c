@@ -309,6 +309,9 @@ static PyObject *cbc_packed(PyObject *o, PyObject *args, int enc)
             : !PyArg_ParseTuple(args, "OO", &dataobj, &offobj)) {
         return NULL;
     }
+    if (kpy_check_single(k) < 0) {
+        return NULL;
+    }
     if (k->block != 16) {
         PyErr_Format(PyExc_ValueError, "packed CBC needs a 128-bit-block cipher, not %s",
                      kuai_cipher_name((kuai_cipher)k->cipher));

@@ -2,7 +2,7 @@
 /*
  * The streaming contexts of kuai._kuai, in the shape of cryptography's
  * CipherContext: what Stream and GcmStream (gcm_stream.c) share, and
- * Stream, ECB/CBC/CTR over kuai_{ecb,cbc,ctr}_*. The order of concurrent
+ * Stream, ECB/CBC/CTR/CFB/OFB/XTS over kuai_{ecb,cbc,ctr,cfb,ofb,xts}_*. The order of concurrent
  * updates on one context is the caller's business, as in `cryptography`;
  * the lock only keeps them from corrupting it. update and update_into are
  * one pair of functions for both types, over each type's own output length
@@ -146,18 +146,43 @@ PyObject *kpy_ctx_update_into(PyObject *o, PyObject *const *args, Py_ssize_t nar
 /* ----------------------------------------------------------------- Stream */
 
 /* Operations of stream() (kuai/modes.py uses the same numbers). */
-enum { OP_ECB_ENC, OP_ECB_DEC, OP_CBC_ENC, OP_CBC_DEC, OP_CTR };
+enum {
+    OP_ECB_ENC,
+    OP_ECB_DEC,
+    OP_CBC_ENC,
+    OP_CBC_DEC,
+    OP_CTR,
+    OP_CFB_ENC,
+    OP_CFB_DEC,
+    OP_OFB,
+    OP_XTS_ENC,
+    OP_XTS_DEC
+};
+
+static const char *const op_names[] = {"ECB", "ECB", "CBC", "CBC", "CTR",
+                                       "CFB", "CFB", "OFB", "XTS", "XTS"};
 
 typedef struct {
     CtxObject base;
     const kuai_key *key;
+    const kuai_key *key2; /* XTS: the tweak key */
     int op;
+    int xts_std; /* XTS: kuai_xts_standard */
     size_t block;
-    size_t pending;               /* ECB/CBC: bytes in part[] */
-    size_t ks_used;               /* CTR: keystream bytes of part[] already used */
-    uint8_t iv[KUAI_MAX_BLOCK];   /* CBC chaining value or CTR counter */
+    size_t pending; /* ECB/CBC: bytes in part[] */
+    /* CTR: keystream bytes of part[] already used; CFB/OFB: bytes of iv[]
+     * used (0: at a block boundary, iv[] the next cipher input) */
+    size_t ks_used;
+    /* CBC chaining value, CTR counter, CFB/OFB register (kuai.h's iv, and
+     * after a partial block OpenSSL's ivec with num = ks_used), XTS tweak */
+    uint8_t iv[KUAI_MAX_BLOCK];
     uint8_t part[KUAI_MAX_BLOCK]; /* ECB/CBC partial block, or CTR keystream */
 } StreamObject;
+
+static int is_xts(int op)
+{
+    return op == OP_XTS_ENC || op == OP_XTS_DEC;
+}
 
 static int run_blocks(StreamObject *s, const uint8_t *in, uint8_t *out, size_t len)
 {
@@ -179,11 +204,40 @@ static int run_blocks(StreamObject *s, const uint8_t *in, uint8_t *out, size_t l
 static size_t stream_out_len(CtxObject *c, size_t len)
 {
     const StreamObject *s = (const StreamObject *)c;
-    if (s->op == OP_CTR) {
-        return len;
+    if (s->op >= OP_CTR) {
+        return len; /* CTR, CFB, OFB, XTS */
     }
     size_t t = s->pending + len;
     return t - t % s->block;
+}
+
+/* CFB128/OFB over any length: the rest of a block begun by an earlier
+ * update, byte by byte on the register, then the library from the block
+ * boundary on (it leaves a last partial block of r bytes in iv as OpenSSL's
+ * ivec with num = r, which the next update continues here). */
+static int cfb_ofb_run(StreamObject *s, const uint8_t *in, uint8_t *out, size_t len)
+{
+    while (len > 0 && s->ks_used > 0) {
+        uint8_t x = *in++, y = (uint8_t)(x ^ s->iv[s->ks_used]);
+        *out++ = y;
+        if (s->op == OP_CFB_ENC) {
+            s->iv[s->ks_used] = y; /* the register takes the ciphertext */
+        } else if (s->op == OP_CFB_DEC) {
+            s->iv[s->ks_used] = x;
+        }
+        s->ks_used = (s->ks_used + 1) % 16;
+        len--;
+    }
+    if (len == 0) {
+        return KUAI_OK;
+    }
+    int rc = s->op == OP_CFB_ENC   ? kuai_cfb_encrypt(s->key, s->iv, in, out, len)
+             : s->op == OP_CFB_DEC ? kuai_cfb_decrypt(s->key, s->iv, in, out, len)
+                                   : kuai_ofb_crypt(s->key, s->iv, in, out, len);
+    if (rc == KUAI_OK) {
+        s->ks_used = len % 16;
+    }
+    return rc;
 }
 
 /* The whole update; in and out do not overlap, or in == out with nothing
@@ -192,6 +246,19 @@ static int stream_run(StreamObject *s, const uint8_t *in, uint8_t *out, size_t l
 {
     size_t bs = s->block;
     int rc = KUAI_OK;
+    if (is_xts(s->op)) {
+        /* one data unit per update, all under the context's tweak */
+        if (len == 0) {
+            return KUAI_OK;
+        }
+        return s->op == OP_XTS_ENC ? kuai_xts_encrypt(s->key, s->key2, s->iv, in, out, len,
+                                                      (kuai_xts_standard)s->xts_std)
+                                   : kuai_xts_decrypt(s->key, s->key2, s->iv, in, out, len,
+                                                      (kuai_xts_standard)s->xts_std);
+    }
+    if (s->op > OP_CTR) {
+        return cfb_ofb_run(s, in, out, len);
+    }
     if (s->op == OP_CTR) {
         while (len > 0 && s->ks_used < bs) {
             *out++ = *in++ ^ s->part[s->ks_used++];
@@ -248,6 +315,13 @@ static Py_ssize_t stream_update(CtxObject *c, const uint8_t *in, size_t len, uin
         PyErr_Format(PyExc_ValueError, "buffer must be at least %zu bytes for this call", n);
         return -1;
     }
+    if (is_xts(s->op) && len != 0 && (len < 16 || len > ((size_t)1 << 24))) {
+        PyErr_Format(PyExc_ValueError,
+                     "In XTS mode each update() is one data unit of 16 bytes to 2^24 bytes, "
+                     "not %zu bytes",
+                     len);
+        return -1;
+    }
     uint8_t *tmp = NULL;
     if (overlaps(in, len, out, n) && (in != out || s->pending > 0)) {
         if ((tmp = copy_input(in, len)) == NULL) {
@@ -292,6 +366,7 @@ static void stream_clear(StreamObject *s)
     }
     Py_CLEAR(s->base.keyobj);
     s->key = NULL;
+    s->key2 = NULL;
 }
 
 static PyObject *stream_py_finalize(PyObject *o, PyObject *unused)
@@ -329,50 +404,71 @@ static PyMethodDef stream_methods[] = {
     {"finalize", stream_py_finalize, METH_NOARGS, "finalize() -> b''"},
     {NULL, NULL, 0, NULL}};
 
-static PyType_Slot stream_slots[] = {{Py_tp_new, kpy_ctx_no_new},
-                                     {Py_tp_dealloc, stream_dealloc},
-                                     {Py_tp_methods, stream_methods},
-                                     {Py_tp_doc, "An ECB/CBC/CTR encryptor or decryptor."},
-                                     {0, NULL}};
+static PyType_Slot stream_slots[] = {
+    {Py_tp_new, kpy_ctx_no_new},
+    {Py_tp_dealloc, stream_dealloc},
+    {Py_tp_methods, stream_methods},
+    {Py_tp_doc, "An ECB/CBC/CTR/CFB/OFB/XTS encryptor or decryptor."},
+    {0, NULL}};
 
 PyType_Spec kpy_stream_spec = {"kuai._kuai.Stream", sizeof(StreamObject), 0, Py_TPFLAGS_DEFAULT,
                                stream_slots};
 
-/* stream(key, op, iv_or_None) -> Stream */
+/* stream(key, op, iv_or_None, xts_standard=0) -> Stream */
 PyObject *kpy_stream(PyObject *mod, PyObject *args)
 {
     (void)mod;
     PyObject *keyobj, *ivobj;
-    int op;
-    if (!PyArg_ParseTuple(args, "OiO:stream", &keyobj, &op, &ivobj)) {
+    int op, std = KUAI_XTS_IEEE1619;
+    if (!PyArg_ParseTuple(args, "OiO|i:stream", &keyobj, &op, &ivobj, &std)) {
         return NULL;
     }
     if (!kpy_is_key(keyobj)) {
         PyErr_SetString(PyExc_TypeError, "stream: key must be a kuai key");
         return NULL;
     }
-    if (op < OP_ECB_ENC || op > OP_CTR) {
+    if (op < OP_ECB_ENC || op > OP_XTS_DEC) {
         PyErr_SetString(PyExc_ValueError, "stream: unknown operation");
         return NULL;
     }
     KeyObject *k = (KeyObject *)keyobj;
+    if (is_xts(op)) {
+        if (k->key2 == NULL) {
+            PyErr_Format(PyExc_ValueError,
+                         "XTS needs an XTS key: kuai.Cipher(\"%s-xts\", data key || tweak key)",
+                         kuai_cipher_name((kuai_cipher)k->cipher));
+            return NULL;
+        }
+        if (std != KUAI_XTS_IEEE1619 && std != KUAI_XTS_GB17964) {
+            PyErr_SetString(PyExc_ValueError, "stream: unknown XTS standard");
+            return NULL;
+        }
+        if (op == OP_XTS_ENC && k->halves_equal) {
+            PyErr_SetString(PyExc_ValueError, "In XTS mode duplicated keys are not allowed");
+            return NULL;
+        }
+    } else if (op > OP_CTR ? kpy_check_block16(k, op_names[op]) < 0 : kpy_check_single(k) < 0) {
+        return NULL;
+    }
     Py_buffer ivb;
     if (get_ro_opt(ivobj, &ivb, "iv") < 0) {
         return NULL;
     }
     int need_iv = op >= OP_CBC_ENC;
     if (need_iv ? (size_t)ivb.len != k->block : ivb.obj != NULL) {
-        PyErr_Format(PyExc_ValueError, "Invalid IV size (%zd) for %s: %zu bytes needed", ivb.len,
-                     op == OP_CTR ? "CTR" : "CBC", k->block);
+        PyErr_Format(PyExc_ValueError, "Invalid %s size (%zd) for %s: %zu bytes needed",
+                     is_xts(op) ? "tweak" : "IV", ivb.len, op_names[op], k->block);
         release(&ivb);
         return NULL;
     }
     StreamObject *s = (StreamObject *)kpy_ctx_new(kpy_StreamType, keyobj);
     if (s != NULL) {
         s->key = k->key;
+        s->key2 = k->key2;
         s->op = op;
+        s->xts_std = std;
         s->block = k->block;
-        s->ks_used = k->block;
+        s->ks_used = op == OP_CTR ? k->block : 0;
         if (need_iv) {
             memcpy(s->iv, ivb.buf, k->block);
         }

@@ -99,6 +99,7 @@ typedef struct kpm_ctx {
     uint8_t oiv[KPM_BLOCK];  /* IV as given (CCM: the nonce) */
     uint8_t iv[KPM_BLOCK];   /* CFB/OFB: OpenSSL's ivec */
     unsigned num;            /* CFB/OFB: bytes of the keystream block in iv used */
+    unsigned padding;        /* CFB/OFB: as set (meaningless, kept as OpenSSL); XTS: 1 */
     kuai_xts_standard std;   /* XTS */
     int weak;                /* XTS: the key's halves are equal (decryption only) */
     size_t taglen;           /* CCM */
@@ -122,6 +123,7 @@ static void *kpm_newctx(void *provctx, const kpm_alg *alg)
     ctx->alg = alg;
     ctx->ivlen = alg->mode == KPM_CCM ? KPM_CCM_IV_DEFAULT : KPM_BLOCK;
     ctx->taglen = KPM_CCM_TAG_DEFAULT;
+    ctx->padding = 1; /* what OpenSSL's stream and XTS ciphers answer until told otherwise */
     /* AES-XTS is IEEE 1619 only; SM4-XTS defaults to GB/T 17964, as OpenSSL. */
     ctx->std = alg->ieee_only ? KUAI_XTS_IEEE1619 : KUAI_XTS_GB17964;
     return ctx;
@@ -464,7 +466,7 @@ static int kpm_get_ctx_params(void *vctx, OSSL_PARAM params[])
         return 0;
     if (!ccm) {
         if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL &&
-            !OSSL_PARAM_set_uint(p, 0))
+            !OSSL_PARAM_set_uint(p, ctx->padding))
             return 0;
         if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) != NULL &&
             !OSSL_PARAM_set_uint(p, ctx->num))
@@ -528,7 +530,9 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL) {
             unsigned pad;
             if (!OSSL_PARAM_get_uint(p, &pad))
-                return 0; /* accepted and meaningless, as for OpenSSL's stream modes */
+                return 0;
+            /* meaningless, but kept and answered, as by OpenSSL's stream modes */
+            ctx->padding = pad != 0;
         }
         if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
             unsigned num;

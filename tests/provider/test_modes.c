@@ -842,6 +842,50 @@ static void test_stream_tls_params(void)
     }
 }
 
+/* OSSL_CIPHER_PARAM_PADDING as the default provider answers it: 1 until
+ * EVP_CIPHER_CTX_set_padding, which CFB and OFB keep (meaningless to
+ * them) and XTS ignores. kuai answered 0 for all three. */
+static unsigned padding_param(EVP_CIPHER_CTX *x)
+{
+    unsigned pad = 7;
+    OSSL_PARAM p[2] = {OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_PADDING, &pad), OSSL_PARAM_END};
+    return EVP_CIPHER_CTX_get_params(x, p) > 0 ? pad : 9;
+}
+
+static void test_padding_param(int aes)
+{
+    static const char *const names[] = {"AES-128-CFB", "AES-256-OFB", "AES-128-XTS",
+                                        "SM4-CFB",     "SM4-OFB",     "SM4-XTS"};
+    uint8_t key[64] = {1}, iv[16] = {2};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (!aes && strncmp(names[i], "AES", 3) == 0)
+            continue;
+        int xts = strstr(names[i], "XTS") != NULL;
+        key[32] = 3; /* XTS: unequal halves */
+        for (int s = 0; s < 2; s++) {
+            EVP_CIPHER *c = get(names[i], s == 0);
+            if (c == NULL) /* OpenSSL 3.0 has no SM4-XTS */
+                continue;
+            const char *who = s ? "OpenSSL" : "kuai";
+            EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+            CHECK(EVP_EncryptInit_ex2(x, c, key, iv, NULL) > 0, "%s (%s): init", names[i], who);
+            unsigned p0 = padding_param(x);
+            CHECK(p0 == 1, "%s (%s): padding answered %u, not 1", names[i], who, p0);
+            EVP_CIPHER_CTX_set_padding(x, 0);
+            unsigned p1 = padding_param(x);
+            CHECK(p1 == (xts ? 1u : 0u), "%s (%s): padding after set_padding(0) answered %u",
+                  names[i], who, p1);
+            EVP_CIPHER_CTX *d = EVP_CIPHER_CTX_new();
+            CHECK(EVP_CIPHER_CTX_copy(d, x) > 0 && padding_param(d) == p1,
+                  "%s (%s): a copy answers another padding", names[i], who);
+            ERR_clear_error();
+            EVP_CIPHER_CTX_free(d);
+            EVP_CIPHER_CTX_free(x);
+            EVP_CIPHER_free(c);
+        }
+    }
+}
+
 void test_modes(void)
 {
     int c0 = checks, f0 = failures;
@@ -889,6 +933,7 @@ void test_modes(void)
     test_ccm("UBLOCK-128-256-CCM", 32, 0, 0);
     test_cmac(aes);
     test_param_edges(aes);
+    test_padding_param(aes);
     test_stream_tls_params();
     printf("XTS/CCM/CFB/OFB/CMAC %d checks, %d failed\n", checks - c0, failures - f0);
 }

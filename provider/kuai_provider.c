@@ -887,6 +887,12 @@ static int kp_get_ctx_params(void *vctx, OSSL_PARAM params[])
         return OSSL_PARAM_set_size_t(p, ctx->ivlen);
     if (gcm && (p = kp_param_alone(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL)
         return kp_gcm_get_tag(ctx, p);
+    /* No IV was ever set or generated: there is none to read back (oiv's
+     * zeros are no IV), as OpenSSL's GCM refuses it then. */
+    if (gcm && ctx->gcm_state == KP_GCM_NO_IV &&
+        (OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV) != NULL ||
+         OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV) != NULL))
+        return 0;
     if (!kp_ctx_iv_params(params, kuai_key_size(ctx->alg->cipher), ctx->oiv,
                           gcm ? ctx->oiv : ctx->iv, ctx->ivlen))
         return 0;

@@ -964,7 +964,9 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         }
         if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
             unsigned num;
-            if (!OSSL_PARAM_get_uint(p, &num) || ctx->alg->mode != KP_CTR || num >= ctx->bs)
+            /* CTR's position in its keystream block; ECB and CBC keep it
+             * unused, as OpenSSL's block modes do */
+            if (!OSSL_PARAM_get_uint(p, &num) || num >= ctx->bs)
                 return 0;
             ctx->num = num;
         }

@@ -759,13 +759,15 @@ static const OSSL_PARAM *kpc_settable_ctx_params(void *cctx, void *provctx)
 
 static int kpc_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
-    (void)vctx;
+    const kpc_ctx *ctx = vctx;
     OSSL_PARAM *p;
+    /* the cipher's block once keyed; 0 before, as OpenSSL 3.0's CMAC */
+    size_t n = ctx->key != NULL ? KPM_BLOCK : 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_MAC_PARAM_SIZE)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, KPM_BLOCK))
+        !OSSL_PARAM_set_size_t(p, n))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_MAC_PARAM_BLOCK_SIZE)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, KPM_BLOCK))
+        !OSSL_PARAM_set_size_t(p, n))
         return 0;
     return 1;
 }

@@ -842,6 +842,35 @@ static void test_stream_tls_params(void)
     }
 }
 
+/* CMAC's size and block size: 0 until it is keyed (a cipher alone is not
+ * enough), then the cipher's block, on both providers (kuai answered 16
+ * from the start). */
+static void test_cmac_sizes(int aes)
+{
+    static const uint8_t key[16] = {1};
+    char cipher[16];
+    snprintf(cipher, sizeof cipher, "%s", aes ? "AES-128-CBC" : "SM4-CBC");
+    for (int s = 0; s < 2; s++) {
+        EVP_MAC *m = EVP_MAC_fetch(NULL, "CMAC", s ? "provider=default" : "provider=kuai");
+        if (m == NULL)
+            continue;
+        const char *who = s ? "OpenSSL" : "kuai";
+        EVP_MAC_CTX *x = EVP_MAC_CTX_new(m);
+        CHECK(x != NULL && EVP_MAC_CTX_get_mac_size(x) == 0 && EVP_MAC_CTX_get_block_size(x) == 0,
+              "CMAC (%s): a size before any cipher", who);
+        OSSL_PARAM p[2] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_CIPHER, cipher, 0),
+                           OSSL_PARAM_END};
+        CHECK(x != NULL && EVP_MAC_CTX_set_params(x, p) > 0 && EVP_MAC_CTX_get_mac_size(x) == 0,
+              "CMAC (%s): a size after the cipher %s alone", who, cipher);
+        CHECK(x != NULL && EVP_MAC_init(x, key, sizeof key, NULL) > 0 &&
+                  EVP_MAC_CTX_get_mac_size(x) == 16 && EVP_MAC_CTX_get_block_size(x) == 16,
+              "CMAC (%s): sizes once keyed under %s", who, cipher);
+        ERR_clear_error();
+        EVP_MAC_CTX_free(x);
+        EVP_MAC_free(m);
+    }
+}
+
 /* OSSL_CIPHER_PARAM_PADDING as the default provider answers it: 1 until
  * EVP_CIPHER_CTX_set_padding, which CFB and OFB keep (meaningless to
  * them) and XTS ignores. kuai answered 0 for all three. */
@@ -934,6 +963,7 @@ void test_modes(void)
     test_cmac(aes);
     test_param_edges(aes);
     test_padding_param(aes);
+    test_cmac_sizes(aes);
     test_stream_tls_params();
     printf("XTS/CCM/CFB/OFB/CMAC %d checks, %d failed\n", checks - c0, failures - f0);
 }

@@ -566,8 +566,18 @@ static int kp_update(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
         out_blocks--;
     if (outsize < out_blocks * bs)
         return 0;
+    /* What the steps below write must not land on input they have yet to
+     * read (in place while bytes are buffered: the output runs behind the
+     * input), checked before anything moves so that a refused update
+     * leaves the context as it was (as kp_overlap, on addresses). */
+    size_t take = ctx->buflen > 0 ? (bs - ctx->buflen < inl ? bs - ctx->buflen : inl) : 0;
+    int via_buf = ctx->buflen > 0 && ctx->buflen + take == bs && out_blocks > 0;
+    size_t direct = ctx->buflen > 0 && !via_buf ? 0 : out_blocks * bs - (via_buf ? bs : 0);
+    uintptr_t o = (uintptr_t)out, i = (uintptr_t)in + take, od = o + (via_buf ? bs : 0);
+    if ((via_buf && i < o + bs && o < i + (inl - take)) ||
+        (direct > 0 && i != od && (i < od ? od - i : i - od) < direct))
+        return 0;
     if (ctx->buflen > 0) {
-        size_t take = bs - ctx->buflen < inl ? bs - ctx->buflen : inl;
         memcpy(ctx->buf + ctx->buflen, in, take);
         ctx->buflen += take;
         in += take;
@@ -580,7 +590,7 @@ static int kp_update(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
         }
     }
     if (ctx->buflen == 0) {
-        size_t direct = out_blocks * bs - written;
+        /* direct == out_blocks * bs - written */
         if (!kp_blocks(ctx, in, out + written, direct))
             return 0;
         written += direct;

@@ -24,6 +24,9 @@ extern int checks, failures;
 /* EVP model: random EVP call sequences on the default provider and on kuai
  * side by side (evp_model.c). */
 void test_evp_model(void);
+/* Differential test: random EVP call sequences on both providers, every
+ * result and context parameter compared (evp_diff.c). */
+void test_evp_diff(void);
 /* OpenSSL's own cipher test data through kuai (openssl_data.c). */
 void test_openssl_data(const char *dir);
 /* XTS, CCM, CFB, OFB and CMAC against OpenSSL's default provider and

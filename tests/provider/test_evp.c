@@ -1450,6 +1450,7 @@ int main(int argc, char **argv)
         EVP_CIPHER_free(ecb);
     }
     test_evp_model();
+    test_evp_diff();
     test_modes();
     test_openssl_data(KUAI_SOURCE_DIR "/tests/provider/openssl-data");
     OSSL_PROVIDER_unload(kuai);

@@ -46,8 +46,8 @@ class _GCM(_kuai.Key):
         return f"<kuai.aead.{type(self).__name__} backend={self.backend}>"
 
 
-class SM4GCM(_GCM):
-    """SM4-GCM (as RFC 8998 uses it). Key: 16 bytes."""
+class _SM4Key:
+    """SM4's keys, for the GCM and CCM classes: 16 bytes."""
 
     __slots__ = ()
     _family = "sm4"
@@ -57,8 +57,8 @@ class SM4GCM(_GCM):
         return os.urandom(16)
 
 
-class AESGCM(_GCM):
-    """AES-GCM. Key: 16, 24 or 32 bytes."""
+class _AESKey:
+    """AES's keys: 16, 24 or 32 bytes."""
 
     __slots__ = ()
     _family = "aes"
@@ -70,8 +70,8 @@ class AESGCM(_GCM):
         return os.urandom(bit_length // 8)
 
 
-class UBlockGCM(_GCM):
-    """GCM over uBlock-128/128 (16-byte key) or uBlock-128/256 (32-byte key)."""
+class _UBlockKey:
+    """uBlock-128's keys: uBlock-128/128 (16 bytes) or uBlock-128/256 (32)."""
 
     __slots__ = ()
     _family = "ublock-128"
@@ -81,6 +81,24 @@ class UBlockGCM(_GCM):
         if bit_length not in (128, 256):
             raise ValueError("bit_length must be 128 or 256")
         return os.urandom(bit_length // 8)
+
+
+class SM4GCM(_SM4Key, _GCM):
+    """SM4-GCM (as RFC 8998 uses it). Key: 16 bytes."""
+
+    __slots__ = ()
+
+
+class AESGCM(_AESKey, _GCM):
+    """AES-GCM. Key: 16, 24 or 32 bytes."""
+
+    __slots__ = ()
+
+
+class UBlockGCM(_UBlockKey, _GCM):
+    """GCM over uBlock-128/128 (16-byte key) or uBlock-128/256 (32-byte key)."""
+
+    __slots__ = ()
 
 
 class _CCM(_kuai.Key):
@@ -106,42 +124,23 @@ class _CCM(_kuai.Key):
         return f"<kuai.aead.{type(self).__name__} tag_length={self.tag_length} backend={self.backend}>"
 
 
-class SM4CCM(_CCM):
+class SM4CCM(_SM4Key, _CCM):
     """SM4-CCM (RFC 8998). Key: 16 bytes; nonce 7..13 bytes (RFC 8998: 12)."""
 
     __slots__ = ()
-    _family = "sm4"
-
-    @classmethod
-    def generate_key(cls) -> bytes:
-        return os.urandom(16)
 
 
-class AESCCM(_CCM):
+class AESCCM(_AESKey, _CCM):
     """AES-CCM (SP 800-38C), as cryptography's AESCCM. Key: 16, 24 or 32
     bytes; nonce 7..13 bytes."""
 
     __slots__ = ()
-    _family = "aes"
-
-    @classmethod
-    def generate_key(cls, bit_length: int) -> bytes:
-        if bit_length not in (128, 192, 256):
-            raise ValueError("bit_length must be 128, 192, or 256")
-        return os.urandom(bit_length // 8)
 
 
-class UBlockCCM(_CCM):
+class UBlockCCM(_UBlockKey, _CCM):
     """CCM over uBlock-128/128 (16-byte key) or uBlock-128/256 (32-byte key)."""
 
     __slots__ = ()
-    _family = "ublock-128"
-
-    @classmethod
-    def generate_key(cls, bit_length: int = 128) -> bytes:
-        if bit_length not in (128, 256):
-            raise ValueError("bit_length must be 128 or 256")
-        return os.urandom(bit_length // 8)
 
 
 _Buffers = Union[Sequence[Any], bytes, bytearray, memoryview]

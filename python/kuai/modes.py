@@ -46,8 +46,9 @@ class ECB(Mode):
         return _ECB_ENC if encrypt else _ECB_DEC
 
 
-class CBC(Mode):
-    name = "CBC"
+class _ModeWithIV(Mode):
+    """A mode whose one parameter is an initialization vector of a block
+    (cryptography's ModeWithInitializationVector): CBC, CFB, OFB."""
 
     def __init__(self, initialization_vector: bytes) -> None:
         self._initialization_vector = _as_bytes(initialization_vector, "initialization_vector")
@@ -56,11 +57,15 @@ class CBC(Mode):
     def initialization_vector(self) -> bytes:
         return self._initialization_vector
 
-    def _op(self, encrypt: bool) -> int:
-        return _CBC_ENC if encrypt else _CBC_DEC
-
     def _iv(self) -> Optional[bytes]:
         return self._initialization_vector
+
+
+class CBC(_ModeWithIV):
+    name = "CBC"
+
+    def _op(self, encrypt: bool) -> int:
+        return _CBC_ENC if encrypt else _CBC_DEC
 
 
 class CTR(Mode):
@@ -83,45 +88,25 @@ class CTR(Mode):
         return self._nonce
 
 
-class CFB(Mode):
+class CFB(_ModeWithIV):
     """Cipher feedback with 128-bit segments (CFB128, as cryptography's and
     OpenSSL's CFB): any length, in updates of any sizes. 128-bit-block
     ciphers only."""
 
     name = "CFB"
 
-    def __init__(self, initialization_vector: bytes) -> None:
-        self._initialization_vector = _as_bytes(initialization_vector, "initialization_vector")
-
-    @property
-    def initialization_vector(self) -> bytes:
-        return self._initialization_vector
-
     def _op(self, encrypt: bool) -> int:
         return _CFB_ENC if encrypt else _CFB_DEC
 
-    def _iv(self) -> Optional[bytes]:
-        return self._initialization_vector
 
-
-class OFB(Mode):
+class OFB(_ModeWithIV):
     """Output feedback: any length, in updates of any sizes; encryption and
     decryption are the same operation. 128-bit-block ciphers only."""
 
     name = "OFB"
 
-    def __init__(self, initialization_vector: bytes) -> None:
-        self._initialization_vector = _as_bytes(initialization_vector, "initialization_vector")
-
-    @property
-    def initialization_vector(self) -> bytes:
-        return self._initialization_vector
-
     def _op(self, encrypt: bool) -> int:
         return _OFB
-
-    def _iv(self) -> Optional[bytes]:
-        return self._initialization_vector
 
 
 class XTS(Mode):

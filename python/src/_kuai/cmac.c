@@ -58,14 +58,9 @@ static PyObject *cmac_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 static PyObject *cmac_update(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
 {
-    static const char *const names[] = {"data"};
     CmacObject *m = (CmacObject *)o;
-    PyObject *data;
-    if (kpy_args("update", args, nargs, kwnames, names, 1, 1, &data) < 0) {
-        return NULL;
-    }
     Py_buffer db;
-    if (get_ro(data, &db, "data") < 0) {
+    if (kpy_arg_buffer("update", "data", args, nargs, kwnames, &db) < 0) {
         return NULL;
     }
     PyObject *r = NULL;
@@ -116,14 +111,9 @@ static PyObject *cmac_finalize(PyObject *o, PyObject *unused)
 static PyObject *cmac_verify(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
 {
-    static const char *const names[] = {"signature"};
     CmacObject *m = (CmacObject *)o;
-    PyObject *sig;
-    if (kpy_args("verify", args, nargs, kwnames, names, 1, 1, &sig) < 0) {
-        return NULL;
-    }
     Py_buffer sb;
-    if (get_ro(sig, &sb, "signature") < 0) {
+    if (kpy_arg_buffer("verify", "signature", args, nargs, kwnames, &sb) < 0) {
         return NULL;
     }
     uint8_t tag[CMAC_TAG];

@@ -28,14 +28,9 @@ static void gcm_done(GcmObject *g)
 
 static PyObject *gcm_py_aad(PyObject *o, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    static const char *const names[] = {"data"};
     GcmObject *g = (GcmObject *)o;
-    PyObject *data;
-    if (kpy_args("authenticate_additional_data", args, nargs, kwnames, names, 1, 1, &data) < 0) {
-        return NULL;
-    }
     Py_buffer db;
-    if (get_ro(data, &db, "data") < 0) {
+    if (kpy_arg_buffer("authenticate_additional_data", "data", args, nargs, kwnames, &db) < 0) {
         return NULL;
     }
     PyObject *r = NULL;

@@ -212,25 +212,44 @@ int kpy_check_nonce(Py_ssize_t n)
     return 0;
 }
 
-static void gcm_args_release(Py_buffer *nb, Py_buffer *db, Py_buffer *ab)
+/* ------------------------------------------------------------ GCM, CCM */
+
+/* The one-shot AEAD calls: kuai_{gcm,ccm}_{encrypt,decrypt} have one shape,
+ * and cryptography's AESGCM and AESCCM one signature, (nonce, data,
+ * associated_data or None), all three required, by position or by name; a
+ * mode differs in its nonce lengths, its tag length and CCM's length field. */
+typedef struct {
+    const char *mode; /* "GCM", "CCM" */
+    int (*seal)(const kuai_key *, const uint8_t *, size_t, const uint8_t *, size_t, const uint8_t *,
+                uint8_t *, size_t, uint8_t *, size_t);
+    int (*open)(const kuai_key *, const uint8_t *, size_t, const uint8_t *, size_t, const uint8_t *,
+                uint8_t *, size_t, const uint8_t *, size_t);
+    int ccm; /* nonce of 7 to 13 bytes (cryptography's AESCCM), the
+              * message bounded by its length field; tag_len from the key.
+              * Else GCM's: nonce of 8 to 128 bytes, 16-byte tag. */
+} aead_mode;
+
+static const aead_mode aead_gcm = {"GCM", kuai_gcm_encrypt, kuai_gcm_decrypt, 0};
+static const aead_mode aead_ccm = {"CCM", kuai_ccm_encrypt, kuai_ccm_decrypt, 1};
+
+static void aead_args_release(Py_buffer *nb, Py_buffer *db, Py_buffer *ab)
 {
     PyBuffer_Release(nb);
     PyBuffer_Release(db);
     release(ab);
 }
 
-/* The arguments of gcm_encrypt and gcm_decrypt, (nonce, data,
- * associated_data or None), all three required as in cryptography's AEAD
- * classes, by position or by name; as views; 0, or -1 with nothing held. */
-static int gcm_args(const KeyObject *k, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                    const char *what, Py_buffer *nb, Py_buffer *db, Py_buffer *ab)
+/* The arguments as views; 0, or -1 with nothing held. */
+static int aead_args(const aead_mode *m, const KeyObject *k, PyObject *const *args,
+                     Py_ssize_t nargs, PyObject *kwnames, const char *what, Py_buffer *nb,
+                     Py_buffer *db, Py_buffer *ab)
 {
     static const char *const names[] = {"nonce", "data", "associated_data"};
     PyObject *a[3];
     if (kpy_args(what, args, nargs, kwnames, names, 3, 3, a) < 0) {
         return -1;
     }
-    if (kpy_check_gcm_key(k) < 0) {
+    if (kpy_check_block16(k, m->mode) < 0) {
         return -1;
     }
     if (get_ro(a[0], nb, "nonce") < 0) {
@@ -245,101 +264,13 @@ static int gcm_args(const KeyObject *k, PyObject *const *args, Py_ssize_t nargs,
         PyBuffer_Release(db);
         return -1;
     }
-    if (kpy_check_nonce(nb->len) < 0) {
-        gcm_args_release(nb, db, ab);
-        return -1;
-    }
-    return 0;
-}
-
-/* encrypt(nonce, data, associated_data) -> ciphertext || tag(16) */
-static PyObject *key_gcm_encrypt(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
-{
-    KeyObject *k = (KeyObject *)o;
-    Py_buffer nb, db, ab;
-    if (gcm_args(k, args, nargs, kwnames, "encrypt", &nb, &db, &ab) < 0) {
-        return NULL;
-    }
-    PyObject *r = NULL;
-    uint8_t *out;
-    if ((r = new_bytes(db.len + GCM_TAG, &out)) != NULL) {
-        int rc;
-        KPY_GIL_CALL(db.len + ab.len, rc,
-                     kuai_gcm_encrypt(k->key, nb.buf, (size_t)nb.len, ab.buf, (size_t)ab.len,
-                                      db.buf, out, (size_t)db.len, out + db.len, GCM_TAG));
-        if (rc != KUAI_OK) {
-            Py_CLEAR(r);
-            kpy_raise(rc, "GCM encryption");
-        }
-    }
-    gcm_args_release(&nb, &db, &ab);
-    return r;
-}
-
-/* decrypt(nonce, data, associated_data) -> plaintext; InvalidTag */
-static PyObject *key_gcm_decrypt(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
-{
-    KeyObject *k = (KeyObject *)o;
-    Py_buffer nb, db, ab;
-    if (gcm_args(k, args, nargs, kwnames, "decrypt", &nb, &db, &ab) < 0) {
-        return NULL;
-    }
-    PyObject *r = NULL;
-    uint8_t *out;
-    if (db.len < GCM_TAG) {
-        PyErr_SetNone(kpy_InvalidTag);
-    } else if ((r = new_bytes(db.len - GCM_TAG, &out)) != NULL) {
-        size_t n = (size_t)db.len - GCM_TAG;
-        const uint8_t *in = db.buf;
-        int rc;
-        KPY_GIL_CALL(db.len + ab.len, rc,
-                     kuai_gcm_decrypt(k->key, nb.buf, (size_t)nb.len, ab.buf, (size_t)ab.len, in,
-                                      out, n, in + n, GCM_TAG));
-        if (rc != KUAI_OK) {
-            Py_CLEAR(r);
-            if (rc == KUAI_ERR_AUTH) {
-                PyErr_SetNone(kpy_InvalidTag);
-            } else {
-                kpy_raise(rc, "GCM decryption");
-            }
-        }
-    }
-    gcm_args_release(&nb, &db, &ab);
-    return r;
-}
-
-/* ------------------------------------------------------------------ CCM */
-
-/* The arguments of ccm_encrypt and ccm_decrypt, as gcm_args; nonce of 7 to
- * 13 bytes (cryptography's AESCCM). */
-static int ccm_args(const KeyObject *k, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                    const char *what, Py_buffer *nb, Py_buffer *db, Py_buffer *ab)
-{
-    static const char *const names[] = {"nonce", "data", "associated_data"};
-    PyObject *a[3];
-    if (kpy_args(what, args, nargs, kwnames, names, 3, 3, a) < 0) {
-        return -1;
-    }
-    if (kpy_check_block16(k, "CCM") < 0) {
-        return -1;
-    }
-    if (get_ro(a[0], nb, "nonce") < 0) {
-        return -1;
-    }
-    if (get_ro(a[1], db, "data") < 0) {
-        PyBuffer_Release(nb);
-        return -1;
-    }
-    if (get_ro_opt(a[2], ab, "associated_data") < 0) {
-        PyBuffer_Release(nb);
-        PyBuffer_Release(db);
-        return -1;
-    }
-    if (nb->len < 7 || nb->len > 13) {
+    if (m->ccm && (nb->len < 7 || nb->len > 13)) {
         PyErr_SetString(PyExc_ValueError, "Nonce must be between 7 and 13 bytes");
-        gcm_args_release(nb, db, ab);
+        aead_args_release(nb, db, ab);
+        return -1;
+    }
+    if (!m->ccm && kpy_check_nonce(nb->len) < 0) {
+        aead_args_release(nb, db, ab);
         return -1;
     }
     return 0;
@@ -357,66 +288,91 @@ static int ccm_check_len(Py_ssize_t nonce_len, size_t len)
     return 0;
 }
 
-/* ccm_encrypt(nonce, data, associated_data) -> ciphertext || tag(tag_length) */
-static PyObject *key_ccm_encrypt(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
+/* encrypt(nonce, data, associated_data) -> ciphertext || tag */
+static PyObject *aead_encrypt(const aead_mode *m, PyObject *o, PyObject *const *args,
+                              Py_ssize_t nargs, PyObject *kwnames)
 {
     KeyObject *k = (KeyObject *)o;
     Py_buffer nb, db, ab;
-    if (ccm_args(k, args, nargs, kwnames, "encrypt", &nb, &db, &ab) < 0) {
+    if (aead_args(m, k, args, nargs, kwnames, "encrypt", &nb, &db, &ab) < 0) {
         return NULL;
     }
     PyObject *r = NULL;
     uint8_t *out;
-    size_t t = k->tag_len;
-    if (ccm_check_len(nb.len, (size_t)db.len) == 0 &&
+    const size_t t = m->ccm ? k->tag_len : GCM_TAG;
+    if ((!m->ccm || ccm_check_len(nb.len, (size_t)db.len) == 0) &&
         (r = new_bytes(db.len + (Py_ssize_t)t, &out)) != NULL) {
         int rc;
         KPY_GIL_CALL(db.len + ab.len, rc,
-                     kuai_ccm_encrypt(k->key, nb.buf, (size_t)nb.len, ab.buf, (size_t)ab.len,
-                                      db.buf, out, (size_t)db.len, out + db.len, t));
+                     m->seal(k->key, nb.buf, (size_t)nb.len, ab.buf, (size_t)ab.len, db.buf, out,
+                             (size_t)db.len, out + db.len, t));
         if (rc != KUAI_OK) {
             Py_CLEAR(r);
-            kpy_raise(rc, "CCM encryption");
+            kpy_raise(rc, m->ccm ? "CCM encryption" : "GCM encryption");
         }
     }
-    gcm_args_release(&nb, &db, &ab);
+    aead_args_release(&nb, &db, &ab);
     return r;
 }
 
-/* ccm_decrypt(nonce, data, associated_data) -> plaintext; InvalidTag */
-static PyObject *key_ccm_decrypt(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
+/* decrypt(nonce, ciphertext || tag, associated_data) -> plaintext; InvalidTag */
+static PyObject *aead_decrypt(const aead_mode *m, PyObject *o, PyObject *const *args,
+                              Py_ssize_t nargs, PyObject *kwnames)
 {
     KeyObject *k = (KeyObject *)o;
     Py_buffer nb, db, ab;
-    if (ccm_args(k, args, nargs, kwnames, "decrypt", &nb, &db, &ab) < 0) {
+    if (aead_args(m, k, args, nargs, kwnames, "decrypt", &nb, &db, &ab) < 0) {
         return NULL;
     }
     PyObject *r = NULL;
     uint8_t *out;
-    size_t t = k->tag_len;
+    const size_t t = m->ccm ? k->tag_len : GCM_TAG;
     if ((size_t)db.len < t) {
         PyErr_SetNone(kpy_InvalidTag);
-    } else if (ccm_check_len(nb.len, (size_t)db.len - t) == 0 &&
+    } else if ((!m->ccm || ccm_check_len(nb.len, (size_t)db.len - t) == 0) &&
                (r = new_bytes(db.len - (Py_ssize_t)t, &out)) != NULL) {
-        size_t n = (size_t)db.len - t;
+        const size_t n = (size_t)db.len - t;
         const uint8_t *in = db.buf;
         int rc;
-        KPY_GIL_CALL(db.len + ab.len, rc,
-                     kuai_ccm_decrypt(k->key, nb.buf, (size_t)nb.len, ab.buf, (size_t)ab.len, in,
-                                      out, n, in + n, t));
+        KPY_GIL_CALL(
+            db.len + ab.len, rc,
+            m->open(k->key, nb.buf, (size_t)nb.len, ab.buf, (size_t)ab.len, in, out, n, in + n, t));
         if (rc != KUAI_OK) {
             Py_CLEAR(r);
             if (rc == KUAI_ERR_AUTH) {
                 PyErr_SetNone(kpy_InvalidTag);
             } else {
-                kpy_raise(rc, "CCM decryption");
+                kpy_raise(rc, m->ccm ? "CCM decryption" : "GCM decryption");
             }
         }
     }
-    gcm_args_release(&nb, &db, &ab);
+    aead_args_release(&nb, &db, &ab);
     return r;
+}
+
+static PyObject *key_gcm_encrypt(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+    return aead_encrypt(&aead_gcm, o, args, nargs, kwnames);
+}
+
+static PyObject *key_gcm_decrypt(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+    return aead_decrypt(&aead_gcm, o, args, nargs, kwnames);
+}
+
+/* CCM's tag is tag_length bytes (the key's, from aead.AESCCM) */
+static PyObject *key_ccm_encrypt(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+    return aead_encrypt(&aead_ccm, o, args, nargs, kwnames);
+}
+
+static PyObject *key_ccm_decrypt(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+    return aead_decrypt(&aead_ccm, o, args, nargs, kwnames);
 }
 
 static PyMethodDef key_methods[] = {

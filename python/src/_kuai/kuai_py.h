@@ -97,6 +97,10 @@ PyObject *kpy_raise(int err, const char *what);
  * not given. 0, or -1 (TypeError raised). */
 int kpy_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
              const char *const *names, int n, int nreq, PyObject **out);
+/* A method's one argument, name, by position or by name, as a read-only
+ * view (get_ro); 0, or -1 with the error raised and nothing held. */
+int kpy_arg_buffer(const char *fn, const char *name, PyObject *const *args, Py_ssize_t nargs,
+                   PyObject *kwnames, Py_buffer *b);
 
 /* key.c */
 extern PyType_Spec kpy_key_spec;

@@ -90,6 +90,17 @@ int kpy_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *
     return 0;
 }
 
+int kpy_arg_buffer(const char *fn, const char *name, PyObject *const *args, Py_ssize_t nargs,
+                   PyObject *kwnames, Py_buffer *b)
+{
+    const char *const names[] = {name};
+    PyObject *o;
+    if (kpy_args(fn, args, nargs, kwnames, names, 1, 1, &o) < 0) {
+        return -1;
+    }
+    return get_ro(o, b, name);
+}
+
 /* ------------------------------------------------------- module functions */
 
 static PyObject *mod_backends(PyObject *mod, PyObject *arg)

@@ -81,14 +81,9 @@ int kpy_ctx_check(const CtxObject *c)
 PyObject *kpy_ctx_update(PyObject *o, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                          const CtxUpdate *u)
 {
-    static const char *const names[] = {"data"};
     CtxObject *c = (CtxObject *)o;
-    PyObject *data;
-    if (kpy_args("update", args, nargs, kwnames, names, 1, 1, &data) < 0) {
-        return NULL;
-    }
     Py_buffer db;
-    if (get_ro(data, &db, "data") < 0) {
+    if (kpy_arg_buffer("update", "data", args, nargs, kwnames, &db) < 0) {
         return NULL;
     }
     PyObject *r = NULL;

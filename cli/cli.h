@@ -103,7 +103,12 @@ typedef struct output {
     gid_t gid;
 } output;
 int output_check(const char *path, int force);
+/* Names the output and opens a device or FIFO; a regular file's temporary
+ * file is made only by output_create, so that what runs in between (a
+ * password read, seconds of scrypt) leaves nothing behind however it ends,
+ * SIGKILL included. */
 int output_open(output *o, const char *path, int force);
+int output_create(output *o);
 /* A new output made from the input fd gets at most the input's read and
  * write permissions (as cp), minus the umask: never wider than its input. */
 void output_like_input(output *o, int fd);

@@ -359,6 +359,7 @@ int container_encrypt(const cli_opts *o, const key_material *km, int in_fd, outp
         msg("%s: %s", kuai_cipher_name(o->cipher), kuai_strerror(rc));
         return kuai_exit_code(rc);
     }
+    output_create(out); /* after scrypt: a kill during it leaves no temporary file */
     if (write_full(out->fd, hdr, HEADER_SIZE)) {
         kuai_file_keys_wipe(fk);
         free(fk);
@@ -454,6 +455,7 @@ int container_decrypt(const cli_opts *o, key_material *km, int in_fd, output *ou
         msg("%s: %s: %s", in_name, kuai_cipher_name(c), kuai_strerror(rc));
         return kuai_exit_code(rc);
     }
+    output_create(out); /* after scrypt: a kill during it leaves no temporary file */
     uint64_t sz = input_size(in_fd);
     progress_start(pg, o->quiet, sz > HEADER_SIZE ? sz - HEADER_SIZE : 0);
     chunk_reader rd = {.fd = in_fd, .ahead = TAG_SIZE};

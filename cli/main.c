@@ -501,6 +501,7 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
             if (os[i].direct && isatty(os[i].fd))
                 fail(EXIT_USAGE, "%s: not writing ciphertext to a terminal", outs[i]);
             output_like_input(&os[i], fds[i]);
+            output_create(&os[i]);
         }
         rc = raw_cbc_encrypt_lockstep(o, &km, fds, os, o->ninputs, &pg);
         for (size_t i = 0; i < o->ninputs; i++)
@@ -526,8 +527,11 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
             if (!decrypt && out->direct && isatty(out->fd))
                 fail(EXIT_USAGE, "%s: not writing ciphertext to a terminal", outs[i]);
             output_like_input(out, fd);
-            if (o->raw)
+            if (o->raw) {
+                output_create(out);
                 rc = raw_run(o, &km, i, fd, out, &pg, name);
+            }
+            /* the container makes its temporary file once the keys are derived */
             else if (decrypt)
                 rc = container_decrypt(o, &km, fd, out, &pg, name);
             else

@@ -788,6 +788,13 @@ int output_open(output *o, const char *path, int force)
         o->uid = st.st_uid;
         o->gid = st.st_gid;
     }
+    return 0;
+}
+
+int output_create(output *o)
+{
+    if (!o->path || o->direct || o->fd >= 0)
+        return 0;
     /* The temporary name does not grow with the target's: a 255-byte name
      * still has a temporary name within NAME_MAX. */
     char *d = strdup(o->target);
@@ -811,13 +818,13 @@ int output_open(output *o, const char *path, int force)
     if (o->fd >= 0 && tmp_track(o->tmp)) { /* the name mkostemp chose */
         remove_tmp(o->tmp);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
-        fail(EXIT_USAGE, "%s: more than %d outputs at once", path, MAX_TMP);
+        fail(EXIT_USAGE, "%s: more than %d outputs at once", o->path, MAX_TMP);
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (o->fd < 0) {
         free(o->tmp);
         o->tmp = NULL;
-        fail(EXIT_IO, "%s: cannot create a temporary file next to it: %s", path, strerror(e));
+        fail(EXIT_IO, "%s: cannot create a temporary file next to it: %s", o->path, strerror(e));
     }
     return 0;
 }
@@ -847,7 +854,11 @@ static int publish_new(const char *tmp, const char *target)
 /* Everything that can fail before the rename: mode, owner, fsync, close. */
 void output_finish(output *o)
 {
-    if (!o->path || o->fd < 0)
+    if (!o->path)
+        return;
+    if (!o->direct && !o->tmp)
+        output_create(o); /* a run that wrote nothing still leaves its (empty) output */
+    if (o->fd < 0)
         return;
     if (o->direct) {
         int r = close(o->fd);

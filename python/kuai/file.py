@@ -135,7 +135,7 @@ def _run(src: Source, dst: Source, overwrite: bool, work: Any) -> Any:
             st_in = os.fstat(in_fd)
             if stat.S_ISREG(st_in.st_mode):
                 new_mode = stat.S_IMODE(st_in.st_mode) & 0o666  # as cp: never wider
-        return _to_path(dst, overwrite, lambda fd: work(src_io, fd), new_mode)
+        return _to_path(dst, overwrite, lambda opener: work(src_io, opener), new_mode)
     finally:
         if fd_in >= 0:
             os.close(fd_in)
@@ -160,9 +160,19 @@ def _to_path(dst: Any, overwrite: bool, work: Any, new_mode: int) -> Any:
             raise FileExistsError(f"{target}: exists (pass overwrite=True to replace it)")
         target = os.path.realpath(target)  # a symlink stays, its target is replaced
     directory = os.path.dirname(os.path.abspath(target))
-    fd, tmp = tempfile.mkstemp(prefix=".kuai-tmp-", dir=directory)  # 0600, O_EXCL
+    # The temporary file is made at the first write (the C module calls
+    # open_tmp): after the key is derived, so that a process killed during
+    # scrypt leaves no file behind, as the tool.
+    made: list[Any] = []
+
+    def open_tmp() -> int:
+        if not made:
+            made.extend(tempfile.mkstemp(prefix=".kuai-tmp-", dir=directory))  # 0600, O_EXCL
+        return int(made[0])
+
     try:
-        result = work(fd)
+        result = work(open_tmp)
+        fd = open_tmp()  # nothing written (an empty decryption): still an output
         if st is not None:
             # owner and group where allowed; new content is not set-id (as a
             # write into the file would clear it), and a group that cannot be
@@ -179,20 +189,22 @@ def _to_path(dst: Any, overwrite: bool, work: Any, new_mode: int) -> Any:
         else:
             os.fchmod(fd, new_mode & ~_umask())
         os.fsync(fd)
+        made[0] = -1
         os.close(fd)
-        fd = -1
+        tmp = made[1]
         if st is not None:
             os.replace(tmp, target)
         else:
             _move_new(tmp, target)
         return result
     except BaseException:
-        if fd >= 0:
-            os.close(fd)
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        if made:
+            if made[0] >= 0:
+                os.close(made[0])
+            try:
+                os.unlink(made[1])
+            except FileNotFoundError:
+                pass
         raise
 
 

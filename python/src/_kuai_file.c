@@ -10,7 +10,9 @@
  * Paths, temporary files and renames are kuai/file.py's; here the bytes
  * move between a source and a sink that are each a file descriptor (read
  * and written with the GIL released) or a Python object with read(n) /
- * write(b) (called with the GIL taken back, once per 1 MiB chunk).
+ * write(b) (called with the GIL taken back, once per 1 MiB chunk); a sink
+ * may also be a callable that returns its file descriptor when the first
+ * bytes are ready.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -31,6 +33,7 @@ static unsigned long main_thread; /* Python's main thread (signal handlers run t
 typedef struct {
     int fd;             /* >= 0: a file descriptor */
     PyObject *obj;      /* else: an object with read(n) or write(b) */
+    PyObject *opener;   /* or: called at the first write, returns the fd to write */
     PyThreadState **ts; /* the saved thread state of the call */
     int check_signals;  /* the caller is Python's main thread */
     unsigned writes;
@@ -125,10 +128,31 @@ static long io_read(void *vctx, uint8_t *buf, size_t n)
     return ret;
 }
 
+/* The opener makes the output file (kuai.file's temporary file) only when
+ * there is something to write: after the key is derived, so that a process
+ * killed during scrypt leaves no file. */
+static int io_open_late(io_ctx *c)
+{
+    PyEval_RestoreThread(*c->ts);
+    PyObject *r = PyObject_CallObject(c->opener, NULL);
+    long fd = r ? PyLong_AsLong(r) : -1;
+    Py_XDECREF(r);
+    if (r && (fd < 0 || fd > INT_MAX) && !PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "the opener returned no file descriptor");
+    *c->ts = PyEval_SaveThread();
+    if (!r || fd < 0 || fd > INT_MAX)
+        return -1;
+    c->fd = (int)fd;
+    c->opener = NULL;
+    return 0;
+}
+
 static int io_write(void *vctx, const uint8_t *buf, size_t n)
 {
     io_ctx *c = vctx;
     int ret = 0;
+    if (c->opener && io_open_late(c) < 0)
+        return -1;
     if (c->fd >= 0) {
         while (n) {
             if (io_wait(c, POLLOUT) < 0)
@@ -207,6 +231,11 @@ static int io_get(PyObject *o, io_ctx *c, PyThreadState **ts)
                 PyErr_SetString(PyExc_ValueError, "negative file descriptor");
             return -1;
         }
+        return 0;
+    }
+    if (!PyObject_HasAttrString(o, "write") && !PyObject_HasAttrString(o, "read") &&
+        PyCallable_Check(o)) {
+        c->opener = o;
         return 0;
     }
     c->obj = o;

@@ -399,6 +399,39 @@ def test_ctrl_c_leaves_nothing(tmp_path):
     interrupted_encrypt(tmp_path, "import kuai.file, sys\n" + ENCRYPT_FIFO, feed, 20)
 
 
+def test_killed_during_scrypt(tmp_path):
+    # SIGKILL, which no handler sees, while scrypt derives the key: the
+    # temporary file is made at the first write, after the key, so nothing
+    # is left (it used to be made first and stayed, empty).
+    import sys
+    import time
+
+    src = tmp_path / "in"
+    src.write_bytes(b"killed while the key is derived")
+    out = tmp_path / "out.kuai"
+    code = ("import kuai.file, sys\n"
+            "kuai.file.encrypt(sys.argv[1], sys.argv[2], password='pw', cipher='sm4',"
+            " scrypt_log2n=20)\n")
+    child = subprocess.Popen([sys.executable, "-c", code, str(src), str(out)])
+    rss = 0
+    deadline = time.monotonic() + 60
+    try:
+        # N=2^20, r=8: 1 GiB; the child's memory shows scrypt running
+        while time.monotonic() < deadline and child.poll() is None and rss <= 256 * 1024:
+            try:
+                with open(f"/proc/{child.pid}/status") as f:
+                    rss = max([int(ln.split()[1]) for ln in f if ln.startswith("VmRSS:")] + [0])
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.005)
+        in_scrypt = child.poll() is None and rss > 256 * 1024
+    finally:
+        child.kill()
+        child.wait()
+    assert in_scrypt, f"scrypt not seen running (rss {rss} KiB)"
+    assert leftovers(tmp_path) == [] and not out.exists()
+
+
 def test_ctrl_c_between_reads(tmp_path):
     # A SIGINT that does not interrupt the blocked read: raised in another
     # thread of the child, it only sets Python's flag while the main thread

@@ -647,12 +647,18 @@ def test_interrupted(d):
     import signal
     import time
     k = key_hex("sm4")
+    rc, ct, err = run(["encrypt", "-c", "sm4", "-k", k], b"interrupted" * 1000)
+    assert rc == 0, err
     for sig in (signal.SIGINT, signal.SIGTERM):
         sub = d.file(f"sig{int(sig)}")
         os.makedirs(sub, exist_ok=True)
         out = os.path.join(sub, "out")
         p = subprocess.Popen([KUAI, "decrypt", "-k", k, "-o", out], stdin=subprocess.PIPE,
                              stderr=subprocess.DEVNULL, start_new_session=True)
+        # the header and part of a chunk: the temporary file is made once
+        # the header verifies, and the rest is awaited
+        p.stdin.write(ct[:100])
+        p.stdin.flush()
         seen = False
         # until the temporary file exists (input still open); the budget
         # is generous for the sanitizer build on a loaded machine
@@ -668,6 +674,39 @@ def test_interrupted(d):
         report(seen and p.returncode == -sig and not leftovers(sub) and not os.path.exists(out),
                f"signal {sig.name} removes the temporary file",
                f"seen={seen} rc={p.returncode} left={os.listdir(sub)}")
+
+
+def test_killed_during_scrypt(d):
+    """SIGKILL, which no handler sees, while scrypt runs leaves no temporary
+    file: the output's temporary file is made only once the key is derived
+    (it used to be made first, and stayed, empty, after a kill)."""
+    import signal
+    import time
+    sub = d.file("kill9")
+    os.makedirs(sub, exist_ok=True)
+    out = os.path.join(sub, "out")
+    src = d.file("kill9.pt", b"killed while the key is derived")
+    env = dict(os.environ, KUAI_PASSWORD="pw")
+    # N=2^20, r=8: 1 GiB and seconds of scrypt; its memory shows it running
+    p = subprocess.Popen([KUAI, "encrypt", "-c", "sm4", "-p", "--scrypt-log2n", "20", "-o", out,
+                          src], stderr=subprocess.DEVNULL, env=env)
+    rss = 0
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and p.poll() is None:
+        try:
+            with open(f"/proc/{p.pid}/status") as f:
+                rss = max([int(l.split()[1]) for l in f if l.startswith("VmRSS:")] + [0])
+        except (OSError, ValueError):
+            pass
+        if rss > 256 * 1024:
+            break
+        time.sleep(0.005)
+    in_scrypt = p.poll() is None and rss > 256 * 1024
+    p.kill()
+    p.wait()
+    report(in_scrypt and not leftovers(sub) and not os.path.exists(out),
+           "SIGKILL during scrypt leaves no temporary file",
+           f"in_scrypt={in_scrypt} rss={rss} KiB left={os.listdir(sub)}")
 
 
 def test_flag_values(d):
@@ -2024,6 +2063,7 @@ def main():
         test_issue15(d)
         test_output_matrix(d)
         test_interrupted(d)
+        test_killed_during_scrypt(d)
         test_ignored_signals(d)
         test_more_signals(d)
         test_no_core_dumps(d)

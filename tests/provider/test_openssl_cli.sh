@@ -224,6 +224,48 @@ if [ $aes = 1 ]; then
     tls_case default kuai -tls1_2 -no_etm -cipher ECDHE-ECDSA-AES256-SHA384
     tls_case kuai kuai -tls1_1 -cipher 'ECDHE-ECDSA-AES128-SHA:@SECLEVEL=0'
     tls_case kuai default -tls1 -cipher 'ECDHE-ECDSA-AES256-SHA:@SECLEVEL=0'
+
+    # DTLS 1.2 and 1.0 over UDP: s_server has no -www there, so the client
+    # sends a line and the server must print it. The server's standard
+    # input stays open meanwhile (at its end of file s_server stops).
+    dtls_case() { # server: kuai|default, client: kuai|default, client options...
+        local srv=$1 cli=$2 opts=("${@:3}") sp=() cp=() port try line
+        [ "$srv" = kuai ] && sp=("${kuai_tls[@]}")
+        [ "$cli" = kuai ] && cp=("${kuai_tls[@]}")
+        line="dtls line $RANDOM$RANDOM" # (s_client takes a line starting with k, K, Q or R as a command)
+        for try in 1 2 3; do
+            port=$((20000 + RANDOM % 40000))
+            sleep 4 | KUAI_PROVIDER_DEBUG=1 timeout 20 openssl s_server -dtls \
+                -accept "127.0.0.1:$port" -naccept 1 -cert "$tmp/tls.crt" -key "$tmp/tls.key" \
+                -cipher 'ALL:@SECLEVEL=0' "${sp[@]}" > "$tmp/srv.out" 2> "$tmp/srv.err" &
+            local pid=$!
+            sleep 0.5
+            (printf '%s\n' "$line"; sleep 1) | KUAI_PROVIDER_DEBUG=1 timeout 10 \
+                openssl s_client -connect "127.0.0.1:$port" "${opts[@]}" "${cp[@]}" \
+                > "$tmp/cli.out" 2> "$tmp/cli.err"
+            wait "$pid"
+            grep -aq "$line" "$tmp/srv.out" && break
+        done
+        local what="DTLS, server $srv, client $cli, ${opts[*]}"
+        grep -aq "$line" "$tmp/srv.out" || {
+            bad "$what: the line did not arrive"
+            tail -n 3 "$tmp/srv.err" "$tmp/cli.err"
+            return
+        }
+        [ "$srv" != kuai ] || grep -q "kuai-provider: AES-[0-9]*-CBC decrypt" "$tmp/srv.err" || {
+            bad "$what: the server's records not through kuai"
+            return
+        }
+        [ "$cli" != kuai ] || grep -q "kuai-provider: AES-[0-9]*-CBC encrypt" "$tmp/cli.err" || {
+            bad "$what: the client's records not through kuai"
+            return
+        }
+        ok
+    }
+    dtls_case kuai kuai -dtls1_2 -no_etm -cipher ECDHE-ECDSA-AES256-SHA384
+    dtls_case kuai kuai -dtls1_2 -cipher ECDHE-ECDSA-AES128-SHA
+    dtls_case default kuai -dtls1_2 -no_etm -cipher ECDHE-ECDSA-AES256-SHA384
+    dtls_case kuai default -dtls1 -no_etm -cipher 'ECDHE-ECDSA-AES256-SHA:@SECLEVEL=0'
 fi
 
 echo "provider openssl-command test: $pass passed, $fail failed"

@@ -91,6 +91,7 @@ static kpm_alg kpm_algs[KP_NSLOTS];
 #define KPM_CCM_TAG_DEFAULT 12
 
 typedef struct kpm_ctx {
+    const kp_core *core; /* the provider context: where errors are raised */
     const kpm_alg *alg;
     kp_key *key, *tkey; /* tkey: XTS tweak key */
     int enc;
@@ -116,10 +117,12 @@ typedef struct kpm_ctx {
 
 static void *kpm_newctx(void *provctx, const kpm_alg *alg)
 {
-    (void)provctx;
     kpm_ctx *ctx = calloc(1, sizeof(*ctx));
-    if (ctx == NULL)
+    if (ctx == NULL) {
+        kp_raise(provctx, KP_R_OUT_OF_MEMORY);
         return NULL;
+    }
+    ctx->core = provctx;
     ctx->alg = alg;
     ctx->ivlen = alg->mode == KPM_CCM ? KPM_CCM_IV_DEFAULT : KPM_BLOCK;
     ctx->taglen = KPM_CCM_TAG_DEFAULT;
@@ -156,14 +159,17 @@ static void *kpm_dupctx(void *vctx)
 {
     kpm_ctx *src = vctx;
     kpm_ctx *dst = malloc(sizeof(*dst));
-    if (dst == NULL)
+    if (dst == NULL) {
+        kp_raise(src->core, KP_R_OUT_OF_MEMORY);
         return NULL;
+    }
     memcpy(dst, src, sizeof(*dst));
     if (src->aadlen > 0) {
         dst->aad = malloc(src->aadlen);
         if (dst->aad == NULL) {
             OPENSSL_cleanse(dst, sizeof(*dst));
             free(dst);
+            kp_raise(src->core, KP_R_OUT_OF_MEMORY);
             return NULL;
         }
         memcpy(dst->aad, src->aad, src->aadlen);
@@ -186,9 +192,10 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
 static int kpm_set_key(kpm_ctx *ctx, const unsigned char *key, size_t keylen)
 {
     if (keylen != kpm_keylen(ctx->alg))
-        return 0;
+        return kp_raise_data(ctx->core, KP_R_INVALID_KEY_LENGTH, "%zu bytes, expected %zu", keylen,
+                             kpm_keylen(ctx->alg));
     if (ctx->alg->mode != KPM_XTS)
-        return kp_key_set(&ctx->key, ctx->alg->cipher, key, keylen);
+        return kp_key_set(ctx->core, &ctx->key, ctx->alg->cipher, key, keylen);
     size_t half = keylen / 2;
     /* As OpenSSL's AES-XTS (outside FIPS mode, which refuses decryption
      * too): equal halves make XTS insecure (Rogaway's attack; FIPS 140-2
@@ -197,10 +204,10 @@ static int kpm_set_key(kpm_ctx *ctx, const unsigned char *key, size_t keylen)
      * branch on key bytes. */
     int weak = CRYPTO_memcmp(key, key + half, half) == 0;
     if (ctx->enc && weak)
-        return 0;
+        return kp_raise(ctx->core, KP_R_XTS_DUPLICATED_KEYS);
     ctx->weak = weak;
-    if (!kp_key_set(&ctx->key, ctx->alg->cipher, key, half) ||
-        !kp_key_set(&ctx->tkey, ctx->alg->cipher, key + half, half)) {
+    if (!kp_key_set(ctx->core, &ctx->key, ctx->alg->cipher, key, half) ||
+        !kp_key_set(ctx->core, &ctx->tkey, ctx->alg->cipher, key + half, half)) {
         kp_key_unref(ctx->key);
         kp_key_unref(ctx->tkey);
         ctx->key = ctx->tkey = NULL;
@@ -217,7 +224,8 @@ static int kpm_init(void *vctx, const unsigned char *key, size_t keylen, const u
     ctx->num = 0;
     if (iv != NULL) {
         if (ivlen != ctx->ivlen)
-            return 0;
+            return kp_raise_data(ctx->core, KP_R_INVALID_IV_LENGTH, "%zu bytes, expected %zu",
+                                 ivlen, ctx->ivlen);
         memcpy(ctx->oiv, iv, ivlen);
         memcpy(ctx->iv, iv, ivlen);
         ctx->iv_set = 1;
@@ -233,8 +241,8 @@ static int kpm_init(void *vctx, const unsigned char *key, size_t keylen, const u
         if (!kpm_set_key(ctx, key, keylen))
             return 0;
         kp_debug_key(ctx->alg->names, enc, ctx->key);
-    } else if (enc && ctx->weak) {
-        return 0; /* an XTS key with equal halves, set up to decrypt */
+    } else if (enc && ctx->weak) { /* an XTS key with equal halves, set up to decrypt */
+        return kp_raise(ctx->core, KP_R_XTS_DUPLICATED_KEYS);
     }
     return kpm_set_ctx_params(ctx, params);
 }
@@ -245,7 +253,7 @@ static int kpm_stream(kpm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
 {
     int cfb = ctx->alg->mode == KPM_CFB;
     if (kp_overlap(in, out, len))
-        return 0;
+        return kp_raise(ctx->core, KP_R_OVERLAPPING_BUFFERS);
     while (ctx->num != 0 && len > 0) {
         uint8_t x = *in++, c = x ^ ctx->iv[ctx->num];
         if (cfb)
@@ -261,7 +269,7 @@ static int kpm_stream(kpm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
             : ctx->enc ? kuai_cfb_encrypt(k, ctx->iv, in, out, len)
                        : kuai_cfb_decrypt(k, ctx->iv, in, out, len);
     ctx->num = (unsigned)(len % KPM_BLOCK);
-    return r == KUAI_OK;
+    return r == KUAI_OK || kp_raise_kuai(ctx->core, r);
 }
 
 /* Whether a message of len bytes fits CCM's length field of 15 - ivlen bytes. */
@@ -279,9 +287,14 @@ static int kpm_ccm_tls_record(kpm_ctx *ctx, uint8_t *out, size_t *outl, const ui
                               size_t len)
 {
     ctx->tls_aad_set = 0;
-    if (in == NULL || out != in || ctx->ivlen != EVP_CCM_TLS_IV_LEN ||
-        len < EVP_CCM_TLS_EXPLICIT_IV_LEN + ctx->taglen)
-        return 0;
+    if (in == NULL || out != in)
+        return kp_raise_data(ctx->core, KP_R_TLS_RECORD_FAILED, "records are processed in place");
+    if (ctx->ivlen != EVP_CCM_TLS_IV_LEN)
+        return kp_raise_data(ctx->core, KP_R_INVALID_IV_LENGTH, "%zu bytes, TLS records' is %d",
+                             ctx->ivlen, EVP_CCM_TLS_IV_LEN);
+    if (len < EVP_CCM_TLS_EXPLICIT_IV_LEN + ctx->taglen)
+        return kp_raise_data(ctx->core, KP_R_TLS_RECORD_FAILED,
+                             "a %zu-byte record, shorter than its nonce and tag", len);
     if (ctx->enc)
         memcpy(out, ctx->tls_aad, EVP_CCM_TLS_EXPLICIT_IV_LEN);
     memcpy(ctx->oiv + EVP_CCM_TLS_FIXED_IV_LEN, in, EVP_CCM_TLS_EXPLICIT_IV_LEN);
@@ -293,8 +306,8 @@ static int kpm_ccm_tls_record(kpm_ctx *ctx, uint8_t *out, size_t *outl, const ui
                      : kuai_ccm_decrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad,
                                         EVP_AEAD_TLS1_AAD_LEN, payload, payload, plen,
                                         payload + plen, ctx->taglen);
-    if (r != KUAI_OK)
-        return 0;
+    if (r != KUAI_OK) /* a forged record fails as a whole: public */
+        return kp_raise_kuai(ctx->core, r);
     *outl = ctx->enc ? len : plen; /* what libssl's EVP_CipherUpdate expects */
     return 1;
 }
@@ -305,13 +318,13 @@ static int kpm_ccm(kpm_ctx *ctx, uint8_t *out, size_t *outl, const uint8_t *in, 
 {
     *outl = 0;
     if (ctx->key == NULL)
-        return 0;
+        return kp_raise(ctx->core, KP_R_NO_KEY_SET);
     if (ctx->tls_aad_set)
         return kpm_ccm_tls_record(ctx, out, outl, in, len);
     if (in == NULL && out != NULL)
         return 1;
     if (!ctx->iv_set)
-        return 0;
+        return kp_raise(ctx->core, KP_R_NO_IV_SET);
     if (out == NULL) {
         if (in == NULL) {
             /* A length too long for the field is refused at the data, as by
@@ -326,20 +339,26 @@ static int kpm_ccm(kpm_ctx *ctx, uint8_t *out, size_t *outl, const uint8_t *in, 
         /* AAD needs the length first; and it is one call (a second one
          * would not be what OpenSSL's CCM makes of it either). */
         if (!ctx->len_set || ctx->aad_set)
-            return 0;
+            return kp_raise_data(ctx->core, KP_R_WRONG_CALL_ORDER,
+                                 "CCM's AAD: after the total length, in one update");
         ctx->aad = malloc(len);
         if (ctx->aad == NULL)
-            return 0;
+            return kp_raise(ctx->core, KP_R_OUT_OF_MEMORY);
         memcpy(ctx->aad, in, len);
         ctx->aadlen = len;
         ctx->aad_set = 1;
         *outl = len; /* as OpenSSL's CCM (and kuai's GCM): the AAD taken */
         return 1;
     }
-    if ((ctx->len_set && len != ctx->msglen) || !kpm_ccm_len_ok(ctx, len))
-        return 0;
-    if (!ctx->enc && !ctx->tag_given)
-        return 0; /* the tag must be set before the data */
+    if (ctx->len_set && len != ctx->msglen)
+        return kp_raise_data(ctx->core, KP_R_INVALID_INPUT_LENGTH, "%zu bytes, %zu announced", len,
+                             ctx->msglen);
+    if (!kpm_ccm_len_ok(ctx, len))
+        return kp_raise_data(ctx->core, KP_R_INVALID_INPUT_LENGTH,
+                             "%zu bytes, over what a %zu-byte nonce leaves the length field", len,
+                             ctx->ivlen);
+    if (!ctx->enc && !ctx->tag_given) /* the tag must be set before the data */
+        return kp_raise(ctx->core, KP_R_TAG_NOT_SET);
     int r;
     if (ctx->enc) {
         r = kuai_ccm_encrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->aad, ctx->aadlen, in, out,
@@ -355,8 +374,8 @@ static int kpm_ccm(kpm_ctx *ctx, uint8_t *out, size_t *outl, const uint8_t *in, 
     ctx->iv_set = 0;
     ctx->len_set = 0;
     kpm_aad_clear(ctx);
-    if (r != KUAI_OK)
-        return 0;
+    if (r != KUAI_OK) /* a tag mismatch included: the update fails on it anyway */
+        return kp_raise_kuai(ctx->core, r);
     *outl = len;
     return 1;
 }
@@ -366,11 +385,13 @@ static int kpm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
 {
     kpm_ctx *ctx = vctx;
     if (out != NULL && in != NULL && outsize < inl)
-        return 0;
+        return kp_raise(ctx->core, KP_R_OUTPUT_BUFFER_TOO_SMALL);
     if (ctx->alg->mode == KPM_CCM)
         return kpm_ccm(ctx, out, outl, in, inl);
-    if (ctx->key == NULL || !ctx->iv_set)
-        return 0;
+    if (ctx->key == NULL)
+        return kp_raise(ctx->core, KP_R_NO_KEY_SET);
+    if (!ctx->iv_set)
+        return kp_raise(ctx->core, KP_R_NO_IV_SET);
     if (inl == 0 && ctx->alg->mode != KPM_XTS) {
         /* CFB/OFB: an empty update, whatever its buffers (an empty
          * message's may be NULL), as OpenSSL's stream ciphers */
@@ -378,18 +399,21 @@ static int kpm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
         return 1;
     }
     if (in == NULL || out == NULL)
-        return 0;
+        return kp_raise_data(ctx->core, KP_R_CIPHER_OPERATION_FAILED, "no input or output");
     if (ctx->alg->mode == KPM_XTS) {
         /* One data unit per call, as OpenSSL's XTS; never an encryption
          * under equal halves (an init refused for it leaves enc set). */
-        if (inl < KPM_BLOCK || inl > KPM_XTS_MAX || (ctx->enc && ctx->weak))
-            return 0;
+        if (inl < KPM_BLOCK || inl > KPM_XTS_MAX)
+            return kp_raise_data(ctx->core, KP_R_INVALID_INPUT_LENGTH,
+                                 "%zu bytes, an XTS data unit is 16..2^24", inl);
+        if (ctx->enc && ctx->weak)
+            return kp_raise(ctx->core, KP_R_XTS_DUPLICATED_KEYS);
         int r =
             ctx->enc
                 ? kuai_xts_encrypt(&ctx->key->k, &ctx->tkey->k, ctx->oiv, in, out, inl, ctx->std)
                 : kuai_xts_decrypt(&ctx->key->k, &ctx->tkey->k, ctx->oiv, in, out, inl, ctx->std);
         if (r != KUAI_OK)
-            return 0;
+            return kp_raise_kuai(ctx->core, r);
     } else if (!kpm_stream(ctx, out, in, inl)) {
         return 0;
     }
@@ -418,7 +442,7 @@ static int kpm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
     if (ctx->alg->mode == KPM_CCM)
         return kpm_ccm(ctx, out, outl, NULL, 0);
     /* As OpenSSL: its XTS final always succeeds, its stream modes' only once keyed. */
-    return ctx->alg->mode == KPM_XTS || ctx->key != NULL;
+    return ctx->alg->mode == KPM_XTS || ctx->key != NULL || kp_raise(ctx->core, KP_R_NO_KEY_SET);
 }
 
 /* ---- parameters ---------------------------------------------------------- */
@@ -459,34 +483,45 @@ static int kpm_get_ctx_params(void *vctx, OSSL_PARAM params[])
     int stream = ctx->alg->mode == KPM_CFB || ctx->alg->mode == KPM_OFB;
     /* the query EVP makes for every message (kp_param_alone) */
     if ((p = kp_param_alone(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL)
-        return OSSL_PARAM_set_size_t(p, ctx->ivlen);
+        return OSSL_PARAM_set_size_t(p, ctx->ivlen) ||
+               kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
     /* ivlen is never 0 here (16, or CCM's 7..13). */
     if (!kp_ctx_iv_params(params, kpm_keylen(ctx->alg), ctx->oiv, stream ? ctx->iv : ctx->oiv,
                           ctx->ivlen))
-        return 0;
+        return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "key or IV length, or IV");
     if (!ccm) {
         if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL &&
             !OSSL_PARAM_set_uint(p, ctx->padding))
-            return 0;
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
         if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) != NULL &&
             !OSSL_PARAM_set_uint(p, ctx->num))
-            return 0;
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
         return 1;
     }
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL &&
         !OSSL_PARAM_set_size_t(p, ctx->taglen))
-        return 0;
+        return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
     /* What EVP_CTRL_AEAD_TLS1_AAD returns: the record grows by the tag. */
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) != NULL &&
-        (!ctx->tls_aad_set || !OSSL_PARAM_set_size_t(p, ctx->taglen)))
-        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) != NULL) {
+        if (!ctx->tls_aad_set)
+            return kp_raise_data(ctx->core, KP_R_WRONG_CALL_ORDER, "%s before %s", p->key,
+                                 OSSL_CIPHER_PARAM_AEAD_TLS1_AAD);
+        if (!OSSL_PARAM_set_size_t(p, ctx->taglen))
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
+    }
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
         /* The tag an encryption made, at its length, once (as OpenSSL);
          * into no buffer it is refused, not a size query that uses it up. */
-        if (!ctx->enc || !ctx->tag_made || p->data_type != OSSL_PARAM_OCTET_STRING ||
-            p->data == NULL || p->data_size != ctx->taglen ||
-            !OSSL_PARAM_set_octet_string(p, ctx->tag, ctx->taglen))
-            return 0;
+        if (!ctx->enc || !ctx->tag_made)
+            return kp_raise_data(ctx->core, KP_R_TAG_NOT_SET,
+                                 "no tag made: an encryption's data first, read once");
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL)
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s: no buffer", p->key);
+        if (p->data_size != ctx->taglen)
+            return kp_raise_data(ctx->core, KP_R_INVALID_TAG_LENGTH, "%zu bytes, the tag has %zu",
+                                 p->data_size, ctx->taglen);
+        if (!OSSL_PARAM_set_octet_string(p, ctx->tag, ctx->taglen))
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
         ctx->tag_made = 0;
         ctx->iv_set = 0;
         ctx->len_set = 0;
@@ -502,8 +537,11 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         return 1;
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
         size_t kl;
-        if (!OSSL_PARAM_get_size_t(p, &kl) || kl != kpm_keylen(ctx->alg))
-            return 0;
+        if (!OSSL_PARAM_get_size_t(p, &kl))
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
+        if (kl != kpm_keylen(ctx->alg))
+            return kp_raise_data(ctx->core, KP_R_INVALID_KEY_LENGTH, "%zu bytes, expected %zu", kl,
+                                 kpm_keylen(ctx->alg));
     }
     if (ctx->alg->mode == KPM_XTS) {
         p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_XTS_STANDARD);
@@ -513,39 +551,46 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             /* get_utf8_string_ptr hands out a NULL data pointer as it is */
             if (p->data_type != OSSL_PARAM_UTF8_STRING || !OSSL_PARAM_get_utf8_string_ptr(p, &s) ||
                 s == NULL)
-                return 0;
+                return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
             if (OPENSSL_strcasecmp(s, "GB") == 0)
                 ctx->std = KUAI_XTS_GB17964;
             else if (OPENSSL_strcasecmp(s, "IEEE") == 0)
                 ctx->std = KUAI_XTS_IEEE1619;
             else
-                return 0;
+                return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER,
+                                     "%s \"%.32s\": GB or IEEE", p->key, s);
         }
         return 1;
     }
     if (ctx->alg->mode != KPM_CCM) {
         /* CFB/OFB: no TLS record mode either (kp_tls_record_params) */
         if (kp_tls_record_params(params))
-            return 0;
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER,
+                                 "TLS records (%s, %s) are CBC's alone",
+                                 OSSL_CIPHER_PARAM_TLS_VERSION, OSSL_CIPHER_PARAM_TLS_MAC_SIZE);
         if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL) {
             unsigned pad;
             if (!OSSL_PARAM_get_uint(p, &pad))
-                return 0;
+                return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
             /* meaningless, but kept and answered, as by OpenSSL's stream modes */
             ctx->padding = pad != 0;
         }
         if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
             unsigned num;
             if (!OSSL_PARAM_get_uint(p, &num) || num >= KPM_BLOCK)
-                return 0;
+                return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER,
+                                     "%s: less than the block's %d bytes", p->key, KPM_BLOCK);
             ctx->num = num;
         }
         return 1;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN)) != NULL) {
         size_t ivlen;
-        if (!OSSL_PARAM_get_size_t(p, &ivlen) || ivlen < 7 || ivlen > 13)
-            return 0;
+        if (!OSSL_PARAM_get_size_t(p, &ivlen))
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
+        if (ivlen < 7 || ivlen > 13)
+            return kp_raise_data(ctx->core, KP_R_INVALID_IV_LENGTH, "%zu bytes, CCM takes 7..13",
+                                 ivlen);
         if (ivlen != ctx->ivlen) {
             ctx->ivlen = ivlen;
             ctx->iv_set = 0; /* a nonce of the old length is no nonce of the new one */
@@ -553,12 +598,14 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
         /* A length alone (encryption), or the expected tag (decryption). */
-        if (p->data_type != OSSL_PARAM_OCTET_STRING || (p->data_size & 1) != 0 ||
-            p->data_size < 4 || p->data_size > KPM_BLOCK)
-            return 0;
+        if (p->data_type != OSSL_PARAM_OCTET_STRING)
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
+        if ((p->data_size & 1) != 0 || p->data_size < 4 || p->data_size > KPM_BLOCK)
+            return kp_raise_data(ctx->core, KP_R_INVALID_TAG_LENGTH,
+                                 "%zu bytes, CCM takes 4..16, even", p->data_size);
         if (p->data != NULL) {
             if (ctx->enc)
-                return 0;
+                return kp_raise(ctx->core, KP_R_TAG_NOT_NEEDED);
             memcpy(ctx->tag, p->data, p->data_size);
             ctx->tag_given = 1;
         }
@@ -568,13 +615,17 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) != NULL) {
         if (!kp_tls1_aad(ctx->tls_aad, p,
                          EVP_CCM_TLS_EXPLICIT_IV_LEN + (ctx->enc ? 0 : ctx->taglen)))
-            return 0;
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER,
+                                 "%s: a %d-byte record header whose length covers the record's "
+                                 "nonce and tag",
+                                 p->key, EVP_AEAD_TLS1_AAD_LEN);
         ctx->tls_aad_set = 1;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) != NULL) {
         if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL ||
             p->data_size != EVP_CCM_TLS_FIXED_IV_LEN)
-            return 0;
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s: %d bytes", p->key,
+                                 EVP_CCM_TLS_FIXED_IV_LEN);
         memcpy(ctx->oiv, p->data, EVP_CCM_TLS_FIXED_IV_LEN);
     }
     return 1;
@@ -626,6 +677,7 @@ size_t kp_modes_ciphers(OSSL_ALGORITHM *out, const kuai_cipher *list, size_t nc)
 /* ---- CMAC (EVP_MAC "CMAC" with the "cipher" parameter) -------------------- */
 
 typedef struct kpc_ctx {
+    const kp_core *core; /* the provider context: where errors are raised */
     int have_cipher;
     kuai_cipher cipher;
     kp_key *key;
@@ -635,8 +687,13 @@ typedef struct kpc_ctx {
 
 static void *kpc_newctx(void *provctx)
 {
-    (void)provctx;
-    return calloc(1, sizeof(kpc_ctx));
+    kpc_ctx *ctx = calloc(1, sizeof(*ctx));
+    if (ctx == NULL) {
+        kp_raise(provctx, KP_R_OUT_OF_MEMORY);
+        return NULL;
+    }
+    ctx->core = provctx;
+    return ctx;
 }
 
 static void kpc_freectx(void *vctx)
@@ -654,8 +711,10 @@ static void *kpc_dupctx(void *vctx)
 {
     kpc_ctx *src = vctx;
     kpc_ctx *dst = malloc(sizeof(*dst));
-    if (dst == NULL)
+    if (dst == NULL) {
+        kp_raise(src->core, KP_R_OUT_OF_MEMORY);
         return NULL;
+    }
     memcpy(dst, src, sizeof(*dst)); /* cm points at the shared, read-only key */
     if (dst->key != NULL)
         atomic_fetch_add(&dst->key->refs, 1);
@@ -666,11 +725,15 @@ static int kpc_set_key(kpc_ctx *ctx, const unsigned char *key, size_t keylen)
 {
     kuai_cmac_wipe(&ctx->cm);
     ctx->started = 0;
-    if (!ctx->have_cipher || !kp_key_set(&ctx->key, ctx->cipher, key, keylen))
+    if (!ctx->have_cipher)
+        return kp_raise_data(ctx->core, KP_R_WRONG_CALL_ORDER, "CMAC's key before its %s",
+                             OSSL_MAC_PARAM_CIPHER);
+    if (!kp_key_set(ctx->core, &ctx->key, ctx->cipher, key, keylen))
         return 0;
     kp_debug_key("CMAC", 1, ctx->key);
-    ctx->started = kuai_cmac_init(&ctx->cm, &ctx->key->k) == KUAI_OK;
-    return ctx->started;
+    int r = kuai_cmac_init(&ctx->cm, &ctx->key->k);
+    ctx->started = r == KUAI_OK;
+    return ctx->started || kp_raise_kuai(ctx->core, r);
 }
 
 static int kpc_set_ctx_params(void *vctx, const OSSL_PARAM params[])
@@ -684,8 +747,12 @@ static int kpc_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         kuai_cipher c;
         /* A CBC cipher of this provider with a 16-byte block (CMAC's). */
         if (p->data_type != OSSL_PARAM_UTF8_STRING || !OSSL_PARAM_get_utf8_string_ptr(p, &name) ||
-            name == NULL || !kp_cbc_cipher_by_name(name, &c) || kuai_block_size(c) != KPM_BLOCK)
-            return 0;
+            name == NULL)
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
+        if (!kp_cbc_cipher_by_name(name, &c) || kuai_block_size(c) != KPM_BLOCK)
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER,
+                                 "%s \"%.64s\": a CBC cipher of this provider, 16-byte block",
+                                 p->key, name);
         if (!ctx->have_cipher || c != ctx->cipher) {
             kuai_cmac_wipe(&ctx->cm);
             ctx->started = 0;
@@ -696,8 +763,9 @@ static int kpc_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         ctx->have_cipher = 1;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY)) != NULL) {
-        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL ||
-            !kpc_set_key(ctx, p->data, p->data_size))
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL)
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
+        if (!kpc_set_key(ctx, p->data, p->data_size))
             return 0;
     }
     return 1; /* "properties": there is one provider of these ciphers here */
@@ -712,24 +780,32 @@ static int kpc_init(void *vctx, const unsigned char *key, size_t keylen, const O
         return kpc_set_key(ctx, key, keylen);
     /* No key: restart under the one there is. */
     if (ctx->key == NULL)
-        return 0;
+        return kp_raise(ctx->core, KP_R_NO_KEY_SET);
     kuai_cmac_wipe(&ctx->cm);
-    ctx->started = kuai_cmac_init(&ctx->cm, &ctx->key->k) == KUAI_OK;
-    return ctx->started;
+    int r = kuai_cmac_init(&ctx->cm, &ctx->key->k);
+    ctx->started = r == KUAI_OK;
+    return ctx->started || kp_raise_kuai(ctx->core, r);
 }
 
 static int kpc_update(void *vctx, const unsigned char *data, size_t len)
 {
     kpc_ctx *ctx = vctx;
-    return ctx->started && kuai_cmac_update(&ctx->cm, data, len) == KUAI_OK;
+    if (!ctx->started)
+        return kp_raise_data(ctx->core, KP_R_WRONG_CALL_ORDER, "no CMAC running: an init first");
+    int r = kuai_cmac_update(&ctx->cm, data, len);
+    return r == KUAI_OK || kp_raise_kuai(ctx->core, r);
 }
 
 static int kpc_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
 {
     kpc_ctx *ctx = vctx;
-    if (!ctx->started || outsize < KPM_BLOCK ||
-        kuai_cmac_final(&ctx->cm, out, KPM_BLOCK) != KUAI_OK)
-        return 0;
+    int r;
+    if (!ctx->started)
+        return kp_raise_data(ctx->core, KP_R_WRONG_CALL_ORDER, "no CMAC running: an init first");
+    if (outsize < KPM_BLOCK)
+        return kp_raise(ctx->core, KP_R_OUTPUT_BUFFER_TOO_SMALL);
+    if ((r = kuai_cmac_final(&ctx->cm, out, KPM_BLOCK)) != KUAI_OK)
+        return kp_raise_kuai(ctx->core, r);
     ctx->started = 0;
     *outl = KPM_BLOCK;
     return 1;
@@ -765,10 +841,10 @@ static int kpc_get_ctx_params(void *vctx, OSSL_PARAM params[])
     size_t n = ctx->key != NULL ? KPM_BLOCK : 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_MAC_PARAM_SIZE)) != NULL &&
         !OSSL_PARAM_set_size_t(p, n))
-        return 0;
+        return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
     if ((p = OSSL_PARAM_locate(params, OSSL_MAC_PARAM_BLOCK_SIZE)) != NULL &&
         !OSSL_PARAM_set_size_t(p, n))
-        return 0;
+        return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
     return 1;
 }
 

@@ -98,6 +98,7 @@ int kp_key_same(const kp_key *k, const unsigned char *key, size_t keylen)
 enum kp_gcm_state { KP_GCM_NO_IV, KP_GCM_IV_BUFFERED, KP_GCM_RUNNING, KP_GCM_DONE };
 
 typedef struct kp_ctx {
+    const kp_core *core; /* the provider context: where errors are raised */
     const kp_alg *alg;
     kp_key *key;
     int enc;
@@ -148,10 +149,12 @@ _Static_assert(sizeof(kuai_gcm_ctx) % 64 == 0, "kp_ctx.gcm_tmpl's copies would m
 
 static void *kp_newctx(void *provctx, const kp_alg *alg)
 {
-    (void)provctx;
     kp_ctx *ctx = calloc(1, sizeof(*ctx));
-    if (ctx == NULL)
+    if (ctx == NULL) {
+        kp_raise(provctx, KP_R_OUT_OF_MEMORY);
         return NULL;
+    }
+    ctx->core = provctx;
     ctx->alg = alg;
     ctx->padding = 1;
     ctx->bs = kuai_block_size(alg->cipher);
@@ -179,8 +182,10 @@ static void *kp_dupctx(void *vctx)
 {
     kp_ctx *src = vctx;
     kp_ctx *dst = malloc(sizeof(*dst));
-    if (dst == NULL)
+    if (dst == NULL) {
+        kp_raise(src->core, KP_R_OUT_OF_MEMORY);
         return NULL;
+    }
     memcpy(dst, src, sizeof(*dst));
     if (dst->key != NULL)
         atomic_fetch_add(&dst->key->refs, 1);
@@ -188,32 +193,45 @@ static void *kp_dupctx(void *vctx)
     return dst;
 }
 
-int kp_key_set(kp_key **slot, kuai_cipher c, const unsigned char *key, size_t keylen)
+int kp_raise_kuai_at(const kp_core *core, const char *file, int line, const char *func, int r)
 {
+    int reason = r == KUAI_ERR_AUTH       ? KP_R_TAG_VERIFY_FAILED
+                 : r == KUAI_ERR_LENGTH   ? KP_R_INVALID_INPUT_LENGTH
+                 : r == KUAI_ERR_KEY_LEN  ? KP_R_INVALID_KEY_LENGTH
+                 : r == KUAI_ERR_EXTERNAL ? KP_R_RANDOM_FAILED
+                                          : KP_R_CIPHER_OPERATION_FAILED;
+    return kp_raise_at(core, file, line, func, reason, "kuai: %s", kuai_strerror(r));
+}
+
+int kp_key_set(const kp_core *core, kp_key **slot, kuai_cipher c, const unsigned char *key,
+               size_t keylen)
+{
+    int r;
     if (keylen != kuai_key_size(c))
-        return 0;
+        return kp_raise_data(core, KP_R_INVALID_KEY_LENGTH, "%zu bytes, %s takes %zu", keylen,
+                             kuai_cipher_name(c), kuai_key_size(c));
     if (*slot != NULL && atomic_load(&(*slot)->refs) == 1) {
         /* No copy shares it: set the new key up in place. Same cipher, so
          * the new schedule covers the old one's bytes, and the 8 KiB
          * allocation, wipe and free per re-key (openssl speed re-keys every
          * call; TLS and SSH at every rekey) cost more than the AES key
          * expansion itself. */
-        if (kuai_key_init(&(*slot)->k, c, key, keylen) == KUAI_OK) {
+        if ((r = kuai_key_init(&(*slot)->k, c, key, keylen)) == KUAI_OK) {
             memcpy((*slot)->raw, key, keylen);
             (*slot)->raw_len = keylen;
             return 1;
         }
         kp_key_unref(*slot);
         *slot = NULL;
-        return 0;
+        return kp_raise_kuai(core, r);
     }
     kp_key *nk = malloc(sizeof(*nk));
     if (nk == NULL)
-        return 0;
-    if (kuai_key_init(&nk->k, c, key, keylen) != KUAI_OK) {
+        return kp_raise(core, KP_R_OUT_OF_MEMORY);
+    if ((r = kuai_key_init(&nk->k, c, key, keylen)) != KUAI_OK) {
         kuai_key_wipe(&nk->k);
         free(nk);
-        return 0;
+        return kp_raise_kuai(core, r);
     }
     atomic_init(&nk->refs, 1);
     memcpy(nk->raw, key, keylen);
@@ -252,7 +270,8 @@ static int kp_init(void *vctx, const unsigned char *key, size_t keylen, const un
          * restart a message under an IV that was already used. */
         if (iv != NULL) {
             if (ivlen == 0 || ivlen > KP_GCM_IV_MAX)
-                return 0;
+                return kp_raise_data(ctx->core, KP_R_INVALID_IV_LENGTH,
+                                     "%zu bytes, GCM takes 1..%d", ivlen, KP_GCM_IV_MAX);
             ctx->ivlen = ivlen;
             memcpy(ctx->oiv, iv, ivlen);
             ctx->iv_gen = 0;
@@ -272,7 +291,8 @@ static int kp_init(void *vctx, const unsigned char *key, size_t keylen, const un
             ctx->tag_given = 0;
     } else if (iv != NULL && ctx->alg->mode != KP_ECB) {
         if (ivlen != ctx->ivlen)
-            return 0;
+            return kp_raise_data(ctx->core, KP_R_INVALID_IV_LENGTH, "%zu bytes, expected %zu",
+                                 ivlen, ctx->ivlen);
         /* `openssl enc` keeps IVs in a 16-byte buffer (EVP_MAX_IV_LENGTH)
          * followed by the key's, so a 32-byte IV reaches us as 16 given
          * bytes || the key's first 16 (defect 12 of issue 15). That IV is
@@ -284,7 +304,11 @@ static int kp_init(void *vctx, const unsigned char *key, size_t keylen, const un
                           ivlen - EVP_MAX_IV_LENGTH < keylen ? ivlen - EVP_MAX_IV_LENGTH
                                                              : keylen) == 0) {
             ctx->iv_set = 0;
-            return 0;
+            /* what the refusal shows anyway: the IV's tail is the key's head */
+            return kp_raise_data(ctx->core, KP_R_INVALID_IV_LENGTH,
+                                 "a %zu-byte IV ending in the key's first bytes (openssl enc "
+                                 "passes only 16 IV bytes)",
+                                 ivlen);
         }
         memcpy(ctx->oiv, iv, ivlen);
         memcpy(ctx->iv, iv, ivlen);
@@ -303,7 +327,7 @@ static int kp_init(void *vctx, const unsigned char *key, size_t keylen, const un
          * find that and make it anew for every message) */
         kuai_gcm_wipe(&ctx->gcm_tmpl);
         ctx->gcm_tmpl_set = 0;
-        if (!kp_key_set(&ctx->key, ctx->alg->cipher, key, keylen))
+        if (!kp_key_set(ctx->core, &ctx->key, ctx->alg->cipher, key, keylen))
             return 0;
         kp_debug_key(ctx->alg->names, enc, ctx->key);
     }
@@ -322,16 +346,19 @@ static int kp_blocks(kp_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len)
     else
         r = ctx->enc ? kuai_cbc_encrypt(k, ctx->iv, in, out, len)
                      : kuai_cbc_decrypt(k, ctx->iv, in, out, len);
+    if (r != KUAI_OK)
+        return kp_raise_kuai(ctx->core, r);
     ctx->bytes += len;
-    return r == KUAI_OK;
+    return 1;
 }
 
 static int kp_ctr(kp_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len)
 {
     const kuai_key *k = &ctx->key->k;
     size_t bs = ctx->bs;
+    int r;
     if (kp_overlap(in, out, len))
-        return 0;
+        return kp_raise(ctx->core, KP_R_OVERLAPPING_BUFFERS);
     ctx->bytes += len;
     while (ctx->num != 0 && len > 0) {
         *out++ = *in++ ^ ctx->ks[ctx->num];
@@ -339,16 +366,16 @@ static int kp_ctr(kp_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len)
         len--;
     }
     size_t whole = len - len % bs;
-    if (whole > 0 && kuai_ctr_crypt(k, ctx->iv, in, out, whole) != KUAI_OK)
-        return 0;
+    if (whole > 0 && (r = kuai_ctr_crypt(k, ctx->iv, in, out, whole)) != KUAI_OK)
+        return kp_raise_kuai(ctx->core, r);
     in += whole;
     out += whole;
     len -= whole;
     if (len > 0) {
         /* Keystream for the tail, kept so the next call continues inside it. */
         memset(ctx->ks, 0, bs);
-        if (kuai_ctr_crypt(k, ctx->iv, ctx->ks, ctx->ks, bs) != KUAI_OK)
-            return 0;
+        if ((r = kuai_ctr_crypt(k, ctx->iv, ctx->ks, ctx->ks, bs)) != KUAI_OK)
+            return kp_raise_kuai(ctx->core, r);
         for (size_t i = 0; i < len; i++)
             out[i] = in[i] ^ ctx->ks[i];
         ctx->num = len;
@@ -364,28 +391,34 @@ static void *(*const volatile kp_memcpy)(void *, const void *, size_t) = memcpy;
 
 static int kp_gcm_start(kp_ctx *ctx)
 {
+    int r;
     if (ctx->gcm_state == KP_GCM_RUNNING)
         return 1;
     if (ctx->key == NULL)
-        return 0;
+        return kp_raise(ctx->core, KP_R_NO_KEY_SET);
     if (ctx->gcm_state == KP_GCM_NO_IV) {
         /* As OpenSSL's default provider: an encryption given no IV runs
          * under a random one of at least 12 bytes (read back with
          * OSSL_CIPHER_PARAM_IV); a decryption needs the sender's. */
-        if (!ctx->enc || ctx->ivlen < KP_GCM_IV_DEFAULT ||
-            getrandom(ctx->oiv, ctx->ivlen, 0) != (ssize_t)ctx->ivlen)
-            return 0;
+        if (!ctx->enc)
+            return kp_raise(ctx->core, KP_R_NO_IV_SET);
+        if (ctx->ivlen < KP_GCM_IV_DEFAULT)
+            return kp_raise_data(ctx->core, KP_R_INVALID_IV_LENGTH,
+                                 "%zu bytes, a random IV takes %d or more", ctx->ivlen,
+                                 KP_GCM_IV_DEFAULT);
+        if (getrandom(ctx->oiv, ctx->ivlen, 0) != (ssize_t)ctx->ivlen)
+            return kp_raise(ctx->core, KP_R_RANDOM_FAILED);
         ctx->gcm_state = KP_GCM_IV_BUFFERED;
     }
     if (ctx->gcm_state != KP_GCM_IV_BUFFERED)
-        return 0;
+        return kp_raise(ctx->core, KP_R_IV_ALREADY_USED);
     if (ctx->gcm_tmpl_set) {
         kp_memcpy(&ctx->gcm, &ctx->gcm_tmpl, sizeof ctx->gcm);
-        if (kuai_gcm_restart(&ctx->gcm, &ctx->key->k, ctx->oiv, ctx->ivlen) != KUAI_OK)
-            return 0;
+        if ((r = kuai_gcm_restart(&ctx->gcm, &ctx->key->k, ctx->oiv, ctx->ivlen)) != KUAI_OK)
+            return kp_raise_kuai(ctx->core, r);
     } else {
-        if (kuai_gcm_init(&ctx->gcm, &ctx->key->k, ctx->oiv, ctx->ivlen) != KUAI_OK)
-            return 0;
+        if ((r = kuai_gcm_init(&ctx->gcm, &ctx->key->k, ctx->oiv, ctx->ivlen)) != KUAI_OK)
+            return kp_raise_kuai(ctx->core, r);
         kp_memcpy(&ctx->gcm_tmpl, &ctx->gcm, sizeof ctx->gcm);
         ctx->gcm_tmpl_set = 1;
     }
@@ -412,21 +445,31 @@ static int kp_gcm_step(kp_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
                     ? KUAI_ERR_ARG
                     : kuai_gcm_decrypt_final(&ctx->gcm, ctx->tag, ctx->taglen);
         }
+        int given = ctx->tag_given;
         ctx->tag_given = 0;
         if (r != KUAI_OK && r != KUAI_ERR_AUTH) /* final wiped it, if it ran */
             kuai_gcm_wipe(&ctx->gcm);
         ctx->gcm_state = KP_GCM_DONE;
-        return r == KUAI_OK;
+        if (r == KUAI_OK)
+            return 1;
+        /* the tag compare is over; its result is the call's, no secret */
+        if (!ctx->enc && (!given || ctx->taglen == 0))
+            return kp_raise(ctx->core, KP_R_TAG_NOT_SET);
+        return kp_raise_kuai(ctx->core, r);
     }
     if (!kp_gcm_start(ctx))
         return 0;
     if (len == 0)
         return 1;
-    if (out == NULL)
-        return kuai_gcm_aad(&ctx->gcm, in, len) == KUAI_OK;
-    ctx->bytes += len;
-    return (ctx->enc ? kuai_gcm_encrypt_update(&ctx->gcm, in, out, len)
-                     : kuai_gcm_decrypt_update(&ctx->gcm, in, out, len)) == KUAI_OK;
+    int r;
+    if (out == NULL) {
+        r = kuai_gcm_aad(&ctx->gcm, in, len);
+    } else {
+        ctx->bytes += len;
+        r = ctx->enc ? kuai_gcm_encrypt_update(&ctx->gcm, in, out, len)
+                     : kuai_gcm_decrypt_update(&ctx->gcm, in, out, len);
+    }
+    return r == KUAI_OK || kp_raise_kuai(ctx->core, r);
 }
 
 /* One TLS 1.2 record, in place: explicit nonce || payload || tag. The nonce
@@ -435,31 +478,37 @@ static int kp_gcm_step(kp_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
 static int kp_gcm_tls_record(kp_ctx *ctx, unsigned char *out, size_t *outl, const unsigned char *in,
                              size_t len)
 {
-    int ok = 0;
+    int r;
     ctx->tls_aad_set = 0;
     ctx->gcm_state = KP_GCM_DONE;
-    if (in == NULL || out != in || len < KP_TLS_EXPLICIT_IV + KP_TLS_TAG || !ctx->iv_gen ||
-        ctx->ivlen != 12)
-        return 0;
+    if (in == NULL || out != in)
+        return kp_raise_data(ctx->core, KP_R_TLS_RECORD_FAILED, "records are processed in place");
+    if (len < KP_TLS_EXPLICIT_IV + KP_TLS_TAG)
+        return kp_raise_data(ctx->core, KP_R_TLS_RECORD_FAILED,
+                             "a %zu-byte record, shorter than its nonce and tag", len);
+    if (!ctx->iv_gen || ctx->ivlen != 12)
+        return kp_raise_data(ctx->core, KP_R_TLS_RECORD_FAILED, "no 12-byte fixed IV set");
     uint8_t *inv = ctx->oiv + ctx->ivlen - KP_TLS_EXPLICIT_IV;
     size_t plen = len - KP_TLS_EXPLICIT_IV - KP_TLS_TAG;
     uint8_t *payload = out + KP_TLS_EXPLICIT_IV;
     if (ctx->enc) {
         memcpy(out, inv, KP_TLS_EXPLICIT_IV);
-        ok = kuai_gcm_encrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad, KP_TLS_AAD_LEN,
-                              payload, payload, plen, payload + plen, KP_TLS_TAG) == KUAI_OK;
+        r = kuai_gcm_encrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad, KP_TLS_AAD_LEN,
+                             payload, payload, plen, payload + plen, KP_TLS_TAG);
         for (size_t i = KP_TLS_EXPLICIT_IV; i-- > 0;)
             if (++inv[i] != 0)
                 break;
         *outl = len;
     } else {
         memcpy(inv, in, KP_TLS_EXPLICIT_IV);
-        ok = kuai_gcm_decrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad, KP_TLS_AAD_LEN,
-                              payload, payload, plen, payload + plen, KP_TLS_TAG) == KUAI_OK;
+        r = kuai_gcm_decrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad, KP_TLS_AAD_LEN,
+                             payload, payload, plen, payload + plen, KP_TLS_TAG);
         *outl = plen;
     }
     ctx->bytes += plen;
-    return ok;
+    /* a forged record fails as a whole, its tag compared: the failure is
+     * public, and OpenSSL's GCM raises one there too */
+    return r == KUAI_OK || kp_raise_kuai(ctx->core, r);
 }
 
 /* Whether a TLS/DTLS version is one whose CBC records this code knows:
@@ -486,12 +535,17 @@ static int kp_cbc_tls_record(kp_ctx *ctx, unsigned char *out, size_t *outl, size
                              const unsigned char *in, size_t inl)
 {
     const size_t bs = ctx->bs, mac_size = ctx->tls_mac_size;
-    if (in == NULL || out != in || !ctx->padding || ctx->buflen != 0 || !ctx->iv_set)
-        return 0;
+    if (in == NULL || out != in)
+        return kp_raise_data(ctx->core, KP_R_TLS_RECORD_FAILED, "records are processed in place");
+    if (!ctx->padding || ctx->buflen != 0)
+        return kp_raise_data(ctx->core, KP_R_TLS_RECORD_FAILED,
+                             "padding off, or bytes buffered by an update before");
+    if (!ctx->iv_set)
+        return kp_raise(ctx->core, KP_R_NO_IV_SET);
     if (ctx->enc) {
         const size_t pad = bs - inl % bs;
         if (inl > SIZE_MAX - bs || outsize < inl + pad)
-            return 0;
+            return kp_raise(ctx->core, KP_R_OUTPUT_BUFFER_TOO_SMALL);
         memset(out + inl, (int)(pad - 1), pad);
         if (!kp_blocks(ctx, out, out, inl + pad))
             return 0;
@@ -499,8 +553,14 @@ static int kp_cbc_tls_record(kp_ctx *ctx, unsigned char *out, size_t *outl, size
         return 1;
     }
     const size_t skip = ctx->tls_version == 0x0301 ? 0 : bs; /* the explicit IV */
-    if (inl == 0 || inl % bs != 0 || inl < skip + 1 + mac_size || outsize < inl)
-        return 0;
+    /* lengths only: public, as the record's length on the wire */
+    if (inl == 0 || inl % bs != 0 || inl < skip + 1 + mac_size)
+        return kp_raise_data(ctx->core, KP_R_TLS_RECORD_FAILED,
+                             "a %zu-byte record: not whole %zu-byte blocks, or too short for its "
+                             "IV, MAC (%zu bytes) and padding",
+                             inl, bs, mac_size);
+    if (outsize < inl)
+        return kp_raise(ctx->core, KP_R_OUTPUT_BUFFER_TOO_SMALL);
     if (!kp_blocks(ctx, in, out, inl))
         return 0;
     /* a bad padding leaves the length as if there were none and a random
@@ -508,14 +568,17 @@ static int kp_cbc_tls_record(kp_ctx *ctx, unsigned char *out, size_t *outl, size
      * forged record */
     uint8_t rnd[KP_TLS_MAC_MAX];
     if (mac_size > 0 && getrandom(rnd, mac_size, 0) != (ssize_t)mac_size)
-        return 0;
+        return kp_raise(ctx->core, KP_R_RANDOM_FAILED);
     size_t data_len;
     const size_t good =
         kp_tls_cbc_unpad(out + skip, inl - skip, mac_size, rnd, &data_len, ctx->tls_mac);
     /* with no MAC (encrypt-then-MAC), libssl checked it before: a bad
-     * padding may fail the call */
+     * padding may fail the call, and say so once the whole record is done,
+     * as OpenSSL's providers do. With a MAC (MAC-then-encrypt) nothing is
+     * raised: a bad padding must look like a bad MAC, to libssl's timing
+     * and to its error queue alike (Lucky 13). */
     if (mac_size == 0 && !good)
-        return 0;
+        return kp_raise(ctx->core, KP_R_TLS_RECORD_FAILED);
     *outl = data_len;
     return 1;
 }
@@ -531,12 +594,12 @@ static int kp_update(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
         return 1;
     }
     if (ctx->key == NULL)
-        return 0;
+        return kp_raise(ctx->core, KP_R_NO_KEY_SET);
     if (ctx->alg->mode == KP_GCM) {
         if (in == NULL)
-            return 0;
+            return kp_raise_data(ctx->core, KP_R_CIPHER_OPERATION_FAILED, "no input");
         if (out != NULL && outsize < inl)
-            return 0;
+            return kp_raise(ctx->core, KP_R_OUTPUT_BUFFER_TOO_SMALL);
         /* libssl seals TLS 1.2 records through EVP_CipherUpdate on provided ciphers. */
         if (ctx->tls_aad_set)
             return kp_gcm_tls_record(ctx, out, outl, in, inl);
@@ -546,9 +609,11 @@ static int kp_update(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
         return 1;
     }
     if (ctx->alg->mode != KP_ECB && !ctx->iv_set)
-        return 0;
+        return kp_raise(ctx->core, KP_R_NO_IV_SET);
     if (ctx->alg->mode == KP_CTR) {
-        if (outsize < inl || !kp_ctr(ctx, in, out, inl))
+        if (outsize < inl)
+            return kp_raise(ctx->core, KP_R_OUTPUT_BUFFER_TOO_SMALL);
+        if (!kp_ctr(ctx, in, out, inl))
             return 0;
         *outl = inl;
         return 1;
@@ -565,7 +630,7 @@ static int kp_update(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
     if (hold && total % bs == 0 && out_blocks > 0)
         out_blocks--;
     if (outsize < out_blocks * bs)
-        return 0;
+        return kp_raise(ctx->core, KP_R_OUTPUT_BUFFER_TOO_SMALL);
     /* What the steps below write must not land on input they have yet to
      * read (in place while bytes are buffered: the output runs behind the
      * input), checked before anything moves so that a refused update
@@ -576,7 +641,8 @@ static int kp_update(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
     uintptr_t o = (uintptr_t)out, i = (uintptr_t)in + take, od = o + (via_buf ? bs : 0);
     if ((via_buf && i < o + bs && o < i + (inl - take)) ||
         (direct > 0 && i != od && (i < od ? od - i : i - od) < direct))
-        return 0;
+        return kp_raise_data(ctx->core, KP_R_OVERLAPPING_BUFFERS,
+                             "output over input not yet read (%zu bytes buffered)", ctx->buflen);
     if (ctx->buflen > 0) {
         memcpy(ctx->buf + ctx->buflen, in, take);
         ctx->buflen += take;
@@ -607,20 +673,22 @@ static int kp_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize
     size_t bs = ctx->bs;
     *outl = 0;
     if (ctx->key == NULL)
-        return 0;
+        return kp_raise(ctx->core, KP_R_NO_KEY_SET);
     if (ctx->alg->mode == KP_GCM)
         return kp_gcm_step(ctx, NULL, NULL, 0);
     if (ctx->alg->mode == KP_CTR)
         return 1;
-    if (ctx->alg->mode == KP_CBC && !ctx->iv_set)
-        return 0; /* as update: no CBC block under an IV nobody set */
-    if (ctx->tls_version != 0)
-        return 0; /* a record layer's context: every record is one update */
+    if (ctx->alg->mode == KP_CBC &&
+        !ctx->iv_set) /* as update: no CBC block under an IV nobody set */
+        return kp_raise(ctx->core, KP_R_NO_IV_SET);
+    if (ctx->tls_version != 0) /* a record layer's context: every record is one update */
+        return kp_raise_data(ctx->core, KP_R_TLS_RECORD_FAILED, "a TLS record has no final");
     if (ctx->enc) {
         if (!ctx->padding)
-            return ctx->buflen == 0;
+            return ctx->buflen == 0 || kp_raise_data(ctx->core, KP_R_WRONG_FINAL_BLOCK_LENGTH,
+                                                     "%zu bytes left, padding off", ctx->buflen);
         if (outsize < bs)
-            return 0;
+            return kp_raise(ctx->core, KP_R_OUTPUT_BUFFER_TOO_SMALL);
         uint8_t p = (uint8_t)(bs - ctx->buflen);
         memset(ctx->buf + ctx->buflen, p, p);
         if (!kp_blocks(ctx, ctx->buf, out, bs))
@@ -635,13 +703,22 @@ static int kp_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize
         /* The block a padded update held back before padding was turned
          * off: returned as it is, unchecked (defect 11 of issue 15; the
          * default provider does the same). */
-        if (ctx->buflen != bs || outsize < bs || !kp_blocks(ctx, ctx->buf, out, bs))
+        if (ctx->buflen != bs)
+            return kp_raise_data(ctx->core, KP_R_WRONG_FINAL_BLOCK_LENGTH,
+                                 "%zu bytes left, padding off", ctx->buflen);
+        if (outsize < bs)
+            return kp_raise(ctx->core, KP_R_OUTPUT_BUFFER_TOO_SMALL);
+        if (!kp_blocks(ctx, ctx->buf, out, bs))
             return 0;
         ctx->buflen = 0;
         *outl = bs;
         return 1;
     }
-    if (ctx->buflen != bs || !kp_blocks(ctx, ctx->buf, ctx->buf, bs))
+    if (ctx->buflen != bs)
+        return kp_raise_data(ctx->core, KP_R_WRONG_FINAL_BLOCK_LENGTH,
+                             "%zu bytes left, a padded decryption ends on a whole block",
+                             ctx->buflen);
+    if (!kp_blocks(ctx, ctx->buf, ctx->buf, bs))
         return 0;
     ctx->buflen = 0;
     /* Padding check without a branch on any byte of the padding. */
@@ -653,10 +730,13 @@ static int kp_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize
     }
     if (bad & 1) {
         OPENSSL_cleanse(ctx->buf, bs);
-        return 0;
+        /* as OpenSSL's block modes: the call fails on it anyway (a
+         * decryption whose padding must not be told apart from a bad MAC
+         * is a TLS record, kp_cbc_tls_record) */
+        return kp_raise(ctx->core, KP_R_BAD_DECRYPT);
     }
-    if (outsize < bs - p)
-        return 0;
+    if (outsize < bs - p) /* no length in the data: p is plaintext */
+        return kp_raise(ctx->core, KP_R_OUTPUT_BUFFER_TOO_SMALL);
     memcpy(out, ctx->buf, bs - p);
     OPENSSL_cleanse(ctx->buf, bs);
     *outl = bs - p;
@@ -669,10 +749,10 @@ static int kp_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
 {
     kp_ctx *ctx = vctx;
     if (ctx->key == NULL)
-        return 0;
+        return kp_raise(ctx->core, KP_R_NO_KEY_SET);
     if (ctx->alg->mode == KP_GCM) {
         if (in != NULL && out != NULL && outsize < inl)
-            return 0;
+            return kp_raise(ctx->core, KP_R_OUTPUT_BUFFER_TOO_SMALL);
         if (ctx->tls_aad_set)
             return kp_gcm_tls_record(ctx, out, outl, in, inl);
         if (!kp_gcm_step(ctx, out, in, inl))
@@ -680,12 +760,17 @@ static int kp_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
         *outl = in == NULL ? 0 : inl;
         return 1;
     }
-    if (outsize < inl || (ctx->alg->mode != KP_ECB && !ctx->iv_set))
-        return 0;
+    if (outsize < inl)
+        return kp_raise(ctx->core, KP_R_OUTPUT_BUFFER_TOO_SMALL);
+    if (ctx->alg->mode != KP_ECB && !ctx->iv_set)
+        return kp_raise(ctx->core, KP_R_NO_IV_SET);
     if (ctx->alg->mode == KP_CTR) {
         if (!kp_ctr(ctx, in, out, inl))
             return 0;
-    } else if (inl % ctx->bs != 0 || !kp_blocks(ctx, in, out, inl)) {
+    } else if (inl % ctx->bs != 0) {
+        return kp_raise_data(ctx->core, KP_R_INVALID_INPUT_LENGTH,
+                             "%zu bytes, not whole %zu-byte blocks", inl, ctx->bs);
+    } else if (!kp_blocks(ctx, in, out, inl)) {
         return 0;
     }
     *outl = inl;
@@ -860,9 +945,18 @@ static void kp_gcm_iv_next(kp_ctx *ctx)
  * ctrl's contract, which OpenSSL keeps too. */
 static int kp_gcm_iv_gen(kp_ctx *ctx, OSSL_PARAM *p)
 {
-    if (!ctx->iv_gen || ctx->key == NULL || p->data_type != OSSL_PARAM_OCTET_STRING ||
-        p->data == NULL || ctx->ivlen < 8)
-        return 0;
+    if (!ctx->iv_gen)
+        return kp_raise_data(ctx->core, KP_R_WRONG_CALL_ORDER, "%s before a fixed IV (%s)",
+                             OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN,
+                             OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED);
+    if (ctx->key == NULL)
+        return kp_raise(ctx->core, KP_R_NO_KEY_SET);
+    if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL)
+        return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s: no buffer",
+                             OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN);
+    if (ctx->ivlen < 8)
+        return kp_raise_data(ctx->core, KP_R_INVALID_IV_LENGTH,
+                             "%zu bytes, shorter than the 8-byte invocation field", ctx->ivlen);
     /* A message already ran under this IV (no IV_GEN before it): handing
      * the IV out again would encrypt a second message under it. */
     if (ctx->iv_spent)
@@ -883,8 +977,14 @@ static int kp_gcm_iv_gen(kp_ctx *ctx, OSSL_PARAM *p)
  * OpenSSL's default provider), and at most its 16 bytes. */
 static int kp_gcm_get_tag(const kp_ctx *ctx, OSSL_PARAM *p)
 {
-    return ctx->enc && ctx->taglen != 0 && p->data_size != 0 && p->data_size <= KP_TAG_MAX &&
-           OSSL_PARAM_set_octet_string(p, ctx->tag, p->data_size);
+    if (!ctx->enc || ctx->taglen == 0)
+        return kp_raise_data(ctx->core, KP_R_TAG_NOT_SET,
+                             "no tag made: an encryption's final first");
+    if (p->data_size == 0 || p->data_size > KP_TAG_MAX)
+        return kp_raise_data(ctx->core, KP_R_INVALID_TAG_LENGTH, "%zu bytes, GCM's is 1..%d",
+                             p->data_size, KP_TAG_MAX);
+    return OSSL_PARAM_set_octet_string(p, ctx->tag, p->data_size) ||
+           kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", OSSL_CIPHER_PARAM_AEAD_TAG);
 }
 
 static int kp_get_ctx_params(void *vctx, OSSL_PARAM params[])
@@ -894,7 +994,8 @@ static int kp_get_ctx_params(void *vctx, OSSL_PARAM params[])
     int gcm = ctx->alg->mode == KP_GCM;
     /* the queries EVP makes for every message (kp_param_alone) */
     if ((p = kp_param_alone(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL)
-        return OSSL_PARAM_set_size_t(p, ctx->ivlen);
+        return OSSL_PARAM_set_size_t(p, ctx->ivlen) ||
+               kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
     if (gcm && (p = kp_param_alone(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL)
         return kp_gcm_get_tag(ctx, p);
     /* No IV was ever set or generated: there is none to read back (oiv's
@@ -902,34 +1003,39 @@ static int kp_get_ctx_params(void *vctx, OSSL_PARAM params[])
     if (gcm && ctx->gcm_state == KP_GCM_NO_IV &&
         (OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV) != NULL ||
          OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV) != NULL))
-        return 0;
+        return kp_raise(ctx->core, KP_R_NO_IV_SET);
     if (!kp_ctx_iv_params(params, kuai_key_size(ctx->alg->cipher), ctx->oiv,
                           gcm ? ctx->oiv : ctx->iv, ctx->ivlen))
-        return 0;
+        return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "key or IV length, or IV");
     if (!gcm) {
         if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL &&
             !OSSL_PARAM_set_uint(p, ctx->padding))
-            return 0;
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
         if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) != NULL &&
             !OSSL_PARAM_set_uint(p, (unsigned)ctx->num))
-            return 0;
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
         /* the last record's MAC, where it stays until the next record */
         if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS_MAC)) != NULL &&
             (ctx->tls_version == 0 || ctx->enc ||
              !OSSL_PARAM_set_octet_ptr(p, ctx->tls_mac, ctx->tls_mac_size)))
-            return 0;
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER,
+                                 "%s: a TLS record decryption's alone", p->key);
         return 1;
     }
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL &&
         !OSSL_PARAM_set_size_t(p, ctx->taglen ? ctx->taglen : KP_TAG_MAX))
-        return 0;
+        return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL &&
         !kp_gcm_get_tag(ctx, p))
         return 0;
     /* What EVP_CTRL_AEAD_TLS1_AAD returns: the record grows by the tag. */
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) != NULL &&
-        (!ctx->tls_aad_set || !OSSL_PARAM_set_size_t(p, KP_TLS_TAG)))
-        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) != NULL) {
+        if (!ctx->tls_aad_set)
+            return kp_raise_data(ctx->core, KP_R_WRONG_CALL_ORDER, "%s before %s", p->key,
+                                 OSSL_CIPHER_PARAM_AEAD_TLS1_AAD);
+        if (!OSSL_PARAM_set_size_t(p, KP_TLS_TAG))
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
+    }
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN)) != NULL &&
         !kp_gcm_iv_gen(ctx, p))
         return 0;
@@ -944,8 +1050,12 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         return 1;
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
         size_t kl;
-        if (!OSSL_PARAM_get_size_t(p, &kl) || kl != kuai_key_size(ctx->alg->cipher))
-            return 0;
+        if (!OSSL_PARAM_get_size_t(p, &kl))
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
+        if (kl != kuai_key_size(ctx->alg->cipher))
+            return kp_raise_data(ctx->core, KP_R_INVALID_KEY_LENGTH, "%zu bytes, %s takes %zu", kl,
+                                 kuai_cipher_name(ctx->alg->cipher),
+                                 kuai_key_size(ctx->alg->cipher));
     }
     if (ctx->alg->mode != KP_GCM) {
         /* A TLS 1.0-1.2 or DTLS record layer's CBC (kp_cbc_tls_record);
@@ -953,23 +1063,29 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
          * ignored, they would make records libssl cannot read). Unknown
          * names are still ignored, as by OpenSSL's providers. */
         if (ctx->alg->mode != KP_CBC && kp_tls_record_params(params))
-            return 0;
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER,
+                                 "TLS records (%s, %s) are CBC's alone",
+                                 OSSL_CIPHER_PARAM_TLS_VERSION, OSSL_CIPHER_PARAM_TLS_MAC_SIZE);
         if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION)) != NULL) {
             unsigned v;
-            if (!OSSL_PARAM_get_uint(p, &v) || !kp_tls_cbc_version(v))
-                return 0;
+            if (!OSSL_PARAM_get_uint(p, &v))
+                return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
+            if (!kp_tls_cbc_version(v))
+                return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER,
+                                     "%s 0x%04x: TLS 1.0-1.2 and DTLS CBC records only", p->key, v);
             ctx->tls_version = v;
         }
         if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_MAC_SIZE)) != NULL) {
             size_t m;
             if (!OSSL_PARAM_get_size_t(p, &m) || m > KP_TLS_MAC_MAX)
-                return 0;
+                return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s (at most %d)",
+                                     p->key, KP_TLS_MAC_MAX);
             ctx->tls_mac_size = m;
         }
         if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL) {
             unsigned pad;
             if (!OSSL_PARAM_get_uint(p, &pad))
-                return 0;
+                return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
             ctx->padding = pad != 0;
         }
         if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
@@ -977,15 +1093,19 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             /* CTR's position in its keystream block; ECB and CBC keep it
              * unused, as OpenSSL's block modes do */
             if (!OSSL_PARAM_get_uint(p, &num) || num >= ctx->bs)
-                return 0;
+                return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER,
+                                     "%s: less than the block's %zu bytes", p->key, ctx->bs);
             ctx->num = num;
         }
         return 1;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN)) != NULL) {
         size_t ivlen;
-        if (!OSSL_PARAM_get_size_t(p, &ivlen) || ivlen == 0 || ivlen > KP_GCM_IV_MAX)
-            return 0;
+        if (!OSSL_PARAM_get_size_t(p, &ivlen))
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
+        if (ivlen == 0 || ivlen > KP_GCM_IV_MAX)
+            return kp_raise_data(ctx->core, KP_R_INVALID_IV_LENGTH, "%zu bytes, GCM takes 1..%d",
+                                 ivlen, KP_GCM_IV_MAX);
         if (ivlen != ctx->ivlen) {
             /* An IV already set (or generated) does not become another of
              * the new length: until a new IV comes, nothing runs. */
@@ -998,21 +1118,29 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
         /* The expected tag of a decryption (a length alone is not enough). */
-        if (p->data_type != OSSL_PARAM_OCTET_STRING || ctx->enc || p->data == NULL ||
-            p->data_size == 0 || p->data_size > KP_TAG_MAX)
-            return 0;
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL)
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER,
+                                 "%s: the tag itself (a length alone does not do)", p->key);
+        if (ctx->enc)
+            return kp_raise(ctx->core, KP_R_TAG_NOT_NEEDED);
+        if (p->data_size == 0 || p->data_size > KP_TAG_MAX)
+            return kp_raise_data(ctx->core, KP_R_INVALID_TAG_LENGTH, "%zu bytes, GCM's is 1..%d",
+                                 p->data_size, KP_TAG_MAX);
         memcpy(ctx->tag, p->data, p->data_size);
         ctx->taglen = p->data_size;
         ctx->tag_given = 1;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) != NULL) {
         if (!kp_tls1_aad(ctx->tls_aad, p, KP_TLS_EXPLICIT_IV + (ctx->enc ? 0 : KP_TLS_TAG)))
-            return 0;
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER,
+                                 "%s: a %d-byte record header whose length covers the record's "
+                                 "nonce and tag",
+                                 p->key, KP_TLS_AAD_LEN);
         ctx->tls_aad_set = 1;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) != NULL) {
         if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL)
-            return 0;
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
         if (p->data_size == (size_t)-1) {
             /* EVP_CTRL_GCM_SET_IV_FIXED with length -1: the whole IV (OpenSSH). */
             memcpy(ctx->oiv, p->data, ctx->ivlen);
@@ -1022,10 +1150,13 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
              * (EVP_CIPHER_CTX_ctrl's arg -4) wraps to below ivlen. */
             size_t n = p->data_size;
             if (n < 4 || n > ctx->ivlen || ctx->ivlen - n < 8)
-                return 0;
+                return kp_raise_data(ctx->core, KP_R_INVALID_IV_LENGTH,
+                                     "a fixed field of %zu bytes in a %zu-byte IV (4 or more, "
+                                     "and 8 left)",
+                                     n, ctx->ivlen);
             memcpy(ctx->oiv, p->data, n);
             if (ctx->enc && getrandom(ctx->oiv + n, ctx->ivlen - n, 0) != (ssize_t)(ctx->ivlen - n))
-                return 0;
+                return kp_raise(ctx->core, KP_R_RANDOM_FAILED);
         }
         ctx->iv_gen = 1;
         ctx->iv_spent = 0;
@@ -1038,8 +1169,15 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
          * message, as OpenSSL's default provider; anywhere else, refused
          * rather than ignored (the message would run under another IV). */
         if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL || p->data_size == 0 ||
-            p->data_size > ctx->ivlen || !ctx->iv_gen || ctx->enc || ctx->key == NULL)
-            return 0;
+            p->data_size > ctx->ivlen)
+            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER,
+                                 "%s: 1..%zu bytes (the IV's)", p->key, ctx->ivlen);
+        if (!ctx->iv_gen || ctx->enc)
+            return kp_raise_data(ctx->core, KP_R_WRONG_CALL_ORDER,
+                                 "%s: a decryption's, after a fixed IV (%s)", p->key,
+                                 OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED);
+        if (ctx->key == NULL)
+            return kp_raise(ctx->core, KP_R_NO_KEY_SET);
         memcpy(ctx->oiv + ctx->ivlen - p->data_size, p->data, p->data_size);
         kuai_gcm_wipe(&ctx->gcm);
         ctx->gcm_state = KP_GCM_IV_BUFFERED;
@@ -1075,8 +1213,6 @@ static OSSL_ALGORITHM kp_mac_algs[2];
 static size_t kp_ncipher_algs, kp_nciphers;
 static int kp_built; /* 1: the tables are there; 0: they did not fit */
 static pthread_once_t kp_build_once = PTHREAD_ONCE_INIT;
-/* The provider context: the tables are global, so a token. */
-static int kp_provctx_token;
 
 int kp_alg_names(char *out, size_t size, kuai_cipher c, const char *mode, const kp_fact *facts,
                  size_t nfacts, unsigned *flags)
@@ -1212,11 +1348,12 @@ static int kp_prov_get_params(void *provctx, OSSL_PARAM params[])
 
 static void kp_teardown(void *provctx)
 {
-    (void)provctx;
+    free(provctx);
 }
 
 static const OSSL_DISPATCH kp_prov_dispatch[] = {
     {OSSL_FUNC_PROVIDER_TEARDOWN, (void (*)(void))kp_teardown},
+    {OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, (void (*)(void))kp_reason_strings},
     {OSSL_FUNC_PROVIDER_GETTABLE_PARAMS, (void (*)(void))kp_prov_gettable_params},
     {OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))kp_prov_get_params},
     {OSSL_FUNC_PROVIDER_QUERY_OPERATION, (void (*)(void))kp_query},
@@ -1230,8 +1367,6 @@ __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HA
 int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
                        const OSSL_DISPATCH **out, void **provctx)
 {
-    (void)handle;
-    (void)in;
     const char *dbg = getenv("KUAI_PROVIDER_DEBUG");
     kp_debug = dbg != NULL && dbg[0] != '\0' && strcmp(dbg, "0") != 0;
     pthread_once(&kp_build_once, kp_build);
@@ -1243,7 +1378,14 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     if (kp_debug)
         fprintf(stderr, "kuai-provider: loaded, %zu algorithms of %zu ciphers\n", kp_ncipher_algs,
                 kp_nciphers);
+    /* The provider context is this load's core (handle and error upcalls):
+     * the tables are global, but each library context that loads the
+     * module has a handle of its own, which every raised error needs. */
+    kp_core *core = malloc(sizeof(*core));
+    if (core == NULL)
+        return 0;
+    kp_core_init(core, handle, in);
     *out = kp_prov_dispatch;
-    *provctx = &kp_provctx_token;
+    *provctx = core;
     return 1;
 }

@@ -7,6 +7,8 @@
 #ifndef KUAI_PROVIDER_H
 #define KUAI_PROVIDER_H
 
+#include "kuai_prov_err.h"
+
 #include <kuai.h>
 
 #include <openssl/core.h>
@@ -40,8 +42,14 @@ static inline int kp_overlap(const void *in, const void *out, size_t len)
     return len != 0 && a != b && (a < b ? b - a : a - b) < len;
 }
 /* Sets *slot up as cipher c's schedule of key (keylen must be c's key
- * size); 1 on success. On failure *slot no longer holds a key. */
-int kp_key_set(kp_key **slot, kuai_cipher c, const unsigned char *key, size_t keylen);
+ * size); 1 on success. On failure *slot no longer holds a key, and the
+ * reason is raised through core. */
+int kp_key_set(const kp_core *core, kp_key **slot, kuai_cipher c, const unsigned char *key,
+               size_t keylen);
+/* Raises the reason of kuai's error code r (KUAI_ERR_*) through core, its
+ * kuai_strerror text as the data; returns 0. */
+int kp_raise_kuai_at(const kp_core *core, const char *file, int line, const char *func, int r);
+#define kp_raise_kuai(core, r) kp_raise_kuai_at(core, KP_FILE, __LINE__, __func__, r)
 /* KUAI_PROVIDER_DEBUG: one line per keyed init naming the backend. */
 void kp_debug_key(const char *names, int enc, const kp_key *key);
 /* The cipher whose CBC name or alias is name (CMAC's "cipher"); 0 if none. */

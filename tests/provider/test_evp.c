@@ -10,7 +10,11 @@
  * provider and SM4-GCM with libgcrypt and RFC 8998.
  */
 #include "provider_test.h"
+/* the provider's reason codes and texts, from their one list (no kuai
+ * library header: kuai_prov_err.h has OpenSSL's alone) */
+#include "kuai_prov_err.h"
 
+#include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
@@ -20,6 +24,7 @@
 
 #include <gcrypt.h>
 
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1359,6 +1364,178 @@ static void test_gcm_iv_before_set(const char *name, const EVP_CIPHER *c)
     EVP_CIPHER_CTX_free(x);
 }
 
+/* The text KP_REASONS gives reason r. */
+static const char *reason_text(int r)
+{
+#define KP_REASON_CASE(name, code, text)                                                           \
+    case name:                                                                                     \
+        return text;
+    switch (r) {
+        KP_REASONS(KP_REASON_CASE)
+    default:
+        return "?";
+    }
+#undef KP_REASON_CASE
+}
+
+/* The error a failed call through kuai left last on the queue is kuai's
+ * (its library named after the provider) with reason want, whose text is
+ * the list's and which ERR_error_string prints; the queue is cleared. */
+static void check_reason(const char *what, int want)
+{
+    unsigned long e = ERR_peek_last_error();
+    const char *lib = ERR_lib_error_string(e);
+    const char *text = ERR_reason_error_string(e);
+    char line[256];
+    ERR_error_string_n(e, line, sizeof line);
+    char expect[96];
+    snprintf(expect, sizeof expect, ":%s", reason_text(want));
+    CHECK(e != 0 && lib != NULL && strcmp(lib, "kuai") == 0 && ERR_GET_REASON(e) == want &&
+              text != NULL && strcmp(text, reason_text(want)) == 0 && strstr(line, ":kuai:") &&
+              strstr(line, expect),
+          "%s: the last error is \"%s\" (library %s, reason %d), not kuai's \"%s\" (%d)", what,
+          e ? line : "none", lib ? lib : "-", e ? ERR_GET_REASON(e) : 0, reason_text(want), want);
+    ERR_clear_error();
+}
+
+/* Failed EVP calls through kuai leave kuai's reason on OpenSSL's error
+ * queue (they left none, or libcrypto's generic one). */
+static void test_error_reasons(void)
+{
+    uint8_t key[32], iv[16], pt[48] = {0}, ct[64], out[96], tag[16];
+    int l, n;
+    rnd_bytes(key, sizeof key);
+    rnd_bytes(iv, sizeof iv);
+    ERR_clear_error();
+
+    EVP_CIPHER *cbc = EVP_CIPHER_fetch(NULL, "SM4-CBC", "provider=kuai");
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    CHECK(cbc != NULL && x != NULL, "SM4-CBC from kuai");
+    /* 32 zero bytes unpadded: the last block decrypts to a 0 padding byte */
+    CHECK(EVP_EncryptInit_ex2(x, cbc, key, iv, NULL) && EVP_CIPHER_CTX_set_padding(x, 0) &&
+              EVP_EncryptUpdate(x, ct, &l, pt, 32) && EVP_EncryptFinal_ex(x, ct + l, &n) &&
+              l + n == 32,
+          "SM4-CBC unpadded encryption");
+    /* padding back on: EVP keeps a context's setting across inits */
+    CHECK(EVP_DecryptInit_ex2(x, cbc, key, iv, NULL) && EVP_CIPHER_CTX_set_padding(x, 1) &&
+              EVP_DecryptUpdate(x, out, &l, ct, 32) && !EVP_DecryptFinal_ex(x, out + l, &n),
+          "SM4-CBC: a bad padding decrypted");
+    check_reason("SM4-CBC bad padding", KP_R_BAD_DECRYPT);
+    CHECK(EVP_EncryptInit_ex2(x, cbc, key, iv, NULL) && EVP_CIPHER_CTX_set_padding(x, 0) &&
+              EVP_EncryptUpdate(x, ct, &l, pt, 5) && !EVP_EncryptFinal_ex(x, ct + l, &n),
+          "SM4-CBC: 5 bytes unpadded encrypted");
+    check_reason("SM4-CBC unpadded partial block", KP_R_WRONG_FINAL_BLOCK_LENGTH);
+    CHECK(EVP_DecryptInit_ex2(x, cbc, key, iv, NULL) && EVP_DecryptUpdate(x, out, &l, ct, 20) &&
+              !EVP_DecryptFinal_ex(x, out + l, &n),
+          "SM4-CBC: 20 bytes decrypted");
+    check_reason("SM4-CBC decryption of a partial block", KP_R_WRONG_FINAL_BLOCK_LENGTH);
+    CHECK(EVP_EncryptInit_ex2(x, cbc, key, iv, NULL) && EVP_CIPHER_CTX_set_key_length(x, 15) <= 0,
+          "SM4-CBC took a 15-byte key length");
+    check_reason("SM4-CBC key length 15", KP_R_INVALID_KEY_LENGTH);
+    EVP_CIPHER_CTX_free(x);
+    EVP_CIPHER_free(cbc);
+
+    EVP_CIPHER *gcm = EVP_CIPHER_fetch(NULL, "SM4-GCM", "provider=kuai");
+    x = EVP_CIPHER_CTX_new();
+    CHECK(gcm != NULL && x != NULL, "SM4-GCM from kuai");
+    CHECK(EVP_EncryptInit_ex2(x, gcm, NULL, NULL, NULL) &&
+              EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_IVLEN, 129, NULL) <= 0,
+          "SM4-GCM took a 129-byte IV length");
+    check_reason("SM4-GCM IV length 129", KP_R_INVALID_IV_LENGTH);
+    CHECK(EVP_EncryptInit_ex2(x, gcm, key, iv, NULL) && EVP_EncryptUpdate(x, ct, &l, pt, 20) &&
+              EVP_EncryptFinal_ex(x, ct + l, &n) &&
+              EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0,
+          "SM4-GCM encryption");
+    tag[0] ^= 1;
+    CHECK(EVP_DecryptInit_ex2(x, gcm, key, iv, NULL) &&
+              EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0 &&
+              EVP_DecryptUpdate(x, out, &l, ct, 20) && !EVP_DecryptFinal_ex(x, out + l, &n),
+          "SM4-GCM: a wrong tag verified");
+    check_reason("SM4-GCM wrong tag", KP_R_TAG_VERIFY_FAILED);
+    CHECK(EVP_DecryptInit_ex2(x, gcm, key, iv, NULL) && EVP_DecryptUpdate(x, out, &l, ct, 20) &&
+              !EVP_DecryptFinal_ex(x, out + l, &n),
+          "SM4-GCM: a decryption without a tag verified");
+    check_reason("SM4-GCM no tag", KP_R_TAG_NOT_SET);
+    CHECK(EVP_EncryptInit_ex2(x, gcm, key, iv, NULL) &&
+              EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 16, tag) <= 0,
+          "SM4-GCM: an encryption took an expected tag");
+    check_reason("SM4-GCM tag on an encryption", KP_R_TAG_NOT_NEEDED);
+    EVP_CIPHER_CTX_free(x);
+    EVP_CIPHER_free(gcm);
+
+    EVP_CIPHER *xts = EVP_CIPHER_fetch(NULL, "SM4-XTS", "provider=kuai");
+    x = EVP_CIPHER_CTX_new();
+    CHECK(xts != NULL && x != NULL, "SM4-XTS from kuai");
+    memcpy(key + 16, key, 16);
+    CHECK(!EVP_EncryptInit_ex2(x, xts, key, iv, NULL), "SM4-XTS: equal halves took to encrypt");
+    check_reason("SM4-XTS equal halves", KP_R_XTS_DUPLICATED_KEYS);
+    rnd_bytes(key + 16, 16);
+    CHECK(EVP_EncryptInit_ex2(x, xts, key, iv, NULL) && !EVP_EncryptUpdate(x, out, &l, pt, 15),
+          "SM4-XTS: a 15-byte data unit encrypted");
+    check_reason("SM4-XTS 15 bytes", KP_R_INVALID_INPUT_LENGTH);
+    EVP_CIPHER_CTX_free(x);
+    EVP_CIPHER_free(xts);
+}
+
+/* The module under a core that offers none of the error upcalls (nor
+ * anything else): it still loads, serves and fails as before, raising
+ * nothing, rather than call through a NULL pointer. */
+static void test_no_core_errors(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/kuai.so", dir);
+    void *so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    CHECK(so != NULL, "dlopen %s: %s", path, dlerror());
+    if (so == NULL)
+        return;
+    OSSL_provider_init_fn *init;
+    *(void **)&init = dlsym(so, "OSSL_provider_init");
+    static const OSSL_DISPATCH none[] = {{0, NULL}};
+    const OSSL_DISPATCH *out = NULL, *d;
+    void *provctx = NULL;
+    CHECK(init != NULL && init(NULL, none, &out, &provctx) == 1 && out != NULL,
+          "OSSL_provider_init with an empty core table");
+    OSSL_FUNC_provider_query_operation_fn *query = NULL;
+    OSSL_FUNC_provider_teardown_fn *teardown = NULL;
+    for (d = out; d != NULL && d->function_id != 0; d++) {
+        if (d->function_id == OSSL_FUNC_PROVIDER_QUERY_OPERATION)
+            query = OSSL_FUNC_provider_query_operation(d);
+        if (d->function_id == OSSL_FUNC_PROVIDER_TEARDOWN)
+            teardown = OSSL_FUNC_provider_teardown(d);
+    }
+    int no_cache;
+    const OSSL_ALGORITHM *a = query != NULL ? query(provctx, OSSL_OP_CIPHER, &no_cache) : NULL;
+    for (; a != NULL && a->algorithm_names != NULL; a++)
+        if (strncmp(a->algorithm_names, "SM4-CBC", 7) == 0)
+            break;
+    CHECK(a != NULL && a->algorithm_names != NULL, "SM4-CBC in the provider's table");
+    OSSL_FUNC_cipher_newctx_fn *newctx = NULL;
+    OSSL_FUNC_cipher_freectx_fn *freectx = NULL;
+    OSSL_FUNC_cipher_final_fn *final = NULL;
+    for (d = a != NULL && a->algorithm_names ? a->implementation : NULL; d && d->function_id; d++) {
+        if (d->function_id == OSSL_FUNC_CIPHER_NEWCTX)
+            newctx = OSSL_FUNC_cipher_newctx(d);
+        if (d->function_id == OSSL_FUNC_CIPHER_FREECTX)
+            freectx = OSSL_FUNC_cipher_freectx(d);
+        if (d->function_id == OSSL_FUNC_CIPHER_FINAL)
+            final = OSSL_FUNC_cipher_final(d);
+    }
+    if (newctx != NULL && freectx != NULL && final != NULL) {
+        ERR_clear_error();
+        void *c = newctx(provctx);
+        uint8_t buf[16];
+        size_t outl;
+        CHECK(c != NULL && final(c, buf, &outl, sizeof buf) == 0 && ERR_peek_error() == 0,
+              "a final with no key and no core upcalls: refused, nothing raised");
+        freectx(c);
+    } else {
+        CHECK(0, "SM4-CBC's newctx, freectx, final");
+    }
+    if (teardown != NULL)
+        teardown(provctx);
+    dlclose(so);
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : ".";
@@ -1449,6 +1626,8 @@ int main(int argc, char **argv)
                failures - failures_before);
         EVP_CIPHER_free(ecb);
     }
+    test_error_reasons();
+    test_no_core_errors(dir);
     test_evp_model();
     test_evp_diff();
     test_modes();

@@ -32,5 +32,8 @@ void test_openssl_data(const char *dir);
 /* XTS, CCM, CFB, OFB and CMAC against OpenSSL's default provider and
  * libgcrypt (test_modes.c). */
 void test_modes(void);
+/* libssl over kuai, non-blocking: TLS 1.2 and 1.3 sessions, nothing left
+ * on the error queue (test_libssl.c). */
+void test_libssl(const char *dir);
 
 #endif

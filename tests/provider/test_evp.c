@@ -1628,6 +1628,7 @@ int main(int argc, char **argv)
     }
     test_error_reasons();
     test_no_core_errors(dir);
+    test_libssl(dir);
     test_evp_model();
     test_evp_diff();
     test_modes();

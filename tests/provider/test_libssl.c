@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * libssl over kuai, non-blocking: TLS 1.2 (CBC with and without
+ * encrypt-then-MAC, GCM) and TLS 1.3 (GCM, a key update) between two SSL
+ * objects in one process, their records moved by hand through memory BIOs,
+ * in a library context where kuai is preferred for every fetch (as
+ * docs/openssl-provider.md configures it). Besides the data arriving, it
+ * checks what a non-blocking application relies on: no call that succeeds
+ * or merely waits leaves an error on the thread's queue, since
+ * SSL_get_error reads the queue first and would turn a WANT_READ into
+ * SSL_ERROR_SSL. A record changed in transit must fail, with an error
+ * queued.
+ */
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/provider.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include <string.h>
+
+#include "provider_test.h"
+
+typedef struct {
+    SSL *ssl;
+    BIO *rd, *wr; /* memory BIOs: what the peer sent, what this side sends */
+} tls_end;
+
+/* Everything one side wrote, to the other side's input; tamper: the last
+ * byte of it changed (the last record's MAC or tag). */
+static void tls_move(tls_end *from, tls_end *to, int tamper)
+{
+    char buf[32768];
+    int n;
+    while ((n = BIO_read(from->wr, buf, sizeof buf)) > 0) {
+        if (tamper && BIO_pending(from->wr) == 0)
+            buf[n - 1] ^= 1;
+        BIO_write(to->rd, buf, n);
+    }
+}
+
+/* No error queued: a call that returned, or waits for the peer, raised
+ * nothing. */
+static void tls_queue_empty(const char *what, const char *step)
+{
+    unsigned long e = ERR_peek_error();
+    char text[256] = "";
+    if (e != 0)
+        ERR_error_string_n(e, text, sizeof text);
+    CHECK(e == 0, "libssl %s, %s: an error left on the queue: %s", what, step, text);
+    ERR_clear_error();
+}
+
+static int tls_waits(SSL *ssl, int r)
+{
+    int e = SSL_get_error(ssl, r);
+    return e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE;
+}
+
+static void tls_session(OSSL_LIB_CTX *lib, EVP_PKEY *pkey, X509 *cert, const char *what,
+                        int version, const char *suite, int etm)
+{
+    SSL_CTX *sc = SSL_CTX_new_ex(lib, NULL, TLS_server_method());
+    SSL_CTX *cc = SSL_CTX_new_ex(lib, NULL, TLS_client_method());
+    CHECK(sc != NULL && cc != NULL, "libssl %s: SSL_CTX_new_ex", what);
+    if (sc == NULL || cc == NULL) {
+        SSL_CTX_free(sc);
+        SSL_CTX_free(cc);
+        return;
+    }
+    SSL_CTX_use_certificate(sc, cert);
+    SSL_CTX_use_PrivateKey(sc, pkey);
+    for (SSL_CTX *c = sc; c != NULL; c = c == sc ? cc : NULL) {
+        SSL_CTX_set_min_proto_version(c, version);
+        SSL_CTX_set_max_proto_version(c, version);
+        if (version == TLS1_3_VERSION)
+            SSL_CTX_set_ciphersuites(c, suite);
+        else
+            SSL_CTX_set_cipher_list(c, suite);
+        if (!etm)
+            SSL_CTX_set_options(c, SSL_OP_NO_ENCRYPT_THEN_MAC);
+    }
+    tls_end s = {SSL_new(sc), BIO_new(BIO_s_mem()), BIO_new(BIO_s_mem())};
+    tls_end c = {SSL_new(cc), BIO_new(BIO_s_mem()), BIO_new(BIO_s_mem())};
+    SSL_set_bio(s.ssl, s.rd, s.wr);
+    SSL_set_bio(c.ssl, c.rd, c.wr);
+    SSL_set_accept_state(s.ssl);
+    SSL_set_connect_state(c.ssl);
+    ERR_clear_error();
+
+    int done = 0, broken = 0;
+    for (int i = 0; i < 20 && done != 3 && !broken; i++) {
+        int r = SSL_do_handshake(c.ssl);
+        if (r == 1)
+            done |= 1;
+        else if (!tls_waits(c.ssl, r))
+            broken = 1;
+        tls_move(&c, &s, 0);
+        r = SSL_do_handshake(s.ssl);
+        if (r == 1)
+            done |= 2;
+        else if (!tls_waits(s.ssl, r))
+            broken = 1;
+        tls_move(&s, &c, 0);
+        if (!broken)
+            tls_queue_empty(what, "handshake");
+    }
+    CHECK(done == 3, "libssl %s: no handshake", what);
+    if (done != 3) {
+        ERR_print_errors_fp(stdout);
+        goto out;
+    }
+    /* Data both ways, lengths around a block and a record's edges. */
+    static const int lens[] = {1, 15, 16, 17, 255, 1000, 16384, 20000};
+    unsigned char out[20000], in[20000];
+    for (size_t i = 0; i < sizeof out; i++)
+        out[i] = (unsigned char)(i * 7 + 3);
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+        int n = lens[k];
+        for (int dir = 0; dir < 2; dir++) {
+            tls_end *a = dir ? &s : &c, *b = dir ? &c : &s;
+            CHECK(SSL_write(a->ssl, out, n) == n, "libssl %s: write %d", what, n);
+            tls_move(a, b, 0);
+            int got = 0, r;
+            while (got < n && (r = SSL_read(b->ssl, in + got, (int)sizeof in - got)) > 0)
+                got += r;
+            CHECK(got == n && memcmp(in, out, (size_t)n) == 0, "libssl %s: %d bytes read as %d",
+                  what, n, got);
+            r = SSL_read(b->ssl, in, sizeof in);
+            CHECK(SSL_get_error(b->ssl, r) == SSL_ERROR_WANT_READ,
+                  "libssl %s: an empty input reads as %d, not WANT_READ", what,
+                  SSL_get_error(b->ssl, r));
+            tls_queue_empty(what, "data");
+        }
+    }
+    if (version == TLS1_3_VERSION) {
+        /* new traffic keys on both sides, the next records under them */
+        CHECK(SSL_key_update(c.ssl, SSL_KEY_UPDATE_REQUESTED) == 1, "libssl %s: key update", what);
+        for (int round = 0; round < 2; round++) {
+            CHECK(SSL_write(c.ssl, out, 100) == 100, "libssl %s: write after key update", what);
+            tls_move(&c, &s, 0);
+            CHECK(SSL_read(s.ssl, in, sizeof in) == 100 && memcmp(in, out, 100) == 0,
+                  "libssl %s: read after key update", what);
+            CHECK(SSL_write(s.ssl, out, 100) == 100, "libssl %s: answer after key update", what);
+            tls_move(&s, &c, 0);
+            CHECK(SSL_read(c.ssl, in, sizeof in) == 100 && memcmp(in, out, 100) == 0,
+                  "libssl %s: read of the answer after key update", what);
+            tls_queue_empty(what, "key update");
+        }
+    }
+    /* A record changed in transit: the read fails, and says why. */
+    CHECK(SSL_write(c.ssl, out, 64) == 64, "libssl %s: write", what);
+    tls_move(&c, &s, 1);
+    int r = SSL_read(s.ssl, in, sizeof in);
+    CHECK(r <= 0 && SSL_get_error(s.ssl, r) == SSL_ERROR_SSL && ERR_peek_error() != 0,
+          "libssl %s: a changed record read as %d (error %d)", what, r, SSL_get_error(s.ssl, r));
+    ERR_clear_error();
+out:
+    SSL_free(s.ssl);
+    SSL_free(c.ssl);
+    SSL_CTX_free(sc);
+    SSL_CTX_free(cc);
+}
+
+void test_libssl(const char *dir)
+{
+    OSSL_LIB_CTX *lib = OSSL_LIB_CTX_new();
+    OSSL_PROVIDER *kuai = NULL, *dflt = NULL;
+    EVP_PKEY *pkey = NULL;
+    X509 *cert = X509_new_ex(lib, NULL);
+    if (lib == NULL || !OSSL_PROVIDER_set_default_search_path(lib, dir) ||
+        (kuai = OSSL_PROVIDER_load(lib, "kuai")) == NULL ||
+        (dflt = OSSL_PROVIDER_load(lib, "default")) == NULL ||
+        !EVP_set_default_properties(lib, "?provider=kuai") ||
+        (pkey = EVP_PKEY_Q_keygen(lib, NULL, "EC", "P-256")) == NULL || cert == NULL) {
+        CHECK(0, "libssl: set-up of the library context, provider or key");
+        goto out;
+    }
+    EVP_CIPHER *aes = EVP_CIPHER_fetch(lib, "AES-128-GCM", "provider=kuai");
+    EVP_CIPHER_free(aes);
+    if (aes == NULL) {
+        printf("SKIP libssl: the kuai provider offers no AES (no AES in this kuai build)\n");
+        goto out;
+    }
+    /* kuai answers the fetches libssl makes for these records */
+    static const char *const fetched[] = {"AES-128-CBC", "AES-256-CBC", "AES-128-GCM",
+                                          "AES-256-GCM"};
+    for (size_t i = 0; i < sizeof fetched / sizeof fetched[0]; i++) {
+        EVP_CIPHER *ciph = EVP_CIPHER_fetch(lib, fetched[i], NULL);
+        CHECK(ciph != NULL &&
+                  strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(ciph)), "kuai") == 0,
+              "libssl: %s not fetched from kuai", fetched[i]);
+        EVP_CIPHER_free(ciph);
+    }
+    X509_set_version(cert, X509_VERSION_3);
+    ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
+    X509_gmtime_adj(X509_getm_notBefore(cert), 0);
+    X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
+    X509_set_pubkey(cert, pkey);
+    X509_NAME_add_entry_by_txt(X509_get_subject_name(cert), "CN", MBSTRING_ASC,
+                               (const unsigned char *)"localhost", -1, -1, 0);
+    X509_set_issuer_name(cert, X509_get_subject_name(cert));
+    CHECK(X509_sign(cert, pkey, EVP_sha256()) > 0, "libssl: certificate");
+
+    tls_session(lib, pkey, cert, "TLS 1.2 AES128-SHA, encrypt-then-MAC", TLS1_2_VERSION,
+                "ECDHE-ECDSA-AES128-SHA", 1);
+    tls_session(lib, pkey, cert, "TLS 1.2 AES256-SHA384, encrypt-then-MAC", TLS1_2_VERSION,
+                "ECDHE-ECDSA-AES256-SHA384", 1);
+    tls_session(lib, pkey, cert, "TLS 1.2 AES256-SHA384, MAC-then-encrypt", TLS1_2_VERSION,
+                "ECDHE-ECDSA-AES256-SHA384", 0);
+    tls_session(lib, pkey, cert, "TLS 1.2 AES128-GCM", TLS1_2_VERSION,
+                "ECDHE-ECDSA-AES128-GCM-SHA256", 1);
+    tls_session(lib, pkey, cert, "TLS 1.3 AES_128_GCM", TLS1_3_VERSION, "TLS_AES_128_GCM_SHA256",
+                1);
+    tls_session(lib, pkey, cert, "TLS 1.3 AES_256_GCM", TLS1_3_VERSION, "TLS_AES_256_GCM_SHA384",
+                1);
+out:
+    ERR_clear_error();
+    X509_free(cert);
+    EVP_PKEY_free(pkey);
+    OSSL_PROVIDER_unload(kuai);
+    OSSL_PROVIDER_unload(dflt);
+    OSSL_LIB_CTX_free(lib);
+}

@@ -206,6 +206,18 @@ if [ $aes = 1 ]; then
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -keyout "$tmp/tls.key" \
         -out "$tmp/tls.crt" -days 1 -nodes -subj /CN=localhost > /dev/null 2>&1
     kuai_tls=("${prov[@]}" -propquery "?provider=kuai")
+    # Where an end is kuai, its CBC records went through kuai (its debug
+    # lines): the server's decryption, and the client's in direction $4.
+    via_kuai() { # what, server, client, the client's direction
+        [ "$2" != kuai ] || grep -q "kuai-provider: AES-[0-9]*-CBC decrypt" "$tmp/srv.err" || {
+            bad "$1: the server's records not through kuai"
+            return 1
+        }
+        [ "$3" != kuai ] || grep -q "kuai-provider: AES-[0-9]*-CBC $4" "$tmp/cli.err" || {
+            bad "$1: the client's records not through kuai"
+            return 1
+        }
+    }
     tls_case() { # server: kuai|default, client: kuai|default, client options...
         local srv=$1 cli=$2 opts=("${@:3}") sp=() cp=() port try
         [ "$srv" = kuai ] && sp=("${kuai_tls[@]}")
@@ -230,15 +242,7 @@ if [ $aes = 1 ]; then
             tail -3 "$tmp/srv.err" "$tmp/cli.err"
             return
         }
-        [ "$srv" != kuai ] || grep -q "kuai-provider: AES-[0-9]*-CBC decrypt" "$tmp/srv.err" || {
-            bad "$what: the server's records not through kuai"
-            return
-        }
-        [ "$cli" != kuai ] || grep -q "kuai-provider: AES-[0-9]*-CBC decrypt" "$tmp/cli.err" || {
-            bad "$what: the client's records not through kuai"
-            return
-        }
-        ok
+        via_kuai "$what" "$srv" "$cli" decrypt && ok
     }
     tls_case kuai kuai -tls1_2 -cipher ECDHE-ECDSA-AES128-SHA
     tls_case kuai kuai -tls1_2 -no_etm -cipher ECDHE-ECDSA-AES256-SHA384
@@ -274,15 +278,7 @@ if [ $aes = 1 ]; then
             tail -n 3 "$tmp/srv.err" "$tmp/cli.err"
             return
         }
-        [ "$srv" != kuai ] || grep -q "kuai-provider: AES-[0-9]*-CBC decrypt" "$tmp/srv.err" || {
-            bad "$what: the server's records not through kuai"
-            return
-        }
-        [ "$cli" != kuai ] || grep -q "kuai-provider: AES-[0-9]*-CBC encrypt" "$tmp/cli.err" || {
-            bad "$what: the client's records not through kuai"
-            return
-        }
-        ok
+        via_kuai "$what" "$srv" "$cli" encrypt && ok
     }
     dtls_case kuai kuai -dtls1_2 -no_etm -cipher ECDHE-ECDSA-AES256-SHA384
     dtls_case kuai kuai -dtls1_2 -cipher ECDHE-ECDSA-AES128-SHA

@@ -6,7 +6,8 @@
  * provider, on records of any length and content.
  *
  * The input picks the CBC cipher (any of kuai_ciphers() the provider
- * registers), key, IV, record version (TLS 1.0, 1.1, 1.2, DTLS 1.0, 1.2),
+ * registers), key, IV, record version (TLS 1.0, 1.1, 1.2, DTLS 1.0, 1.2,
+ * DTLS1_BAD_VER),
  * MAC size (0..64: 0 is encrypt-then-MAC), a record length (any, block
  * multiple or not) and its plaintext, which plain CBC (padding off, the
  * library's kuai_cbc_encrypt) turns into the record when the length is
@@ -113,12 +114,14 @@ static int record_open(const EVP_CIPHER *c, const uint8_t *key, const uint8_t *i
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const int versions[] = {0x0301, 0x0302, 0x0303, 0xfeff, 0xfefd};
+    /* DTLS1_BAD_VER (0x0100, the pre-standard DTLS OpenSSL still speaks)
+     * has an explicit IV as DTLS 1.0 */
+    static const int versions[] = {0x0301, 0x0302, 0x0303, 0xfeff, 0xfefd, 0x0100};
     reader r = {data, size};
     size_t ci = take_u8(&r) % nciphers;
     const kuai_cipher id = ids[ci];
     const size_t bs = kuai_block_size(id), keylen = kuai_key_size(id);
-    const int version = versions[take_u8(&r) % 5];
+    const int version = versions[take_u8(&r) % 6];
     const size_t mac_size = take_u8(&r) % 65, skip = version == 0x0301 ? 0 : bs;
     size_t len = take_u8(&r);
     len = (len | (size_t)take_u8(&r) << 8) % (MAXREC + 1);

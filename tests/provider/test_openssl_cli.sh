@@ -253,7 +253,9 @@ if [ $aes = 1 ]; then
 
     # DTLS 1.2 and 1.0 over UDP: s_server has no -www there, so the client
     # sends a line and the server must print it. The server's standard
-    # input stays open meanwhile (at its end of file s_server stops).
+    # input stays open meanwhile (at its end of file s_server stops), and
+    # the client starts once the server says ACCEPT (a datagram sent
+    # before it binds is lost).
     dtls_case() { # server: kuai|default, client: kuai|default, client options...
         local srv=$1 cli=$2 opts=("${@:3}") sp=() cp=() port try line
         [ "$srv" = kuai ] && sp=("${kuai_tls[@]}")
@@ -261,11 +263,15 @@ if [ $aes = 1 ]; then
         line="dtls line $RANDOM$RANDOM" # (s_client takes a line starting with k, K, Q or R as a command)
         for try in 1 2 3; do
             port=$((20000 + RANDOM % 40000))
-            sleep 4 | KUAI_PROVIDER_DEBUG=1 timeout 20 openssl s_server -dtls \
+            : > "$tmp/srv.out"
+            sleep 15 2> /dev/null | KUAI_PROVIDER_DEBUG=1 timeout 20 openssl s_server -dtls \
                 -accept "127.0.0.1:$port" -naccept 1 -cert "$tmp/tls.crt" -key "$tmp/tls.key" \
                 -cipher 'ALL:@SECLEVEL=0' "${sp[@]}" > "$tmp/srv.out" 2> "$tmp/srv.err" &
-            local pid=$!
-            sleep 0.5
+            local pid=$! i
+            for i in $(seq 100); do
+                grep -q ACCEPT "$tmp/srv.out" && break
+                sleep 0.1
+            done
             (printf '%s\n' "$line"; sleep 1) | KUAI_PROVIDER_DEBUG=1 timeout 10 \
                 openssl s_client -connect "127.0.0.1:$port" "${opts[@]}" "${cp[@]}" \
                 > "$tmp/cli.out" 2> "$tmp/cli.err"

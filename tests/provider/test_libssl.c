@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libssl over kuai, non-blocking: TLS 1.2 (CBC with and without
- * encrypt-then-MAC, GCM) and TLS 1.3 (GCM, a key update) between two SSL
+ * encrypt-then-MAC, GCM), TLS 1.3 (GCM, a key update) and DTLS 1.2 (a
+ * changed record met as the default provider meets it) between two SSL
  * objects in one process, their records moved by hand through memory BIOs,
  * in a library context where kuai is preferred for every fetch (as
  * docs/openssl-provider.md configures it). Besides the data arriving, it
@@ -162,10 +163,94 @@ out:
     SSL_CTX_free(cc);
 }
 
+/*
+ * DTLS 1.2 over memory BIOs (each BIO_write a datagram's worth), kuai or
+ * the default provider answering libssl's fetches as lib prefers: a
+ * handshake, a few records each way, then a record changed in transit
+ * and one after it. DTLS drops a record that fails (GCM, or CBC's padding
+ * and MAC without encrypt-then-MAC) and reads on, and stops at a bad
+ * encrypt-then-MAC MAC: out[] gets what the changed record's SSL_read
+ * returned, SSL_get_error said, whether an error was queued, and what the
+ * next record's read returned, for the caller to compare between the
+ * providers. 0: no handshake.
+ */
+static int dtls_session(OSSL_LIB_CTX *lib, EVP_PKEY *pkey, X509 *cert, const char *what,
+                        const char *suite, int etm, int out[4])
+{
+    int done = 0;
+    SSL_CTX *sc = SSL_CTX_new_ex(lib, NULL, DTLS_server_method());
+    SSL_CTX *cc = SSL_CTX_new_ex(lib, NULL, DTLS_client_method());
+    tls_end s = {NULL, NULL, NULL}, c = {NULL, NULL, NULL};
+    if (sc == NULL || cc == NULL)
+        goto out;
+    SSL_CTX_use_certificate(sc, cert);
+    SSL_CTX_use_PrivateKey(sc, pkey);
+    for (SSL_CTX *x = sc; x != NULL; x = x == sc ? cc : NULL) {
+        SSL_CTX_set_max_proto_version(x, DTLS1_2_VERSION);
+        SSL_CTX_set_cipher_list(x, suite);
+        /* no path MTU from a memory BIO: a fixed one */
+        SSL_CTX_set_options(x, SSL_OP_NO_QUERY_MTU | (etm ? 0 : SSL_OP_NO_ENCRYPT_THEN_MAC));
+    }
+    s = (tls_end){SSL_new(sc), BIO_new(BIO_s_mem()), BIO_new(BIO_s_mem())};
+    c = (tls_end){SSL_new(cc), BIO_new(BIO_s_mem()), BIO_new(BIO_s_mem())};
+    SSL_set_bio(s.ssl, s.rd, s.wr);
+    SSL_set_bio(c.ssl, c.rd, c.wr);
+    DTLS_set_link_mtu(s.ssl, 1400);
+    DTLS_set_link_mtu(c.ssl, 1400);
+    SSL_set_accept_state(s.ssl);
+    SSL_set_connect_state(c.ssl);
+    ERR_clear_error();
+    for (int i = 0; i < 20 && done != 3; i++) {
+        if (SSL_do_handshake(c.ssl) == 1)
+            done |= 1;
+        tls_move(&c, &s, 0);
+        if (SSL_do_handshake(s.ssl) == 1)
+            done |= 2;
+        tls_move(&s, &c, 0);
+    }
+    if (done != 3)
+        goto out;
+    tls_queue_empty(what, "handshake");
+    unsigned char msg[1000], in[2000];
+    for (size_t i = 0; i < sizeof msg; i++)
+        msg[i] = (unsigned char)(i * 5 + 1);
+    static const int lens[] = {1, 16, 17, 255, 1000};
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++)
+        for (int dir = 0; dir < 2; dir++) {
+            tls_end *a = dir ? &s : &c, *b = dir ? &c : &s;
+            CHECK(SSL_write(a->ssl, msg, lens[k]) == lens[k], "libssl %s: write %d", what, lens[k]);
+            tls_move(a, b, 0);
+            int r = SSL_read(b->ssl, in, sizeof in);
+            CHECK(r == lens[k] && memcmp(in, msg, (size_t)r) == 0, "libssl %s: %d bytes read as %d",
+                  what, lens[k], r);
+            r = SSL_read(b->ssl, in, sizeof in);
+            CHECK(SSL_get_error(b->ssl, r) == SSL_ERROR_WANT_READ,
+                  "libssl %s: an empty input reads as %d, not WANT_READ", what,
+                  SSL_get_error(b->ssl, r));
+            tls_queue_empty(what, "data");
+        }
+    CHECK(SSL_write(c.ssl, msg, 64) == 64, "libssl %s: write", what);
+    tls_move(&c, &s, 1);
+    out[0] = SSL_read(s.ssl, in, sizeof in);
+    out[1] = SSL_get_error(s.ssl, out[0]);
+    out[2] = ERR_peek_error() != 0;
+    ERR_clear_error();
+    SSL_write(c.ssl, msg, 64);
+    tls_move(&c, &s, 0);
+    out[3] = SSL_read(s.ssl, in, sizeof in);
+    ERR_clear_error();
+out:
+    SSL_free(s.ssl);
+    SSL_free(c.ssl);
+    SSL_CTX_free(sc);
+    SSL_CTX_free(cc);
+    return done == 3;
+}
+
 void test_libssl(const char *dir)
 {
-    OSSL_LIB_CTX *lib = OSSL_LIB_CTX_new();
-    OSSL_PROVIDER *kuai = NULL, *dflt = NULL;
+    OSSL_LIB_CTX *lib = OSSL_LIB_CTX_new(), *ref = NULL;
+    OSSL_PROVIDER *kuai = NULL, *dflt = NULL, *ref_dflt = NULL;
     EVP_PKEY *pkey = NULL;
     X509 *cert = X509_new_ex(lib, NULL);
     if (lib == NULL || !OSSL_PROVIDER_set_default_search_path(lib, dir) ||
@@ -214,11 +299,41 @@ void test_libssl(const char *dir)
                 1);
     tls_session(lib, pkey, cert, "TLS 1.3 AES_256_GCM", TLS1_3_VERSION, "TLS_AES_256_GCM_SHA384",
                 1);
+
+    /* DTLS 1.2: kuai and, in a second library context, the default
+     * provider, which must meet a changed record alike */
+    ref = OSSL_LIB_CTX_new();
+    if (ref == NULL || !OSSL_PROVIDER_set_default_search_path(ref, dir) ||
+        (ref_dflt = OSSL_PROVIDER_load(ref, "default")) == NULL) {
+        CHECK(0, "libssl: set-up of the default provider's library context");
+        goto out;
+    }
+    static const struct {
+        const char *what, *suite;
+        int etm;
+    } dtls[] = {
+        {"DTLS 1.2 AES128-GCM", "ECDHE-ECDSA-AES128-GCM-SHA256", 1},
+        {"DTLS 1.2 AES256-SHA384, encrypt-then-MAC", "ECDHE-ECDSA-AES256-SHA384", 1},
+        {"DTLS 1.2 AES256-SHA384, MAC-then-encrypt", "ECDHE-ECDSA-AES256-SHA384", 0},
+    };
+    for (size_t i = 0; i < sizeof dtls / sizeof dtls[0]; i++) {
+        int k[4] = {0, 0, 0, 0}, d[4] = {0, 0, 0, 0};
+        CHECK(dtls_session(lib, pkey, cert, dtls[i].what, dtls[i].suite, dtls[i].etm, k),
+              "libssl %s: no handshake on kuai", dtls[i].what);
+        CHECK(dtls_session(ref, pkey, cert, dtls[i].what, dtls[i].suite, dtls[i].etm, d),
+              "libssl %s: no handshake on the default provider", dtls[i].what);
+        CHECK(memcmp(k, d, sizeof k) == 0,
+              "libssl %s: a changed record read %d, error %d, queued %d, next read %d on kuai; "
+              "%d, %d, %d, %d on the default provider",
+              dtls[i].what, k[0], k[1], k[2], k[3], d[0], d[1], d[2], d[3]);
+    }
 out:
     ERR_clear_error();
     X509_free(cert);
     EVP_PKEY_free(pkey);
     OSSL_PROVIDER_unload(kuai);
     OSSL_PROVIDER_unload(dflt);
+    OSSL_PROVIDER_unload(ref_dflt);
     OSSL_LIB_CTX_free(lib);
+    OSSL_LIB_CTX_free(ref);
 }

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 typedef struct reader {
@@ -51,6 +52,17 @@ static inline kuai_cipher fuzz_pick_cipher(uint8_t b, size_t block_size)
             fit[m++] = all[i];
     must(m > 0);
     return fit[b % m];
+}
+
+/* The provider's name for cipher c in a mode ("GCM", "CBC"): the kuai name
+ * in upper case, "-", the mode (as provider/kuai_provider.c registers it). */
+static inline void fuzz_provider_name(kuai_cipher c, const char *mode, char *out, size_t size)
+{
+    int n = snprintf(out, size, "%s-%s", kuai_cipher_name(c), mode);
+    must(n > 0 && (size_t)n < size);
+    for (char *p = out; *p; p++)
+        if (*p >= 'a' && *p <= 'z')
+            *p = (char)(*p - 'a' + 'A');
 }
 
 #endif

@@ -252,11 +252,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         if (kuai_block_size(all[i]) != 16)
             continue;
         char name[64];
-        const char *kn = kuai_cipher_name(all[i]);
-        size_t j = 0;
-        for (; kn[j] && j + sizeof "-GCM" < sizeof name; j++)
-            name[j] = kn[j] >= 'a' && kn[j] <= 'z' ? (char)(kn[j] - 'a' + 'A') : kn[j];
-        memcpy(name + j, "-GCM", sizeof "-GCM");
+        fuzz_provider_name(all[i], "GCM", name, sizeof name);
         kciphers[nciphers] = all[i];
         ciphers[nciphers++] = EVP_CIPHER_fetch(NULL, name, "provider=kuai");
     }

@@ -41,7 +41,6 @@
 #include <openssl/params.h>
 #include <openssl/provider.h>
 
-#include <stdio.h>
 #include <string.h>
 
 #define MAXREC 2048
@@ -63,12 +62,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     kuai_cipher all[64];
     size_t n = kuai_ciphers(all, 64);
     for (size_t i = 0; i < n && i < 64; i++) {
-        /* the provider's CBC name: the kuai name in upper case + "-CBC" */
         char name[64];
-        size_t j = 0;
-        for (const char *s = kuai_cipher_name(all[i]); *s && j < 40; s++)
-            name[j++] = (char)(*s >= 'a' && *s <= 'z' ? *s - 32 : *s);
-        snprintf(name + j, sizeof name - j, "-CBC");
+        fuzz_provider_name(all[i], "CBC", name, sizeof name);
         EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, name, "provider=kuai");
         if (c == NULL)
             continue; /* a cipher this build's provider leaves out */

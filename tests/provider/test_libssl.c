@@ -58,74 +58,100 @@ static int tls_waits(SSL *ssl, int r)
     return e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE;
 }
 
-static void tls_session(OSSL_LIB_CTX *lib, EVP_PKEY *pkey, X509 *cert, const char *what,
-                        int version, const char *suite, int etm)
+/* A server and a client in lib, their records through memory BIOs. */
+typedef struct {
+    SSL_CTX *sc, *cc;
+    tls_end s, c;
+} tls_pair;
+
+static void tls_pair_close(tls_pair *p)
 {
-    SSL_CTX *sc = SSL_CTX_new_ex(lib, NULL, TLS_server_method());
-    SSL_CTX *cc = SSL_CTX_new_ex(lib, NULL, TLS_client_method());
-    CHECK(sc != NULL && cc != NULL, "libssl %s: SSL_CTX_new_ex", what);
-    if (sc == NULL || cc == NULL) {
-        SSL_CTX_free(sc);
-        SSL_CTX_free(cc);
-        return;
-    }
-    SSL_CTX_use_certificate(sc, cert);
-    SSL_CTX_use_PrivateKey(sc, pkey);
-    for (SSL_CTX *c = sc; c != NULL; c = c == sc ? cc : NULL) {
-        SSL_CTX_set_min_proto_version(c, version);
-        SSL_CTX_set_max_proto_version(c, version);
+    SSL_free(p->s.ssl);
+    SSL_free(p->c.ssl);
+    SSL_CTX_free(p->sc);
+    SSL_CTX_free(p->cc);
+}
+
+/* Both ends at version (DTLS1_2_VERSION: DTLS, each BIO_write a datagram's
+ * worth, a fixed MTU as a memory BIO has no path to ask), the suite (TLS
+ * 1.3's by its own list), encrypt-then-MAC or not, then the handshake, no
+ * call of which may leave an error queued. 1: done. */
+static int tls_pair_open(tls_pair *p, OSSL_LIB_CTX *lib, EVP_PKEY *pkey, X509 *cert,
+                         const char *what, int version, const char *suite, int etm)
+{
+    const int dtls = version == DTLS1_2_VERSION;
+    memset(p, 0, sizeof *p);
+    p->sc = SSL_CTX_new_ex(lib, NULL, dtls ? DTLS_server_method() : TLS_server_method());
+    p->cc = SSL_CTX_new_ex(lib, NULL, dtls ? DTLS_client_method() : TLS_client_method());
+    CHECK(p->sc != NULL && p->cc != NULL, "libssl %s: SSL_CTX_new_ex", what);
+    if (p->sc == NULL || p->cc == NULL)
+        return 0;
+    SSL_CTX_use_certificate(p->sc, cert);
+    SSL_CTX_use_PrivateKey(p->sc, pkey);
+    for (SSL_CTX *x = p->sc; x != NULL; x = x == p->sc ? p->cc : NULL) {
+        SSL_CTX_set_min_proto_version(x, version);
+        SSL_CTX_set_max_proto_version(x, version);
         if (version == TLS1_3_VERSION)
-            SSL_CTX_set_ciphersuites(c, suite);
+            SSL_CTX_set_ciphersuites(x, suite);
         else
-            SSL_CTX_set_cipher_list(c, suite);
-        if (!etm)
-            SSL_CTX_set_options(c, SSL_OP_NO_ENCRYPT_THEN_MAC);
+            SSL_CTX_set_cipher_list(x, suite);
+        SSL_CTX_set_options(x, (etm ? 0 : SSL_OP_NO_ENCRYPT_THEN_MAC) |
+                                   (dtls ? SSL_OP_NO_QUERY_MTU : 0));
     }
-    tls_end s = {SSL_new(sc), BIO_new(BIO_s_mem()), BIO_new(BIO_s_mem())};
-    tls_end c = {SSL_new(cc), BIO_new(BIO_s_mem()), BIO_new(BIO_s_mem())};
-    SSL_set_bio(s.ssl, s.rd, s.wr);
-    SSL_set_bio(c.ssl, c.rd, c.wr);
-    SSL_set_accept_state(s.ssl);
-    SSL_set_connect_state(c.ssl);
+    p->s = (tls_end){SSL_new(p->sc), BIO_new(BIO_s_mem()), BIO_new(BIO_s_mem())};
+    p->c = (tls_end){SSL_new(p->cc), BIO_new(BIO_s_mem()), BIO_new(BIO_s_mem())};
+    SSL_set_bio(p->s.ssl, p->s.rd, p->s.wr);
+    SSL_set_bio(p->c.ssl, p->c.rd, p->c.wr);
+    if (dtls) {
+        DTLS_set_link_mtu(p->s.ssl, 1400);
+        DTLS_set_link_mtu(p->c.ssl, 1400);
+    }
+    SSL_set_accept_state(p->s.ssl);
+    SSL_set_connect_state(p->c.ssl);
     ERR_clear_error();
 
     int done = 0, broken = 0;
     for (int i = 0; i < 20 && done != 3 && !broken; i++) {
-        int r = SSL_do_handshake(c.ssl);
+        int r = SSL_do_handshake(p->c.ssl);
         if (r == 1)
             done |= 1;
-        else if (!tls_waits(c.ssl, r))
+        else if (!tls_waits(p->c.ssl, r))
             broken = 1;
-        tls_move(&c, &s, 0);
-        r = SSL_do_handshake(s.ssl);
+        tls_move(&p->c, &p->s, 0);
+        r = SSL_do_handshake(p->s.ssl);
         if (r == 1)
             done |= 2;
-        else if (!tls_waits(s.ssl, r))
+        else if (!tls_waits(p->s.ssl, r))
             broken = 1;
-        tls_move(&s, &c, 0);
+        tls_move(&p->s, &p->c, 0);
         if (!broken)
             tls_queue_empty(what, "handshake");
     }
     CHECK(done == 3, "libssl %s: no handshake", what);
-    if (done != 3) {
+    if (done != 3)
         ERR_print_errors_fp(stdout);
-        goto out;
-    }
-    /* Data both ways, lengths around a block and a record's edges. */
-    static const int lens[] = {1, 15, 16, 17, 255, 1000, 16384, 20000};
-    unsigned char out[20000], in[20000];
-    for (size_t i = 0; i < sizeof out; i++)
-        out[i] = (unsigned char)(i * 7 + 3);
-    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+    ERR_clear_error();
+    return done == 3;
+}
+
+/* Records of each length both ways: read whole, then an empty input reads
+ * as WANT_READ, nothing queued. */
+static unsigned char tls_msg[20000];
+static void tls_exchange(tls_pair *p, const char *what, const int *lens, size_t nlens)
+{
+    static unsigned char in[20000];
+    for (size_t i = 0; i < sizeof tls_msg; i++)
+        tls_msg[i] = (unsigned char)(i * 7 + 3);
+    for (size_t k = 0; k < nlens; k++) {
         int n = lens[k];
         for (int dir = 0; dir < 2; dir++) {
-            tls_end *a = dir ? &s : &c, *b = dir ? &c : &s;
-            CHECK(SSL_write(a->ssl, out, n) == n, "libssl %s: write %d", what, n);
+            tls_end *a = dir ? &p->s : &p->c, *b = dir ? &p->c : &p->s;
+            CHECK(SSL_write(a->ssl, tls_msg, n) == n, "libssl %s: write %d", what, n);
             tls_move(a, b, 0);
             int got = 0, r;
             while (got < n && (r = SSL_read(b->ssl, in + got, (int)sizeof in - got)) > 0)
                 got += r;
-            CHECK(got == n && memcmp(in, out, (size_t)n) == 0, "libssl %s: %d bytes read as %d",
+            CHECK(got == n && memcmp(in, tls_msg, (size_t)n) == 0, "libssl %s: %d bytes read as %d",
                   what, n, got);
             r = SSL_read(b->ssl, in, sizeof in);
             CHECK(SSL_get_error(b->ssl, r) == SSL_ERROR_WANT_READ,
@@ -134,42 +160,53 @@ static void tls_session(OSSL_LIB_CTX *lib, EVP_PKEY *pkey, X509 *cert, const cha
             tls_queue_empty(what, "data");
         }
     }
+}
+
+static void tls_session(OSSL_LIB_CTX *lib, EVP_PKEY *pkey, X509 *cert, const char *what,
+                        int version, const char *suite, int etm)
+{
+    tls_pair p;
+    unsigned char in[200];
+    if (!tls_pair_open(&p, lib, pkey, cert, what, version, suite, etm))
+        goto out;
+    /* lengths around a block and a record's edges */
+    static const int lens[] = {1, 15, 16, 17, 255, 1000, 16384, 20000};
+    tls_exchange(&p, what, lens, sizeof lens / sizeof lens[0]);
     if (version == TLS1_3_VERSION) {
         /* new traffic keys on both sides, the next records under them */
-        CHECK(SSL_key_update(c.ssl, SSL_KEY_UPDATE_REQUESTED) == 1, "libssl %s: key update", what);
+        CHECK(SSL_key_update(p.c.ssl, SSL_KEY_UPDATE_REQUESTED) == 1, "libssl %s: key update",
+              what);
         for (int round = 0; round < 2; round++) {
-            CHECK(SSL_write(c.ssl, out, 100) == 100, "libssl %s: write after key update", what);
-            tls_move(&c, &s, 0);
-            CHECK(SSL_read(s.ssl, in, sizeof in) == 100 && memcmp(in, out, 100) == 0,
+            CHECK(SSL_write(p.c.ssl, tls_msg, 100) == 100, "libssl %s: write after key update",
+                  what);
+            tls_move(&p.c, &p.s, 0);
+            CHECK(SSL_read(p.s.ssl, in, sizeof in) == 100 && memcmp(in, tls_msg, 100) == 0,
                   "libssl %s: read after key update", what);
-            CHECK(SSL_write(s.ssl, out, 100) == 100, "libssl %s: answer after key update", what);
-            tls_move(&s, &c, 0);
-            CHECK(SSL_read(c.ssl, in, sizeof in) == 100 && memcmp(in, out, 100) == 0,
+            CHECK(SSL_write(p.s.ssl, tls_msg, 100) == 100, "libssl %s: answer after key update",
+                  what);
+            tls_move(&p.s, &p.c, 0);
+            CHECK(SSL_read(p.c.ssl, in, sizeof in) == 100 && memcmp(in, tls_msg, 100) == 0,
                   "libssl %s: read of the answer after key update", what);
             tls_queue_empty(what, "key update");
         }
     }
     /* A record changed in transit: the read fails, and says why. */
-    CHECK(SSL_write(c.ssl, out, 64) == 64, "libssl %s: write", what);
-    tls_move(&c, &s, 1);
-    int r = SSL_read(s.ssl, in, sizeof in);
-    CHECK(r <= 0 && SSL_get_error(s.ssl, r) == SSL_ERROR_SSL && ERR_peek_error() != 0,
-          "libssl %s: a changed record read as %d (error %d)", what, r, SSL_get_error(s.ssl, r));
+    CHECK(SSL_write(p.c.ssl, tls_msg, 64) == 64, "libssl %s: write", what);
+    tls_move(&p.c, &p.s, 1);
+    int r = SSL_read(p.s.ssl, in, sizeof in);
+    CHECK(r <= 0 && SSL_get_error(p.s.ssl, r) == SSL_ERROR_SSL && ERR_peek_error() != 0,
+          "libssl %s: a changed record read as %d (error %d)", what, r, SSL_get_error(p.s.ssl, r));
     ERR_clear_error();
 out:
-    SSL_free(s.ssl);
-    SSL_free(c.ssl);
-    SSL_CTX_free(sc);
-    SSL_CTX_free(cc);
+    tls_pair_close(&p);
 }
 
 /*
- * DTLS 1.2 over memory BIOs (each BIO_write a datagram's worth), kuai or
- * the default provider answering libssl's fetches as lib prefers: a
- * handshake, a few records each way, then a record changed in transit
- * and one after it. DTLS drops a record that fails (GCM, or CBC's padding
- * and MAC without encrypt-then-MAC) and reads on, and stops at a bad
- * encrypt-then-MAC MAC: out[] gets what the changed record's SSL_read
+ * DTLS 1.2, kuai or the default provider answering libssl's fetches as lib
+ * prefers: a handshake, a few records each way, then a record changed in
+ * transit and one after it. DTLS drops a record that fails (GCM, or CBC's
+ * padding and MAC without encrypt-then-MAC) and reads on, and stops at a
+ * bad encrypt-then-MAC MAC: out[] gets what the changed record's SSL_read
  * returned, SSL_get_error said, whether an error was queued, and what the
  * next record's read returned, for the caller to compare between the
  * providers. 0: no handshake.
@@ -177,74 +214,25 @@ out:
 static int dtls_session(OSSL_LIB_CTX *lib, EVP_PKEY *pkey, X509 *cert, const char *what,
                         const char *suite, int etm, int out[4])
 {
-    int done = 0;
-    SSL_CTX *sc = SSL_CTX_new_ex(lib, NULL, DTLS_server_method());
-    SSL_CTX *cc = SSL_CTX_new_ex(lib, NULL, DTLS_client_method());
-    tls_end s = {NULL, NULL, NULL}, c = {NULL, NULL, NULL};
-    if (sc == NULL || cc == NULL)
-        goto out;
-    SSL_CTX_use_certificate(sc, cert);
-    SSL_CTX_use_PrivateKey(sc, pkey);
-    for (SSL_CTX *x = sc; x != NULL; x = x == sc ? cc : NULL) {
-        SSL_CTX_set_max_proto_version(x, DTLS1_2_VERSION);
-        SSL_CTX_set_cipher_list(x, suite);
-        /* no path MTU from a memory BIO: a fixed one */
-        SSL_CTX_set_options(x, SSL_OP_NO_QUERY_MTU | (etm ? 0 : SSL_OP_NO_ENCRYPT_THEN_MAC));
+    tls_pair p;
+    unsigned char in[200];
+    int done = tls_pair_open(&p, lib, pkey, cert, what, DTLS1_2_VERSION, suite, etm);
+    if (done) {
+        static const int lens[] = {1, 16, 17, 255, 1000};
+        tls_exchange(&p, what, lens, sizeof lens / sizeof lens[0]);
+        CHECK(SSL_write(p.c.ssl, tls_msg, 64) == 64, "libssl %s: write", what);
+        tls_move(&p.c, &p.s, 1);
+        out[0] = SSL_read(p.s.ssl, in, sizeof in);
+        out[1] = SSL_get_error(p.s.ssl, out[0]);
+        out[2] = ERR_peek_error() != 0;
+        ERR_clear_error();
+        SSL_write(p.c.ssl, tls_msg, 64);
+        tls_move(&p.c, &p.s, 0);
+        out[3] = SSL_read(p.s.ssl, in, sizeof in);
+        ERR_clear_error();
     }
-    s = (tls_end){SSL_new(sc), BIO_new(BIO_s_mem()), BIO_new(BIO_s_mem())};
-    c = (tls_end){SSL_new(cc), BIO_new(BIO_s_mem()), BIO_new(BIO_s_mem())};
-    SSL_set_bio(s.ssl, s.rd, s.wr);
-    SSL_set_bio(c.ssl, c.rd, c.wr);
-    DTLS_set_link_mtu(s.ssl, 1400);
-    DTLS_set_link_mtu(c.ssl, 1400);
-    SSL_set_accept_state(s.ssl);
-    SSL_set_connect_state(c.ssl);
-    ERR_clear_error();
-    for (int i = 0; i < 20 && done != 3; i++) {
-        if (SSL_do_handshake(c.ssl) == 1)
-            done |= 1;
-        tls_move(&c, &s, 0);
-        if (SSL_do_handshake(s.ssl) == 1)
-            done |= 2;
-        tls_move(&s, &c, 0);
-    }
-    if (done != 3)
-        goto out;
-    tls_queue_empty(what, "handshake");
-    unsigned char msg[1000], in[2000];
-    for (size_t i = 0; i < sizeof msg; i++)
-        msg[i] = (unsigned char)(i * 5 + 1);
-    static const int lens[] = {1, 16, 17, 255, 1000};
-    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++)
-        for (int dir = 0; dir < 2; dir++) {
-            tls_end *a = dir ? &s : &c, *b = dir ? &c : &s;
-            CHECK(SSL_write(a->ssl, msg, lens[k]) == lens[k], "libssl %s: write %d", what, lens[k]);
-            tls_move(a, b, 0);
-            int r = SSL_read(b->ssl, in, sizeof in);
-            CHECK(r == lens[k] && memcmp(in, msg, (size_t)r) == 0, "libssl %s: %d bytes read as %d",
-                  what, lens[k], r);
-            r = SSL_read(b->ssl, in, sizeof in);
-            CHECK(SSL_get_error(b->ssl, r) == SSL_ERROR_WANT_READ,
-                  "libssl %s: an empty input reads as %d, not WANT_READ", what,
-                  SSL_get_error(b->ssl, r));
-            tls_queue_empty(what, "data");
-        }
-    CHECK(SSL_write(c.ssl, msg, 64) == 64, "libssl %s: write", what);
-    tls_move(&c, &s, 1);
-    out[0] = SSL_read(s.ssl, in, sizeof in);
-    out[1] = SSL_get_error(s.ssl, out[0]);
-    out[2] = ERR_peek_error() != 0;
-    ERR_clear_error();
-    SSL_write(c.ssl, msg, 64);
-    tls_move(&c, &s, 0);
-    out[3] = SSL_read(s.ssl, in, sizeof in);
-    ERR_clear_error();
-out:
-    SSL_free(s.ssl);
-    SSL_free(c.ssl);
-    SSL_CTX_free(sc);
-    SSL_CTX_free(cc);
-    return done == 3;
+    tls_pair_close(&p);
+    return done;
 }
 
 void test_libssl(const char *dir)

@@ -16,6 +16,17 @@
  *                             call (WHAT: the path, "fd=K PATH" for a
  *                             descriptor, or "memory", "scrypt", ...) and,
  *                             at exit, "count FUNC N" for every FUNC called
+ *   KUAI_FAULT_SECRETS=HEX[,HEX...]
+ *                             byte strings (16..64 bytes: keys, derived
+ *                             keys) the tool must have wiped by the time it
+ *                             ends: at exit (a destructor: after exit(),
+ *                             fail() included) and when the tool's signal
+ *                             handler calls raise() to end the process,
+ *                             every resident writable mapping is searched
+ *                             for them, and each one found is logged as
+ *                             "secret-found I WHEN MAPPING" (I: its index
+ *                             in the list; WHEN: exit or raise), after a
+ *                             line "scanned WHEN"
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -23,11 +34,14 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -107,10 +121,125 @@ static void log_line(const char *fmt, ...)
     }
 }
 
+/* ---- KUAI_FAULT_SECRETS ---- */
+
+/* Kept inverted (each byte complemented), so that the shim's own memory
+ * never holds the bytes it searches for. */
+#define MAX_SECRETS 8
+#define SECRET_MAX 64
+static unsigned char secret_inv[MAX_SECRETS][SECRET_MAX];
+static size_t secret_len[MAX_SECRETS];
+static int nsecrets;
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static void secrets_init(const char *spec)
+{
+    while (spec && *spec && nsecrets < MAX_SECRETS) {
+        size_t n = 0;
+        int hi, lo;
+        while ((hi = hexval(spec[0])) >= 0 && (lo = hexval(spec[1])) >= 0 && n < SECRET_MAX) {
+            secret_inv[nsecrets][n++] = (unsigned char)~(hi << 4 | lo);
+            spec += 2;
+        }
+        if (n >= 16)
+            secret_len[nsecrets++] = n;
+        spec = strchr(spec, ',');
+        if (spec)
+            spec++;
+    }
+}
+
+/* Searches [p, end) for every secret. */
+static void search(const unsigned char *p, const unsigned char *end, const char *when,
+                   const char *name)
+{
+    for (int k = 0; k < nsecrets; k++) {
+        size_t n = secret_len[k];
+        const unsigned char *inv = secret_inv[k];
+        for (const unsigned char *q = p; end - q >= (ptrdiff_t)n; q++) {
+            q = memchr(q, (unsigned char)~inv[0], (size_t)(end - q) - n + 1);
+            if (!q)
+                break;
+            size_t j = 1;
+            while (j < n && (unsigned char)(q[j] ^ inv[j]) == 0xff)
+                j++;
+            if (j == n) {
+                log_line("secret-found %d %s %s\n", k, when, name);
+                break;
+            }
+        }
+    }
+}
+
+/* The resident pages of [lo, hi), in runs (a page never touched holds no
+ * secret, and a thread's 8 MiB stack is mostly such pages). */
+static void scan_region(uintptr_t lo, uintptr_t hi, const char *when, const char *name)
+{
+    static unsigned char vec[4096];
+    const uintptr_t page = 4096;
+    uintptr_t run = 0; /* start of the current run of resident pages, 0: none */
+    for (uintptr_t a = lo; a < hi;) {
+        size_t len = hi - a < sizeof vec * page ? hi - a : sizeof vec * page;
+        if (mincore((void *)a, len, vec) != 0)
+            memset(vec, 1, sizeof vec); /* cannot tell: read it all */
+        for (size_t i = 0; i < len / page; i++, a += page) {
+            if (vec[i] & 1) {
+                if (!run)
+                    run = a;
+            } else if (run) {
+                search((const unsigned char *)run, (const unsigned char *)a, when, name);
+                run = 0;
+            }
+        }
+    }
+    if (run)
+        search((const unsigned char *)run, (const unsigned char *)hi, when, name);
+}
+
+/* Every readable and writable mapping (raw system calls and no allocation:
+ * this runs in the tool's signal handler too). */
+static void scan_secrets(const char *when)
+{
+    static char maps[1 << 20];
+    if (!nsecrets)
+        return;
+    log_line("scanned %s\n", when);
+    long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    size_t n = 0;
+    for (;;) {
+        long r = syscall(SYS_read, fd, maps + n, sizeof maps - 1 - n);
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    syscall(SYS_close, fd);
+    maps[n] = '\0';
+    for (char *line = maps; *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        unsigned long lo, hi;
+        char perms[8] = "", name[512] = "";
+        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %511s", &lo, &hi, perms, name) >= 3 &&
+            perms[0] == 'r' && perms[1] == 'w')
+            scan_region(lo, hi, when, name[0] ? name : "[anonymous]");
+        if (!nl)
+            break;
+        line = nl + 1;
+    }
+}
+
 __attribute__((constructor)) static void shim_init(void)
 {
     dl_iterate_phdr(find_main, NULL);
     log_path = getenv("KUAI_FAULT_LOG");
+    secrets_init(getenv("KUAI_FAULT_SECRETS"));
     const char *spec = getenv("KUAI_FAULT");
     if (!spec)
         return;
@@ -129,6 +258,7 @@ __attribute__((constructor)) static void shim_init(void)
 
 __attribute__((destructor)) static void shim_fini(void)
 {
+    scan_secrets("exit");
     for (int i = 0; i < NFUNCS; i++)
         if (counts[i])
             log_line("count %s %lu\n", names[i], counts[i]);
@@ -432,4 +562,19 @@ int RAND_bytes(unsigned char *buf, int num)
         return 0;
     }
     return real_fn(buf, num);
+}
+
+/* The tool's signal handler ends the process with raise() once it has
+ * cleaned up and set the signal's default action back: the last moment to
+ * look. (Not told by the caller's address: the handler's raise is a tail
+ * call, whose return address is the signal trampoline's.) */
+int raise(int sig)
+{
+    REAL(int, "raise", int);
+    struct sigaction sa;
+    if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL && sig != SIGCHLD &&
+        sig != SIGCONT && sig != SIGURG && sig != SIGWINCH && sig != SIGTSTP && sig != SIGTTIN &&
+        sig != SIGTTOU && sig != SIGSTOP)
+        scan_secrets("raise");
+    return real_fn(sig);
 }

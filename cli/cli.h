@@ -55,10 +55,12 @@ typedef struct cli_opts {
 } cli_opts;
 
 /* Keys as given: raw bytes (one per input with a multi-line key file, else
- * one), or a password. */
+ * one), or a password. Both are tracked secrets (secret_track) from
+ * load_keys or read_password until free_keys. */
 typedef struct key_material {
     uint8_t (*keys)[32];
     size_t nkeys, key_len;
+    size_t keys_cap; /* 32-byte slots allocated at keys */
     char *password;
     size_t password_len;
 } key_material;
@@ -66,7 +68,31 @@ typedef struct key_material {
 /* util.c */
 extern const char *cli_cmd; /* "encrypt", "decrypt", ... for messages */
 void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Every exit on an error: fail says why (one message) and calls cli_exit,
+ * which wipes the tracked secrets, removes the temporary files and exits
+ * with code. */
 _Noreturn void fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+_Noreturn void cli_exit(int code);
+
+/* Secrets held across calls that can fail() (raw keys, the password, the
+ * container's derived file keys, key schedules): fail() ends the process
+ * without returning to the code that would wipe them, so each is tracked
+ * here while it lives and cli_exit wipes every tracked region
+ * (OPENSSL_cleanse) before it exits. A signal that ends the process
+ * (SIGINT, SIGTERM, ...; tracking installs the handler) wipes them too,
+ * with plain volatile stores, except the shared ones: those other threads
+ * read while the process writes output (the file keys during the chunk
+ * pipeline), which a wipe under a worker could turn into a chunk sealed
+ * with a zeroed key reaching the output before the process ends. fail()
+ * is never called while such threads work (only while they wait, before
+ * the first chunk), so it wipes shared regions too.
+ * Main thread only. Wipe, then untrack (a signal in between wipes it
+ * again, harmlessly), then free or leave the scope: a stale entry would
+ * be written to after its free. A full table is an internal error (the
+ * region is wiped, exit 70). */
+void secret_track(void *p, size_t n);
+void secret_track_shared(void *p, size_t n);
+void secret_untrack(const void *p);
 /* At startup: each of descriptors 0, 1 and 2 that is closed gets /dev/null
  * and its cli_std_closed flag, so no file kuai opens takes its place;
  * reading or writing through it is then refused. */

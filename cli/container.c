@@ -33,6 +33,25 @@ static const uint8_t *secret_of(const key_material *km, size_t *len)
     return km->keys[0];
 }
 
+/* The file keys: tracked from before the key derivation to their wipe, so
+ * that a fail() in between (output_create, an allocation, a thread that
+ * cannot start) wipes them; shared, as the pipeline's workers seal or open
+ * with them (cli.h). */
+static file_keys *keys_new(void)
+{
+    file_keys *fk = xmalloc(sizeof *fk);
+    memset(fk, 0, sizeof *fk);
+    secret_track_shared(fk, sizeof *fk);
+    return fk;
+}
+
+static void keys_free(file_keys *fk)
+{
+    kuai_file_keys_wipe(fk);
+    secret_untrack(fk);
+    free(fk);
+}
+
 /* A failure of kuai_file_seal_begin/open_begin that is libcrypto's:
  * scrypt (out of memory, most likely) or HKDF/HMAC. */
 static _Noreturn void derive_fail(const kuai_file_params *p)
@@ -248,6 +267,9 @@ static int run_pipeline(const file_keys *fk, int decrypt, chunk_reader *rd, cons
     /* Enough slots that the reader and the writer each have one to work on
      * while every worker seals another. */
     p->nslots = 2 * (size_t)threads + 2;
+    /* The slots are not tracked secrets: they hold data only from the
+     * first read to their wipe below, where nothing fail()s (the threads
+     * report errors through pl_error). */
     p->slots = calloc(p->nslots, sizeof *p->slots);
     if (!p->slots)
         fail(EXIT_INTERNAL, "out of memory");
@@ -350,19 +372,18 @@ int container_encrypt(const cli_opts *o, const key_material *km, int in_fd, outp
     }
     size_t secret_len;
     const uint8_t *secret = secret_of(km, &secret_len);
-    file_keys *fk = xmalloc(sizeof *fk);
+    file_keys *fk = keys_new();
     rc = kuai_file_seal_begin(fk, &fp, secret, secret_len, hdr);
     if (rc == KUAI_ERR_EXTERNAL)
         derive_fail(&fp);
     if (rc) {
-        free(fk);
+        keys_free(fk);
         msg("%s: %s", kuai_cipher_name(o->cipher), kuai_strerror(rc));
         return kuai_exit_code(rc);
     }
     output_create(out); /* after scrypt: a kill during it leaves no temporary file */
     if (write_full(out->fd, hdr, HEADER_SIZE)) {
-        kuai_file_keys_wipe(fk);
-        free(fk);
+        keys_free(fk);
         msg("%s: write error: %s", out_name(out), strerror(errno));
         return EXIT_IO;
     }
@@ -370,8 +391,7 @@ int container_encrypt(const cli_opts *o, const key_material *km, int in_fd, outp
     chunk_reader rd = {.fd = in_fd, .ahead = 1};
     rc = run_pipeline(fk, 0, &rd, out, o->threads, pg, in_name);
     progress_end(pg);
-    kuai_file_keys_wipe(fk);
-    free(fk);
+    keys_free(fk);
     return rc;
 }
 
@@ -441,17 +461,17 @@ int container_decrypt(const cli_opts *o, key_material *km, int in_fd, output *ou
     }
     size_t secret_len;
     const uint8_t *secret = secret_of(km, &secret_len);
-    file_keys *fk = xmalloc(sizeof *fk);
+    file_keys *fk = keys_new();
     int rc = kuai_file_open_begin(fk, hdr, &fp, secret, secret_len);
     if (rc == KUAI_ERR_EXTERNAL)
         derive_fail(&fp);
     if (rc == KUAI_ERR_AUTH) {
-        free(fk);
+        keys_free(fk);
         msg("%s: wrong %s, or a damaged header", in_name, kdf ? "password" : "key");
         return EXIT_VERIFY;
     }
     if (rc) {
-        free(fk);
+        keys_free(fk);
         msg("%s: %s: %s", in_name, kuai_cipher_name(c), kuai_strerror(rc));
         return kuai_exit_code(rc);
     }
@@ -461,7 +481,6 @@ int container_decrypt(const cli_opts *o, key_material *km, int in_fd, output *ou
     chunk_reader rd = {.fd = in_fd, .ahead = TAG_SIZE};
     rc = run_pipeline(fk, 1, &rd, out, o->threads, pg, in_name);
     progress_end(pg);
-    kuai_file_keys_wipe(fk);
-    free(fk);
+    keys_free(fk);
     return rc;
 }

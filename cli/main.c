@@ -188,7 +188,7 @@ static void usage_exit(const char *text, int code)
         fprintf(f, text, cipher_option_text(), default_threads());
     else
         fprintf(f, text, default_threads());
-    exit(code);
+    cli_exit(code); /* as fail: nothing is held yet, but every exit takes one way */
 }
 
 /* --opt VALUE, --opt=VALUE or -o VALUE. Only the long form takes '=': the
@@ -325,7 +325,7 @@ static void parse_crypt_opts(int argc, char **argv, cli_opts *o)
                 o->cipher_arg);
             print_cipher_names(stderr);
             fputc('\n', stderr);
-            exit(EXIT_USAGE);
+            cli_exit(EXIT_USAGE);
         }
         if (o->password)
             fail(EXIT_USAGE, "--raw takes --key or --key-file, not --password");
@@ -351,7 +351,7 @@ static void parse_crypt_opts(int argc, char **argv, cli_opts *o)
             msg("unknown cipher '%s'; one of:", o->cipher_arg);
             print_cipher_names(stderr);
             fputs(" (a mode suffix such as -cbc goes with --raw)\n", stderr);
-            exit(EXIT_USAGE);
+            cli_exit(EXIT_USAGE);
         }
         if (!o->decrypt && !o->cipher_arg)
             fail(EXIT_USAGE, "--cipher NAME is required (e.g. --cipher sm4)");

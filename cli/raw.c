@@ -98,41 +98,47 @@ static int setup(raw_ctx *r, const cli_opts *o, const key_material *km, size_t k
     return 0;
 }
 
-static int check(int rc)
+/* A library error on data (an internal one: keys, IVs and lengths are
+ * checked before): said, and returned as the exit code rather than
+ * fail()ed, so that the caller still wipes the buffers, which hold
+ * plaintext by then, and the keys. */
+static int lib_error(int rc)
 {
     if (rc)
-        fail(kuai_exit_code(rc), "%s", kuai_strerror(rc));
-    return 0;
+        msg("%s", kuai_strerror(rc));
+    return rc ? kuai_exit_code(rc) : 0;
 }
 
 /* Encrypt or decrypt full blocks (any length for CTR, CFB and OFB: only the
  * last piece of a stream may end in a partial block). */
-static void crypt_buf(raw_ctx *r, uint8_t *buf, size_t len)
+static int crypt_buf(raw_ctx *r, uint8_t *buf, size_t len)
 {
     const cli_opts *o = r->o;
     unsigned t = o->threads;
+    int rc = 0;
     if (!len)
-        return;
+        return 0;
     switch (o->mode) {
     case MODE_CTR:
-        check(kuai_ctr_crypt_parallel(&r->key, r->iv, buf, buf, len, t));
+        rc = kuai_ctr_crypt_parallel(&r->key, r->iv, buf, buf, len, t);
         break;
     case MODE_ECB:
-        check(o->decrypt ? kuai_ecb_decrypt_parallel(&r->key, buf, buf, len, t)
-                         : kuai_ecb_encrypt_parallel(&r->key, buf, buf, len, t));
+        rc = o->decrypt ? kuai_ecb_decrypt_parallel(&r->key, buf, buf, len, t)
+                        : kuai_ecb_encrypt_parallel(&r->key, buf, buf, len, t);
         break;
     case MODE_CBC:
-        check(o->decrypt ? kuai_cbc_decrypt_parallel(&r->key, r->iv, buf, buf, len, t)
-                         : kuai_cbc_encrypt(&r->key, r->iv, buf, buf, len));
+        rc = o->decrypt ? kuai_cbc_decrypt_parallel(&r->key, r->iv, buf, buf, len, t)
+                        : kuai_cbc_encrypt(&r->key, r->iv, buf, buf, len);
         break;
     case MODE_CFB:
-        check(o->decrypt ? kuai_cfb_decrypt(&r->key, r->iv, buf, buf, len)
-                         : kuai_cfb_encrypt(&r->key, r->iv, buf, buf, len));
+        rc = o->decrypt ? kuai_cfb_decrypt(&r->key, r->iv, buf, buf, len)
+                        : kuai_cfb_encrypt(&r->key, r->iv, buf, buf, len);
         break;
     case MODE_OFB:
-        check(kuai_ofb_crypt(&r->key, r->iv, buf, buf, len));
+        rc = kuai_ofb_crypt(&r->key, r->iv, buf, buf, len);
         break;
     }
+    return lib_error(rc);
 }
 
 static int out_write(output *out, const uint8_t *buf, size_t len)
@@ -160,9 +166,14 @@ static int unpad(const uint8_t *blk, size_t bs, size_t *keep)
 int raw_run(const cli_opts *o, const key_material *km, size_t key_index, int in_fd, output *out,
             progress *pg, const char *in_name)
 {
+    /* The key schedule: tracked (a fail() until it is wiped below wipes
+     * it). The buffer is not: nothing fail()s once it holds data. */
     raw_ctx *r = xmalloc(sizeof *r);
+    secret_track(r, sizeof *r);
     int rc = setup(r, o, km, key_index);
     if (rc) {
+        OPENSSL_cleanse(r, sizeof *r);
+        secret_untrack(r);
         free(r);
         return rc;
     }
@@ -191,8 +202,7 @@ int raw_run(const cli_opts *o, const key_material *km, size_t key_index, int in_
             size_t keep = o->mode == MODE_CTR ? 0 : have % bs;
             if (padded && o->decrypt && keep == 0)
                 keep = bs;
-            crypt_buf(r, buf, have - keep);
-            if ((rc = out_write(out, buf, have - keep)))
+            if ((rc = crypt_buf(r, buf, have - keep)) || (rc = out_write(out, buf, have - keep)))
                 break;
             memmove(buf, buf + have - keep, keep);
             held = keep;
@@ -200,14 +210,14 @@ int raw_run(const cli_opts *o, const key_material *km, size_t key_index, int in_
         }
         /* end of input */
         if (stream) {
-            crypt_buf(r, buf, have);
-            rc = out_write(out, buf, have);
+            if (!(rc = crypt_buf(r, buf, have)))
+                rc = out_write(out, buf, have);
         } else if (!o->decrypt && padded) {
             size_t p = bs - have % bs;
             memset(buf + have, (int)p, p);
             have += p;
-            crypt_buf(r, buf, have);
-            rc = out_write(out, buf, have);
+            if (!(rc = crypt_buf(r, buf, have)))
+                rc = out_write(out, buf, have);
         } else if (have % bs) {
             msg("%s: %s input is not a whole number of %zu-byte blocks%s", in_name,
                 o->decrypt ? "encrypted" : "the", bs,
@@ -220,7 +230,8 @@ int raw_run(const cli_opts *o, const key_material *km, size_t key_index, int in_
                 rc = EXIT_VERIFY;
                 break;
             }
-            crypt_buf(r, buf, have);
+            if ((rc = crypt_buf(r, buf, have)))
+                break;
             if (unpad(buf + have - bs, bs, &keep)) {
                 msg("%s: bad decrypt: the padding is wrong (wrong key or IV, or damaged data)",
                     in_name);
@@ -229,15 +240,16 @@ int raw_run(const cli_opts *o, const key_material *km, size_t key_index, int in_
                 rc = out_write(out, buf, have - bs + keep);
             }
         } else {
-            crypt_buf(r, buf, have);
-            rc = out_write(out, buf, have);
+            if (!(rc = crypt_buf(r, buf, have)))
+                rc = out_write(out, buf, have);
         }
         break;
     }
     progress_end(pg);
     OPENSSL_cleanse(buf, RAW_BUF + 2 * KUAI_MAX_BLOCK);
     free(buf);
-    kuai_key_wipe(&r->key);
+    OPENSSL_cleanse(r, sizeof *r); /* the key schedule and the IV */
+    secret_untrack(r);
     free(r);
     return rc;
 }
@@ -252,7 +264,10 @@ int raw_run(const cli_opts *o, const key_material *km, size_t key_index, int in_
 int raw_cbc_encrypt_lockstep(const cli_opts *o, const key_material *km, const int *in_fds,
                              output *outs, size_t n, progress *pg)
 {
+    /* the key schedules tracked as in raw_run; the buffers hold data only
+     * where nothing fail()s */
     raw_ctx *r = xmalloc(n * sizeof *r);
+    secret_track(r, n * sizeof *r);
     uint8_t **bufs = calloc(n, sizeof *bufs);
     const kuai_key **keys = calloc(n, sizeof *keys);
     uint8_t **ivs = calloc(n, sizeof *ivs);
@@ -295,8 +310,8 @@ int raw_cbc_encrypt_lockstep(const cli_opts *o, const key_material *km, const in
         }
         if (rc)
             break;
-        if (m)
-            check(kuai_cbc_encrypt_multi(keys, ivs, ins, outp, m, LOCKSTEP_BUF));
+        if (m && (rc = lib_error(kuai_cbc_encrypt_multi(keys, ivs, ins, outp, m, LOCKSTEP_BUF))))
+            break;
         for (size_t i = 0; i < n && !rc; i++) {
             if (!active[i])
                 continue;
@@ -314,8 +329,9 @@ int raw_cbc_encrypt_lockstep(const cli_opts *o, const key_material *km, const in
                     memset(bufs[i] + len, (int)p, p);
                     len += p;
                 }
-                if (len)
-                    check(kuai_cbc_encrypt(&r[i].key, r[i].iv, bufs[i], bufs[i], len));
+                if (len &&
+                    (rc = lib_error(kuai_cbc_encrypt(&r[i].key, r[i].iv, bufs[i], bufs[i], len))))
+                    break;
                 active[i] = 0;
                 nactive--;
             }
@@ -328,8 +344,9 @@ int raw_cbc_encrypt_lockstep(const cli_opts *o, const key_material *km, const in
             OPENSSL_cleanse(bufs[i], LOCKSTEP_BUF + KUAI_MAX_BLOCK);
             free(bufs[i]);
         }
-        kuai_key_wipe(&r[i].key);
     }
+    OPENSSL_cleanse(r, n * sizeof *r);
+    secret_untrack(r);
     free(r), free(bufs), free(keys), free(ivs), free(ins), free(outp), free(lens), free(active);
     return rc;
 }

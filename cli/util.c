@@ -47,18 +47,26 @@ void msg(const char *fmt, ...)
 }
 
 static void remove_temporaries(void);
+static void wipe_secrets(void);
 
-/* Every exit on an error goes through here, so it is also where the
- * temporary files being written are removed: no error path can leave one
- * behind. */
+/* Every exit on an error goes through here (fail, and the usage texts),
+ * so it is also where the secrets still held are wiped and the temporary
+ * files being written removed: no error path can leave a temporary file
+ * behind, or release a key or password unwiped. */
+_Noreturn void cli_exit(int code)
+{
+    wipe_secrets();
+    remove_temporaries();
+    exit(code);
+}
+
 _Noreturn void fail(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vmsg(fmt, ap);
     va_end(ap);
-    remove_temporaries();
-    exit(code);
+    cli_exit(code);
 }
 
 int cli_std_closed[3];
@@ -216,6 +224,8 @@ int load_keys(const cli_opts *o, key_material *km, size_t want_len)
     if (o->key_hex) {
         size_t n;
         km->keys = xmalloc(32);
+        km->keys_cap = 1;
+        secret_track(km->keys, 32);
         km->nkeys = 1;
         int rc = hex_decode(o->key_hex, km->keys[0], 32, &n);
         if (rc == -2)
@@ -231,28 +241,37 @@ int load_keys(const cli_opts *o, key_material *km, size_t want_len)
     FILE *f = fopen(o->key_file, "r");
     if (!f)
         fail(EXIT_IO, "%s: cannot open key file: %s", o->key_file, strerror(errno));
+    /* stdio's own buffer would hold the file's text, keys included, and
+     * go back to the heap unwiped at fclose: it reads into this one */
+    char fbuf[4096];
+    secret_track(fbuf, sizeof fbuf);
+    setvbuf(f, fbuf, _IOFBF, sizeof fbuf);
     /* Read a character at a time, keeping only a key line's non-blank
      * characters, at most a key's worth ("0x" and 64 digits): a comment line
      * of any length is skipped, while memory stays bounded whatever the file
      * is (/dev/zero, a huge binary file); a NUL byte is binary data, not a
      * line end. */
     enum { LINE_START, LINE_KEY, LINE_COMMENT } state = LINE_START;
-    char kl[80];
-    size_t kn = 0, cap = 0, lineno = 1;
+    char kl[80]; /* the key line's digits: a secret too, until decoded */
+    size_t kn = 0, lineno = 1;
+    secret_track(kl, sizeof kl);
     for (;;) {
         int ch = getc(f);
         if (ch == EOF || ch == '\n') {
             if (state == LINE_KEY) {
                 kl[kn] = '\0';
-                if (km->nkeys == cap) {
-                    cap = cap ? cap * 2 : 4;
+                if (km->nkeys == km->keys_cap) {
+                    size_t cap = km->keys_cap ? km->keys_cap * 2 : 4;
                     uint8_t(*nk)[32] = xmalloc(cap * 32);
+                    secret_track(nk, cap * 32);
                     if (km->keys) {
                         memcpy(nk, km->keys, km->nkeys * 32);
-                        OPENSSL_cleanse(km->keys, km->nkeys * 32);
+                        OPENSSL_cleanse(km->keys, km->keys_cap * 32);
+                        secret_untrack(km->keys);
                         free(km->keys);
                     }
                     km->keys = nk;
+                    km->keys_cap = cap;
                 }
                 size_t n;
                 int rc = hex_decode(kl, km->keys[km->nkeys], 32, &n);
@@ -302,6 +321,10 @@ int load_keys(const cli_opts *o, key_material *km, size_t want_len)
     }
     int err = ferror(f) ? errno : 0;
     fclose(f);
+    OPENSSL_cleanse(kl, sizeof kl);
+    secret_untrack(kl);
+    OPENSSL_cleanse(fbuf, sizeof fbuf);
+    secret_untrack(fbuf);
     if (err)
         fail(EXIT_IO, "%s: read error: %s", o->key_file, strerror(err));
     if (!km->nkeys)
@@ -314,11 +337,13 @@ int load_keys(const cli_opts *o, key_material *km, size_t want_len)
 void free_keys(key_material *km)
 {
     if (km->keys) {
-        OPENSSL_cleanse(km->keys, km->nkeys * 32);
+        OPENSSL_cleanse(km->keys, km->keys_cap * 32);
+        secret_untrack(km->keys);
         free(km->keys);
     }
     if (km->password) {
         OPENSSL_cleanse(km->password, km->password_len);
+        secret_untrack(km->password);
         free(km->password);
     }
     memset(km, 0, sizeof *km);
@@ -326,8 +351,9 @@ void free_keys(key_material *km)
 
 /* Every signal whose default action ends the process, but the crashes
  * (SIGSEGV, SIGBUS, SIGABRT, ... keep their core dump): the temporary
- * files are removed (catch_signals) and the terminal's echo given back at
- * a prompt (tty_guard) when one of these ends the process. */
+ * files are removed and the secrets wiped (catch_signals, on_signal) and
+ * the terminal's echo given back at a prompt (tty_guard) when one of these
+ * ends the process. */
 #define ENDING_SIGNALS                                                                             \
     SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF,      \
         SIGXCPU
@@ -431,6 +457,10 @@ static void tty_unguard(void)
 static char *tty_line(int fd, const char *prompt)
 {
     struct termios old, quiet;
+    /* tracked (and so the signal handlers installed) before tty_guard
+     * saves the handlers it gives back */
+    char *buf = xmalloc(PASSWORD_MAX + 1);
+    secret_track(buf, PASSWORD_MAX + 1);
     int have = tcgetattr(fd, &old) == 0;
     if (have) {
         quiet = old;
@@ -442,7 +472,6 @@ static char *tty_line(int fd, const char *prompt)
     if (write(fd, prompt, strlen(prompt)) < 0) {
         /* the prompt is a courtesy; reading still works */
     }
-    char *buf = xmalloc(PASSWORD_MAX + 1);
     size_t n = 0;
     int too_long = 0;
     for (;;) {
@@ -467,10 +496,11 @@ static char *tty_line(int fd, const char *prompt)
     }
     if (too_long) {
         OPENSSL_cleanse(buf, n);
+        secret_untrack(buf);
         free(buf);
         return NULL;
     }
-    return buf;
+    return buf; /* tracked */
 }
 
 static _Noreturn void password_too_long(void)
@@ -498,6 +528,7 @@ int read_password(int confirm, key_material *km)
             }
             int same = !strcmp(pw, again);
             OPENSSL_cleanse(again, strlen(again));
+            secret_untrack(again);
             free(again);
             if (!same) {
                 close(fd);
@@ -512,6 +543,7 @@ int read_password(int confirm, key_material *km)
         pw = strdup(env);
         if (!pw)
             fail(EXIT_INTERNAL, "out of memory");
+        secret_track(pw, strlen(pw) + 1);
     }
     if (!*pw)
         fail(EXIT_USAGE, "--password: empty password");
@@ -599,11 +631,52 @@ static void remove_temporaries(void)
         }
 }
 
+/* ---- secrets ---- */
+
+/* What holds a secret across calls that can end the process (secret_track
+ * in cli.h): a fixed table, so that nothing is allocated on the way out.
+ * Only the main thread tracks and untracks (the others block the signals
+ * on_signal catches: cli_thread_start, and the library's own threads), and
+ * an entry is published by its pointer, written after its size and
+ * cleared first, so the handler never reads a half-made entry. */
+#define MAX_SECRETS 32
+static struct {
+    void *volatile p;
+    volatile size_t n;
+    volatile sig_atomic_t shared;
+} secrets[MAX_SECRETS];
+
+/* At an exit through cli_exit: every region, shared ones too (no other
+ * thread is at work on them when the main thread fails; see cli.h). */
+static void wipe_secrets(void)
+{
+    for (size_t i = 0; i < MAX_SECRETS; i++) {
+        void *p = secrets[i].p;
+        if (p) {
+            OPENSSL_cleanse(p, secrets[i].n);
+            secrets[i].p = NULL;
+        }
+    }
+}
+
+/* In the signal handler: async-signal-safe stores only, and the shared
+ * regions left alone (other threads may be sealing with them right now). */
+static void wipe_secrets_on_signal(void)
+{
+    for (size_t i = 0; i < MAX_SECRETS; i++) {
+        volatile unsigned char *p = secrets[i].p;
+        if (p && !secrets[i].shared)
+            for (size_t j = 0, n = secrets[i].n; j < n; j++)
+                p[j] = 0;
+    }
+}
+
 static void on_signal(int sig)
 {
     for (size_t i = 0; i < MAX_TMP; i++)
         if (tmp_files[i])
             unlink(tmp_files[i]);
+    wipe_secrets_on_signal();
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -629,6 +702,39 @@ static void catch_signals(void)
         sa.sa_handler = on_signal;
         sigaction(sigs[i], &sa, NULL);
     }
+}
+
+static void track(void *p, size_t n, int shared)
+{
+    if (!p || !n)
+        return;
+    catch_signals(); /* a signal that ends the process wipes it too */
+    for (size_t i = 0; i < MAX_SECRETS; i++)
+        if (!secrets[i].p) {
+            secrets[i].n = n;
+            secrets[i].shared = shared;
+            secrets[i].p = p;
+            return;
+        }
+    OPENSSL_cleanse(p, n);
+    fail(EXIT_INTERNAL, "internal error: more than %d secrets held at once", MAX_SECRETS);
+}
+
+void secret_track(void *p, size_t n)
+{
+    track(p, n, 0);
+}
+
+void secret_track_shared(void *p, size_t n)
+{
+    track(p, n, 1);
+}
+
+void secret_untrack(const void *p)
+{
+    for (size_t i = 0; i < MAX_SECRETS; i++)
+        if (p && secrets[i].p == p)
+            secrets[i].p = NULL;
 }
 
 int cli_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)

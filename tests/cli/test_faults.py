@@ -15,9 +15,22 @@ pre-existing output unchanged byte for byte and mode for mode. A fault the
 tool may survive (the terminal it asks on, the directory fsync after the
 rename) must then give the correct output. Short writes (half the bytes
 written) must give the correct output too.
+
+Secrets: every run with a raw key (faulted or not) must end with the key
+gone from its memory (the shim searches every resident writable mapping
+at exit: KUAI_FAULT_SECRETS), fail() included; and wipe_checks makes the
+two cases the CLI's secret registry was added for fail and looks for the
+key and the container's derived keys: a fault after the key derivation
+(decrypt: the file keys, which fail() must wipe), and SIGTERM while the
+pipeline waits for input (the handler wipes the key, and by design not the
+file keys the pipeline's threads use: they are the positive control that
+the search sees what is there).
 """
+import hashlib
+import hmac
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -26,7 +39,9 @@ import time
 
 KUAI = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/kuai")
 SHIM = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else "build/libkuai_fault_shim.so")
-KEY = "000102030405060708090a0b0c0d0e0f"
+# random: a key of no pattern cannot be found in memory by chance
+KEY = os.urandom(16).hex()
+KEY32 = os.urandom(32).hex()  # uBlock-256/256, whose file keys hold a raw MAC key
 IV = "f0e0d0c0b0a090807060504030201000"
 PW = "fault password"
 OLD = b"precious old output"
@@ -45,6 +60,7 @@ def kuai(args, stdin=b"", env=None, shim=None):
         e.update(env)
     if shim:
         e["LD_PRELOAD"] = SHIM
+        e["KUAI_FAULT_SECRETS"] = KEY
         e.update(shim)
     p = subprocess.run([KUAI] + args, input=stdin, capture_output=True, env=e,
                        start_new_session=True)
@@ -140,6 +156,29 @@ def parse_log(path):
     return counts, inj
 
 
+def secrets_log(path):
+    """What the shim's search logged: the moments it searched ("exit",
+    "raise"), and (index, moment, mapping) for each secret it found."""
+    scanned, found = [], []
+    if os.path.exists(path):
+        for line in open(path):
+            parts = line.split()
+            if parts[0] == "scanned":
+                scanned.append(parts[1])
+            elif parts[0] == "secret-found":
+                found.append((int(parts[1]), parts[2], parts[3]))
+    return scanned, found
+
+
+def key_left(label, log):
+    """A run ends with its raw key wiped: searched for at exit."""
+    scanned, found = secrets_log(log)
+    if found:
+        failures.append(f"{label}: the key is still in memory when the process ends: {found}")
+    elif "exit" not in scanned and "raise" not in scanned:
+        failures.append(f"{label}: the shim did not search the memory at the end")
+
+
 def temporaries(root):
     return [os.path.join(dp, f) for dp, _, fs in os.walk(root) for f in fs if ".kuai-tmp-" in f]
 
@@ -182,6 +221,7 @@ def run_scenario(sc, root, make_ws):
     stdin = sc.stdin or b""
     rc, out, err = kuai(args, stdin, shim={"KUAI_FAULT_LOG": log})
     counts, _ = parse_log(log)
+    key_left(f"{sc.name}: no fault", log)
     if rc != 0 or (sc.check and not sc.check(ws, outs[0] if outs else None)):
         failures.append(f"{sc.name}: the run without a fault failed: rc={rc} {err}")
         return
@@ -202,6 +242,7 @@ def run_scenario(sc, root, make_ws):
         label = f"{sc.name}: write #{i} and unlink"
         if not inj:
             continue
+        key_left(label, log)
         doubles += 1
         if rc <= 0:
             failures.append(f"{label}: rc={rc} {err}")
@@ -223,6 +264,7 @@ def run_scenario(sc, root, make_ws):
                 label = f"{sc.name}: {func} #{i}{mode}"
                 if not inj:
                     continue  # fewer calls this time (threads): nothing injected
+                key_left(label, log)
                 left = temporaries(root)
                 if left:
                     failures.append(f"{label}: temporary files left: {left}")
@@ -272,6 +314,79 @@ def run_scenario(sc, root, make_ws):
                             failures.append(f"{label}: {o} exists after a failure")
 
 
+def mac_key(key_hex, kuai_file):
+    """K_mac of a uBlock-256/256 file with a raw key (docs/format.md): kept
+    as is in the tool's file keys (kuai_file_keys)."""
+    prk = hmac.new(kuai_file[32:48], bytes.fromhex(key_hex), hashlib.sha256).digest()
+    return hmac.new(prk, b"kuai/v1 mac\x01", hashlib.sha256).digest()
+
+
+def wipe_checks(root):
+    """The two exits the secret registry (cli/util.c) was added for: a
+    fail() after the file keys are derived, and a signal. Each must wipe
+    the raw key; the fail() also the file keys."""
+    ws = os.path.join(root, "wipe")
+    os.makedirs(ws)
+    rc, ct, err = kuai(["encrypt", "-c", "ublock-256-256", "-k", KEY32], os.urandom(300000))
+    assert rc == 0, err
+    src, out, log = os.path.join(ws, "in.kuai"), os.path.join(ws, "out"), os.path.join(root, "wl")
+    with open(src, "wb") as f:
+        f.write(ct)
+    what = ["the raw key", "the file keys (their MAC key)"]
+    shim = {"KUAI_FAULT_LOG": log, "KUAI_FAULT_SECRETS": f"{KEY32},{mac_key(KEY32, ct).hex()}"}
+
+    # The temporary file cannot be made (a directory made read-only after
+    # output_check, say): fail() with the file keys derived.
+    label = "wipe: decrypt, output_create fails after the key derivation"
+    rc, _, err = kuai(["decrypt", "-k", KEY32, "-o", out, src],
+                      shim=dict(shim, KUAI_FAULT="mkostemp:1"))
+    scanned, found = secrets_log(log)
+    if rc != 2 or "cannot create a temporary file" not in err:
+        failures.append(f"{label}: rc={rc} {err!r}")
+    if os.path.exists(out) or temporaries(root):
+        failures.append(f"{label}: an output or temporary file is left")
+    if "exit" not in scanned:
+        failures.append(f"{label}: the shim did not search the memory at exit")
+    for k, when, where in found:
+        failures.append(f"{label}: {what[k]} still in memory at {when} ({where})")
+
+    # SIGTERM while the pipeline waits for the rest of the input: the
+    # handler wipes the raw key before raise() ends the process. Not the
+    # file keys, which the pipeline's threads use (cli.h says why): their
+    # MAC key must still be found there, or the search is blind.
+    label = "wipe: decrypt, SIGTERM while reading"
+    os.unlink(log)
+    e = dict(os.environ, LD_PRELOAD=SHIM, **shim)
+    e.pop("KUAI_BACKEND", None)
+    p = subprocess.Popen([KUAI, "decrypt", "-k", KEY32, "-o", out], stdin=subprocess.PIPE,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=e,
+                         start_new_session=True)
+    p.stdin.write(ct[:64 + 4096])
+    p.stdin.flush()
+    deadline = time.time() + 30
+    while not temporaries(ws) and p.poll() is None and time.time() < deadline:
+        time.sleep(0.01)
+    started = bool(temporaries(ws))
+    p.send_signal(signal.SIGTERM)
+    try:
+        rc = p.wait(timeout=30)
+    finally:
+        p.stdin.close()
+        p.stderr.close()
+    scanned, found = secrets_log(log)
+    if not started or rc != -signal.SIGTERM:
+        failures.append(f"{label}: temporary file made: {started}; rc={rc}")
+    if os.path.exists(out) or temporaries(root):
+        failures.append(f"{label}: an output or temporary file is left")
+    if "raise" not in scanned:
+        failures.append(f"{label}: the shim did not search the memory at raise()")
+    if 0 in [k for k, _, _ in found]:
+        failures.append(f"{label}: {what[0]} still in memory at raise(): {found}")
+    if 1 not in [k for k, _, _ in found]:
+        failures.append(f"{label}: {what[1]} not found at raise(): the search cannot be trusted")
+    print("  secret wipe on fail() and on SIGTERM: 2 runs")
+
+
 def PREEXISTING(ws, sc):
     return [os.path.join(ws, o) for o in sc.outputs]
 
@@ -316,6 +431,7 @@ def main():
             before = injected + shorts
             run_scenario(sc, root, make_ws)
             print(f"  {sc.name}: {injected + shorts - before} faults, {time.time() - t1:.1f} s")
+        wipe_checks(root)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     for f in failures:

@@ -11,6 +11,13 @@
 
 #include "../simd/avx2.h" /* the wide kernels */
 #include "../simd/sse.h"  /* the low-latency kernel (VEX-encoded here) */
+/* the 24-round members' key setup with the shorter chain
+ * (ublock_ks_step.h's short_kx), measured on a Zen 4 (key setup alone
+ * 0.90-0.94x). Only here: ssse3's SSE encoding measured 0.95-1.03x, the
+ * several-key setups of ublock_avx2_keys4.c (no UB_KS_SHORT_KX there; four
+ * 128/256 keys in two ymm states 1.03-1.04x slower) are bound by their
+ * count, and NEON and LSX have yet to be timed on hardware. */
+#define UB_KS_SHORT_KX
 #include "ublock_expand_nib.h"
 
 #define UB_V_ISA v256

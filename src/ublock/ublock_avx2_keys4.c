@@ -62,6 +62,10 @@
     {                                                                                              \
         return (P){B##_xor3(x.a, y.a, z.a), B##_xor3(x.b, y.b, z.b)};                              \
     }                                                                                              \
+    KS_PAIR_INLINE P P##_pin(P x)                                                                  \
+    {                                                                                              \
+        return (P){B##_pin(x.a), B##_pin(x.b)};                                                    \
+    }                                                                                              \
     KS_PAIR_INLINE P P##_swap64(P x)                                                               \
     {                                                                                              \
         return (P){B##_swap64(x.a), B##_swap64(x.b)};                                              \

@@ -28,6 +28,13 @@
 #ifndef UBE_KS128_FRAMES
 #define UBE_KS128_FRAMES 0
 #endif
+/* UB_KS_SHORT_KX (defined by the including file, optional): the 24-round
+ * members' step with its shorter chain (ublock_ks_step.h's short_kx) */
+#ifdef UB_KS_SHORT_KX
+#define UBE_SHORT_KX 1
+#else
+#define UBE_SHORT_KX 0
+#endif
 
 /* the schedule's steps for UBE_S (ublock_ks_step.h's names: ub_ks_stepf,
  * ub_ksy_frames, ...) */
@@ -118,9 +125,9 @@ static inline __attribute__((always_inline)) void UBE_ROWS_FN(uint8_t *const *ll
         if (!UBE_DEFER)
             UBE_STORE256(0, 1);
         for (unsigned r = 1; r <= 24; r += 2) {
-            UBE_STEPF(ks, r, 0, 0);
+            UBE_STEPF(ks, r, 0, 0, UBE_SHORT_KX);
             UBE_NEXT(UBE_STORE256, r, 1, 0);
-            UBE_STEPF(ks, r + 1, 1, 0);
+            UBE_STEPF(ks, r + 1, 1, 0, UBE_SHORT_KX);
             UBE_NEXT(UBE_STORE256, r + 1, 0, 1);
         }
         if (UBE_DEFER)
@@ -138,9 +145,9 @@ static inline __attribute__((always_inline)) void UBE_ROWS_FN(uint8_t *const *ll
 #pragma GCC unroll 12
 #endif
         for (unsigned r = 1; r <= 24; r += 2) {
-            UBE_STEPF(ks, r, 0, 0);
+            UBE_STEPF(ks, r, 0, 0, UBE_SHORT_KX);
             UBE_NEXT(UBE_STORE128, r, 1, 0);
-            UBE_STEPF(ks, r + 1, 1, 0);
+            UBE_STEPF(ks, r + 1, 1, 0, UBE_SHORT_KX);
             UBE_NEXT(UBE_STORE128, r + 1, 0, 1);
         }
         if (UBE_DEFER)
@@ -235,3 +242,4 @@ static inline __attribute__((always_inline)) void UBE_FN(ublock_sched *const *s,
 #undef UBE_DRIFT128_STEP
 #undef UBE_ROWS_FN
 #undef UBE_KS128_FRAMES
+#undef UBE_SHORT_KX

@@ -121,8 +121,18 @@ static inline __attribute__((always_inline)) void UBK_FRAMES(UBK_S *s)
 /* lazy3 (a constant at each call; uBlock-128/256 only, whose round keys
  * never read K3): K3 keeps the round constant PK(K0) carries (s->rcp
  * remembers it) and the next step's K1 takes both out in one three-input
- * XOR, an operation fewer a round. s->k3 is then not K3. */
-static inline __attribute__((always_inline)) void UBK_STEPF(UBK_S *s, unsigned r, int sw, int lazy3)
+ * XOR, an operation fewer a round. s->k3 is then not K3. short_kx (a
+ * constant at each call; where there is no three-input XOR): kx as
+ * (K2 ^ next) ^ Sk, the first sum pinned so that the compiler does not
+ * fold it back into K0 ^ next: the chain from kx to kx 3 operations
+ * instead of 4, for one XOR more. Key setup takes it: on a Zen 4 (EPYC
+ * family 25 model 17, avx2) key setup alone went 96 -> 87 TSC cycles for
+ * uBlock-128/256 and 110 -> 104 for 256/256 (scripts/bench-ab, 60
+ * alternations, 0.90-0.94x). The one-shot kernels do not: their rounds
+ * share the pipes with the blocks', and the XOR more made 128/256's
+ * one-shot calls 1.02-1.04x slower there. */
+static inline __attribute__((always_inline)) void UBK_STEPF(UBK_S *s, unsigned r, int sw, int lazy3,
+                                                            int short_kx)
 {
     UBK_T rcx = UBK_ROWF(sw, r - 1);
     UBK_T q = UBK_OP(shuf8)(s->kx, sw ? s->pks : s->pkn); /* PK(K0) ^ rcx */
@@ -131,13 +141,14 @@ static inline __attribute__((always_inline)) void UBK_STEPF(UBK_S *s, unsigned r
      * kernels, loading row 24 here spilled more) */
     UBK_T next = r < 24 ? (sw ? UBK_ROWF(2, r) : UBK_ROW(2, r)) : UBK_OP(zero)();
     UBK_T k1 = s->k1; /* PK's K1 half: this vector, read in the other frame */
-    /* kx from K0 (one XOR fewer than from k2, one longer chain: this
-     * step is bound by its operation count; key setup 95 -> 90 cycles);
-     * with a three-input XOR from k2 at the same count, an operation less
-     * deep (as UBK_STEP128F's) */
+    /* kx from K0 unless short_kx (one XOR fewer than from k2, one longer
+     * chain); with a three-input XOR from k2 at the same count, an
+     * operation less deep (as UBK_STEP128F's) */
     s->k0 = UBK_OP(xor)(s->k2, sk);
     if (UBK_OP(has_xor3))
         s->kx = UBK_OP(xor3)(s->k2, next, sk);
+    else if (short_kx)
+        s->kx = UBK_OP(xor)(UBK_OP(pin)(UBK_OP(xor)(s->k2, next)), sk);
     else
         s->kx = UBK_OP(xor)(s->k0, next);
     if (lazy3) {
@@ -275,7 +286,7 @@ static inline __attribute__((always_inline)) void UBK_STEP_ANY(UBK_S *s, unsigne
     if (t1)
         UBK_STEP128F(s, r, sw);
     else
-        UBK_STEPF(s, r, sw, UBK_OP(has_xor3));
+        UBK_STEPF(s, r, sw, UBK_OP(has_xor3), 0);
 }
 
 #undef UBK_DRIFT128_INIT

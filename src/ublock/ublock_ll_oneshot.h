@@ -428,10 +428,10 @@ UB_KERNEL void UL_FN(zks_fused256)(ub_ksy *ksy, v128 p0, v128 p1, const uint8_t 
     a = v512_xor(a, UL_FN(zks_key2)(ksy->k0, pzs, ksy->k1));
     b = v512_xor(b, UL_FN(zks_key2)(ksy->k2, pzn, ksy->k3));
     for (unsigned i = 1; i <= 24; i += 2) {
-        ub_ksy_stepf(ksy, i, 0, 0);
+        ub_ksy_stepf(ksy, i, 0, 0, 0);
         UL_FN(zround256_next)
         (&a, &b, UL_FN(zks_key2)(ksy->k0, pzn, ksy->k1), UL_FN(zks_key2)(ksy->k2, pzs, ksy->k3));
-        ub_ksy_stepf(ksy, i + 1, 1, 0);
+        ub_ksy_stepf(ksy, i + 1, 1, 0, 0);
         UL_FN(zround256_next)
         (&a, &b, UL_FN(zks_key2)(ksy->k0, pzs, ksy->k1), UL_FN(zks_key2)(ksy->k2, pzn, ksy->k3));
     }
@@ -467,7 +467,7 @@ UB_KERNEL void UL_FN(ks_round256)(ub_ks *ks, int nk, UL_H *a, UL_H *b, int nb, i
     UL_H k0[UL_G256], k1[UL_G256];
     for (int j = 0; j < nk && j < UL_G256; j++) {
         if (i)
-            ub_ks_stepf(&ks[j], i, sw, 0);
+            ub_ks_stepf(&ks[j], i, sw, 0, 0);
         k0[j] = UL_FN(mk256)(v128_shuf8(ks[j].k0, pr[sw ? 2 : 0]),
                              v128_shuf8(ks[j].k1, pr[sw ? 1 : 3]));
         k1[j] = UL_FN(mk256)(v128_shuf8(ks[j].k2, pr[sw ? 0 : 2]),
@@ -575,10 +575,10 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
             UL_YKEY256(1);
             UL_FN(yround256)(&a, &b, k0, k1, 0);
             for (unsigned i = 1; i < 24; i += 2) {
-                ub_ksy_stepf(&ksy, i, 0, 0);
+                ub_ksy_stepf(&ksy, i, 0, 0, 0);
                 UL_YKEY256(0);
                 UL_FN(yround256)(&a, &b, k0, k1, 0);
-                ub_ksy_stepf(&ksy, i + 1, 1, 0);
+                ub_ksy_stepf(&ksy, i + 1, 1, 0, 0);
                 UL_YKEY256(1);
                 if (i + 1 < 24) {
                     UL_FN(yround256)(&a, &b, k0, k1, 0);
@@ -705,10 +705,10 @@ UB_KERNEL void UL_FN(ks_ydec_b)(const uint8_t *const *key, const uint8_t *const 
     }
     for (unsigned r = 1; r < R; r += 2) /* public r */
         for (int v = 0; v < nv; v++) {
-            ub_ksy_stepf(&ks[v], r, 0, 0);
+            ub_ksy_stepf(&ks[v], r, 0, 0, 0);
             kr[v][2 * r] = ks[v].k0;
             kr[v][2 * r + 1] = ks[v].k1;
-            ub_ksy_stepf(&ks[v], r + 1, 1, 0);
+            ub_ksy_stepf(&ks[v], r + 1, 1, 0, 0);
             if (r + 1 < R) {
                 kr[v][2 * r + 2] = ks[v].k0;
                 kr[v][2 * r + 3] = ks[v].k1;
@@ -791,10 +791,10 @@ UB_KERNEL void UL_FN(ks_zdec_b)(const uint8_t *const *key, const uint8_t *const 
     kr[0] = ks.k0;
     kr[1] = ks.k1;
     for (unsigned r = 1; r < R; r += 2) { /* public r */
-        ub_ksz_stepf(&ks, r, 0, 0);
+        ub_ksz_stepf(&ks, r, 0, 0, 0);
         kr[2 * r] = ks.k0;
         kr[2 * r + 1] = ks.k1;
-        ub_ksz_stepf(&ks, r + 1, 1, 0);
+        ub_ksz_stepf(&ks, r + 1, 1, 0, 0);
         if (r + 1 < R) {
             kr[2 * r + 2] = ks.k0;
             kr[2 * r + 3] = ks.k1;

@@ -241,6 +241,64 @@ def test_packed_rejects_bad_offsets():
         g.encrypt_packed(bytes(24), bytes(10), array("d", [0, 6, 10]))
 
 
+# A thread flips one offset of a writable offsets array between its value and
+# one far past the data while the main thread runs packed calls, which cut
+# the rows with the GIL released. Each call must either refuse the offsets
+# it saw (ValueError) or give exactly the rows of the good offsets: reading
+# the offsets again after they were checked ran rows past the data and the
+# output (a segfault within a second). In a child, so that a crash is a
+# failed test and not a dead test run.
+_PACKED_RACE = r"""
+import os, sys, threading, time
+from array import array
+import kuai
+from kuai.aead import SM4GCM
+n = 4000
+g, k = SM4GCM(bytes(16)), kuai.Cipher("sm4", bytes(16))
+data, nonces, ivs = os.urandom(64 * n), os.urandom(12 * n), os.urandom(16 * n)
+offs = array("q", range(0, 64 * (n + 1), 64))
+calls = {
+    "gcm": lambda: g.encrypt_packed(nonces, data, offs),
+    "cbc": lambda: k.cbc_encrypt_packed(ivs, data, offs),
+}
+want = {name: bytes(f()[0]) for name, f in calls.items()}
+stop = False
+def flip():
+    i, good = n // 2, offs[n // 2]
+    while not stop:
+        offs[i] = 1 << 40
+        offs[i] = good
+t = threading.Thread(target=flip)
+t.start()
+done = refused = 0
+end = time.monotonic() + float(sys.argv[1])
+try:
+    while time.monotonic() < end:
+        for name, f in calls.items():
+            try:
+                out = f()[0]
+            except ValueError:
+                refused += 1
+                continue
+            assert bytes(out) == want[name], name
+            done += 1
+finally:
+    stop = True
+    t.join()
+print(done, refused)
+"""
+
+
+def test_packed_offsets_changed_by_another_thread():
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-c", _PACKED_RACE, "2"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
+    done, refused = map(int, r.stdout.split())
+    assert done > 0
+
+
 def test_cbc_decrypt_packed_leaves_nothing_past_the_rows():
     # The output is sized for the rows before their padding is known; what
     # lies past the last offset (the last row's padding, the room of rows

@@ -8,52 +8,74 @@
  */
 #include "kuai_py.h"
 
-/* Arrow-style offsets: n + 1 non-decreasing int32 or int64 values. */
+/* Arrow-style offsets: n + 1 non-decreasing int32 or int64 values, copied
+ * out of the caller's buffer (as int64) before they are checked. The rows
+ * are cut with the GIL released, and a buffer that is writable (a numpy
+ * array, array('q')) may be changed by another thread meanwhile: read
+ * again there, an offset checked before could then lie past the data and
+ * the output sized from it (a crash, found by a thread flipping one
+ * offset during gcm_encrypt_packed). The copy is what was checked. */
 typedef struct {
-    Py_buffer v;
-    int wide;
+    int64_t *vals; /* n + 1 values, PyMem_Malloc'd */
     Py_ssize_t n;
 } Offsets;
 
 static int offsets_get(PyObject *o, Offsets *off)
 {
     memset(off, 0, sizeof *off);
-    if (PyObject_GetBuffer(o, &off->v, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+    Py_buffer v;
+    if (PyObject_GetBuffer(o, &v, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
         return -1;
     }
-    const char *f = off->v.format ? off->v.format : "B";
+    const char *f = v.format ? v.format : "B";
     if (*f == '<' || *f == '=' || *f == '@') {
         f++;
     }
-    if (off->v.itemsize == 8 && strchr("qlQL", *f) && f[1] == 0) {
-        off->wide = 1;
-    } else if (off->v.itemsize == 4 && strchr("iIlL", *f) && f[1] == 0) {
-        off->wide = 0;
+    int wide;
+    if (v.itemsize == 8 && strchr("qlQL", *f) && f[1] == 0) {
+        wide = 1;
+    } else if (v.itemsize == 4 && strchr("iIlL", *f) && f[1] == 0) {
+        wide = 0;
     } else {
         PyErr_SetString(PyExc_TypeError, "offsets must be an array of int32 or int64 "
                                          "(e.g. array('q'), numpy int64, Arrow's offsets)");
-        PyBuffer_Release(&off->v);
+        PyBuffer_Release(&v);
         return -1;
     }
-    off->n = off->v.len / off->v.itemsize - 1;
+    off->n = v.len / v.itemsize - 1;
     if (off->n < 0) {
         PyErr_SetString(PyExc_ValueError, "offsets: at least one entry needed");
-        PyBuffer_Release(&off->v);
+        PyBuffer_Release(&v);
         return -1;
     }
+    off->vals = PyMem_Malloc(((size_t)off->n + 1) * sizeof(int64_t));
+    if (off->vals == NULL) {
+        PyErr_NoMemory();
+        PyBuffer_Release(&v);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i <= off->n; i++) {
+        if (wide) {
+            memcpy(&off->vals[i], (const char *)v.buf + 8 * i, 8);
+        } else {
+            int32_t x;
+            memcpy(&x, (const char *)v.buf + 4 * i, 4);
+            off->vals[i] = x;
+        }
+    }
+    PyBuffer_Release(&v);
     return 0;
+}
+
+static void offsets_free(Offsets *off)
+{
+    PyMem_Free(off->vals);
+    off->vals = NULL;
 }
 
 static int64_t offsets_at(const Offsets *off, Py_ssize_t i)
 {
-    if (off->wide) {
-        int64_t x;
-        memcpy(&x, (const char *)off->v.buf + 8 * i, 8);
-        return x;
-    }
-    int32_t x;
-    memcpy(&x, (const char *)off->v.buf + 4 * i, 4);
-    return x;
+    return off->vals[i];
 }
 
 /* offsets[0] within the data (len bytes); -1 (raised) if not. */
@@ -109,7 +131,7 @@ static int packed_open(Packed *p, PyObject *offobj, PyObject *dataobj)
         return -1;
     }
     if (get_ro(dataobj, &p->data, "data") < 0) {
-        PyBuffer_Release(&p->off.v);
+        offsets_free(&p->off);
         return -1;
     }
     return 0;
@@ -153,7 +175,7 @@ static void packed_close(Packed *p)
     Py_XDECREF(p->out);
     Py_XDECREF(p->outoff);
     Py_XDECREF(p->ok);
-    PyBuffer_Release(&p->off.v);
+    offsets_free(&p->off);
     PyBuffer_Release(&p->data);
 }
 

@@ -372,7 +372,9 @@ KUAI_API int kuai_xts_decrypt(const kuai_key *data_key, const kuai_key *tweak_ke
  * CCM (NIST SP 800-38C, RFC 3610; SM4-CCM of RFC 8998): nonce of 7..13
  * bytes, tag of 4, 6, ..., 16 bytes (else KUAI_ERR_ARG); the message length
  * must fit the 15 - nonce_len byte length field (else KUAI_ERR_LENGTH). aad
- * may be NULL when aad_len is 0, in/out when len is 0. kuai_ccm_decrypt
+ * may be NULL when aad_len is 0, in/out when len is 0; an aad_len no buffer
+ * can have (over PTRDIFF_MAX, or past the end of the address space from aad)
+ * is KUAI_ERR_ARG, as for in and out. kuai_ccm_decrypt
  * returns KUAI_ERR_AUTH when the tag does not match (compared in constant
  * time); out then holds zeros, never unauthenticated plaintext, so out must
  * not be read by anyone before the call returns.
@@ -403,7 +405,9 @@ KUAI_API int kuai_ofb_crypt(const kuai_key *k, uint8_t *iv, const uint8_t *in, u
 
 /*
  * CMAC (NIST SP 800-38B, RFC 4493): the leading tag_len (4..16) bytes of the
- * MAC of msg (NULL allowed when len is 0). Streaming: init, any number of
+ * MAC of msg (NULL allowed when len is 0; a len no buffer can have, over
+ * PTRDIFF_MAX or past the end of the address space from msg, is
+ * KUAI_ERR_ARG, in kuai_cmac_update too). Streaming: init, any number of
  * updates of any lengths, final. The context keeps a pointer to the key,
  * which must stay set up until final; it allocates nothing, may be copied,
  * and holds the subkeys: final wipes it (after a successful call), and

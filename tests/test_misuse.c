@@ -888,9 +888,25 @@ static int apply(ws *w, const api_fn *f, int s, int v, fault *ft)
             w->iv_len = SIZE_MAX;
             return 1;
         }
-        /* CCM has no AAD limit below 2^64 (kuai.h names none): an aad_len
-         * the buffer does not hold is the caller's to get right. The same
-         * for the CMAC message, which is only read. */
+        /* A buffer that is only read (the CMAC message, CCM's AAD, which
+         * has no limit below 2^64) with a length no buffer can have: refused
+         * as the buffers written are (it read past the caller's buffer into
+         * a crash). GCM's AAD is over its limit first. */
+        VARIANT(u & U_IN && !(u & U_OUT), "len SIZE_MAX-31, message only read", KUAI_ERR_ARG)
+        {
+            w->len = WRAP_LEN;
+            return 1;
+        }
+        VARIANT(u & U_IN && !(u & U_OUT), "len 2^63, message only read", KUAI_ERR_ARG)
+        {
+            w->len = (size_t)1 << (sizeof(size_t) * 8 - 1);
+            return 1;
+        }
+        VARIANT(u & U_AAD && u & U_NONCE, "aad_len SIZE_MAX-31", KUAI_ERR_ARG)
+        {
+            w->aad_len = WRAP_LEN;
+            return 1;
+        }
         VARIANT(u & U_AAD && !(u & U_NONCE), "aad_len SIZE_MAX-31", KUAI_ERR_LENGTH)
         {
             w->aad_len = WRAP_LEN;

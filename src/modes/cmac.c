@@ -120,7 +120,7 @@ int kuai_cmac(const kuai_key *k, const uint8_t *msg, size_t len, uint8_t *tag, s
     int r = check_key(k);
     if (r)
         return r;
-    if ((len && !msg) || !tag || tag_len < 4 || tag_len > 16)
+    if (!span_ok(msg, len) || !tag || tag_len < 4 || tag_len > 16)
         return KUAI_ERR_ARG;
     kuai_cmac_ctx c;
     cmac_setup(&c, k);
@@ -146,7 +146,7 @@ int kuai_cmac_update(kuai_cmac_ctx *ctx, const uint8_t *msg, size_t len)
     int r = check_ctx(ctx);
     if (r)
         return r;
-    if (len && !msg)
+    if (!span_ok(msg, len))
         return KUAI_ERR_ARG;
     if (len)
         cmac_absorb(ctx, msg, len);

@@ -62,6 +62,15 @@ static inline int buffers_ok(const uint8_t *in, const uint8_t *out, size_t len)
     return (a < b ? b - a : a - b) >= len;
 }
 
+/* A buffer that is only read (the CMAC message, CCM's AAD): as
+ * buffers_ok for one buffer. NULL with a length, a length over PTRDIFF_MAX
+ * or one running past the end of the address space is refused, where
+ * reading it would run off the caller's buffer. */
+static inline int span_ok(const uint8_t *p, size_t len)
+{
+    return buffers_ok(p, p, len);
+}
+
 /* What a single-key call needs beyond key and buffers. */
 enum call_kind {
     CALL_ECB, /* whole blocks */

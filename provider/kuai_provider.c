@@ -472,6 +472,8 @@ static int kp_gcm_step(kp_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
     return r == KUAI_OK || kp_raise_kuai(ctx->core, r);
 }
 
+static void kp_gcm_iv_next(kp_ctx *ctx);
+
 /* One TLS 1.2 record, in place: explicit nonce || payload || tag. The nonce
  * is the fixed IV's next invocation value (sending) or taken from the record
  * (receiving); the AAD is the header given by EVP_CTRL_AEAD_TLS1_AAD. */
@@ -492,6 +494,11 @@ static int kp_gcm_tls_record(kp_ctx *ctx, unsigned char *out, size_t *outl, cons
     size_t plen = len - KP_TLS_EXPLICIT_IV - KP_TLS_TAG;
     uint8_t *payload = out + KP_TLS_EXPLICIT_IV;
     if (ctx->enc) {
+        /* A message already ran under this IV (no IV_GEN before it): as
+         * kp_gcm_iv_gen, move on rather than seal the record under it too. */
+        if (ctx->iv_spent)
+            kp_gcm_iv_next(ctx);
+        ctx->iv_spent = 0; /* oiv is incremented below: the next one is unused */
         memcpy(out, inv, KP_TLS_EXPLICIT_IV);
         r = kuai_gcm_encrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad, KP_TLS_AAD_LEN,
                              payload, payload, plen, payload + plen, KP_TLS_TAG);

@@ -953,6 +953,56 @@ static void test_gcm_iv_gen_after_message(const char *name, const EVP_CIPHER *c,
     }
 }
 
+/* A fixed IV, a message encrypted without EVP_CTRL_GCM_IV_GEN, then a TLS
+ * 1.2 record (EVP_CTRL_AEAD_TLS1_AAD and EVP_Cipher) on the same context:
+ * the record was sealed under the IV the message had just used (its
+ * explicit nonce was that IV's invocation field), the nonce reuse IV_GEN
+ * no longer allows. The record must run under the next invocation value,
+ * and be GCM under that nonce. */
+static void test_gcm_tls_record_after_message(const char *name, const EVP_CIPHER *c,
+                                              const EVP_CIPHER *ecb)
+{
+    uint8_t key[32], fixed[12], p1[32], c1[48], iv1[12], hdr[13], rec[8 + 32 + 16], msg[32],
+        exp[32], etag[16], nonce[12];
+    for (int variant = 0; variant < 2; variant++) {
+        int flen = variant == 0 ? 4 : -1;
+        rnd_bytes(key, sizeof key);
+        rnd_bytes(fixed, sizeof fixed);
+        rnd_bytes(p1, sizeof p1);
+        rnd_bytes(msg, sizeof msg);
+        rnd_bytes(hdr, 11);
+        hdr[11] = 0; /* sender: the length with the explicit nonce, without the tag */
+        hdr[12] = 8 + 32;
+        EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+        int l;
+        int ok = EVP_EncryptInit_ex2(x, c, key, NULL, NULL) &&
+                 EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_SET_IV_FIXED, flen, fixed) > 0 &&
+                 EVP_EncryptUpdate(x, c1, &l, p1, 32) && EVP_EncryptFinal_ex(x, c1 + 32, &l) &&
+                 EVP_CIPHER_CTX_get_updated_iv(x, iv1, sizeof iv1) > 0;
+        CHECK(ok, "%s: fixed IV %d, a message without IV_GEN", name, flen);
+        memcpy(rec + 8, msg, 32);
+        ok = ok && EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_TLS1_AAD, 13, hdr) == 16 &&
+             EVP_Cipher(x, rec, rec, sizeof rec) == (int)sizeof rec;
+        CHECK(ok, "%s: fixed IV %d, a TLS record after the message", name, flen);
+        CHECK(ok && memcmp(rec, iv1 + 4, 8) != 0,
+              "%s: fixed IV %d: the TLS record reused the IV the message ran under", name, flen);
+        uint8_t want[12];
+        memcpy(want, iv1, sizeof want);
+        iv_inc(want);
+        CHECK(ok && memcmp(rec, want + 4, 8) == 0,
+              "%s: fixed IV %d: the TLS record runs under the next invocation value", name, flen);
+        memcpy(nonce, iv1, 4);
+        memcpy(nonce + 4, rec, 8);
+        uint8_t aad[13];
+        memcpy(aad, hdr, 13);
+        aad[12] = 32;
+        ref_gcm(ecb, key, nonce, 12, aad, 13, msg, 32, exp, etag);
+        CHECK(ok && memcmp(rec + 8, exp, 32) == 0 && memcmp(rec + 40, etag, 16) == 0,
+              "%s: fixed IV %d: the TLS record is GCM under its explicit nonce", name, flen);
+        EVP_CIPHER_CTX_free(x);
+    }
+}
+
 /* A decryption's final needs a tag set for that message: not the tag an
  * encryption on the same context made, nor the one the previous
  * decryption checked. A tag set before the key and IV (OpenSSL's evp_test
@@ -1589,6 +1639,7 @@ int main(int argc, char **argv)
                 test_gcm_iv_fixed_length(nm, c);
                 test_gcm_iv_gen_null(nm, c);
                 test_gcm_iv_gen_after_message(nm, c, ecb);
+                test_gcm_tls_record_after_message(nm, c, ecb);
                 test_gcm_stale_tag(nm, c);
                 CHECK(param_listed(EVP_CIPHER_settable_ctx_params(c),
                                    OSSL_CIPHER_PARAM_AEAD_TLS1_AAD),

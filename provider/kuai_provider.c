@@ -507,9 +507,14 @@ static int kp_gcm_tls_record(kp_ctx *ctx, unsigned char *out, size_t *outl, cons
                 break;
         *outl = len;
     } else {
-        memcpy(inv, in, KP_TLS_EXPLICIT_IV);
-        r = kuai_gcm_decrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad, KP_TLS_AAD_LEN,
-                             payload, payload, plen, payload + plen, KP_TLS_TAG);
+        /* The record's nonce, in a copy: written into oiv, a nonce anyone
+         * sent would become the next one this context seals under, after a
+         * re-init for encryption. */
+        uint8_t nonce[12];
+        memcpy(nonce, ctx->oiv, ctx->ivlen - KP_TLS_EXPLICIT_IV);
+        memcpy(nonce + ctx->ivlen - KP_TLS_EXPLICIT_IV, in, KP_TLS_EXPLICIT_IV);
+        r = kuai_gcm_decrypt(&ctx->key->k, nonce, ctx->ivlen, ctx->tls_aad, KP_TLS_AAD_LEN, payload,
+                             payload, plen, payload + plen, KP_TLS_TAG);
         *outl = plen;
     }
     ctx->bytes += plen;

@@ -1003,6 +1003,46 @@ static void test_gcm_tls_record_after_message(const char *name, const EVP_CIPHER
     }
 }
 
+/* One context under a 4-byte fixed IV seals a TLS 1.2 record, opens that
+ * record after a re-init for decryption, and seals another after a re-init
+ * for encryption: opening the record had set the fixed IV's invocation
+ * field to the record's explicit nonce, so the second record was sealed
+ * under the first one's nonce. A received nonce (the peer's, or anyone's)
+ * must not become the next one sent. */
+static void test_gcm_tls_record_opened_then_sealed(const char *name, const EVP_CIPHER *c)
+{
+    uint8_t key[32], fixed[4], hdr[13], rec1[8 + 32 + 16], rec2[8 + 32 + 16], msg[32];
+    rnd_bytes(key, sizeof key);
+    rnd_bytes(fixed, sizeof fixed);
+    rnd_bytes(msg, sizeof msg);
+    rnd_bytes(hdr, 11);
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    hdr[11] = 0;
+    hdr[12] = 8 + 32; /* sealing: with the explicit nonce, without the tag */
+    memcpy(rec1 + 8, msg, 32);
+    int ok = EVP_EncryptInit_ex2(x, c, key, NULL, NULL) &&
+             EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed) > 0 &&
+             EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_TLS1_AAD, 13, hdr) == 16 &&
+             EVP_Cipher(x, rec1, rec1, sizeof rec1) == (int)sizeof rec1;
+    CHECK(ok, "%s: first TLS record sealed", name);
+    uint8_t opened[sizeof rec1];
+    memcpy(opened, rec1, sizeof rec1);
+    hdr[12] = 8 + 32 + 16; /* opening: the whole record */
+    ok = ok && EVP_DecryptInit_ex2(x, NULL, NULL, NULL, NULL) &&
+         EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_TLS1_AAD, 13, hdr) == 16 &&
+         EVP_Cipher(x, opened, opened, sizeof opened) == 32 && memcmp(opened + 8, msg, 32) == 0;
+    CHECK(ok, "%s: the record opened on the same context", name);
+    hdr[12] = 8 + 32;
+    memcpy(rec2 + 8, msg, 32);
+    ok = ok && EVP_EncryptInit_ex2(x, NULL, NULL, NULL, NULL) &&
+         EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_TLS1_AAD, 13, hdr) == 16 &&
+         EVP_Cipher(x, rec2, rec2, sizeof rec2) == (int)sizeof rec2;
+    CHECK(ok, "%s: second TLS record sealed", name);
+    CHECK(ok && memcmp(rec1, rec2, 8) != 0,
+          "%s: the second record was sealed under the nonce of the record opened", name);
+    EVP_CIPHER_CTX_free(x);
+}
+
 /* A decryption's final needs a tag set for that message: not the tag an
  * encryption on the same context made, nor the one the previous
  * decryption checked. A tag set before the key and IV (OpenSSL's evp_test
@@ -1640,6 +1680,7 @@ int main(int argc, char **argv)
                 test_gcm_iv_gen_null(nm, c);
                 test_gcm_iv_gen_after_message(nm, c, ecb);
                 test_gcm_tls_record_after_message(nm, c, ecb);
+                test_gcm_tls_record_opened_then_sealed(nm, c);
                 test_gcm_stale_tag(nm, c);
                 CHECK(param_listed(EVP_CIPHER_settable_ctx_params(c),
                                    OSSL_CIPHER_PARAM_AEAD_TLS1_AAD),

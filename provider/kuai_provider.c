@@ -1122,6 +1122,10 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             /* An IV already set (or generated) does not become another of
              * the new length: until a new IV comes, nothing runs. */
             ctx->ivlen = ivlen;
+            /* A fixed IV was one of the old length: IV_GEN and TLS records
+             * under the new one would count on in bytes that are no
+             * invocation field, back onto IVs already used. */
+            ctx->iv_gen = 0;
             if (ctx->gcm_state != KP_GCM_NO_IV) {
                 kuai_gcm_wipe(&ctx->gcm);
                 ctx->gcm_state = KP_GCM_DONE;

@@ -1043,6 +1043,43 @@ static void test_gcm_tls_record_opened_then_sealed(const char *name, const EVP_C
     EVP_CIPHER_CTX_free(x);
 }
 
+/* A 4-byte fixed IV, a message under it, then the IV length changed to 16
+ * and back to 12 with IV_GEN and a message in between: the 16-byte IV_GEN
+ * counted on in bytes 8..15, so back at 12 bytes IV_GEN (and a TLS record)
+ * handed out the first message's IV again. A fixed IV belongs to its
+ * length: after the length changes, IV_GEN and records are refused until a
+ * new fixed IV. */
+static void test_gcm_iv_gen_after_ivlen_change(const char *name, const EVP_CIPHER *c)
+{
+    uint8_t key[32], fixed[4], p1[32], c1[48], iv1[12], iv2[16], iv3[12];
+    rnd_bytes(key, sizeof key);
+    rnd_bytes(fixed, sizeof fixed);
+    rnd_bytes(p1, sizeof p1);
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    int l;
+    int ok = EVP_EncryptInit_ex2(x, c, key, NULL, NULL) &&
+             EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed) > 0 &&
+             EVP_EncryptUpdate(x, c1, &l, p1, 32) && EVP_EncryptFinal_ex(x, c1 + 32, &l) &&
+             EVP_CIPHER_CTX_get_updated_iv(x, iv1, sizeof iv1) > 0 &&
+             EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_IVLEN, 16, NULL) > 0;
+    CHECK(ok, "%s: a message under a fixed IV, then the IV length set to 16", name);
+    int gen16 = ok && EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_IV_GEN, 16, iv2) > 0;
+    if (gen16)
+        gen16 = EVP_EncryptUpdate(x, c1, &l, p1, 32) && EVP_EncryptFinal_ex(x, c1 + 32, &l);
+    CHECK(ok && !gen16, "%s: IV_GEN accepted after the IV length changed", name);
+    ERR_clear_error();
+    ok = ok && EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_IVLEN, 12, NULL) > 0;
+    int gen12 = ok && EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_IV_GEN, 12, iv3) > 0;
+    CHECK(ok && (!gen12 || memcmp(iv3, iv1, sizeof iv1) != 0),
+          "%s: IV_GEN handed out a used IV again after the IV length went 12, 16, 12", name);
+    ERR_clear_error();
+    /* a new fixed IV of the new length brings IV_GEN back */
+    ok = ok && EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed) > 0 &&
+         EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_IV_GEN, 12, iv3) > 0;
+    CHECK(ok, "%s: IV_GEN after a new fixed IV", name);
+    EVP_CIPHER_CTX_free(x);
+}
+
 /* A decryption's final needs a tag set for that message: not the tag an
  * encryption on the same context made, nor the one the previous
  * decryption checked. A tag set before the key and IV (OpenSSL's evp_test
@@ -1681,6 +1718,7 @@ int main(int argc, char **argv)
                 test_gcm_iv_gen_after_message(nm, c, ecb);
                 test_gcm_tls_record_after_message(nm, c, ecb);
                 test_gcm_tls_record_opened_then_sealed(nm, c);
+                test_gcm_iv_gen_after_ivlen_change(nm, c);
                 test_gcm_stale_tag(nm, c);
                 CHECK(param_listed(EVP_CIPHER_settable_ctx_params(c),
                                    OSSL_CIPHER_PARAM_AEAD_TLS1_AAD),

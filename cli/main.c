@@ -458,16 +458,25 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
         /* An input that is the output file would be overwritten while it
          * is read (or, appended to, read forever): standard input too
          * (`-o a - < a` is `-o a a`), and standard output without -o
-         * (`a > a`, `a >> a`, `a 1<>a`). A key file too: --force would
-         * replace the key with the ciphertext. */
+         * (`a > a`, `a >> a`, `a 1<>a`). Every input, not only the one
+         * this output is made from: with several inputs and --force,
+         * `-o d b d/b.kuai` would replace the input d/b.kuai with b's
+         * ciphertext. A key file too: --force would replace the key with
+         * the ciphertext. */
         struct stat si, so;
         if ((outs[i] ? stat(outs[i], &so) : fstat(STDOUT_FILENO, &so)) == 0) {
-            int in_stdin = !strcmp(o->inputs[i], "-");
             const char *out_what = outs[i] ? "output" : "standard output";
-            if ((in_stdin ? fstat(STDIN_FILENO, &si) : stat(o->inputs[i], &si)) == 0 &&
-                S_ISREG(si.st_mode) && same_file(&si, &so))
-                fail(EXIT_USAGE, "%s: input and %s are the same file",
-                     in_stdin ? "standard input" : o->inputs[i], out_what);
+            for (size_t j = 0; j < o->ninputs; j++) {
+                int in_stdin = !strcmp(o->inputs[j], "-");
+                if ((in_stdin ? fstat(STDIN_FILENO, &si) : stat(o->inputs[j], &si)) == 0 &&
+                    S_ISREG(si.st_mode) && same_file(&si, &so)) {
+                    if (j == i)
+                        fail(EXIT_USAGE, "%s: input and %s are the same file",
+                             in_stdin ? "standard input" : o->inputs[j], out_what);
+                    fail(EXIT_USAGE, "%s: input and the output for %s are the same file",
+                         o->inputs[j], o->inputs[i]);
+                }
+            }
             if (o->key_file && stat(o->key_file, &si) == 0 && S_ISREG(si.st_mode) &&
                 same_file(&si, &so))
                 fail(EXIT_USAGE, "%s: key file and %s are the same file", o->key_file, out_what);

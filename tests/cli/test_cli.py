@@ -877,6 +877,43 @@ def test_same_file_stdout(d):
            and ref(got[8:], key=k) == b"plaintext p", "p >> log: appended", repr(p.stderr))
 
 
+def test_force_output_is_other_input(d):
+    """With several inputs and --force, an output that is another input
+    (`-o d b d/b.kuai`: b's output is d/b.kuai) is refused, exit 1, every
+    file as it was: the check compared each output with its own input
+    only, and d/b.kuai was replaced by b's ciphertext (exit 0). Both
+    paths: the container's and --raw CBC's lockstep."""
+    k = key_hex("sm4")
+    sub = d.file("force-other-input")
+    outd = os.path.join(sub, "d")
+    os.makedirs(outd, exist_ok=True)
+    cases = [  # label, arguments, the input that is an output
+        ("container", ["encrypt", "-c", "sm4", "-k", k], "d/b.kuai"),
+        ("container, that input first", ["encrypt", "-c", "sm4", "-k", k], "d/b.kuai", True),
+        ("--raw cbc lockstep", ["encrypt", "--raw", "-c", "sm4-cbc", "-k", k, "--iv", "00" * 16],
+         "d/b.enc"),
+        ("--raw ctr", ["encrypt", "--raw", "-c", "sm4-ctr", "-k", k, "--iv", "00" * 16],
+         "d/b.enc"),
+    ]
+    for label, args, victim, *first in cases:
+        files = {"b": b"hello", victim: b"precious, not an output"}
+        for n, data in files.items():
+            with open(os.path.join(sub, n), "wb") as f:
+                f.write(data)
+        inputs = [victim, "b"] if first else ["b", victim]
+        p = subprocess.run([KUAI] + args[:1] + ["-q"] + args[1:] + ["-f", "-o", "d"] + inputs,
+                           cwd=sub, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, start_new_session=True, timeout=30)
+        err = p.stderr.decode(errors="replace")
+        kept = all(open(os.path.join(sub, n), "rb").read() == data for n, data in files.items())
+        report(p.returncode == EXIT_USAGE and "same file" in err and kept
+               and sorted(os.listdir(outd)) == [os.path.basename(victim)]
+               and leftovers(sub) == [], f"-f -o d b {victim} ({label}): refused, input kept",
+               f"rc={p.returncode} {err!r} {os.listdir(outd)}")
+        for n in files:
+            os.unlink(os.path.join(sub, n))
+
+
 def test_named_fds(d):
     """-o /dev/stdout, /dev/fd/N or /proc/self/fd/N is written through that
     descriptor, never replaced, no --force needed (docs/cli.md's table):
@@ -2075,6 +2112,7 @@ def main():
         test_short_option_values(d)
         test_closed_std(d)
         test_same_file_stdout(d)
+        test_force_output_is_other_input(d)
         test_named_fds(d)
         test_key_file_binary(d)
         test_overwrite(d)

@@ -839,11 +839,16 @@ static int kp_put_size(OSSL_PARAM params[], const char *key, size_t v)
     return p == NULL || OSSL_PARAM_set_size_t(p, v);
 }
 
-/* An IV is answered only by a cipher that has one (ECB has none). */
+/* An IV is answered only by a cipher that has one (ECB has none): as a
+ * copy, or as a pointer into the context, which is how the legacy
+ * EVP_CIPHER_CTX_iv, _iv_noconst and _original_iv ask (OpenSSL's providers
+ * answer both; answering only the copy made those return NULL). */
 static int kp_put_iv(OSSL_PARAM params[], const char *key, const uint8_t *iv, size_t ivlen)
 {
     OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
-    return p == NULL || ivlen == 0 || OSSL_PARAM_set_octet_string(p, iv, ivlen);
+    return p == NULL || ivlen == 0 ||
+           (p->data_type == OSSL_PARAM_OCTET_PTR ? OSSL_PARAM_set_octet_ptr(p, iv, ivlen)
+                                                 : OSSL_PARAM_set_octet_string(p, iv, ivlen));
 }
 
 int kp_alg_params(OSSL_PARAM params[], unsigned mode, size_t keylen, size_t ivlen, size_t blocksize,

@@ -222,6 +222,12 @@ static int kpm_init(void *vctx, const unsigned char *key, size_t keylen, const u
     kpm_ctx *ctx = vctx;
     ctx->enc = enc;
     ctx->num = 0;
+    /* CCM: an encryption has no expected tag, and it writes the tag it
+     * makes where a decryption's is kept: one set earlier for a decryption
+     * must not outlive a switch to encrypting, or a later decryption would
+     * be checked against the tag this context made (as kp_init for GCM). */
+    if (enc)
+        ctx->tag_given = 0;
     if (iv != NULL) {
         if (ivlen != ctx->ivlen)
             return kp_raise_data(ctx->core, KP_R_INVALID_IV_LENGTH, "%zu bytes, expected %zu",

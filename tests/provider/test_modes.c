@@ -599,6 +599,22 @@ static void test_ccm(const char *name, size_t keylen, int has_ref, int gcry_sm4)
               "%s (%s): a second decryption without a tag", name, s ? "OpenSSL" : "kuai");
         EVP_CIPHER_CTX_free(x);
         ERR_clear_error();
+        /* A tag set for a decryption that never ran, then an encryption:
+         * a decryption after it, with no tag set for it, is refused (kuai
+         * checked it against the tag the encryption had just made, and
+         * took its own ciphertext; OpenSSL checks the stale tag). */
+        x = EVP_CIPHER_CTX_new();
+        memset(t3, 0x5a, 16);
+        r = EVP_CipherInit_ex2(x, sides[s], key, nonce, 0, NULL) &&
+            EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 12, t3) > 0 &&
+            EVP_CipherInit_ex2(x, NULL, NULL, nonce, 1, NULL) &&
+            EVP_CipherUpdate(x, o1, &l, in_buf, 32) && EVP_CipherFinal_ex(x, o1 + 32, &l) &&
+            EVP_CipherInit_ex2(x, NULL, NULL, nonce, 0, NULL);
+        CHECK(r && !EVP_CipherUpdate(x, o3, &l, o1, 32),
+              "%s (%s): a decryption checked against the encryption's own tag", name,
+              s ? "OpenSSL" : "kuai");
+        EVP_CIPHER_CTX_free(x);
+        ERR_clear_error();
     }
     EVP_CIPHER_free(k);
     EVP_CIPHER_free(d);

@@ -208,3 +208,33 @@ def test_over_long_message_says_so(tmp_path):
             mm.close()
     assert "GCM's limit" in str(e.value)
     assert "multiple of the block" not in str(e.value)
+
+
+def test_finalize_with_tag_after_finalize_is_already_finalized():
+    # docs/python.md: after finalize every call raises AlreadyFinalized (as
+    # cryptography's GCM contexts). finalize_with_tag checked its tag and
+    # the context's kind first: a finalized decryptor raised ValueError
+    # ("already given", "4 to 16 bytes"), a finalized encryptor too.
+    c = kuai.Cipher("sm4", bytes(16))
+    e = c.encryptor(modes.GCM(bytes(12)))
+    e.update(b"abc")
+    e.finalize()
+    tag = e.tag
+    with pytest.raises(kuai.AlreadyFinalized):
+        e.finalize_with_tag(tag)
+    d = c.decryptor(modes.GCM(bytes(12), tag))
+    d.update(b"xyz")  # not e's ciphertext: the tag is wrong
+    with pytest.raises(kuai.InvalidTag):
+        d.finalize()
+    with pytest.raises(kuai.AlreadyFinalized):
+        d.finalize_with_tag(tag)
+    d = c.decryptor(modes.GCM(bytes(12)))
+    d.finalize_with_tag(c.gcm_encrypt(bytes(12), b"", None))  # the empty message's tag
+    for t in (tag, tag[:2], bytes(17)):
+        with pytest.raises(kuai.AlreadyFinalized):
+            d.finalize_with_tag(t)
+    # before finalize the old errors stand
+    with pytest.raises(ValueError, match="is for decryption"):
+        c.encryptor(modes.GCM(bytes(12))).finalize_with_tag(tag)
+    with pytest.raises(ValueError, match="already given"):
+        c.decryptor(modes.GCM(bytes(12), tag)).finalize_with_tag(tag)

@@ -157,6 +157,12 @@ static PyObject *gcm_py_finalize_with_tag(PyObject *o, PyObject *const *args, Py
     if (kpy_args("finalize_with_tag", args, nargs, kwnames, names, 1, 1, &tagobj) < 0) {
         return NULL;
     }
+    /* Finalized first, as every other call (and cryptography): not the
+     * ValueError of a tag that would not have been taken anyway. keyobj
+     * changes only with the GIL held, as here. */
+    if (kpy_ctx_check(&g->base) < 0) {
+        return NULL;
+    }
     if (g->enc) {
         PyErr_SetString(PyExc_ValueError, "finalize_with_tag is for decryption (encryptors: "
                                           "finalize(), then .tag)");

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """The rest of the API: errors, padding, batches, multi-key, threads."""
+import ctypes
 import os
 import random
 import threading
@@ -240,6 +241,49 @@ def test_packed_rejects_bad_offsets():
     with pytest.raises(TypeError, match="int32 or int64"):
         g.encrypt_packed(bytes(24), bytes(10), array("d", [0, 6, 10]))
 
+
+
+class _PyBuffer(ctypes.Structure):
+    """CPython's Py_buffer, to hand the extension a view with any format."""
+    _fields_ = [("buf", ctypes.c_void_p), ("obj", ctypes.py_object), ("len", ctypes.c_ssize_t),
+                ("itemsize", ctypes.c_ssize_t), ("readonly", ctypes.c_int),
+                ("ndim", ctypes.c_int), ("format", ctypes.c_void_p), ("shape", ctypes.c_void_p),
+                ("strides", ctypes.c_void_p), ("suboffsets", ctypes.c_void_p),
+                ("internal", ctypes.c_void_p)]
+
+
+def _exported(data, fmt, itemsize):
+    """A memoryview over data whose buffer format is the bytes fmt as they
+    are (what a C extension's exporter may give; memoryview.cast and the
+    struct module make no such format), and what it points into (keep it
+    alive as long as the view)."""
+    keep = [ctypes.create_string_buffer(data, len(data)),
+            ctypes.create_string_buffer(fmt, len(fmt)),
+            (ctypes.c_ssize_t * 1)(len(data) // itemsize), (ctypes.c_ssize_t * 1)(itemsize)]
+    b = _PyBuffer(buf=ctypes.addressof(keep[0]), len=len(data), itemsize=itemsize, readonly=1,
+                  ndim=1, format=ctypes.addressof(keep[1]), shape=ctypes.addressof(keep[2]),
+                  strides=ctypes.addressof(keep[3]))
+    f = ctypes.pythonapi.PyMemoryView_FromBuffer
+    f.restype, f.argtypes = ctypes.py_object, [ctypes.POINTER(_PyBuffer)]
+    return f(ctypes.byref(b)), keep
+
+
+def test_packed_offsets_format_without_a_type():
+    # A format of "" or a bare byte-order prefix names no type: refused. It
+    # was taken as int64, and whether it was depended on the byte after the
+    # format's terminating NUL (read past the string): "<" followed by
+    # "\0\0" passed, by "\0X" failed.
+    g = aead.SM4GCM(KEY)
+    k = kuai.Cipher("sm4", KEY)
+    offs = array("q", [0, 6, 10]).tobytes()
+    mv, keep = _exported(offs, b"<q\0", 8)
+    assert len(g.encrypt_packed(bytes(24), bytes(10), mv)[0]) == 10 + 2 * 16
+    for fmt in (b"\0\0", b"\0X", b"<\0\0", b"<\0X", b"=\0\0", b"@\0\0"):
+        mv, keep = _exported(offs, fmt, 8)
+        with pytest.raises(TypeError, match="int32 or int64"):
+            g.encrypt_packed(bytes(24), bytes(10), mv)
+        with pytest.raises(TypeError, match="int32 or int64"):
+            k.cbc_encrypt_packed(bytes(32), bytes(10), mv)
 
 # A thread flips one offset of a writable offsets array between its value and
 # one far past the data while the main thread runs packed calls, which cut

@@ -31,10 +31,15 @@ static int offsets_get(PyObject *o, Offsets *off)
     if (*f == '<' || *f == '=' || *f == '@') {
         f++;
     }
+    /* Exactly one type character after the byte-order prefix. Checked
+     * before strchr (which finds the terminator too) and before f[1] is
+     * read: a format of "" or a bare "<" from an exporter was taken as
+     * int64, f[1] then being the byte past the format's terminator. */
+    int one = *f != 0 && f[1] == 0;
     int wide;
-    if (v.itemsize == 8 && strchr("qlQL", *f) && f[1] == 0) {
+    if (one && v.itemsize == 8 && strchr("qlQL", *f)) {
         wide = 1;
-    } else if (v.itemsize == 4 && strchr("iIlL", *f) && f[1] == 0) {
+    } else if (one && v.itemsize == 4 && strchr("iIlL", *f)) {
         wide = 0;
     } else {
         PyErr_SetString(PyExc_TypeError, "offsets must be an array of int32 or int64 "

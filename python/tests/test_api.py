@@ -518,3 +518,40 @@ def test_keyword_arguments_as_cryptography():
     dec.authenticate_additional_data(b"ad")
     assert dec.update(ct) == b"data"
     dec.finalize_with_tag(tag=enc.tag)
+
+
+def _stub_names(path):
+    """{name: None for a function or value, {method names} for a class} of
+    a .pyi file."""
+    import ast
+    names = {}
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.ClassDef):
+            names[node.name] = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+        elif isinstance(node, ast.FunctionDef):
+            names[node.name] = None
+        elif isinstance(node, ast.AnnAssign):
+            names[node.target.id] = None
+    return names
+
+
+@pytest.mark.parametrize("module", ["_kuai", "_kuai_file"])
+def test_stubs_name_what_the_extension_has(module):
+    # Every public name of the extension modules, and every method of their
+    # classes, is in the type stubs (Key.cbc_encrypt_packed and
+    # cbc_decrypt_packed were not), and the stubs name nothing they lack.
+    import importlib
+    import pathlib
+    try:
+        m = importlib.import_module("kuai." + module)
+    except ImportError:
+        pytest.skip(module + " not built (no OpenSSL 3 headers)")
+    stub = _stub_names(pathlib.Path(kuai.__file__).parent / (module + ".pyi"))
+    real = {n for n in vars(m) if not n.startswith("__")}
+    assert real - set(stub) == set()
+    assert set(stub) - real - {"Buffer", "_K"} == set()
+    for name, methods in stub.items():
+        if methods is not None:
+            have = {a for a in vars(getattr(m, name)) if not a.startswith("__")}
+            assert (name, have - methods) == (name, set())
+            assert (name, methods - have - {"__new__"}) == (name, set())

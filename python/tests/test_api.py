@@ -555,3 +555,34 @@ def test_stubs_name_what_the_extension_has(module):
             have = {a for a in vars(getattr(m, name)) if not a.startswith("__")}
             assert (name, have - methods) == (name, set())
             assert (name, methods - have - {"__new__"}) == (name, set())
+
+
+def _raised(f):
+    try:
+        f()
+    except Exception as e:
+        return type(e)
+    return None
+
+
+def test_not_contiguous_is_a_buffer_error_as_in_cryptography():
+    # A buffer that is not C-contiguous (a strided slice) raises BufferError
+    # as in cryptography, for data and for update_into's buf alike (the buf
+    # raised TypeError); a read-only buf is a TypeError in both.
+    from cryptography.hazmat.primitives.ciphers import aead as caead
+
+    key, iv, nonce = bytes(16), bytes(16), bytes(12)
+    strided = memoryview(bytearray(64))[::2]
+    c = kuai.Cipher("aes", key)
+    for mode, cmode in ((modes.CTR(iv), cmodes.CTR(iv)), (modes.GCM(nonce), cmodes.GCM(nonce))):
+        for call, want in ((lambda e: e.update(strided), BufferError),
+                           (lambda e: e.update_into(strided, bytearray(64)), BufferError),
+                           (lambda e: e.update_into(b"x" * 16, strided), BufferError),
+                           (lambda e: e.update_into(b"x" * 16, bytes(64)), TypeError),
+                           (lambda e: e.update_into(b"x" * 16, memoryview(bytes(64))[::2]),
+                            TypeError)):
+            theirs = _raised(lambda: call(CCipher(algorithms.AES(key), cmode).encryptor()))
+            ours = _raised(lambda: call(c.encryptor(mode)))
+            assert ours == theirs == want
+    assert (_raised(lambda: aead.AESGCM(key).encrypt(nonce, strided, None))
+            == _raised(lambda: caead.AESGCM(key).encrypt(nonce, strided, None)) == BufferError)

@@ -115,12 +115,22 @@ PyObject *kpy_ctx_update_into(PyObject *o, PyObject *const *args, Py_ssize_t nar
     if (get_ro(a[0], &db, "data") < 0) {
         return NULL;
     }
-    if (PyObject_GetBuffer(a[1], &ob, PyBUF_WRITABLE) < 0) {
+    /* As cryptography: a buf that is no buffer or is read-only is a
+     * TypeError, a writable one that is not C-contiguous a BufferError (as
+     * for every data argument). Asked for with strides so that the two are
+     * told apart: a simple writable view is refused alike for both. */
+    if (PyObject_GetBuffer(a[1], &ob, PyBUF_WRITABLE | PyBUF_STRIDES) < 0) {
         if (PyErr_ExceptionMatches(PyExc_TypeError) || PyErr_ExceptionMatches(PyExc_BufferError)) {
             PyErr_SetString(PyExc_TypeError,
-                            "buf must be a writable, C-contiguous bytes-like object (bytearray, "
-                            "memoryview of one, numpy array)");
+                            "buf must be a writable bytes-like object (bytearray, memoryview of "
+                            "one, numpy array)");
         }
+        PyBuffer_Release(&db);
+        return NULL;
+    }
+    if (!PyBuffer_IsContiguous(&ob, 'C')) {
+        PyErr_SetString(PyExc_BufferError, "buf is not C-contiguous");
+        PyBuffer_Release(&ob);
         PyBuffer_Release(&db);
         return NULL;
     }

@@ -223,6 +223,23 @@ def test_xts_keys_and_refusals():
         CCipher(algorithms.AES(k), cmodes.XTS(tw)).decryptor().update(ct)
 
 
+def test_xts_refuses_an_oversized_unit_before_allocating():
+    # update() of more than 2^24 bytes is refused before its output is
+    # allocated: it made a bytes object as long as the input first (what a
+    # 4 GiB mistake would double), then refused it.
+    import tracemalloc
+    e = kuai.Cipher("aes-xts", os.urandom(32)).encryptor(modes.XTS(bytes(16)))
+    big = bytes(2**24 + 16)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match="data unit"):
+            e.update(big)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 2**20
+    assert len(e.update(bytes(32))) == 32  # the context goes on
+
 def test_xts_gb_and_ieee_differ_and_invert():
     c = kuai.Cipher("sm4-xts", bytes(range(32)))
     data = os.urandom(100)

@@ -96,7 +96,7 @@ static Py_ssize_t gcm_update(CtxObject *c, const uint8_t *in, size_t len, uint8_
     return (Py_ssize_t)len;
 }
 
-static const CtxUpdate gcm_ops = {gcm_out_len, gcm_update};
+static const CtxUpdate gcm_ops = {gcm_out_len, gcm_update, NULL};
 
 static PyObject *gcm_py_update(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames)

@@ -148,6 +148,11 @@ typedef struct {
 typedef struct {
     size_t (*out_len)(CtxObject *c, size_t len);
     Py_ssize_t (*run)(CtxObject *c, const uint8_t *in, size_t len, uint8_t *out, size_t room);
+    /* 0, or -1 (raised) for a length the type refuses whatever the output
+     * (XTS: over 2^24 bytes), asked before update allocates its output, so
+     * that a refused call does not first allocate as much as it was given.
+     * NULL: no such length. run checks again (update_into). */
+    int (*check)(CtxObject *c, size_t len);
 } CtxUpdate;
 
 CtxObject *kpy_ctx_new(PyObject *tp, PyObject *keyobj);

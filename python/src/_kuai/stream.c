@@ -88,7 +88,7 @@ PyObject *kpy_ctx_update(PyObject *o, PyObject *const *args, Py_ssize_t nargs, P
     }
     PyObject *r = NULL;
     kpy_ctx_lock(c);
-    if (kpy_ctx_check(c) == 0) {
+    if (kpy_ctx_check(c) == 0 && (u->check == NULL || u->check(c, (size_t)db.len) == 0)) {
         uint8_t *out;
         size_t n = u->out_len(c, (size_t)db.len);
         if ((r = new_bytes((Py_ssize_t)n, &out)) != NULL &&
@@ -310,6 +310,20 @@ static int stream_run(StreamObject *s, const uint8_t *in, uint8_t *out, size_t l
     return KUAI_OK;
 }
 
+/* XTS: one data unit of 16 bytes to 2^24 (IEEE 1619) an update, or none. */
+static int stream_check(CtxObject *c, size_t len)
+{
+    const StreamObject *s = (const StreamObject *)c;
+    if (is_xts(s->op) && len != 0 && (len < 16 || len > ((size_t)1 << 24))) {
+        PyErr_Format(PyExc_ValueError,
+                     "In XTS mode each update() is one data unit of 16 bytes to 2^24 bytes, "
+                     "not %zu bytes",
+                     len);
+        return -1;
+    }
+    return 0;
+}
+
 /* The update into out (room bytes). Returns bytes written or -1. */
 static Py_ssize_t stream_update(CtxObject *c, const uint8_t *in, size_t len, uint8_t *out,
                                 size_t room)
@@ -320,11 +334,7 @@ static Py_ssize_t stream_update(CtxObject *c, const uint8_t *in, size_t len, uin
         PyErr_Format(PyExc_ValueError, "buffer must be at least %zu bytes for this call", n);
         return -1;
     }
-    if (is_xts(s->op) && len != 0 && (len < 16 || len > ((size_t)1 << 24))) {
-        PyErr_Format(PyExc_ValueError,
-                     "In XTS mode each update() is one data unit of 16 bytes to 2^24 bytes, "
-                     "not %zu bytes",
-                     len);
+    if (stream_check(c, len) < 0) {
         return -1;
     }
     uint8_t *tmp = NULL;
@@ -344,7 +354,7 @@ static Py_ssize_t stream_update(CtxObject *c, const uint8_t *in, size_t len, uin
     return (Py_ssize_t)n;
 }
 
-static const CtxUpdate stream_ops = {stream_out_len, stream_update};
+static const CtxUpdate stream_ops = {stream_out_len, stream_update, stream_check};
 
 static PyObject *stream_py_update(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames)

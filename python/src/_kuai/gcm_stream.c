@@ -81,7 +81,7 @@ static Py_ssize_t gcm_update(CtxObject *c, const uint8_t *in, size_t len, uint8_
     KPY_GIL_CALL(len, rc,
                  g->enc ? kuai_gcm_encrypt_update(&g->ctx, in, out, len)
                         : kuai_gcm_decrypt_update(&g->ctx, in, out, len));
-    PyMem_Free(tmp);
+    free_input_copy(tmp, len);
     if (rc == KUAI_ERR_LENGTH) {
         /* GCM has no block-size rule: the only length it refuses is over
          * the 2^36 - 32 bytes one message may have (NIST SP 800-38D). */

@@ -215,8 +215,19 @@ static inline int overlaps(const uint8_t *a, size_t alen, const uint8_t *b, size
     return alen != 0 && blen != 0 && a < b + blen && b < a + alen;
 }
 
+/* Zeroes n bytes at p through a volatile pointer, so that the compiler
+ * cannot drop the stores as dead before a free (the library's kuai_wipe is
+ * internal to it: src/wipe.h is not part of include/). */
+static inline void kpy_wipe(void *p, size_t n)
+{
+    volatile uint8_t *v = p;
+    for (size_t i = 0; i < n; i++) {
+        v[i] = 0;
+    }
+}
+
 /* A copy of the input, for an output that would overwrite it before it is
- * read; PyMem_Free it. NULL (raised) if no memory. */
+ * read; free it with free_input_copy. NULL (raised) if no memory. */
 static inline uint8_t *copy_input(const uint8_t *in, size_t len)
 {
     uint8_t *tmp = PyMem_Malloc(len);
@@ -226,6 +237,17 @@ static inline uint8_t *copy_input(const uint8_t *in, size_t len)
     }
     memcpy(tmp, in, len);
     return tmp;
+}
+
+/* Frees a copy_input copy (NULL: none), erased first: it holds the
+ * caller's input, the plaintext when encrypting, which freed memory would
+ * otherwise keep until something else is written there. */
+static inline void free_input_copy(uint8_t *tmp, size_t len)
+{
+    if (tmp != NULL) {
+        kpy_wipe(tmp, len);
+        PyMem_Free(tmp);
+    }
 }
 
 #endif

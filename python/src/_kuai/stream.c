@@ -346,7 +346,7 @@ static Py_ssize_t stream_update(CtxObject *c, const uint8_t *in, size_t len, uin
     }
     int rc;
     KPY_GIL_CALL(len, rc, stream_run(s, in, out, len));
-    PyMem_Free(tmp);
+    free_input_copy(tmp, len);
     if (rc != KUAI_OK) {
         kpy_raise(rc, "update");
         return -1;

@@ -610,3 +610,19 @@ def test_overlap_copy_is_wiped(mode):
             free(p)
         left = pt[16 + 64:16 + 200] in got
         assert not left, "the input's copy was freed unerased"
+
+
+def test_encryption_takes_no_errors_argument():
+    # errors= says what a failed authentication gives; encryption has none
+    # and took the argument to ignore it, errors="none" or "raise" alike.
+    g = aead.SM4GCM(KEY)
+    offs = array("q", [0, 3])
+    for errors in ("none", "raise"):
+        with pytest.raises(TypeError, match="errors"):
+            g.encrypt_batch(bytes(12), [b"abc"], errors=errors)
+        with pytest.raises(TypeError, match="errors"):
+            g.encrypt_packed(bytes(12), b"abc", offs, errors=errors)
+    ct = g.encrypt_batch(bytes(12), [b"abc"], None, 12)  # nonce_len is the 4th now
+    assert g.decrypt_batch(bytes(12), ct, errors="none") == [b"abc"]
+    out, oo = g.encrypt_packed(bytes(12), b"abc", offs)
+    assert g.decrypt_packed(bytes(12), out, oo, errors="none")[0] == b"abc"

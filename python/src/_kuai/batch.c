@@ -175,14 +175,20 @@ int kpy_parse_errors(const char *errors, int *raise)
  * nonces: a sequence of buffers, or one buffer of n * nonce_len bytes. */
 static PyObject *gcm_batch(PyObject *o, PyObject *args, PyObject *kwds, int enc)
 {
-    static char *kwlist[] = {"nonces", "datas", "aad", "errors", "nonce_len", NULL};
+    /* errors= is decryption's alone: encryption has no failure it could
+     * choose how to report, and took the argument only to ignore it (a
+     * caller's errors="none" then promised what it did not do). */
+    static char *dec_kw[] = {"nonces", "datas", "aad", "errors", "nonce_len", NULL};
+    static char *enc_kw[] = {"nonces", "datas", "aad", "nonce_len", NULL};
     KeyObject *k = (KeyObject *)o;
     PyObject *nonces, *datas, *aadobj = Py_None;
     const char *errors = "raise";
     Py_ssize_t nonce_len = 12;
     int raise = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|Osn", kwlist, &nonces, &datas, &aadobj,
-                                     &errors, &nonce_len) ||
+    if (!(enc ? PyArg_ParseTupleAndKeywords(args, kwds, "OO|On:gcm_encrypt_batch", enc_kw, &nonces,
+                                            &datas, &aadobj, &nonce_len)
+              : PyArg_ParseTupleAndKeywords(args, kwds, "OO|Osn:gcm_decrypt_batch", dec_kw, &nonces,
+                                            &datas, &aadobj, &errors, &nonce_len)) ||
         kpy_parse_errors(errors, &raise) < 0 || kpy_check_gcm_key(k) < 0 ||
         kpy_check_nonce(nonce_len) < 0) {
         return NULL;

@@ -194,15 +194,21 @@ static void packed_close(Packed *p)
  * the GIL released: what Arrow batches (kuai.spark) hand over. */
 static PyObject *gcm_packed(PyObject *o, PyObject *args, PyObject *kwds, int enc)
 {
-    static char *kwlist[] = {"nonces",       "data",      "offsets", "aad",
+    /* errors= for decryption only, as in gcm_batch (batch.c). */
+    static char *dec_kw[] = {"nonces",       "data",      "offsets", "aad",
                              "prefix_nonce", "nonce_len", "errors",  NULL};
+    static char *enc_kw[] = {"nonces", "data", "offsets", "aad", "prefix_nonce", "nonce_len", NULL};
     KeyObject *k = (KeyObject *)o;
     PyObject *nonces, *dataobj, *offobj, *aadobj = Py_None;
     int prefix = 0, raise = 1;
     Py_ssize_t nonce_len = 12;
     const char *errors = "raise";
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|Opns", kwlist, &nonces, &dataobj, &offobj,
-                                     &aadobj, &prefix, &nonce_len, &errors) ||
+    if (!(enc ? PyArg_ParseTupleAndKeywords(args, kwds, "OOO|Opn:gcm_encrypt_packed", enc_kw,
+                                            &nonces, &dataobj, &offobj, &aadobj, &prefix,
+                                            &nonce_len)
+              : PyArg_ParseTupleAndKeywords(args, kwds, "OOO|Opns:gcm_decrypt_packed", dec_kw,
+                                            &nonces, &dataobj, &offobj, &aadobj, &prefix,
+                                            &nonce_len, &errors)) ||
         kpy_parse_errors(errors, &raise) < 0 || kpy_check_gcm_key(k) < 0 ||
         kpy_check_nonce(nonce_len) < 0) {
         return NULL;

@@ -242,6 +242,24 @@ def test_packed_rejects_bad_offsets():
         g.encrypt_packed(bytes(24), bytes(10), array("d", [0, 6, 10]))
 
 
+def test_packed_unsigned_offsets_read_as_unsigned():
+    # uint32/uint64 offsets are taken at their value: a uint32 of 2^31 or
+    # more was sign-extended (offsets[2] = -1294967296 for 3000000000, an
+    # offset that data of over 2 GiB holds), a uint64 of 2^63 or more taken
+    # as negative.
+    g = aead.SM4GCM(KEY)
+    want = g.encrypt_packed(bytes(24), bytes(10), array("q", [0, 6, 10]))[0]
+    for code in "ILQ":
+        assert g.encrypt_packed(bytes(24), bytes(10), array(code, [0, 6, 10]))[0] == want
+    with pytest.raises(ValueError, match=r"offsets\[2\] = 3000000000 .*past the data"):
+        g.encrypt_packed(bytes(24), bytes(10), array("I", [0, 6, 3_000_000_000]))
+    for big in (2**63, 2**64 - 1):
+        with pytest.raises(ValueError, match=r"offsets\[2\] = %d past the data" % big):
+            g.encrypt_packed(bytes(24), bytes(10), array("Q", [0, 6, big]))
+        with pytest.raises(ValueError, match=r"offsets\[2\] = %d past the data" % big):
+            kuai.Cipher("sm4", KEY).cbc_encrypt_packed(bytes(32), bytes(10), array("Q", [0, 6, big]))
+
+
 
 class _PyBuffer(ctypes.Structure):
     """CPython's Py_buffer, to hand the extension a view with any format."""

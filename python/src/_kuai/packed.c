@@ -20,6 +20,12 @@ typedef struct {
     Py_ssize_t n;
 } Offsets;
 
+static void offsets_free(Offsets *off)
+{
+    PyMem_Free(off->vals);
+    off->vals = NULL;
+}
+
 static int offsets_get(PyObject *o, Offsets *off)
 {
     memset(off, 0, sizeof *off);
@@ -47,6 +53,11 @@ static int offsets_get(PyObject *o, Offsets *off)
         PyBuffer_Release(&v);
         return -1;
     }
+    /* Unsigned items are read as such: a uint32 offset of 2^31 or more was
+     * sign-extended (refused as a negative offset, -1294967296 for
+     * 3000000000, where data of over 2 GiB holds it); a uint64 one of 2^63
+     * or more, which no int64 holds, is refused here by its value. */
+    const int is_unsigned = strchr("QLI", *f) != NULL;
     off->n = v.len / v.itemsize - 1;
     if (off->n < 0) {
         PyErr_SetString(PyExc_ValueError, "offsets: at least one entry needed");
@@ -60,8 +71,23 @@ static int offsets_get(PyObject *o, Offsets *off)
         return -1;
     }
     for (Py_ssize_t i = 0; i <= off->n; i++) {
-        if (wide) {
+        if (wide && is_unsigned) {
+            uint64_t u;
+            memcpy(&u, (const char *)v.buf + 8 * i, 8);
+            if (u > (uint64_t)INT64_MAX) {
+                PyErr_Format(PyExc_ValueError, "offsets[%zd] = %llu past the data", i,
+                             (unsigned long long)u);
+                offsets_free(off);
+                PyBuffer_Release(&v);
+                return -1;
+            }
+            off->vals[i] = (int64_t)u;
+        } else if (wide) {
             memcpy(&off->vals[i], (const char *)v.buf + 8 * i, 8);
+        } else if (is_unsigned) {
+            uint32_t u;
+            memcpy(&u, (const char *)v.buf + 4 * i, 4);
+            off->vals[i] = u;
         } else {
             int32_t x;
             memcpy(&x, (const char *)v.buf + 4 * i, 4);
@@ -70,12 +96,6 @@ static int offsets_get(PyObject *o, Offsets *off)
     }
     PyBuffer_Release(&v);
     return 0;
-}
-
-static void offsets_free(Offsets *off)
-{
-    PyMem_Free(off->vals);
-    off->vals = NULL;
 }
 
 static int64_t offsets_at(const Offsets *off, Py_ssize_t i)

@@ -136,6 +136,9 @@ static PyObject *cmac_verify(PyObject *o, PyObject *const *args, Py_ssize_t narg
             Py_INCREF(r);
         }
     }
+    /* the valid tag for this message does not stay on the stack: with it a
+     * later reader of the process's memory could forge this one message */
+    kpy_wipe(tag, sizeof tag);
     PyBuffer_Release(&sb);
     return r;
 }

@@ -353,11 +353,10 @@ int kuai_bench_main(const char *name, int argc, char **argv)
         return 2;
     }
 
-    /* Open the output now: a typo in the path should cost a second, not
+    /* Check the report's path now: a typo in it should cost a second, not
      * the whole run. */
-    FILE *json = NULL;
-    if (o.json && !(json = fopen(o.json, "w")))
-        die("cannot write %s: %s", o.json, strerror(errno));
+    if (o.json)
+        json_check(o.json);
 
     char model[256];
     cpu_model(model, sizeof model);
@@ -450,8 +449,8 @@ int kuai_bench_main(const char *name, int argc, char **argv)
         bench_ublock_paper(&po);
     }
     printf("\nload average (1 min) at end: %.2f (this run alone adds about 1)\n", loadavg1());
-    if (json) {
-        write_json(json, o.json);
+    if (o.json) {
+        write_json(o.json);
         printf("wrote %zu rows to %s\n", nrows, o.json);
     }
     free(rows);

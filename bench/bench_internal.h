@@ -227,6 +227,9 @@ void print_header_row(void);
 /* Turn measured jobs into a row, print it and keep it for the JSON. */
 void add_row(const ctx *x, const char *mode, const job *a, const job *b, int short_msg,
              size_t streams, size_t len, int threads);
-void write_json(FILE *f, const char *path);
+/* json_check before the run refuses a path the report cannot go to;
+ * write_json after it writes the rows there. */
+void json_check(const char *path);
+void write_json(const char *path);
 
 #endif

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* kuai_bench's rows: the table for people, the pipe from a child process
  * (--child-rows) and the JSON for bench/plot.py. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 
 #include "bench_internal.h"
 #include "bench_ublock_paper.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 row *rows;
@@ -156,8 +158,106 @@ static void json_num(FILE *f, double v, int prec)
         fprintf(f, "%.*f", prec, v);
 }
 
-void write_json(FILE *f, const char *path)
+/* The report file. A regular file (or a missing one) is written under a
+ * temporary name in its directory and renamed over it only once complete,
+ * so that a run that fails or is interrupted leaves the previous report
+ * whole and no empty file; a symbolic link leads to its target, which is
+ * replaced the same way; a character device or FIFO (/dev/stdout, a pipe)
+ * is written directly. Anything else is refused before the run starts. */
+static char json_dest[PATH_MAX]; /* the file replaced; empty: written directly */
+static char json_dir[PATH_MAX];  /* its directory, where the temporary file goes */
+static char json_tmp[PATH_MAX + 20];
+static mode_t json_mode;
+
+static void json_remove_tmp(void)
 {
+    if (json_tmp[0])
+        unlink(json_tmp);
+}
+
+void json_check(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+            return; /* written directly */
+        if (!S_ISREG(st.st_mode))
+            die("--json %s: not a regular file, character device or FIFO", path);
+        if (!realpath(path, json_dest))
+            die("--json %s: %s", path, strerror(errno));
+        json_mode = st.st_mode & 07777;
+    } else if (errno == ENOENT) {
+        struct stat lst;
+        if (lstat(path, &lst) == 0)
+            die("--json %s: a symbolic link to nothing", path);
+        if (strlen(path) >= sizeof json_dest)
+            die("--json %s: name too long", path);
+        strcpy(json_dest, path);
+        mode_t um = umask(0);
+        umask(um);
+        json_mode = 0666 & ~um;
+    } else {
+        die("--json %s: %s", path, strerror(errno));
+    }
+    /* the directory must take the temporary file: found now, not after
+     * the run */
+    strcpy(json_dir, json_dest);
+    char *slash = strrchr(json_dir, '/');
+    if (!slash)
+        strcpy(json_dir, ".");
+    else if (slash == json_dir)
+        json_dir[1] = 0;
+    else
+        *slash = 0;
+    if (access(json_dir, W_OK | X_OK) != 0)
+        die("--json %s: cannot write in %s: %s", path, json_dir, strerror(errno));
+}
+
+static FILE *json_open(const char *path)
+{
+    if (!json_dest[0]) {
+        FILE *f = fopen(path, "w");
+        if (!f)
+            die("cannot write %s: %s", path, strerror(errno));
+        return f;
+    }
+    /* a fixed-length name, so that a report name of the system's longest
+     * still works */
+    snprintf(json_tmp, sizeof json_tmp, "%s/.kuai-tmp-XXXXXX", json_dir);
+    int fd = mkstemp(json_tmp);
+    if (fd < 0) {
+        json_tmp[0] = 0;
+        die("cannot write %s: %s", path, strerror(errno));
+    }
+    atexit(json_remove_tmp);
+    FILE *f = fdopen(fd, "w");
+    if (!f)
+        die("cannot write %s: %s", path, strerror(errno));
+    return f;
+}
+
+static void json_close(FILE *f, const char *path)
+{
+    int err = fflush(f) != 0 || ferror(f);
+    if (!err && json_dest[0])
+        err = fchmod(fileno(f), json_mode) != 0 || fsync(fileno(f)) != 0;
+    int saved = errno;
+    if (fclose(f) != 0 && !err) {
+        err = 1;
+        saved = errno;
+    }
+    if (err)
+        die("error writing %s: %s", path, strerror(saved));
+    if (json_dest[0]) {
+        if (rename(json_tmp, json_dest) != 0)
+            die("cannot replace %s: %s", path, strerror(errno));
+        json_tmp[0] = 0;
+    }
+}
+
+void write_json(const char *path)
+{
+    FILE *f = json_open(path);
     fputs("[\n", f);
     for (size_t i = 0; i < nrows; i++) {
         const row *r = &rows[i];
@@ -185,6 +285,5 @@ void write_json(FILE *f, const char *path)
         fputs(i + 1 < nrows ? "},\n" : "}\n", f);
     }
     fputs("]\n", f);
-    if (fclose(f) != 0)
-        die("error writing %s: %s", path, strerror(errno));
+    json_close(f, path);
 }

@@ -18,6 +18,7 @@ import re
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -2098,6 +2099,56 @@ def test_selftest_info_speed(d):
     report(rc != 0 and "--threads" in err, "speed --threads 0 refused", err)
 
 
+def test_speed_json(d):
+    """--json FILE: the report replaces a file only once complete; a run that
+    dies leaves the previous report whole and nothing else behind."""
+    quick = ["speed", "--cipher", "sm4", "--backend", "ref", "--mode", "ctr", "--no-sweep",
+             "--quick", "--reps", "1"]
+    sub = d.file("speedjson")
+    os.mkdir(sub)
+    js = os.path.join(sub, "r.json")
+    with open(js, "w") as f:
+        f.write("previous report\n")
+    os.chmod(js, 0o640)
+    e = dict(os.environ)
+    e.pop("KUAI_BACKEND", None)
+    # ECB without --quick: seconds of rows, killed after the first ones
+    p = subprocess.Popen([KUAI, "speed", "--cipher", "sm4", "--backend", "ref", "--mode", "ecb",
+                          "--no-sweep", "--reps", "40", "--json", js],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=e)
+    time.sleep(1)
+    p.terminate()
+    p.wait()
+    report(open(js).read() == "previous report\n" and os.listdir(sub) == ["r.json"],
+           "speed --json: a run killed midway leaves the previous report whole, no temporary",
+           f"rc={p.returncode} {os.listdir(sub)}")
+    rc, out, err = run(quick + ["--json", js])
+    ok = rc == 0 and json.load(open(js)) and os.listdir(sub) == ["r.json"]
+    report(ok and stat.S_IMODE(os.stat(js).st_mode) == 0o640,
+           "speed --json: a report replaced once complete keeps its mode", err)
+    link = os.path.join(sub, "link.json")
+    os.symlink("r.json", link)
+    os.unlink(js)
+    rc, out, err = run(quick + ["--json", link])
+    report(rc != 0 and "symbolic link" in err and sorted(os.listdir(sub)) == ["link.json"],
+           "speed --json: a dangling link is refused, nothing created", err)
+    with open(js, "w") as f:
+        f.write("x")
+    rc, out, err = run(quick + ["--json", link])
+    report(rc == 0 and os.path.islink(link) and json.load(open(js)),
+           "speed --json: a link is written through to its target, the link stays", err)
+    for bad, what in ((sub, "a directory"), (os.path.join(sub, "no", "r.json"),
+                                               "a missing directory")):
+        t0 = time.monotonic()
+        rc, out, err = run(quick + ["--reps", "50", "--json", bad])
+        report(rc != 0 and "--json" in err and time.monotonic() - t0 < 5
+               and not os.path.exists(os.path.join(sub, "no")),
+               f"speed --json into {what}: refused before the run", err)
+    rc, out, err = run(quick + ["--json", "/dev/null"])
+    report(rc == 0 and stat.S_ISCHR(os.stat("/dev/null").st_mode),
+           "speed --json /dev/null: written directly", err)
+
+
 def main():
     if not os.access(KUAI, os.X_OK):
         print(f"test_cli: {KUAI} is not an executable (build it first)")
@@ -2139,6 +2190,7 @@ def main():
         test_completion_names()
         test_zsh_completion()
         test_selftest_info_speed(d)
+        test_speed_json(d)
     finally:
         shutil.rmtree(d.path, ignore_errors=True)
     print(f"cli tests: {passed} passed, {failed} failed, {skipped} skipped")

@@ -67,6 +67,14 @@ def _is_path(x: Any) -> bool:
     return isinstance(x, (str, bytes, os.PathLike))
 
 
+def _contiguous(mv: memoryview, what: str) -> memoryview:
+    # as every data argument of kuai (and cryptography): a strided buffer is
+    # a BufferError, not a TypeError from cast() nor silently copied
+    if not mv.c_contiguous:
+        raise BufferError(f"{what} is not C-contiguous")
+    return mv
+
+
 def _secret(key: Any, password: Any) -> "tuple[bool, Any]":
     if (key is None) == (password is None):
         raise TypeError("give exactly one of key= and password=")
@@ -74,16 +82,17 @@ def _secret(key: Any, password: Any) -> "tuple[bool, Any]":
         if isinstance(key, str):
             raise TypeError("key must be bytes (the raw key), not str; "
                             "for a hex key: bytes.fromhex(...)")
-        return False, memoryview(key).cast("B")
+        return False, _contiguous(memoryview(key), "key").cast("B")
     if isinstance(password, str):
         password = password.encode("utf-8")
     # bytes(x) would take an int as a count of NUL bytes and a list of ints
     # as bytes: only text or a bytes-like object is a password.
     try:
-        pw = bytes(memoryview(password))
+        mv = memoryview(password)
     except TypeError:
         raise TypeError("password must be a str or a bytes-like object, not "
                         f"{type(password).__name__}") from None
+    pw = bytes(_contiguous(mv, "password"))
     # The tool reads a password as a C string (terminal or KUAI_PASSWORD):
     # refuse what it could never be given, so every file opens there too.
     if not pw:

@@ -199,6 +199,12 @@ def test_secret_kind_and_sizes(tmp_path):
                 call()
     with pytest.raises(ValueError, match="scrypt_log2n"):
         kfile.encrypt(io.BytesIO(b""), io.BytesIO(), password="x", cipher="sm4", scrypt_log2n=9)
+    # a strided key or password is a BufferError, as every data argument
+    strided = memoryview(bytes(64))[::2]
+    with pytest.raises(BufferError, match="key is not C-contiguous"):
+        kfile.encrypt(io.BytesIO(b""), io.BytesIO(), key=strided[:16], cipher="sm4")
+    with pytest.raises(BufferError, match="password is not C-contiguous"):
+        kfile.decrypt(tmp_path / "a.kuai", tmp_path / "o", password=strided)
     # "aes" picks the member by the key's length
     kfile.encrypt(io.BytesIO(b"z"), tmp_path / "k.kuai", key=bytes(24), cipher="aes")
     assert kfile.header(tmp_path / "k.kuai")["cipher"] == "aes-192"

@@ -367,8 +367,9 @@ typedef struct aesx_mk_hdr {
     (AESX_MK_HDR +                                                                                 \
      16 * ((((size_t)(dir) * (ngroups) + (g)) * (AES_MAX_ROUNDS + 1) + (r)) * (glanes) + (l)))
 
-static void aesx_mk_fill(kuai_mk *m, const kuai_key *const *keys, size_t n, size_t glanes,
-                         size_t ngroups)
+/* (unused in aes_vaes_gcm512.c, which includes this file for the rest) */
+__attribute__((unused)) static void aesx_mk_fill(kuai_mk *m, const kuai_key *const *keys, size_t n,
+                                                 size_t glanes, size_t ngroups)
 {
     aesx_mk_hdr *h = (aesx_mk_hdr *)(void *)m->b;
     const unsigned nr = aes_sched_const(keys[0])->nr;

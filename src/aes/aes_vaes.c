@@ -6,6 +6,7 @@
  * which wider registers do not shorten: it is the AES-NI one. Compiled
  * with -mavx2 -mvaes -maes for this file only; chosen at run time.
  */
+#include "../ghash/ghash.h"
 #include "aes_ni_xmm.h"
 #include "aes_x86.h"
 
@@ -276,8 +277,8 @@ AESY_INLINE void aesy_ctr(const uint8_t (*rk)[16], int nr, uint8_t *ctr, const u
     store_be64(ctr + 8, lo);
 }
 
-static void aes_vaes_ctr_blocks(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
-                                size_t nblocks)
+void aes_vaes_ctr_blocks(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
+                         size_t nblocks)
 {
     const aes_sched *s = aes_sched_const(k);
     AESX_BY_NR(s->nr, aesy_ctr((const uint8_t(*)[16])s->rk, NR, ctr, in, out, nblocks))
@@ -440,4 +441,8 @@ const kuai_impl aes_vaes = {.name = "vaes",
                             .mk_short = aes_aesni_mk_short,
                             .mk_short_blocks = 4,
                             .mk_cbc_wide_blocks = 24,
-                            .mk_cbc_wide_total = 256};
+                            .mk_cbc_wide_total = 256,
+                            /* on CPUs with AVX-512 and VPCLMULQDQ too, whose
+                             * GHASH backend is then vpclmul512 */
+                            .gcm_ghash = &ghash_vpclmul512,
+                            .gcm_blocks = aes_vaes_gcm512_blocks};

@@ -77,11 +77,12 @@ void kuai_ghash_lsx_powers(uint64_t *hi, uint64_t *lo, const uint8_t h[16], int 
  * KUAI_REGISTER in src/seam.h). */
 #define KUAI_REGISTER_GHASH(sym) extern const ghash_impl sym
 
-/* Named by others: the tests' reference, and the key material the AES-NI
- * fused GCM kernel reads. */
+/* Named by others: the tests' reference, and the key material the fused
+ * GCM kernels read (AES-NI's: pclmul; VAES's on zmm: vpclmul512). */
 extern const ghash_impl ghash_ref;
 #if defined(KUAI_X86_64)
 extern const ghash_impl ghash_pclmul;
+extern const ghash_impl ghash_vpclmul512;
 #endif
 
 /* h' = reflect(H) * y mod P*, as a big-endian block: the one key form

@@ -76,7 +76,7 @@ static inline gv GV_FN(mulv)(gv a, gv b)
  * its lane 0, its highest power, is what the next doubling broadcasts.
  * AES-128-GCM of 64 bytes, 32 powers on zmm: 532 -> 462 TSC cycles against
  * GHASH_POWERS over all of them (Xeon, Sapphire Rapids). */
-static void GV_FN(init)(unsigned char *hkey, const uint8_t h[16])
+static inline void GV_FN(init)(unsigned char *hkey, const uint8_t h[16])
 {
     vclmul_key *k = (vclmul_key *)(void *)hkey;
     uint8_t hr[16];
@@ -107,32 +107,47 @@ static void GV_FN(init)(unsigned char *hkey, const uint8_t h[16])
 
 /* The steady state: AGG blocks, eight independent loads, Karatsuba:
  * mid = (x.lo ^ x.hi)(h.lo ^ h.hi) ^ lo ^ hi, the correction made once on
- * the sums. */
-static inline __m128i fold_agg(const vclmul_key *k, __m128i acc, const uint8_t *in)
+ * the sums. A load at a time into sums that start at zero (fold_step, j =
+ * 0 .. AGG / GV_LANES - 1 in any order, acc joining load 0) so that a fused
+ * AES-GCM kernel can place each between two AES rounds, then fold_end's one
+ * reduction. */
+typedef struct vclmul_sums {
+    gv lo, hi, mid;
+} vclmul_sums;
+
+static inline void fold_step(const vclmul_key *k, vclmul_sums *s, __m128i acc, const uint8_t *in,
+                             int j)
 {
-    const gv *p = (const gv *)(const void *)k->pow;
-    gv lo = gv_zero(), hi = lo, mid = lo;
-    for (int j = 0; j < AGG / GV_LANES; j++) {
-        gv x = gv_bswap(gv_loadu(in + 16 * GV_LANES * j));
-        if (j == 0)
-            x = gv_xor(x, gv_zext(acc));
-        gv h = gv_loadu(p + j);
-        gv xk = gv_xor(x, gv_swap64(x));
-        lo = gv_xor(lo, gv_clmul(x, h, 0x00));
-        hi = gv_xor(hi, gv_clmul(x, h, 0x11));
-        /* load j's Karatsuba words: low words of kar[j/2] for even j, high
-         * words for odd j (immediate bit 4 picks h's word) */
-        if (j & 1)
-            mid = gv_xor(mid, gv_clmul(xk, k->kar[j / 2], 0x10));
-        else
-            mid = gv_xor(mid, gv_clmul(xk, k->kar[j / 2], 0x00));
-    }
-    mid = gv_xor3(mid, lo, hi);
-    return reduce(gv_sum(lo), gv_sum(mid), gv_sum(hi));
+    gv x = gv_bswap(gv_loadu(in + 16 * GV_LANES * j));
+    if (j == 0)
+        x = gv_xor(x, gv_zext(acc));
+    gv h = gv_loadu((const gv *)(const void *)k->pow + j);
+    gv xk = gv_xor(x, gv_swap64(x));
+    gv lo = gv_clmul(x, h, 0x00), hi = gv_clmul(x, h, 0x11);
+    /* load j's Karatsuba words: low words of kar[j/2] for even j, high
+     * words for odd j (immediate bit 4 picks h's word) */
+    gv mid = j & 1 ? gv_clmul(xk, k->kar[j / 2], 0x10) : gv_clmul(xk, k->kar[j / 2], 0x00);
+    s->lo = gv_xor(s->lo, lo);
+    s->hi = gv_xor(s->hi, hi);
+    s->mid = gv_xor(s->mid, mid);
 }
 
-static void GV_FN(update)(const unsigned char *hkey, uint8_t y[16], const uint8_t *in,
-                          size_t nblocks)
+static inline __m128i fold_end(const vclmul_sums *s)
+{
+    gv mid = gv_xor3(s->mid, s->lo, s->hi);
+    return reduce(gv_sum(s->lo), gv_sum(mid), gv_sum(s->hi));
+}
+
+static inline __m128i fold_agg(const vclmul_key *k, __m128i acc, const uint8_t *in)
+{
+    vclmul_sums s = {gv_zero(), gv_zero(), gv_zero()};
+    for (int j = 0; j < AGG / GV_LANES; j++)
+        fold_step(k, &s, acc, in, j);
+    return fold_end(&s);
+}
+
+static inline void GV_FN(update)(const unsigned char *hkey, uint8_t y[16], const uint8_t *in,
+                                 size_t nblocks)
 {
     const vclmul_key *k = (const vclmul_key *)(const void *)hkey;
     __m128i acc = bswap128(_mm_loadu_si128((const __m128i *)y));

@@ -5,7 +5,7 @@
  * cipher with a 128-bit block.
  *
  * Pass structure: a backend with a fused kernel for the context's GHASH
- * backend (gcm_blocks, e.g. aesni with pclmul) takes all whole blocks in
+ * backend (gcm_blocks: aesni with pclmul, vaes with vpclmul512) takes all whole blocks in
  * one loop. Otherwise data goes in chunks of GCM_CHUNK_BLOCKS blocks
  * (4 KiB): CTR over the chunk, then GHASH over the same chunk while it is
  * still in L1. Decryption hashes the ciphertext chunk before decrypting

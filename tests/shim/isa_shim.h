@@ -501,6 +501,17 @@ KSHIM_AES256(kshim_aesenclast256, _mm_aesenclast_si128)
 KSHIM_AES256(kshim_aesdec256, _mm_aesdec_si128)
 KSHIM_AES256(kshim_aesdeclast256, _mm_aesdeclast_si128)
 
+#define KSHIM_AES512(name, insn)                                                                   \
+    KSHIM __m512i name(__m512i a, __m512i k)                                                       \
+    {                                                                                              \
+        kshim512 ua = {.v = a}, uk = {.v = k};                                                     \
+        for (int l = 0; l < 4; l++)                                                                \
+            ua.x[l] = insn(ua.x[l], uk.x[l]);                                                      \
+        return ua.v;                                                                               \
+    }
+KSHIM_AES512(kshim_aesenc512, _mm_aesenc_si128)
+KSHIM_AES512(kshim_aesenclast512, _mm_aesenclast_si128)
+
 /* ---- GFNI affine transforms, per byte ---------------------------------- */
 
 /* Product in GF(2^8) modulo x^8 + x^4 + x^3 + x + 1, GFNI's field;
@@ -643,6 +654,8 @@ KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
 #undef _mm256_aesenclast_epi128
 #undef _mm256_aesdec_epi128
 #undef _mm256_aesdeclast_epi128
+#undef _mm512_aesenc_epi128
+#undef _mm512_aesenclast_epi128
 #undef _mm_gf2p8affine_epi64_epi8
 #undef _mm_gf2p8affineinv_epi64_epi8
 #undef _mm512_gf2p8affine_epi64_epi8
@@ -712,6 +725,8 @@ KSHIM __m128i kshim_affine128(__m128i x, __m128i m, int c, int inv)
 #define _mm256_aesenclast_epi128(a, k) kshim_aesenclast256(a, k)
 #define _mm256_aesdec_epi128(a, k) kshim_aesdec256(a, k)
 #define _mm256_aesdeclast_epi128(a, k) kshim_aesdeclast256(a, k)
+#define _mm512_aesenc_epi128(a, k) kshim_aesenc512(a, k)
+#define _mm512_aesenclast_epi128(a, k) kshim_aesenclast512(a, k)
 #define _mm_gf2p8affine_epi64_epi8(x, m, c) kshim_affine128(x, m, c, 0)
 #define _mm_gf2p8affineinv_epi64_epi8(x, m, c) kshim_affine128(x, m, c, 1)
 #define _mm512_gf2p8affine_epi64_epi8(x, m, c) kshim_affine512(x, m, c, 0)

@@ -595,6 +595,18 @@ static int kp_cbc_tls_record(kp_ctx *ctx, unsigned char *out, size_t *outl, size
     return 1;
 }
 
+/* ECB, CBC and CTR read inl bytes from in and write to out (a padded
+ * decryption's update holds bytes back, but writes them later): neither
+ * buffer may be missing when there are bytes, whatever the output length
+ * this update would have (1), else refused (0) rather than dereferenced. */
+static int kp_buffers_given(const kp_ctx *ctx, const unsigned char *out, const unsigned char *in,
+                            size_t inl)
+{
+    return inl == 0 || (in != NULL && out != NULL) ||
+           kp_raise_data(ctx->core, KP_R_CIPHER_OPERATION_FAILED, "%zu bytes, but no %s", inl,
+                         in == NULL ? "input" : "output");
+}
+
 static int kp_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
                      const unsigned char *in, size_t inl)
 {
@@ -620,6 +632,8 @@ static int kp_update(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
         *outl = inl;
         return 1;
     }
+    if (!kp_buffers_given(ctx, out, in, inl))
+        return 0;
     if (ctx->alg->mode != KP_ECB && !ctx->iv_set)
         return kp_raise(ctx->core, KP_R_NO_IV_SET);
     if (ctx->alg->mode == KP_CTR) {
@@ -772,6 +786,8 @@ static int kp_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
         *outl = in == NULL ? 0 : inl;
         return 1;
     }
+    if (!kp_buffers_given(ctx, out, in, inl))
+        return 0;
     if (outsize < inl)
         return kp_raise(ctx->core, KP_R_OUTPUT_BUFFER_TOO_SMALL);
     if (ctx->alg->mode != KP_ECB && !ctx->iv_set)

@@ -29,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 int checks, failures;
 
@@ -1442,6 +1444,95 @@ static void test_inplace_buffered(const char *name, const EVP_CIPHER *c, size_t 
     }
 }
 
+/* ---- calls that may crash, each run in a child process ------------------ */
+
+/* fn(arg) in a child process: what it returned (0..255), or -1 if the
+ * child did not exit (killed by a signal: a crash). */
+static int in_child(int (*fn)(const void *), const void *arg)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(fn(arg) & 0xff);
+    int st;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+        return -1;
+    return WEXITSTATUS(st);
+}
+
+/* One call with a missing buffer: which call (update, EVP_Cipher, final),
+ * which buffer is NULL, after how many bytes buffered by an update. */
+typedef struct null_case {
+    const EVP_CIPHER *c;
+    int enc, padding;
+    enum { NC_UPDATE, NC_CIPHER, NC_FINAL } call;
+    int null_in, null_out;
+    int pre; /* bytes given by an update before the call */
+    int len; /* the call's length */
+} null_case;
+
+/* 0: the call was refused with an error raised; 1: it succeeded; 2:
+ * refused with nothing raised; 3: the set-up failed. */
+static int null_case_run(const void *arg)
+{
+    const null_case *nc = arg;
+    uint8_t key[32] = {1}, iv[32] = {2}, in[96] = {3}, out[128];
+    int l = 0, r;
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    if (x == NULL || !EVP_CipherInit_ex2(x, nc->c, key, iv, nc->enc, NULL) ||
+        !EVP_CIPHER_CTX_set_padding(x, nc->padding) ||
+        (nc->pre > 0 && !EVP_CipherUpdate(x, out, &l, in, nc->pre)))
+        return 3;
+    ERR_clear_error();
+    const uint8_t *i = nc->null_in ? NULL : in;
+    uint8_t *o = nc->null_out ? NULL : out;
+    if (nc->call == NC_UPDATE)
+        r = EVP_CipherUpdate(x, o, &l, i, nc->len) > 0;
+    else if (nc->call == NC_CIPHER)
+        r = EVP_Cipher(x, o, i, (unsigned)nc->len) > 0;
+    else
+        r = EVP_CipherFinal_ex(x, o, &l) > 0;
+    r = r ? 1 : ERR_peek_error() != 0 ? 0 : 2;
+    EVP_CIPHER_CTX_free(x);
+    return r;
+}
+
+/* An update or EVP_Cipher of bytes with no input or no output buffer is
+ * refused, an error raised: ECB, CBC and CTR dereferenced the NULL pointer
+ * (or memcpy'd from it into the partial block). Each call runs in a child,
+ * so that a crash fails its check instead of the whole test. */
+static void test_null_buffers(const char *name, const EVP_CIPHER *c, size_t bs)
+{
+    static const struct {
+        int call, null_in, null_out, pre, len;
+    } cases[] = {
+        {NC_UPDATE, 1, 0, 0, 32}, {NC_UPDATE, 0, 1, 0, 32}, {NC_UPDATE, 1, 1, 0, 32},
+        {NC_UPDATE, 1, 0, 5, 7},  {NC_UPDATE, 0, 1, 5, 64}, {NC_UPDATE, 1, 0, 0, 5},
+        {NC_CIPHER, 1, 0, 0, 32}, {NC_CIPHER, 0, 1, 0, 32},
+    };
+    for (int enc = 0; enc < 2; enc++)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            null_case nc = {c,
+                            enc,
+                            1,
+                            (int)cases[i].call,
+                            cases[i].null_in,
+                            cases[i].null_out,
+                            cases[i].pre,
+                            cases[i].len};
+            if (nc.call == NC_CIPHER)
+                nc.len = (int)(2 * bs);
+            int r = in_child(null_case_run, &nc);
+            CHECK(r == 0, "%s %s: %s of %d bytes (%d buffered) with a NULL %s: %s", name,
+                  enc ? "encrypt" : "decrypt", nc.call == NC_CIPHER ? "EVP_Cipher" : "update",
+                  nc.len, nc.pre, nc.null_in ? "input" : "output",
+                  r < 0    ? "crashed"
+                  : r == 1 ? "accepted"
+                  : r == 2 ? "refused with no error raised"
+                           : "set-up failed");
+        }
+}
+
 /* EVP_CIPHER_CTX_set_num: taken by every block mode, as by OpenSSL's
  * (ECB and CBC keep it unused; kuai refused it there), read back by
  * get_num, and reset by a re-init. */
@@ -1734,6 +1825,7 @@ int main(int argc, char **argv)
                 if (m == CBC)
                     test_tls_cbc_records(nm, c, ref, f->bs);
                 test_num_param(nm, c);
+                test_null_buffers(nm, c, f->bs);
                 if (m != CTR)
                     test_inplace_buffered(nm, c, f->bs);
                 if (ref)

@@ -709,6 +709,12 @@ static int kp_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize
         return kp_raise(ctx->core, KP_R_NO_IV_SET);
     if (ctx->tls_version != 0) /* a record layer's context: every record is one update */
         return kp_raise_data(ctx->core, KP_R_TLS_RECORD_FAILED, "a TLS record has no final");
+    /* A final that writes a block (padded encryption), or that may (a
+     * decryption holding one back: how many of its bytes come out is
+     * plaintext), needs somewhere to write it. */
+    if (out == NULL && (ctx->enc ? ctx->padding != 0 : ctx->buflen == bs))
+        return kp_raise_data(ctx->core, KP_R_CIPHER_OPERATION_FAILED,
+                             "a final with a block to write, but no output");
     if (ctx->enc) {
         if (!ctx->padding)
             return ctx->buflen == 0 || kp_raise_data(ctx->core, KP_R_WRONG_FINAL_BLOCK_LENGTH,

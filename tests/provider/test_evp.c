@@ -1476,9 +1476,18 @@ typedef struct null_case {
 static int null_case_run(const void *arg)
 {
     const null_case *nc = arg;
-    uint8_t key[32] = {1}, iv[32] = {2}, in[96] = {3}, out[128];
+    uint8_t key[32] = {1}, iv[32] = {2}, in[96] = {3}, out[128] = {4};
     int l = 0, r;
     EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    if (nc->call == NC_FINAL && !nc->enc && nc->padding && nc->pre > 0) {
+        /* a padded decryption's input: a padded message's ciphertext (a
+         * whole number of blocks), so that its final gets to the output */
+        int l2 = 0;
+        if (x == NULL || !EVP_EncryptInit_ex2(x, nc->c, key, iv, NULL) ||
+            !EVP_EncryptUpdate(x, in, &l, out, nc->pre - 1) ||
+            !EVP_EncryptFinal_ex(x, in + l, &l2) || l + l2 != nc->pre)
+            return 3;
+    }
     if (x == NULL || !EVP_CipherInit_ex2(x, nc->c, key, iv, nc->enc, NULL) ||
         !EVP_CIPHER_CTX_set_padding(x, nc->padding) ||
         (nc->pre > 0 && !EVP_CipherUpdate(x, out, &l, in, nc->pre)))
@@ -1531,6 +1540,33 @@ static void test_null_buffers(const char *name, const EVP_CIPHER *c, size_t bs)
                   : r == 2 ? "refused with no error raised"
                            : "set-up failed");
         }
+}
+
+/* A final into no output buffer, where it has a block to write (a padded
+ * encryption) or one held back (a padded decryption), is refused, an error
+ * raised: ECB and CBC wrote the padding block, or the decryption's
+ * plaintext, through the NULL pointer. A final with nothing to write still
+ * takes NULL. */
+static void test_final_null_output(const char *name, const EVP_CIPHER *c, size_t bs)
+{
+    static const struct {
+        int enc, padding, blocks, pre, want;
+    } cases[] = {
+        {1, 1, 0, 0, 0}, {1, 1, 0, 5, 0}, {1, 1, 1, 0, 0}, {0, 1, 1, 0, 0},
+        {0, 1, 2, 0, 0}, {1, 0, 1, 0, 1}, {0, 0, 1, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int pre = cases[i].blocks * (int)bs + cases[i].pre;
+        null_case nc = {c, cases[i].enc, cases[i].padding, NC_FINAL, 0, 1, pre, 0};
+        int r = in_child(null_case_run, &nc);
+        CHECK(r == cases[i].want, "%s %s final into NULL (padding %d, %d bytes given): %s", name,
+              nc.enc ? "encrypt" : "decrypt", nc.padding, nc.pre,
+              r < 0    ? "crashed"
+              : r == 1 ? "accepted"
+              : r == 0 ? "refused"
+              : r == 2 ? "refused with no error raised"
+                       : "set-up failed");
+    }
 }
 
 /* EVP_CIPHER_CTX_set_num: taken by every block mode, as by OpenSSL's
@@ -1826,6 +1862,8 @@ int main(int argc, char **argv)
                     test_tls_cbc_records(nm, c, ref, f->bs);
                 test_num_param(nm, c);
                 test_null_buffers(nm, c, f->bs);
+                if (m != CTR)
+                    test_final_null_output(nm, c, f->bs);
                 if (m != CTR)
                     test_inplace_buffered(nm, c, f->bs);
                 if (ref)

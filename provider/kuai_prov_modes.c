@@ -26,6 +26,7 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -543,7 +544,7 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         return 1;
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
         size_t kl;
-        if (!OSSL_PARAM_get_size_t(p, &kl))
+        if (!kp_param_get_size(p, &kl, SIZE_MAX))
             return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
         if (kl != kpm_keylen(ctx->alg))
             return kp_raise_data(ctx->core, KP_R_INVALID_KEY_LENGTH, "%zu bytes, expected %zu", kl,
@@ -575,24 +576,24 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
                                  "TLS records (%s, %s) are CBC's alone",
                                  OSSL_CIPHER_PARAM_TLS_VERSION, OSSL_CIPHER_PARAM_TLS_MAC_SIZE);
         if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL) {
-            unsigned pad;
-            if (!OSSL_PARAM_get_uint(p, &pad))
+            size_t pad;
+            if (!kp_param_get_size(p, &pad, UINT_MAX))
                 return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
             /* meaningless, but kept and answered, as by OpenSSL's stream modes */
             ctx->padding = pad != 0;
         }
         if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
-            unsigned num;
-            if (!OSSL_PARAM_get_uint(p, &num) || num >= KPM_BLOCK)
+            size_t num;
+            if (!kp_param_get_size(p, &num, KPM_BLOCK - 1))
                 return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER,
                                      "%s: less than the block's %d bytes", p->key, KPM_BLOCK);
-            ctx->num = num;
+            ctx->num = (unsigned)num;
         }
         return 1;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN)) != NULL) {
         size_t ivlen;
-        if (!OSSL_PARAM_get_size_t(p, &ivlen))
+        if (!kp_param_get_size(p, &ivlen, SIZE_MAX))
             return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
         if (ivlen < 7 || ivlen > 13)
             return kp_raise_data(ctx->core, KP_R_INVALID_IV_LENGTH, "%zu bytes, CCM takes 7..13",

@@ -22,6 +22,7 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -910,6 +911,15 @@ int kp_ctx_iv_params(OSSL_PARAM params[], size_t keylen, const uint8_t *iv,
            kp_put_iv(params, OSSL_CIPHER_PARAM_UPDATED_IV, updated_iv, ivlen);
 }
 
+int kp_param_get_size(const OSSL_PARAM *p, size_t *v, size_t max)
+{
+    size_t x;
+    if (p->data == NULL || !OSSL_PARAM_get_size_t(p, &x) || x > max)
+        return 0;
+    *v = x;
+    return 1;
+}
+
 int kp_tls_record_params(const OSSL_PARAM params[])
 {
     return OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) != NULL ||
@@ -1089,7 +1099,7 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         return 1;
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
         size_t kl;
-        if (!OSSL_PARAM_get_size_t(p, &kl))
+        if (!kp_param_get_size(p, &kl, SIZE_MAX))
             return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
         if (kl != kuai_key_size(ctx->alg->cipher))
             return kp_raise_data(ctx->core, KP_R_INVALID_KEY_LENGTH, "%zu bytes, %s takes %zu", kl,
@@ -1106,32 +1116,33 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
                                  "TLS records (%s, %s) are CBC's alone",
                                  OSSL_CIPHER_PARAM_TLS_VERSION, OSSL_CIPHER_PARAM_TLS_MAC_SIZE);
         if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION)) != NULL) {
-            unsigned v;
-            if (!OSSL_PARAM_get_uint(p, &v))
+            size_t v;
+            if (!kp_param_get_size(p, &v, UINT_MAX))
                 return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
             if (!kp_tls_cbc_version(v))
                 return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER,
-                                     "%s 0x%04x: TLS 1.0-1.2 and DTLS CBC records only", p->key, v);
-            ctx->tls_version = v;
+                                     "%s 0x%04zx: TLS 1.0-1.2 and DTLS CBC records only", p->key,
+                                     v);
+            ctx->tls_version = (unsigned)v;
         }
         if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_MAC_SIZE)) != NULL) {
             size_t m;
-            if (!OSSL_PARAM_get_size_t(p, &m) || m > KP_TLS_MAC_MAX)
+            if (!kp_param_get_size(p, &m, KP_TLS_MAC_MAX))
                 return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s (at most %d)",
                                      p->key, KP_TLS_MAC_MAX);
             ctx->tls_mac_size = m;
         }
         if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL) {
-            unsigned pad;
-            if (!OSSL_PARAM_get_uint(p, &pad))
+            size_t pad;
+            if (!kp_param_get_size(p, &pad, UINT_MAX))
                 return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
             ctx->padding = pad != 0;
         }
         if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
-            unsigned num;
+            size_t num;
             /* CTR's position in its keystream block; ECB and CBC keep it
              * unused, as OpenSSL's block modes do */
-            if (!OSSL_PARAM_get_uint(p, &num) || num >= ctx->bs)
+            if (!kp_param_get_size(p, &num, ctx->bs - 1))
                 return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER,
                                      "%s: less than the block's %zu bytes", p->key, ctx->bs);
             ctx->num = num;
@@ -1140,7 +1151,7 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN)) != NULL) {
         size_t ivlen;
-        if (!OSSL_PARAM_get_size_t(p, &ivlen))
+        if (!kp_param_get_size(p, &ivlen, SIZE_MAX))
             return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
         if (ivlen == 0 || ivlen > KP_GCM_IV_MAX)
             return kp_raise_data(ctx->core, KP_R_INVALID_IV_LENGTH, "%zu bytes, GCM takes 1..%d",

@@ -78,6 +78,12 @@ int kp_ctx_iv_params(OSSL_PARAM params[], size_t keylen, const uint8_t *iv,
  * compares were 12% of a 16-byte AES-GCM message through EVP; Xeon,
  * Sapphire Rapids). */
 OSSL_PARAM *kp_param_alone(OSSL_PARAM params[], const char *key);
+/* An integer parameter being set (key length, IV length, padding, num, a
+ * TLS version or MAC size) as a size_t, into *v: 1 if p has data holding an
+ * integer of 0..max, else 0. Every integer a cipher takes is read through
+ * it: OpenSSL 3.0's OSSL_PARAM_get_uint and get_size_t read through a NULL
+ * data pointer. */
+int kp_param_get_size(const OSSL_PARAM *p, size_t *v, size_t max);
 /* Whether params holds OSSL_CIPHER_PARAM_TLS_VERSION or TLS_MAC_SIZE,
  * libssl's TLS 1.0-1.2 CBC record mode (the provider pads records and
  * strips padding and MAC), which no kuai cipher implements: its block

@@ -1569,6 +1569,61 @@ static void test_final_null_output(const char *name, const EVP_CIPHER *c, size_t
     }
 }
 
+/* One settable integer parameter of a cipher, given with no data. */
+typedef struct null_param_case {
+    const EVP_CIPHER *c;
+    OSSL_PARAM p;
+} null_param_case;
+
+/* 0: refused with an error raised; 1: taken; 2: refused with nothing
+ * raised; 3: the set-up failed. */
+static int null_param_run(const void *arg)
+{
+    const null_param_case *nc = arg;
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    if (x == NULL || !EVP_CipherInit_ex2(x, nc->c, NULL, NULL, 1, NULL))
+        return 3;
+    ERR_clear_error();
+    OSSL_PARAM ps[2] = {nc->p, OSSL_PARAM_END};
+    int r = EVP_CIPHER_CTX_set_params(x, ps) > 0 ? 1 : ERR_peek_error() != 0 ? 0 : 2;
+    EVP_CIPHER_CTX_free(x);
+    return r;
+}
+
+/* Every integer parameter each of the provider's modes lists as settable
+ * (key length, padding, num, IV length, TLS version and MAC size), given
+ * with a NULL data pointer, is refused with an error raised, each in a
+ * child process: OpenSSL 3.0's OSSL_PARAM_get_uint and get_size_t read
+ * through the pointer, and the provider handed it to them as it came. */
+static void test_int_params_null_data(void)
+{
+    static const char *const names[] = {"SM4-ECB", "SM4-CBC", "SM4-CTR", "SM4-GCM",
+                                        "SM4-XTS", "SM4-CCM", "SM4-CFB", "SM4-OFB"};
+    int f0 = failures, c0 = checks;
+    for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+        EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, names[n], "provider=kuai");
+        CHECK(c != NULL, "%s from kuai", names[n]);
+        if (c == NULL)
+            continue;
+        int seen = 0;
+        for (const OSSL_PARAM *q = EVP_CIPHER_settable_ctx_params(c); q && q->key; q++) {
+            if (q->data_type != OSSL_PARAM_INTEGER && q->data_type != OSSL_PARAM_UNSIGNED_INTEGER)
+                continue;
+            seen++;
+            null_param_case nc = {c, {q->key, q->data_type, NULL, q->data_size, 0}};
+            int r = in_child(null_param_run, &nc);
+            CHECK(r == 0, "%s: the integer parameter %s with no data: %s", names[n], q->key,
+                  r < 0    ? "crashed"
+                  : r == 1 ? "taken"
+                  : r == 2 ? "refused with no error raised"
+                           : "set-up failed");
+        }
+        CHECK(seen > 0, "%s lists no settable integer parameter", names[n]);
+        EVP_CIPHER_free(c);
+    }
+    printf("%-15s %d checks, %d failed\n", "int params", checks - c0, failures - f0);
+}
+
 /* EVP_CIPHER_CTX_set_num: taken by every block mode, as by OpenSSL's
  * (ECB and CBC keep it unused; kuai refused it there), read back by
  * get_num, and reset by a re-init. */
@@ -1887,6 +1942,7 @@ int main(int argc, char **argv)
         EVP_CIPHER_free(ecb);
     }
     test_error_reasons();
+    test_int_params_null_data();
     test_no_core_errors(dir);
     test_libssl(dir);
     test_evp_model();

@@ -391,6 +391,8 @@ static int kpm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
                       const unsigned char *in, size_t inl)
 {
     kpm_ctx *ctx = vctx;
+    if (!kp_length_ok(ctx->core, inl)) /* CCM: the length announced too */
+        return 0;
     if (out != NULL && in != NULL && outsize < inl)
         return kp_raise(ctx->core, KP_R_OUTPUT_BUFFER_TOO_SMALL);
     if (ctx->alg->mode == KPM_CCM)

@@ -612,6 +612,8 @@ static int kp_update(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
                      const unsigned char *in, size_t inl)
 {
     kp_ctx *ctx = vctx;
+    if (!kp_length_ok(ctx->core, inl))
+        return 0;
     if (ctx->alg->mode == KP_GCM && inl == 0) {
         /* an empty update, never the tag step: accepted in any state, as
          * by the default provider */
@@ -781,6 +783,8 @@ static int kp_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
                      const unsigned char *in, size_t inl)
 {
     kp_ctx *ctx = vctx;
+    if (!kp_length_ok(ctx->core, inl))
+        return 0;
     if (ctx->key == NULL)
         return kp_raise(ctx->core, KP_R_NO_KEY_SET);
     if (ctx->alg->mode == KP_GCM) {
@@ -909,6 +913,12 @@ int kp_ctx_iv_params(OSSL_PARAM params[], size_t keylen, const uint8_t *iv,
            kp_put_size(params, OSSL_CIPHER_PARAM_IVLEN, ivlen) &&
            kp_put_iv(params, OSSL_CIPHER_PARAM_IV, iv, ivlen) &&
            kp_put_iv(params, OSSL_CIPHER_PARAM_UPDATED_IV, updated_iv, ivlen);
+}
+
+int kp_length_ok(const kp_core *core, size_t inl)
+{
+    return inl <= PTRDIFF_MAX || kp_raise_data(core, KP_R_INVALID_INPUT_LENGTH,
+                                               "%zu bytes, more than any buffer has", inl);
 }
 
 int kp_param_get_size(const OSSL_PARAM *p, size_t *v, size_t max)

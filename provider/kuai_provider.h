@@ -78,6 +78,11 @@ int kp_ctx_iv_params(OSSL_PARAM params[], size_t keylen, const uint8_t *iv,
  * compares were 12% of a 16-byte AES-GCM message through EVP; Xeon,
  * Sapphire Rapids). */
 OSSL_PARAM *kp_param_alone(OSSL_PARAM params[], const char *key);
+/* Whether an update's or EVP_Cipher's length is one a buffer can have (at
+ * most PTRDIFF_MAX), else 'invalid input length' raised through core (0):
+ * every mode asks first, before its state moves or an output size is
+ * worked out from it. */
+int kp_length_ok(const kp_core *core, size_t inl);
 /* An integer parameter being set (key length, IV length, padding, num, a
  * TLS version or MAC size) as a size_t, into *v: 1 if p has data holding an
  * integer of 0..max, else 0. Every integer a cipher takes is read through

@@ -1624,6 +1624,121 @@ static void test_int_params_null_data(void)
     printf("%-15s %d checks, %d failed\n", "int params", checks - c0, failures - f0);
 }
 
+/* A cipher's functions as the provider hands them to the core, called
+ * directly (EVP takes int lengths): under the loaded provider's own
+ * context, so that what they raise reaches this thread's error queue. */
+typedef struct direct_cipher {
+    void *provctx;
+    OSSL_FUNC_cipher_newctx_fn *newctx;
+    OSSL_FUNC_cipher_freectx_fn *freectx;
+    OSSL_FUNC_cipher_encrypt_init_fn *einit;
+    OSSL_FUNC_cipher_update_fn *update;
+    OSSL_FUNC_cipher_cipher_fn *cipher;
+} direct_cipher;
+
+static OSSL_PROVIDER *kuai_prov;
+
+static int direct_get(const char *name, direct_cipher *dc)
+{
+    memset(dc, 0, sizeof *dc);
+    OSSL_FUNC_provider_query_operation_fn *query = NULL;
+    for (const OSSL_DISPATCH *d = OSSL_PROVIDER_get0_dispatch(kuai_prov); d && d->function_id; d++)
+        if (d->function_id == OSSL_FUNC_PROVIDER_QUERY_OPERATION)
+            query = OSSL_FUNC_provider_query_operation(d);
+    dc->provctx = OSSL_PROVIDER_get0_provider_ctx(kuai_prov);
+    int no_cache;
+    const OSSL_ALGORITHM *a = query != NULL ? query(dc->provctx, OSSL_OP_CIPHER, &no_cache) : NULL;
+    size_t n = strlen(name);
+    for (; a != NULL && a->algorithm_names != NULL; a++)
+        if (strncmp(a->algorithm_names, name, n) == 0 &&
+            (a->algorithm_names[n] == '\0' || a->algorithm_names[n] == ':'))
+            break;
+    if (a == NULL || a->algorithm_names == NULL)
+        return 0;
+    for (const OSSL_DISPATCH *d = a->implementation; d->function_id; d++) {
+        if (d->function_id == OSSL_FUNC_CIPHER_NEWCTX)
+            dc->newctx = OSSL_FUNC_cipher_newctx(d);
+        if (d->function_id == OSSL_FUNC_CIPHER_FREECTX)
+            dc->freectx = OSSL_FUNC_cipher_freectx(d);
+        if (d->function_id == OSSL_FUNC_CIPHER_ENCRYPT_INIT)
+            dc->einit = OSSL_FUNC_cipher_encrypt_init(d);
+        if (d->function_id == OSSL_FUNC_CIPHER_UPDATE)
+            dc->update = OSSL_FUNC_cipher_update(d);
+        if (d->function_id == OSSL_FUNC_CIPHER_CIPHER)
+            dc->cipher = OSSL_FUNC_cipher_cipher(d);
+    }
+    return dc->newctx && dc->freectx && dc->einit && dc->update && dc->cipher;
+}
+
+/* An update or cipher call of len bytes (in place, the output's size
+ * given as SIZE_MAX), after pre bytes given by an update. */
+typedef struct huge_case {
+    const char *name;
+    int use_cipher;
+    size_t pre, len;
+} huge_case;
+
+/* 0: refused as an invalid input length; 1: taken; 2: refused for
+ * another reason; 3: the set-up failed. */
+static int huge_case_run(const void *arg)
+{
+    const huge_case *hc = arg;
+    direct_cipher dc;
+    if (!direct_get(hc->name, &dc))
+        return 3;
+    uint8_t key[64], iv[16] = {7}, buf[256] = {0};
+    for (size_t i = 0; i < sizeof key; i++)
+        key[i] = (uint8_t)(i * 37 + 1); /* XTS: halves that differ */
+    size_t keylen = strstr(hc->name, "XTS") != NULL ? 32 : 16;
+    size_t ivlen = strstr(hc->name, "CCM") != NULL   ? 7
+                   : strstr(hc->name, "GCM") != NULL ? 12
+                   : strstr(hc->name, "ECB") != NULL ? 0
+                                                     : 16;
+    void *x = dc.newctx(dc.provctx);
+    size_t outl = 0;
+    if (x == NULL || !dc.einit(x, key, keylen, ivlen ? iv : NULL, ivlen, NULL) ||
+        (hc->pre > 0 && !dc.update(x, buf, &outl, sizeof buf, buf + 128, hc->pre)))
+        return 3;
+    ERR_clear_error();
+    int r = hc->use_cipher ? dc.cipher(x, buf, &outl, SIZE_MAX, buf, hc->len)
+                           : dc.update(x, buf, &outl, SIZE_MAX, buf, hc->len);
+    unsigned long e = ERR_peek_last_error();
+    dc.freectx(x);
+    return r ? 1 : ERR_GET_REASON(e) == KP_R_INVALID_INPUT_LENGTH ? 0 : 2;
+}
+
+/* An update or EVP_Cipher of more than PTRDIFF_MAX bytes, a length no
+ * buffer has, is refused as such in every mode before anything moves;
+ * ECB and CBC with bytes buffered used to wrap the output size they
+ * checked (buffered + len) and copy from far past the input (a crash),
+ * the other modes were refused by the library, or by malloc (CCM's AAD),
+ * for other reasons, some after moving their state. */
+static void test_huge_lengths(void)
+{
+    static const char *const names[] = {"SM4-ECB", "SM4-CBC", "SM4-CTR", "SM4-GCM",
+                                        "SM4-XTS", "SM4-CCM", "SM4-CFB", "SM4-OFB"};
+    const size_t lens[] = {(size_t)PTRDIFF_MAX + 1, SIZE_MAX - 2, SIZE_MAX};
+    int f0 = failures, c0 = checks;
+    for (size_t n = 0; n < sizeof names / sizeof names[0]; n++)
+        for (int use_cipher = 0; use_cipher < 2; use_cipher++)
+            for (size_t pre = 0; pre <= 5; pre += 5)
+                for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+                    /* XTS and CCM take one update per message or data unit */
+                    if (pre > 0 && (strstr(names[n], "XTS") || strstr(names[n], "CCM") ||
+                                    strstr(names[n], "GCM")))
+                        continue;
+                    huge_case hc = {names[n], use_cipher, pre, lens[li]};
+                    int r = in_child(huge_case_run, &hc);
+                    CHECK(r == 0, "%s: %s of %zu bytes (%zu given before): %s", names[n],
+                          use_cipher ? "cipher" : "update", hc.len, pre,
+                          r < 0    ? "crashed"
+                          : r == 1 ? "taken"
+                          : r == 2 ? "refused, but not as an invalid input length"
+                                   : "set-up failed");
+                }
+    printf("%-15s %d checks, %d failed\n", "huge lengths", checks - c0, failures - f0);
+}
+
 /* EVP_CIPHER_CTX_set_num: taken by every block mode, as by OpenSSL's
  * (ECB and CBC keep it unused; kuai refused it there), read back by
  * get_num, and reset by a re-init. */
@@ -1943,6 +2058,8 @@ int main(int argc, char **argv)
     }
     test_error_reasons();
     test_int_params_null_data();
+    kuai_prov = kuai;
+    test_huge_lengths();
     test_no_core_errors(dir);
     test_libssl(dir);
     test_evp_model();

@@ -114,6 +114,10 @@ typedef struct kpm_ctx {
     int aad_set;
     uint8_t tls_aad[EVP_AEAD_TLS1_AAD_LEN]; /* CCM: TLS 1.2 record header for the next record */
     int tls_aad_set;
+    /* CCM: the explicit nonce of the last record sealed under this key
+     * (tls_sealed), which the next one must exceed */
+    uint8_t tls_last[EVP_CCM_TLS_EXPLICIT_IV_LEN];
+    int tls_sealed;
 } kpm_ctx;
 
 static void *kpm_newctx(void *provctx, const kpm_alg *alg)
@@ -245,6 +249,10 @@ static int kpm_init(void *vctx, const unsigned char *key, size_t keylen, const u
         memcpy(ctx->iv, ctx->oiv, KPM_BLOCK); /* as OpenSSL: restart from the given IV */
     }
     if (key != NULL) {
+        /* another key: its records' nonces start afresh (the same key
+         * given again keeps counting) */
+        if (!kp_key_same(ctx->key, key, keylen))
+            ctx->tls_sealed = 0;
         if (!kpm_set_key(ctx, key, keylen))
             return 0;
         kp_debug_key(ctx->alg->names, enc, ctx->key);
@@ -289,7 +297,12 @@ static int kpm_ccm_len_ok(const kpm_ctx *ctx, size_t len)
 /* One TLS 1.2 CCM record (RFC 6655), in place: explicit nonce || payload ||
  * tag, as OpenSSL's ccm_tls_cipher. The nonce is the 4-byte fixed IV and
  * the explicit part, which a sender takes from the record header's
- * sequence number and a receiver from the record. */
+ * sequence number and a receiver from the record. It is built apart from
+ * the context's IV: a received nonce must not become the one the context
+ * next encrypts under, nor a sealed one stay there to encrypt a message.
+ * A sealed record spends its nonce: the next record sealed under the key
+ * needs a greater sequence number (as libssl's always is), and a message
+ * a new IV. */
 static int kpm_ccm_tls_record(kpm_ctx *ctx, uint8_t *out, size_t *outl, const uint8_t *in,
                               size_t len)
 {
@@ -302,17 +315,33 @@ static int kpm_ccm_tls_record(kpm_ctx *ctx, uint8_t *out, size_t *outl, const ui
     if (len < EVP_CCM_TLS_EXPLICIT_IV_LEN + ctx->taglen)
         return kp_raise_data(ctx->core, KP_R_TLS_RECORD_FAILED,
                              "a %zu-byte record, shorter than its nonce and tag", len);
-    if (ctx->enc)
+    if (ctx->enc) {
+        /* sequence numbers are public: a plain compare, big-endian */
+        if (ctx->tls_sealed &&
+            memcmp(ctx->tls_aad, ctx->tls_last, EVP_CCM_TLS_EXPLICIT_IV_LEN) <= 0)
+            return kp_raise_data(ctx->core, KP_R_TLS_RECORD_FAILED,
+                                 "a record's sequence number not above the last one sealed "
+                                 "(its nonce is spent)");
         memcpy(out, ctx->tls_aad, EVP_CCM_TLS_EXPLICIT_IV_LEN);
-    memcpy(ctx->oiv + EVP_CCM_TLS_FIXED_IV_LEN, in, EVP_CCM_TLS_EXPLICIT_IV_LEN);
+    }
+    uint8_t nonce[EVP_CCM_TLS_IV_LEN];
+    memcpy(nonce, ctx->oiv, EVP_CCM_TLS_FIXED_IV_LEN);
+    memcpy(nonce + EVP_CCM_TLS_FIXED_IV_LEN, in, EVP_CCM_TLS_EXPLICIT_IV_LEN);
     size_t plen = len - EVP_CCM_TLS_EXPLICIT_IV_LEN - ctx->taglen;
     uint8_t *payload = out + EVP_CCM_TLS_EXPLICIT_IV_LEN;
-    int r = ctx->enc ? kuai_ccm_encrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad,
-                                        EVP_AEAD_TLS1_AAD_LEN, payload, payload, plen,
-                                        payload + plen, ctx->taglen)
-                     : kuai_ccm_decrypt(&ctx->key->k, ctx->oiv, ctx->ivlen, ctx->tls_aad,
-                                        EVP_AEAD_TLS1_AAD_LEN, payload, payload, plen,
-                                        payload + plen, ctx->taglen);
+    int r =
+        ctx->enc
+            ? kuai_ccm_encrypt(&ctx->key->k, nonce, ctx->ivlen, ctx->tls_aad, EVP_AEAD_TLS1_AAD_LEN,
+                               payload, payload, plen, payload + plen, ctx->taglen)
+            : kuai_ccm_decrypt(&ctx->key->k, nonce, ctx->ivlen, ctx->tls_aad, EVP_AEAD_TLS1_AAD_LEN,
+                               payload, payload, plen, payload + plen, ctx->taglen);
+    if (ctx->enc && r == KUAI_OK) {
+        memcpy(ctx->tls_last, ctx->tls_aad, EVP_CCM_TLS_EXPLICIT_IV_LEN);
+        ctx->tls_sealed = 1;
+        ctx->iv_set = 0;
+        ctx->len_set = 0;
+        kpm_aad_clear(ctx);
+    }
     if (r != KUAI_OK) /* a forged record fails as a whole: public */
         return kp_raise_kuai(ctx->core, r);
     *outl = ctx->enc ? len : plen; /* what libssl's EVP_CipherUpdate expects */

@@ -696,6 +696,85 @@ static void test_ccm_tls(const char *name, size_t keylen)
     EVP_CIPHER_free(d);
 }
 
+/* A context set up for TLS 1.2 CCM records as libssl sets one up, but
+ * with an IV given at the init too (iv12). */
+static int ccm_tls_ctx(EVP_CIPHER_CTX *x, const EVP_CIPHER *c, int enc, const uint8_t *key,
+                       const uint8_t *iv12, const uint8_t fixed[4])
+{
+    return EVP_CipherInit_ex2(x, c, NULL, NULL, enc, NULL) &&
+           EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_IVLEN, 12, NULL) > 0 &&
+           EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 16, NULL) > 0 &&
+           EVP_CipherInit_ex2(x, NULL, key, iv12, enc, NULL) &&
+           EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_IV_FIXED, 4, (void *)fixed) > 0;
+}
+
+/* One record of 32 bytes of msg on x, in rec (8 + 32 + 16 bytes; opening:
+ * rec as sealed): 1 if the record went through. */
+static int ccm_tls_one(EVP_CIPHER_CTX *x, int enc, uint64_t seq, const uint8_t *msg, uint8_t *rec)
+{
+    uint8_t aad[EVP_AEAD_TLS1_AAD_LEN];
+    for (int i = 0; i < 8; i++)
+        aad[i] = (uint8_t)(seq >> (56 - 8 * i));
+    aad[8] = 23, aad[9] = 3, aad[10] = 3, aad[11] = 0;
+    aad[12] = enc ? 8 + 32 : 8 + 32 + 16;
+    if (enc)
+        memcpy(rec + 8, msg, 32);
+    int ok = EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_TLS1_AAD, EVP_AEAD_TLS1_AAD_LEN, aad) == 16 &&
+             EVP_Cipher(x, rec, rec, 8 + 32 + 16) == 8 + 32 + 16;
+    ERR_clear_error();
+    return ok;
+}
+
+/* A sealed TLS CCM record spends its nonce (fixed IV || the sequence number
+ * from the record header): the same or a lower sequence number again under
+ * the same key is refused (it sealed a second record under the nonce), and
+ * so is a message under the context's IV before a new one (the record's
+ * nonce was left there as the IV); another key starts afresh. Opening a
+ * record leaves the context's IV alone: its nonce used to become the IV a
+ * later encryption on the context ran under (the sender's keystream). */
+static void test_ccm_tls_nonce(const char *name)
+{
+    EVP_CIPHER *c = get(name, 1);
+    CHECK(c != NULL, "%s missing", name);
+    if (c == NULL)
+        return;
+    uint8_t key[32], key2[32], iv[12], fixed[4], msg[32], r1[56], r2[56], o[32 + 16];
+    rbytes(key, sizeof key);
+    rbytes(key2, sizeof key2);
+    rbytes(iv, sizeof iv);
+    rbytes(fixed, sizeof fixed);
+    rbytes(msg, sizeof msg);
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    int l = 0;
+    CHECK(ccm_tls_ctx(x, c, 1, key, iv, fixed) && ccm_tls_one(x, 1, 5, msg, r1),
+          "%s: a TLS record sealed", name);
+    CHECK(!ccm_tls_one(x, 1, 5, msg, r2), "%s: a second record sealed under sequence number 5",
+          name);
+    CHECK(ccm_tls_one(x, 1, 6, msg, r2), "%s: the next sequence number refused", name);
+    CHECK(!ccm_tls_one(x, 1, 3, msg, r2), "%s: a record sealed under an earlier sequence number",
+          name);
+    CHECK(!(EVP_CipherUpdate(x, NULL, &l, NULL, 32) && EVP_CipherUpdate(x, o, &l, msg, 32)),
+          "%s: a message encrypted after a record, under no new IV", name);
+    ERR_clear_error();
+    CHECK(EVP_CipherInit_ex2(x, NULL, key2, NULL, 1, NULL) && ccm_tls_one(x, 1, 5, msg, r2),
+          "%s: sequence number 5 under another key refused", name);
+    /* opened, then a message encrypted on the same context */
+    EVP_CIPHER_CTX *y = EVP_CIPHER_CTX_new();
+    memcpy(r2, r1, sizeof r1);
+    int ok = ccm_tls_ctx(y, c, 0, key, iv, fixed) && ccm_tls_one(y, 0, 5, NULL, r2) &&
+             memcmp(r2 + 8, msg, 32) == 0;
+    CHECK(ok, "%s: the record opened", name);
+    ok = ok && EVP_CipherInit_ex2(y, NULL, NULL, NULL, 1, NULL) &&
+         EVP_CipherUpdate(y, NULL, &l, NULL, 32) && EVP_CipherUpdate(y, o, &l, msg, 32);
+    CHECK(ok && memcmp(o, r1 + 8, 32) != 0,
+          "%s: a message encrypted after opening a record ran under the record's nonce (%d)", name,
+          ok);
+    EVP_CIPHER_CTX_free(y);
+    EVP_CIPHER_CTX_free(x);
+    EVP_CIPHER_free(c);
+    ERR_clear_error();
+}
+
 /* CMAC through EVP_MAC, whole or in pieces of random lengths; 0 on failure. */
 static int cmac_run(int kuai, const char *cipher, const uint8_t *key, size_t keylen,
                     const uint8_t *msg, size_t len, int split, uint8_t *mac, size_t *maclen)
@@ -1022,7 +1101,10 @@ void test_modes(void)
         test_ccm("AES-256-CCM", 32, 1, 0);
         test_ccm_tls("AES-128-CCM", 16);
         test_ccm_tls("AES-256-CCM", 32);
+        test_ccm_tls_nonce("AES-128-CCM");
     }
+    test_ccm_tls_nonce("SM4-CCM");
+    test_ccm_tls_nonce("UBLOCK-128-256-CCM");
     test_ccm("SM4-CCM", 16, 0, 1);
     test_ccm("UBLOCK-128-128-CCM", 16, 0, 0);
     test_ccm("UBLOCK-128-256-CCM", 32, 0, 0);

@@ -477,8 +477,17 @@ static int kpm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
     kpm_ctx *ctx = vctx;
     (void)outsize;
     *outl = 0;
-    if (ctx->alg->mode == KPM_CCM)
-        return kpm_ccm(ctx, out, outl, NULL, 0);
+    if (ctx->alg->mode == KPM_CCM) {
+        if (ctx->key == NULL || ctx->tls_aad_set || ctx->enc || !ctx->iv_set)
+            return kpm_ccm(ctx, out, outl, NULL, 0); /* refused, or nothing to do */
+        /* A decryption whose nonce no data update used: its message is
+         * empty, and must pass the tag as any other (OpenSSL's CCM
+         * returns success there, having checked nothing). As the data
+         * update of 0 bytes that OpenSSL needs to check it. */
+        static const uint8_t none[1];
+        uint8_t sink[1];
+        return kpm_ccm(ctx, sink, outl, none, 0);
+    }
     /* As OpenSSL: its XTS final always succeeds, its stream modes' only once keyed. */
     return ctx->alg->mode == KPM_XTS || ctx->key != NULL || kp_raise(ctx->core, KP_R_NO_KEY_SET);
 }

@@ -14,7 +14,9 @@
  * without failing it: after a call both providers refused (the state is
  * not defined the same way), a GCM message after its final or a re-init
  * that ends it, a CCM nonce after its data, a CCM nonce or tag length
- * changed after the key or a length carried to the next nonce, and ECB,
+ * changed after the key or a length carried to the next nonce, a CCM
+ * decryption's final with no data update since its nonce (kuai checks
+ * the tag over the empty message, OpenSSL nothing), and ECB,
  * CBC or XTS re-initialised for the other direction without a key (where
  * OpenSSL runs the wrong key schedule). ECB and CBC are not run in place
  * (with bytes buffered OpenSSL writes over input it has not read; kuai
@@ -381,6 +383,14 @@ static void op_final(pair *p)
     }
     if (p->gcm && !p->enc && r[0] > 0 && r[1] <= 0 && !tag_given && !bad) {
         L("  final -> %d/%d (GCM: a decryption needs its own tag; OpenSSL takes the last one)\n",
+          r[0], r[1]);
+        bad = 2;
+    }
+    if (p->ccm && !p->enc && r[0] > 0 && r[1] <= 0 && !spent && !bad) {
+        /* documented: kuai checks the tag of the empty message no data
+         * update came for; OpenSSL's final succeeds having checked none */
+        L("  final -> %d/%d (CCM: a decryption with no data checks its tag over an empty "
+          "message; OpenSSL checks nothing)\n",
           r[0], r[1]);
         bad = 2;
     }

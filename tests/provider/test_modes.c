@@ -696,6 +696,72 @@ static void test_ccm_tls(const char *name, size_t keylen)
     EVP_CIPHER_free(d);
 }
 
+/* A CCM decryption on nonce, with the 12-byte tag (NULL: none set), the
+ * length announced first when announce >= 0, aad (aadlen bytes), then
+ * straight to the final: its result. */
+static int ccm_final_only(const EVP_CIPHER *c, const uint8_t *key, const uint8_t *nonce,
+                          const uint8_t *tag, int announce, const uint8_t *aad, int aadlen)
+{
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    uint8_t out[16];
+    int l = 0;
+    int ok = EVP_DecryptInit_ex2(x, c, NULL, NULL, NULL) &&
+             (tag == NULL || EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 12, (void *)tag) > 0) &&
+             EVP_DecryptInit_ex2(x, NULL, key, nonce, NULL) &&
+             (announce < 0 || EVP_DecryptUpdate(x, NULL, &l, NULL, announce)) &&
+             (aadlen == 0 || EVP_DecryptUpdate(x, NULL, &l, aad, aadlen)) &&
+             EVP_DecryptFinal_ex(x, out, &l) && l == 0;
+    EVP_CIPHER_CTX_free(x);
+    ERR_clear_error();
+    return ok;
+}
+
+/* A CCM decryption whose data never came (the AAD, or nothing, then the
+ * final) is the empty message's: the final checks its tag, the tag of the
+ * AAD and no plaintext. It used to succeed with any tag, or none (as
+ * OpenSSL's CCM does: its final checks nothing, and only a data update,
+ * of 0 bytes, checks an empty message's tag). */
+static void test_ccm_empty_final(const char *name)
+{
+    EVP_CIPHER *c = get(name, 1);
+    CHECK(c != NULL, "%s missing", name);
+    if (c == NULL)
+        return;
+    uint8_t key[32], nonce[7], aad[40], tag[12], tag0[12], bad[12], out[16];
+    rbytes(key, sizeof key);
+    rbytes(nonce, sizeof nonce);
+    rbytes(aad, sizeof aad);
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    int l = 0;
+    /* the tags of the empty message with and without the AAD */
+    int ok = EVP_EncryptInit_ex2(x, c, key, nonce, NULL) &&
+             EVP_EncryptUpdate(x, NULL, &l, NULL, 0) &&
+             EVP_EncryptUpdate(x, NULL, &l, aad, sizeof aad) &&
+             EVP_EncryptUpdate(x, out, &l, aad, 0) && EVP_EncryptFinal_ex(x, out, &l) &&
+             EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 12, tag) > 0 &&
+             EVP_EncryptInit_ex2(x, NULL, NULL, nonce, NULL) &&
+             EVP_EncryptUpdate(x, out, &l, aad, 0) && EVP_EncryptFinal_ex(x, out, &l) &&
+             EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 12, tag0) > 0;
+    EVP_CIPHER_CTX_free(x);
+    CHECK(ok, "%s: the empty message's tags", name);
+    memcpy(bad, tag, sizeof bad);
+    bad[rn() % 12] ^= (uint8_t)(1 + rn() % 255);
+    CHECK(ccm_final_only(c, key, nonce, tag, 0, aad, sizeof aad),
+          "%s: AAD, then the final, under the right tag: refused", name);
+    CHECK(!ccm_final_only(c, key, nonce, bad, 0, aad, sizeof aad),
+          "%s: AAD, then the final, under a wrong tag: accepted", name);
+    CHECK(!ccm_final_only(c, key, nonce, NULL, 0, aad, sizeof aad),
+          "%s: AAD, then the final, with no tag set: accepted", name);
+    CHECK(!ccm_final_only(c, key, nonce, tag, 5, NULL, 0),
+          "%s: 5 bytes announced, none given, then the final: accepted", name);
+    CHECK(ccm_final_only(c, key, nonce, tag0, -1, NULL, 0),
+          "%s: nothing but the final, under the right tag: refused", name);
+    CHECK(!ccm_final_only(c, key, nonce, tag, -1, NULL, 0),
+          "%s: nothing but the final, under another message's tag: accepted", name);
+    EVP_CIPHER_free(c);
+    ERR_clear_error();
+}
+
 /* A context set up for TLS 1.2 CCM records as libssl sets one up, but
  * with an IV given at the init too (iv12). */
 static int ccm_tls_ctx(EVP_CIPHER_CTX *x, const EVP_CIPHER *c, int enc, const uint8_t *key,
@@ -1104,6 +1170,10 @@ void test_modes(void)
         test_ccm_tls_nonce("AES-128-CCM");
     }
     test_ccm_tls_nonce("SM4-CCM");
+    if (aes)
+        test_ccm_empty_final("AES-192-CCM");
+    test_ccm_empty_final("SM4-CCM");
+    test_ccm_empty_final("UBLOCK-128-128-CCM");
     test_ccm_tls_nonce("UBLOCK-128-256-CCM");
     test_ccm("SM4-CCM", 16, 0, 1);
     test_ccm("UBLOCK-128-128-CCM", 16, 0, 0);

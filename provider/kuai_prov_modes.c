@@ -104,7 +104,8 @@ typedef struct kpm_ctx {
     unsigned padding;        /* CFB/OFB: as set (meaningless, kept as OpenSSL); XTS: 1 */
     kuai_xts_standard std;   /* XTS */
     int weak;                /* XTS: the key's halves are equal (decryption only) */
-    size_t taglen;           /* CCM */
+    size_t taglen;           /* CCM: M */
+    int taglen_set;          /* CCM: M set by a length alone: a tag given must have it */
     uint8_t tag[KPM_BLOCK];  /* CCM: the expected tag (decrypt) or the one made */
     int tag_given, tag_made; /* CCM */
     int len_set;             /* CCM: total length announced */
@@ -653,8 +654,22 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         if (p->data != NULL) {
             if (ctx->enc)
                 return kp_raise(ctx->core, KP_R_TAG_NOT_NEEDED);
+            /* A tag is compared at the length M the context was set up
+             * with: one of another length is no new M (a forger's short
+             * tag would pick its own); without M set up, the tag sets it
+             * (OpenSSL's one call). */
+            if (ctx->taglen_set && p->data_size != ctx->taglen)
+                return kp_raise_data(ctx->core, KP_R_INVALID_TAG_LENGTH,
+                                     "%zu bytes, the tag length set is %zu", p->data_size,
+                                     ctx->taglen);
             memcpy(ctx->tag, p->data, p->data_size);
             ctx->tag_given = 1;
+        } else {
+            /* a tag given at the old length is compared at none other
+             * (nor cut to a shorter M) */
+            if (p->data_size != ctx->taglen)
+                ctx->tag_given = 0;
+            ctx->taglen_set = 1;
         }
         ctx->taglen = p->data_size;
     }

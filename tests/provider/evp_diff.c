@@ -16,7 +16,8 @@
  * that ends it, a CCM nonce after its data, a CCM nonce or tag length
  * changed after the key or a length carried to the next nonce, a CCM
  * decryption's final with no data update since its nonce (kuai checks
- * the tag over the empty message, OpenSSL nothing), and ECB,
+ * the tag over the empty message, OpenSSL nothing), a CCM tag of another
+ * length than the one set up (kuai refuses it), and ECB,
  * CBC or XTS re-initialised for the other direction without a key (where
  * OpenSSL runs the wrong key schedule). ECB and CBC are not run in place
  * (with bytes buffered OpenSSL writes over input it has not read; kuai
@@ -95,6 +96,9 @@ typedef struct {
  * nonce set-up, unread tag), ccm_carry: and a new IV came since. */
 static int bad, spent, keydir, quirk, refused, ccmlate, ccmlen, ccm_carry, tagclob, cur_ccm,
     tag_given;
+/* CCM: the tag length kuai's context was set up with (SET_TAG with a
+ * length alone), 0 if none */
+static int ccm_m;
 static void diff(const char *what, const char *fmt, ...)
 {
     if (bad)
@@ -290,6 +294,16 @@ static void op_ctrl(pair *p, int type, int arg, void *ptr, const char *nm)
     }
     char w[100];
     snprintf(w, sizeof w, "%s(%d)", nm, arg);
+    if (p->ccm && type == EVP_CTRL_AEAD_SET_TAG && ptr != NULL && r[0] > 0 && r[1] <= 0 &&
+        ccm_m != 0 && arg != ccm_m && !bad) {
+        /* documented: kuai compares a tag at the length set up alone */
+        L("  %s -> %d/%d (CCM: a tag of another length than the one set up is refused; OpenSSL "
+          "compares part of it)\n",
+          w, r[0], r[1]);
+        bad = 2;
+    }
+    if (p->ccm && type == EVP_CTRL_AEAD_SET_TAG && ptr == NULL && r[1] > 0)
+        ccm_m = arg;
     cmp_rc(w, r[0], r[1]);
     if (p->ccm && r[0] > 0 && (type == EVP_CTRL_AEAD_SET_IVLEN || type == EVP_CTRL_AEAD_SET_TAG))
         ccmlate = 1;
@@ -503,7 +517,7 @@ static void run_seq(long seq)
     loglen = 0;
     bad = 0;
     spent = 0;
-    quirk = refused = ccmlate = ccmlen = ccm_carry = tagclob = tag_given = 0;
+    quirk = refused = ccmlate = ccmlen = ccm_carry = tagclob = tag_given = ccm_m = 0;
     L("seq %ld %s\n", seq, nm);
     int enc = (int)rn(2);
     /* always start with a full init (the documented no-IV differences aside) */
@@ -603,6 +617,7 @@ static void run_seq(long seq)
             if (rn(4) == 0) {
                 EVP_CIPHER_CTX_reset(p.x[0]);
                 EVP_CIPHER_CTX_reset(p.x[1]);
+                ccm_m = 0;
                 L("  reset\n");
                 op_init(&p, 1, (int)rn(2), 0, 1, 0);
             }

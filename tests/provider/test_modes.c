@@ -696,6 +696,80 @@ static void test_ccm_tls(const char *name, size_t keylen)
     EVP_CIPHER_free(d);
 }
 
+/* A CCM decryption of 32 bytes of ct, the tag steps first: set (tag
+ * length alone) if set > 0, then the tag at given bytes, then the length
+ * alone again if reset > 0: whether it all went through and the data
+ * update passed. */
+static int ccm_tag_steps(const EVP_CIPHER *c, const uint8_t *key, const uint8_t *nonce,
+                         const uint8_t *ct, int set, const uint8_t *tag, int given, int reset)
+{
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    uint8_t out[32];
+    int l = 0;
+    int ok = EVP_DecryptInit_ex2(x, c, NULL, NULL, NULL) &&
+             (set == 0 || EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, set, NULL) > 0) &&
+             EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, given, (void *)tag) > 0 &&
+             (reset == 0 || EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, reset, NULL) > 0) &&
+             EVP_DecryptInit_ex2(x, NULL, key, nonce, NULL) &&
+             EVP_DecryptUpdate(x, out, &l, ct, 32) && l == 32;
+    EVP_CIPHER_CTX_free(x);
+    ERR_clear_error();
+    return ok;
+}
+
+/* A CCM decryption compares its tag at the tag length M the context was
+ * set up with (SET_TAG with a length alone): a tag given at another length
+ * is refused, not taken as a new M (a 4-byte tag then authenticated a
+ * message a context set up for 16 received); and a length set after the
+ * tag drops the tag given at the old length instead of comparing part of
+ * it (its first 4 bytes, for a length of 4). Without a length set up, the
+ * tag given sets it, as in OpenSSL's one call. */
+static void test_ccm_tag_length(const char *name)
+{
+    EVP_CIPHER *c = get(name, 1);
+    CHECK(c != NULL, "%s missing", name);
+    if (c == NULL)
+        return;
+    uint8_t key[32], nonce[7], msg[32], ct4[32], ct16[32], tag4[16], tag16[16];
+    rbytes(key, sizeof key);
+    rbytes(nonce, sizeof nonce);
+    rbytes(msg, sizeof msg);
+    rbytes(tag4, sizeof tag4);
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    int l = 0;
+    int ok = EVP_EncryptInit_ex2(x, c, NULL, NULL, NULL) &&
+             EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 4, NULL) > 0 &&
+             EVP_EncryptInit_ex2(x, NULL, key, nonce, NULL) &&
+             EVP_EncryptUpdate(x, ct4, &l, msg, 32) && EVP_EncryptFinal_ex(x, ct4, &l) &&
+             EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 4, tag4) > 0 &&
+             EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 16, NULL) > 0 &&
+             EVP_EncryptInit_ex2(x, NULL, NULL, nonce, NULL) &&
+             EVP_EncryptUpdate(x, ct16, &l, msg, 32) && EVP_EncryptFinal_ex(x, ct16, &l) &&
+             EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, tag16) > 0;
+    EVP_CIPHER_CTX_free(x);
+    CHECK(ok, "%s: messages with 4- and 16-byte tags", name);
+    /* tag4's bytes 4..15 are random: a 16-byte tag whose first 4 are the
+     * 4-byte message's */
+    CHECK(ccm_tag_steps(c, key, nonce, ct4, 0, tag4, 4, 0), "%s: a 4-byte tag given alone refused",
+          name);
+    CHECK(ccm_tag_steps(c, key, nonce, ct16, 16, tag16, 16, 0),
+          "%s: a 16-byte tag after the length 16 refused", name);
+    CHECK(ccm_tag_steps(c, key, nonce, ct4, 4, tag4, 4, 0),
+          "%s: a 4-byte tag after the length 4 refused", name);
+    CHECK(ccm_tag_steps(c, key, nonce, ct16, 16, tag16, 16, 16),
+          "%s: the length 16 set again after a 16-byte tag: refused", name);
+    CHECK(!ccm_tag_steps(c, key, nonce, ct16, 16, tag16, 8, 0),
+          "%s: set up for 16, a 16-byte tag given as 8 bytes: accepted", name);
+    CHECK(!ccm_tag_steps(c, key, nonce, ct4, 16, tag4, 4, 0),
+          "%s: set up for 16-byte tags, a 4-byte tag authenticated the message", name);
+    CHECK(!ccm_tag_steps(c, key, nonce, ct4, 0, tag4, 16, 4),
+          "%s: a 16-byte tag compared at its first 4 bytes (the length set to 4 after it)", name);
+    CHECK(!ccm_tag_steps(c, key, nonce, ct4, 16, tag4, 16, 4),
+          "%s: set up for 16, a 16-byte tag given, the length set to 4: compared at 4 bytes", name);
+    EVP_CIPHER_free(c);
+    ERR_clear_error();
+}
+
 /* A CCM decryption on nonce, with the 12-byte tag (NULL: none set), the
  * length announced first when announce >= 0, aad (aadlen bytes), then
  * straight to the final: its result. */
@@ -1173,6 +1247,10 @@ void test_modes(void)
     if (aes)
         test_ccm_empty_final("AES-192-CCM");
     test_ccm_empty_final("SM4-CCM");
+    if (aes)
+        test_ccm_tag_length("AES-128-CCM");
+    test_ccm_tag_length("SM4-CCM");
+    test_ccm_tag_length("UBLOCK-128-256-CCM");
     test_ccm_empty_final("UBLOCK-128-128-CCM");
     test_ccm_tls_nonce("UBLOCK-128-256-CCM");
     test_ccm("SM4-CCM", 16, 0, 1);

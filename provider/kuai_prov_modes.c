@@ -358,8 +358,9 @@ static int kpm_ccm(kpm_ctx *ctx, uint8_t *out, size_t *outl, const uint8_t *in, 
         return kp_raise(ctx->core, KP_R_NO_KEY_SET);
     if (ctx->tls_aad_set)
         return kpm_ccm_tls_record(ctx, out, outl, in, len);
-    if (in == NULL && out != NULL)
-        return 1;
+    if (in == NULL && out != NULL) /* the final's call; bytes without input are no final */
+        return len == 0 || kp_raise_data(ctx->core, KP_R_CIPHER_OPERATION_FAILED,
+                                         "%zu bytes, but no input", len);
     if (!ctx->iv_set)
         return kp_raise(ctx->core, KP_R_NO_IV_SET);
     if (out == NULL) {

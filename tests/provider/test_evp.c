@@ -1542,6 +1542,34 @@ static void test_null_buffers(const char *name, const EVP_CIPHER *c, size_t bs)
         }
 }
 
+/* CCM: an update or EVP_Cipher of bytes with a NULL input and an output
+ * is refused, an error raised; it was taken as the final's call (success,
+ * nothing written, and EVP_Cipher answered the whole length). XTS, CFB and
+ * OFB refuse a missing buffer already; checked here too. */
+static void test_modes_null_input(void)
+{
+    static const char *const names[] = {"SM4-CCM", "UBLOCK-128-256-CCM", "SM4-XTS", "SM4-CFB",
+                                        "SM4-OFB"};
+    for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+        EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, names[n], "provider=kuai");
+        CHECK(c != NULL, "%s from kuai", names[n]);
+        if (c == NULL)
+            continue;
+        for (int enc = 0; enc < 2; enc++)
+            for (int call = NC_UPDATE; call <= NC_CIPHER; call++) {
+                null_case nc = {c, enc, 1, call, 1, 0, 0, 32};
+                int r = in_child(null_case_run, &nc);
+                CHECK(r == 0, "%s %s: %s of 32 bytes with a NULL input: %s", names[n],
+                      enc ? "encrypt" : "decrypt", call == NC_CIPHER ? "EVP_Cipher" : "update",
+                      r < 0    ? "crashed"
+                      : r == 1 ? "accepted"
+                      : r == 2 ? "refused with no error raised"
+                               : "set-up failed");
+            }
+        EVP_CIPHER_free(c);
+    }
+}
+
 /* A final into no output buffer, where it has a block to write (a padded
  * encryption) or one held back (a padded decryption), is refused, an error
  * raised: ECB and CBC wrote the padding block, or the decryption's
@@ -2058,6 +2086,7 @@ int main(int argc, char **argv)
     }
     test_error_reasons();
     test_int_params_null_data();
+    test_modes_null_input();
     kuai_prov = kuai;
     test_huge_lengths();
     test_no_core_errors(dir);

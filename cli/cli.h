@@ -98,6 +98,14 @@ void secret_untrack(const void *p);
  * reading or writing through it is then refused. */
 extern int cli_std_closed[3];
 void cli_std_fds(void);
+/* path names one of those closed descriptors (/dev/stdin, /dev/fd/0,
+ * /proc/self/fd/1, ...): opening it would reach /dev/null. */
+int cli_names_closed_std(const char *path);
+/* What --help, --version, info, selftest and speed end with: rc, or
+ * EXIT_IO with a message when standard output was closed at the start or
+ * a write to it failed (a full disk, /dev/full), so that `kuai info > f`
+ * on a full disk does not exit 0 with f incomplete. */
+int cli_stdout_end(int rc);
 /* At startup: no core dump (it would hold keys, passwords, plaintext). */
 void cli_no_core_dumps(void);
 void *xmalloc(size_t n);

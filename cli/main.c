@@ -188,7 +188,8 @@ static void usage_exit(const char *text, int code)
         fprintf(f, text, cipher_option_text(), default_threads());
     else
         fprintf(f, text, default_threads());
-    cli_exit(code); /* as fail: nothing is held yet, but every exit takes one way */
+    /* as fail: nothing is held yet, but every exit takes one way */
+    cli_exit(code ? code : cli_stdout_end(0));
 }
 
 /* --opt VALUE, --opt=VALUE or -o VALUE. Only the long form takes '=': the
@@ -390,10 +391,53 @@ static int same_file(const struct stat *a, const struct stat *b)
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
+/* An input and an output that are one file, pipe or block device: the
+ * output would be written over the input while it is read (a FIFO or pipe:
+ * kuai would read its own output back). Character devices (/dev/null to
+ * /dev/null) are left alone. */
+static int same_data(const struct stat *in, const struct stat *out)
+{
+    return (S_ISREG(in->st_mode) || S_ISFIFO(in->st_mode) || S_ISBLK(in->st_mode)) &&
+           same_file(in, out);
+}
+
+/* Where an output will land, for comparing two: the file itself where it
+ * exists (through its links, which output_open writes through), else its
+ * directory's real path and its name (output_check has found that
+ * directory); NULL for standard output. */
+static char *output_real_path(const char *path)
+{
+    if (!path)
+        return NULL;
+    char *r = realpath(path, NULL);
+    if (r)
+        return r;
+    if (errno != ENOENT)
+        fail(EXIT_IO, "%s: %s", path, strerror(errno));
+    char *d = strdup(path), *b = strdup(path);
+    if (!d || !b)
+        fail(EXIT_INTERNAL, "out of memory");
+    char *dir = realpath(dirname(d), NULL);
+    if (!dir)
+        fail(EXIT_IO, "%s: %s", path, strerror(errno));
+    const char *base = basename(b);
+    size_t n = strlen(dir) + strlen(base) + 2;
+    char *out = xmalloc(n);
+    snprintf(out, n, "%s/%s", dir, base);
+    free(dir);
+    free(d);
+    free(b);
+    return out;
+}
+
 static int open_input(const char *in)
 {
     if (!strcmp(in, "-"))
         return STDIN_FILENO;
+    /* /dev/stdin of a kuai started with <&- would open the /dev/null that
+     * stands in for it (cli_std_fds): an empty input, exit 0 */
+    if (cli_names_closed_std(in))
+        fail(EXIT_IO, "%s: cannot read: it is closed", in);
     int fd = open(in, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         fail(EXIT_IO, "%s: cannot open: %s", in, strerror(errno));
@@ -401,6 +445,20 @@ static int open_input(const char *in)
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
         fail(EXIT_IO, "%s: is a directory", in);
     return fd;
+}
+
+/* The checks of cmd_crypt on what was opened, not on the name: a name such
+ * as /dev/fd/N or /proc/thread-self/fd/N means whatever that descriptor
+ * holds when kuai opens it, not what stat saw before. */
+static void input_not_output(int fd, const char *name, char *const *outs, size_t nouts)
+{
+    struct stat si, so;
+    if (fstat(fd, &si) != 0)
+        return;
+    for (size_t k = 0; k < nouts; k++)
+        if ((outs[k] ? stat(outs[k], &so) : fstat(STDOUT_FILENO, &so)) == 0 && same_data(&si, &so))
+            fail(EXIT_USAGE, "%s: input and %s are the same file", name,
+                 outs[k] ? outs[k] : "standard output");
 }
 
 static int cmd_crypt(int argc, char **argv, int decrypt)
@@ -455,6 +513,18 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
             if (outs[i] && outs[j] && !strcmp(outs[i], outs[j]))
                 fail(EXIT_USAGE, "%s and %s would both be written to %s", o->inputs[j],
                      o->inputs[i], outs[i]);
+        /* ... or the same file under two names (a directory reached through
+         * a link, a link to the other output) */
+        char *ri = output_real_path(outs[i]);
+        for (size_t j = 0; ri && j < i; j++) {
+            char *rj = output_real_path(outs[j]);
+            int same = rj && !strcmp(ri, rj);
+            free(rj);
+            if (same)
+                fail(EXIT_USAGE, "%s and %s would both be written to %s (as %s and %s)",
+                     o->inputs[j], o->inputs[i], ri, outs[j], outs[i]);
+        }
+        free(ri);
         /* An input that is the output file would be overwritten while it
          * is read (or, appended to, read forever): standard input too
          * (`-o a - < a` is `-o a a`), and standard output without -o
@@ -469,7 +539,7 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
             for (size_t j = 0; j < o->ninputs; j++) {
                 int in_stdin = !strcmp(o->inputs[j], "-");
                 if ((in_stdin ? fstat(STDIN_FILENO, &si) : stat(o->inputs[j], &si)) == 0 &&
-                    S_ISREG(si.st_mode) && same_file(&si, &so)) {
+                    same_data(&si, &so)) {
                     if (j == i)
                         fail(EXIT_USAGE, "%s: input and %s are the same file",
                              in_stdin ? "standard input" : o->inputs[j], out_what);
@@ -477,11 +547,23 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
                          o->inputs[j], o->inputs[i]);
                 }
             }
-            if (o->key_file && stat(o->key_file, &si) == 0 && S_ISREG(si.st_mode) &&
-                same_file(&si, &so))
+            if (o->key_file && stat(o->key_file, &si) == 0 && same_data(&si, &so))
                 fail(EXIT_USAGE, "%s: key file and %s are the same file", o->key_file, out_what);
         }
     }
+    /* A key file that is an input's pipe or FIFO (--key-file /dev/stdin
+     * with standard input as the input): the two would split one stream
+     * between them. */
+    struct stat sk;
+    if (o->key_file && stat(o->key_file, &sk) == 0 && !S_ISREG(sk.st_mode) && !S_ISCHR(sk.st_mode))
+        for (size_t j = 0; j < o->ninputs; j++) {
+            struct stat si;
+            int in_stdin = !strcmp(o->inputs[j], "-");
+            if ((in_stdin ? fstat(STDIN_FILENO, &si) : stat(o->inputs[j], &si)) == 0 &&
+                same_file(&si, &sk))
+                fail(EXIT_USAGE, "%s: key file and input %s are the same pipe", o->key_file,
+                     in_stdin ? "standard input" : o->inputs[j]);
+        }
 
     /* The keys last: a run refused anyway (an output that exists, or in a
      * directory missing or not writable, a terminal) is refused before the
@@ -502,8 +584,10 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
         if (!fds || !os)
             fail(EXIT_INTERNAL, "out of memory");
         /* every input open before the first output exists */
-        for (size_t i = 0; i < o->ninputs; i++)
+        for (size_t i = 0; i < o->ninputs; i++) {
             fds[i] = open_input(o->inputs[i]);
+            input_not_output(fds[i], o->inputs[i], outs, o->ninputs);
+        }
         for (size_t i = 0; i < o->ninputs; i++) {
             output_open(&os[i], outs[i], o->force);
             /* DIR/NAME.enc, a link to a terminal: as below */
@@ -530,6 +614,7 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
             const char *in = o->inputs[i];
             const char *name = strcmp(in, "-") ? in : "standard input";
             int fd = open_input(in);
+            input_not_output(fd, name, outs, o->ninputs);
             output *out = &os[i];
             output_open(out, outs[i], o->force);
             /* -o naming a terminal, as standard output is checked above */
@@ -583,7 +668,7 @@ int main(int argc, char **argv)
         usage_exit(usage_main, 0);
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
         printf("kuai %s\n", KUAI_VERSION);
-        return 0;
+        return cli_stdout_end(0);
     }
     if (!strcmp(cmd, "help")) {
         if (argc < 3)
@@ -595,11 +680,11 @@ int main(int argc, char **argv)
             usage_exit(usage_decrypt, 0);
         char *args[] = {argv[0], "--help", NULL};
         if (!strcmp(h, "speed"))
-            return cmd_speed(2, args);
+            return cli_stdout_end(cmd_speed(2, args));
         if (!strcmp(h, "selftest"))
-            return cmd_selftest(2, args);
+            return cli_stdout_end(cmd_selftest(2, args));
         if (!strcmp(h, "info"))
-            return cmd_info(2, args);
+            return cli_stdout_end(cmd_info(2, args));
         fail(EXIT_USAGE, "no command '%s' (encrypt, decrypt, speed, selftest, info)", h);
     }
     cli_cmd = cmd;
@@ -608,11 +693,11 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "decrypt") || !strcmp(cmd, "dec"))
         return cmd_crypt(argc - 1, argv + 1, 1);
     if (!strcmp(cmd, "speed"))
-        return cmd_speed(argc - 1, argv + 1);
+        return cli_stdout_end(cmd_speed(argc - 1, argv + 1));
     if (!strcmp(cmd, "selftest"))
-        return cmd_selftest(argc - 1, argv + 1);
+        return cli_stdout_end(cmd_selftest(argc - 1, argv + 1));
     if (!strcmp(cmd, "info"))
-        return cmd_info(argc - 1, argv + 1);
+        return cli_stdout_end(cmd_info(argc - 1, argv + 1));
     cli_cmd = NULL;
     fail(EXIT_USAGE, "unknown command '%s' (encrypt, decrypt, speed, selftest, info; kuai --help)",
          cmd);

@@ -87,6 +87,19 @@ void cli_std_fds(void)
     }
 }
 
+int cli_stdout_end(int rc)
+{
+    if (cli_std_closed[STDOUT_FILENO]) {
+        msg("standard output: cannot write: it is closed");
+        return rc ? rc : EXIT_IO;
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        msg("standard output: write error: %s", strerror(errno ? errno : EIO));
+        return rc ? rc : EXIT_IO;
+    }
+    return rc;
+}
+
 /* Under AddressSanitizer, whose leak check attaches to the process with
  * ptrace, which a process that is not dumpable refuses. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -759,18 +772,20 @@ typedef enum { OUT_NEW, OUT_REPLACE, OUT_DIRECT } out_kind;
  * would, for a regular file, open it anew at offset 0 without O_APPEND
  * (`-o /dev/stdout >> log` overwrote the log's start) and call for
  * --force, which then replaced the file. */
-static int named_fd(const char *path)
+/* The descriptor number a name of one spells (the names above, and
+ * /proc/thread-self/fd/N), whether or not it is open; else -1. */
+static int fd_name_number(const char *path)
 {
     static const char *const std_names[] = {"/dev/stdin", "/dev/stdout", "/dev/stderr"};
+    static const char *const dirs[] = {"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"};
     const char *num = NULL;
     long n = -1;
     for (int i = 0; i < 3; i++)
         if (!strcmp(path, std_names[i]))
             n = i;
-    if (!strncmp(path, "/dev/fd/", 8))
-        num = path + 8;
-    else if (!strncmp(path, "/proc/self/fd/", 14))
-        num = path + 14;
+    for (int i = 0; i < 3; i++)
+        if (!strncmp(path, dirs[i], strlen(dirs[i])))
+            num = path + strlen(dirs[i]);
     if (num) {
         char *end;
         errno = 0;
@@ -778,6 +793,18 @@ static int named_fd(const char *path)
         if (n < 0 || errno || *end || n > INT_MAX)
             return -1;
     }
+    return (int)n;
+}
+
+int cli_names_closed_std(const char *path)
+{
+    int n = fd_name_number(path);
+    return n >= 0 && n <= 2 && cli_std_closed[n];
+}
+
+static int named_fd(const char *path)
+{
+    long n = fd_name_number(path);
     if (n < 0)
         return -1;
     int flags = fcntl((int)n, F_GETFD);

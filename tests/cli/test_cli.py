@@ -819,6 +819,74 @@ def test_closed_std(d):
             os.unlink(out)
 
 
+def test_one_file_two_ways(d):
+    """What is one file, pipe or stream under two names or roles is refused
+    before anything is written: two outputs through a link, a FIFO as input
+    and output, a --key-file that is the input's pipe, a closed standard
+    input named by path."""
+    k = key_hex("sm4")
+    sub = d.file("twoways")
+    os.makedirs(os.path.join(sub, "x"))
+    os.makedirs(os.path.join(sub, "o"))
+    f1 = os.path.join(sub, "x", "f")
+    g = os.path.join(sub, "g")
+    for path, data in ((f1, b"one"), (g, b"two")):
+        with open(path, "wb") as fh:
+            fh.write(data)
+    o = os.path.join(sub, "o")
+    with open(os.path.join(o, "f.kuai"), "wb") as fh:
+        fh.write(b"old")
+    os.symlink("f.kuai", os.path.join(o, "g.kuai"))
+    rc, out, err = run(["encrypt", "-q", "-f", "-c", "sm4", "-k", k, "-o", o, f1, g])
+    with open(os.path.join(o, "f.kuai"), "rb") as fh:
+        kept = fh.read() == b"old"
+    report(rc == EXIT_USAGE and "both be written" in err and kept and leftovers(o) == [],
+           "two outputs that are one file through a link: refused, nothing written", err)
+    fifo = os.path.join(sub, "p")
+    os.mkfifo(fifo)
+    try:
+        p = subprocess.run([KUAI, "encrypt", "-q", "-c", "sm4", "-k", k, "-o", fifo, fifo],
+                           capture_output=True, start_new_session=True, timeout=20)
+        rc, err = p.returncode, p.stderr.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        rc, err = None, "hung"
+    report(rc == EXIT_USAGE and "same file" in err, "a FIFO as input and output: refused", err)
+    kf = os.path.join(sub, "key.txt")
+    with open(kf, "w") as fh:
+        fh.write(k + "\n")
+    rc, out, err = run(["encrypt", "-q", "-c", "sm4", "--key-file", "/dev/stdin"],
+                       (k + "\n").encode() + b"data")
+    report(rc == EXIT_USAGE and "same pipe" in err and out == b"",
+           "--key-file /dev/stdin with standard input the input: refused", err)
+    for name in ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"):
+        out_path = os.path.join(sub, "closed.kuai")
+        p = subprocess.run([KUAI, "encrypt", "-q", "-c", "sm4", "--key-file", kf, "-o", out_path,
+                            name], stderr=subprocess.PIPE, start_new_session=True,
+                           preexec_fn=lambda: os.close(0))
+        err = p.stderr.decode(errors="replace")
+        report(p.returncode == EXIT_IO and "closed" in err and not os.path.exists(out_path),
+               f"{name} as input, standard input closed: exit 2, nothing written",
+               f"rc={p.returncode} {err!r}")
+
+
+def test_stdout_errors(d):
+    """--help, --version, info, selftest and speed --help whose standard
+    output is full or closed: exit 2 and a message, not 0."""
+    for args in (["--version"], ["--help"], ["help", "info"], ["info"], ["selftest"],
+                 ["speed", "--help"]):
+        with open("/dev/full", "wb") as full:
+            p = subprocess.run([KUAI] + args, stdout=full, stderr=subprocess.PIPE,
+                               start_new_session=True)
+        err = p.stderr.decode(errors="replace")
+        report(p.returncode == EXIT_IO and "standard output" in err,
+               f"kuai {' '.join(args)} > /dev/full: exit 2", f"rc={p.returncode} {err!r}")
+        p = subprocess.run([KUAI] + args, stderr=subprocess.PIPE, start_new_session=True,
+                           preexec_fn=lambda: os.close(1))
+        err = p.stderr.decode(errors="replace")
+        report(p.returncode == EXIT_IO and "closed" in err,
+               f"kuai {' '.join(args)} >&-: exit 2", f"rc={p.returncode} {err!r}")
+
+
 def test_same_file_stdout(d):
     """Standard output that is an input file is refused like -o naming it
     (exit 1, nothing written): `kuai encrypt p 1<>p` overwrote p as it
@@ -2162,6 +2230,8 @@ def main():
         test_options_twice(d)
         test_short_option_values(d)
         test_closed_std(d)
+        test_one_file_two_ways(d)
+        test_stdout_errors(d)
         test_same_file_stdout(d)
         test_force_output_is_other_input(d)
         test_named_fds(d)

@@ -314,6 +314,10 @@ static void parse_crypt_opts(int argc, char **argv, cli_opts *o)
      * input is read, not as an open's ENOENT after it */
     if (o->out && !*o->out)
         fail(EXIT_USAGE, "--output: empty file name");
+    /* as for inputs, "-" is the standard stream (it made a file named "-";
+     * ./- names one) */
+    if (o->out && !strcmp(o->out, "-"))
+        o->out = NULL;
     for (size_t i = 0; i < o->ninputs; i++)
         if (!*o->inputs[i])
             fail(EXIT_USAGE, "empty input file name (use - for standard input)");

@@ -834,6 +834,12 @@ static out_kind output_classify(const char *path, int force, char **target, stru
     if (named_fd(path) >= 0)
         return OUT_DIRECT;
     if (lstat(path, &lst) != 0) {
+        /* "missing/" names a directory: a file of that name cannot be
+         * made, which showed only when the output was moved into place,
+         * after the work */
+        size_t len = strlen(path);
+        if (errno == ENOENT && len && path[len - 1] == '/')
+            fail(EXIT_IO, "%s: no such directory", path);
         if (errno == ENOENT)
             return OUT_NEW;
         fail(EXIT_IO, "%s: cannot write: %s", path, strerror(errno));

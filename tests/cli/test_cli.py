@@ -869,6 +869,30 @@ def test_one_file_two_ways(d):
                f"rc={p.returncode} {err!r}")
 
 
+def test_dash_and_slash_outputs(d):
+    """-o - is standard output (it made a file named "-"); -o missing/ is
+    refused before any input is opened (it failed only when the output was
+    moved into place, after the work)."""
+    k = key_hex("sm4")
+    sub = d.file("dashslash")
+    os.makedirs(sub)
+    p = subprocess.run([KUAI, "encrypt", "-q", "-c", "sm4", "-k", k, "-o", "-"], input=b"dash",
+                       capture_output=True, cwd=sub, start_new_session=True)
+    report(p.returncode == 0 and ref(p.stdout, key=k) == b"dash" and os.listdir(sub) == [],
+           "-o - writes to standard output, no file named -", p.stderr.decode(errors="replace"))
+    fifo = os.path.join(sub, "nowriter")
+    os.mkfifo(fifo)
+    try:
+        p = subprocess.run([KUAI, "encrypt", "-q", "-c", "sm4", "-k", k, "-o",
+                            os.path.join(sub, "missing") + "/", fifo], capture_output=True,
+                           start_new_session=True, timeout=10)
+        rc, err = p.returncode, p.stderr.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        rc, err = None, "opened the input (a FIFO with no writer) first"
+    report(rc == EXIT_IO and "no such directory" in err,
+           "-o missing/: exit 2 before any input is opened", err)
+
+
 def test_stdout_errors(d):
     """--help, --version, info, selftest and speed --help whose standard
     output is full or closed: exit 2 and a message, not 0."""
@@ -2232,6 +2256,7 @@ def main():
         test_closed_std(d)
         test_one_file_two_ways(d)
         test_stdout_errors(d)
+        test_dash_and_slash_outputs(d)
         test_same_file_stdout(d)
         test_force_output_is_other_input(d)
         test_named_fds(d)

@@ -27,6 +27,10 @@
 
 const char *cli_cmd = NULL;
 
+/* Messages name files, and a name may hold any byte but '/' and NUL: its
+ * control characters (an escape sequence that rewrites the terminal, a
+ * newline that forges a second message) go out as \xHH, the rest as it
+ * is (UTF-8 names stay readable). */
 static void vmsg(const char *fmt, va_list ap)
 {
     fflush(stdout);
@@ -34,7 +38,26 @@ static void vmsg(const char *fmt, va_list ap)
         fprintf(stderr, "kuai %s: ", cli_cmd);
     else
         fputs("kuai: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    char small[1024], *text = small;
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (n >= (int)sizeof small) {
+        char *big = malloc((size_t)n + 1);
+        if (big) {
+            vsnprintf(big, (size_t)n + 1, fmt, again);
+            text = big;
+        }
+    }
+    va_end(again);
+    for (const unsigned char *c = (const unsigned char *)text; n > 0 && *c; c++) {
+        if (*c < 0x20 || *c == 0x7f)
+            fprintf(stderr, "\\x%02x", *c);
+        else
+            fputc(*c, stderr);
+    }
+    if (text != small)
+        free(text);
     fputc('\n', stderr);
 }
 

@@ -893,6 +893,18 @@ def test_dash_and_slash_outputs(d):
            "-o missing/: exit 2 before any input is opened", err)
 
 
+def test_names_escaped(d):
+    """A file name's control characters reach the terminal as \\xHH: a name
+    holding an escape sequence or a newline printed them raw (a recoloured
+    terminal, a forged second message)."""
+    k = key_hex("sm4")
+    name = os.path.join(d.path, "evil\x1b[31mred\nkuai: all good\x07")
+    rc, out, err = run(["encrypt", "-q", "-c", "sm4", "-k", k, name])
+    report(rc == EXIT_IO and "\x1b" not in err and "\x07" not in err and err.count("\n") == 1
+           and "evil\\x1b[31mred\\x0akuai: all good\\x07" in err,
+           "a file name's control characters are escaped in messages", repr(err))
+
+
 def test_stdout_errors(d):
     """--help, --version, info, selftest and speed --help whose standard
     output is full or closed: exit 2 and a message, not 0."""
@@ -2256,6 +2268,7 @@ def main():
         test_closed_std(d)
         test_one_file_two_ways(d)
         test_stdout_errors(d)
+        test_names_escaped(d)
         test_dash_and_slash_outputs(d)
         test_same_file_stdout(d)
         test_force_output_is_other_input(d)

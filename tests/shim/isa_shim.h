@@ -488,29 +488,21 @@ KSHIM __m512i kshim_clmul512(__m512i a, __m512i b, int imm)
 
 /* ---- VAES: the 128-bit AES-NI round once per lane ---------------------- */
 
-#define KSHIM_AES256(name, insn)                                                                   \
-    KSHIM __m256i name(__m256i a, __m256i k)                                                       \
+/* vec: __m256i or __m512i; uni: its union (kshim256, kshim512) */
+#define KSHIM_AES(name, insn, vec, uni, lanes)                                                     \
+    KSHIM vec name(vec a, vec k)                                                                   \
     {                                                                                              \
-        kshim256 ua = {.v = a}, uk = {.v = k};                                                     \
-        for (int l = 0; l < 2; l++)                                                                \
+        uni ua = {.v = a}, uk = {.v = k};                                                          \
+        for (int l = 0; l < (lanes); l++)                                                          \
             ua.x[l] = insn(ua.x[l], uk.x[l]);                                                      \
         return ua.v;                                                                               \
     }
-KSHIM_AES256(kshim_aesenc256, _mm_aesenc_si128)
-KSHIM_AES256(kshim_aesenclast256, _mm_aesenclast_si128)
-KSHIM_AES256(kshim_aesdec256, _mm_aesdec_si128)
-KSHIM_AES256(kshim_aesdeclast256, _mm_aesdeclast_si128)
-
-#define KSHIM_AES512(name, insn)                                                                   \
-    KSHIM __m512i name(__m512i a, __m512i k)                                                       \
-    {                                                                                              \
-        kshim512 ua = {.v = a}, uk = {.v = k};                                                     \
-        for (int l = 0; l < 4; l++)                                                                \
-            ua.x[l] = insn(ua.x[l], uk.x[l]);                                                      \
-        return ua.v;                                                                               \
-    }
-KSHIM_AES512(kshim_aesenc512, _mm_aesenc_si128)
-KSHIM_AES512(kshim_aesenclast512, _mm_aesenclast_si128)
+KSHIM_AES(kshim_aesenc256, _mm_aesenc_si128, __m256i, kshim256, 2)
+KSHIM_AES(kshim_aesenclast256, _mm_aesenclast_si128, __m256i, kshim256, 2)
+KSHIM_AES(kshim_aesdec256, _mm_aesdec_si128, __m256i, kshim256, 2)
+KSHIM_AES(kshim_aesdeclast256, _mm_aesdeclast_si128, __m256i, kshim256, 2)
+KSHIM_AES(kshim_aesenc512, _mm_aesenc_si128, __m512i, kshim512, 4)
+KSHIM_AES(kshim_aesenclast512, _mm_aesenclast_si128, __m512i, kshim512, 4)
 
 /* ---- GFNI affine transforms, per byte ---------------------------------- */
 

@@ -7,6 +7,7 @@
 #include "bench_ublock_paper.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -201,14 +202,9 @@ void json_check(const char *path)
     }
     /* the directory must take the temporary file: found now, not after
      * the run */
-    strcpy(json_dir, json_dest);
-    char *slash = strrchr(json_dir, '/');
-    if (!slash)
-        strcpy(json_dir, ".");
-    else if (slash == json_dir)
-        json_dir[1] = 0;
-    else
-        *slash = 0;
+    char d[PATH_MAX];
+    strcpy(d, json_dest);
+    strcpy(json_dir, dirname(d));
     if (access(json_dir, W_OK | X_OK) != 0)
         die("--json %s: cannot write in %s: %s", path, json_dir, strerror(errno));
 }

@@ -395,6 +395,18 @@ static int same_file(const struct stat *a, const struct stat *b)
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
+/* An input named on the command line ("-": standard input), before it is
+ * opened, and its name in messages. */
+static int stat_input(const char *in, struct stat *st)
+{
+    return strcmp(in, "-") ? stat(in, st) : fstat(STDIN_FILENO, st);
+}
+
+static const char *input_label(const char *in)
+{
+    return strcmp(in, "-") ? in : "standard input";
+}
+
 /* An input and an output that are one file, pipe or block device: the
  * output would be written over the input while it is read (a FIFO or pipe:
  * kuai would read its own output back). Character devices (/dev/null to
@@ -506,7 +518,8 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
     /* Name every output and refuse existing ones before anything is
      * written. */
     char **outs = calloc(o->ninputs, sizeof *outs);
-    if (!outs)
+    char **reals = calloc(o->ninputs, sizeof *reals); /* output_real_path of each */
+    if (!outs || !reals)
         fail(EXIT_INTERNAL, "out of memory");
     for (size_t i = 0; i < o->ninputs; i++) {
         outs[i] = dir_out ? output_name(o, o->out, o->inputs[i]) : (char *)o->out;
@@ -519,16 +532,11 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
                      o->inputs[i], outs[i]);
         /* ... or the same file under two names (a directory reached through
          * a link, a link to the other output) */
-        char *ri = output_real_path(outs[i]);
-        for (size_t j = 0; ri && j < i; j++) {
-            char *rj = output_real_path(outs[j]);
-            int same = rj && !strcmp(ri, rj);
-            free(rj);
-            if (same)
+        reals[i] = output_real_path(outs[i]);
+        for (size_t j = 0; reals[i] && j < i; j++)
+            if (reals[j] && !strcmp(reals[i], reals[j]))
                 fail(EXIT_USAGE, "%s and %s would both be written to %s (as %s and %s)",
-                     o->inputs[j], o->inputs[i], ri, outs[j], outs[i]);
-        }
-        free(ri);
+                     o->inputs[j], o->inputs[i], reals[i], outs[j], outs[i]);
         /* An input that is the output file would be overwritten while it
          * is read (or, appended to, read forever): standard input too
          * (`-o a - < a` is `-o a a`), and standard output without -o
@@ -541,12 +549,10 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
         if ((outs[i] ? stat(outs[i], &so) : fstat(STDOUT_FILENO, &so)) == 0) {
             const char *out_what = outs[i] ? "output" : "standard output";
             for (size_t j = 0; j < o->ninputs; j++) {
-                int in_stdin = !strcmp(o->inputs[j], "-");
-                if ((in_stdin ? fstat(STDIN_FILENO, &si) : stat(o->inputs[j], &si)) == 0 &&
-                    same_data(&si, &so)) {
+                if (stat_input(o->inputs[j], &si) == 0 && same_data(&si, &so)) {
                     if (j == i)
                         fail(EXIT_USAGE, "%s: input and %s are the same file",
-                             in_stdin ? "standard input" : o->inputs[j], out_what);
+                             input_label(o->inputs[j]), out_what);
                     fail(EXIT_USAGE, "%s: input and the output for %s are the same file",
                          o->inputs[j], o->inputs[i]);
                 }
@@ -555,6 +561,9 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
                 fail(EXIT_USAGE, "%s: key file and %s are the same file", o->key_file, out_what);
         }
     }
+    for (size_t i = 0; i < o->ninputs; i++)
+        free(reals[i]);
+    free(reals);
     /* A key file that is an input's pipe or FIFO (--key-file /dev/stdin
      * with standard input as the input): the two would split one stream
      * between them. */
@@ -562,11 +571,9 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
     if (o->key_file && stat(o->key_file, &sk) == 0 && !S_ISREG(sk.st_mode) && !S_ISCHR(sk.st_mode))
         for (size_t j = 0; j < o->ninputs; j++) {
             struct stat si;
-            int in_stdin = !strcmp(o->inputs[j], "-");
-            if ((in_stdin ? fstat(STDIN_FILENO, &si) : stat(o->inputs[j], &si)) == 0 &&
-                same_file(&si, &sk))
+            if (stat_input(o->inputs[j], &si) == 0 && same_file(&si, &sk))
                 fail(EXIT_USAGE, "%s: key file and input %s are the same pipe", o->key_file,
-                     in_stdin ? "standard input" : o->inputs[j]);
+                     input_label(o->inputs[j]));
         }
 
     /* The keys last: a run refused anyway (an output that exists, or in a
@@ -616,7 +623,7 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
         size_t n = 0;
         for (size_t i = 0; i < o->ninputs && !rc; i++, n++) {
             const char *in = o->inputs[i];
-            const char *name = strcmp(in, "-") ? in : "standard input";
+            const char *name = input_label(in);
             int fd = open_input(in);
             input_not_output(fd, name, outs, o->ninputs);
             output *out = &os[i];

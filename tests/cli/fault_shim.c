@@ -27,6 +27,12 @@
  *                             "secret-found I WHEN MAPPING" (I: its index
  *                             in the list; WHEN: exit or raise), after a
  *                             line "scanned WHEN"
+ *   KUAI_FAULT_SWAP=PATH=TARGET
+ *                             when the main program opens PATH for reading,
+ *                             PATH is first made a link to TARGET (as
+ *                             another process could, between kuai's checks
+ *                             on the name and its open): the file opened is
+ *                             TARGET's
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -289,6 +295,26 @@ static void describe(const char *func, const char *what)
     log_line("inject %s %lu %s\n", func, fault_n, what);
 }
 
+/* KUAI_FAULT_SWAP: PATH becomes a hard link to TARGET (a link beside it,
+ * renamed over it), once. */
+static void swap_before_open(const char *path, int flags)
+{
+    static int done;
+    const char *spec = getenv("KUAI_FAULT_SWAP");
+    const char *eq = spec ? strchr(spec, '=') : NULL;
+    if (done || !eq || (flags & O_ACCMODE) != O_RDONLY || strlen(path) != (size_t)(eq - spec) ||
+        strncmp(path, spec, (size_t)(eq - spec)) != 0)
+        return;
+    done = 1;
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.swap", path);
+    if (syscall(SYS_linkat, AT_FDCWD, eq + 1, AT_FDCWD, tmp, 0) != 0 ||
+        syscall(SYS_renameat2, AT_FDCWD, tmp, AT_FDCWD, path, 0) != 0)
+        log_line("swap %s failed\n", path);
+    else
+        log_line("swapped %s\n", path);
+}
+
 #define REAL(ret, name, ...)                                                                       \
     static ret (*real_fn)(__VA_ARGS__);                                                            \
     if (!real_fn)                                                                                  \
@@ -308,6 +334,8 @@ int open(const char *path, int flags, ...)
         errno = EACCES;
         return -1;
     }
+    if ((uintptr_t)__builtin_return_address(0) - main_lo < main_hi - main_lo)
+        swap_before_open(path, flags);
     return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
 }
 int open64(const char *path, int flags, ...) __attribute__((alias("open")));
@@ -326,6 +354,8 @@ int openat(int dfd, const char *path, int flags, ...)
         errno = EACCES;
         return -1;
     }
+    if (dfd == AT_FDCWD && (uintptr_t)__builtin_return_address(0) - main_lo < main_hi - main_lo)
+        swap_before_open(path, flags);
     return (int)syscall(SYS_openat, dfd, path, flags, mode);
 }
 

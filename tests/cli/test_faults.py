@@ -387,6 +387,48 @@ def wipe_checks(root):
     print("  secret wipe on fail() and on SIGTERM: 2 runs")
 
 
+def swap_checks(root):
+    """An input replaced by the output between the checks on its name and
+    its open (the shim's KUAI_FAULT_SWAP links the output over the input's
+    name just before kuai opens it): the checks on the opened descriptor
+    (cli/main.c, input_not_output) must refuse it, and --force must leave
+    the output as it was. One run with one input and one with two (the
+    multi-stream --raw CBC path opens its inputs in a loop of its own)."""
+    ws = os.path.join(root, "swap")
+    os.makedirs(ws)
+    cases = [("one input", ["encrypt", "-c", "sm4", "-k", KEY], ["a"], None),
+             ("--raw CBC, two inputs", ["encrypt", "--raw", "-c", "sm4-cbc", "--iv", IV, "-k", KEY],
+              ["a", "b"], "b.enc")]
+    for label, args, names, made in cases:
+        label = f"swap: {label}"
+        ins = [os.path.join(ws, n) for n in names]
+        for p in ins:
+            with open(p, "wb") as f:
+                f.write(os.urandom(4096))
+        out = os.path.join(ws, "out") if len(ins) == 1 else os.path.join(ws, "d")
+        victim = os.path.join(out, made) if made else out
+        os.makedirs(out if len(ins) > 1 else ws, exist_ok=True)
+        with open(victim, "wb") as f:
+            f.write(OLD)
+        log = os.path.join(ws, "log")
+        if os.path.exists(log):
+            os.unlink(log)
+        rc, _, err = kuai(args + ["--force", "-o", out] + ins,
+                          shim={"KUAI_FAULT_SWAP": f"{ins[-1]}={victim}", "KUAI_FAULT_LOG": log})
+        swapped = os.path.exists(log) and f"swapped {ins[-1]}" in open(log).read()
+        if not swapped:
+            failures.append(f"{label}: the shim did not swap the input: the check is blind")
+        if rc != 1 or "are the same file" not in err:
+            failures.append(f"{label}: rc={rc} {err!r}")
+        if open(victim, "rb").read() != OLD:
+            failures.append(f"{label}: the output the input became was overwritten")
+        if temporaries(ws):
+            failures.append(f"{label}: a temporary file is left")
+        shutil.rmtree(ws)
+        os.makedirs(ws)
+    print(f"  input swapped for the output before its open: {len(cases)} runs")
+
+
 def PREEXISTING(ws, sc):
     return [os.path.join(ws, o) for o in sc.outputs]
 
@@ -432,6 +474,7 @@ def main():
             run_scenario(sc, root, make_ws)
             print(f"  {sc.name}: {injected + shorts - before} faults, {time.time() - t1:.1f} s")
         wipe_checks(root)
+        swap_checks(root)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     for f in failures:

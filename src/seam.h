@@ -53,6 +53,10 @@ typedef enum kuai_family {
     KUAI_FAMILY_COUNT
 } kuai_family;
 
+/* kuai_impl.gcm's entries: a cipher backend's fused GCM kernels, one per
+ * GHASH backend it pairs with */
+#define KUAI_GCM_FUSED_MAX 2
+
 typedef struct kuai_impl {
     const char *name;
     kuai_family family;
@@ -172,14 +176,6 @@ typedef struct kuai_impl {
     size_t mk_short_streams;
     void (*mk_short)(const kuai_key *const *keys, uint8_t *const *ivs, const uint8_t *const *in,
                      uint8_t *const *out, size_t n, size_t nblocks, int enc);
-    /* Optional fused GCM over whole blocks (NULL: the mode code runs CTR,
-     * then GHASH, a chunk at a time): CTR with the low 32 bits of ctr
-     * counting (the caller keeps them from wrapping and never passes a
-     * key-derived counter) and GHASH of the ciphertext into y, in one pass,
-     * so the AES and carry-less multiply units can work side by side. hkey is
-     * the key material of the GHASH backend gcm_ghash, the only one the
-     * kernel reads; y as in src/ghash/ghash.h. in == out allowed. */
-    const struct ghash_impl *gcm_ghash;
     /* Optional one-shot ECB (src/modes/oneshot.c; NULL: key setup into a
      * kuai_key, then ECB): n streams, stream i nblocks blocks from in[i] to
      * out[i] (in[i] == out[i] allowed) under the raw key keys[i] of
@@ -188,8 +184,21 @@ typedef struct kuai_impl {
      * key and its wipe, and runs one block of several keys as one pass. */
     void (*oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
                     uint8_t *const *out, size_t n, size_t nblocks, int enc);
-    void (*gcm_blocks)(const kuai_key *k, const unsigned char *hkey, uint8_t y[16], uint8_t *ctr,
+    /* Optional fused GCM over whole blocks, per GHASH backend (blocks NULL
+     * or no entry for the context's GHASH backend: the mode code runs CTR,
+     * then GHASH, a chunk at a time): CTR with the low 32 bits of ctr
+     * counting (the caller keeps them from wrapping and never passes a
+     * key-derived counter) and GHASH of the ciphertext into y, in one pass,
+     * so the AES and carry-less multiply units can work side by side. hkey
+     * is the key material of the entry's GHASH backend, the only one its
+     * kernel reads (one entry per register width: a context's GHASH
+     * backend is the best usable one, which differs by CPU); y as in
+     * src/ghash/ghash.h. in == out allowed. */
+    struct kuai_gcm_fused {
+        const struct ghash_impl *ghash;
+        void (*blocks)(const kuai_key *k, const unsigned char *hkey, uint8_t y[16], uint8_t *ctr,
                        const uint8_t *in, uint8_t *out, size_t nblocks, int enc);
+    } gcm[KUAI_GCM_FUSED_MAX];
 } kuai_impl;
 
 /*

@@ -466,7 +466,7 @@ static int aes_aesni_avx_available(void)
  * of the single-key calls: the multi-key call's own checks), CBC
  * decryption 0.95-1.20 / 0.61-0.83 / 0.65-0.87; 2 streams of one block
  * 1.16 (1.27 one by one). */
-#define AESNI_IMPL(var, name_, prio, avail, gcm)                                                   \
+#define AESNI_IMPL(var, name_, prio, avail, gcm_fn)                                                \
     const kuai_impl var = {.name = name_,                                                          \
                            .family = KUAI_FAMILY_AES,                                              \
                            .priority = prio,                                                       \
@@ -492,8 +492,7 @@ static int aes_aesni_avx_available(void)
                            .mk_short_blocks = 5,                                                   \
                            .mk_cbc_wide_blocks = 12,                                               \
                            .mk_cbc_wide_total = 192,                                               \
-                           .gcm_ghash = &ghash_pclmul,                                             \
-                           .gcm_blocks = gcm}
+                           .gcm = {{&ghash_pclmul, gcm_fn}}}
 
 /* Below VAES, above the bitsliced backends. */
 KUAI_REGISTER(aes_aesni);

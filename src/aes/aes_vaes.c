@@ -417,32 +417,33 @@ _Static_assert(AESX_MK_OFF(AESY_GL, AESY_MK_GROUPS, 2, 0, 0, 0) <= KUAI_MK_BYTES
  * 1.08 (one by one 1.09 / 1.05 / 1.05), CBC decryption 0.64 / 0.73 / 0.82
  * (1.06 / 1.11 / 1.11). */
 KUAI_REGISTER(aes_vaes);
-const kuai_impl aes_vaes = {.name = "vaes",
-                            .family = KUAI_FAMILY_AES,
-                            .priority = 300,
-                            .available = aes_vaes_available,
-                            .expand = aes_aesni_expand,
-                            .expand2 = aes_aesni_expand2,
-                            .expand4 = aes_aesni_expand4,
-                            .sched_bytes = AES_SCHED_BYTES,
-                            .oneshot = aes_aesni_oneshot,
-                            .enc_blocks = aes_vaes_enc_blocks,
-                            .dec_blocks = aes_vaes_dec_blocks,
-                            .ctr_blocks = aes_vaes_ctr_blocks,
-                            .cbc_enc_blocks = aes_aesni_cbc_enc_blocks,
-                            .cbc_dec_blocks = aes_vaes_cbc_dec_blocks,
-                            .mk_lanes = AESY_GL * AESY_MK_GROUPS,
-                            .mk_setup = aes_vaes_mk_setup,
-                            .mk_bytes = AESX_MK_OFF(AESY_GL, AESY_MK_GROUPS, 2, 0, 0, 0),
-                            .mk_enc = aes_vaes_mk_enc,
-                            .mk_dec = aes_vaes_mk_dec,
-                            .mk_cbc_enc = aes_vaes_mk_cbc_enc,
-                            .mk_slots_blocks = 1,
-                            .mk_short = aes_aesni_mk_short,
-                            .mk_short_blocks = 4,
-                            .mk_cbc_wide_blocks = 24,
-                            .mk_cbc_wide_total = 256,
-                            /* on CPUs with AVX-512 and VPCLMULQDQ too, whose
-                             * GHASH backend is then vpclmul512 */
-                            .gcm_ghash = &ghash_vpclmul512,
-                            .gcm_blocks = aes_vaes_gcm512_blocks};
+const kuai_impl aes_vaes = {
+    .name = "vaes",
+    .family = KUAI_FAMILY_AES,
+    .priority = 300,
+    .available = aes_vaes_available,
+    .expand = aes_aesni_expand,
+    .expand2 = aes_aesni_expand2,
+    .expand4 = aes_aesni_expand4,
+    .sched_bytes = AES_SCHED_BYTES,
+    .oneshot = aes_aesni_oneshot,
+    .enc_blocks = aes_vaes_enc_blocks,
+    .dec_blocks = aes_vaes_dec_blocks,
+    .ctr_blocks = aes_vaes_ctr_blocks,
+    .cbc_enc_blocks = aes_aesni_cbc_enc_blocks,
+    .cbc_dec_blocks = aes_vaes_cbc_dec_blocks,
+    .mk_lanes = AESY_GL * AESY_MK_GROUPS,
+    .mk_setup = aes_vaes_mk_setup,
+    .mk_bytes = AESX_MK_OFF(AESY_GL, AESY_MK_GROUPS, 2, 0, 0, 0),
+    .mk_enc = aes_vaes_mk_enc,
+    .mk_dec = aes_vaes_mk_dec,
+    .mk_cbc_enc = aes_vaes_mk_cbc_enc,
+    .mk_slots_blocks = 1,
+    .mk_short = aes_aesni_mk_short,
+    .mk_short_blocks = 4,
+    .mk_cbc_wide_blocks = 24,
+    .mk_cbc_wide_total = 256,
+    /* GCM's GHASH backend is vpclmul512 on CPUs with
+     * AVX-512 and VPCLMULQDQ, vpclmul on the others
+     * with VPCLMULQDQ (Zen 3) */
+    .gcm = {{&ghash_vpclmul512, aes_vaes_gcm512_blocks}, {&ghash_vpclmul, aes_vaes_gcm256_blocks}}};

@@ -23,11 +23,14 @@ void aes_aesni_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t 
 void aes_aesni_mk_short(const kuai_key *const *keys, uint8_t *const *ivs, const uint8_t *const *in,
                         uint8_t *const *out, size_t n, size_t nblocks, int enc);
 /* The VAES backend's CTR (128-bit counting), and its fused GCM on 512-bit
- * registers (aes_vaes_gcm512.c; kuai_impl.gcm_blocks where the context's
- * GHASH backend is vpclmul512). */
+ * and 256-bit registers (aes_vaes_gcm512.c, aes_vaes_gcm256.c over
+ * aes_vaes_gcm.h; kuai_impl.gcm where the context's GHASH backend is
+ * vpclmul512, vpclmul). */
 void aes_vaes_ctr_blocks(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,
                          size_t nblocks);
 void aes_vaes_gcm512_blocks(const kuai_key *k, const unsigned char *hkey, uint8_t y[16],
+                            uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t nblocks, int enc);
+void aes_vaes_gcm256_blocks(const kuai_key *k, const unsigned char *hkey, uint8_t y[16],
                             uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t nblocks, int enc);
 
 #endif

@@ -2,8 +2,8 @@
 /*
  * GHASH, a primitive of its own: GCM's mode code (src/modes/gcm.c) is
  * written once over these function pointers, and a fused AES-CTR+GHASH
- * kernel (a cipher backend's gcm_blocks) hashes with one backend's key
- * material. The backends register as the cipher backends do
+ * kernel (an entry of a cipher backend's kuai_impl.gcm) hashes with one
+ * backend's key material. The backends register as the cipher backends do
  * (KUAI_REGISTER_GHASH, collected by CMakeLists.txt), and the registry
  * (src/registry.c) sorts them by priority once and picks the best usable.
  *
@@ -78,10 +78,12 @@ void kuai_ghash_lsx_powers(uint64_t *hi, uint64_t *lo, const uint8_t h[16], int 
 #define KUAI_REGISTER_GHASH(sym) extern const ghash_impl sym
 
 /* Named by others: the tests' reference, and the key material the fused
- * GCM kernels read (AES-NI's: pclmul; VAES's on zmm: vpclmul512). */
+ * GCM kernels read (AES-NI's: pclmul; VAES's: vpclmul512 on zmm, vpclmul
+ * on ymm). */
 extern const ghash_impl ghash_ref;
 #if defined(KUAI_X86_64)
 extern const ghash_impl ghash_pclmul;
+extern const ghash_impl ghash_vpclmul;
 extern const ghash_impl ghash_vpclmul512;
 #endif
 

@@ -5,11 +5,11 @@
  * cipher with a 128-bit block.
  *
  * Pass structure: a backend with a fused kernel for the context's GHASH
- * backend (gcm_blocks: aesni with pclmul, vaes with vpclmul512) takes all whole blocks in
- * one loop. Otherwise data goes in chunks of GCM_CHUNK_BLOCKS blocks
- * (4 KiB): CTR over the chunk, then GHASH over the same chunk while it is
- * still in L1. Decryption hashes the ciphertext chunk before decrypting
- * it, which is also what makes in == out work.
+ * backend (kuai_impl.gcm: aesni with pclmul, vaes with vpclmul512 and with
+ * vpclmul) takes all whole blocks in one loop. Otherwise data goes in chunks of GCM_CHUNK_BLOCKS
+ * blocks (4 KiB): CTR over the chunk, then GHASH over the same chunk while it is still in L1.
+ * Decryption hashes the ciphertext chunk before decrypting it, which is also what makes in == out
+ * work.
  *
  * The one-shot calls run the streaming code on a context on the stack;
  * the one-shot decrypt decrypts in that single pass and, on a tag
@@ -419,15 +419,20 @@ static void gcm_crypt(kuai_gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t l
     /* Whole blocks: in one pass where the cipher backend has a fused kernel
      * for this GHASH backend, else a chunk at a time, CTR and GHASH over the
      * same 4 KiB. */
+    void (*fused)(const kuai_key *, const unsigned char *, uint8_t *, uint8_t *, const uint8_t *,
+                  uint8_t *, size_t, int) = NULL;
     const kuai_impl *impl = kuai_key_impl(k);
-    if (len >= 16 && impl->gcm_blocks && impl->gcm_ghash == ctx_ghash(c) && !c->priv_ctr_secret) {
+    for (int i = 0; i < KUAI_GCM_FUSED_MAX; i++)
+        if (impl->gcm[i].ghash == ctx_ghash(c))
+            fused = impl->gcm[i].blocks;
+    if (len >= 16 && fused && !c->priv_ctr_secret) {
         size_t nb = len / 16;
         /* A counter from a 12-byte IV cannot reach the 2^32 wrap within
          * GCM_MAX_DATA; the kernel needs that, so it is checked anyway. */
         uint64_t room = (UINT64_C(1) << 32) - load_be32(c->priv_ctr + 12);
         if ((uint64_t)nb > room)
             nb = (size_t)room;
-        impl->gcm_blocks(k, ctx_hkey(c), c->priv_y, c->priv_ctr, in, out, nb, enc);
+        fused(k, ctx_hkey(c), c->priv_y, c->priv_ctr, in, out, nb, enc);
         in += 16 * nb;
         out += 16 * nb;
         len -= 16 * nb;

@@ -644,3 +644,41 @@ def test_encryption_takes_no_errors_argument():
     assert g.decrypt_batch(bytes(12), ct, errors="none") == [b"abc"]
     out, oo = g.encrypt_packed(bytes(12), b"abc", offs)
     assert g.decrypt_packed(bytes(12), out, oo, errors="none")[0] == b"abc"
+
+
+def test_numpy_not_contiguous_or_read_only_as_cryptography():
+    # numpy reports a non-C-contiguous array asked for as a simple view, and
+    # a read-only one asked for as writable, with ValueError; the extension
+    # passed that on, where the docs and cryptography say BufferError (not
+    # C-contiguous) and TypeError (read-only buf). memoryview raises
+    # BufferError itself, so only other exporters showed it.
+    np = pytest.importorskip("numpy")
+    from cryptography.hazmat.primitives import cmac as ccmac
+    from cryptography.hazmat.primitives.ciphers import aead as caead
+    from kuai.cmac import CMAC
+
+    key, iv, nonce = bytes(16), bytes(16), bytes(12)
+    fortran = np.zeros((8, 4), dtype=np.uint8).T  # 32 bytes, not C-contiguous
+    read_only = np.zeros(32, dtype=np.uint8)
+    read_only.setflags(write=False)
+    c = kuai.Cipher("aes", key)
+    for mode, cmode in ((modes.CTR(iv), cmodes.CTR(iv)), (modes.GCM(nonce), cmodes.GCM(nonce))):
+        for call, want in ((lambda e: e.update(fortran), BufferError),
+                           (lambda e: e.update_into(fortran, bytearray(64)), BufferError),
+                           (lambda e: e.update_into(b"x" * 16, np.zeros((8, 4), np.uint8).T),
+                            BufferError),
+                           (lambda e: e.update_into(b"x" * 16, read_only), TypeError)):
+            theirs = _raised(lambda: call(CCipher(algorithms.AES(key), cmode).encryptor()))
+            ours = _raised(lambda: call(c.encryptor(mode)))
+            assert ours == theirs == want
+    for args in ((nonce, fortran, None), (nonce, b"", fortran)):
+        assert (_raised(lambda: aead.AESGCM(key).encrypt(*args))
+                == _raised(lambda: caead.AESGCM(key).encrypt(*args)) == BufferError)
+    assert (_raised(lambda: CMAC(c).update(fortran))
+            == _raised(lambda: ccmac.CMAC(algorithms.AES(key)).update(fortran)) == BufferError)
+    # the kuai-only calls alike: packed data and offsets, batch messages
+    g = aead.SM4GCM(key)
+    offs = np.zeros((2, 2), dtype=np.int64).T  # 4 offsets, not C-contiguous
+    assert _raised(lambda: g.encrypt_packed(bytes(36), b"", offs)) is BufferError
+    assert _raised(lambda: g.encrypt_packed(bytes(12), fortran, array("q", [0, 32]))) is BufferError
+    assert _raised(lambda: g.encrypt_batch(bytes(12), [fortran])) is BufferError

@@ -167,11 +167,27 @@ PyObject *kpy_ctx_update_into(PyObject *o, PyObject *const *args, Py_ssize_t nar
 
 /* ------------------------------------------------------- buffer helpers */
 
+/* 0 if view b (asked for with PyBUF_STRIDES) is C-contiguous; else b is
+ * released and -1 returned with BufferError raised. A simple view is not
+ * asked for instead: an exporter refuses one for a non-contiguous buffer
+ * in its own way (numpy: ValueError "ndarray is not C-contiguous"), where
+ * the docs and cryptography say BufferError. */
+static inline int kpy_contiguous(Py_buffer *b, const char *name)
+{
+    if (!PyBuffer_IsContiguous(b, 'C')) {
+        PyBuffer_Release(b);
+        PyErr_Format(PyExc_BufferError, "%s is not C-contiguous", name);
+        return -1;
+    }
+    return 0;
+}
+
 /* A read-only view of a bytes-like object, with the error a caller of
- * `cryptography` expects when o is not one. */
+ * `cryptography` expects when o is not one (TypeError) or is not
+ * C-contiguous (BufferError). */
 static inline int get_ro(PyObject *o, Py_buffer *b, const char *name)
 {
-    if (PyObject_GetBuffer(o, b, PyBUF_SIMPLE) < 0) {
+    if (PyObject_GetBuffer(o, b, PyBUF_STRIDES) < 0) {
         if (PyErr_ExceptionMatches(PyExc_TypeError)) {
             PyErr_Format(PyExc_TypeError,
                          "%s must be a bytes-like object (bytes, bytearray, memoryview, "
@@ -180,7 +196,7 @@ static inline int get_ro(PyObject *o, Py_buffer *b, const char *name)
         }
         return -1;
     }
-    return 0;
+    return kpy_contiguous(b, name);
 }
 
 /* An optional buffer: None gives an empty view with buf == NULL. */

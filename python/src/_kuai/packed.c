@@ -30,7 +30,8 @@ static int offsets_get(PyObject *o, Offsets *off)
 {
     memset(off, 0, sizeof *off);
     Py_buffer v;
-    if (PyObject_GetBuffer(o, &v, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+    if (PyObject_GetBuffer(o, &v, PyBUF_FORMAT | PyBUF_STRIDES) < 0 ||
+        kpy_contiguous(&v, "offsets") < 0) {
         return -1;
     }
     const char *f = v.format ? v.format : "B";

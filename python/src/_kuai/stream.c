@@ -120,7 +120,18 @@ PyObject *kpy_ctx_update_into(PyObject *o, PyObject *const *args, Py_ssize_t nar
      * for every data argument). Asked for with strides so that the two are
      * told apart: a simple writable view is refused alike for both. */
     if (PyObject_GetBuffer(a[1], &ob, PyBUF_WRITABLE | PyBUF_STRIDES) < 0) {
-        if (PyErr_ExceptionMatches(PyExc_TypeError) || PyErr_ExceptionMatches(PyExc_BufferError)) {
+        /* Why, asked again read-only: a buffer that gives a read-only view
+         * is read-only, a TypeError whatever its exporter raised for the
+         * writable view (numpy: ValueError "buffer source array is
+         * read-only"); one that gives none either is no buffer (TypeError)
+         * or says why itself (a released memoryview: ValueError). */
+        PyErr_Clear();
+        int read_only = PyObject_GetBuffer(a[1], &ob, PyBUF_STRIDES) == 0;
+        if (read_only) {
+            PyBuffer_Release(&ob);
+        }
+        if (read_only || PyErr_ExceptionMatches(PyExc_TypeError) ||
+            PyErr_ExceptionMatches(PyExc_BufferError)) {
             PyErr_SetString(PyExc_TypeError,
                             "buf must be a writable bytes-like object (bytearray, memoryview of "
                             "one, numpy array)");
@@ -128,9 +139,7 @@ PyObject *kpy_ctx_update_into(PyObject *o, PyObject *const *args, Py_ssize_t nar
         PyBuffer_Release(&db);
         return NULL;
     }
-    if (!PyBuffer_IsContiguous(&ob, 'C')) {
-        PyErr_SetString(PyExc_BufferError, "buf is not C-contiguous");
-        PyBuffer_Release(&ob);
+    if (kpy_contiguous(&ob, "buf") < 0) {
         PyBuffer_Release(&db);
         return NULL;
     }

@@ -107,3 +107,33 @@ def test_int_and_str_refused(bad):
             fn(G)
         with pytest.raises(TypeError):
             fn(K)
+
+
+class _Index:
+    """An integer that is not an int: operator.index() takes it, and so does
+    bytes(), as a count of zero bytes."""
+
+    def __index__(self):
+        return 16
+
+
+def _integer_likes():
+    np = pytest.importorskip("numpy")
+    return [_Index(), np.int64(16), np.uint8(16), np.array(16)]
+
+
+def test_integer_likes_refused():
+    """Not only int: any object with __index__ (numpy's integers, a 0-d
+    integer array) was taken by bytes() as a count of zero bytes, so that
+    set_key(np.int64(16), ...) set an all-zero key without a word. gmssl
+    raises TypeError (it iterates the value); so does this."""
+    key = bytes(range(16))
+    for bad in _integer_likes():
+        for fn in (lambda m: make(m, bad, m.SM4_ENCRYPT),
+                   lambda m: make(m, key, m.SM4_ENCRYPT).crypt_cbc(bad, b"hello"),
+                   lambda m: make(m, key, m.SM4_ENCRYPT).crypt_ecb(bad),
+                   lambda m: make(m, key, m.SM4_ENCRYPT).crypt_cbc(bytes(16), bad)):
+            with pytest.raises(TypeError):
+                fn(G)
+            with pytest.raises(TypeError):
+                fn(K)

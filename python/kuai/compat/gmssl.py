@@ -27,6 +27,7 @@ then shifts its output in ways no caller can want).
 """
 from __future__ import annotations
 
+import operator
 from typing import Any, Optional
 
 from .. import _kuai
@@ -48,11 +49,20 @@ class GmsslInputError(ValueError, IndexError):
 
 def _bytes(data: Any) -> bytes:
     """Bytes-like values and lists of byte values, as gmssl takes them. Not an
-    int (bytes(16) is 16 zero bytes: an all-zero key or IV) nor a str, where
-    gmssl raises TypeError."""
+    integer (bytes(16) is 16 zero bytes: an all-zero key or IV) nor a str,
+    where gmssl raises TypeError."""
     if type(data) is bytes:
         return data
-    if isinstance(data, (int, str)):
+    bad = isinstance(data, str)
+    if not bad:
+        # Any integer, not only int: bytes() takes whatever has __index__
+        # (numpy's integers, a 0-d integer array) as a count of zero bytes.
+        try:
+            operator.index(data)
+            bad = True
+        except TypeError:
+            pass
+    if bad:
         raise TypeError(f"expected bytes (a bytes-like object or a list of byte values), "
                         f"not {type(data).__name__}")
     return bytes(data)

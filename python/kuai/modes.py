@@ -19,10 +19,15 @@ def _as_bytes(value: Any, name: str) -> bytes:
     a count of zero bytes (CBC(16) would be an all-zero IV) and a list of
     ints as bytes."""
     try:
-        return bytes(memoryview(value))
+        mv = memoryview(value)
     except TypeError:
         raise TypeError(f"{name} must be bytes (a bytes-like object), not "
                         f"{type(value).__name__}") from None
+    # bytes(mv) would gather a strided buffer silently: BufferError, as for
+    # every other buffer argument and in cryptography.
+    if not mv.c_contiguous:
+        raise BufferError(f"{name} is not C-contiguous")
+    return bytes(mv)
 
 
 class Mode:
@@ -123,9 +128,10 @@ class XTS(Mode):
 
     def __init__(self, tweak: bytes, standard: str = "IEEE") -> None:
         try:
-            self._tweak = bytes(memoryview(tweak))
+            memoryview(tweak)
         except TypeError:
             raise TypeError("tweak must be bytes-like") from None
+        self._tweak = _as_bytes(tweak, "tweak")
         if len(self._tweak) != 16:
             raise ValueError("tweak must be 128-bits (16 bytes)")
         if not isinstance(standard, str):

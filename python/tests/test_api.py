@@ -682,3 +682,25 @@ def test_numpy_not_contiguous_or_read_only_as_cryptography():
     assert _raised(lambda: g.encrypt_packed(bytes(36), b"", offs)) is BufferError
     assert _raised(lambda: g.encrypt_packed(bytes(12), fortran, array("q", [0, 32]))) is BufferError
     assert _raised(lambda: g.encrypt_batch(bytes(12), [fortran])) is BufferError
+
+
+def test_strided_iv_and_padding_data_are_buffer_errors_as_in_cryptography():
+    # The modes' IV/nonce and the padding contexts' data were copied with
+    # bytes(memoryview(x)), which gathers a strided buffer silently; every
+    # other buffer argument (and cryptography) raises BufferError.
+    key = bytes(16)
+    strided = memoryview(bytearray(32))[::2]  # 16 bytes, not C-contiguous
+    pairs = [(lambda: kuai.Cipher("aes", key).encryptor(modes.CBC(strided)),
+              lambda: CCipher(algorithms.AES(key), cmodes.CBC(strided)).encryptor()),
+             (lambda: kuai.Cipher("aes", key).encryptor(modes.CTR(strided)),
+              lambda: CCipher(algorithms.AES(key), cmodes.CTR(strided)).encryptor()),
+             (lambda: kuai.Cipher("aes", key).encryptor(modes.GCM(strided[:12])),
+              lambda: CCipher(algorithms.AES(key), cmodes.GCM(strided[:12])).encryptor()),
+             (lambda: padding.PKCS7(128).padder().update(strided),
+              lambda: cpadding.PKCS7(128).padder().update(strided)),
+             (lambda: padding.PKCS7(128).unpadder().update(strided),
+              lambda: cpadding.PKCS7(128).unpadder().update(strided))]
+    for ours, theirs in pairs:
+        assert _raised(ours) == _raised(theirs) == BufferError
+    assert _raised(lambda: modes.XTS(strided)) is BufferError
+    assert _raised(lambda: modes.GCM(bytes(12), strided)) is BufferError

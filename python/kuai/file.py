@@ -168,7 +168,20 @@ def _to_path(dst: Any, overwrite: bool, work: Any, new_mode: int) -> Any:
         if not overwrite:
             raise FileExistsError(f"{target}: exists (pass overwrite=True to replace it)")
         target = os.path.realpath(target)  # a symlink stays, its target is replaced
-    directory = os.path.dirname(os.path.abspath(target))
+    else:
+        # A name that cannot be a new file is refused now, as the tool does,
+        # not after the whole input was read and sealed. And the directory
+        # is the one the kernel resolves: abspath() would drop "link/.." by
+        # its letters, putting the temporary file elsewhere than dst (on
+        # another file system the final link and rename then fail).
+        name = os.path.basename(target)
+        if not target:
+            raise FileNotFoundError("dst: an empty file name")
+        parent = os.path.dirname(target) or "."
+        if name in ("", ".", "..") or not os.path.isdir(parent):
+            raise FileNotFoundError(f"{target}: no such directory")
+        target = os.path.join(os.path.realpath(parent), name)
+    directory = os.path.dirname(target)
     # The temporary file is made at the first write (the C module calls
     # open_tmp): after the key is derived, so that a process killed during
     # scrypt leaves no file behind, as the tool.

@@ -459,3 +459,53 @@ def test_ctrl_c_between_reads(tmp_path):
             "    signal.raise_signal(signal.SIGINT)  # delivered to this thread\n"
             "threading.Thread(target=later, daemon=True).start()\n" + ENCRYPT_FIFO)
     interrupted_encrypt(tmp_path, code, lambda w, child: None, 30)
+
+
+def test_dst_naming_no_file_refused_first(tmp_path, monkeypatch):
+    # As the tool refuses -o "" ("empty file name") and -o new/ ("no such
+    # directory") before it reads anything: kuai.file read and sealed the
+    # whole input first, made its temporary file in the wrong directory
+    # ("" gave dirname(abspath("")), the parent of the working directory;
+    # "new/" the working directory), then failed at the final link with an
+    # error naming that temporary file.
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    reads = []
+
+    class Src(io.BytesIO):
+        def read(self, n=-1):
+            reads.append(n)
+            return super().read(n)
+
+    for dst in ("", "new/", str(work / "new") + os.sep, b""):
+        with pytest.raises(FileNotFoundError):
+            kfile.encrypt(Src(b"data"), dst, key=bytes(16), cipher="sm4")
+        with pytest.raises(FileNotFoundError):
+            kfile.decrypt(Src(b"data"), dst, key=bytes(16))
+    assert reads == []
+    assert sorted(os.listdir(tmp_path)) == ["work"] and os.listdir(work) == []
+
+
+def test_dst_dot_dot_after_a_symlink(tmp_path):
+    # The temporary file's directory was dirname(abspath(dst)), which drops
+    # "link/.." by its letters, where the kernel follows the link first: the
+    # temporary file was made in another directory than dst's, and where
+    # that is another file system the final link and rename failed (EXDEV)
+    # after all the work. It is now the directory the kernel resolves.
+    shm = pathlib.Path("/dev/shm")
+    if not shm.is_dir() or os.stat(shm).st_dev == os.stat(tmp_path).st_dev:
+        pytest.skip("needs /dev/shm on another file system than the temporary directory")
+    import tempfile
+    other = pathlib.Path(tempfile.mkdtemp(dir=shm))
+    try:
+        (other / "sub").mkdir()
+        (tmp_path / "lnk").symlink_to(other / "sub")
+        src = tmp_path / "plain"
+        src.write_bytes(b"secret")
+        kfile.encrypt(src, str(tmp_path / "lnk" / ".." / "out.kuai"), key=bytes(16), cipher="sm4")
+        assert kfile.header(other / "out.kuai")["cipher"] == "sm4"
+        assert leftovers(tmp_path) == [] and leftovers(other) == []
+    finally:
+        import shutil
+        shutil.rmtree(other)

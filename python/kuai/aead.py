@@ -46,6 +46,15 @@ class _GCM(_kuai.Key):
         return f"<kuai.aead.{type(self).__name__} backend={self.backend}>"
 
 
+def _bit_length(bit_length: Any) -> int:
+    """As cryptography: an integer (anything with __index__), else
+    TypeError; not the ValueError of a wrong size ("128", 128.0, None)."""
+    try:
+        return operator.index(bit_length)
+    except TypeError:
+        raise TypeError("bit_length must be an integer") from None
+
+
 class _SM4Key:
     """SM4's keys, for the GCM and CCM classes: 16 bytes."""
 
@@ -65,6 +74,7 @@ class _AESKey:
 
     @classmethod
     def generate_key(cls, bit_length: int) -> bytes:
+        bit_length = _bit_length(bit_length)
         if bit_length not in (128, 192, 256):
             raise ValueError("bit_length must be 128, 192, or 256")
         return os.urandom(bit_length // 8)
@@ -78,6 +88,7 @@ class _UBlockKey:
 
     @classmethod
     def generate_key(cls, bit_length: int = 128) -> bytes:
+        bit_length = _bit_length(bit_length)
         if bit_length not in (128, 256):
             raise ValueError("bit_length must be 128 or 256")
         return os.urandom(bit_length // 8)

@@ -704,3 +704,16 @@ def test_strided_iv_and_padding_data_are_buffer_errors_as_in_cryptography():
         assert _raised(ours) == _raised(theirs) == BufferError
     assert _raised(lambda: modes.XTS(strided)) is BufferError
     assert _raised(lambda: modes.GCM(bytes(12), strided)) is BufferError
+
+
+@pytest.mark.parametrize("bits", ["128", 128.0, None, b"128", 100, True])
+def test_generate_key_errors_as_cryptography(bits):
+    # a bit_length that is not an integer is cryptography's TypeError
+    # ("bit_length must be an integer"), not the ValueError of a wrong one
+    from cryptography.hazmat.primitives.ciphers import aead as caead
+
+    for ours, theirs in ((aead.AESGCM, caead.AESGCM), (aead.AESCCM, caead.AESCCM)):
+        assert _raised(lambda: ours.generate_key(bits)) is _raised(lambda: theirs.generate_key(bits))
+    want = _raised(lambda: caead.AESGCM.generate_key(bits))
+    for cls in (aead.UBlockGCM, aead.UBlockCCM):
+        assert _raised(lambda: cls.generate_key(bits)) is want

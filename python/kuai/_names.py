@@ -19,6 +19,12 @@ def _by_name(n: str) -> int:
     return _kuai.cipher_by_name(n)
 
 
+def is_family(name: str) -> bool:
+    """Whether name is one of the binding's aliases ("aes", "ublock-128")
+    whose member the key's length picks."""
+    return isinstance(name, str) and name.strip().lower().replace("_", "-") in _FAMILIES
+
+
 def cipher_id(name: str, key: Optional[Any]) -> int:
     if not isinstance(name, str):
         raise TypeError("cipher name must be a str, e.g. 'sm4'")

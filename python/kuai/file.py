@@ -43,6 +43,7 @@ from typing import IO, Any, Optional, Union
 from ._kuai import InvalidTag
 from ._names import CIPHERS as _CIPHERS
 from ._names import cipher_id as _cipher_id
+from ._names import is_family as _is_family
 
 try:
     from . import _kuai_file as _kf
@@ -251,7 +252,8 @@ def encrypt(src: Source, dst: Source, *, key: Any = None, password: Any = None,
     """Encrypt ``src`` into the .kuai file ``dst`` (as ``kuai encrypt``).
 
     ``cipher``: "sm4", "aes-128"/"aes-192"/"aes-256" (or "aes", the key's
-    length choosing), "ublock-128-128", "ublock-128-256", "ublock-256-256".
+    length choosing; not with a password), "ublock-128-128",
+    "ublock-128-256", "ublock-256-256".
     ``key``: the raw key (bytes-like, the cipher's key length), or
     ``password`` (str, UTF-8, or bytes): the key is then derived with scrypt
     (N = 2**scrypt_log2n, default 2**17, r = 8, p = 1; 10..20 allowed).
@@ -259,6 +261,11 @@ def encrypt(src: Source, dst: Source, *, key: Any = None, password: Any = None,
     use_pw, secret = _secret(key, password)
     if not isinstance(cipher, str):
         raise TypeError("cipher must be a name such as 'sm4'")
+    if use_pw and _is_family(cipher):
+        # no key, so no length to choose by: the first member (AES-128)
+        # would be taken silently where AES-256 may have been meant
+        raise ValueError(f"cipher {cipher!r} takes its key size from the key; with a password "
+                         "name the cipher in full (e.g. 'aes-256', 'ublock-128-256')")
     cid = _cipher_id(cipher, None if use_pw else secret)
     if not use_pw and secret.nbytes != _CIPHERS[cid][1]:
         raise ValueError(f"Invalid key size ({secret.nbytes * 8} bits) for {_CIPHERS[cid][0]}")

@@ -509,3 +509,18 @@ def test_dst_dot_dot_after_a_symlink(tmp_path):
     finally:
         import shutil
         shutil.rmtree(other)
+
+
+@pytest.mark.parametrize("family", ["aes", "AES", "ublock-128", "ublock"])
+def test_family_name_with_password_refused(tmp_path, family):
+    # "aes" (and "ublock-128") let the key's length choose the member; with
+    # a password there is no key, and AES-128 (uBlock-128/128) was taken
+    # without a word where the caller may have meant AES-256. The tool has
+    # no such name ("unknown cipher 'aes'"): refused, naming the members.
+    src = tmp_path / "plain"
+    src.write_bytes(b"secret")
+    with pytest.raises(ValueError, match="key size"):
+        kfile.encrypt(src, tmp_path / "out.kuai", password="pw", cipher=family, scrypt_log2n=10)
+    assert not (tmp_path / "out.kuai").exists()
+    kfile.encrypt(src, tmp_path / "k.kuai", key=bytes(32), cipher=family)  # a key still chooses
+    assert kfile.header(tmp_path / "k.kuai")["cipher"].endswith("256")

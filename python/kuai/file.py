@@ -304,13 +304,19 @@ def header(src: Union[bytes, Source]) -> dict:
     """The header's fields of a .kuai file (a path, a binary file object, or
     its first bytes), without a key: cipher, kdf ("key" or "scrypt") and the
     scrypt cost. FormatError when it is not a kuai file."""
-    if isinstance(src, (bytes, bytearray, memoryview)):
-        buf = bytes(src[:HEADER_SIZE])
-    elif _is_path(src):
+    if isinstance(src, (str, os.PathLike)):  # bytes are the header's bytes here
         with open(src, "rb") as f:
             buf = f.read(HEADER_SIZE)
-    else:
+    elif hasattr(src, "read"):
         buf = src.read(HEADER_SIZE)
+    else:
+        # any bytes-like object (array, numpy), cut by bytes, not by items
+        try:
+            mv = memoryview(src)
+        except TypeError:
+            raise TypeError("src must be a path, a binary file object or bytes, not "
+                            f"{type(src).__name__}") from None
+        buf = bytes(_contiguous(mv, "src").cast("B")[:HEADER_SIZE])
     cid, kdf, log2n, r, p = _kf.parse_header(buf)
     out = {"cipher": _CIPHERS[cid][0], "kdf": "scrypt" if kdf else "key"}
     if kdf:

@@ -524,3 +524,23 @@ def test_family_name_with_password_refused(tmp_path, family):
     assert not (tmp_path / "out.kuai").exists()
     kfile.encrypt(src, tmp_path / "k.kuai", key=bytes(32), cipher=family)  # a key still chooses
     assert kfile.header(tmp_path / "k.kuai")["cipher"].endswith("256")
+
+
+def test_header_of_any_bytes_like(tmp_path):
+    # header() took its "first bytes" only as bytes, bytearray or memoryview
+    # (an array.array or a numpy array failed with AttributeError: 'read'),
+    # and a memoryview of wider items was cut by items, not bytes.
+    from array import array
+
+    np = pytest.importorskip("numpy")
+    src = tmp_path / "plain"
+    src.write_bytes(b"x" * 100)
+    kfile.encrypt(src, tmp_path / "f.kuai", key=bytes(16), cipher="sm4")
+    head = (tmp_path / "f.kuai").read_bytes()[:kfile.HEADER_SIZE]
+    want = kfile.header(head)
+    assert want["cipher"] == "sm4"
+    for b in (array("B", head), np.frombuffer(head, dtype=np.uint8),
+              memoryview(head + bytes(8 - len(head) % 8)).cast("q")):
+        assert kfile.header(b) == want
+    with pytest.raises(TypeError):
+        kfile.header(12)

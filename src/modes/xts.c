@@ -161,6 +161,10 @@ static int xts_crypt(const kuai_key *k1, const kuai_key *k2, const uint8_t *twea
         xts_block(k1, f, enc ? tw + 16 : tw, last, out + p);
         kuai_wipe(last, sizeof last);
         kuai_wipe(cc, sizeof cc);
+        /* tweaks_xor left T_{m-1} and T_m here too (zeros XOR tweak):
+         * secret as tw's copies; at -O2 gcc drops the stores as dead,
+         * at -O0/-O1/-Os they stayed on the stack */
+        kuai_wipe(two, sizeof two);
     }
     kuai_wipe(tw, sizeof tw);
     kuai_wipe(&t, sizeof t);

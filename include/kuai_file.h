@@ -136,9 +136,11 @@ KUAI_API void kuai_file_keys_wipe(kuai_file_keys *k);
  * gets len + 16 bytes; in == out allowed. Open: in is sealed_len bytes
  * (ciphertext then tag, 16 <= sealed_len <= KUAI_FILE_SEALED_SIZE,
  * exactly the latter unless last), out gets sealed_len - 16 bytes only
- * when the tag verifies (else zeros); in == out allowed. KUAI_ERR_AUTH on
- * a mismatch; KUAI_ERR_TRUNCATED when a last chunk verifies as a
- * non-final one (the file was cut at a chunk boundary). */
+ * when the tag verifies (else zeros); in == out allowed, any other
+ * overlap of out with the ciphertext is KUAI_ERR_ARG with nothing
+ * written. KUAI_ERR_AUTH on a mismatch; KUAI_ERR_TRUNCATED when a last
+ * chunk verifies as a non-final one (the file was cut at a chunk
+ * boundary). */
 KUAI_API int kuai_file_seal_chunk(const kuai_file_keys *k, uint64_t idx, int last,
                                   const uint8_t *in, size_t len, uint8_t *out);
 KUAI_API int kuai_file_open_chunk(const kuai_file_keys *k, uint64_t idx, int last,

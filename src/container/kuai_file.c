@@ -414,6 +414,15 @@ int kuai_file_open_chunk(const kuai_file_keys *k, uint64_t idx, int last, const 
     int rc = chunk_args(k, last, in, len, out);
     if (rc)
         return rc;
+    /* in == out is allowed, other overlaps of out and the ciphertext are
+     * not (kuai_gcm_decrypt, kuai_ctr_crypt): refused here, before the
+     * zeroing of a failed open's out below could wipe part of in. out on
+     * the tag alone is fine: the tag is read (GCM) or checked (CTR+HMAC)
+     * before out is written. Distances, not pointer order: in and out may
+     * be different objects. */
+    uintptr_t a = (uintptr_t)in, b = (uintptr_t)out;
+    if (len && a != b && (a < b ? b - a : a - b) < len)
+        return KUAI_ERR_ARG;
     if (!last) {
         rc = open_one(k, idx, 0, in, len, out);
     } else {

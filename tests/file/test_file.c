@@ -521,6 +521,35 @@ static void test_chunk_misuse(void)
                   "%s: seal_chunk with overlapping buffers (%s): %d", nm,
                   dir ? "out first" : "in first", rc);
         }
+        /* Opening with out and the ciphertext a byte apart, both ways:
+         * refused with nothing written, as sealing is (above). The
+         * argument error once came after the ciphertext had been zeroed
+         * as a failed open's out is. out starting on the tag, right
+         * after the ciphertext, is no overlap of the two and opens (the
+         * tag is read before out is written). */
+        for (int last = 0; last < 2; last++) {
+            const size_t n = last ? 100 : KUAI_FILE_CHUNK_SIZE, span = 2 * n + TAG + 2;
+            uint8_t *big = xalloc(span), *bsnap = xalloc(span);
+            memset(big, 0x5a, span);
+            for (size_t i = 0; i < n; i++)
+                big[1 + i] = (uint8_t)(i * 13 + 5);
+            CHECK(kuai_file_seal_chunk(&k, 3, last, big + 1, n, big + 1) == 0, "%s: seal", nm);
+            memcpy(bsnap, big, span);
+            for (int dir = -1; dir <= 1; dir += 2) {
+                int rc = kuai_file_open_chunk(&r, 3, last, big + 1, n + TAG, big + 1 + dir);
+                int same = memcmp(big, bsnap, span) == 0;
+                CHECK(rc == KUAI_ERR_ARG && same, "%s: open_chunk, last %d, out at in%+d: %d%s", nm,
+                      last, dir, rc, same ? "" : ", buffer changed");
+                memcpy(big, bsnap, span);
+            }
+            int rc = kuai_file_open_chunk(&r, 3, last, big + 1, n + TAG, big + 1 + n);
+            int ok = rc == 0;
+            for (size_t i = 0; ok && i < n; i++)
+                ok = big[1 + n + i] == (uint8_t)(i * 13 + 5);
+            CHECK(ok, "%s: open_chunk, last %d, out on the tag: %d", nm, last, rc);
+            free(big);
+            free(bsnap);
+        }
         /* Parameters that are not the header's: the header tag covers the
          * header, not p, so keys from p would be unverified (a cipher of
          * the same key length, or scrypt costs the header never named). */

@@ -117,7 +117,13 @@ typedef struct kuai_file_keys {
  * length, else KUAI_ERR_KEY_LEN) or the password's bytes (scrypt). */
 
 /* Writer: derives the keys for p and writes the 64-byte header (tag
- * included) to header. */
+ * included) to header. p must be new from kuai_file_params_new for each
+ * file (here and in kuai_file_encrypt_stream): the keys and every chunk's
+ * nonce follow from p's nonce and the secret alone, so two files sealed
+ * from one p (or hand-made fields with a fixed nonce) under one secret
+ * reuse every chunk's nonce: the XOR of their plaintexts is given away,
+ * and under GCM chunks can be forged. Only re-making a known file takes
+ * a header's fields again. */
 KUAI_API int kuai_file_seal_begin(kuai_file_keys *k, const kuai_file_params *p,
                                   const uint8_t *secret, size_t secret_len,
                                   uint8_t header[KUAI_FILE_HEADER_SIZE]);
@@ -154,8 +160,9 @@ KUAI_API int kuai_file_open_chunk(const kuai_file_keys *k, uint64_t idx, int las
 typedef long (*kuai_file_read_fn)(void *ctx, uint8_t *buf, size_t n);
 typedef int (*kuai_file_write_fn)(void *ctx, const uint8_t *buf, size_t n);
 
-/* A whole file: header, then every chunk, single-threaded. Each call
- * allocates one chunk buffer (wiped and freed before it returns). */
+/* A whole file: header, then every chunk, single-threaded; p new for
+ * each file (kuai_file_seal_begin). Each call allocates one chunk buffer
+ * (wiped and freed before it returns). */
 KUAI_API int kuai_file_encrypt_stream(const kuai_file_params *p, const uint8_t *secret,
                                       size_t secret_len, kuai_file_read_fn rd, void *rctx,
                                       kuai_file_write_fn wr, void *wctx);

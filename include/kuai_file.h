@@ -131,7 +131,10 @@ KUAI_API int kuai_file_seal_begin(kuai_file_keys *k, const kuai_file_params *p,
  * that does not parse, or p with any field other than the header's, is
  * KUAI_ERR_ARG: the keys come from p, the tag covers the header). Checks
  * the header tag in constant time: KUAI_ERR_AUTH for a wrong key or
- * password (or a damaged header). */
+ * password (or a damaged header). The header, not the caller, says what
+ * secret is: compare p->kdf with what you hold first (as
+ * kuai_file_decrypt_stream does), or a file naming KDF 0 takes a password
+ * of the key's length as a raw key, and tests it with no scrypt run. */
 KUAI_API int kuai_file_open_begin(kuai_file_keys *k, const uint8_t header[KUAI_FILE_HEADER_SIZE],
                                   const kuai_file_params *p, const uint8_t *secret,
                                   size_t secret_len);

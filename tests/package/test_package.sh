@@ -6,7 +6,8 @@
 # the static libraries nothing more), then builds the consumers of
 # tests/package against that root through pkg-config (kuai, kuai-file) and
 # through find_package(kuai COMPONENTS file) + kuai::kuai, kuai::kuai_file
-# (and their _static forms), and runs them;
+# (and their _static forms), and runs them, and the same consumers through
+# find_package from the build tree itself;
 # the packaged tool and provider run once each. Then the same build
 # installed under another prefix: its kuai.pc and kuai.cnf must name it.
 # Usage: test_package.sh BUILD_DIR   (the directory make deb wrote *.deb to)
@@ -147,6 +148,23 @@ loads "$dir/consumer-cmake/consumer_file" "$root/$libdir/libkuai_file.so.0" ||
 "$dir/consumer-cmake/consumer_file_static"
 ! loads "$dir/consumer-cmake/consumer_file_static" libkuai ||
   fail "kuai::kuai_file_static linked libkuai.so or libkuai_file.so"
+
+# find_package(kuai) from the build tree itself (CMAKE_PREFIX_PATH naming
+# the build directory, which holds a kuai-config.cmake): the targets point
+# at the libraries built there.
+rm -rf "$dir/consumer-buildtree"
+cmake -S "$here" -B "$dir/consumer-buildtree" -DCMAKE_PREFIX_PATH="$dir" \
+  -DCMAKE_C_FLAGS="-Wall -Werror" > "$dir/consumer-buildtree.log" 2>&1 ||
+  { cat "$dir/consumer-buildtree.log"; fail "find_package(kuai) from the build tree $dir"; }
+grep -q -- "-- kuai .* from $dir\$" "$dir/consumer-buildtree.log" ||
+  fail "find_package(kuai) with CMAKE_PREFIX_PATH=$dir did not take the build tree's package"
+cmake --build "$dir/consumer-buildtree" > /dev/null
+for prog in consumer consumer_static consumer_file consumer_file_static; do
+  "$dir/consumer-buildtree/$prog" > /dev/null
+done
+loads "$dir/consumer-buildtree/consumer" "$dir/libkuai.so.0" ||
+  fail "the build-tree find_package consumer does not use $dir/libkuai.so.0"
+echo "test-package: find_package(kuai COMPONENTS file) from the build tree: four consumers ran"
 
 # libkuai.so as a plugin host loads it: dlopen, a parallel call that starts
 # the worker pool, dlclose, and the program goes on (tests/package/dlclose.c).

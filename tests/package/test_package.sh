@@ -7,7 +7,7 @@
 # tests/package against that root through pkg-config (kuai, kuai-file) and
 # through find_package(kuai COMPONENTS file) + kuai::kuai, kuai::kuai_file
 # (and their _static forms), and runs them, and the same consumers through
-# find_package from the build tree itself;
+# find_package from the build tree itself and through add_subdirectory;
 # the packaged tool and provider run once each. Then the same build
 # installed under another prefix: its kuai.pc and kuai.cnf must name it.
 # Usage: test_package.sh BUILD_DIR   (the directory make deb wrote *.deb to)
@@ -165,6 +165,25 @@ done
 loads "$dir/consumer-buildtree/consumer" "$dir/libkuai.so.0" ||
   fail "the build-tree find_package consumer does not use $dir/libkuai.so.0"
 echo "test-package: find_package(kuai COMPONENTS file) from the build tree: four consumers ran"
+
+# The source tree through add_subdirectory (README: CMake), kuai_file
+# turned on as README says (KUAI_BUILD_FILE is off there by default) and
+# warnings as errors inside kuai: the same four consumers, and none of
+# kuai's own compile flags (-W..., -Werror, -fvisibility, -std) on theirs.
+# Portable backends only, unoptimised, as the absolute-directories build below.
+sub=$dir/consumer-subdir
+rm -rf "$sub"
+cmake -S "$here" -B "$sub" -DKUAI_SOURCE_DIR="$src" -DKUAI_BUILD_FILE=ON -DKUAI_WERROR=ON \
+  -DKUAI_PORTABLE_ONLY=ON -DCMAKE_BUILD_TYPE=Debug > "$sub.log" 2>&1 || { cat "$sub.log"; fail "add_subdirectory(kuai)"; }
+cmake --build "$sub" >> "$sub.log" 2>&1 || { cat "$sub.log"; fail "add_subdirectory(kuai): build"; }
+for prog in consumer consumer_static consumer_file consumer_file_static; do
+  [ -x "$sub/$prog" ] || fail "add_subdirectory(kuai) -DKUAI_BUILD_FILE=ON built no $prog"
+  "$sub/$prog" > /dev/null
+done
+leaked=$(cat "$sub"/CMakeFiles/consumer*.dir/flags.make | grep -E '^C_(FLAGS|DEFINES) =' |
+  grep -oE -- ' -(W[a-z-]*|Werror|fvisibility=[a-z]*|std=[a-z0-9]*|m[a-z0-9-]+)' | sort -u | tr '\n' ' ' || true)
+[ -z "$leaked" ] || fail "add_subdirectory(kuai) put kuai's flags on the consumer's compile: $leaked"
+echo "test-package: add_subdirectory(kuai) with KUAI_BUILD_FILE=ON: four consumers ran, no kuai flag on theirs"
 
 # libkuai.so as a plugin host loads it: dlopen, a parallel call that starts
 # the worker pool, dlclose, and the program goes on (tests/package/dlclose.c).

@@ -119,6 +119,18 @@ unset PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
 LD_LIBRARY_PATH=$root/$libdir "$dir/consumer-pc/consumer"
 LD_LIBRARY_PATH=$root/$libdir loads "$dir/consumer-pc/consumer" "$root/$libdir/libkuai.so.0" ||
   fail "the pkg-config consumer does not use the packaged libkuai.so.0"
+# README's fully static link: pkg-config --static, cc -static (libkuai.a's
+# Libs.private must cover every library it calls).
+export PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$root/$libdir/pkgconfig
+flags=$(pkg-config --cflags --libs --static kuai)
+unset PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
+# shellcheck disable=SC2086
+cc -O2 -Wall -Werror -o "$dir/consumer-pc/consumer_full_static" "$here/consumer.c" $flags -static ||
+  fail "cc -static with pkg-config --static kuai ($flags) failed"
+"$dir/consumer-pc/consumer_full_static" > /dev/null
+phdrs=$(readelf -lW "$dir/consumer-pc/consumer_full_static") || fail "readelf -l consumer_full_static failed"
+! grep -q INTERP <<< "$phdrs" || fail "the -static pkg-config consumer is not static"
+echo "test-package: cc -static with pkg-config --static kuai ($(echo $flags)) ran"
 # kuai-file.pc: Requires kuai (its header includes kuai.h), libcrypto only
 # for static linking.
 export PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$root/$libdir/pkgconfig:$(pkg-config --variable pc_path pkg-config)
@@ -198,6 +210,11 @@ sed "s|^module = /|module = $root/|" "$root/usr/share/doc/kuai-openssl-provider/
   > "$dir/kuai.cnf"
 openssl_uses_kuai "$dir/kuai.cnf"
 echo "test-package: openssl enc -sm4-ctr with the packaged kuai.cnf ran on kuai.so"
+# The module is where this system's OpenSSL looks for modules by name
+# (`openssl version -m`), so `-provider kuai` needs no path once installed.
+mdir=$(openssl version -m | sed -n 's/^MODULESDIR: "\(.*\)"$/\1/p')
+[ "$mdir" = "/$libdir/ossl-modules" ] ||
+  fail "kuai-openssl-provider puts kuai.so in /$libdir/ossl-modules; openssl version -m says $mdir"
 
 # The same build installed under another prefix (cmake --install --prefix,
 # as README says): kuai.pc and kuai.cnf name that prefix, unedited.

@@ -108,6 +108,32 @@ static_api_only() {
 static_api_only libkuai
 static_api_only libkuai_file
 
+# The packaged headers as consumers include them: alone, first or after
+# the C library's, twice; C99, C11 and C17 with -pedantic, C++11 and C++17,
+# every warning an error.
+hdrs=$dir/consumer-pc/headers
+mkdir -p "$hdrs"
+for h in kuai.h kuai_file.h; do
+  printf '#include <%s>\n#include <%s>\nint main(void) { return KUAI_OK; }\n' "$h" "$h" > "$hdrs/first_$h.c"
+  printf '#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <%s>\nint main(void) { return KUAI_OK; }\n' \
+    "$h" > "$hdrs/after_$h.c"
+  for std in c99 c11 c17; do
+    for f in first after; do
+      cc -std=$std -pedantic -Wall -Wextra -Werror -Wstrict-prototypes -Wundef -Wshadow -I"$root/usr/include" \
+        -c "$hdrs/${f}_$h.c" -o /dev/null || fail "$h ($f) does not compile clean with -std=$std -pedantic"
+    done
+  done
+done
+# C++: compiled clean and linked (extern "C": the names unmangled).
+printf '%s\n' '#include <kuai_file.h>' '#include <kuai.h>' '#include <cstdio>' \
+  'int main() { kuai_file_params p; kuai_file_header_error why;' \
+  '  std::printf("%s %d\n", kuai_version(), kuai_file_header_parse(nullptr, 0, &p, &why)); }' > "$hdrs/cxx.cc"
+for std in c++11 c++17; do
+  c++ -std=$std -pedantic -Wall -Wextra -Werror -I"$root/usr/include" -o "$hdrs/cxx" "$hdrs/cxx.cc" \
+    -L"$root/$libdir" -lkuai_file -lkuai || fail "kuai.h, kuai_file.h do not build clean as C++ (-std=$std)"
+done
+echo "test-package: kuai.h and kuai_file.h: C99/C11/C17 -pedantic and C++11/17 (linked), -Wall -Wextra -Werror"
+
 # pkg-config, with the root as sysroot (it prefixes -I and -L).
 export PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$root/$libdir/pkgconfig
 flags=$(pkg-config --cflags --libs kuai)

@@ -3,8 +3,10 @@
 # make test-package: the Debian packages of make deb as a user gets them.
 # Unpacks them (dpkg-deb -x) into a throwaway root, checks what each holds
 # and that libkuai.so and libkuai_file.so export exactly their APIs (and
-# the static libraries nothing more), then builds the consumers of
-# tests/package against that root through pkg-config (kuai, kuai-file) and
+# the static libraries nothing more), compiles the headers under several
+# C and C++ standards, then builds the consumers of
+# tests/package against that root through pkg-config (kuai, kuai-file; kuai
+# also fully static) and
 # through find_package(kuai COMPONENTS file) + kuai::kuai, kuai::kuai_file
 # (and their _static forms), and runs them, and the same consumers through
 # find_package from the build tree itself and through add_subdirectory;

@@ -126,15 +126,25 @@ def encrypt_arrow(arr: Union[pa.Array, pa.ChunkedArray], key: Any, cipher: str =
     return _encrypt(_as_array(arr), _kuai.Key(cid, key), m, aad)
 
 
+def _all_null(arr: pa.Array) -> Optional[pa.Array]:
+    """A column of Spark's NULL type (F.lit(None), SQL NULL) comes as an Arrow
+    array of type null: all NULL out, as Spark's aes_encrypt/aes_decrypt give,
+    instead of a TypeError for a type that holds nothing to encrypt."""
+    return pa.nulls(len(arr), pa.large_binary()) if pa.types.is_null(arr.type) else None
+
+
 def _encrypt(arr: pa.Array, k: Any, mode: str, aad: Any) -> pa.Array:
+    if mode != "gcm" and aad is not None:
+        raise ValueError("aad is for GCM only (as with Spark's aes_encrypt)")
+    nulls = _all_null(arr)
+    if nulls is not None:
+        return nulls
     data, offsets = _parts(arr)
     n = len(arr)
     if mode == "gcm":
         out, oo = k.gcm_encrypt_packed(os.urandom(_GCM_NONCE * n), data, offsets, aad,
                                        prefix_nonce=True)
     else:
-        if aad is not None:
-            raise ValueError("aad is for GCM only (as with Spark's aes_encrypt)")
         out, oo = k.cbc_encrypt_packed(os.urandom(_IV * n), data, offsets)
     return _result(out, oo, arr.is_valid() if arr.null_count else None)
 
@@ -157,13 +167,16 @@ def _on_error(on_error: str) -> bool:
 
 
 def _decrypt(arr: pa.Array, k: Any, mode: str, aad: Any, raise_: bool) -> pa.Array:
+    if mode != "gcm" and aad is not None:
+        raise ValueError("aad is for GCM only (as with Spark's aes_encrypt)")
+    nulls = _all_null(arr)
+    if nulls is not None:
+        return nulls
     data, offsets = _parts(arr)
     if mode == "gcm":
         out, oo, ok = k.gcm_decrypt_packed(None, data, offsets, aad, prefix_nonce=True,
                                            errors="none")
     else:
-        if aad is not None:
-            raise ValueError("aad is for GCM only (as with Spark's aes_encrypt)")
         out, oo, ok = k.cbc_decrypt_packed(data, offsets)
     okv = np.frombuffer(ok, dtype=np.bool_)
     if arr.null_count:

@@ -323,6 +323,29 @@ def test_sql_functions(spark, data):
                   f"X'{bytes(16).hex()}', 'sm4', 'gcm') FROM t").collect()
 
 
+def test_null_type_column(spark):
+    """A column of Spark's NULL type (F.lit(None), SQL NULL) reaches the
+    worker as an Arrow array of type null: NULL out, as aes_encrypt(NULL, k)
+    and aes_decrypt(NULL, k). It failed the query with "a string or binary
+    column is needed, not null"."""
+    for mode in ("gcm", "cbc"):
+        assert ks.encrypt_arrow(pa.nulls(3), KEY16, "sm4", mode).to_pylist() == [None] * 3
+        assert ks.decrypt_arrow(pa.nulls(2), KEY16, "sm4", mode).to_pylist() == [None] * 2
+    with pytest.raises(ValueError, match="GCM only"):
+        ks.encrypt_arrow(pa.nulls(1), KEY16, "sm4", "cbc", aad=b"x")
+    ks.register(spark)
+    df = spark.createDataFrame([("abc",), (None,)], "v string")
+    r = df.select(ks.encrypt(F.lit(None), KEY16).alias("e"), ks.decrypt(F.lit(None), KEY16).alias("d"),
+                  ks.try_decrypt(F.lit(None), KEY16, mode="cbc").alias("t")).collect()
+    assert [tuple(x) for x in r] == [(None, None, None)] * 2
+    df.createOrReplaceTempView("nulls")
+    r = spark.sql("""SELECT kuai_encrypt(NULL, 'conf:conftest', 'sm4', 'gcm') AS e,
+                            kuai_decrypt(NULL, 'conf:conftest', 'sm4', 'gcm') AS d,
+                            kuai_try_decrypt(NULL, 'conf:conftest', 'aes', 'cbc') AS t,
+                            aes_encrypt(NULL, X'{0}') AS s FROM nulls""".format(KEY16.hex())).collect()
+    assert [tuple(x) for x in r] == [(None, None, None, None)] * 2
+
+
 def test_sql_key_per_row():
     # A key (or cipher, mode) column whose value changes from row to row: the
     # rows of each value in one call each, in order. A batch with two values

@@ -291,11 +291,11 @@ def try_decrypt(col: Any, key: Any, cipher: str = "sm4", mode: str = "gcm", aad:
 # SQL
 
 
-def _values(arr: Any, what: str) -> List[Any]:
+def _values(arr: Any, what: str, nulls_ok: bool = False) -> List[Any]:
     """The distinct values of a per-row argument (SQL passes literals as
-    columns: one value); NULL refused."""
+    columns: one value); NULL refused unless nulls_ok (kuai_try_decrypt)."""
     u = _as_array(arr).unique()
-    if u.null_count:
+    if u.null_count and not nulls_ok:
         raise ValueError(f"kuai SQL functions: {what} is NULL in a row")
     return u.to_pylist()
 
@@ -319,7 +319,15 @@ def _sql(conf_keys: Dict[str, str], op: str, raise_: bool):
         return cache[kk]
 
     def one(col: pa.Array, key: Any, cipher: str, mode: str) -> pa.Array:
-        k, m = key_of(key, cipher, mode)
+        try:
+            k, m = key_of(key, cipher, mode)
+        except (TypeError, ValueError):
+            if raise_:
+                raise
+            # kuai_try_decrypt: a key, cipher or mode that is NULL or refused
+            # (wrong key size, not hex, unknown conf entry or cipher) is a
+            # failed row, NULL, as try_aes_decrypt gives; it failed the query.
+            return pa.nulls(len(col), pa.large_binary())
         if op == "enc":
             return _encrypt(col, k, m, None)
         return _decrypt(col, k, m, None, raise_)
@@ -327,7 +335,7 @@ def _sql(conf_keys: Dict[str, str], op: str, raise_: bool):
     def run(col, key, cipher=None, mode=None):
         col = _as_array(col)
         args = [(key, "key", None), (cipher, "cipher", "sm4"), (mode, "mode", "gcm")]
-        distinct = [[d] if a is None else _values(a, w) for a, w, d in args]
+        distinct = [[d] if a is None else _values(a, w, not raise_) for a, w, d in args]
         if all(len(v) == 1 for v in distinct):  # literals, 'conf:NAME': one call
             return one(col, *(v[0] for v in distinct))
         # Values that change from row to row (a key column, as Spark's

@@ -376,6 +376,40 @@ def test_sql_key_per_row():
             pa.array(["gcm"] * 5))
 
 
+def test_sql_try_decrypt_bad_key(spark):
+    """kuai_try_decrypt gives NULL for a row whose key, cipher or mode is
+    NULL or refused (wrong size, not hex, unknown conf entry or cipher), as
+    Spark's try_aes_decrypt does for a bad or NULL key; kuai_decrypt still
+    fails the query. Before, kuai_try_decrypt failed the query too."""
+    col = pa.array([b"a", b"bb", None, b"", b"eeee"])
+    ct = ks._sql({}, "enc", True)(col, pa.array([KEY16] * 5), pa.array(["sm4"] * 5),
+                                  pa.array(["gcm"] * 5))
+    tryd, dec = ks._sql({}, "dec", False), ks._sql({}, "dec", True)
+    sm4, gcm = pa.array(["sm4"] * 5), pa.array(["gcm"] * 5)
+    keys = pa.array([KEY16, bytes(15), KEY16, None, KEY16])
+    assert tryd(ct, keys, sm4, gcm).to_pylist() == [b"a", None, None, None, b"eeee"]
+    assert tryd(ct, pa.array([KEY16.hex(), "zz", None, "conf:nope", KEY16.hex()]), sm4,
+                gcm).to_pylist() == [b"a", None, None, None, b"eeee"]
+    assert tryd(ct, pa.array([KEY16] * 5), pa.array(["sm4", "des", "sm4", None, "sm4"]),
+                pa.array(["gcm", "gcm", "gcm", "gcm", None])).to_pylist() == \
+        [b"a", None, None, None, None]
+    for k in (pa.array([bytes(15)] * 5), pa.nulls(5, pa.binary())):  # one value: one call
+        assert tryd(ct, k, sm4, gcm).to_pylist() == [None] * 5
+    with pytest.raises(ValueError, match="key size"):
+        dec(ct, pa.array([KEY16, bytes(15)] * 2 + [KEY16]), sm4, gcm)
+    with pytest.raises(ValueError, match="key is NULL"):
+        dec(ct, pa.nulls(5, pa.binary()), sm4, gcm)
+    ks.register(spark)
+    spark.createDataFrame([("abc",)], "v string").createOrReplaceTempView("tk")
+    r = spark.sql("""SELECT kuai_try_decrypt(c, X'00', 'sm4', 'gcm') AS p,
+                            try_aes_decrypt(c, X'00') AS s
+                     FROM (SELECT kuai_encrypt(v, 'conf:conftest', 'sm4', 'gcm') AS c FROM tk)""")
+    assert [tuple(x) for x in r.collect()] == [(None, None)]
+    with pytest.raises(Exception, match="key size"):
+        spark.sql("SELECT kuai_decrypt(kuai_encrypt(v, 'conf:conftest', 'sm4', 'gcm'), X'00', "
+                  "'sm4', 'gcm') FROM tk").collect()
+
+
 def test_sql_key_column(spark):
     ks.register(spark)
     keys = [KEY16, bytes(16), KEY16, bytes(range(1, 17))]

@@ -366,7 +366,8 @@ def register(spark: Any) -> None:
     unhex('..')), a hex string, or 'conf:NAME' for spark.kuai.key.NAME —
     those entries are read now, on the driver, and go to the executors inside
     the function, not in the query text or plan. cipher and mode are
-    literals ('sm4', 'gcm')."""
+    usually literals ('sm4', 'gcm'). A NULL or refused key, cipher or mode
+    fails the query, except in kuai_try_decrypt, where the row is NULL."""
     conf_keys = _conf_keys(spark)
     from pyspark.sql import functions as F
 

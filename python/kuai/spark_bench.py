@@ -113,14 +113,15 @@ def main(argv=None) -> int:
     # The cipher alone, in this process, one thread.
     arr = pa.array([os.urandom(64) for _ in range(min(n, 200_000))], pa.binary())
     for cname in ("sm4", "aes"):
-        best = float("inf")
+        best = dt = float("inf")
         for _ in range(a.repeat):
             t = time.perf_counter()
             c = ks.encrypt_arrow(arr, key, cname, "gcm")
             best = min(best, time.perf_counter() - t)
-        t = time.perf_counter()
-        ks.decrypt_arrow(c, key, cname, "gcm")
-        dt = time.perf_counter() - t
+        for _ in range(a.repeat):  # decryption the best of as many, as encryption
+            t = time.perf_counter()
+            ks.decrypt_arrow(c, key, cname, "gcm")
+            dt = min(dt, time.perf_counter() - t)
         results.append((f"kuai {cname.upper()}-GCM cipher alone (encrypt_arrow, 1 thread, no Spark)",
                         len(arr) / best, len(arr) / dt))
 

@@ -23,6 +23,7 @@
 #include "test_util.h"
 
 #include "aes/aes.h"
+#include "bytes.h"
 #include "ghash/ghash.h"
 #include "vectors.h"
 
@@ -466,25 +467,14 @@ static void seam_gcm(kuai_cipher c, const kuai_impl *p)
             uint8_t ctr0[16], ctr[16], ctr_want[16], y0[16], y[16], y_want[16];
             rng_fill(ctr0, 16);
             rng_fill(y0, 16);
-            if (edge) { /* the low word ends at 2^32 */
-                uint32_t low = (uint32_t)(UINT64_C(0x100000000) - nb);
-                ctr0[12] = (uint8_t)(low >> 24);
-                ctr0[13] = (uint8_t)(low >> 16);
-                ctr0[14] = (uint8_t)(low >> 8);
-                ctr0[15] = (uint8_t)low;
-            } else { /* far enough from it */
+            if (edge) /* the low word ends at 2^32 */
+                store_be32(ctr0 + 12, (uint32_t)(UINT64_C(0x100000000) - nb));
+            else /* far enough from it */
                 ctr0[12] &= 0x7f;
-            }
             rng_fill(in, nb * 16);
             ossl_crypt(c, OP_CTR, key, ctr0, in, want, nb * 16);
-            memcpy(ctr_want, ctr0, 16);
-            uint32_t low = ((uint32_t)ctr0[12] << 24 | (uint32_t)ctr0[13] << 16 |
-                            (uint32_t)ctr0[14] << 8 | ctr0[15]) +
-                           (uint32_t)nb;
-            ctr_want[12] = (uint8_t)(low >> 24);
-            ctr_want[13] = (uint8_t)(low >> 16);
-            ctr_want[14] = (uint8_t)(low >> 8);
-            ctr_want[15] = (uint8_t)low;
+            memcpy(ctr_want, ctr0, 16); /* 32-bit counting: the upper 12 bytes kept */
+            store_be32(ctr_want + 12, load_be32(ctr0 + 12) + (uint32_t)nb);
             memcpy(y_want, y0, 16);
             ghash_ref.update(hr, y_want, dec ? in : want, nb);
             memcpy(ctr, ctr0, 16);

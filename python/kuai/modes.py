@@ -127,10 +127,6 @@ class XTS(Mode):
     name = "XTS"
 
     def __init__(self, tweak: bytes, standard: str = "IEEE") -> None:
-        try:
-            memoryview(tweak)
-        except TypeError:
-            raise TypeError("tweak must be bytes-like") from None
         self._tweak = _as_bytes(tweak, "tweak")
         if len(self._tweak) != 16:
             raise ValueError("tweak must be 128-bits (16 bytes)")

@@ -126,17 +126,19 @@ def encrypt_arrow(arr: Union[pa.Array, pa.ChunkedArray], key: Any, cipher: str =
     return _encrypt(_as_array(arr), _kuai.Key(cid, key), m, aad)
 
 
-def _all_null(arr: pa.Array) -> Optional[pa.Array]:
-    """A column of Spark's NULL type (F.lit(None), SQL NULL) comes as an Arrow
-    array of type null: all NULL out, as Spark's aes_encrypt/aes_decrypt give,
-    instead of a TypeError for a type that holds nothing to encrypt."""
+def _all_null(arr: pa.Array, mode: str, aad: Any) -> Optional[pa.Array]:
+    """The checks _encrypt and _decrypt share before any work: aad with CBC
+    refused; and a column of Spark's NULL type (F.lit(None), SQL NULL),
+    which comes as an Arrow array of type null, gives all NULL, as Spark's
+    aes_encrypt/aes_decrypt give, instead of a TypeError for a type that
+    holds nothing to encrypt (None for any other column)."""
+    if mode != "gcm" and aad is not None:
+        raise ValueError("aad is for GCM only (as with Spark's aes_encrypt)")
     return pa.nulls(len(arr), pa.large_binary()) if pa.types.is_null(arr.type) else None
 
 
 def _encrypt(arr: pa.Array, k: Any, mode: str, aad: Any) -> pa.Array:
-    if mode != "gcm" and aad is not None:
-        raise ValueError("aad is for GCM only (as with Spark's aes_encrypt)")
-    nulls = _all_null(arr)
+    nulls = _all_null(arr, mode, aad)
     if nulls is not None:
         return nulls
     data, offsets = _parts(arr)
@@ -167,9 +169,7 @@ def _on_error(on_error: str) -> bool:
 
 
 def _decrypt(arr: pa.Array, k: Any, mode: str, aad: Any, raise_: bool) -> pa.Array:
-    if mode != "gcm" and aad is not None:
-        raise ValueError("aad is for GCM only (as with Spark's aes_encrypt)")
-    nulls = _all_null(arr)
+    nulls = _all_null(arr, mode, aad)
     if nulls is not None:
         return nulls
     data, offsets = _parts(arr)

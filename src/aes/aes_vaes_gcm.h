@@ -30,8 +30,9 @@
  */
 
 #define GCMV_REGS (AGG / GV_LANES) /* registers of counter blocks in flight: 8 */
-_Static_assert(GCMV_REGS == 8, "one GHASH load per register of counter blocks");
-_Static_assert(GCMV_REGS <= 9, "a fold step after each of AES-128's 9 middle rounds");
+/* one GHASH load per register of counter blocks, each after one of
+ * AES-128's 9 middle rounds */
+_Static_assert(GCMV_REGS == 8, "one fold step per register, one per middle round");
 
 static inline __attribute__((always_inline)) void
 GCMV_FN(pass)(const uint8_t (*rk)[16], int nr, const vclmul_key *hk, uint8_t y[16], uint8_t *ctr,

@@ -419,12 +419,11 @@ static void gcm_crypt(kuai_gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t l
     /* Whole blocks: in one pass where the cipher backend has a fused kernel
      * for this GHASH backend, else a chunk at a time, CTR and GHASH over the
      * same 4 KiB. */
-    void (*fused)(const kuai_key *, const unsigned char *, uint8_t *, uint8_t *, const uint8_t *,
-                  uint8_t *, size_t, int) = NULL;
+    const struct kuai_gcm_fused *fused = NULL;
     const kuai_impl *impl = kuai_key_impl(k);
     for (int i = 0; i < KUAI_GCM_FUSED_MAX; i++)
-        if (impl->gcm[i].ghash == ctx_ghash(c))
-            fused = impl->gcm[i].blocks;
+        if (impl->gcm[i].blocks && impl->gcm[i].ghash == ctx_ghash(c))
+            fused = &impl->gcm[i];
     if (len >= 16 && fused && !c->priv_ctr_secret) {
         size_t nb = len / 16;
         /* A counter from a 12-byte IV cannot reach the 2^32 wrap within
@@ -432,7 +431,7 @@ static void gcm_crypt(kuai_gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t l
         uint64_t room = (UINT64_C(1) << 32) - load_be32(c->priv_ctr + 12);
         if ((uint64_t)nb > room)
             nb = (size_t)room;
-        fused(k, ctx_hkey(c), c->priv_y, c->priv_ctr, in, out, nb, enc);
+        fused->blocks(k, ctx_hkey(c), c->priv_y, c->priv_ctr, in, out, nb, enc);
         in += 16 * nb;
         out += 16 * nb;
         len -= 16 * nb;

@@ -271,10 +271,16 @@ __attribute__((destructor)) static void shim_fini(void)
 }
 
 /* Counts a call made by the main program; true when this one must fail. */
-static int hit(int f, void *ret)
+/* A call made by the main program's code, not by a library's. */
+static int from_main(void *ret)
 {
     uintptr_t a = (uintptr_t)ret;
-    if (a < main_lo || a >= main_hi)
+    return a >= main_lo && a < main_hi;
+}
+
+static int hit(int f, void *ret)
+{
+    if (!from_main(ret))
         return 0;
     unsigned long n = __atomic_add_fetch(&counts[f], 1, __ATOMIC_RELAXED);
     return f == fault_func && n == fault_n;
@@ -334,7 +340,7 @@ int open(const char *path, int flags, ...)
         errno = EACCES;
         return -1;
     }
-    if ((uintptr_t)__builtin_return_address(0) - main_lo < main_hi - main_lo)
+    if (from_main(__builtin_return_address(0)))
         swap_before_open(path, flags);
     return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
 }
@@ -354,7 +360,7 @@ int openat(int dfd, const char *path, int flags, ...)
         errno = EACCES;
         return -1;
     }
-    if (dfd == AT_FDCWD && (uintptr_t)__builtin_return_address(0) - main_lo < main_hi - main_lo)
+    if (dfd == AT_FDCWD && from_main(__builtin_return_address(0)))
         swap_before_open(path, flags);
     return (int)syscall(SYS_openat, dfd, path, flags, mode);
 }

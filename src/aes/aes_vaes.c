@@ -133,21 +133,30 @@ static void aes_vaes_dec_blocks(const kuai_key *k, const uint8_t *in, uint8_t *o
 /* ---- CBC decryption ------------------------------------------------------ */
 
 /* n registers (2n blocks): decrypt, XOR with the ciphertext shifted by one
- * block (the register before's upper block, or prev for the first), all
- * loads before any store so in == out works. */
+ * block (the register before's upper block, or prev for the first). The
+ * XOR is folded into the last round's key (aesdeclast ends with the key's
+ * XOR), and that ciphertext is read again rather than kept: 8 registers of
+ * it beside the 8 of state and the round keys did not fit in 16, and gcc
+ * spilled them to the stack every pass. The stores go last register
+ * first, so with in == out a ciphertext block is overwritten only after
+ * the register after it has read it. */
 AESY_INLINE void aesy_cbc_dec_n(const __m256i *k, int nr, int n, __m128i *prev, const uint8_t *in,
                                 uint8_t *out)
 {
-    __m256i b[AESY_V], s[AESY_V];
+    __m256i b[AESY_V];
     for (int i = 0; i < n; i++)
         b[i] = aesy_loadu(in + 32 * i);
-    s[0] = _mm256_inserti128_si256(_mm256_castsi128_si256(*prev), _mm256_castsi256_si128(b[0]), 1);
-    for (int i = 1; i < n; i++)
-        s[i] = aesy_loadu(in + 32 * i - 16);
     __m128i last = _mm256_extracti128_si256(b[n - 1], 1);
-    aesy_dec_n(b, n, k, nr);
     for (int i = 0; i < n; i++)
-        aesy_storeu(out + 32 * i, _mm256_xor_si256(b[i], s[i]));
+        b[i] = _mm256_xor_si256(b[i], k[0]);
+    for (int r = 1; r < nr; r++)
+        for (int i = 0; i < n; i++)
+            b[i] = _mm256_aesdec_epi128(b[i], k[r]);
+    for (int i = n - 1; i > 0; i--)
+        aesy_storeu(out + 32 * i, _mm256_aesdeclast_epi128(
+                                      b[i], _mm256_xor_si256(k[nr], aesy_loadu(in + 32 * i - 16))));
+    __m256i s0 = _mm256_inserti128_si256(_mm256_castsi128_si256(*prev), aesx_loadu(in), 1);
+    aesy_storeu(out, _mm256_aesdeclast_epi128(b[0], _mm256_xor_si256(k[nr], s0)));
     *prev = last;
 }
 
@@ -202,7 +211,18 @@ AESY_INLINE __m256i aesy_rev16(void)
 AESY_INLINE void aesy_ctr_make(__m256i *b, int n, uint64_t hi, uint64_t lo)
 {
     const __m256i rev = aesy_rev16();
-    if (lo <= UINT64_MAX - (uint64_t)(2 * n - 1)) {
+    if ((lo & 0xff) <= 0xff - (uint64_t)(2 * n - 1)) {
+        /* No carry out of the counter's last byte in this pass: one
+         * shuffle makes (ctr, ctr + 1), and each register is a byte add to
+         * the big-endian blocks, not
+         * a 64-bit add and a shuffle of its own */
+        __m256i v = _mm256_shuffle_epi8(
+            _mm256_set_epi64x((long long)hi, (long long)(lo + 1), (long long)hi, (long long)lo),
+            rev);
+        for (int i = 0; i < n; i++)
+            b[i] = _mm256_add_epi8(v, _mm256_set_epi64x((long long)(uint64_t)(2 * i) << 56, 0,
+                                                        (long long)(uint64_t)(2 * i) << 56, 0));
+    } else if (lo <= UINT64_MAX - (uint64_t)(2 * n - 1)) {
         /* (lo, hi) in both lanes, lane 1 one ahead */
         __m256i v = _mm256_add_epi64(
             _mm256_set_epi64x((long long)hi, (long long)lo, (long long)hi, (long long)lo),
@@ -226,9 +246,16 @@ AESY_INLINE void aesy_ctr_pass(__m256i *b, int n, const __m256i *k, int nr, uint
                                uint64_t lo, const uint8_t *in, uint8_t *out)
 {
     aesy_ctr_make(b, n, hi, lo);
-    aesy_enc_n(b, n, k, nr);
     for (int i = 0; i < n; i++)
-        aesy_storeu(out + 32 * i, _mm256_xor_si256(b[i], aesy_loadu(in + 32 * i)));
+        b[i] = _mm256_xor_si256(b[i], k[0]);
+    for (int r = 1; r < nr; r++)
+        for (int i = 0; i < n; i++)
+            b[i] = _mm256_aesenc_epi128(b[i], k[r]);
+    /* the input's XOR folded into the last round's key (aesenclast ends
+     * with the key's XOR): off the blocks' chain */
+    for (int i = 0; i < n; i++)
+        aesy_storeu(out + 32 * i, _mm256_aesenclast_epi128(
+                                      b[i], _mm256_xor_si256(k[nr], aesy_loadu(in + 32 * i))));
 }
 
 AESY_INLINE void aesy_ctr(const uint8_t (*rk)[16], int nr, uint8_t *ctr, const uint8_t *in,

@@ -663,13 +663,19 @@ static int kp_update(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
     /* What the steps below write must not land on input they have yet to
      * read (in place while bytes are buffered: the output runs behind the
      * input), checked before anything moves so that a refused update
-     * leaves the context as it was (as kp_overlap, on addresses). */
+     * leaves the context as it was (as kp_overlap, on addresses). The
+     * direct blocks are read as they are written (exactly in place is
+     * fine), and the bytes after them (a partial block, or a padded
+     * decryption's held-back block) are kept only once they are written:
+     * so the direct blocks' output must miss all of the input from i on,
+     * not just their own part of it. */
     size_t take = ctx->buflen > 0 ? (bs - ctx->buflen < inl ? bs - ctx->buflen : inl) : 0;
     int via_buf = ctx->buflen > 0 && ctx->buflen + take == bs && out_blocks > 0;
     size_t direct = ctx->buflen > 0 && !via_buf ? 0 : out_blocks * bs - (via_buf ? bs : 0);
+    size_t rest = inl - take; /* the input from i on: direct blocks, then the bytes kept */
     uintptr_t o = (uintptr_t)out, i = (uintptr_t)in + take, od = o + (via_buf ? bs : 0);
-    if ((via_buf && i < o + bs && o < i + (inl - take)) ||
-        (direct > 0 && i != od && (i < od ? od - i : i - od) < direct))
+    if ((via_buf && i < o + bs && o < i + rest) ||
+        (direct > 0 && i != od && i < od + direct && od < i + rest))
         return kp_raise_data(ctx->core, KP_R_OVERLAPPING_BUFFERS,
                              "output over input not yet read (%zu bytes buffered)", ctx->buflen);
     if (ctx->buflen > 0) {

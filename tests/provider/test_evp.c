@@ -1444,6 +1444,64 @@ static void test_inplace_buffered(const char *name, const EVP_CIPHER *c, size_t 
     }
 }
 
+/* ECB/CBC with nothing buffered, the output starting inside the bytes the
+ * update keeps for later (its partial last block, or a padded decryption's
+ * held-back last block): the whole blocks written before those bytes are
+ * kept would overwrite them, and the next update or the final would work
+ * on the output instead (wrong bytes, or a bad decrypt). kuai refuses it,
+ * leaving the context as it was (it used to check only the blocks' own
+ * input and take such an update). */
+static void test_overlap_kept_tail(const char *name, const EVP_CIPHER *c, size_t bs)
+{
+    uint8_t key[32], iv[32], in[3 * 32], whole[5 * 32], part[5 * 32], buf[5 * 32];
+    rnd_bytes(key, sizeof key);
+    rnd_bytes(iv, sizeof iv);
+    for (int k = 0; k < 3; k++) {
+        /* 0: encryption keeping 5 bytes; 1: unpadded decryption keeping 5;
+         * 2: padded decryption holding its last block back */
+        int enc = k == 0, pad = k == 2, wl, l, n, fl;
+        size_t len = k == 2 ? 2 * bs : 2 * bs + 5, kept = k == 2 ? bs : 5;
+        EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+        rnd_bytes(in, sizeof in);
+        if (k == 2) { /* a ciphertext with a valid padding */
+            EVP_CipherInit_ex2(x, c, key, iv, 1, NULL);
+            CHECK(EVP_CipherUpdate(x, buf, &l, in, (int)len - 1) > 0 &&
+                      EVP_CipherFinal_ex(x, buf + l, &n) > 0 && (size_t)(l + n) == len,
+                  "%s: padded encryption", name);
+            memcpy(in, buf, len);
+        }
+        EVP_CipherInit_ex2(x, c, key, iv, enc, NULL);
+        EVP_CIPHER_CTX_set_padding(x, pad);
+        CHECK(EVP_CipherUpdate(x, whole, &wl, in, (int)len) > 0, "%s: update", name);
+        if (k < 2) { /* to end on a whole block */
+            CHECK(EVP_CipherUpdate(x, whole + wl, &l, in, (int)(bs - 5)) > 0, "%s: update", name);
+            wl += l;
+        }
+        CHECK(EVP_CipherFinal_ex(x, whole + wl, &fl) > 0, "%s: final", name);
+        EVP_CipherInit_ex2(x, NULL, key, iv, enc, NULL);
+        memcpy(buf, in, len);
+        CHECK(EVP_CipherUpdate(x, buf + len - kept, &l, buf, (int)len) <= 0,
+              "%s (%s): an update written over the %zu bytes it keeps was accepted", name,
+              k == 0   ? "enc"
+              : k == 1 ? "dec"
+                       : "dec, padded",
+              kept);
+        ERR_clear_error();
+        CHECK(EVP_CipherUpdate(x, part, &l, in, (int)len) > 0, "%s: update", name);
+        if (k < 2) {
+            CHECK(EVP_CipherUpdate(x, part + l, &n, in, (int)(bs - 5)) > 0, "%s: update", name);
+            l += n;
+        }
+        CHECK(EVP_CipherFinal_ex(x, part + l, &n) > 0 && l == wl && n == fl &&
+                  memcmp(part, whole, (size_t)(wl + fl)) == 0,
+              "%s (%s): the update refused left the context changed", name,
+              k == 0   ? "enc"
+              : k == 1 ? "dec"
+                       : "dec, padded");
+        EVP_CIPHER_CTX_free(x);
+    }
+}
+
 /* ---- calls that may crash, each run in a child process ------------------ */
 
 /* fn(arg) in a child process: what it returned (0..255), or -1 if the
@@ -2062,8 +2120,10 @@ int main(int argc, char **argv)
                 test_null_buffers(nm, c, f->bs);
                 if (m != CTR)
                     test_final_null_output(nm, c, f->bs);
-                if (m != CTR)
+                if (m != CTR) {
                     test_inplace_buffered(nm, c, f->bs);
+                    test_overlap_kept_tail(nm, c, f->bs);
+                }
                 if (ref)
                     test_num_param("default provider's", ref);
                 if (f->bs > 16 && m != ECB)

@@ -667,9 +667,12 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             ctx->tag_given = 1;
         } else {
             /* a tag given at the old length is compared at none other
-             * (nor cut to a shorter M) */
+             * (nor cut to a shorter M); nor is a tag made at the old
+             * length one of the new: CCM's MAC depends on M, and
+             * GET_TAG would hand out its bytes padded with an older
+             * tag's, or cut short */
             if (p->data_size != ctx->taglen)
-                ctx->tag_given = 0;
+                ctx->tag_given = ctx->tag_made = 0;
             ctx->taglen_set = 1;
         }
         ctx->taglen = p->data_size;

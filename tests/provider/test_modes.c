@@ -774,6 +774,29 @@ static void test_ccm_tag_length(const char *name)
           "%s: a 16-byte tag compared at its first 4 bytes (the length set to 4 after it)", name);
     CHECK(!ccm_tag_steps(c, key, nonce, ct4, 16, tag4, 16, 4),
           "%s: set up for 16, a 16-byte tag given, the length set to 4: compared at 4 bytes", name);
+    /* A tag made at one length is not read at another: set to 16 after a
+     * 4-byte tag was made, GET_TAG handed out its 4 bytes followed by 12
+     * of the previous message's 16-byte tag, a tag that verifies nothing.
+     * (OpenSSL's default provider hands out the previous message's tag.) */
+    uint8_t got[16];
+    x = EVP_CIPHER_CTX_new();
+    ok = EVP_EncryptInit_ex2(x, c, NULL, NULL, NULL) &&
+         EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 16, NULL) > 0 &&
+         EVP_EncryptInit_ex2(x, NULL, key, nonce, NULL) &&
+         EVP_EncryptUpdate(x, ct16, &l, msg, 32) &&
+         EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, tag16) > 0 &&
+         EVP_EncryptInit_ex2(x, NULL, NULL, nonce, NULL) &&
+         EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 4, NULL) > 0 &&
+         EVP_EncryptUpdate(x, ct4, &l, msg, 32) &&
+         EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 16, NULL) > 0;
+    CHECK(ok, "%s: a 4-byte tag made, then the length 16", name);
+    CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, got) <= 0 && ERR_peek_error() != 0,
+          "%s: a tag made at 4 bytes read at 16", name);
+    ERR_clear_error();
+    CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 4, NULL) > 0 &&
+              EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 4, got) <= 0,
+          "%s: a tag dropped by a length change came back with the old length", name);
+    EVP_CIPHER_CTX_free(x);
     EVP_CIPHER_free(c);
     ERR_clear_error();
 }

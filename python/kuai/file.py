@@ -35,6 +35,7 @@ verified chunks written before it (as the tool's standard output).
 """
 from __future__ import annotations
 
+import operator
 import os
 import stat
 import tempfile
@@ -272,8 +273,17 @@ def encrypt(src: Source, dst: Source, *, key: Any = None, password: Any = None,
     log2n = 0
     if use_pw:
         log2n = _kf.SCRYPT_LOG2N_DEFAULT if scrypt_log2n is None else scrypt_log2n
-        if not isinstance(log2n, int) or not 10 <= log2n <= 20:
-            raise ValueError("scrypt_log2n must be an int, 10..20")
+        # Any integer (numpy's too, as tag_length and bit_length take them),
+        # and a TypeError for what is none, as cryptography's Scrypt(n=...);
+        # isinstance(int) refused np.int64(17) and took a float or str for a
+        # bad value (ValueError).
+        try:
+            log2n = operator.index(log2n)
+        except TypeError:
+            raise TypeError("scrypt_log2n must be an integer (10..20), not "
+                            f"{type(scrypt_log2n).__name__}") from None
+        if not 10 <= log2n <= 20:
+            raise ValueError("scrypt_log2n must be 10..20")
     elif scrypt_log2n is not None:
         raise TypeError("scrypt_log2n applies to password= only")
 

@@ -211,6 +211,32 @@ def test_secret_kind_and_sizes(tmp_path):
     assert not (tmp_path / "o").exists() and leftovers(tmp_path) == []
 
 
+class _Index:
+    """An integer that is not an int (as numpy.int64)."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __index__(self):
+        return self.v
+
+
+def test_scrypt_log2n_integers_and_type_errors():
+    # any integer is taken (numpy's were refused as "not an int")
+    out = io.BytesIO()
+    kfile.encrypt(io.BytesIO(b"x"), out, password="pw", cipher="sm4", scrypt_log2n=_Index(10))
+    assert kfile.header(out.getvalue())["scrypt_log2n"] == 10
+    # what is no integer is a TypeError (was ValueError), as cryptography's Scrypt
+    for bad in (10.0, "10", b"\x0a"):
+        with pytest.raises(TypeError, match="scrypt_log2n must be an integer"):
+            kfile.encrypt(io.BytesIO(b""), io.BytesIO(), password="pw", cipher="sm4",
+                          scrypt_log2n=bad)
+    for bad in (9, 21, True, _Index(30)):
+        with pytest.raises(ValueError, match="scrypt_log2n must be 10..20"):
+            kfile.encrypt(io.BytesIO(b""), io.BytesIO(), password="pw", cipher="sm4",
+                          scrypt_log2n=bad)
+
+
 def test_overwrite_and_modes(tmp_path):
     key = bytes(range(16))
     src = tmp_path / "plain"

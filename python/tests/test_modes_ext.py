@@ -333,6 +333,10 @@ def test_ccm_refusals():
     with pytest.raises(ValueError, match="too long for nonce"):
         k.encrypt(bytes(13), bytes(65536), None)  # 2-byte length field
     assert len(k.encrypt(bytes(13), bytes(65535), None)) == 65535 + 16
+    # a ciphertext too long for the nonce's length field is a forgery, not a
+    # caller's mistake: InvalidTag, as cryptography (it was ValueError)
+    with pytest.raises(kuai.InvalidTag):
+        k.decrypt(bytes(13), bytes(65536 + 16), None)
     with pytest.raises(TypeError):
         k.encrypt(bytes(12), "text", None)
     with pytest.raises(TypeError):

@@ -277,11 +277,17 @@ static int aead_args(const aead_mode *m, const KeyObject *k, PyObject *const *ar
 }
 
 /* Whether a message of len bytes fits CCM's length field of 15 - nonce_len
- * bytes; ValueError if not. */
-static int ccm_check_len(Py_ssize_t nonce_len, size_t len)
+ * bytes (1 if so). */
+static int ccm_len_fits(Py_ssize_t nonce_len, size_t len)
 {
     size_t lbytes = 15 - (size_t)nonce_len; /* 2..8 */
-    if (lbytes < sizeof(size_t) && (len >> (8 * lbytes)) != 0) {
+    return lbytes >= sizeof(size_t) || (len >> (8 * lbytes)) == 0;
+}
+
+/* As ccm_len_fits, with ValueError raised (encryption) if not; 0 or -1. */
+static int ccm_check_len(Py_ssize_t nonce_len, size_t len)
+{
+    if (!ccm_len_fits(nonce_len, len)) {
         PyErr_SetString(PyExc_ValueError, "Data too long for nonce");
         return -1;
     }
@@ -327,10 +333,13 @@ static PyObject *aead_decrypt(const aead_mode *m, PyObject *o, PyObject *const *
     PyObject *r = NULL;
     uint8_t *out;
     const size_t t = m->ccm ? k->tag_len : GCM_TAG;
-    if ((size_t)db.len < t) {
+    /* A ciphertext too short to hold a tag, or (CCM) too long for the
+     * nonce's length field, is one no encryption made: InvalidTag, as
+     * cryptography's AESCCM gives for both, so that a caller catching
+     * InvalidTag on untrusted input sees every forgery as one. */
+    if ((size_t)db.len < t || (m->ccm && !ccm_len_fits(nb.len, (size_t)db.len - t))) {
         PyErr_SetNone(kpy_InvalidTag);
-    } else if ((!m->ccm || ccm_check_len(nb.len, (size_t)db.len - t) == 0) &&
-               (r = new_bytes(db.len - (Py_ssize_t)t, &out)) != NULL) {
+    } else if ((r = new_bytes(db.len - (Py_ssize_t)t, &out)) != NULL) {
         const size_t n = (size_t)db.len - t;
         const uint8_t *in = db.buf;
         int rc;

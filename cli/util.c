@@ -938,6 +938,14 @@ int output_open(output *o, const char *path, int force)
             fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
         if (o->fd < 0)
             fail(EXIT_IO, "%s: cannot open for writing: %s", path, strerror(errno));
+        /* The name was judged a device or FIFO, which is written in place;
+         * if it has become something else since (renamed over, a link
+         * changed), writing in place would overwrite a regular file's start
+         * without --force and without the temporary file. */
+        struct stat now;
+        if (fd < 0 && (fstat(o->fd, &now) != 0 || now.st_dev != st.st_dev ||
+                       now.st_ino != st.st_ino || (now.st_mode & S_IFMT) != (st.st_mode & S_IFMT)))
+            fail(EXIT_IO, "%s: changed while it was being opened; not writing to it", path);
         return 0;
     }
     o->target = target ? target : strdup(path);

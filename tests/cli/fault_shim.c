@@ -33,6 +33,11 @@
  *                             another process could, between kuai's checks
  *                             on the name and its open): the file opened is
  *                             TARGET's
+ *   KUAI_FAULT_SWAP_OUT=PATH=TARGET
+ *                             the same when the main program opens PATH
+ *                             for writing (an output classified as a
+ *                             device or FIFO that is a regular file by the
+ *                             time it is opened)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -301,14 +306,16 @@ static void describe(const char *func, const char *what)
     log_line("inject %s %lu %s\n", func, fault_n, what);
 }
 
-/* KUAI_FAULT_SWAP: PATH becomes a hard link to TARGET (a link beside it,
- * renamed over it), once. */
+/* KUAI_FAULT_SWAP (an open for reading) or KUAI_FAULT_SWAP_OUT (one for
+ * writing): PATH becomes a hard link to TARGET (a link beside it, renamed
+ * over it), once. */
 static void swap_before_open(const char *path, int flags)
 {
     static int done;
-    const char *spec = getenv("KUAI_FAULT_SWAP");
+    const int reading = (flags & O_ACCMODE) == O_RDONLY;
+    const char *spec = getenv(reading ? "KUAI_FAULT_SWAP" : "KUAI_FAULT_SWAP_OUT");
     const char *eq = spec ? strchr(spec, '=') : NULL;
-    if (done || !eq || (flags & O_ACCMODE) != O_RDONLY || strlen(path) != (size_t)(eq - spec) ||
+    if (done || !eq || strlen(path) != (size_t)(eq - spec) ||
         strncmp(path, spec, (size_t)(eq - spec)) != 0)
         return;
     done = 1;

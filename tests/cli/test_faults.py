@@ -427,6 +427,26 @@ def swap_checks(root):
         shutil.rmtree(ws)
         os.makedirs(ws)
     print(f"  input swapped for the output before its open: {len(cases)} runs")
+    # A FIFO output is written in place (no temporary file, no --force):
+    # one that is a regular file by the time it is opened (KUAI_FAULT_SWAP_OUT
+    # links another file over its name) must not be written into.
+    label = "swap: FIFO output become a regular file"
+    src, fifo, victim = (os.path.join(ws, n) for n in ("a", "fifo", "victim"))
+    with open(src, "wb") as f:
+        f.write(os.urandom(4096))
+    os.mkfifo(fifo)
+    with open(victim, "wb") as f:
+        f.write(OLD * 1000)
+    log = os.path.join(ws, "log")
+    rc, _, err = kuai(["encrypt", "-c", "sm4", "-k", KEY, "-o", fifo, src],
+                      shim={"KUAI_FAULT_SWAP_OUT": f"{fifo}={victim}", "KUAI_FAULT_LOG": log})
+    if not (os.path.exists(log) and f"swapped {fifo}" in open(log).read()):
+        failures.append(f"{label}: the shim did not swap the output: the check is blind")
+    if rc != 2 or "changed while it was being opened" not in err:
+        failures.append(f"{label}: rc={rc} {err!r}")
+    if open(victim, "rb").read() != OLD * 1000:
+        failures.append(f"{label}: the regular file was written into")
+    print("  FIFO output swapped for a regular file before its open: 1 run")
 
 
 def PREEXISTING(ws, sc):

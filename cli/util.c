@@ -1066,6 +1066,21 @@ void output_finish(output *o)
     o->fd = -1;
 }
 
+/* Before any output is moved into place: a file to be replaced was a
+ * regular file when the run started, but a run can take minutes, and rename
+ * replaces whatever the name holds by then. A name that has become a
+ * device, FIFO, socket or link meanwhile is refused (exit 2; cli_exit
+ * removes every temporary file), as it would have been at the start. Gone
+ * is fine: the output is then new. */
+static void output_recheck(const output *o)
+{
+    struct stat now;
+    if (!o->path || o->direct || !o->replace || !o->target)
+        return;
+    if (lstat(o->target, &now) == 0 && !S_ISREG(now.st_mode))
+        fail(EXIT_IO, "%s: no longer a regular file; not replacing it", o->path);
+}
+
 /* Moves the finished file into place. */
 static void output_publish(output *o)
 {
@@ -1106,6 +1121,7 @@ static void output_publish(output *o)
 int output_commit(output *o)
 {
     output_finish(o);
+    output_recheck(o);
     output_publish(o);
     return 0;
 }
@@ -1119,6 +1135,8 @@ void output_end(output *os, size_t n, int rc)
     }
     for (size_t i = 0; i < n; i++)
         output_finish(&os[i]);
+    for (size_t i = 0; i < n; i++)
+        output_recheck(&os[i]);
     for (size_t i = 0; i < n; i++)
         output_publish(&os[i]);
 }

@@ -1086,6 +1086,41 @@ def encrypt_from_pipe(d, name, k, **popen):
     return p, sub, out, wait_tmp(sub)
 
 
+def test_replaced_output_changed(d):
+    """--force replaces an output that was a regular file when the run
+    started; by the time the run ends (minutes, for a large input) the name
+    may hold something else, and rename replaced whatever it held: a FIFO
+    made there meanwhile was replaced by a regular file, exit 0. It is now
+    looked at again before any output is moved into place: exit 2, the FIFO
+    and every other output left as they were, no temporary file."""
+    k = key_hex("sm4")
+    sub = d.file("changed")
+    os.makedirs(sub)
+    outs = [os.path.join(sub, n) for n in ("a.kuai", "fifo.kuai")]
+    for o in outs:
+        with open(o, "wb") as f:
+            f.write(b"old output")
+    src, fifo = os.path.join(sub, "a"), os.path.join(sub, "fifo")
+    with open(src, "wb") as f:
+        f.write(b"first input")
+    os.mkfifo(fifo)
+    # two inputs: a is done (its temporary file waits) while fifo is read
+    p = subprocess.Popen([KUAI, "encrypt", "-q", "-f", "-c", "sm4", "-k", k, "-o", sub, src,
+                          fifo], stderr=subprocess.PIPE, start_new_session=True)
+    with open(fifo, "wb") as w:
+        seen = wait_tmp(sub)
+        os.unlink(outs[0])
+        os.mkfifo(outs[0])
+        w.write(b"second input")
+    rc = p.wait()
+    err = p.stderr.read().decode(errors="replace")
+    kept = stat.S_ISFIFO(os.lstat(outs[0]).st_mode) and open(outs[1], "rb").read() == b"old output"
+    report(seen and rc == EXIT_IO and "no longer a regular file" in err and kept
+           and not leftovers(sub),
+           "--force: an output become a FIFO during the run is not replaced, nor any other",
+           f"seen={seen} rc={rc} {err!r} left={os.listdir(sub)}")
+
+
 def test_ignored_signals(d):
     """A signal ignored by the caller (nohup, trap '' INT) stays ignored:
     kuai used to install its clean-up handler over SIG_IGN, so a nohup'd
@@ -2278,6 +2313,7 @@ def main():
         test_issue15(d)
         test_output_matrix(d)
         test_interrupted(d)
+        test_replaced_output_changed(d)
         test_killed_during_scrypt(d)
         test_ignored_signals(d)
         test_more_signals(d)

@@ -7,6 +7,7 @@
 #include "bench_ublock_paper.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
@@ -212,7 +213,17 @@ void json_check(const char *path)
 static FILE *json_open(const char *path)
 {
     if (!json_dest[0]) {
-        FILE *f = fopen(path, "w");
+        /* json_check found a character device or FIFO, before a run of
+         * minutes: opened without O_CREAT or O_TRUNC, and refused if the
+         * name holds anything else by now (fopen "w" truncated a regular
+         * file found there, with no temporary file and no rename). */
+        struct stat st;
+        int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0)
+            die("cannot write %s: %s", path, strerror(errno));
+        if (fstat(fd, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+            die("--json %s: no longer a character device or FIFO; not writing to it", path);
+        FILE *f = fdopen(fd, "w");
         if (!f)
             die("cannot write %s: %s", path, strerror(errno));
         return f;

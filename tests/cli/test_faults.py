@@ -447,6 +447,29 @@ def swap_checks(root):
     if open(victim, "rb").read() != OLD * 1000:
         failures.append(f"{label}: the regular file was written into")
     print("  FIFO output swapped for a regular file before its open: 1 run")
+    # kuai speed --json: the same for its report (checked before the run,
+    # written after it; fopen "w" truncated the regular file found there).
+    label = "swap: speed --json FIFO become a regular file"
+    os.unlink(fifo)
+    os.mkfifo(fifo)
+    e = dict(os.environ, LD_PRELOAD=SHIM, KUAI_FAULT_SWAP_OUT=f"{fifo}={victim}",
+             KUAI_FAULT_LOG=log)
+    e.pop("KUAI_BACKEND", None)
+    open(log, "w").close()
+    try:
+        p = subprocess.run([KUAI, "speed", "--quick", "--cipher", "sm4", "--backend", "ref",
+                            "--mode", "ecb", "--no-sweep", "--reps", "1", "--json", fifo],
+                           capture_output=True, env=e, start_new_session=True, timeout=20)
+        rc, err = p.returncode, p.stderr.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        rc, err = None, "timed out (blocked opening the FIFO: no open of the kuai program's own)"
+    if f"swapped {fifo}" not in open(log).read():
+        failures.append(f"{label}: the shim did not swap the output: {err!r}")
+    if rc in (0, None) or "no longer a character device or FIFO" not in err:
+        failures.append(f"{label}: rc={rc} {err!r}")
+    if open(victim, "rb").read() != OLD * 1000:
+        failures.append(f"{label}: the regular file was written into")
+    print("  speed --json FIFO swapped for a regular file before its open: 1 run")
 
 
 def PREEXISTING(ws, sc):

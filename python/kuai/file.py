@@ -274,9 +274,7 @@ def encrypt(src: Source, dst: Source, *, key: Any = None, password: Any = None,
     if use_pw:
         log2n = _kf.SCRYPT_LOG2N_DEFAULT if scrypt_log2n is None else scrypt_log2n
         # Any integer (numpy's too, as tag_length and bit_length take them),
-        # and a TypeError for what is none, as cryptography's Scrypt(n=...);
-        # isinstance(int) refused np.int64(17) and took a float or str for a
-        # bad value (ValueError).
+        # and a TypeError for what is none, as cryptography's Scrypt(n=...).
         try:
             log2n = operator.index(log2n)
         except TypeError:

@@ -49,24 +49,37 @@ AESY_INLINE void aesy_load_keys(__m256i *k, const uint8_t (*rk)[16], int nr)
         k[r] = _mm256_broadcastsi128_si256(aesx_loadu(rk[r]));
 }
 
-AESY_INLINE void aesy_enc_n(__m256i *b, int n, const __m256i *k, int nr)
+/* Every round but the last: CTR and CBC decryption fold their data's XOR
+ * into the last round's key (aesenclast/aesdeclast end with the key's
+ * XOR). */
+AESY_INLINE void aesy_enc_rounds(__m256i *b, int n, const __m256i *k, int nr)
 {
     for (int i = 0; i < n; i++)
         b[i] = _mm256_xor_si256(b[i], k[0]);
     for (int r = 1; r < nr; r++)
         for (int i = 0; i < n; i++)
             b[i] = _mm256_aesenc_epi128(b[i], k[r]);
-    for (int i = 0; i < n; i++)
-        b[i] = _mm256_aesenclast_epi128(b[i], k[nr]);
 }
 
-AESY_INLINE void aesy_dec_n(__m256i *b, int n, const __m256i *k, int nr)
+AESY_INLINE void aesy_dec_rounds(__m256i *b, int n, const __m256i *k, int nr)
 {
     for (int i = 0; i < n; i++)
         b[i] = _mm256_xor_si256(b[i], k[0]);
     for (int r = 1; r < nr; r++)
         for (int i = 0; i < n; i++)
             b[i] = _mm256_aesdec_epi128(b[i], k[r]);
+}
+
+AESY_INLINE void aesy_enc_n(__m256i *b, int n, const __m256i *k, int nr)
+{
+    aesy_enc_rounds(b, n, k, nr);
+    for (int i = 0; i < n; i++)
+        b[i] = _mm256_aesenclast_epi128(b[i], k[nr]);
+}
+
+AESY_INLINE void aesy_dec_n(__m256i *b, int n, const __m256i *k, int nr)
+{
+    aesy_dec_rounds(b, n, k, nr);
     for (int i = 0; i < n; i++)
         b[i] = _mm256_aesdeclast_epi128(b[i], k[nr]);
 }
@@ -147,11 +160,7 @@ AESY_INLINE void aesy_cbc_dec_n(const __m256i *k, int nr, int n, __m128i *prev, 
     for (int i = 0; i < n; i++)
         b[i] = aesy_loadu(in + 32 * i);
     __m128i last = _mm256_extracti128_si256(b[n - 1], 1);
-    for (int i = 0; i < n; i++)
-        b[i] = _mm256_xor_si256(b[i], k[0]);
-    for (int r = 1; r < nr; r++)
-        for (int i = 0; i < n; i++)
-            b[i] = _mm256_aesdec_epi128(b[i], k[r]);
+    aesy_dec_rounds(b, n, k, nr);
     for (int i = n - 1; i > 0; i--)
         aesy_storeu(out + 32 * i, _mm256_aesdeclast_epi128(
                                       b[i], _mm256_xor_si256(k[nr], aesy_loadu(in + 32 * i - 16))));
@@ -246,11 +255,7 @@ AESY_INLINE void aesy_ctr_pass(__m256i *b, int n, const __m256i *k, int nr, uint
                                uint64_t lo, const uint8_t *in, uint8_t *out)
 {
     aesy_ctr_make(b, n, hi, lo);
-    for (int i = 0; i < n; i++)
-        b[i] = _mm256_xor_si256(b[i], k[0]);
-    for (int r = 1; r < nr; r++)
-        for (int i = 0; i < n; i++)
-            b[i] = _mm256_aesenc_epi128(b[i], k[r]);
+    aesy_enc_rounds(b, n, k, nr);
     /* the input's XOR folded into the last round's key (aesenclast ends
      * with the key's XOR): off the blocks' chain */
     for (int i = 0; i < n; i++)

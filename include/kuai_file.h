@@ -103,7 +103,10 @@ KUAI_API int kuai_file_params_new(kuai_file_params *p, kuai_cipher cipher, kuai_
  * The per-file keys and the header: complete (no allocation besides
  * libcrypto's own inside the calls), about 8.1 KiB; fields private. Set
  * up by kuai_file_seal_begin or kuai_file_open_begin, wiped by
- * kuai_file_keys_wipe (safe on a zeroed or wiped struct).
+ * kuai_file_keys_wipe (safe on a zeroed or wiped struct). Either begin
+ * call wipes k first, so one that fails (argument error included) leaves
+ * k holding no keys, even when it held another file's: chunk calls on it
+ * are then KUAI_ERR_ARG.
  */
 typedef struct kuai_file_keys {
     uint32_t priv_magic;

@@ -245,9 +245,15 @@ int kuai_file_seal_begin(kuai_file_keys *k, const kuai_file_params *p, const uin
                          size_t secret_len, uint8_t header[HDR])
 {
     uint8_t hdr[HDR];
-    if (!k || !p || !header)
+    if (!k)
         return KUAI_ERR_ARG;
-    memset(k, 0, sizeof *k);
+    /* k may hold another file's keys: whatever fails below, none are left
+     * usable (or in memory) after a failed call. A plain wipe, not
+     * kuai_file_keys_wipe: k may be uninitialised, and its magic is not
+     * read (a kuai_key owns no memory, the wipe is all it needs). */
+    OPENSSL_cleanse(k, sizeof *k);
+    if (!p || !header)
+        return KUAI_ERR_ARG;
     int rc = header_format(p, hdr);
     if (!rc)
         rc = derive(k, p, secret, secret_len, hdr, hdr + 48);
@@ -262,7 +268,10 @@ int kuai_file_open_begin(kuai_file_keys *k, const uint8_t header[HDR], const kua
                          const uint8_t *secret, size_t secret_len)
 {
     uint8_t tag[TAG];
-    if (!k || !header || !p)
+    if (!k)
+        return KUAI_ERR_ARG;
+    OPENSSL_cleanse(k, sizeof *k); /* as in kuai_file_seal_begin */
+    if (!header || !p)
         return KUAI_ERR_ARG;
     /* The header tag covers the header, not p, and the keys come from p:
      * p must be the header's own fields (else keys for a cipher, salt or
@@ -273,7 +282,6 @@ int kuai_file_open_begin(kuai_file_keys *k, const uint8_t header[HDR], const kua
         h.scrypt_p != p->scrypt_p || memcmp(h.salt, p->salt, 16) != 0 ||
         memcmp(h.nonce, p->nonce, 16) != 0)
         return KUAI_ERR_ARG;
-    memset(k, 0, sizeof *k);
     int rc = derive(k, p, secret, secret_len, header, tag);
     if (rc)
         return rc;

@@ -579,6 +579,61 @@ static void test_chunk_misuse(void)
     }
 }
 
+/* A kuai_file_keys used for one file, then given to a begin call that
+ * fails: it must hold no keys afterwards, whatever the failure (an
+ * argument error once returned before touching it, leaving the previous
+ * file's keys live: chunks still sealed and opened with them). */
+static void test_failed_begin_wipes(void)
+{
+    uint8_t key[16] = {9, 8, 7}, hdr[HDR], other[HDR], buf[64] = {0};
+    kuai_file_params p, q;
+    CHECK(kuai_file_params_new(&p, KUAI_SM4, KUAI_FILE_KDF_KEY, 0) == 0 &&
+              kuai_file_params_new(&q, KUAI_SM4, KUAI_FILE_KDF_KEY, 0) == 0,
+          "params");
+    kuai_file_keys tmp;
+    CHECK(kuai_file_seal_begin(&tmp, &q, key, 16, other) == 0, "seal_begin");
+    kuai_file_keys_wipe(&tmp);
+    uint8_t junk[HDR] = {0};
+    for (int how = 0; how < 7; how++) {
+        kuai_file_keys k;
+        CHECK(kuai_file_seal_begin(&k, &p, key, 16, hdr) == 0, "seal_begin");
+        int rc;
+        switch (how) {
+        case 0: /* p is not the header's */
+            rc = kuai_file_open_begin(&k, other, &p, key, 16);
+            break;
+        case 1: /* not a header */
+            rc = kuai_file_open_begin(&k, junk, &p, key, 16);
+            break;
+        case 2:
+            rc = kuai_file_open_begin(&k, NULL, &p, key, 16);
+            break;
+        case 3:
+            rc = kuai_file_open_begin(&k, hdr, NULL, key, 16);
+            break;
+        case 4: /* a wrong key */
+            key[0] ^= 1;
+            rc = kuai_file_open_begin(&k, hdr, &p, key, 16);
+            key[0] ^= 1;
+            break;
+        case 5:
+            rc = kuai_file_seal_begin(&k, NULL, key, 16, hdr);
+            break;
+        default:
+            rc = kuai_file_seal_begin(&k, &p, key, 16, NULL);
+            break;
+        }
+        int seal = kuai_file_seal_chunk(&k, 0, 1, buf, 16, buf);
+        int zero = 1;
+        for (size_t i = 0; i < sizeof k; i++)
+            zero &= ((const uint8_t *)&k)[i] == 0;
+        CHECK(rc != 0 && seal == KUAI_ERR_ARG && zero,
+              "failed begin %d (%d): keys still usable (%d) or not wiped (%d)", how, rc, seal,
+              zero);
+        kuai_file_keys_wipe(&k);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int quiet = argc > 1 && strcmp(argv[1], "-q") == 0;
@@ -586,6 +641,7 @@ int main(int argc, char **argv)
     test_header_parse();
     test_chunks();
     test_chunk_misuse();
+    test_failed_begin_wipes();
     test_password();
     test_round_trips();
     if (!quiet || failed)

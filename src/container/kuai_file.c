@@ -283,13 +283,13 @@ int kuai_file_open_begin(kuai_file_keys *k, const uint8_t header[HDR], const kua
         memcmp(h.nonce, p->nonce, 16) != 0)
         return KUAI_ERR_ARG;
     int rc = derive(k, p, secret, secret_len, header, tag);
-    if (rc)
-        return rc;
-    if (CRYPTO_memcmp(tag, header + 48, TAG) != 0) {
+    if (!rc && CRYPTO_memcmp(tag, header + 48, TAG) != 0) {
         kuai_file_keys_wipe(k);
-        return KUAI_ERR_AUTH;
+        rc = KUAI_ERR_AUTH;
     }
-    return 0;
+    /* With a wrong secret, the header's tag under it: nothing to keep. */
+    OPENSSL_cleanse(tag, sizeof tag);
+    return rc;
 }
 
 void kuai_file_keys_wipe(kuai_file_keys *k)
@@ -373,6 +373,9 @@ static int verify_chunk(const kuai_file_keys *k, uint64_t idx, int last, const u
         int rc = etm_tag(k, idx, last, in, len, tag);
         if (!rc && CRYPTO_memcmp(tag, in + len, TAG) != 0)
             rc = KUAI_ERR_AUTH;
+        /* On a mismatch this is the valid tag of a chunk someone altered:
+         * a forgery, not to be left on the stack (GCM wipes its own). */
+        OPENSSL_cleanse(tag, sizeof tag);
         return rc;
     }
     uint8_t iv[12], scratch[4096];

@@ -316,7 +316,15 @@ def header(src: Union[bytes, Source]) -> dict:
         with open(src, "rb") as f:
             buf = f.read(HEADER_SIZE)
     elif hasattr(src, "read"):
-        buf = src.read(HEADER_SIZE)
+        # read(n) may give fewer bytes than n and more later (a raw file, a
+        # socket, a pipe): as decrypt() does, read on until the header is
+        # whole or the input ends, else a good file is "cut short"
+        buf = b""
+        while len(buf) < HEADER_SIZE:
+            part = src.read(HEADER_SIZE - len(buf))
+            if not part:
+                break
+            buf += bytes(part)
     else:
         # any bytes-like object (array, numpy), cut by bytes, not by items
         try:

@@ -570,3 +570,31 @@ def test_header_of_any_bytes_like(tmp_path):
         assert kfile.header(b) == want
     with pytest.raises(TypeError):
         kfile.header(12)
+
+
+def test_header_of_an_object_with_short_reads(tmp_path):
+    # header() took one read(64) as the whole header: a raw file, socket or
+    # pipe object giving fewer bytes per read made a good file "cut short"
+    # (FormatError), where decrypt() of the same object read on.
+    src = tmp_path / "plain"
+    src.write_bytes(b"y" * 10)
+    kfile.encrypt(src, tmp_path / "f.kuai", key=bytes(16), cipher="sm4")
+    data = (tmp_path / "f.kuai").read_bytes()
+
+    class Trickle(io.RawIOBase):
+        def __init__(self, b):
+            self.b, self.pos = b, 0
+
+        def readable(self):
+            return True
+
+        def readinto(self, out):
+            n = min(len(out), 7, len(self.b) - self.pos)
+            out[:n] = self.b[self.pos:self.pos + n]
+            self.pos += n
+            return n
+
+    assert kfile.header(Trickle(data)) == kfile.header(data[:kfile.HEADER_SIZE])
+    assert kfile.decrypt(Trickle(data), io.BytesIO(), key=bytes(16)) == "sm4"
+    with pytest.raises(kfile.FormatError, match="cut short"):
+        kfile.header(Trickle(data[:40]))

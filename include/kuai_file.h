@@ -143,7 +143,12 @@ KUAI_API int kuai_file_open_begin(kuai_file_keys *k, const uint8_t header[KUAI_F
                                   size_t secret_len);
 KUAI_API void kuai_file_keys_wipe(kuai_file_keys *k);
 
-/* Chunk idx (from 0), last non-zero for the final chunk. Seal: len <=
+/* Chunk idx (from 0), last non-zero for the final chunk. The chunk calls
+ * keep no state (any thread, any order): nothing stops a second seal of
+ * one (idx, last) in a file, and that is the caller's to avoid. It reuses
+ * the chunk's nonce, giving away the XOR of the two plaintexts (and under
+ * GCM, forgeries); seal each chunk once, and a changed file as a new one
+ * (kuai_file_params_new). Seal: len <=
  * KUAI_FILE_CHUNK_SIZE plaintext bytes (exactly that unless last), out
  * gets len + 16 bytes; in == out allowed. Open: in is sealed_len bytes
  * (ciphertext then tag, 16 <= sealed_len <= KUAI_FILE_SEALED_SIZE,

@@ -234,6 +234,11 @@ static int kpm_init(void *vctx, const unsigned char *key, size_t keylen, const u
      * be checked against the tag this context made (as kp_init for GCM). */
     if (enc)
         ctx->tag_given = 0;
+    /* CCM: a TLS record header set for the next record belongs to the
+     * context as it was (its length field was cut for that direction): any
+     * init drops it, as kp_init does GCM's, or the next message would be
+     * taken for a record and fail. */
+    ctx->tls_aad_set = 0;
     if (iv != NULL) {
         if (ivlen != ctx->ivlen)
             return kp_raise_data(ctx->core, KP_R_INVALID_IV_LENGTH, "%zu bytes, expected %zu",

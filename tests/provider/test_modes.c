@@ -944,6 +944,52 @@ static void test_ccm_tls_nonce(const char *name)
     ERR_clear_error();
 }
 
+/* A TLS record header set (EVP_CTRL_AEAD_TLS1_AAD) and then a re-init with
+ * a new key and IV: the next message is an ordinary one, which encrypts as
+ * on a fresh context. The header used to survive the init, so that the
+ * message's first update was taken for a TLS record and failed. */
+static void test_ccm_tls_aad_reinit(const char *name)
+{
+    EVP_CIPHER *c = get_present(name);
+    if (c == NULL)
+        return;
+    uint8_t key[32], key2[32], iv[12], fixed[4], msg[32], aad[EVP_AEAD_TLS1_AAD_LEN];
+    uint8_t c1[32], c2[32], t1[16], t2[16];
+    rbytes(key, sizeof key);
+    rbytes(key2, sizeof key2);
+    rbytes(iv, sizeof iv);
+    rbytes(fixed, sizeof fixed);
+    rbytes(msg, sizeof msg);
+    memset(aad, 0, sizeof aad);
+    aad[8] = 23, aad[9] = 3, aad[10] = 3, aad[12] = 8 + 32;
+    for (int enc = 0; enc < 2; enc++) {
+        EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new(), *y = EVP_CIPHER_CTX_new();
+        int l = 0, n = 0;
+        int ok = ccm_tls_ctx(x, c, enc, key, iv, fixed) &&
+                 EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_TLS1_AAD, EVP_AEAD_TLS1_AAD_LEN, aad) > 0;
+        CHECK(ok, "%s: a TLS record header set", name);
+        ok = ok && EVP_CipherInit_ex2(x, NULL, key2, iv, 1, NULL) &&
+             EVP_CipherUpdate(x, NULL, &l, NULL, 32) && EVP_CipherUpdate(x, c1, &l, msg, 32) &&
+             EVP_CipherFinal_ex(x, c1 + l, &n) &&
+             EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, t1) > 0;
+        int ref = EVP_CipherInit_ex2(y, c, NULL, NULL, 1, NULL) &&
+                  EVP_CIPHER_CTX_ctrl(y, EVP_CTRL_AEAD_SET_IVLEN, 12, NULL) > 0 &&
+                  EVP_CIPHER_CTX_ctrl(y, EVP_CTRL_AEAD_SET_TAG, 16, NULL) > 0 &&
+                  EVP_CipherInit_ex2(y, NULL, key2, iv, 1, NULL) &&
+                  EVP_CipherUpdate(y, NULL, &l, NULL, 32) && EVP_CipherUpdate(y, c2, &l, msg, 32) &&
+                  EVP_CipherFinal_ex(y, c2 + l, &n) &&
+                  EVP_CIPHER_CTX_ctrl(y, EVP_CTRL_AEAD_GET_TAG, 16, t2) > 0;
+        CHECK(ok && ref && memcmp(c1, c2, 32) == 0 && memcmp(t1, t2, 16) == 0,
+              "%s: a message after a re-init that followed a TLS record header (set %s) failed "
+              "or differs (%d, %d)",
+              name, enc ? "encrypting" : "decrypting", ok, ref);
+        EVP_CIPHER_CTX_free(x);
+        EVP_CIPHER_CTX_free(y);
+        ERR_clear_error();
+    }
+    EVP_CIPHER_free(c);
+}
+
 /* CMAC through EVP_MAC, whole or in pieces of random lengths; 0 on failure. */
 static int cmac_run(int kuai, const char *cipher, const uint8_t *key, size_t keylen,
                     const uint8_t *msg, size_t len, int split, uint8_t *mac, size_t *maclen)
@@ -1273,6 +1319,8 @@ void test_modes(void)
         test_ccm_tls_nonce("AES-128-CCM");
     }
     test_ccm_tls_nonce("SM4-CCM");
+    test_ccm_tls_aad_reinit("SM4-CCM");
+    test_ccm_tls_aad_reinit("UBLOCK-128-256-CCM");
     if (aes)
         test_ccm_empty_final("AES-192-CCM");
     test_ccm_empty_final("SM4-CCM");

@@ -7,6 +7,7 @@
  */
 #include "kuai_prov_err.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 
@@ -24,6 +25,7 @@ const OSSL_ITEM *kp_reason_strings(void *provctx)
 void kp_core_init(kp_core *core, const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in)
 {
     core->handle = handle;
+    core->next = NULL;
     core->new_error = NULL;
     core->set_error_debug = NULL;
     core->vset_error = NULL;
@@ -44,8 +46,8 @@ void kp_core_init(kp_core *core, const OSSL_CORE_HANDLE *handle, const OSSL_DISP
     }
 }
 
-int kp_raise_at(const kp_core *core, const char *file, int line, const char *func, int reason,
-                const char *fmt, ...)
+static int kp_vraise_at(const kp_core *core, const char *file, int line, const char *func,
+                        int reason, const char *fmt, va_list ap)
 {
     /* new_error starts the record vset_error fills: without both, no error
      * (a core may offer neither; the call still fails, silently) */
@@ -54,9 +56,56 @@ int kp_raise_at(const kp_core *core, const char *file, int line, const char *fun
     core->new_error(core->handle);
     if (core->set_error_debug != NULL)
         core->set_error_debug(core->handle, file, line, func);
+    core->vset_error(core->handle, (uint32_t)reason, fmt, ap);
+    return 0;
+}
+
+int kp_raise_at(const kp_core *core, const char *file, int line, const char *func, int reason,
+                const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    core->vset_error(core->handle, (uint32_t)reason, fmt, ap);
+    kp_vraise_at(core, file, line, func, reason, fmt, ap);
     va_end(ap);
+    return 0;
+}
+
+/* The cores of the loads not yet torn down, newest first. The lock keeps a
+ * core (and the handle it holds, which the core frees after teardown) from
+ * going while an error is raised through it. */
+static pthread_mutex_t kp_cores_lock = PTHREAD_MUTEX_INITIALIZER;
+static kp_core *kp_cores;
+
+void kp_core_register(kp_core *core)
+{
+    pthread_mutex_lock(&kp_cores_lock);
+    core->next = kp_cores;
+    kp_cores = core;
+    pthread_mutex_unlock(&kp_cores_lock);
+}
+
+void kp_core_unregister(kp_core *core)
+{
+    pthread_mutex_lock(&kp_cores_lock);
+    for (kp_core **p = &kp_cores; *p != NULL; p = &(*p)->next) {
+        if (*p == core) {
+            *p = core->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&kp_cores_lock);
+}
+
+int kp_raise_any_at(const char *file, int line, const char *func, int reason, const char *fmt, ...)
+{
+    pthread_mutex_lock(&kp_cores_lock);
+    const kp_core *core = kp_cores;
+    while (core != NULL && (core->new_error == NULL || core->vset_error == NULL))
+        core = core->next;
+    va_list ap;
+    va_start(ap, fmt);
+    kp_vraise_at(core, file, line, func, reason, fmt, ap);
+    va_end(ap);
+    pthread_mutex_unlock(&kp_cores_lock);
     return 0;
 }

@@ -53,6 +53,7 @@ typedef struct kp_core {
     OSSL_FUNC_core_new_error_fn *new_error;
     OSSL_FUNC_core_set_error_debug_fn *set_error_debug;
     OSSL_FUNC_core_vset_error_fn *vset_error;
+    struct kp_core *next; /* kp_core_register's list */
 } kp_core;
 
 /* Takes the upcalls core has among in (the dispatch table the core gives
@@ -75,6 +76,19 @@ int kp_raise_at(const kp_core *core, const char *file, int line, const char *fun
 #else
 #define KP_FILE __FILE__
 #endif
+/* A load's core is registered at OSSL_provider_init and unregistered at
+ * its teardown, so that a function the core calls without a provider
+ * context (OSSL_FUNC_CIPHER_GET_PARAMS) can still raise: through any
+ * registered core that has the upcalls. Errors go on the calling thread's
+ * queue whichever load's core carries them, and every load's error library
+ * is named "kuai" with the same texts; while such a function runs, the load
+ * it was fetched from is registered. */
+void kp_core_register(kp_core *core);
+void kp_core_unregister(kp_core *core);
+int kp_raise_any_at(const char *file, int line, const char *func, int reason, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+#define kp_raise_any_data(reason, ...)                                                             \
+    kp_raise_any_at(KP_FILE, __LINE__, __func__, reason, __VA_ARGS__)
 #define kp_raise(core, reason) kp_raise_at(core, KP_FILE, __LINE__, __func__, reason, NULL)
 #define kp_raise_data(core, reason, ...)                                                           \
     kp_raise_at(core, KP_FILE, __LINE__, __func__, reason, __VA_ARGS__)

@@ -887,15 +887,18 @@ static int kp_put_iv(OSSL_PARAM params[], const char *key, const uint8_t *iv, si
 int kp_alg_params(OSSL_PARAM params[], unsigned mode, size_t keylen, size_t ivlen, size_t blocksize,
                   int aead, int custom_iv)
 {
-    return kp_put_uint(params, OSSL_CIPHER_PARAM_MODE, mode) &&
-           kp_put_size(params, OSSL_CIPHER_PARAM_KEYLEN, keylen) &&
-           kp_put_size(params, OSSL_CIPHER_PARAM_IVLEN, ivlen) &&
-           kp_put_size(params, OSSL_CIPHER_PARAM_BLOCK_SIZE, blocksize) &&
-           kp_put_int(params, OSSL_CIPHER_PARAM_AEAD, aead) &&
-           kp_put_int(params, OSSL_CIPHER_PARAM_CUSTOM_IV, custom_iv) &&
-           kp_put_int(params, OSSL_CIPHER_PARAM_CTS, 0) &&
-           kp_put_int(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0) &&
-           kp_put_int(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0);
+    /* OSSL_FUNC_CIPHER_GET_PARAMS has no provider context: raised through
+     * any load's core (kp_raise_any_at) */
+    return (kp_put_uint(params, OSSL_CIPHER_PARAM_MODE, mode) &&
+            kp_put_size(params, OSSL_CIPHER_PARAM_KEYLEN, keylen) &&
+            kp_put_size(params, OSSL_CIPHER_PARAM_IVLEN, ivlen) &&
+            kp_put_size(params, OSSL_CIPHER_PARAM_BLOCK_SIZE, blocksize) &&
+            kp_put_int(params, OSSL_CIPHER_PARAM_AEAD, aead) &&
+            kp_put_int(params, OSSL_CIPHER_PARAM_CUSTOM_IV, custom_iv) &&
+            kp_put_int(params, OSSL_CIPHER_PARAM_CTS, 0) &&
+            kp_put_int(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0) &&
+            kp_put_int(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0)) ||
+           kp_raise_any_data(KP_R_FAILED_TO_GET_PARAMETER, "a parameter of the wrong type or size");
 }
 
 OSSL_PARAM *kp_param_alone(OSSL_PARAM params[], const char *key)
@@ -1399,25 +1402,22 @@ static const OSSL_PARAM *kp_prov_gettable_params(void *provctx)
 
 static int kp_prov_get_params(void *provctx, OSSL_PARAM params[])
 {
-    (void)provctx;
     OSSL_PARAM *p;
-    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != NULL &&
-        !OSSL_PARAM_set_utf8_ptr(p, "kuai provider (uBlock, SM4, AES)"))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_VERSION)) != NULL &&
-        !OSSL_PARAM_set_utf8_ptr(p, KUAI_VERSION))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) != NULL &&
-        !OSSL_PARAM_set_utf8_ptr(p, "kuai " KUAI_VERSION))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != NULL &&
-        !OSSL_PARAM_set_int(p, 1))
-        return 0;
+    if (((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != NULL &&
+         !OSSL_PARAM_set_utf8_ptr(p, "kuai provider (uBlock, SM4, AES)")) ||
+        ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_VERSION)) != NULL &&
+         !OSSL_PARAM_set_utf8_ptr(p, KUAI_VERSION)) ||
+        ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) != NULL &&
+         !OSSL_PARAM_set_utf8_ptr(p, "kuai " KUAI_VERSION)) ||
+        ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != NULL &&
+         !OSSL_PARAM_set_int(p, 1)))
+        return kp_raise_data(provctx, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
     return 1;
 }
 
 static void kp_teardown(void *provctx)
 {
+    kp_core_unregister(provctx);
     free(provctx);
 }
 
@@ -1455,6 +1455,7 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     if (core == NULL)
         return 0;
     kp_core_init(core, handle, in);
+    kp_core_register(core);
     *out = kp_prov_dispatch;
     *provctx = core;
     return 1;

@@ -1973,6 +1973,29 @@ static void test_error_reasons(void)
     EVP_CIPHER_CTX_free(x);
     EVP_CIPHER_free(gcm);
 
+    /* get_params has no provider context: a parameter that cannot take
+     * its answer failed the call and raised nothing */
+    static const char *const algs[] = {"SM4-CBC", "SM4-CCM"};
+    for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++) {
+        EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, algs[i], "provider=kuai");
+        char str[16];
+        OSSL_PARAM bad[] = {OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_KEYLEN, str, sizeof str),
+                            OSSL_PARAM_END};
+        CHECK(c != NULL && !EVP_CIPHER_get_params(c, bad),
+              "%s: a key length answered into a string", algs[i]);
+        check_reason(algs[i], KP_R_FAILED_TO_GET_PARAMETER);
+        EVP_CIPHER_free(c);
+    }
+    OSSL_PROVIDER *prov = OSSL_PROVIDER_load(NULL, "kuai");
+    int status_str[1];
+    OSSL_PARAM pbad[] = {
+        OSSL_PARAM_utf8_string(OSSL_PROV_PARAM_STATUS, (char *)status_str, sizeof status_str),
+        OSSL_PARAM_END};
+    CHECK(prov != NULL && !OSSL_PROVIDER_get_params(prov, pbad),
+          "the provider's status answered into a string");
+    check_reason("provider get_params", KP_R_FAILED_TO_GET_PARAMETER);
+    OSSL_PROVIDER_unload(prov);
+
     EVP_CIPHER *xts = EVP_CIPHER_fetch(NULL, "SM4-XTS", "provider=kuai");
     x = EVP_CIPHER_CTX_new();
     CHECK(xts != NULL && x != NULL, "SM4-XTS from kuai");

@@ -242,7 +242,10 @@ KUAI_API int kuai_cbc_decrypt_multi(const kuai_key *const *keys, uint8_t *const 
  * fast path and the one to use); tags of 4..16 bytes (the leading bytes of
  * the full tag). Plaintext at most 2^36 - 32 bytes, AAD and IV below 2^61
  * bytes, else KUAI_ERR_LENGTH. in == out is allowed. aad may be NULL when
- * aad_len is 0, in/out when len is 0.
+ * aad_len is 0, in/out when len is 0. An AAD or IV within those limits that
+ * would run past the end of the address space (any length up to SIZE_MAX
+ * is within them under a 32-bit size_t) is KUAI_ERR_ARG, as CCM's AAD and
+ * every in and out; so is kuai_gcm_aad's.
  *
  * kuai_gcm_decrypt returns KUAI_ERR_AUTH when the tag does not match (the
  * comparison takes the same time wherever they differ); out then holds

@@ -912,6 +912,23 @@ static int apply(ws *w, const api_fn *f, int s, int v, fault *ft)
             w->aad_len = WRAP_LEN;
             return 1;
         }
+        /* A length that fits the mode's limit (every GCM length does
+         * under a 32-bit size_t) but runs past the end of the address
+         * space: refused as CCM's AAD always was (GCM's AAD and IV were
+         * read there, into a crash). The fixed-size IVs of the other
+         * modes have no length to be wrong. */
+        VARIANT(u & U_AAD, "aad 8 bytes below the top of the address space, aad_len 20",
+                KUAI_ERR_ARG)
+        {
+            w->paad = (const uint8_t *)(UINTPTR_MAX - 7);
+            return 1;
+        }
+        VARIANT(u & (U_GIV | U_NONCE), "iv/nonce 4 bytes below the top of the address space",
+                KUAI_ERR_ARG)
+        {
+            w->piv = (uint8_t *)(UINTPTR_MAX - 3);
+            return 1;
+        }
         VARIANT(u & U_NONCE, "nonce_len SIZE_MAX", KUAI_ERR_ARG)
         {
             w->iv_len = SIZE_MAX;

@@ -26,8 +26,8 @@ static int ccm_check(const kuai_key *k, const uint8_t *nonce, size_t nonce_len, 
     int r = check_stream128(k, nonce, in, out, len);
     if (r)
         return r;
-    if (nonce_len < 7 || nonce_len > 13 || !tag || tag_len < 4 || tag_len > 16 || tag_len % 2 ||
-        !span_ok(aad, aad_len))
+    if (nonce_len < 7 || nonce_len > 13 || !span_ok(nonce, nonce_len) || !tag || tag_len < 4 ||
+        tag_len > 16 || tag_len % 2 || !span_ok(aad, aad_len))
         return KUAI_ERR_ARG;
     /* The length field holds L = 15 - nonce_len bytes (L >= 2). */
     size_t l = 15 - nonce_len;

@@ -495,6 +495,11 @@ static int check_key_iv(const kuai_key *k, const uint8_t *iv, size_t iv_len)
         return KUAI_ERR_ARG;
     if ((uint64_t)iv_len > GCM_MAX_AAD)
         return KUAI_ERR_LENGTH;
+    /* under GCM's limit yet past the end of the address space (a 32-bit
+     * size_t's lengths all are under it): refused, as span_ok refuses
+     * every buffer that is only read (CCM's AAD, CMAC's message) */
+    if (!span_ok(iv, iv_len))
+        return KUAI_ERR_ARG;
     return KUAI_OK;
 }
 
@@ -535,6 +540,8 @@ static int check_oneshot(const kuai_key *k, const uint8_t *iv, size_t iv_len, co
         return KUAI_ERR_ARG;
     if ((uint64_t)len > GCM_MAX_DATA || (uint64_t)aad_len > GCM_MAX_AAD)
         return KUAI_ERR_LENGTH;
+    if (!span_ok(aad, aad_len)) /* as the IV's, check_key_iv */
+        return KUAI_ERR_ARG;
     return KUAI_OK;
 }
 
@@ -809,6 +816,8 @@ int kuai_gcm_aad(kuai_gcm_ctx *ctx, const uint8_t *aad, size_t len)
         return KUAI_ERR_ARG;
     if ((uint64_t)len > GCM_MAX_AAD - ctx->priv_aad_len)
         return KUAI_ERR_LENGTH;
+    if (!span_ok(aad, len)) /* as the one-shot calls' AAD, check_oneshot */
+        return KUAI_ERR_ARG;
     if (len)
         gcm_absorb_aad(ctx, aad, len);
     return KUAI_OK;

@@ -100,7 +100,7 @@ typedef struct kpm_ctx {
     size_t ivlen;            /* 16; CCM: the nonce length */
     uint8_t oiv[KPM_BLOCK];  /* IV as given (CCM: the nonce) */
     uint8_t iv[KPM_BLOCK];   /* CFB/OFB: OpenSSL's ivec */
-    unsigned num;            /* CFB/OFB: bytes of the keystream block in iv used */
+    size_t num;              /* CFB/OFB: bytes of the keystream block in iv used */
     unsigned padding;        /* CFB/OFB: as set (meaningless, kept as OpenSSL); XTS: 1 */
     kuai_xts_standard std;   /* XTS */
     int weak;                /* XTS: the key's halves are equal (decryption only) */
@@ -123,11 +123,9 @@ typedef struct kpm_ctx {
 
 static void *kpm_newctx(void *provctx, const kpm_alg *alg)
 {
-    kpm_ctx *ctx = calloc(1, sizeof(*ctx));
-    if (ctx == NULL) {
-        kp_raise(provctx, KP_R_OUT_OF_MEMORY);
+    kpm_ctx *ctx = kp_ctx_new(provctx, sizeof(*ctx));
+    if (ctx == NULL)
         return NULL;
-    }
     ctx->core = provctx;
     ctx->alg = alg;
     ctx->ivlen = alg->mode == KPM_CCM ? KPM_CCM_IV_DEFAULT : KPM_BLOCK;
@@ -164,12 +162,9 @@ static void kpm_freectx(void *vctx)
 static void *kpm_dupctx(void *vctx)
 {
     kpm_ctx *src = vctx;
-    kpm_ctx *dst = malloc(sizeof(*dst));
-    if (dst == NULL) {
-        kp_raise(src->core, KP_R_OUT_OF_MEMORY);
+    kpm_ctx *dst = kp_ctx_dup(src->core, src, sizeof(*dst));
+    if (dst == NULL)
         return NULL;
-    }
-    memcpy(dst, src, sizeof(*dst));
     if (src->aadlen > 0) {
         dst->aad = malloc(src->aadlen);
         if (dst->aad == NULL) {
@@ -289,7 +284,7 @@ static int kpm_stream(kpm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
     int r = !cfb       ? kuai_ofb_crypt(k, ctx->iv, in, out, len)
             : ctx->enc ? kuai_cfb_encrypt(k, ctx->iv, in, out, len)
                        : kuai_cfb_decrypt(k, ctx->iv, in, out, len);
-    ctx->num = (unsigned)(len % KPM_BLOCK);
+    ctx->num = len % KPM_BLOCK;
     return r == KUAI_OK || kp_raise_kuai(ctx->core, r);
 }
 
@@ -512,22 +507,8 @@ static int kpm_alg_get_params(const kpm_alg *alg, OSSL_PARAM params[])
 static const OSSL_PARAM kpm_settable_xts_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_XTS_STANDARD, NULL, 0), OSSL_PARAM_END};
-static const OSSL_PARAM kpm_gettable_ccm_ctx[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, NULL),
-    OSSL_PARAM_END};
-static const OSSL_PARAM kpm_settable_ccm_ctx[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0),
-    OSSL_PARAM_END};
+static const OSSL_PARAM kpm_gettable_ccm_ctx[] = {KP_GETTABLE_AEAD, OSSL_PARAM_END};
+static const OSSL_PARAM kpm_settable_ccm_ctx[] = {KP_SETTABLE_AEAD, OSSL_PARAM_END};
 
 static int kpm_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
@@ -543,26 +524,13 @@ static int kpm_get_ctx_params(void *vctx, OSSL_PARAM params[])
     if (!kp_ctx_iv_params(params, kpm_keylen(ctx->alg), ctx->oiv, stream ? ctx->iv : ctx->oiv,
                           ctx->ivlen))
         return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "key or IV length, or IV");
-    if (!ccm) {
-        if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL &&
-            !OSSL_PARAM_set_uint(p, ctx->padding))
-            return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
-        if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) != NULL &&
-            !OSSL_PARAM_set_uint(p, ctx->num))
-            return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
-        return 1;
-    }
+    if (!ccm)
+        return kp_get_padding_num(ctx->core, params, ctx->padding, ctx->num);
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL &&
         !OSSL_PARAM_set_size_t(p, ctx->taglen))
         return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
-    /* What EVP_CTRL_AEAD_TLS1_AAD returns: the record grows by the tag. */
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) != NULL) {
-        if (!ctx->tls_aad_set)
-            return kp_raise_data(ctx->core, KP_R_WRONG_CALL_ORDER, "%s before %s", p->key,
-                                 OSSL_CIPHER_PARAM_AEAD_TLS1_AAD);
-        if (!OSSL_PARAM_set_size_t(p, ctx->taglen))
-            return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
-    }
+    if (!kp_get_tls1_aad_pad(ctx->core, params, ctx->tls_aad_set, ctx->taglen))
+        return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
         /* The tag an encryption made, at its length, once (as OpenSSL);
          * into no buffer it is refused, not a size query that uses it up. */
@@ -589,14 +557,8 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     const OSSL_PARAM *p;
     if (params == NULL)
         return 1;
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
-        size_t kl;
-        if (!kp_param_get_size(p, &kl, SIZE_MAX))
-            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
-        if (kl != kpm_keylen(ctx->alg))
-            return kp_raise_data(ctx->core, KP_R_INVALID_KEY_LENGTH, "%zu bytes, expected %zu", kl,
-                                 kpm_keylen(ctx->alg));
-    }
+    if (!kp_set_keylen_param(ctx->core, params, kpm_keylen(ctx->alg)))
+        return 0;
     if (ctx->alg->mode == KPM_XTS) {
         p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_XTS_STANDARD);
         /* AES-XTS is IEEE 1619 by definition and, as OpenSSL's, ignores it. */
@@ -618,25 +580,8 @@ static int kpm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     }
     if (ctx->alg->mode != KPM_CCM) {
         /* CFB/OFB: no TLS record mode either (kp_tls_record_params) */
-        if (kp_tls_record_params(params))
-            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER,
-                                 "TLS records (%s, %s) are CBC's alone",
-                                 OSSL_CIPHER_PARAM_TLS_VERSION, OSSL_CIPHER_PARAM_TLS_MAC_SIZE);
-        if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL) {
-            size_t pad;
-            if (!kp_param_get_size(p, &pad, UINT_MAX))
-                return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
-            /* meaningless, but kept and answered, as by OpenSSL's stream modes */
-            ctx->padding = pad != 0;
-        }
-        if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
-            size_t num;
-            if (!kp_param_get_size(p, &num, KPM_BLOCK - 1))
-                return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER,
-                                     "%s: less than the block's %d bytes", p->key, KPM_BLOCK);
-            ctx->num = (unsigned)num;
-        }
-        return 1;
+        return kp_refuse_tls_record_params(ctx->core, params) &&
+               kp_set_padding_num(ctx->core, params, &ctx->padding, &ctx->num, KPM_BLOCK);
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN)) != NULL) {
         size_t ivlen;
@@ -758,12 +703,9 @@ typedef struct kpc_ctx {
 
 static void *kpc_newctx(void *provctx)
 {
-    kpc_ctx *ctx = calloc(1, sizeof(*ctx));
-    if (ctx == NULL) {
-        kp_raise(provctx, KP_R_OUT_OF_MEMORY);
-        return NULL;
-    }
-    ctx->core = provctx;
+    kpc_ctx *ctx = kp_ctx_new(provctx, sizeof(*ctx));
+    if (ctx != NULL)
+        ctx->core = provctx;
     return ctx;
 }
 
@@ -781,13 +723,9 @@ static void kpc_freectx(void *vctx)
 static void *kpc_dupctx(void *vctx)
 {
     kpc_ctx *src = vctx;
-    kpc_ctx *dst = malloc(sizeof(*dst));
-    if (dst == NULL) {
-        kp_raise(src->core, KP_R_OUT_OF_MEMORY);
-        return NULL;
-    }
-    memcpy(dst, src, sizeof(*dst)); /* cm points at the shared, read-only key */
-    if (dst->key != NULL)
+    /* cm points at the shared, read-only key */
+    kpc_ctx *dst = kp_ctx_dup(src->core, src, sizeof(*dst));
+    if (dst != NULL && dst->key != NULL)
         atomic_fetch_add(&dst->key->refs, 1);
     return dst;
 }

@@ -148,13 +148,30 @@ typedef struct kp_ctx {
 
 _Static_assert(sizeof(kuai_gcm_ctx) % 64 == 0, "kp_ctx.gcm_tmpl's copies would move");
 
-static void *kp_newctx(void *provctx, const kp_alg *alg)
+void *kp_ctx_new(const kp_core *core, size_t size)
 {
-    kp_ctx *ctx = calloc(1, sizeof(*ctx));
-    if (ctx == NULL) {
-        kp_raise(provctx, KP_R_OUT_OF_MEMORY);
+    void *ctx = calloc(1, size);
+    if (ctx == NULL)
+        kp_raise(core, KP_R_OUT_OF_MEMORY);
+    return ctx;
+}
+
+void *kp_ctx_dup(const kp_core *core, const void *src, size_t size)
+{
+    void *dst = malloc(size);
+    if (dst == NULL) {
+        kp_raise(core, KP_R_OUT_OF_MEMORY);
         return NULL;
     }
+    memcpy(dst, src, size);
+    return dst;
+}
+
+static void *kp_newctx(void *provctx, const kp_alg *alg)
+{
+    kp_ctx *ctx = kp_ctx_new(provctx, sizeof(*ctx));
+    if (ctx == NULL)
+        return NULL;
     ctx->core = provctx;
     ctx->alg = alg;
     ctx->padding = 1;
@@ -182,12 +199,9 @@ static void kp_freectx(void *vctx)
 static void *kp_dupctx(void *vctx)
 {
     kp_ctx *src = vctx;
-    kp_ctx *dst = malloc(sizeof(*dst));
-    if (dst == NULL) {
-        kp_raise(src->core, KP_R_OUT_OF_MEMORY);
+    kp_ctx *dst = kp_ctx_dup(src->core, src, sizeof(*dst));
+    if (dst == NULL)
         return NULL;
-    }
-    memcpy(dst, src, sizeof(*dst));
     if (dst->key != NULL)
         atomic_fetch_add(&dst->key->refs, 1);
     dst->bytes = 0;
@@ -980,23 +994,77 @@ static const OSSL_PARAM kp_settable_cbc_ctx[] = {
     KP_SETTABLE_BLOCK, OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, NULL), OSSL_PARAM_END};
 static const OSSL_PARAM kp_gettable_gcm_ctx[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN, NULL, 0),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, NULL),
+    KP_GETTABLE_AEAD, OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN, NULL, 0),
     OSSL_PARAM_END};
 static const OSSL_PARAM kp_settable_gcm_ctx[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, NULL, 0),
+    KP_SETTABLE_AEAD, OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, NULL, 0),
     OSSL_PARAM_END};
+
+int kp_set_keylen_param(const kp_core *core, const OSSL_PARAM params[], size_t keylen)
+{
+    const OSSL_PARAM *p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN);
+    size_t kl;
+    if (p == NULL)
+        return 1;
+    if (!kp_param_get_size(p, &kl, SIZE_MAX))
+        return kp_raise_data(core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
+    return kl == keylen ||
+           kp_raise_data(core, KP_R_INVALID_KEY_LENGTH, "%zu bytes, expected %zu", kl, keylen);
+}
+
+int kp_get_padding_num(const kp_core *core, OSSL_PARAM params[], unsigned padding, size_t num)
+{
+    OSSL_PARAM *p;
+    if (((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL &&
+         !OSSL_PARAM_set_uint(p, padding)) ||
+        ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) != NULL &&
+         !OSSL_PARAM_set_uint(p, (unsigned)num)))
+        return kp_raise_data(core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
+    return 1;
+}
+
+int kp_set_padding_num(const kp_core *core, const OSSL_PARAM params[], unsigned *padding,
+                       size_t *num, size_t bs)
+{
+    const OSSL_PARAM *p;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL) {
+        size_t pad;
+        if (!kp_param_get_size(p, &pad, UINT_MAX))
+            return kp_raise_data(core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
+        /* CFB, OFB and CTR: meaningless, but kept and answered, as by
+         * OpenSSL's stream modes */
+        *padding = pad != 0;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
+        size_t n;
+        /* a stream's position in its keystream block; ECB and CBC keep it
+         * unused, as OpenSSL's block modes do */
+        if (!kp_param_get_size(p, &n, bs - 1))
+            return kp_raise_data(core, KP_R_FAILED_TO_SET_PARAMETER,
+                                 "%s: less than the block's %zu bytes", p->key, bs);
+        *num = n;
+    }
+    return 1;
+}
+
+int kp_refuse_tls_record_params(const kp_core *core, const OSSL_PARAM params[])
+{
+    return !kp_tls_record_params(params) ||
+           kp_raise_data(core, KP_R_FAILED_TO_SET_PARAMETER, "TLS records (%s, %s) are CBC's alone",
+                         OSSL_CIPHER_PARAM_TLS_VERSION, OSSL_CIPHER_PARAM_TLS_MAC_SIZE);
+}
+
+int kp_get_tls1_aad_pad(const kp_core *core, OSSL_PARAM params[], int aad_set, size_t pad)
+{
+    OSSL_PARAM *p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD);
+    if (p == NULL)
+        return 1;
+    if (!aad_set)
+        return kp_raise_data(core, KP_R_WRONG_CALL_ORDER, "%s before %s", p->key,
+                             OSSL_CIPHER_PARAM_AEAD_TLS1_AAD);
+    return OSSL_PARAM_set_size_t(p, pad) ||
+           kp_raise_data(core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
+}
 
 /* The IV's invocation field (its last 8 bytes) plus one. */
 static void kp_gcm_iv_next(kp_ctx *ctx)
@@ -1076,12 +1144,8 @@ static int kp_get_ctx_params(void *vctx, OSSL_PARAM params[])
                           gcm ? ctx->oiv : ctx->iv, ctx->ivlen))
         return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "key or IV length, or IV");
     if (!gcm) {
-        if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL &&
-            !OSSL_PARAM_set_uint(p, ctx->padding))
-            return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
-        if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) != NULL &&
-            !OSSL_PARAM_set_uint(p, (unsigned)ctx->num))
-            return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
+        if (!kp_get_padding_num(ctx->core, params, ctx->padding, ctx->num))
+            return 0;
         /* the last record's MAC, where it stays until the next record */
         if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS_MAC)) != NULL &&
             (ctx->tls_version == 0 || ctx->enc ||
@@ -1096,14 +1160,8 @@ static int kp_get_ctx_params(void *vctx, OSSL_PARAM params[])
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL &&
         !kp_gcm_get_tag(ctx, p))
         return 0;
-    /* What EVP_CTRL_AEAD_TLS1_AAD returns: the record grows by the tag. */
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) != NULL) {
-        if (!ctx->tls_aad_set)
-            return kp_raise_data(ctx->core, KP_R_WRONG_CALL_ORDER, "%s before %s", p->key,
-                                 OSSL_CIPHER_PARAM_AEAD_TLS1_AAD);
-        if (!OSSL_PARAM_set_size_t(p, KP_TLS_TAG))
-            return kp_raise_data(ctx->core, KP_R_FAILED_TO_GET_PARAMETER, "%s", p->key);
-    }
+    if (!kp_get_tls1_aad_pad(ctx->core, params, ctx->tls_aad_set, KP_TLS_TAG))
+        return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN)) != NULL &&
         !kp_gcm_iv_gen(ctx, p))
         return 0;
@@ -1116,24 +1174,15 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     const OSSL_PARAM *p;
     if (params == NULL)
         return 1;
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
-        size_t kl;
-        if (!kp_param_get_size(p, &kl, SIZE_MAX))
-            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
-        if (kl != kuai_key_size(ctx->alg->cipher))
-            return kp_raise_data(ctx->core, KP_R_INVALID_KEY_LENGTH, "%zu bytes, %s takes %zu", kl,
-                                 kuai_cipher_name(ctx->alg->cipher),
-                                 kuai_key_size(ctx->alg->cipher));
-    }
+    if (!kp_set_keylen_param(ctx->core, params, kuai_key_size(ctx->alg->cipher)))
+        return 0;
     if (ctx->alg->mode != KP_GCM) {
         /* A TLS 1.0-1.2 or DTLS record layer's CBC (kp_cbc_tls_record);
          * refused by the other modes, which no record layer uses (taken and
          * ignored, they would make records libssl cannot read). Unknown
          * names are still ignored, as by OpenSSL's providers. */
-        if (ctx->alg->mode != KP_CBC && kp_tls_record_params(params))
-            return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER,
-                                 "TLS records (%s, %s) are CBC's alone",
-                                 OSSL_CIPHER_PARAM_TLS_VERSION, OSSL_CIPHER_PARAM_TLS_MAC_SIZE);
+        if (ctx->alg->mode != KP_CBC && !kp_refuse_tls_record_params(ctx->core, params))
+            return 0;
         if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION)) != NULL) {
             size_t v;
             if (!kp_param_get_size(p, &v, UINT_MAX))
@@ -1151,22 +1200,7 @@ static int kp_set_ctx_params(void *vctx, const OSSL_PARAM params[])
                                      p->key, KP_TLS_MAC_MAX);
             ctx->tls_mac_size = m;
         }
-        if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL) {
-            size_t pad;
-            if (!kp_param_get_size(p, &pad, UINT_MAX))
-                return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER, "%s", p->key);
-            ctx->padding = pad != 0;
-        }
-        if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
-            size_t num;
-            /* CTR's position in its keystream block; ECB and CBC keep it
-             * unused, as OpenSSL's block modes do */
-            if (!kp_param_get_size(p, &num, ctx->bs - 1))
-                return kp_raise_data(ctx->core, KP_R_FAILED_TO_SET_PARAMETER,
-                                     "%s: less than the block's %zu bytes", p->key, ctx->bs);
-            ctx->num = num;
-        }
-        return 1;
+        return kp_set_padding_num(ctx->core, params, &ctx->padding, &ctx->num, ctx->bs);
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN)) != NULL) {
         size_t ivlen;

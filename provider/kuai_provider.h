@@ -12,6 +12,7 @@
 #include <kuai.h>
 
 #include <openssl/core.h>
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
 
 #include <stdatomic.h>
@@ -99,6 +100,43 @@ int kp_tls_record_params(const OSSL_PARAM params[]);
  * received record, the tag), which the field counts and the authenticated
  * length does not. 0 if p holds no such header or too short a length. */
 int kp_tls1_aad(uint8_t aad[EVP_AEAD_TLS1_AAD_LEN], const OSSL_PARAM *p, size_t strip);
+/* A cipher context of size bytes: zeroed (kp_ctx_new) or a copy of src
+ * (kp_ctx_dup, which takes no references: its caller does); NULL with
+ * 'out of memory' raised through core when there is no room. */
+void *kp_ctx_new(const kp_core *core, size_t size);
+void *kp_ctx_dup(const kp_core *core, const void *src, size_t size);
+/* set_ctx_params' OSSL_CIPHER_PARAM_KEYLEN, which no cipher here changes:
+ * 1 if params has none or one of keylen, else 0 with the reason raised. */
+int kp_set_keylen_param(const kp_core *core, const OSSL_PARAM params[], size_t keylen);
+/* The non-AEAD, non-XTS modes' padding and num (ECB, CBC, CTR, CFB,
+ * OFB): answered (get), or taken (set: padding as 0 or 1, num below bs)
+ * into *padding and *num where params has them; 0 with the reason raised
+ * if one does not fit. */
+int kp_get_padding_num(const kp_core *core, OSSL_PARAM params[], unsigned padding, size_t num);
+int kp_set_padding_num(const kp_core *core, const OSSL_PARAM params[], unsigned *padding,
+                       size_t *num, size_t bs);
+/* A mode with no TLS record layer (all but CBC): 0 with the reason raised
+ * if params holds its parameters (kp_tls_record_params), else 1. */
+int kp_refuse_tls_record_params(const kp_core *core, const OSSL_PARAM params[]);
+/* An AEAD's OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD (what EVP_CTRL_AEAD_TLS1_AAD
+ * returns: the record grows by the tag, pad bytes): answered once a record
+ * header is set (aad_set), refused before; 1 if params does not ask. */
+int kp_get_tls1_aad_pad(const kp_core *core, OSSL_PARAM params[], int aad_set, size_t pad);
+/* The context parameters GCM and CCM share; each adds its own. */
+#define KP_GETTABLE_AEAD                                                                           \
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),                                             \
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),                                          \
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),                                    \
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),                                    \
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),                            \
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),                              \
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, NULL)
+#define KP_SETTABLE_AEAD                                                                           \
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),                                             \
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),                                     \
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),                              \
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, NULL, 0),                         \
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0)
 /* One entry of what the provider's queries return: names and implementation
  * under the property "provider=kuai". */
 void kp_algorithm_set(OSSL_ALGORITHM *out, const char *names, const OSSL_DISPATCH *impl);

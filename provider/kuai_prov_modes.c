@@ -388,6 +388,10 @@ static int kpm_ccm(kpm_ctx *ctx, uint8_t *out, size_t *outl, const uint8_t *in, 
         *outl = len; /* as OpenSSL's CCM (and kuai's GCM): the AAD taken */
         return 1;
     }
+    /* refused before the nonce, tag and AAD are used up, as by the other
+     * modes: the library would refuse it only once they were */
+    if (kp_overlap(in, out, len))
+        return kp_raise(ctx->core, KP_R_OVERLAPPING_BUFFERS);
     if (ctx->len_set && len != ctx->msglen)
         return kp_raise_data(ctx->core, KP_R_INVALID_INPUT_LENGTH, "%zu bytes, %zu announced", len,
                              ctx->msglen);
@@ -448,6 +452,8 @@ static int kpm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
                                  "%zu bytes, an XTS data unit is 16..2^24", inl);
         if (ctx->enc && ctx->weak)
             return kp_raise(ctx->core, KP_R_XTS_DUPLICATED_KEYS);
+        if (kp_overlap(in, out, inl))
+            return kp_raise(ctx->core, KP_R_OVERLAPPING_BUFFERS);
         int r =
             ctx->enc
                 ? kuai_xts_encrypt(&ctx->key->k, &ctx->tkey->k, ctx->oiv, in, out, inl, ctx->std)

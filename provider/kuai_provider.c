@@ -472,6 +472,10 @@ static int kp_gcm_step(kp_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
             return kp_raise(ctx->core, KP_R_TAG_NOT_SET);
         return kp_raise_kuai(ctx->core, r);
     }
+    /* before the message starts under the IV, so that a refused update
+     * leaves the context as it was */
+    if (out != NULL && kp_overlap(in, out, len))
+        return kp_raise(ctx->core, KP_R_OVERLAPPING_BUFFERS);
     if (!kp_gcm_start(ctx))
         return 0;
     if (len == 0)

@@ -231,8 +231,36 @@ void print_cipher_names(FILE *f)
         fprintf(f, "%s%s", i ? ", " : "", kuai_cipher_name(list[i]));
 }
 
+/* want 0: the cipher is not known yet (container decryption, where the
+ * header names it), but a key no cipher takes (an empty --key "", or a
+ * length none has) is still a usage error, not the header's "wrong key"
+ * (exit 3, meant for a key that fails authentication). */
 static void check_key_len(size_t got, size_t want, const char *where)
 {
+    if (!want) {
+        kuai_cipher list[64];
+        size_t n = kuai_ciphers(list, 64), sizes[64], ns = 0;
+        for (size_t i = 0; i < n && i < 64; i++) {
+            size_t ks = kuai_key_size(list[i]), j = ns;
+            if (ks == got)
+                return;
+            while (j > 0 && sizes[j - 1] > ks) /* kept sorted, each once */
+                j--;
+            if (j > 0 && sizes[j - 1] == ks)
+                continue;
+            memmove(sizes + j + 1, sizes + j, (ns - j) * sizeof *sizes);
+            sizes[j] = ks;
+            ns++;
+        }
+        char text[128] = "";
+        for (size_t i = 0; i < ns; i++) {
+            const char *sep = i == 0 ? "" : i + 1 < ns ? ", " : " or ";
+            size_t l = strlen(text);
+            snprintf(text + l, sizeof text - l, "%s%zu", sep, sizes[i]);
+        }
+        fail(EXIT_USAGE, "%s: the key is %zu bytes (%zu hex digits); a key is %s bytes", where, got,
+             got * 2, text);
+    }
     if (got != want)
         fail(EXIT_USAGE,
              "%s: the key is %zu bytes (%zu hex digits); the cipher needs %zu bytes "
@@ -242,8 +270,9 @@ static void check_key_len(size_t got, size_t want, const char *where)
 
 /* --key HEX, or --key-file F with one key per line (blank lines and lines
  * starting with '#' ignored), or --password. want_len 0: the length is not
- * known yet (container decryption: the header names the cipher), then the
- * key is checked later. */
+ * known yet (container decryption: the header names the cipher): a key of a
+ * length no cipher takes is refused now, one of another cipher's length by
+ * container_decrypt. */
 int load_keys(const cli_opts *o, key_material *km, size_t want_len)
 {
     memset(km, 0, sizeof *km);
@@ -269,8 +298,7 @@ int load_keys(const cli_opts *o, key_material *km, size_t want_len)
         if (rc)
             fail(EXIT_USAGE, "--key: not a hex string (hex digits 0-9a-f, an even number of "
                              "them)");
-        if (want_len)
-            check_key_len(n, want_len, "--key");
+        check_key_len(n, want_len, "--key");
         km->key_len = n;
         return 0;
     }
@@ -365,8 +393,7 @@ int load_keys(const cli_opts *o, key_material *km, size_t want_len)
         fail(EXIT_IO, "%s: read error: %s", o->key_file, strerror(err));
     if (!km->nkeys)
         fail(EXIT_USAGE, "%s: no key in the file (expected hex digits)", o->key_file);
-    if (want_len)
-        check_key_len(km->key_len, want_len, o->key_file);
+    check_key_len(km->key_len, want_len, o->key_file);
     return 0;
 }
 

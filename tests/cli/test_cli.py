@@ -1356,6 +1356,51 @@ def test_errors(d, supported):
         report(rc == EXIT_UNAVAIL, "unsupported cipher: exit 5", f"rc={rc} {err}")
 
 
+def test_key_lengths(d):
+    """An empty key, or one of a length no cipher takes, is a usage error
+    (exit 1) in every command that takes a key: container decryption, which
+    learns the cipher from the header, gave exit 3 ("wrong key", meant for a
+    key that fails authentication) for `--key ''` or a 0-byte key file."""
+    k = key_hex("sm4")
+    sub = d.file("keylen")
+    os.makedirs(sub, exist_ok=True)
+    src = os.path.join(sub, "in.pt")
+    with open(src, "wb") as f:
+        f.write(b"key length plaintext")
+    ct = os.path.join(sub, "in.kuai")
+    rc, _, err = run(["encrypt", "-c", "sm4", "-k", k, "-o", ct, src])
+    assert rc == 0, err
+    files = {"empty.key": b"", "comments.key": b"# a comment\n\n   \n",
+             "short.key": b"0011\n", "odd17.key": b"00" * 17 + b"\n"}
+    for name, text in files.items():
+        with open(os.path.join(sub, name), "wb") as f:
+            f.write(text)
+    keys = [(["-k", ""], "--key"), (["-k", "0x"], "--key"), (["--key=  "], "--key"),
+            (["-k", "0011"], "--key"), (["-k", "00" * 17], "--key")]
+    keys += [(["--key-file", os.path.join(sub, n)], n) for n in files]
+    commands = [
+        ("encrypt", ["encrypt", "-c", "sm4"], src),
+        ("decrypt", ["decrypt"], ct),
+        ("decrypt -c", ["decrypt", "-c", "sm4"], ct),
+        ("encrypt --raw", ["encrypt", "--raw", "-c", "sm4-cbc", "--iv", "00" * 16], src),
+        ("decrypt --raw", ["decrypt", "--raw", "-c", "sm4-ecb"], ct),
+    ]
+    before = sorted(os.listdir(sub))
+    for what, cmd, inp in commands:
+        for kargs, needle in keys:
+            out = os.path.join(sub, "out")
+            rc, _, err = run(cmd + kargs + ["-o", out, inp])
+            report(rc == EXIT_USAGE and needle in err and "key" in err and err.count("\n") == 1
+                   and sorted(os.listdir(sub)) == before,
+                   f"{what} {' '.join(kargs)[-30:]}: refused as usage (exit 1), nothing written",
+                   f"rc={rc} {err!r}")
+    # a key of a length some cipher takes, not the header's (unverified)
+    # cipher's: still a wrong key or a damaged header, exit 3
+    rc, _, err = run(["decrypt", "-k", "00" * 32, "-o", os.path.join(sub, "out"), ct])
+    report(rc == EXIT_VERIFY and "wrong key" in err and sorted(os.listdir(sub)) == before,
+           "decrypt: a 32-byte key for an sm4 file: wrong key, exit 3", f"rc={rc} {err!r}")
+
+
 def make_dev(d, name, minor):
     """A character device node 1:minor (/dev/null is 3, /dev/full 7) in d,
     or None where that is not allowed."""
@@ -2297,6 +2342,7 @@ def main():
     try:
         test_help()
         test_errors(d, supported)
+        test_key_lengths(d)
         test_flag_values(d)
         test_options_twice(d)
         test_short_option_values(d)

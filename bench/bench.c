@@ -57,6 +57,7 @@
 
 /* How the program is called in messages ("kuai_bench", or "kuai speed"). */
 const char *prog = "kuai_bench";
+const kuai_bench_report_io *kuai_bench_report;
 
 void die(const char *fmt, ...)
 {
@@ -355,7 +356,9 @@ int kuai_bench_main(const char *name, int argc, char **argv)
 
     /* Check the report's path now: a typo in it should cost a second, not
      * the whole run. */
-    if (o.json)
+    if (o.json && kuai_bench_report)
+        kuai_bench_report->check(o.json);
+    else if (o.json)
         json_check(o.json);
 
     char model[256];

@@ -3,6 +3,7 @@
  * (--child-rows) and the JSON for bench/plot.py. */
 #define _XOPEN_SOURCE 700 /* realpath */
 
+#include "bench.h"
 #include "bench_internal.h"
 #include "bench_ublock_paper.h"
 
@@ -264,7 +265,7 @@ static void json_close(FILE *f, const char *path)
 
 void write_json(const char *path)
 {
-    FILE *f = json_open(path);
+    FILE *f = kuai_bench_report ? kuai_bench_report->open(path) : json_open(path);
     fputs("[\n", f);
     for (size_t i = 0; i < nrows; i++) {
         const row *r = &rows[i];
@@ -292,5 +293,8 @@ void write_json(const char *path)
         fputs(i + 1 < nrows ? "},\n" : "}\n", f);
     }
     fputs("]\n", f);
-    json_close(f, path);
+    if (kuai_bench_report)
+        kuai_bench_report->commit(f, path);
+    else
+        json_close(f, path);
 }

@@ -129,12 +129,14 @@ typedef struct output {
     char *target;     /* the file to replace or create (a symlink resolved) */
     char *tmp;        /* temporary path while writing */
     int force;
-    int direct;  /* device or FIFO: written in place, nothing to commit */
-    int replace; /* an existing regular file is replaced: keep its mode */
-    mode_t mode;
+    int direct;     /* device or FIFO: written in place, nothing to commit */
+    int replace;    /* an existing regular file is replaced: keep its mode */
+    mode_t mode;    /* a replaced file's permissions; a device or FIFO's type */
     mode_t in_mode; /* a new file: its input's permissions (output_like_input), else 0666 */
     uid_t uid;
     gid_t gid;
+    dev_t dev; /* the file replaced or written directly, as first found */
+    ino_t ino;
 } output;
 int output_check(const char *path, int force);
 /* Names the output and opens a device or FIFO; a regular file's temporary
@@ -142,6 +144,11 @@ int output_check(const char *path, int force);
  * password read, seconds of scrypt) leaves nothing behind however it ends,
  * SIGKILL included. */
 int output_open(output *o, const char *path, int force);
+/* output_open without opening a device or FIFO: output_create opens it
+ * (and refuses it if the name holds another file by then). What the name
+ * is, and so how it is written, is fixed here, for a run that writes its
+ * output long after (kuai speed --json). */
+int output_prepare(output *o, const char *path, int force);
 int output_create(output *o);
 /* A new output made from the input fd gets at most the input's read and
  * write permissions (as cp), minus the umask: never wider than its input. */

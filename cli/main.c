@@ -107,7 +107,7 @@ static const char usage_decrypt[] =
 
 static const char usage_speed[] =
     "usage: kuai speed [--cipher NAME] [--mode M] [--backend B] [--threads N]\n"
-    "                  [--json FILE] [--quick] [--reps N] [--no-sweep]\n"
+    "                  [--json FILE [-f]] [--quick] [--reps N] [--no-sweep]\n"
     "\n"
     "The library's benchmark (bench/bench.c, also built as kuai_bench): the uBlock\n"
     "paper's scenarios (long and short messages, single and multi-key), GCM, the\n"
@@ -123,7 +123,9 @@ static const char usage_speed[] =
     "                  setup, one-shot, crossovers)\n"
     "  --backend B     only this backend (ref, ssse3, avx2, aesni, gfni, ...)\n"
     "  --threads N     multi-threaded rows on 1 and N threads (default 2)\n"
-    "  --json FILE     also write the rows as JSON\n"
+    "  --json FILE     also write the rows as JSON (as encrypt's -o: an existing\n"
+    "                  file is replaced only with --force)\n"
+    "  -f, --force     replace FILE\n"
     "  --quick         short repetitions (a smoke test)\n"
     "  --reps N        repetitions per row (best reported; default 7)\n"
     "  --no-sweep      skip the ECB size ladder and ctr-parallel rows\n"
@@ -658,14 +660,79 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
     return rc;
 }
 
+/* speed --json FILE: the report is an output like encrypt's -o (docs/cli.md,
+ * "Where the output goes"), through the same helpers: what the name is, and
+ * so how it is written, is fixed before the run (an existing file needs
+ * --force); after the run the report goes to a temporary file, which
+ * replaces the file found at the start only if that file is still there,
+ * or is made without replacing anything that appeared meanwhile. */
+static output speed_out;
+static int speed_force;
+
+static void speed_report_check(const char *path)
+{
+    if (!*path)
+        fail(EXIT_USAGE, "--json: an empty file name");
+    output_check(path, speed_force);
+    output_prepare(&speed_out, path, speed_force);
+}
+
+static FILE *speed_report_open(const char *path)
+{
+    (void)path;
+    output_create(&speed_out);
+    int fd = fcntl(speed_out.fd, F_DUPFD_CLOEXEC, 3);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f)
+        fail(EXIT_IO, "%s: cannot write: %s", out_name(&speed_out), strerror(errno));
+    return f;
+}
+
+static void speed_report_commit(FILE *f, const char *path)
+{
+    (void)path;
+    int err = fflush(f) != 0 || ferror(f) ? (errno ? errno : EIO) : 0;
+    if (fclose(f) != 0 && !err)
+        err = errno;
+    if (err)
+        fail(EXIT_IO, "%s: write error: %s", out_name(&speed_out), strerror(err));
+    output_commit(&speed_out);
+}
+
+static const kuai_bench_report_io speed_report = {speed_report_check, speed_report_open,
+                                                  speed_report_commit};
+
 static int cmd_speed(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+    /* --force (-f) is the tool's, not the benchmark's: taken out of the
+     * arguments, which keep their order (a value such as --json's is
+     * passed on as it is, even "-f") */
+    static const char *const with_value[] = {"--json", "--backend", "--cipher",    "--reps",
+                                             "--mode", "--threads", "--child-rows"};
+    char **args = xmalloc(((size_t)argc + 1) * sizeof *args);
+    int n = 0;
+    for (int i = 0; i < argc; i++) {
+        int value = 0;
+        for (size_t j = 0; i > 0 && j < sizeof with_value / sizeof with_value[0]; j++)
+            value |= !strcmp(argv[i], with_value[j]);
+        if (i > 0 && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
             fputs(usage_speed, stdout);
+            free(args);
             return 0;
         }
-    return kuai_bench_main("kuai speed", argc, argv);
+        if (i > 0 && (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force"))) {
+            speed_force = 1;
+            continue;
+        }
+        args[n++] = argv[i];
+        if (value && i + 1 < argc)
+            args[n++] = argv[++i];
+    }
+    args[n] = NULL;
+    kuai_bench_report = &speed_report;
+    int rc = kuai_bench_main("kuai speed", n, args);
+    free(args);
+    return rc;
 }
 
 int main(int argc, char **argv)

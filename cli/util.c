@@ -945,7 +945,7 @@ int output_check(const char *path, int force)
     return 0;
 }
 
-int output_open(output *o, const char *path, int force)
+int output_prepare(output *o, const char *path, int force)
 {
     memset(o, 0, sizeof *o);
     o->force = force;
@@ -960,19 +960,9 @@ int output_open(output *o, const char *path, int force)
     out_kind kind = output_classify(path, force, &target, &st);
     if (kind == OUT_DIRECT) {
         o->direct = 1;
-        int fd = named_fd(path);
-        o->fd =
-            fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-        if (o->fd < 0)
-            fail(EXIT_IO, "%s: cannot open for writing: %s", path, strerror(errno));
-        /* The name was judged a device or FIFO, which is written in place;
-         * if it has become something else since (renamed over, a link
-         * changed), writing in place would overwrite a regular file's start
-         * without --force and without the temporary file. */
-        struct stat now;
-        if (fd < 0 && (fstat(o->fd, &now) != 0 || now.st_dev != st.st_dev ||
-                       now.st_ino != st.st_ino || (now.st_mode & S_IFMT) != (st.st_mode & S_IFMT)))
-            fail(EXIT_IO, "%s: changed while it was being opened; not writing to it", path);
+        o->dev = st.st_dev;
+        o->ino = st.st_ino;
+        o->mode = st.st_mode;
         return 0;
     }
     o->target = target ? target : strdup(path);
@@ -984,14 +974,47 @@ int output_open(output *o, const char *path, int force)
         o->mode = st.st_mode & 07777;
         o->uid = st.st_uid;
         o->gid = st.st_gid;
+        o->dev = st.st_dev;
+        o->ino = st.st_ino;
     }
+    return 0;
+}
+
+/* A device or FIFO output prepared: opened, and refused if the name holds
+ * another file by now. */
+static void output_open_direct(output *o)
+{
+    int fd = named_fd(o->path);
+    o->fd =
+        fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : open(o->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (o->fd < 0)
+        fail(EXIT_IO, "%s: cannot open for writing: %s", o->path, strerror(errno));
+    /* The name was judged a device or FIFO, which is written in place;
+     * if it has become something else since (renamed over, a link
+     * changed), writing in place would overwrite a regular file's start
+     * without --force and without the temporary file. */
+    struct stat now;
+    if (fd < 0 && (fstat(o->fd, &now) != 0 || now.st_dev != o->dev || now.st_ino != o->ino ||
+                   (now.st_mode & S_IFMT) != (o->mode & S_IFMT)))
+        fail(EXIT_IO, "%s: changed while it was being opened; not writing to it", o->path);
+}
+
+int output_open(output *o, const char *path, int force)
+{
+    output_prepare(o, path, force);
+    if (o->direct)
+        output_open_direct(o);
     return 0;
 }
 
 int output_create(output *o)
 {
-    if (!o->path || o->direct || o->fd >= 0)
+    if (!o->path || o->fd >= 0)
         return 0;
+    if (o->direct) {
+        output_open_direct(o);
+        return 0;
+    }
     /* The temporary name does not grow with the target's: a 255-byte name
      * still has a temporary name within NAME_MAX. */
     char *d = strdup(o->target);
@@ -1097,15 +1120,21 @@ void output_finish(output *o)
  * regular file when the run started, but a run can take minutes, and rename
  * replaces whatever the name holds by then. A name that has become a
  * device, FIFO, socket or link meanwhile is refused (exit 2; cli_exit
- * removes every temporary file), as it would have been at the start. Gone
- * is fine: the output is then new. */
+ * removes every temporary file), as it would have been at the start; so is
+ * another regular file put there, whose mode and owner are not the ones
+ * output_finish gave the new file (a 0600 file would be replaced by a
+ * wider one). Gone is fine: the output is then new. */
 static void output_recheck(const output *o)
 {
     struct stat now;
     if (!o->path || o->direct || !o->replace || !o->target)
         return;
-    if (lstat(o->target, &now) == 0 && !S_ISREG(now.st_mode))
+    if (lstat(o->target, &now) != 0)
+        return;
+    if (!S_ISREG(now.st_mode))
         fail(EXIT_IO, "%s: no longer a regular file; not replacing it", o->path);
+    if (now.st_dev != o->dev || now.st_ino != o->ino)
+        fail(EXIT_IO, "%s: another file since the run started; not replacing it", o->path);
 }
 
 /* Moves the finished file into place. */

@@ -68,8 +68,8 @@ _kuai()
         fi
         ;;
     speed)
-        COMPREPLY=($(compgen -W "--cipher --mode --backend --threads --json --quick --reps
-            --no-sweep --modes-ext --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "--cipher --mode --backend --threads --json --force --quick
+            --reps --no-sweep --modes-ext --help" -- "$cur"))
         ;;
     selftest)
         COMPREPLY=($(compgen -W "-v --help" -- "$cur"))

@@ -1092,33 +1092,55 @@ def test_replaced_output_changed(d):
     may hold something else, and rename replaced whatever it held: a FIFO
     made there meanwhile was replaced by a regular file, exit 0. It is now
     looked at again before any output is moved into place: exit 2, the FIFO
-    and every other output left as they were, no temporary file."""
+    and every other output left as they were, no temporary file. So is
+    another regular file put there meanwhile (say a 0600 one), which the
+    output, given the mode of the file found at the start, replaced."""
     k = key_hex("sm4")
-    sub = d.file("changed")
-    os.makedirs(sub)
-    outs = [os.path.join(sub, n) for n in ("a.kuai", "fifo.kuai")]
-    for o in outs:
-        with open(o, "wb") as f:
-            f.write(b"old output")
-    src, fifo = os.path.join(sub, "a"), os.path.join(sub, "fifo")
-    with open(src, "wb") as f:
-        f.write(b"first input")
-    os.mkfifo(fifo)
-    # two inputs: a is done (its temporary file waits) while fifo is read
-    p = subprocess.Popen([KUAI, "encrypt", "-q", "-f", "-c", "sm4", "-k", k, "-o", sub, src,
-                          fifo], stderr=subprocess.PIPE, start_new_session=True)
-    with open(fifo, "wb") as w:
-        seen = wait_tmp(sub)
-        os.unlink(outs[0])
-        os.mkfifo(outs[0])
-        w.write(b"second input")
-    rc = p.wait()
-    err = p.stderr.read().decode(errors="replace")
-    kept = stat.S_ISFIFO(os.lstat(outs[0]).st_mode) and open(outs[1], "rb").read() == b"old output"
-    report(seen and rc == EXIT_IO and "no longer a regular file" in err and kept
-           and not leftovers(sub),
-           "--force: an output become a FIFO during the run is not replaced, nor any other",
-           f"seen={seen} rc={rc} {err!r} left={os.listdir(sub)}")
+
+    def to_fifo(path):
+        os.unlink(path)
+        os.mkfifo(path)
+
+    def to_other(path):
+        with open(path + ".new", "wb") as f:
+            f.write(b"another file")
+        os.chmod(path + ".new", 0o600)
+        os.replace(path + ".new", path)
+
+    def is_fifo(path):
+        return stat.S_ISFIFO(os.lstat(path).st_mode)
+
+    def is_other(path):
+        return (open(path, "rb").read() == b"another file"
+                and stat.S_IMODE(os.lstat(path).st_mode) == 0o600)
+
+    for i, (what, change, check, needle) in enumerate((
+            ("a FIFO", to_fifo, is_fifo, "no longer a regular file"),
+            ("another regular file", to_other, is_other, "another file"))):
+        sub = d.file(f"changed{i}")
+        os.makedirs(sub)
+        outs = [os.path.join(sub, n) for n in ("a.kuai", "fifo.kuai")]
+        for o in outs:
+            with open(o, "wb") as f:
+                f.write(b"old output")
+            os.chmod(o, 0o644)
+        src, fifo = os.path.join(sub, "a"), os.path.join(sub, "fifo")
+        with open(src, "wb") as f:
+            f.write(b"first input")
+        os.mkfifo(fifo)
+        # two inputs: a is done (its temporary file waits) while fifo is read
+        p = subprocess.Popen([KUAI, "encrypt", "-q", "-f", "-c", "sm4", "-k", k, "-o", sub, src,
+                              fifo], stderr=subprocess.PIPE, start_new_session=True)
+        with open(fifo, "wb") as w:
+            seen = wait_tmp(sub)
+            change(outs[0])
+            w.write(b"second input")
+        rc = p.wait()
+        err = p.stderr.read().decode(errors="replace")
+        kept = check(outs[0]) and open(outs[1], "rb").read() == b"old output"
+        report(seen and rc == EXIT_IO and needle in err and kept and not leftovers(sub),
+               f"--force: an output become {what} during the run is not replaced, nor any other",
+               f"seen={seen} rc={rc} {err!r} left={os.listdir(sub)}")
 
 
 def test_ignored_signals(d):
@@ -2255,7 +2277,7 @@ def test_selftest_info_speed(d):
     js = d.file("speed.json")
     for mode in ("ctr", "gcm-dec", "short-mk"):
         rc, out, err = run(["speed", "--cipher", "sm4", "--backend", "ref", "--mode", mode,
-                            "--no-sweep", "--quick", "--reps", "1", "--json", js])
+                            "--no-sweep", "--quick", "--reps", "1", "--json", js, "-f"])
         ok = rc == 0
         if ok:
             rows = json.load(open(js))
@@ -2265,7 +2287,7 @@ def test_selftest_info_speed(d):
     # backend, so a backend other than the default has no one-shot row (a line
     # saying so instead)
     rc, out, err = run(["speed", "--cipher", "ublock-128-128", "--backend", "ref", "--mode",
-                        "paper", "--no-sweep", "--quick", "--reps", "1", "--json", js])
+                        "paper", "--no-sweep", "--quick", "--reps", "1", "--force", "--json", js])
     ok = rc == 0
     if ok:
         rows = json.load(open(js))
@@ -2298,7 +2320,7 @@ def test_speed_json(d):
     e.pop("KUAI_BACKEND", None)
     # ECB without --quick: seconds of rows, killed after the first ones
     p = subprocess.Popen([KUAI, "speed", "--cipher", "sm4", "--backend", "ref", "--mode", "ecb",
-                          "--no-sweep", "--reps", "40", "--json", js],
+                          "--no-sweep", "--reps", "40", "--json", js, "-f"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=e)
     time.sleep(1)
     p.terminate()
@@ -2307,9 +2329,13 @@ def test_speed_json(d):
            "speed --json: a run killed midway leaves the previous report whole, no temporary",
            f"rc={p.returncode} {os.listdir(sub)}")
     rc, out, err = run(quick + ["--json", js])
+    report(rc == EXIT_IO and "--force" in err and open(js).read() == "previous report\n"
+           and os.listdir(sub) == ["r.json"],
+           "speed --json: an existing report without --force: refused (exit 2), kept", err)
+    rc, out, err = run(quick + ["--json", js, "--force"])
     ok = rc == 0 and json.load(open(js)) and os.listdir(sub) == ["r.json"]
     report(ok and stat.S_IMODE(os.stat(js).st_mode) == 0o640,
-           "speed --json: a report replaced once complete keeps its mode", err)
+           "speed --json -f: a report replaced once complete keeps its mode", err)
     link = os.path.join(sub, "link.json")
     os.symlink("r.json", link)
     os.unlink(js)
@@ -2318,19 +2344,99 @@ def test_speed_json(d):
            "speed --json: a dangling link is refused, nothing created", err)
     with open(js, "w") as f:
         f.write("x")
-    rc, out, err = run(quick + ["--json", link])
+    rc, out, err = run(quick + ["-f", "--json", link])
     report(rc == 0 and os.path.islink(link) and json.load(open(js)),
            "speed --json: a link is written through to its target, the link stays", err)
     for bad, what in ((sub, "a directory"), (os.path.join(sub, "no", "r.json"),
                                                "a missing directory")):
         t0 = time.monotonic()
         rc, out, err = run(quick + ["--reps", "50", "--json", bad])
-        report(rc != 0 and "--json" in err and time.monotonic() - t0 < 5
+        report(rc == EXIT_IO and bad in err and time.monotonic() - t0 < 5
                and not os.path.exists(os.path.join(sub, "no")),
                f"speed --json into {what}: refused before the run", err)
     rc, out, err = run(quick + ["--json", "/dev/null"])
     report(rc == 0 and stat.S_ISCHR(os.stat("/dev/null").st_mode),
            "speed --json /dev/null: written directly", err)
+    rc, out, err = run(quick + ["--json", ""])
+    report(rc == EXIT_USAGE and "empty" in err, "speed --json '': refused (exit 1)", err)
+
+
+def test_speed_json_changed(d):
+    """speed --json FILE: the report is renamed into place at the end of a
+    run of seconds or minutes, over whatever the name holds by then. A
+    report name found a regular file (replaced with --force) or missing at
+    the start that has become a link to another file, a directory, a FIFO or
+    another regular file by the end is refused (exit 2), left as it is, the
+    file a link leads to untouched, no temporary file left. Before, rename
+    replaced the link, FIFO or other file (exit 0)."""
+    victim_text = b"a file the report must not touch\n"
+
+    def to_link(p, sub):
+        v = os.path.join(sub, "victim")
+        with open(v, "wb") as f:
+            f.write(victim_text)
+        tmp = os.path.join(sub, "new-link")
+        os.symlink(v, tmp)
+        os.replace(tmp, p)
+
+    def to_dir(p, sub):
+        os.unlink(p)
+        os.mkdir(p)
+
+    def to_fifo(p, sub):
+        os.unlink(p)
+        os.mkfifo(p)
+
+    def to_other(p, sub):
+        tmp = os.path.join(sub, "other")
+        with open(tmp, "wb") as f:
+            f.write(victim_text)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, p)
+
+    cases = [("a link to another file", to_link, True, "no longer a regular file"),
+             ("a directory", to_dir, True, "no longer a regular file"),
+             ("a FIFO", to_fifo, True, "no longer a regular file"),
+             ("another regular file", to_other, True, "another file"),
+             ("a link where nothing was", to_link, False, "exists")]
+    e = dict(os.environ)
+    e.pop("KUAI_BACKEND", None)
+    runs = []
+    for i, (what, change, existed, needle) in enumerate(cases):
+        sub = d.file(f"speedchg{i}")
+        os.mkdir(sub)
+        js = os.path.join(sub, "r.json")
+        if existed:
+            with open(js, "w") as f:
+                f.write("previous report\n")
+        # a run of seconds (ECB, 20 repetitions a row), changed after its check
+        p = subprocess.Popen([KUAI, "speed", "--cipher", "sm4", "--backend", "ref", "--mode",
+                              "ecb", "--no-sweep", "--reps", "20", "-f", "--json", js],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=e)
+        runs.append((what, change, needle, sub, js, p))
+    time.sleep(1)
+    changed = []
+    for what, change, needle, sub, js, p in runs:
+        alive = p.poll() is None  # still running: the change comes after the check
+        change(js, sub)
+        changed.append((what, needle, sub, js, p, alive))
+    for what, needle, sub, js, p, alive in changed:
+        err = p.stderr.read().decode(errors="replace")
+        rc = p.wait()
+        before = os.lstat(js)
+        victim = os.path.join(sub, "victim")
+        ok = (alive and rc == EXIT_IO and needle in err and not leftovers(sub)
+              and (not os.path.exists(victim) or open(victim, "rb").read() == victim_text))
+        if what.startswith("a link"):
+            ok = ok and stat.S_ISLNK(before.st_mode)
+        elif what == "a directory":
+            ok = ok and stat.S_ISDIR(before.st_mode) and os.listdir(js) == []
+        elif what == "a FIFO":
+            ok = ok and stat.S_ISFIFO(before.st_mode)
+        else:
+            ok = ok and open(js, "rb").read() == victim_text and stat.S_IMODE(before.st_mode) == 0o600
+        report(ok, f"speed -f --json: a report name become {what} during the run: refused, exit 2",
+               f"alive={alive} rc={rc} {err!r} {os.listdir(sub)}")
 
 
 def main():
@@ -2381,6 +2487,7 @@ def main():
         test_zsh_completion()
         test_selftest_info_speed(d)
         test_speed_json(d)
+        test_speed_json_changed(d)
     finally:
         shutil.rmtree(d.path, ignore_errors=True)
     print(f"cli tests: {passed} passed, {failed} failed, {skipped} skipped")

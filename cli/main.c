@@ -744,6 +744,10 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help"))
         usage_exit(usage_main, 0);
+    /* an argument more is a mistake (as for selftest and info), not ignored */
+    if ((!strcmp(cmd, "--version") || !strcmp(cmd, "version") || !strcmp(cmd, "help")) &&
+        argc > 2 + !strcmp(cmd, "help"))
+        fail(EXIT_USAGE, "%s: unexpected argument '%s'", cmd, argv[2 + !strcmp(cmd, "help")]);
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
         printf("kuai %s\n", KUAI_VERSION);
         return cli_stdout_end(0);

@@ -144,6 +144,13 @@ def test_help():
            repr(line))
     rc, out, err = run(["--version"])
     report(rc == 0 and out.startswith(b"kuai "), "version", err)
+    # an argument more is refused, as by selftest and info (it was ignored,
+    # exit 0: `kuai --version --json f`, `kuai help encrypt -o x`)
+    for args in (["--version", "x"], ["version", "--help"], ["help", "encrypt", "x"],
+                 ["help", "info", "extra"]):
+        rc, out, err = run(args)
+        report(rc == EXIT_USAGE and out == b"" and "unexpected argument" in err,
+               f"kuai {' '.join(args)}: refused (exit 1)", f"rc={rc} {err!r}")
     rc, out, err = run([])
     report(rc == EXIT_USAGE and "usage" in err, "no command: usage", f"rc={rc}")
 

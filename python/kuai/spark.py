@@ -291,13 +291,10 @@ def try_decrypt(col: Any, key: Any, cipher: str = "sm4", mode: str = "gcm", aad:
 # SQL
 
 
-def _values(arr: Any, what: str, nulls_ok: bool = False) -> List[Any]:
+def _values(arr: Any) -> List[Any]:
     """The distinct values of a per-row argument (SQL passes literals as
-    columns: one value); NULL refused unless nulls_ok (kuai_try_decrypt)."""
-    u = _as_array(arr).unique()
-    if u.null_count and not nulls_ok:
-        raise ValueError(f"kuai SQL functions: {what} is NULL in a row")
-    return u.to_pylist()
+    columns: one value); NULL among them as None."""
+    return _as_array(arr).unique().to_pylist()
 
 
 # Key schedules a SQL function keeps between batches (per-row keys: the
@@ -319,14 +316,20 @@ def _sql(conf_keys: Dict[str, str], op: str, raise_: bool):
         return cache[kk]
 
     def one(col: pa.Array, key: Any, cipher: str, mode: str) -> pa.Array:
+        if key is None or cipher is None or mode is None:
+            # A NULL key, cipher or mode gives NULL rows, in all three
+            # functions, as Spark's aes_encrypt and aes_decrypt give NULL
+            # when any argument is NULL; kuai_encrypt and kuai_decrypt
+            # failed the query.
+            return pa.nulls(len(col), pa.large_binary())
         try:
             k, m = key_of(key, cipher, mode)
         except (TypeError, ValueError):
             if raise_:
                 raise
-            # kuai_try_decrypt: a key, cipher or mode that is NULL or refused
-            # (wrong key size, not hex, unknown conf entry or cipher) is a
-            # failed row, NULL, as try_aes_decrypt gives; it failed the query.
+            # kuai_try_decrypt: a key, cipher or mode that is refused (wrong
+            # key size, not hex, unknown conf entry or cipher) is a failed
+            # row, NULL, as try_aes_decrypt gives; it failed the query.
             return pa.nulls(len(col), pa.large_binary())
         if op == "enc":
             return _encrypt(col, k, m, None)
@@ -334,8 +337,8 @@ def _sql(conf_keys: Dict[str, str], op: str, raise_: bool):
 
     def run(col, key, cipher=None, mode=None):
         col = _as_array(col)
-        args = [(key, "key", None), (cipher, "cipher", "sm4"), (mode, "mode", "gcm")]
-        distinct = [[d] if a is None else _values(a, w, not raise_) for a, w, d in args]
+        args = [(key, None), (cipher, "sm4"), (mode, "gcm")]
+        distinct = [[d] if a is None else _values(a) for a, d in args]
         if all(len(v) == 1 for v in distinct):  # literals, 'conf:NAME': one call
             return one(col, *(v[0] for v in distinct))
         # Values that change from row to row (a key column, as Spark's
@@ -345,7 +348,7 @@ def _sql(conf_keys: Dict[str, str], op: str, raise_: bool):
         n = len(col)
         if n == 0:
             return pa.array([], pa.large_binary())
-        per_row = [[d] * n if a is None else _as_array(a).to_pylist() for a, _, d in args]
+        per_row = [[d] * n if a is None else _as_array(a).to_pylist() for a, d in args]
         groups: Dict[Tuple[Any, Any, Any], List[int]] = {}
         for i, t in enumerate(zip(*per_row)):
             groups.setdefault(t, []).append(i)
@@ -366,8 +369,11 @@ def register(spark: Any) -> None:
     unhex('..')), a hex string, or 'conf:NAME' for spark.kuai.key.NAME —
     those entries are read now, on the driver, and go to the executors inside
     the function, not in the query text or plan. cipher and mode are
-    usually literals ('sm4', 'gcm'). A NULL or refused key, cipher or mode
-    fails the query, except in kuai_try_decrypt, where the row is NULL."""
+    usually literals ('sm4', 'gcm'). A NULL key, cipher or mode gives a
+    NULL row, as Spark's aes_encrypt/aes_decrypt do for a NULL argument; a
+    refused one (a wrong key size, not hex, an unset conf:NAME, an unknown
+    cipher) fails the query, except in kuai_try_decrypt, where the row is
+    NULL."""
     conf_keys = _conf_keys(spark)
     from pyspark.sql import functions as F
 

@@ -371,9 +371,12 @@ def test_sql_key_per_row():
     assert SM4GCM(KEY16).decrypt(c[:12], c[12:], None) == b"a"
     assert enc(pa.array([], pa.binary()), pa.array([], pa.binary()), pa.array([], pa.string()),
                pa.array([], pa.string())).to_pylist() == []
-    with pytest.raises(ValueError, match="key is NULL"):
-        enc(col, pa.array([KEY16, None, KEY16, KEY16, KEY16]), pa.array(["sm4"] * 5),
-            pa.array(["gcm"] * 5))
+    # a NULL key in one row: that row NULL (as aes_encrypt), the others encrypted
+    ct = enc(col, pa.array([KEY16, KEY16, None, KEY16, KEY16]), pa.array(["sm4"] * 5),
+             pa.array(["gcm"] * 5))
+    assert ct[2].as_py() is None and ct[1].as_py() is None
+    assert dec(ct, pa.array([KEY16] * 5), pa.array(["sm4"] * 5),
+               pa.array(["gcm"] * 5)).to_pylist() == [b"a", None, None, b"", b"eeeee"]
 
 
 def test_sql_try_decrypt_bad_key(spark):
@@ -397,8 +400,7 @@ def test_sql_try_decrypt_bad_key(spark):
         assert tryd(ct, k, sm4, gcm).to_pylist() == [None] * 5
     with pytest.raises(ValueError, match="key size"):
         dec(ct, pa.array([KEY16, bytes(15)] * 2 + [KEY16]), sm4, gcm)
-    with pytest.raises(ValueError, match="key is NULL"):
-        dec(ct, pa.nulls(5, pa.binary()), sm4, gcm)
+    assert dec(ct, pa.nulls(5, pa.binary()), sm4, gcm).to_pylist() == [None] * 5
     ks.register(spark)
     spark.createDataFrame([("abc",)], "v string").createOrReplaceTempView("tk")
     r = spark.sql("""SELECT kuai_try_decrypt(c, X'00', 'sm4', 'gcm') AS p,
@@ -408,6 +410,42 @@ def test_sql_try_decrypt_bad_key(spark):
     with pytest.raises(Exception, match="key size"):
         spark.sql("SELECT kuai_decrypt(kuai_encrypt(v, 'conf:conftest', 'sm4', 'gcm'), X'00', "
                   "'sm4', 'gcm') FROM tk").collect()
+
+
+def test_sql_null_arguments(spark):
+    """A NULL key, cipher or mode gives NULL in kuai_encrypt and kuai_decrypt,
+    as Spark's aes_encrypt and aes_decrypt give NULL when any argument is
+    NULL (even beside another bad argument); a non-NULL key of a wrong size
+    still fails the query, as it does theirs. Before, a NULL key, cipher or
+    mode failed the whole query ("key is NULL in a row")."""
+    ks.register(spark)
+    k = hexlit(KEY16)
+    spark.createDataFrame([("abc",), (None,)], "v string").createOrReplaceTempView("nv")
+    cases = [
+        ("kuai_encrypt(v, NULL, 'sm4', 'gcm')", "aes_encrypt(v, NULL)"),
+        ("kuai_encrypt(v, CAST(NULL AS BINARY), 'aes', 'gcm')",
+         "aes_encrypt(v, CAST(NULL AS BINARY))"),
+        (f"kuai_encrypt(v, {k}, NULL, 'gcm')", f"aes_encrypt(v, {k}, 'GCM', NULL)"),
+        (f"kuai_encrypt(v, {k}, 'aes', NULL)", f"aes_encrypt(v, {k}, NULL)"),
+        ("kuai_encrypt(v, NULL, 'des', 'xts')", "aes_encrypt(v, NULL, 'XTS')"),
+        ("kuai_decrypt(X'00', NULL, 'sm4', 'gcm')", "aes_decrypt(X'00', NULL)"),
+        (f"kuai_decrypt(X'00', {k}, 'sm4', NULL)", f"aes_decrypt(X'00', {k}, NULL)"),
+        (f"kuai_decrypt(X'00', {k}, NULL, 'cbc')", f"aes_decrypt(X'00', {k}, 'CBC', NULL)"),
+        ("kuai_try_decrypt(X'00', NULL, 'sm4', 'gcm')", "try_aes_decrypt(X'00', NULL)"),
+    ]
+    for kq, sq in cases:
+        r = spark.sql(f"SELECT {kq} AS k, {sq} AS s FROM nv").collect()
+        assert [tuple(x) for x in r] == [(None, None)] * 2, (kq, r)
+    # a key column with a NULL row: that row NULL, the other encrypted
+    spark.createDataFrame([("a", KEY16), ("b", None)], "v string, k binary") \
+        .coalesce(1).createOrReplaceTempView("nk")
+    r = spark.sql("""SELECT v, CAST(kuai_decrypt(kuai_encrypt(v, k, 'sm4', 'gcm'), k, 'sm4', 'gcm')
+                              AS STRING) AS p, aes_encrypt(v, k) IS NULL AS s FROM nk""").collect()
+    assert sorted((x.v, x.p, x.s) for x in r) == [("a", "a", False), ("b", None, True)]
+    for q in ("kuai_encrypt(v, X'00', 'sm4', 'gcm')", "kuai_decrypt(X'00', X'0011', 'sm4', 'gcm')",
+              "aes_encrypt(v, X'00')"):
+        with pytest.raises(Exception, match="(?i)key.(size|length)"):
+            spark.sql(f"SELECT {q} FROM nv").collect()
 
 
 def test_sql_key_column(spark):

@@ -247,7 +247,12 @@ static double yardstick(kuai_cipher c, mode m, uint8_t *buf, const uint8_t *key,
 
 int kuai_bench_modes_ext(const char *name, int argc, char **argv)
 {
-    (void)argc, (void)argv;
+    /* alone: another option (--json FILE, --cipher, ...) was ignored, and
+     * the run ended with exit 0 and no report written */
+    if (argc > 1) {
+        fprintf(stderr, "%s: --modes-ext takes no other option, not '%s'\n", name, argv[1]);
+        return 1;
+    }
     static const kuai_cipher ciphers[] = {KUAI_SM4, KUAI_AES_128, KUAI_AES_256, KUAI_UBLOCK_128_128,
                                           KUAI_UBLOCK_128_256};
 #if KUAI_BENCH_GCRYPT

@@ -2366,6 +2366,16 @@ def test_speed_json(d):
            "speed --json /dev/null: written directly", err)
     rc, out, err = run(quick + ["--json", ""])
     report(rc == EXIT_USAGE and "empty" in err, "speed --json '': refused (exit 1)", err)
+    # --modes-ext is alone: an option after it was ignored (exit 0 after a
+    # run of minutes, no report written)
+    try:
+        p = subprocess.run([KUAI, "speed", "--modes-ext", "--json", js], capture_output=True,
+                           timeout=10, start_new_session=True)
+        rc, err = p.returncode, p.stderr.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        rc, err = None, "still running after 10 s: the option was ignored"
+    report(rc == EXIT_USAGE and "--modes-ext" in err,
+           "speed --modes-ext --json FILE: refused (exit 1), not ignored", f"rc={rc} {err!r}")
 
 
 def test_speed_json_changed(d):

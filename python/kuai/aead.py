@@ -37,6 +37,8 @@ class _GCM(_kuai.Key):
     # The C methods themselves: one C call per message, no Python frame.
     encrypt = _kuai.Key.gcm_encrypt
     decrypt = _kuai.Key.gcm_decrypt
+    encrypt_into = _kuai.Key.gcm_encrypt_into
+    decrypt_into = _kuai.Key.gcm_decrypt_into
     encrypt_batch = _kuai.Key.gcm_encrypt_batch
     decrypt_batch = _kuai.Key.gcm_decrypt_batch
     encrypt_packed = _kuai.Key.gcm_encrypt_packed
@@ -130,6 +132,8 @@ class _CCM(_kuai.Key):
     # The C methods themselves (the tag length is the key object's).
     encrypt = _kuai.Key.ccm_encrypt
     decrypt = _kuai.Key.ccm_decrypt
+    encrypt_into = _kuai.Key.ccm_encrypt_into
+    decrypt_into = _kuai.Key.ccm_decrypt_into
 
     def __repr__(self) -> str:
         return f"<kuai.aead.{type(self).__name__} tag_length={self.tag_length} backend={self.backend}>"

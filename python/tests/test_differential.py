@@ -140,3 +140,52 @@ def test_buffer_kinds():
     assert arr.tobytes() == want
     with pytest.raises((TypeError, BufferError, ValueError)):
         c.encryptor(modes.CBC(iv)).update(np.frombuffer(data, dtype=np.uint8)[::2])
+
+
+# encrypt_into/decrypt_into against cryptography 50's: the same bytes and
+# counts, the same errors for a buffer of the wrong length, read-only or
+# strided, in place; and (a kuai difference) zeros in buf after InvalidTag.
+from cryptography.hazmat.primitives.ciphers.aead import AESCCM as CAESCCM  # noqa: E402
+
+
+@pytest.mark.parametrize("kind", ["gcm", "ccm"])
+@pytest.mark.parametrize("n", [0, 1, 15, 16, 17, 100])
+def test_aead_into_matches_cryptography(kind, n):
+    rnd = random.Random(n * 7 + len(kind))
+    key = rnd.randbytes(16)
+    k, c = (aead.AESGCM(key), CAESGCM(key)) if kind == "gcm" else (aead.AESCCM(key, 8),
+                                                                   CAESCCM(key, 8))
+    nonce = rnd.randbytes(12)
+    data, ad = rnd.randbytes(n), rnd.randbytes(5)
+    t = 16 if kind == "gcm" else 8
+    want = c.encrypt(nonce, data, ad)
+    buf = bytearray(n + t)
+    assert k.encrypt_into(nonce, data, ad, buf) == n + t and bytes(buf) == want
+    back = bytearray(n)
+    assert k.decrypt_into(nonce, bytes(buf), ad, back) == n and bytes(back) == data
+    # in place: the output starts where the input does
+    io = bytearray(data) + bytearray(t)
+    assert k.encrypt_into(nonce, memoryview(io)[:n], ad, io) == n + t and bytes(io) == want
+    assert k.decrypt_into(nonce, bytes(io), ad, memoryview(io)[:n]) == n and io[:n] == data
+    for wrong in (n + t - 1, n + t + 1):
+        for impl in (k, c):
+            with pytest.raises(ValueError):
+                impl.encrypt_into(nonce, data, ad, bytearray(wrong))
+    for wrong in (n - 1, n + 1):
+        if wrong < 0:
+            continue
+        for impl in (k, c):
+            with pytest.raises(ValueError):
+                impl.decrypt_into(nonce, want, ad, bytearray(wrong))
+    for impl in (k, c):
+        with pytest.raises(TypeError):
+            impl.encrypt_into(nonce, data, ad, bytes(n + t))
+        with pytest.raises(BufferError):
+            impl.encrypt_into(nonce, data, ad, memoryview(bytearray(2 * (n + t) + 2))[::2][:n + t])
+    bad = want[:-1] + bytes([want[-1] ^ 1])
+    out = bytearray(b"\xaa" * n)
+    with pytest.raises(kuai.InvalidTag):
+        k.decrypt_into(nonce, bad, ad, out)
+    assert out == bytearray(n)  # zeros: no unauthenticated plaintext left
+    with pytest.raises(kuai.InvalidTag):
+        k.decrypt_into(nonce, want[:t - 1], ad, bytearray(0))

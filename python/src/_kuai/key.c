@@ -239,15 +239,20 @@ static void aead_args_release(Py_buffer *nb, Py_buffer *db, Py_buffer *ab)
     release(ab);
 }
 
-/* The arguments as views; 0, or -1 with nothing held. */
+/* The arguments as views; 0, or -1 with nothing held. With into set, a
+ * fourth argument, buf (the *_into calls), whose object *into gets. */
 static int aead_args(const aead_mode *m, const KeyObject *k, PyObject *const *args,
                      Py_ssize_t nargs, PyObject *kwnames, const char *what, Py_buffer *nb,
-                     Py_buffer *db, Py_buffer *ab)
+                     Py_buffer *db, Py_buffer *ab, PyObject **into)
 {
-    static const char *const names[] = {"nonce", "data", "associated_data"};
-    PyObject *a[3];
-    if (kpy_args(what, args, nargs, kwnames, names, 3, 3, a) < 0) {
+    static const char *const names[] = {"nonce", "data", "associated_data", "buf"};
+    const Py_ssize_t na = into ? 4 : 3;
+    PyObject *a[4];
+    if (kpy_args(what, args, nargs, kwnames, names, na, na, a) < 0) {
         return -1;
+    }
+    if (into) {
+        *into = a[3];
     }
     if (kpy_check_block16(k, m->mode) < 0) {
         return -1;
@@ -294,20 +299,48 @@ static int ccm_check_len(Py_ssize_t nonce_len, size_t len)
     return 0;
 }
 
-/* encrypt(nonce, data, associated_data) -> ciphertext || tag */
+/* A writable view of buf of exactly need bytes, as cryptography's
+ * encrypt_into/decrypt_into ask; 0, or -1 with nothing held. */
+static int aead_buf(PyObject *o, Py_buffer *ob, Py_ssize_t need)
+{
+    if (get_writable(o, ob) < 0) {
+        return -1;
+    }
+    if (ob->len != need) {
+        PyBuffer_Release(ob);
+        PyErr_Format(PyExc_ValueError, "buffer must be %zd bytes", need);
+        return -1;
+    }
+    return 0;
+}
+
+/* encrypt(nonce, data, associated_data) -> ciphertext || tag, or with into
+ * encrypt_into(nonce, data, associated_data, buf) -> len(buf), buf being
+ * exactly len(data) + the tag's length (buf may be data's start: in place) */
 static PyObject *aead_encrypt(const aead_mode *m, PyObject *o, PyObject *const *args,
-                              Py_ssize_t nargs, PyObject *kwnames)
+                              Py_ssize_t nargs, PyObject *kwnames, int into)
 {
     KeyObject *k = (KeyObject *)o;
-    Py_buffer nb, db, ab;
-    if (aead_args(m, k, args, nargs, kwnames, "encrypt", &nb, &db, &ab) < 0) {
+    Py_buffer nb, db, ab, ob = {0};
+    PyObject *bo = NULL;
+    if (aead_args(m, k, args, nargs, kwnames, into ? "encrypt_into" : "encrypt", &nb, &db, &ab,
+                  into ? &bo : NULL) < 0) {
         return NULL;
     }
     PyObject *r = NULL;
-    uint8_t *out;
+    uint8_t *out = NULL;
     const size_t t = m->ccm ? k->tag_len : GCM_TAG;
-    if ((!m->ccm || ccm_check_len(nb.len, (size_t)db.len) == 0) &&
-        (r = new_bytes(db.len + (Py_ssize_t)t, &out)) != NULL) {
+    const Py_ssize_t n = db.len + (Py_ssize_t)t;
+    if (m->ccm && ccm_check_len(nb.len, (size_t)db.len) < 0) {
+        /* raised */
+    } else if (into) {
+        if (aead_buf(bo, &ob, n) == 0) {
+            out = ob.buf;
+        }
+    } else if ((r = new_bytes(n, &out)) == NULL) {
+        out = NULL;
+    }
+    if (out) {
         int rc;
         KPY_GIL_CALL(db.len + ab.len, rc,
                      m->seal(k->key, nb.buf, (size_t)nb.len, ab.buf, (size_t)ab.len, db.buf, out,
@@ -315,23 +348,33 @@ static PyObject *aead_encrypt(const aead_mode *m, PyObject *o, PyObject *const *
         if (rc != KUAI_OK) {
             Py_CLEAR(r);
             kpy_raise(rc, m->ccm ? "CCM encryption" : "GCM encryption");
+        } else if (into) {
+            r = PyLong_FromSsize_t(n);
         }
+    }
+    if (ob.obj) {
+        PyBuffer_Release(&ob);
     }
     aead_args_release(&nb, &db, &ab);
     return r;
 }
 
-/* decrypt(nonce, ciphertext || tag, associated_data) -> plaintext; InvalidTag */
+/* decrypt(nonce, ciphertext || tag, associated_data) -> plaintext, or with
+ * into decrypt_into(..., buf) -> len(buf), buf being exactly the plaintext's
+ * length; InvalidTag, and then buf holds zeros (the library's promise; where
+ * cryptography 50 leaves the unauthenticated plaintext in it). */
 static PyObject *aead_decrypt(const aead_mode *m, PyObject *o, PyObject *const *args,
-                              Py_ssize_t nargs, PyObject *kwnames)
+                              Py_ssize_t nargs, PyObject *kwnames, int into)
 {
     KeyObject *k = (KeyObject *)o;
-    Py_buffer nb, db, ab;
-    if (aead_args(m, k, args, nargs, kwnames, "decrypt", &nb, &db, &ab) < 0) {
+    Py_buffer nb, db, ab, ob = {0};
+    PyObject *bo = NULL;
+    if (aead_args(m, k, args, nargs, kwnames, into ? "decrypt_into" : "decrypt", &nb, &db, &ab,
+                  into ? &bo : NULL) < 0) {
         return NULL;
     }
     PyObject *r = NULL;
-    uint8_t *out;
+    uint8_t *out = NULL;
     const size_t t = m->ccm ? k->tag_len : GCM_TAG;
     /* A ciphertext too short to hold a tag, or (CCM) too long for the
      * nonce's length field, is one no encryption made: InvalidTag, as
@@ -339,7 +382,14 @@ static PyObject *aead_decrypt(const aead_mode *m, PyObject *o, PyObject *const *
      * InvalidTag on untrusted input sees every forgery as one. */
     if ((size_t)db.len < t || (m->ccm && !ccm_len_fits(nb.len, (size_t)db.len - t))) {
         PyErr_SetNone(kpy_InvalidTag);
-    } else if ((r = new_bytes(db.len - (Py_ssize_t)t, &out)) != NULL) {
+    } else if (into) {
+        if (aead_buf(bo, &ob, db.len - (Py_ssize_t)t) == 0) {
+            out = ob.buf;
+        }
+    } else if ((r = new_bytes(db.len - (Py_ssize_t)t, &out)) == NULL) {
+        out = NULL;
+    }
+    if (out) {
         const size_t n = (size_t)db.len - t;
         const uint8_t *in = db.buf;
         int rc;
@@ -353,36 +403,31 @@ static PyObject *aead_decrypt(const aead_mode *m, PyObject *o, PyObject *const *
             } else {
                 kpy_raise(rc, m->ccm ? "CCM decryption" : "GCM decryption");
             }
+        } else if (into) {
+            r = PyLong_FromSsize_t((Py_ssize_t)n);
         }
+    }
+    if (ob.obj) {
+        PyBuffer_Release(&ob);
     }
     aead_args_release(&nb, &db, &ab);
     return r;
 }
 
-static PyObject *key_gcm_encrypt(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
-{
-    return aead_encrypt(&aead_gcm, o, args, nargs, kwnames);
-}
-
-static PyObject *key_gcm_decrypt(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
-{
-    return aead_decrypt(&aead_gcm, o, args, nargs, kwnames);
-}
-
+#define AEAD_METHOD(name, fn, m, into)                                                             \
+    static PyObject *name(PyObject *o, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) \
+    {                                                                                              \
+        return fn(&m, o, args, nargs, kwnames, into);                                              \
+    }
+AEAD_METHOD(key_gcm_encrypt, aead_encrypt, aead_gcm, 0)
+AEAD_METHOD(key_gcm_decrypt, aead_decrypt, aead_gcm, 0)
+AEAD_METHOD(key_gcm_encrypt_into, aead_encrypt, aead_gcm, 1)
+AEAD_METHOD(key_gcm_decrypt_into, aead_decrypt, aead_gcm, 1)
 /* CCM's tag is tag_length bytes (the key's, from aead.AESCCM) */
-static PyObject *key_ccm_encrypt(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
-{
-    return aead_encrypt(&aead_ccm, o, args, nargs, kwnames);
-}
-
-static PyObject *key_ccm_decrypt(PyObject *o, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
-{
-    return aead_decrypt(&aead_ccm, o, args, nargs, kwnames);
-}
+AEAD_METHOD(key_ccm_encrypt, aead_encrypt, aead_ccm, 0)
+AEAD_METHOD(key_ccm_decrypt, aead_decrypt, aead_ccm, 0)
+AEAD_METHOD(key_ccm_encrypt_into, aead_encrypt, aead_ccm, 1)
+AEAD_METHOD(key_ccm_decrypt_into, aead_decrypt, aead_ccm, 1)
 
 static PyMethodDef key_methods[] = {
     {"gcm_encrypt", (PyCFunction)(void (*)(void))key_gcm_encrypt, METH_FASTCALL | METH_KEYWORDS,
@@ -393,6 +438,20 @@ static PyMethodDef key_methods[] = {
      "ccm_encrypt(nonce, data, associated_data) -> ciphertext || tag (tag_length bytes)"},
     {"ccm_decrypt", (PyCFunction)(void (*)(void))key_ccm_decrypt, METH_FASTCALL | METH_KEYWORDS,
      "ccm_decrypt(nonce, ciphertext || tag, associated_data) -> plaintext (InvalidTag)"},
+    {"gcm_encrypt_into", (PyCFunction)(void (*)(void))key_gcm_encrypt_into,
+     METH_FASTCALL | METH_KEYWORDS,
+     "gcm_encrypt_into(nonce, data, associated_data, buf) -> int (buf: len(data) + 16 bytes)"},
+    {"gcm_decrypt_into", (PyCFunction)(void (*)(void))key_gcm_decrypt_into,
+     METH_FASTCALL | METH_KEYWORDS,
+     "gcm_decrypt_into(nonce, ciphertext || tag, associated_data, buf) -> int (InvalidTag: buf "
+     "zeroed)"},
+    {"ccm_encrypt_into", (PyCFunction)(void (*)(void))key_ccm_encrypt_into,
+     METH_FASTCALL | METH_KEYWORDS,
+     "ccm_encrypt_into(nonce, data, associated_data, buf) -> int (buf: len(data) + tag_length)"},
+    {"ccm_decrypt_into", (PyCFunction)(void (*)(void))key_ccm_decrypt_into,
+     METH_FASTCALL | METH_KEYWORDS,
+     "ccm_decrypt_into(nonce, ciphertext || tag, associated_data, buf) -> int (InvalidTag: buf "
+     "zeroed)"},
     {"gcm_encrypt_batch", (PyCFunction)(void (*)(void))kpy_gcm_encrypt_batch,
      METH_VARARGS | METH_KEYWORDS, "gcm_encrypt_batch(nonces, datas, aad=None) -> list[bytes]"},
     {"gcm_decrypt_batch", (PyCFunction)(void (*)(void))kpy_gcm_decrypt_batch,

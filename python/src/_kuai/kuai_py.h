@@ -199,6 +199,35 @@ static inline int get_ro(PyObject *o, Py_buffer *b, const char *name)
     return kpy_contiguous(b, name);
 }
 
+/* A writable view of buf for the *_into calls. As cryptography: a buf that
+ * is no buffer or is read-only is a TypeError, a writable one that is not
+ * C-contiguous a BufferError. Asked for with strides so that the two are
+ * told apart: a simple writable view is refused alike for both. 0, or -1
+ * with the error raised and nothing held. */
+static inline int get_writable(PyObject *o, Py_buffer *b)
+{
+    if (PyObject_GetBuffer(o, b, PyBUF_WRITABLE | PyBUF_STRIDES) < 0) {
+        /* Why, asked again read-only: a buffer that gives a read-only view
+         * is read-only, a TypeError whatever its exporter raised for the
+         * writable view (numpy: ValueError "buffer source array is
+         * read-only"); one that gives none either is no buffer (TypeError)
+         * or says why itself (a released memoryview: ValueError). */
+        PyErr_Clear();
+        int read_only = PyObject_GetBuffer(o, b, PyBUF_STRIDES) == 0;
+        if (read_only) {
+            PyBuffer_Release(b);
+        }
+        if (read_only || PyErr_ExceptionMatches(PyExc_TypeError) ||
+            PyErr_ExceptionMatches(PyExc_BufferError)) {
+            PyErr_SetString(PyExc_TypeError,
+                            "buf must be a writable bytes-like object (bytearray, memoryview of "
+                            "one, numpy array)");
+        }
+        return -1;
+    }
+    return kpy_contiguous(b, "buf");
+}
+
 /* An optional buffer: None gives an empty view with buf == NULL. */
 static inline int get_ro_opt(PyObject *o, Py_buffer *b, const char *name)
 {

@@ -115,31 +115,7 @@ PyObject *kpy_ctx_update_into(PyObject *o, PyObject *const *args, Py_ssize_t nar
     if (get_ro(a[0], &db, "data") < 0) {
         return NULL;
     }
-    /* As cryptography: a buf that is no buffer or is read-only is a
-     * TypeError, a writable one that is not C-contiguous a BufferError (as
-     * for every data argument). Asked for with strides so that the two are
-     * told apart: a simple writable view is refused alike for both. */
-    if (PyObject_GetBuffer(a[1], &ob, PyBUF_WRITABLE | PyBUF_STRIDES) < 0) {
-        /* Why, asked again read-only: a buffer that gives a read-only view
-         * is read-only, a TypeError whatever its exporter raised for the
-         * writable view (numpy: ValueError "buffer source array is
-         * read-only"); one that gives none either is no buffer (TypeError)
-         * or says why itself (a released memoryview: ValueError). */
-        PyErr_Clear();
-        int read_only = PyObject_GetBuffer(a[1], &ob, PyBUF_STRIDES) == 0;
-        if (read_only) {
-            PyBuffer_Release(&ob);
-        }
-        if (read_only || PyErr_ExceptionMatches(PyExc_TypeError) ||
-            PyErr_ExceptionMatches(PyExc_BufferError)) {
-            PyErr_SetString(PyExc_TypeError,
-                            "buf must be a writable bytes-like object (bytearray, memoryview of "
-                            "one, numpy array)");
-        }
-        PyBuffer_Release(&db);
-        return NULL;
-    }
-    if (kpy_contiguous(&ob, "buf") < 0) {
+    if (get_writable(a[1], &ob) < 0) {
         PyBuffer_Release(&db);
         return NULL;
     }

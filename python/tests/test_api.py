@@ -717,3 +717,33 @@ def test_generate_key_errors_as_cryptography(bits):
     want = _raised(lambda: caead.AESGCM.generate_key(bits))
     for cls in (aead.UBlockGCM, aead.UBlockCCM):
         assert _raised(lambda: cls.generate_key(bits)) is want
+
+
+# A context that a Key subclass's instance refers to is a reference cycle
+# (k.ctx -> context -> k). The contexts take part in the cycle collector, so
+# gc.collect() frees the key, and with it wipes its schedule; before, the
+# cycle was never collected.
+@pytest.mark.parametrize("kind", ["stream", "gcm", "cmac"])
+def test_context_cycle_is_collected(kind):
+    import gc
+    import weakref
+    from kuai import cmac
+
+    class K(kuai.Cipher):
+        pass
+
+    def make():
+        k = K("sm4", bytes(16))
+        if kind == "stream":
+            k.ctx = k.encryptor(modes.CBC(bytes(16)))
+        elif kind == "gcm":
+            k.ctx = k.encryptor(modes.GCM(bytes(12)))
+            k.ctx.update(b"started")
+        else:
+            k.ctx = cmac.CMAC(k)
+            k.ctx.update(b"started")
+        return weakref.ref(k)
+
+    ref = make()
+    gc.collect()
+    assert ref() is None

@@ -157,8 +157,15 @@ static PyObject *cmac_copy(PyObject *o, PyObject *unused)
     return (PyObject *)c;
 }
 
+static int cmac_tp_clear(PyObject *o)
+{
+    cmac_clear((CmacObject *)o);
+    return 0;
+}
+
 static void cmac_dealloc(PyObject *o)
 {
+    PyObject_GC_UnTrack(o);
     cmac_clear((CmacObject *)o);
     kpy_ctx_free(o);
 }
@@ -175,10 +182,12 @@ static PyMethodDef cmac_methods[] = {
 static PyType_Slot cmac_slots[] = {
     {Py_tp_new, cmac_new},
     {Py_tp_dealloc, cmac_dealloc},
+    {Py_tp_traverse, kpy_ctx_traverse},
+    {Py_tp_clear, cmac_tp_clear},
     {Py_tp_methods, cmac_methods},
     {Py_tp_doc, "CMAC(algorithm): a CMAC (SP 800-38B) under a kuai.Cipher of a 128-bit-block "
                 "cipher, as cryptography's cmac.CMAC."},
     {0, NULL}};
 
-PyType_Spec kpy_cmac_spec = {"kuai.cmac.CMAC", sizeof(CmacObject), 0, Py_TPFLAGS_DEFAULT,
-                             cmac_slots};
+PyType_Spec kpy_cmac_spec = {"kuai.cmac.CMAC", sizeof(CmacObject), 0,
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, cmac_slots};

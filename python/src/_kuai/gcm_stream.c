@@ -208,9 +208,16 @@ static PyObject *gcm_get_tag(PyObject *o, void *unused)
     return PyBytes_FromStringAndSize((const char *)g->tag, GCM_TAG);
 }
 
+static int gcm_tp_clear(PyObject *o)
+{
+    gcm_done((GcmObject *)o);
+    return 0;
+}
+
 static void gcm_dealloc(PyObject *o)
 {
     GcmObject *g = (GcmObject *)o;
+    PyObject_GC_UnTrack(o);
     gcm_done(g);
     volatile uint8_t *p = g->tag;
     for (size_t i = 0; i < sizeof g->tag; i++) {
@@ -238,13 +245,15 @@ static PyGetSetDef gcm_getset[] = {
 
 static PyType_Slot gcm_slots[] = {{Py_tp_new, kpy_ctx_no_new},
                                   {Py_tp_dealloc, gcm_dealloc},
+                                  {Py_tp_traverse, kpy_ctx_traverse},
+                                  {Py_tp_clear, gcm_tp_clear},
                                   {Py_tp_methods, gcm_methods},
                                   {Py_tp_getset, gcm_getset},
                                   {Py_tp_doc, "A streaming GCM encryptor or decryptor."},
                                   {0, NULL}};
 
-PyType_Spec kpy_gcm_spec = {"kuai._kuai.GcmStream", sizeof(GcmObject), 0, Py_TPFLAGS_DEFAULT,
-                            gcm_slots};
+PyType_Spec kpy_gcm_spec = {"kuai._kuai.GcmStream", sizeof(GcmObject), 0,
+                            Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, gcm_slots};
 
 /* gcm_stream(key, encrypt, nonce, tag_or_None, min_tag_length=16) -> GcmStream */
 PyObject *kpy_gcm_stream(PyObject *mod, PyObject *args)

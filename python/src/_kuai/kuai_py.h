@@ -136,7 +136,12 @@ PyObject *kpy_gcm_stream(PyObject *mod, PyObject *args);
 
 /* stream.c: what both streaming contexts are and do alike. Each starts
  * with a CtxObject: the Key it holds (so that the key outlives it) and a
- * lock that serialises concurrent calls on one context. */
+ * lock that serialises concurrent calls on one context. The context types
+ * (and CMAC's) take part in the cycle collector: a context that a Key
+ * subclass's instance refers to (k.ctx = k.encryptor(...)) is a cycle,
+ * which without it was never collected, so the key stayed unwiped for the
+ * process's life. Each type's tp_clear is its wipe; its dealloc untracks,
+ * wipes and frees. */
 typedef struct {
     PyObject_HEAD PyObject *keyobj; /* NULL once finalized */
     PyThread_type_lock lock;
@@ -158,6 +163,7 @@ typedef struct {
 CtxObject *kpy_ctx_new(PyObject *tp, PyObject *keyobj);
 PyObject *kpy_ctx_no_new(PyTypeObject *tp, PyObject *args, PyObject *kwds);
 void kpy_ctx_free(PyObject *o);
+int kpy_ctx_traverse(PyObject *o, visitproc visit, void *arg);
 void kpy_ctx_lock(CtxObject *c);
 int kpy_ctx_check(const CtxObject *c);
 PyObject *kpy_ctx_update(PyObject *o, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,

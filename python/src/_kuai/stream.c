@@ -48,6 +48,15 @@ PyObject *kpy_ctx_no_new(PyTypeObject *tp, PyObject *args, PyObject *kwds)
 }
 
 /* The end of a dealloc, once the type has wiped its own state. */
+/* What the cycle collector follows from a context: its type (a heap type)
+ * and its key. */
+int kpy_ctx_traverse(PyObject *o, visitproc visit, void *arg)
+{
+    Py_VISIT(Py_TYPE(o));
+    Py_VISIT(((CtxObject *)o)->keyobj);
+    return 0;
+}
+
 void kpy_ctx_free(PyObject *o)
 {
     CtxObject *c = (CtxObject *)o;
@@ -389,8 +398,15 @@ static PyObject *stream_py_finalize(PyObject *o, PyObject *unused)
     return r;
 }
 
+static int stream_tp_clear(PyObject *o)
+{
+    stream_clear((StreamObject *)o);
+    return 0;
+}
+
 static void stream_dealloc(PyObject *o)
 {
+    PyObject_GC_UnTrack(o);
     stream_clear((StreamObject *)o);
     kpy_ctx_free(o);
 }
@@ -407,12 +423,14 @@ static PyMethodDef stream_methods[] = {
 static PyType_Slot stream_slots[] = {
     {Py_tp_new, kpy_ctx_no_new},
     {Py_tp_dealloc, stream_dealloc},
+    {Py_tp_traverse, kpy_ctx_traverse},
+    {Py_tp_clear, stream_tp_clear},
     {Py_tp_methods, stream_methods},
     {Py_tp_doc, "An ECB/CBC/CTR/CFB/OFB/XTS encryptor or decryptor."},
     {0, NULL}};
 
-PyType_Spec kpy_stream_spec = {"kuai._kuai.Stream", sizeof(StreamObject), 0, Py_TPFLAGS_DEFAULT,
-                               stream_slots};
+PyType_Spec kpy_stream_spec = {"kuai._kuai.Stream", sizeof(StreamObject), 0,
+                               Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, stream_slots};
 
 /* stream(key, op, iv_or_None, xts_standard=0) -> Stream */
 PyObject *kpy_stream(PyObject *mod, PyObject *args)

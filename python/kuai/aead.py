@@ -22,6 +22,42 @@ __all__ = ["SM4GCM", "AESGCM", "UBlockGCM", "SM4CCM", "AESCCM", "UBlockCCM", "gc
            "gcm_decrypt_batch"]
 
 
+class _NotHere:
+    """A method of the base key type (kuai._kuai.Key, what kuai.Cipher
+    builds on) that an AEAD class does not offer: the other mode's calls,
+    the raw gcm_*/ccm_*/cbc_* names, the XTS flag. Looked up on the class
+    or an instance it raises AttributeError (hasattr() is False), so an
+    AESCCM cannot be used as GCM by mistake, nor an AESGCM as CCM."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    def __get__(self, obj: Any, owner: Optional[type] = None) -> Any:
+        cls = owner if owner is not None else type(obj)
+        raise AttributeError(f"{cls.__name__!r} object has no attribute {self._name!r}")
+
+
+# The base key's public names, less the AEAD classes' own (encrypt,
+# decrypt, encrypt_into, decrypt_into, generate_key, backend; GCM: the
+# batch and packed calls; CCM: tag_length).
+_KEY_NAMES = ("cipher_id", "block_size", "xts", "tag_length", "gcm_encrypt", "gcm_decrypt",
+              "gcm_encrypt_into", "gcm_decrypt_into", "ccm_encrypt", "ccm_decrypt",
+              "ccm_encrypt_into", "ccm_decrypt_into", "gcm_encrypt_batch", "gcm_decrypt_batch",
+              "gcm_encrypt_packed", "gcm_decrypt_packed", "cbc_encrypt_packed",
+              "cbc_decrypt_packed")
+
+
+def _hide(cls: type, keep: Sequence[str] = ()) -> type:
+    for name in _KEY_NAMES:
+        if name not in keep:
+            hidden = _NotHere()
+            hidden.__set_name__(cls, name)
+            setattr(cls, name, hidden)
+    hidden_names = frozenset(n for n in _KEY_NAMES if n not in keep)
+    cls.__dir__ = lambda self: sorted(set(object.__dir__(self)) - hidden_names)  # type: ignore
+    return cls
+
+
 class _GCM(_kuai.Key):
     __slots__ = ()
     _family = ""
@@ -46,6 +82,9 @@ class _GCM(_kuai.Key):
 
     def __repr__(self) -> str:
         return f"<kuai.aead.{type(self).__name__} backend={self.backend}>"
+
+
+_hide(_GCM)
 
 
 def _bit_length(bit_length: Any) -> int:
@@ -137,6 +176,9 @@ class _CCM(_kuai.Key):
 
     def __repr__(self) -> str:
         return f"<kuai.aead.{type(self).__name__} tag_length={self.tag_length} backend={self.backend}>"
+
+
+_hide(_CCM, keep=("tag_length",))
 
 
 class SM4CCM(_SM4Key, _CCM):

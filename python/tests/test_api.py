@@ -747,3 +747,24 @@ def test_context_cycle_is_collected(kind):
     ref = make()
     gc.collect()
     assert ref() is None
+
+
+# The AEAD classes offer what cryptography's do (encrypt, decrypt, the
+# *_into pair, generate_key) and kuai's documented extras, not the base
+# key's other calls: an AESCCM used as GCM by a raw gcm_encrypt, or an
+# AESGCM as CCM, raises AttributeError.
+def test_aead_classes_hide_base_key_calls():
+    from cryptography.hazmat.primitives.ciphers import aead as caead
+
+    g, c = aead.AESGCM(bytes(16)), aead.AESCCM(bytes(16), 8)
+    for obj, theirs in ((g, caead.AESGCM(bytes(16))), (c, caead.AESCCM(bytes(16), 8))):
+        for name in ("encrypt", "decrypt", "encrypt_into", "decrypt_into", "generate_key"):
+            assert hasattr(obj, name) and hasattr(theirs, name)
+        for name in ("gcm_encrypt", "ccm_encrypt", "cbc_encrypt_packed", "xts", "cipher_id"):
+            assert not hasattr(obj, name), name
+            assert name not in dir(obj)
+            with pytest.raises(AttributeError):
+                getattr(type(obj), name)
+    assert not hasattr(g, "tag_length") and c.tag_length == 8
+    assert hasattr(g, "encrypt_batch") and not hasattr(c, "encrypt_batch")
+    assert "backend=" in repr(g) and "tag_length=8" in repr(c)

@@ -127,7 +127,16 @@ typedef struct output {
     int fd;
     const char *path; /* as given, for messages; NULL for standard output */
     char *target;     /* the file to replace or create (a symlink resolved) */
-    char *tmp;        /* temporary path while writing */
+    char *tmp;        /* temporary path while writing (for messages) */
+    /* The target's directory, held open from output_create on: the
+     * temporary file is made, moved into place and removed through it by
+     * name (tmp_name, base), so that a directory moved or replaced by a
+     * symbolic link meanwhile cannot send those elsewhere. */
+    int dir;
+    dev_t dir_dev;
+    ino_t dir_ino;
+    char *tmp_name;   /* tmp's last component */
+    const char *base; /* target's last component */
     int force;
     int direct;     /* device or FIFO: written in place, nothing to commit */
     int replace;    /* an existing regular file is replaced: keep its mode */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <termios.h>
@@ -657,40 +658,81 @@ unsigned default_threads(void)
 
 /* The temporary files being written (several at once in lockstep CBC),
  * removed if a signal ends the process: the handler only reads this table
- * and calls unlink, which is async-signal-safe. */
+ * and calls unlinkat, which is async-signal-safe. Each file is named in a
+ * directory held open (dir), not by its path: a directory moved away or
+ * replaced by a symbolic link during the run would otherwise send the
+ * removal elsewhere and leave the file (0600, a decryption's plaintext) in
+ * the old directory. Outputs in one directory share one handle (dev, ino),
+ * so lockstep CBC's many outputs do not use twice the descriptors. An
+ * entry is published by its name, written after the rest and cleared
+ * first, so the handler never reads a half-made entry. */
 #define MAX_TMP 65536
-static char *volatile tmp_files[MAX_TMP];
+static struct {
+    volatile int dir;
+    dev_t dev;
+    ino_t ino;
+    const char *path;          /* the whole path, for messages */
+    const char *volatile name; /* its last component, in dir */
+} tmp_files[MAX_TMP];
 
-static int tmp_track(char *path)
+static int tmp_track(const output *o)
 {
     for (size_t i = 0; i < MAX_TMP; i++)
-        if (!tmp_files[i]) {
-            tmp_files[i] = path;
+        if (!tmp_files[i].name) {
+            tmp_files[i].dir = o->dir;
+            tmp_files[i].dev = o->dir_dev;
+            tmp_files[i].ino = o->dir_ino;
+            tmp_files[i].path = o->tmp;
+            tmp_files[i].name = o->tmp_name;
             return 0;
         }
     return -1;
 }
 
-static void tmp_untrack(const char *path)
+static void tmp_untrack(const output *o)
 {
     for (size_t i = 0; i < MAX_TMP; i++)
-        if (tmp_files[i] == path)
-            tmp_files[i] = NULL;
+        if (tmp_files[i].name == o->tmp_name && o->tmp_name)
+            tmp_files[i].name = NULL;
 }
 
-/* unlink, saying so when the file stays (the user has to remove it). */
-static void remove_tmp(const char *tmp)
+/* A directory handle a tracked temporary file already uses for this
+ * directory, or -1. */
+static int tmp_dir_shared(dev_t dev, ino_t ino)
 {
-    if (unlink(tmp) != 0 && errno != ENOENT)
-        msg("cannot remove the temporary file %s: %s", tmp, strerror(errno));
+    for (size_t i = 0; i < MAX_TMP; i++)
+        if (tmp_files[i].name && tmp_files[i].dev == dev && tmp_files[i].ino == ino)
+            return tmp_files[i].dir;
+    return -1;
+}
+
+/* Closes the output's directory handle unless a tracked temporary file
+ * still uses it. */
+static void output_dir_release(output *o)
+{
+    if (o->dir < 0)
+        return;
+    int used = 0;
+    for (size_t i = 0; i < MAX_TMP && !used; i++)
+        used = tmp_files[i].name && tmp_files[i].dir == o->dir;
+    if (!used)
+        close(o->dir);
+    o->dir = -1;
+}
+
+/* unlinkat, saying so when the file stays (the user has to remove it). */
+static void remove_tmp(int dir, const char *name, const char *path)
+{
+    if (unlinkat(dir, name, 0) != 0 && errno != ENOENT)
+        msg("cannot remove the temporary file %s: %s", path, strerror(errno));
 }
 
 static void remove_temporaries(void)
 {
     for (size_t i = 0; i < MAX_TMP; i++)
-        if (tmp_files[i]) {
-            remove_tmp(tmp_files[i]);
-            tmp_files[i] = NULL;
+        if (tmp_files[i].name) {
+            remove_tmp(tmp_files[i].dir, tmp_files[i].name, tmp_files[i].path);
+            tmp_files[i].name = NULL;
         }
 }
 
@@ -736,9 +778,11 @@ static void wipe_secrets_on_signal(void)
 
 static void on_signal(int sig)
 {
-    for (size_t i = 0; i < MAX_TMP; i++)
-        if (tmp_files[i])
-            unlink(tmp_files[i]);
+    for (size_t i = 0; i < MAX_TMP; i++) {
+        const char *name = tmp_files[i].name;
+        if (name)
+            unlinkat(tmp_files[i].dir, name, 0);
+    }
     wipe_secrets_on_signal();
     signal(sig, SIG_DFL);
     raise(sig);
@@ -922,6 +966,32 @@ static out_kind output_classify(const char *path, int force, char **target, stru
     return OUT_REPLACE;
 }
 
+/* Creates dir/name, name ending in six X's that become random letters
+ * and digits, as mkostemp does in a path: O_EXCL, mode 0600, close-on-exec.
+ * The name is not a secret, only one nobody else picks. */
+static int tmp_create(int dir, char *name)
+{
+    static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    static uint64_t counter;
+    char *x = name + strlen(name) - 6;
+    for (int tries = 0; tries < 1000; tries++) {
+        uint64_t r;
+        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            r = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 40);
+        }
+        r += ++counter * 0x9e3779b97f4a7c15u;
+        for (int i = 0; i < 6; i++, r /= 62)
+            x[i] = set[r % 62];
+        int fd = openat(dir, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
 int output_check(const char *path, int force)
 {
     if (!path)
@@ -950,6 +1020,7 @@ int output_prepare(output *o, const char *path, int force)
     memset(o, 0, sizeof *o);
     o->force = force;
     o->fd = -1;
+    o->dir = -1;
     if (!path) {
         o->fd = STDOUT_FILENO;
         return 0;
@@ -1020,10 +1091,25 @@ int output_create(output *o)
     char *d = strdup(o->target);
     if (!d)
         fail(EXIT_INTERNAL, "out of memory");
-    size_t n = strlen(o->target) + 32;
+    const char *dir = dirname(d);
+    size_t n = strlen(dir) + 32;
     o->tmp = xmalloc(n);
-    snprintf(o->tmp, n, "%s/.kuai-tmp-XXXXXX", dirname(d));
+    snprintf(o->tmp, n, "%s/.kuai-tmp-XXXXXX", dir);
+    o->tmp_name = strrchr(o->tmp, '/') + 1;
+    const char *slash = strrchr(o->target, '/');
+    o->base = slash ? slash + 1 : o->target;
+    struct stat ds;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int e = errno;
     free(d);
+    if (dfd < 0 || fstat(dfd, &ds) != 0) {
+        e = dfd < 0 ? e : errno;
+        if (dfd >= 0)
+            close(dfd);
+        free(o->tmp);
+        o->tmp = NULL;
+        fail(EXIT_IO, "%s: cannot create a temporary file next to it: %s", o->path, strerror(e));
+    }
     catch_signals();
     /* A signal between creating the file and tracking it would leave the
      * file behind; other threads started by the CLI block these signals
@@ -1031,19 +1117,29 @@ int output_create(output *o)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    /* mkostemp creates with O_EXCL and mode 0600: nobody else can have the
-     * file open, and a plaintext is never readable by others meanwhile. */
-    o->fd = mkostemp(o->tmp, O_CLOEXEC);
-    int e = errno;
-    if (o->fd >= 0 && tmp_track(o->tmp)) { /* the name mkostemp chose */
-        remove_tmp(o->tmp);
+    int shared = tmp_dir_shared(ds.st_dev, ds.st_ino);
+    if (shared >= 0) {
+        close(dfd);
+        dfd = shared;
+    }
+    o->dir = dfd;
+    o->dir_dev = ds.st_dev;
+    o->dir_ino = ds.st_ino;
+    /* O_EXCL and mode 0600, as mkostemp: nobody else can have the file
+     * open, and a plaintext is never readable by others meanwhile. */
+    o->fd = tmp_create(o->dir, o->tmp_name);
+    e = errno;
+    if (o->fd >= 0 && tmp_track(o)) {
+        remove_tmp(o->dir, o->tmp_name, o->tmp);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         fail(EXIT_USAGE, "%s: more than %d outputs at once", o->path, MAX_TMP);
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (o->fd < 0) {
+        output_dir_release(o);
         free(o->tmp);
         o->tmp = NULL;
+        o->tmp_name = NULL;
         fail(EXIT_IO, "%s: cannot create a temporary file next to it: %s", o->path, strerror(e));
     }
     return 0;
@@ -1059,15 +1155,16 @@ void output_like_input(output *o, int fd)
 /* Moves the finished temporary file to the target without ever replacing
  * a file that appeared meanwhile: renameat2(RENAME_NOREPLACE), or where the
  * file system lacks it link + unlink. */
-static int publish_new(const char *tmp, const char *target)
+static int publish_new(const output *o)
 {
-    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_NOREPLACE) == 0)
+    if (renameat2(o->dir, o->tmp_name, o->dir, o->base, RENAME_NOREPLACE) == 0)
         return 0;
     if (errno != EINVAL && errno != ENOSYS)
         return -1;
-    if (link(tmp, target) != 0)
+    if (linkat(o->dir, o->tmp_name, o->dir, o->base, 0) != 0)
         return -1;
-    remove_tmp(tmp); /* the file is in place under both names: drop the temporary one */
+    /* the file is in place under both names: drop the temporary one */
+    remove_tmp(o->dir, o->tmp_name, o->tmp);
     return 0;
 }
 
@@ -1123,13 +1220,25 @@ void output_finish(output *o)
  * removes every temporary file), as it would have been at the start; so is
  * another regular file put there, whose mode and owner are not the ones
  * output_finish gave the new file (a 0600 file would be replaced by a
- * wider one). Gone is fine: the output is then new. */
+ * wider one). Gone is fine: the output is then new. So is a directory that
+ * the output's path no longer leads to (moved away, or replaced by a link
+ * to another): the output would land where its name does not lead, so
+ * nothing is written, and the temporary file is removed from the directory
+ * it is in. */
 static void output_recheck(const output *o)
 {
     struct stat now;
-    if (!o->path || o->direct || !o->replace || !o->target)
+    if (!o->path || o->direct || o->dir < 0)
         return;
-    if (lstat(o->target, &now) != 0)
+    char *d = strdup(o->target);
+    if (!d)
+        fail(EXIT_INTERNAL, "out of memory");
+    int moved = stat(dirname(d), &now) != 0 || now.st_dev != o->dir_dev || now.st_ino != o->dir_ino;
+    free(d);
+    if (moved)
+        fail(EXIT_IO, "%s: its directory was moved or replaced during the run; not writing there",
+             o->path);
+    if (!o->replace || fstatat(o->dir, o->base, &now, AT_SYMLINK_NOFOLLOW) != 0)
         return;
     if (!S_ISREG(now.st_mode))
         fail(EXIT_IO, "%s: no longer a regular file; not replacing it", o->path);
@@ -1143,33 +1252,27 @@ static void output_publish(output *o)
     if (!o->path || o->direct)
         return;
     if (o->force && o->replace) {
-        if (rename(o->tmp, o->target) != 0) {
+        if (renameat(o->dir, o->tmp_name, o->dir, o->base) != 0) {
             int e = errno;
             output_abort(o);
             fail(EXIT_IO, "%s: cannot rename the temporary file into place: %s", o->path,
                  strerror(e));
         }
-    } else if (publish_new(o->tmp, o->target) != 0) {
+    } else if (publish_new(o) != 0) {
         int e = errno;
         output_abort(o);
         if (e == EEXIST)
             fail(EXIT_IO, "%s: exists; not overwriting it (use --force)", o->path);
         fail(EXIT_IO, "%s: cannot create: %s", o->path, strerror(e));
     }
-    tmp_untrack(o->tmp);
-    /* the rename itself survives a crash (no allocation: nothing to fail
-     * after the output is in place but this best effort) */
-    char dir[4096];
-    if (strlen(o->target) < sizeof dir) {
-        strcpy(dir, o->target);
-        int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0) {
-            fsync(dfd);
-            close(dfd);
-        }
-    }
+    tmp_untrack(o);
+    /* the rename itself survives a crash (nothing to fail after the output
+     * is in place but this best effort) */
+    fsync(o->dir);
+    output_dir_release(o);
     free(o->tmp);
     o->tmp = NULL;
+    o->tmp_name = NULL;
     free(o->target);
     o->target = NULL;
 }
@@ -1205,10 +1308,13 @@ void output_abort(output *o)
         close(o->fd);
     o->fd = -1;
     if (o->tmp) {
-        remove_tmp(o->tmp); /* before untracking: a signal in between still removes it */
-        tmp_untrack(o->tmp);
+        /* before untracking: a signal in between still removes it */
+        remove_tmp(o->dir, o->tmp_name, o->tmp);
+        tmp_untrack(o);
+        output_dir_release(o);
         free(o->tmp);
         o->tmp = NULL;
+        o->tmp_name = NULL;
     }
     free(o->target);
     o->target = NULL;

@@ -10,7 +10,7 @@
  *   KUAI_FAULT=FUNC:N         the Nth call of FUNC fails (errno as a real
  *                             failure would set it)
  *   KUAI_FAULT=write:N:short  the Nth write writes half its bytes and says so
- *   KUAI_FAULT_ALSO=unlink    and every unlink fails too (a second fault:
+ *   KUAI_FAULT_ALSO=unlink    and every unlink and unlinkat fails too (a second fault:
  *                             the temporary file cannot be removed)
  *   KUAI_FAULT_LOG=FILE       appends "inject FUNC N WHAT" when it fails a
  *                             call (WHAT: the path, "fd=K PATH" for a
@@ -60,8 +60,9 @@
 
 /* clang-format off */
 #define FUNCS(X)                                                                                   \
-    X(open) X(openat) X(fopen) X(mkostemp) X(read) X(write) X(fsync) X(close) X(fchmod)           \
-    X(link) X(linkat) X(rename) X(renameat2) X(unlink) X(malloc) X(calloc) X(realloc)              \
+    X(open) X(openat) X(fopen) X(read) X(write) X(fsync) X(close) X(fchmod)           \
+    X(link) X(linkat) X(rename) X(renameat) X(renameat2) X(unlink) X(unlinkat) X(malloc)          \
+    X(calloc) X(realloc)                                                                           \
     X(posix_memalign) X(strdup) X(realpath) X(pthread_create) X(EVP_PBE_scrypt) X(RAND_bytes)
 /* clang-format on */
 
@@ -306,6 +307,21 @@ static void describe(const char *func, const char *what)
     log_line("inject %s %lu %s\n", func, fault_n, what);
 }
 
+/* A path relative to a directory handle, logged as the whole path (the
+ * test names files by it): the handle's path and the name. */
+static void describe_at(const char *func, int dfd, const char *name)
+{
+    char link[64], dir[4096], whole[8192];
+    ssize_t n = -1;
+    if (dfd != AT_FDCWD && name[0] != '/') {
+        snprintf(link, sizeof link, "/proc/self/fd/%d", dfd);
+        n = readlink(link, dir, sizeof dir - 1);
+    }
+    dir[n > 0 ? n : 0] = '\0';
+    snprintf(whole, sizeof whole, "%s%s%s", dir, n > 0 ? "/" : "", name);
+    describe(func, whole);
+}
+
 /* KUAI_FAULT_SWAP (an open for reading) or KUAI_FAULT_SWAP_OUT (one for
  * writing): PATH becomes a hard link to TARGET (a link beside it, renamed
  * over it), once. */
@@ -363,7 +379,7 @@ int openat(int dfd, const char *path, int flags, ...)
         va_end(ap);
     }
     if (HIT(openat)) {
-        describe("openat", path);
+        describe_at("openat", dfd, path);
         errno = EACCES;
         return -1;
     }
@@ -381,17 +397,6 @@ FILE *fopen(const char *path, const char *mode)
         return NULL;
     }
     return real_fn(path, mode);
-}
-
-int mkostemp(char *tmpl, int flags)
-{
-    REAL(int, "mkostemp", char *, int);
-    if (HIT(mkostemp)) {
-        describe("mkostemp", tmpl);
-        errno = EACCES;
-        return -1;
-    }
-    return real_fn(tmpl, flags);
 }
 
 ssize_t read(int fd, void *buf, size_t n)
@@ -463,7 +468,7 @@ int link(const char *a, const char *b)
 int linkat(int da, const char *a, int db, const char *b, int flags)
 {
     if (HIT(linkat)) {
-        describe("linkat", b);
+        describe_at("linkat", db, b);
         errno = EIO;
         return -1;
     }
@@ -480,10 +485,20 @@ int rename(const char *a, const char *b)
     return (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, 0);
 }
 
+int renameat(int da, const char *a, int db, const char *b)
+{
+    if (HIT(renameat)) {
+        describe_at("renameat", db, b);
+        errno = EIO;
+        return -1;
+    }
+    return (int)syscall(SYS_renameat2, da, a, db, b, 0);
+}
+
 int renameat2(int da, const char *a, int db, const char *b, unsigned flags)
 {
     if (HIT(renameat2)) {
-        describe("renameat2", b);
+        describe_at("renameat2", db, b);
         errno = EIO;
         return -1;
     }
@@ -504,6 +519,29 @@ int unlink(const char *path)
         return -1;
     }
     return (int)syscall(SYS_unlinkat, AT_FDCWD, path, 0);
+}
+
+int unlinkat(int dfd, const char *path, int flags)
+{
+    uintptr_t ret = (uintptr_t)__builtin_return_address(0);
+    if (HIT(unlinkat)) {
+        describe_at("unlinkat", dfd, path);
+        errno = EIO;
+        return -1;
+    }
+    if (unlink_always && ret >= main_lo && ret < main_hi) {
+        char link[64], dir[4096];
+        ssize_t n = -1;
+        if (dfd != AT_FDCWD) {
+            snprintf(link, sizeof link, "/proc/self/fd/%d", dfd);
+            n = readlink(link, dir, sizeof dir - 1);
+        }
+        dir[n > 0 ? n : 0] = '\0';
+        log_line("unlink-failed %s%s%s\n", dir, n > 0 ? "/" : "", path);
+        errno = EIO;
+        return -1;
+    }
+    return (int)syscall(SYS_unlinkat, dfd, path, flags);
 }
 
 void *malloc(size_t n)

@@ -1150,6 +1150,45 @@ def test_replaced_output_changed(d):
                f"seen={seen} rc={rc} {err!r} left={os.listdir(sub)}")
 
 
+def test_directory_swapped(d):
+    """The output's directory moved away (or replaced by a symbolic link to
+    another) while kuai waits for its input: the temporary file was named
+    by its path, so its removal went through the new link or to nothing,
+    and the file (0600, a decryption's plaintext) stayed in the moved
+    directory, at exit 2 as at a signal. The file is now made, moved and
+    removed through a handle on the directory itself; the output is not
+    written where its path no longer leads (exit 2), and nothing is left in
+    either directory."""
+    k = key_hex("sm4")
+    for i, (what, link) in enumerate((("moved away", False),
+                                      ("replaced by a link to another", True))):
+        for end in ("eof", "SIGTERM"):
+            p, sub, out, seen = encrypt_from_pipe(d, f"dirswap{i}{end}", k,
+                                                  stderr=subprocess.PIPE)
+            old, other = sub + ".old", sub + ".other"
+            os.rename(sub, old)
+            os.makedirs(other)
+            if link:
+                os.symlink(other, sub)
+            if end == "eof":
+                p.stdin.write(b"input")
+                p.stdin.close()
+            else:
+                p.send_signal(signal.SIGTERM)
+            rc = p.wait()
+            if end == "SIGTERM":
+                p.stdin.close()
+            err = p.stderr.read().decode(errors="replace")
+            want_rc = EXIT_IO if end == "eof" else -signal.SIGTERM
+            needle = "directory was moved or replaced" if end == "eof" else ""
+            clean = not os.listdir(old) and not os.listdir(other)
+            report(seen and rc == want_rc and needle in err and clean,
+                   f"the output's directory {what} during the run ({end}): "
+                   "nothing written, no temporary file left",
+                   f"seen={seen} rc={rc} {err!r} old={os.listdir(old)} "
+                   f"other={os.listdir(other)}")
+
+
 def test_ignored_signals(d):
     """A signal ignored by the caller (nohup, trap '' INT) stays ignored:
     kuai used to install its clean-up handler over SIG_IGN, so a nohup'd
@@ -2483,6 +2522,7 @@ def main():
         test_output_matrix(d)
         test_interrupted(d)
         test_replaced_output_changed(d)
+        test_directory_swapped(d)
         test_killed_during_scrypt(d)
         test_ignored_signals(d)
         test_more_signals(d)

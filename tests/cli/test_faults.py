@@ -303,7 +303,7 @@ def run_scenario(sc, root, make_ws):
                 # The outputs of several inputs are all written and synced
                 # before the first rename; a failing rename of the k-th
                 # leaves the k-1 before it in place (docs/cli.md).
-                renamed = i - 1 if func in ("rename", "renameat2", "link") else 0
+                renamed = i - 1 if func in ("rename", "renameat", "renameat2", "link", "linkat") else 0
                 for o in PREEXISTING(ws, sc)[renamed:]:
                     s = os.stat(o)
                     if open(o, "rb").read() != OLD or stat.S_IMODE(s.st_mode) != OLD_MODE:
@@ -339,7 +339,7 @@ def wipe_checks(root):
     # output_check, say): fail() with the file keys derived.
     label = "wipe: decrypt, output_create fails after the key derivation"
     rc, _, err = kuai(["decrypt", "-k", KEY32, "-o", out, src],
-                      shim=dict(shim, KUAI_FAULT="mkostemp:1"))
+                      shim=dict(shim, KUAI_FAULT="openat:1"))
     scanned, found = secrets_log(log)
     if rc != 2 or "cannot create a temporary file" not in err:
         failures.append(f"{label}: rc={rc} {err!r}")

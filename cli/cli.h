@@ -160,7 +160,8 @@ int output_open(output *o, const char *path, int force);
 int output_prepare(output *o, const char *path, int force);
 int output_create(output *o);
 /* A new output made from the input fd gets at most the input's read and
- * write permissions (as cp), minus the umask: never wider than its input. */
+ * write permissions (as cp), minus the umask: never wider than its input (a
+ * regular file or a named FIFO; a pipe, terminal or socket gives 0666). */
 void output_like_input(output *o, int fd);
 /* pthread_create with every signal blocked in the new thread. */
 int cli_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);

@@ -21,7 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 #ifdef __linux__
+#include <linux/magic.h>
 #include <sys/prctl.h>
+#include <sys/vfs.h>
 #endif
 
 #include <openssl/crypto.h>
@@ -1145,10 +1147,25 @@ int output_create(output *o)
     return 0;
 }
 
+/* A named FIFO is a file whose permissions say who may write what comes
+ * through it, as a regular file's say who may read it; an anonymous pipe
+ * (on pipefs) says nothing, and gives 0666. */
+static int named_fifo(int fd, const struct stat *st)
+{
+#ifdef __linux__
+    struct statfs fs;
+    return S_ISFIFO(st->st_mode) && fstatfs(fd, &fs) == 0 && fs.f_type != PIPEFS_MAGIC;
+#else
+    (void)fd;
+    (void)st;
+    return 0;
+#endif
+}
+
 void output_like_input(output *o, int fd)
 {
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+    if (fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || named_fifo(fd, &st)))
         o->in_mode = st.st_mode & 0666;
 }
 

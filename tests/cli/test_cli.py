@@ -1609,9 +1609,32 @@ def test_issue15(d):
                             os.path.join(sub, "r.kuai")], stdin=f, capture_output=True)
     modes.append(st_.S_IMODE(os.stat(os.path.join(sub, "r.kuai")).st_mode)
                  if p.returncode == 0 else p.stderr)
+    # a named 0600 FIFO, as an input and as standard input: its permissions,
+    # as a file's (it counted as an anonymous pipe: 0666 minus the umask)
+    fifo = d.file("i15/secret-fifo")
+    os.mkfifo(fifo, 0o600)
+    os.chmod(fifo, 0o600)
+    for name, stdin_fifo in (("f.kuai", False), ("fs.kuai", True)):
+        out = os.path.join(sub, name)
+        args = [KUAI, "encrypt", "-c", "sm4", "-k", k, "-o", out] + ([] if stdin_fifo else [fifo])
+        if stdin_fifo:
+            # the read end first (not blocking: no writer yet), then the
+            # write end, then the read end made blocking for kuai
+            r = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+            w = os.open(fifo, os.O_WRONLY)
+            os.set_blocking(r, True)
+            p = subprocess.Popen(args, stdin=r, stderr=subprocess.PIPE)
+            os.close(r)
+        else:
+            p = subprocess.Popen(args, stderr=subprocess.PIPE)
+            w = os.open(fifo, os.O_WRONLY)
+        os.write(w, b"through a fifo")
+        os.close(w)
+        rc = p.wait()
+        modes.append(st_.S_IMODE(os.stat(out).st_mode) if rc == 0 else p.stderr.read())
     umask = os.umask(0o022)
     os.umask(umask)
-    report(modes == [0o600, 0o600, 0o600, 0o666 & ~umask, 0o600],
+    report(modes == [0o600, 0o600, 0o600, 0o666 & ~umask, 0o600, 0o600, 0o600],
            "a new file: its input's permissions minus the umask, never wider", repr(modes))
     # 4: no temporary file after a failure
     out = os.path.join(sub, "badiv.enc")

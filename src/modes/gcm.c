@@ -730,16 +730,7 @@ static int gcm_open(const kuai_gcm_ctx *t, const kuai_key *k, const uint8_t *iv,
     uint8_t want[16], full[16];
     memcpy(want, tag, tag_len);
     gcm_message(t, k, iv, iv_len, aad, aad_len, in, out, len, 0, full);
-    int bad = tag_differs(full, want, tag_len);
-    kuai_declassify(&bad, sizeof bad); /* the verdict is public */
-    kuai_wipe(full, sizeof full);
-    if (bad) {
-        /* Never hand back plaintext that failed authentication. */
-        if (len)
-            kuai_wipe(out, len);
-        return KUAI_ERR_AUTH;
-    }
-    return KUAI_OK;
+    return tag_verdict(full, want, tag_len, out, len);
 }
 
 int kuai_gcm_encrypt(const kuai_key *k, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
@@ -880,11 +871,8 @@ int kuai_gcm_decrypt_final(kuai_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len
         return r;
     uint8_t full[16];
     gcm_tag(ctx, full);
-    int bad = tag_differs(full, tag, tag_len);
-    kuai_declassify(&bad, sizeof bad); /* the verdict is public */
-    kuai_wipe(full, sizeof full);
     kuai_gcm_wipe(ctx);
-    return bad ? KUAI_ERR_AUTH : KUAI_OK;
+    return tag_verdict(full, tag, tag_len, NULL, 0);
 }
 
 void kuai_gcm_wipe(kuai_gcm_ctx *ctx)

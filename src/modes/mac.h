@@ -3,6 +3,7 @@
 #ifndef KUAI_MODES_MAC_H
 #define KUAI_MODES_MAC_H
 
+#include "../ct.h"
 #include "modes.h"
 
 /* 0 when the first n bytes agree; time independent of where they differ. */
@@ -13,6 +14,23 @@ static inline int tag_differs(const uint8_t *a, const uint8_t *b, size_t n)
         d |= (unsigned)(a[i] ^ b[i]);
     /* d in 0..255: (d - 1) >> 8 is all ones exactly when d == 0. */
     return (int)(1 & ~((d - 1) >> 8));
+}
+
+/* An AEAD decryption's verdict on its computed tag (16 bytes, wiped here)
+ * against the expected one: public once made, and on a mismatch the len
+ * bytes already written to out are wiped, so that plaintext that failed
+ * authentication is never handed back. */
+static inline int tag_verdict(uint8_t computed[16], const uint8_t *want, size_t tag_len,
+                              uint8_t *out, size_t len)
+{
+    int bad = tag_differs(computed, want, tag_len);
+    kuai_declassify(&bad, sizeof bad);
+    kuai_wipe(computed, 16);
+    if (!bad)
+        return KUAI_OK;
+    if (len)
+        kuai_wipe(out, len);
+    return KUAI_ERR_AUTH;
 }
 
 /* CBC-MAC of nblocks whole 16-byte blocks into mac (the chain, updated in

@@ -1101,7 +1101,9 @@ int output_create(output *o)
     const char *slash = strrchr(o->target, '/');
     o->base = slash ? slash + 1 : o->target;
     struct stat ds;
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    /* O_PATH: a directory kuai may write in but not list (mode 0300) is
+     * still one it can make its file in */
+    int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
     int e = errno;
     free(d);
     if (dfd < 0 || fstat(dfd, &ds) != 0) {
@@ -1284,8 +1286,12 @@ static void output_publish(output *o)
     }
     tmp_untrack(o);
     /* the rename itself survives a crash (nothing to fail after the output
-     * is in place but this best effort) */
-    fsync(o->dir);
+     * is in place but this best effort; an O_PATH handle cannot be synced) */
+    int sync_fd = openat(o->dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (sync_fd >= 0) {
+        fsync(sync_fd);
+        close(sync_fd);
+    }
     output_dir_release(o);
     free(o->tmp);
     o->tmp = NULL;

@@ -1189,6 +1189,41 @@ def test_directory_swapped(d):
                    f"other={os.listdir(other)}")
 
 
+def test_write_only_directory(d):
+    """An output in a directory its user may write in but not list (mode
+    0300) is made there, as mkostemp made it: the handle kuai holds on the
+    directory must not need read permission (O_RDONLY did: exit 2). As
+    nobody when root, whom permissions do not stop."""
+    k = key_hex("sm4")
+    sub = d.file("wonly")
+    os.makedirs(sub)
+    src = os.path.join(sub, "in")
+    with open(src, "wb") as f:
+        f.write(b"into a write-only directory")
+    box = os.path.join(sub, "box")
+    os.makedirs(box)
+    exe, pre = KUAI, None
+    if os.geteuid() == 0:
+        for p_ in (d.path, sub):
+            os.chmod(p_, 0o755)
+        os.chmod(src, 0o644)
+        os.chown(box, 65534, 65534)
+        exe = os.path.join(sub, "kuai-as-nobody")
+        shutil.copy(KUAI, exe)
+        pre = lambda: (os.setgroups([]), os.setgid(65534), os.setuid(65534))
+    os.chmod(box, 0o300)
+    out = os.path.join(box, "out")
+    p = subprocess.run([exe, "encrypt", "-q", "-c", "sm4", "-k", k, "-o", out, src],
+                       capture_output=True, start_new_session=True, preexec_fn=pre)
+    os.chmod(box, 0o700)
+    ok = p.returncode == 0 and os.path.exists(out) and not leftovers(box)
+    if ok:
+        with open(out, "rb") as f:
+            ok = ref(f.read(), key=k) == b"into a write-only directory"
+    report(ok, "an output in a 0300 directory (writable, not readable) is made",
+           f"rc={p.returncode} {p.stderr!r} {os.listdir(box)}")
+
+
 def test_ignored_signals(d):
     """A signal ignored by the caller (nohup, trap '' INT) stays ignored:
     kuai used to install its clean-up handler over SIG_IGN, so a nohup'd
@@ -2546,6 +2581,7 @@ def main():
         test_interrupted(d)
         test_replaced_output_changed(d)
         test_directory_swapped(d)
+        test_write_only_directory(d)
         test_killed_during_scrypt(d)
         test_ignored_signals(d)
         test_more_signals(d)

@@ -83,12 +83,14 @@ typedef enum kuai_file_header_error {
     KUAI_FILE_HDR_SHORT,   /* the magic, then fewer than 64 bytes */
     KUAI_FILE_HDR_VERSION, /* a format version other than 1 */
     KUAI_FILE_HDR_FIELD,   /* unknown cipher, chunk size, KDF, reserved or KDF bytes */
-    KUAI_FILE_HDR_COST     /* scrypt N*r*p above 2^23 */
+    KUAI_FILE_HDR_COST,    /* scrypt N*r*p above 2^23 */
+    KUAI_FILE_HDR_ARG      /* p NULL, or buf NULL with len > 0 (KUAI_ERR_ARG): no bytes judged */
 } kuai_file_header_error;
 
 /* Parses the first len bytes of a file (all 64 header bytes when len >=
  * 64). 0, or KUAI_ERR_FORMAT with the reason in *why (why may be NULL;
- * with KUAI_FILE_HDR_VERSION the version is buf[8]). */
+ * with KUAI_FILE_HDR_VERSION the version is buf[8]), or KUAI_ERR_ARG with
+ * KUAI_FILE_HDR_ARG. *why is set on every return. */
 KUAI_API int kuai_file_header_parse(const uint8_t *buf, size_t len, kuai_file_params *p,
                                     kuai_file_header_error *why);
 

@@ -44,8 +44,14 @@ int kuai_file_header_parse(const uint8_t *buf, size_t len, kuai_file_params *p,
                            kuai_file_header_error *why)
 {
     kuai_file_header_error w = KUAI_FILE_HDR_OK;
-    if (!buf || !p)
+    /* A caller switching on *why after any failure must not read a stale
+     * or uninitialised value: the argument error has its own reason. NULL
+     * with len 0 is an empty input, as elsewhere in the library. */
+    if ((!buf && len) || !p) {
+        if (why)
+            *why = KUAI_FILE_HDR_ARG;
         return KUAI_ERR_ARG;
+    }
     if (len < 8 || memcmp(buf, magic, 8) != 0)
         w = KUAI_FILE_HDR_MAGIC;
     else if (len < HDR)

@@ -382,6 +382,29 @@ static void test_header_parse(void)
         CHECK(rc == KUAI_ERR_FORMAT && why == cases[i].why, "header case %zu: rc %d why %d", i, rc,
               (int)why);
     }
+    /* Argument errors set *why too (it was left as it was, so a caller
+     * switching on it read a stale or uninitialised reason); NULL with
+     * length 0 is an empty input, not an argument error. */
+    static const struct {
+        int null_buf, null_p;
+        size_t len;
+        int rc;
+        kuai_file_header_error why;
+    } args[] = {{1, 0, HDR, KUAI_ERR_ARG, KUAI_FILE_HDR_ARG},
+                {0, 1, HDR, KUAI_ERR_ARG, KUAI_FILE_HDR_ARG},
+                {1, 1, HDR, KUAI_ERR_ARG, KUAI_FILE_HDR_ARG},
+                {0, 1, 0, KUAI_ERR_ARG, KUAI_FILE_HDR_ARG},
+                {1, 0, 0, KUAI_ERR_FORMAT, KUAI_FILE_HDR_MAGIC}};
+    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
+        why = KUAI_FILE_HDR_OK;
+        int rc = kuai_file_header_parse(args[i].null_buf ? NULL : h, args[i].len,
+                                        args[i].null_p ? NULL : &q, &why);
+        CHECK(rc == args[i].rc && why == args[i].why, "argument case %zu: rc %d why %d", i, rc,
+              (int)why);
+        CHECK(kuai_file_header_parse(args[i].null_buf ? NULL : h, args[i].len,
+                                     args[i].null_p ? NULL : &q, NULL) == args[i].rc,
+              "argument case %zu, why NULL", i);
+    }
     /* scrypt: the parameter ranges and the N*r*p cap (the header made
      * at N = 2^10, then its cost byte raised: parsing runs no scrypt). */
     CHECK(kuai_file_params_new(&p, KUAI_SM4, KUAI_FILE_KDF_SCRYPT, 10) == 0, "params");

@@ -413,7 +413,13 @@ int container_decrypt(const cli_opts *o, key_material *km, int in_fd, output *ou
                 in_name);
             break;
         case KUAI_FILE_HDR_SHORT:
-            msg("%s: truncated: the header is cut short", in_name);
+            /* An empty input is one too (kuai_file.h): most often an output
+             * that was never written (a shell redirect made it, the
+             * command failed), so it is named as such. */
+            if (n == 0)
+                msg("%s: truncated: the input is empty (no kuai header)", in_name);
+            else
+                msg("%s: truncated: the header is cut short", in_name);
             break;
         case KUAI_FILE_HDR_VERSION:
             msg("%s: format version %u, this kuai reads version %u", in_name, hdr[8],

@@ -79,8 +79,9 @@ typedef struct kuai_file_params {
 /* Why kuai_file_header_parse refused a header (its *why). */
 typedef enum kuai_file_header_error {
     KUAI_FILE_HDR_OK = 0,
-    KUAI_FILE_HDR_MAGIC,   /* no kuai magic: not a kuai file */
-    KUAI_FILE_HDR_SHORT,   /* the magic, then fewer than 64 bytes */
+    KUAI_FILE_HDR_MAGIC,   /* no kuai magic (nor a prefix of it): not a kuai file */
+    KUAI_FILE_HDR_SHORT,   /* fewer than 64 bytes that begin as a header does: the magic or
+                            * a prefix of it (an empty input too): a file cut short */
     KUAI_FILE_HDR_VERSION, /* a format version other than 1 */
     KUAI_FILE_HDR_FIELD,   /* unknown cipher, chunk size, KDF, reserved or KDF bytes */
     KUAI_FILE_HDR_COST,    /* scrypt N*r*p above 2^23 */

@@ -311,7 +311,8 @@ def decrypt(src: Source, dst: Source, *, key: Any = None, password: Any = None,
 def header(src: Union[bytes, Source]) -> dict:
     """The header's fields of a .kuai file (a path, a binary file object, or
     its first bytes), without a key: cipher, kdf ("key" or "scrypt") and the
-    scrypt cost. FormatError when it is not a kuai file."""
+    scrypt cost. FormatError when it is not a kuai file, or is cut short
+    (fewer than its 64 header bytes, an empty input too: "truncated")."""
     if isinstance(src, (str, os.PathLike)):  # bytes are the header's bytes here
         with open(src, "rb") as f:
             buf = f.read(HEADER_SIZE)

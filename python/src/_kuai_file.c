@@ -263,13 +263,16 @@ static PyObject *file_error(int rc, const char *secret_kind)
     }
 }
 
-static const char *header_why(kuai_file_header_error why)
+/* len: the bytes parsed. An empty input is a truncated one (kuai_file.h),
+ * named as empty, as `kuai decrypt` does. */
+static const char *header_why(kuai_file_header_error why, size_t len)
 {
     switch (why) {
     case KUAI_FILE_HDR_MAGIC:
         return "not a kuai file";
     case KUAI_FILE_HDR_SHORT:
-        return "truncated: the header is cut short";
+        return len ? "truncated: the header is cut short"
+                   : "truncated: the input is empty (no kuai header)";
     case KUAI_FILE_HDR_VERSION:
         return "a format version this kuai does not read";
     case KUAI_FILE_HDR_COST:
@@ -352,9 +355,7 @@ static PyObject *mod_decrypt(PyObject *mod, PyObject *args)
     kuai_file_header_error why = KUAI_FILE_HDR_OK;
     if (kuai_file_header_parse(hdr, got, &p, &why) != 0) {
         PyBuffer_Release(&secret);
-        if (got == 0)
-            return PyErr_Format(FormatError, "not a kuai file (empty)");
-        return PyErr_Format(FormatError, "%s", header_why(why));
+        return PyErr_Format(FormatError, "%s", header_why(why, got));
     }
     if ((p.kdf == KUAI_FILE_KDF_SCRYPT) != !!use_pw) {
         PyBuffer_Release(&secret);
@@ -392,7 +393,7 @@ static PyObject *mod_parse_header(PyObject *mod, PyObject *arg)
     int rc = kuai_file_header_parse(b.buf, (size_t)b.len, &p, &why);
     PyBuffer_Release(&b);
     if (rc)
-        return PyErr_Format(FormatError, "%s", header_why(why));
+        return PyErr_Format(FormatError, "%s", header_why(why, (size_t)b.len));
     return params_tuple(&p);
 }
 

@@ -169,6 +169,24 @@ def test_header_reasons(tmp_path):
         kfile.header(b"hello, world" * 10)
     with pytest.raises(kfile.FormatError, match="truncated"):
         kfile.decrypt(io.BytesIO(ct[:40]), io.BytesIO(), key=bytes(range(16)))
+    # fewer bytes than the magic: the start of a kuai file is a truncated
+    # one (it was "not a kuai file"), other bytes are not a kuai file
+    for cut in (1, 3, 7):
+        with pytest.raises(kfile.FormatError, match="truncated: the header is cut short"):
+            kfile.header(ct[:cut])
+        with pytest.raises(kfile.FormatError, match="truncated: the header is cut short"):
+            kfile.decrypt(io.BytesIO(ct[:cut]), io.BytesIO(), key=bytes(range(16)))
+    for junk in (b"KUAX", b"k", ct[:4] + b"\n"):
+        with pytest.raises(kfile.FormatError, match="not a kuai file"):
+            kfile.header(junk)
+        with pytest.raises(kfile.FormatError, match="not a kuai file"):
+            kfile.decrypt(io.BytesIO(junk), io.BytesIO(), key=bytes(range(16)))
+    # empty: truncated, and named so, from header() and decrypt() alike
+    # (decrypt() said "not a kuai file (empty)", header() "not a kuai file")
+    with pytest.raises(kfile.FormatError, match="truncated: the input is empty"):
+        kfile.header(b"")
+    with pytest.raises(kfile.FormatError, match="truncated: the input is empty"):
+        kfile.decrypt(io.BytesIO(b""), io.BytesIO(), key=bytes(range(16)))
     bad = bytearray(ct)
     bad[8] = 9  # the format version
     with pytest.raises(kfile.FormatError, match="version"):

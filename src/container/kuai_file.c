@@ -52,7 +52,11 @@ int kuai_file_header_parse(const uint8_t *buf, size_t len, kuai_file_params *p,
             *why = KUAI_FILE_HDR_ARG;
         return KUAI_ERR_ARG;
     }
-    if (len < 8 || memcmp(buf, magic, 8) != 0)
+    /* Fewer than 8 bytes are judged by what is there: a prefix of the
+     * magic (none at all included) is a kuai file cut short, as a file of
+     * the magic and part of a header is, not some other format. */
+    size_t m = len < 8 ? len : 8;
+    if (m && memcmp(buf, magic, m) != 0)
         w = KUAI_FILE_HDR_MAGIC;
     else if (len < HDR)
         w = KUAI_FILE_HDR_SHORT;

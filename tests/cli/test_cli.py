@@ -1459,6 +1459,34 @@ def test_errors(d, supported):
         report(rc == EXIT_UNAVAIL, "unsupported cipher: exit 5", f"rc={rc} {err}")
 
 
+def test_short_input(d):
+    """An input shorter than the magic was "not a kuai file" even when it
+    was the start of one (a kuai file cut after 3 bytes): a prefix of the
+    magic is a truncated file, an empty input too (named as empty), and
+    other short bytes are still not a kuai file. Exit 3 either way."""
+    k = key_hex("sm4")
+    rc, ct, _ = run(["encrypt", "-c", "sm4", "-k", k], b"x" * 100)
+    report(rc == 0, "short input: encrypt", f"rc={rc}")
+    cases = [(b"", "truncated: the input is empty"),
+             (ct[:1], "truncated: the header is cut short"),
+             (ct[:3], "truncated: the header is cut short"),
+             (ct[:7], "truncated: the header is cut short"),
+             (ct[:8], "truncated: the header is cut short"),
+             (b"KUAX", "not a kuai file"),
+             (b"k", "not a kuai file"),
+             (ct[:4] + b"\n", "not a kuai file")]  # a text-mode transfer's line end
+    for data, want in cases:
+        for via_file in (False, True):
+            args = ["decrypt", "-k", k]
+            if via_file:
+                args.append(d.file("short.kuai", data))
+            rc, out, err = run(args, None if via_file else data)
+            report(rc == EXIT_VERIFY and want in err and out == b"" and err.count("\n") == 1
+                   and ("truncated" in want) == ("truncated" in err),
+                   f"short input {data!r} ({'file' if via_file else 'stdin'}): {want}",
+                   f"rc={rc} {err!r}")
+
+
 def test_key_lengths(d):
     """An empty key, or one of a length no cipher takes, is a usage error
     (exit 1) in every command that takes a key: container decryption, which
@@ -2562,6 +2590,7 @@ def main():
     try:
         test_help()
         test_errors(d, supported)
+        test_short_input(d)
         test_key_lengths(d)
         test_flag_values(d)
         test_options_twice(d)

@@ -13,6 +13,10 @@
  * trips are compared with memcmp as well, the way a user's program would
  * branch on them.
  *
+ * With the container built (KUAI_MEMCHECK_FILE), its calls too, once
+ * (pseudo-backend "container"): every cipher, a raw key and a password,
+ * chunk by chunk and as streams, tampered and cut files refused.
+ *
  *   kuai_memcheck [--backend NAME]   (every usable backend without)
  *   kuai_memcheck --list-backends
  *
@@ -22,6 +26,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "ghash/ghash.h"
 #include "kuai.h"
+#ifdef KUAI_MEMCHECK_FILE
+#include "kuai_file.h"
+#endif
 #include "seam.h" /* kuai_registry_reload */
 
 #include <stdio.h>
@@ -369,6 +376,208 @@ static void helpers(kuai_cipher c, const kuai_key *k)
     }
 }
 
+/* ---- the container (kuai_file) ------------------------------------------ */
+
+#ifdef KUAI_MEMCHECK_FILE
+/* The container's own code (headers, key derivation through libcrypto,
+ * chunk framing, the failure paths that must zero their output) under the
+ * default backend of each cipher: the ciphers themselves are covered per
+ * backend above. Two chunks (one full, one short), so each file is a
+ * little over 1 MiB: a few seconds under valgrind for all seven ciphers. */
+#define C_PT (KUAI_FILE_CHUNK_SIZE + 1000)
+#define C_CT (KUAI_FILE_HEADER_SIZE + C_PT + 2 * KUAI_FILE_TAG_SIZE)
+
+typedef struct {
+    const uint8_t *p;
+    size_t len, off;
+} mem_in;
+typedef struct {
+    uint8_t *p;
+    size_t cap, len;
+} mem_out;
+
+static long mem_read(void *ctx, uint8_t *buf, size_t n)
+{
+    mem_in *m = ctx;
+    size_t k = m->len - m->off < n ? m->len - m->off : n;
+    memcpy(buf, m->p + m->off, k);
+    m->off += k;
+    return (long)k;
+}
+
+static int mem_write(void *ctx, const uint8_t *buf, size_t n)
+{
+    mem_out *m = ctx;
+    /* what the library hands a caller must be defined, chunk by chunk */
+    DEFINED(buf, n);
+    if (n > m->cap - m->len)
+        return -1;
+    memcpy(m->p + m->len, buf, n);
+    m->len += n;
+    return 0;
+}
+
+static int all_zero(const uint8_t *p, size_t n)
+{
+    DEFINED(p, n);
+    uint8_t acc = 0;
+    for (size_t i = 0; i < n; i++)
+        acc |= p[i];
+    return acc == 0;
+}
+
+/* Chunk by chunk, as the kuai tool does: a raw key. */
+static void container_chunks(kuai_cipher c, const uint8_t *fpt, uint8_t *fct, uint8_t *frt)
+{
+    const size_t ks = kuai_key_size(c), CH = KUAI_FILE_CHUNK_SIZE, TG = KUAI_FILE_TAG_SIZE;
+    const size_t HD = KUAI_FILE_HEADER_SIZE, tail = C_PT - CH;
+    uint8_t key[32];
+    kuai_file_params p, q;
+    kuai_file_header_error why;
+    kuai_file_keys k;
+    fill(key, sizeof key);
+    if (!ok(kuai_file_params_new(&p, c, KUAI_FILE_KDF_KEY, 0), KUAI_OK, "file params"))
+        return;
+    if (!ok(kuai_file_seal_begin(&k, &p, key, ks, fct), KUAI_OK, "file seal_begin"))
+        return;
+    DEFINED(fct, HD);
+    ok(kuai_file_seal_chunk(&k, 0, 0, fpt, CH, fct + HD), KUAI_OK, "file seal chunk 0");
+    ok(kuai_file_seal_chunk(&k, 1, 1, fpt + CH, tail, fct + HD + CH + TG), KUAI_OK,
+       "file seal chunk 1");
+    DEFINED(fct, C_CT);
+    kuai_file_keys_wipe(&k);
+
+    /* a header cut short, and the whole one */
+    ok(kuai_file_header_parse(fct, 40, &q, &why), KUAI_ERR_FORMAT, "file header cut");
+    DEFINED(&why, sizeof why);
+    if (!ok(kuai_file_header_parse(fct, HD, &q, &why), KUAI_OK, "file header_parse"))
+        return;
+    DEFINED(&q, sizeof q);
+    DEFINED(&why, sizeof why);
+    /* a wrong key: the header tag refuses it */
+    key[0] ^= 1;
+    ok(kuai_file_open_begin(&k, fct, &q, key, ks), KUAI_ERR_AUTH, "file open_begin wrong key");
+    key[0] ^= 1;
+    if (!ok(kuai_file_open_begin(&k, fct, &q, key, ks), KUAI_OK, "file open_begin"))
+        return;
+    uint8_t *c0 = fct + HD, *c1 = fct + HD + CH + TG;
+    ok(kuai_file_open_chunk(&k, 0, 0, c0, CH + TG, frt), KUAI_OK, "file open chunk 0");
+    ok(kuai_file_open_chunk(&k, 1, 1, c1, tail + TG, frt + CH), KUAI_OK, "file open chunk 1");
+    same(frt, fpt, C_PT, "file chunks round trip");
+    /* A tampered chunk is refused and its output zeroed, out of place
+     * (a ciphertext byte) and in place (a tag byte); on the short last
+     * chunk, so that every cipher pays little for it. */
+    c1[tail / 2] ^= 0x20;
+    memset(frt, 0xa5, tail);
+    ok(kuai_file_open_chunk(&k, 1, 1, c1, tail + TG, frt), KUAI_ERR_AUTH, "file tampered chunk 1");
+    if (!all_zero(frt, tail))
+        fail("file tampered chunk 1: output not zeroed", 0);
+    c1[tail / 2] ^= 0x20;
+    c1[tail + 3] ^= 1;
+    memcpy(frt, c1, tail + TG);
+    ok(kuai_file_open_chunk(&k, 1, 1, frt, tail + TG, frt), KUAI_ERR_AUTH,
+       "file tampered tag, in place");
+    if (!all_zero(frt, tail))
+        fail("file tampered tag, in place: output not zeroed", 0);
+    c1[tail + 3] ^= 1;
+    /* The full chunk tampered, and read as the last one (a file cut at
+     * the chunk boundary), take other paths in the open (GCM: a failed
+     * open, then the tag checked without output; uBlock-256/256: its HMAC
+     * twice), one per construction: 1 MiB each is most of the time here. */
+    if (c == KUAI_SM4 || c == KUAI_UBLOCK_256_256) {
+        c0[77] ^= 0x20;
+        memset(frt, 0xa5, CH);
+        ok(kuai_file_open_chunk(&k, 0, 0, c0, CH + TG, frt), KUAI_ERR_AUTH,
+           "file tampered chunk 0");
+        if (!all_zero(frt, CH))
+            fail("file tampered chunk 0: output not zeroed", 0);
+        c0[77] ^= 0x20;
+        ok(kuai_file_open_chunk(&k, 0, 1, c0, CH + TG, frt), KUAI_ERR_TRUNCATED,
+           "file cut at a chunk boundary");
+        if (!all_zero(frt, CH))
+            fail("file cut at a chunk boundary: output not zeroed", 0);
+    }
+    kuai_file_keys_wipe(&k);
+}
+
+/* Whole streams through callbacks, as the Python binding does: a file
+ * sealed, opened, then opened with its last chunk tampered. */
+static void container_stream(kuai_cipher c, kuai_file_kdf kdf, const uint8_t *secret, size_t slen,
+                             const uint8_t *fpt, uint8_t *fct, uint8_t *frt)
+{
+    kuai_file_params p, q;
+    /* the smallest scrypt cost the format takes (2^10, r = 8: 1 MiB) */
+    if (!ok(kuai_file_params_new(&p, c, kdf, KUAI_FILE_SCRYPT_LOG2N_MIN), KUAI_OK, "file params"))
+        return;
+    mem_in in = {fpt, C_PT, 0};
+    mem_out out = {fct, C_CT, 0};
+    if (!ok(kuai_file_encrypt_stream(&p, secret, slen, mem_read, &in, mem_write, &out), KUAI_OK,
+            "file encrypt_stream"))
+        return;
+    if (out.len != C_CT) {
+        fail("file encrypt_stream: length", 0);
+        return;
+    }
+    mem_in ci = {fct, C_CT, 0};
+    mem_out ro = {frt, C_PT, 0};
+    if (ok(kuai_file_decrypt_stream(kdf, secret, slen, mem_read, &ci, mem_write, &ro, &q), KUAI_OK,
+           "file decrypt_stream"))
+        DEFINED(&q, sizeof q);
+    if (ro.len != C_PT)
+        fail("file decrypt_stream: length", 0);
+    same(frt, fpt, C_PT, "file stream round trip");
+    /* the last chunk tampered: the first, verified, chunk is all that is
+     * written */
+    fct[C_CT - 100] ^= 4;
+    ci.off = 0;
+    ro.len = 0;
+    ok(kuai_file_decrypt_stream(kdf, secret, slen, mem_read, &ci, mem_write, &ro, NULL),
+       KUAI_ERR_AUTH, "file decrypt_stream tampered");
+    if (ro.len != KUAI_FILE_CHUNK_SIZE)
+        fail("file decrypt_stream tampered: output is not the verified chunk alone", 0);
+    fct[C_CT - 100] ^= 4;
+}
+
+static void container(void)
+{
+    uint8_t *fpt = malloc(C_PT), *fct = malloc(C_CT), *frt = malloc(C_CT);
+    if (!fpt || !fct || !frt) {
+        fail("file buffers", KUAI_ERR_EXTERNAL);
+        free(fpt);
+        free(fct);
+        free(frt);
+        return;
+    }
+    fill(fpt, C_PT);
+    /* every cipher the format names (kuai_file.h: ids 1..7) */
+    for (int ci = KUAI_UBLOCK_128_128; ci <= KUAI_AES_256; ci++) {
+        kuai_cipher c = (kuai_cipher)ci;
+        uint8_t key[32];
+        fill(key, sizeof key);
+        cur_cipher = kuai_cipher_name(c);
+        container_chunks(c, fpt, fct, frt);
+        /* the stream calls' own code is the same for every cipher: one
+         * per construction (GCM, uBlock-256/256's CTR + HMAC) */
+        if (c == KUAI_AES_128 || c == KUAI_UBLOCK_256_256)
+            container_stream(c, KUAI_FILE_KDF_KEY, key, kuai_key_size(c), fpt, fct, frt);
+    }
+    /* a password (scrypt): one cipher is enough, the KDF is not per cipher */
+    cur_cipher = kuai_cipher_name(KUAI_SM4);
+    static const uint8_t pw[] = "correct horse";
+    container_stream(KUAI_SM4, KUAI_FILE_KDF_SCRYPT, pw, sizeof pw - 1, fpt, fct, frt);
+    mem_in ci = {fct, C_CT, 0};
+    mem_out ro = {frt, C_PT, 0};
+    ok(kuai_file_decrypt_stream(KUAI_FILE_KDF_SCRYPT, (const uint8_t *)"wrong", 5, mem_read, &ci,
+                                mem_write, &ro, NULL),
+       KUAI_ERR_AUTH, "file wrong password");
+    if (ro.len != 0)
+        fail("file wrong password: wrote output", 0);
+    free(fpt);
+    free(fct);
+    free(frt);
+}
+#endif
+
 static int list_backends(void)
 {
     const char *seen[64];
@@ -387,6 +596,9 @@ static int list_backends(void)
         }
     }
     printf("ghash\n"); /* every GHASH backend, driven directly */
+#ifdef KUAI_MEMCHECK_FILE
+    printf("container\n"); /* kuai_file, once, under the default backends */
+#endif
     return 0;
 }
 
@@ -464,6 +676,13 @@ int main(int argc, char **argv)
         ghash_all();
         runs++;
     }
+#ifdef KUAI_MEMCHECK_FILE
+    if (!only || strcmp(only, "container") == 0) {
+        cur_backend = "container";
+        container();
+        runs++;
+    }
+#endif
     printf("kuai_memcheck%s%s: %u cipher/backend runs, %lu calls, %lu failures\n",
            only ? " --backend " : "", only ? only : "", runs, calls, failures);
     free(pt);

@@ -47,18 +47,49 @@ _KEY_NAMES = ("cipher_id", "block_size", "xts", "tag_length", "gcm_encrypt", "gc
               "cbc_decrypt_packed")
 
 
+def _is_hidden(cls: type, name: str) -> bool:
+    """Whether name resolves on cls to a _NotHere: by the class's MRO, not
+    by a fixed list, so a subclass that defines one of the names again
+    (its own xts, say) has it listed by dir() as getattr() finds it."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            return isinstance(vars(klass)[name], _NotHere)
+    return False
+
+
+class _AEADMeta(type):
+    """The AEAD classes' metaclass, for dir(cls) alone: type.__dir__ lists
+    every name in the MRO's dicts, the _NotHere placeholders and the base
+    key's methods they shadow among them, and dir(cls) consults only the
+    metaclass (an instance __dir__ does not reach it). A subclass of type,
+    as the base kuai._kuai.Key's metaclass is type; it adds no state, so
+    isinstance, issubclass, subclassing and pickling by name behave as
+    with type."""
+
+    def __dir__(cls) -> List[str]:
+        return sorted(n for n in type.__dir__(cls) if not _is_hidden(cls, n))
+
+
+def _instance_dir(self: Any) -> List[str]:
+    # A name in the instance's own __dict__ (a subclass without
+    # __slots__) is found by getattr before the class's _NotHere, a
+    # non-data descriptor, so it stays listed.
+    own = getattr(self, "__dict__", {})
+    return sorted(n for n in object.__dir__(self)
+                  if n in own or not _is_hidden(type(self), n))
+
+
 def _hide(cls: type, keep: Sequence[str] = ()) -> type:
     for name in _KEY_NAMES:
         if name not in keep:
             hidden = _NotHere()
             hidden.__set_name__(cls, name)
             setattr(cls, name, hidden)
-    hidden_names = frozenset(n for n in _KEY_NAMES if n not in keep)
-    cls.__dir__ = lambda self: sorted(set(object.__dir__(self)) - hidden_names)  # type: ignore
+    cls.__dir__ = _instance_dir  # type: ignore
     return cls
 
 
-class _GCM(_kuai.Key):
+class _GCM(_kuai.Key, metaclass=_AEADMeta):
     __slots__ = ()
     _family = ""
 
@@ -153,7 +184,7 @@ class UBlockGCM(_UBlockKey, _GCM):
     __slots__ = ()
 
 
-class _CCM(_kuai.Key):
+class _CCM(_kuai.Key, metaclass=_AEADMeta):
     __slots__ = ()
     _family = ""
 

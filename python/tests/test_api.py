@@ -3,6 +3,7 @@
 import ctypes
 import os
 import random
+import re
 import threading
 from array import array
 
@@ -768,3 +769,52 @@ def test_aead_classes_hide_base_key_calls():
     assert not hasattr(g, "tag_length") and c.tag_length == 8
     assert hasattr(g, "encrypt_batch") and not hasattr(c, "encrypt_batch")
     assert "backend=" in repr(g) and "tag_length=8" in repr(c)
+
+
+# dir() on the class, not only on an instance, omits the hidden calls
+# (type.__dir__ listed the placeholders and the base key's methods, and
+# help() showed them), and getattr on the class raises; the metaclass that
+# does it leaves isinstance, subclassing and help() as before, and a
+# subclass that defines one of the names again has it listed.
+@pytest.mark.parametrize("cls", [aead.SM4GCM, aead.AESGCM, aead.UBlockGCM, aead.SM4CCM,
+                                 aead.AESCCM, aead.UBlockCCM])
+def test_aead_class_dir_hides_base_key_calls(cls):
+    import pydoc
+
+    hidden = set(aead._KEY_NAMES) - ({"tag_length"} if "CCM" in cls.__name__ else set())
+    listed = dir(cls)
+    assert listed == sorted(listed)
+    for name in hidden:
+        assert name not in listed, name
+        with pytest.raises(AttributeError):
+            getattr(cls, name)
+        assert not hasattr(cls, name)
+    for name in ("encrypt", "decrypt", "encrypt_into", "decrypt_into", "generate_key", "backend",
+                 "__init__", "__new__", "__repr__", "__dir__"):
+        assert name in listed, name
+    assert ("encrypt_batch" in listed) == ("GCM" in cls.__name__)
+    assert ("tag_length" in listed) == ("CCM" in cls.__name__)
+    key = bytes(16)
+    obj = cls(key)
+    assert isinstance(obj, cls) and isinstance(obj, kuai._kuai.Key)
+    assert issubclass(cls, kuai._kuai.Key)
+    assert not isinstance(kuai.Cipher("sm4", key), cls)
+    assert "gcm_encrypt" in dir(kuai.Cipher) and "xts" in dir(kuai.Cipher("sm4", key))
+    # help()'s entries are the " |  name..." lines (encrypt's reads
+    # "encrypt = gcm_encrypt(...)", the C method's own name: not an entry).
+    page = pydoc.render_doc(cls, renderer=pydoc.plaintext)
+    entries = set(re.findall(r"^ \|  (\w+)", page, re.M))
+    assert {"encrypt", "decrypt", "encrypt_into", "generate_key", "backend"} <= entries
+    assert not entries & hidden, entries & hidden
+
+    class Sub(cls):
+        def xts(self):
+            return "own"
+
+    sub = Sub(key)
+    assert isinstance(sub, cls) and sub.xts() == "own"
+    assert sub.decrypt(bytes(12), sub.encrypt(bytes(12), b"m", None), None) == b"m"
+    assert "xts" in dir(Sub) and "xts" in dir(sub)
+    assert "gcm_encrypt" not in dir(Sub) and "gcm_encrypt" not in dir(sub)
+    with pytest.raises(AttributeError):
+        getattr(Sub, "gcm_encrypt")

@@ -676,6 +676,9 @@ static struct {
     const char *path;          /* the whole path, for messages */
     const char *volatile name; /* its last component, in dir */
 } tmp_files[MAX_TMP];
+/* Directory handles held for temporary files (output_dir_open), and how
+ * many may be: half the open-file limit, so that the inputs still open. */
+static size_t dir_handles;
 
 static int tmp_track(const output *o)
 {
@@ -703,7 +706,8 @@ static void tmp_untrack(const output *o)
 static int tmp_dir_shared(dev_t dev, ino_t ino)
 {
     for (size_t i = 0; i < MAX_TMP; i++)
-        if (tmp_files[i].name && tmp_files[i].dev == dev && tmp_files[i].ino == ino)
+        if (tmp_files[i].name && tmp_files[i].dir >= 0 && tmp_files[i].dev == dev &&
+            tmp_files[i].ino == ino)
             return tmp_files[i].dir;
     return -1;
 }
@@ -712,13 +716,17 @@ static int tmp_dir_shared(dev_t dev, ino_t ino)
  * still uses it. */
 static void output_dir_release(output *o)
 {
-    if (o->dir < 0)
+    if (o->dir < 0) { /* none, or AT_FDCWD */
+        o->dir = -1;
         return;
+    }
     int used = 0;
     for (size_t i = 0; i < MAX_TMP && !used; i++)
         used = tmp_files[i].name && tmp_files[i].dir == o->dir;
-    if (!used)
+    if (!used) {
         close(o->dir);
+        dir_handles--;
+    }
     o->dir = -1;
 }
 
@@ -1080,6 +1088,39 @@ int output_open(output *o, const char *path, int force)
     return 0;
 }
 
+/* A handle on dir for an output's temporary file, with dir's status in
+ * *ds: one a tracked temporary file already holds for it, else a new one
+ * (O_PATH: a directory kuai may write in but not list, mode 0300, is still
+ * one it can make its file in). With half the open-file limit already in
+ * handles (thousands of outputs through links into as many directories),
+ * AT_FDCWD: that output goes by its path, as before handles were held.
+ * -1 with errno when dir cannot be reached. */
+static int output_dir_open(const char *dir, struct stat *ds)
+{
+    if (stat(dir, ds) != 0)
+        return -1;
+    int shared = tmp_dir_shared(ds->st_dev, ds->st_ino);
+    if (shared >= 0)
+        return shared;
+    struct rlimit nofile;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY &&
+        dir_handles >= nofile.rlim_cur / 2)
+        return AT_FDCWD;
+    int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return errno == EMFILE || errno == ENFILE ? AT_FDCWD : -1;
+    /* the directory the handle holds is the one stat found, whose identity
+     * output_recheck compares the path with at the end */
+    if (fstat(dfd, ds) != 0) {
+        int e = errno;
+        close(dfd);
+        errno = e;
+        return -1;
+    }
+    dir_handles++;
+    return dfd;
+}
+
 int output_create(output *o)
 {
     if (!o->path || o->fd >= 0)
@@ -1101,19 +1142,21 @@ int output_create(output *o)
     const char *slash = strrchr(o->target, '/');
     o->base = slash ? slash + 1 : o->target;
     struct stat ds;
-    /* O_PATH: a directory kuai may write in but not list (mode 0300) is
-     * still one it can make its file in */
-    int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int dfd = output_dir_open(dir, &ds);
     int e = errno;
     free(d);
-    if (dfd < 0 || fstat(dfd, &ds) != 0) {
-        e = dfd < 0 ? e : errno;
-        if (dfd >= 0)
-            close(dfd);
+    if (dfd == -1) {
         free(o->tmp);
         o->tmp = NULL;
         fail(EXIT_IO, "%s: cannot create a temporary file next to it: %s", o->path, strerror(e));
     }
+    if (dfd == AT_FDCWD) { /* no handle to spare: by path, as the names are */
+        o->tmp_name = o->tmp;
+        o->base = o->target;
+    }
+    o->dir = dfd;
+    o->dir_dev = ds.st_dev;
+    o->dir_ino = ds.st_ino;
     catch_signals();
     /* A signal between creating the file and tracking it would leave the
      * file behind; other threads started by the CLI block these signals
@@ -1121,14 +1164,6 @@ int output_create(output *o)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    int shared = tmp_dir_shared(ds.st_dev, ds.st_ino);
-    if (shared >= 0) {
-        close(dfd);
-        dfd = shared;
-    }
-    o->dir = dfd;
-    o->dir_dev = ds.st_dev;
-    o->dir_ino = ds.st_ino;
     /* O_EXCL and mode 0600, as mkostemp: nobody else can have the file
      * open, and a plaintext is never readable by others meanwhile. */
     o->fd = tmp_create(o->dir, o->tmp_name);
@@ -1247,7 +1282,7 @@ void output_finish(output *o)
 static void output_recheck(const output *o)
 {
     struct stat now;
-    if (!o->path || o->direct || o->dir < 0)
+    if (!o->path || o->direct || !o->tmp)
         return;
     char *d = strdup(o->target);
     if (!d)
@@ -1287,7 +1322,9 @@ static void output_publish(output *o)
     tmp_untrack(o);
     /* the rename itself survives a crash (nothing to fail after the output
      * is in place but this best effort; an O_PATH handle cannot be synced) */
-    int sync_fd = openat(o->dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    char *d = o->dir == AT_FDCWD ? strdup(o->target) : NULL;
+    int sync_fd = openat(o->dir, d ? dirname(d) : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(d);
     if (sync_fd >= 0) {
         fsync(sync_fd);
         close(sync_fd);

@@ -1224,6 +1224,43 @@ def test_write_only_directory(d):
            f"rc={p.returncode} {p.stderr!r} {os.listdir(box)}")
 
 
+def test_many_output_directories(d):
+    """Outputs waiting in many directories (with -f, outputs that are links
+    to files in as many directories) under a small open-file limit: each
+    waiting output holds a handle on its directory, and with more
+    directories than the limit allows the run failed (too many open files),
+    where outputs named by path had worked. Past half the limit they go by
+    path again; the run must succeed and replace every target."""
+    import resource
+    k = key_hex("sm4")
+    sub = d.file("manydirs")
+    out_dir = os.path.join(sub, "out")
+    os.makedirs(out_dir)
+    inputs, targets = [], []
+    for i in range(24):
+        src = os.path.join(sub, f"in{i}")
+        with open(src, "wb") as f:
+            f.write(b"input %d" % i)
+        tdir = os.path.join(sub, f"t{i}")
+        os.makedirs(tdir)
+        tgt = os.path.join(tdir, "target")
+        with open(tgt, "wb") as f:
+            f.write(b"old")
+        os.symlink(tgt, os.path.join(out_dir, f"in{i}.kuai"))
+        inputs.append(src)
+        targets.append(tgt)
+    p = subprocess.run([KUAI, "encrypt", "-q", "-f", "-c", "sm4", "-k", k, "-o", out_dir] + inputs,
+                       capture_output=True, start_new_session=True,
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (20, 20)))
+    ok = p.returncode == 0
+    for i, tgt in enumerate(targets):
+        with open(tgt, "rb") as f:
+            ok = ok and ref(f.read(), key=k) == b"input %d" % i
+        ok = ok and not leftovers(os.path.dirname(tgt))
+    report(ok, "24 outputs in 24 directories under an open-file limit of 20",
+           f"rc={p.returncode} {p.stderr!r}")
+
+
 def test_ignored_signals(d):
     """A signal ignored by the caller (nohup, trap '' INT) stays ignored:
     kuai used to install its clean-up handler over SIG_IGN, so a nohup'd
@@ -2611,6 +2648,7 @@ def main():
         test_replaced_output_changed(d)
         test_directory_swapped(d)
         test_write_only_directory(d)
+        test_many_output_directories(d)
         test_killed_during_scrypt(d)
         test_ignored_signals(d)
         test_more_signals(d)

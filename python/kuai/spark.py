@@ -168,7 +168,10 @@ def _on_error(on_error: str) -> bool:
     return on_error == "raise"
 
 
-def _decrypt(arr: pa.Array, k: Any, mode: str, aad: Any, raise_: bool) -> pa.Array:
+def _decrypt(arr: pa.Array, k: Any, mode: str, aad: Any, raise_: bool,
+             rows: Optional[List[int]] = None) -> pa.Array:
+    """rows: where each of arr's rows is in the batch (the SQL functions'
+    per-row keys decrypt a subset of it), for the row an error names."""
     nulls = _all_null(arr, mode, aad)
     if nulls is not None:
         return nulls
@@ -188,6 +191,7 @@ def _decrypt(arr: pa.Array, k: Any, mode: str, aad: Any, raise_: bool) -> pa.Arr
     if failed.any():
         if raise_:
             i = int(np.argmax(failed))
+            i = i if rows is None else rows[i]
             raise ValueError(f"kuai.spark: decryption of row {i} of the batch failed "
                              f"({mode.upper()}: wrong key, damaged value or not an "
                              "encrypted value); try_decrypt/on_error='null' gives NULL")
@@ -315,7 +319,8 @@ def _sql(conf_keys: Dict[str, str], op: str, raise_: bool):
             cache[kk] = (_kuai.Key(cid, kb), m)
         return cache[kk]
 
-    def one(col: pa.Array, key: Any, cipher: str, mode: str) -> pa.Array:
+    def one(col: pa.Array, key: Any, cipher: str, mode: str,
+            rows: Optional[List[int]] = None) -> pa.Array:
         if key is None or cipher is None or mode is None:
             # A NULL key, cipher or mode gives NULL rows, in all three
             # functions, as Spark's aes_encrypt and aes_decrypt give NULL
@@ -333,7 +338,7 @@ def _sql(conf_keys: Dict[str, str], op: str, raise_: bool):
             return pa.nulls(len(col), pa.large_binary())
         if op == "enc":
             return _encrypt(col, k, m, None)
-        return _decrypt(col, k, m, None, raise_)
+        return _decrypt(col, k, m, None, raise_, rows)
 
     def run(col, key, cipher=None, mode=None):
         col = _as_array(col)
@@ -354,7 +359,9 @@ def _sql(conf_keys: Dict[str, str], op: str, raise_: bool):
             groups.setdefault(t, []).append(i)
         parts, order = [], []
         for t, rows in groups.items():
-            parts.append(one(col.take(pa.array(rows, pa.int64())), *t))
+            # rows: the error of a failed row names its row in the batch, not
+            # in this subset (it named row 1 for the batch's row 3).
+            parts.append(one(col.take(pa.array(rows, pa.int64())), *t, rows=rows))
             order.extend(rows)
         back = np.empty(n, dtype=np.int64)
         back[np.asarray(order, dtype=np.int64)] = np.arange(n, dtype=np.int64)

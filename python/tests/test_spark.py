@@ -379,6 +379,21 @@ def test_sql_key_per_row():
                pa.array(["gcm"] * 5)).to_pylist() == [b"a", None, None, b"", b"eeeee"]
 
 
+def test_sql_key_per_row_error_row():
+    """With a key that changes from row to row, a row that fails kuai_decrypt
+    is named by its row in the batch. The rows of each key are decrypted as
+    one subset, and the error named the row in that subset: row 1 for the
+    batch's row 3 (the second row under bytes(16))."""
+    keys = pa.array([KEY16, bytes(16), KEY16, bytes(16), KEY16])
+    sm4, gcm = pa.array(["sm4"] * 5), pa.array(["gcm"] * 5)
+    ct = ks._sql({}, "enc", True)(pa.array([b"a", b"b", b"c", b"d", b"e"]), keys, sm4, gcm)
+    for bad in (3, 4, 0):
+        rows = ct.to_pylist()
+        rows[bad] = rows[bad][:-1] + bytes([rows[bad][-1] ^ 1])  # the tag's last byte
+        with pytest.raises(ValueError, match=f"row {bad} of the batch"):
+            ks._sql({}, "dec", True)(pa.array(rows), keys, sm4, gcm)
+
+
 def test_sql_try_decrypt_bad_key(spark):
     """kuai_try_decrypt gives NULL for a row whose key, cipher or mode is
     NULL or refused (wrong size, not hex, unknown conf entry or cipher), as

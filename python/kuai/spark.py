@@ -54,7 +54,14 @@ def _key_bytes(key: Any, conf: Optional[Dict[str, str]] = None) -> bytes:
             else:
                 from pyspark.sql import SparkSession
 
-                spark = SparkSession.getActiveSession()
+                # This thread's session, else the default one (the builder's):
+                # getActiveSession() alone is None in a thread other than the
+                # one that made the session (a thread pool running jobs), and
+                # the Column was refused there though the session exists.
+                try:
+                    spark = SparkSession.active()
+                except Exception:
+                    spark = None
                 if spark is None:
                     raise ValueError(f"key {key!r}: no active SparkSession to read {name} from")
                 value = spark.conf.get(name, None)

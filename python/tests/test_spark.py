@@ -493,6 +493,29 @@ def test_key_from_conf_and_not_in_plan(spark):
         ks.encrypt("v", "conf:nope")
 
 
+def test_conf_key_in_another_thread(spark):
+    """encrypt(col, "conf:NAME") made in a thread other than the session's
+    (a thread pool running jobs): the session's conf is read there too.
+    getActiveSession() is None in such a thread, and the call raised "no
+    active SparkSession" though the session exists."""
+    import threading
+
+    out = {}
+
+    def job():
+        try:
+            out["c"] = ks.encrypt("v", "conf:conftest", "sm4")
+        except Exception as e:  # noqa: BLE001 - reported below
+            out["c"] = e
+
+    t = threading.Thread(target=job)
+    t.start()
+    t.join()
+    assert not isinstance(out["c"], Exception), out["c"]
+    df = spark.createDataFrame([("abc",)], "v string")
+    assert df.select(ks.decrypt(out["c"], KEY16, "sm4").alias("p")).collect()[0].p == b"abc"
+
+
 def test_doc_examples_run_as_written(spark):
     """README.md's Spark example and docs/spark.md's, as a reader pastes them
     into one session (their getOrCreate() finds this session), then their

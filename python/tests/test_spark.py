@@ -516,6 +516,31 @@ def test_conf_key_in_another_thread(spark):
     assert df.select(ks.decrypt(out["c"], KEY16, "sm4").alias("p")).collect()[0].p == b"abc"
 
 
+def test_cluster_section_names_imports():
+    """docs/spark.md's "On a cluster" names every package kuai.spark imports,
+    which the executors need. It named pyarrow but not numpy, which pyarrow
+    (>= 16) does not bring: executors set up as it said failed to unpickle
+    the UDFs (ModuleNotFoundError: numpy). And a str key that is all hex
+    digits is taken as hex, as the Keys section now says (it said never)."""
+    import ast
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    tree = ast.parse((root / "python" / "kuai" / "spark.py").read_text())
+    mods = {a.name.split(".")[0] for n in tree.body if isinstance(n, ast.Import) for a in n.names}
+    mods |= {n.module.split(".")[0] for n in tree.body
+             if isinstance(n, ast.ImportFrom) and n.module and n.level == 0}
+    third = mods - set(sys.stdlib_module_names)
+    assert third == {"numpy", "pyarrow"}
+    doc = (root / "docs" / "spark.md").read_text()
+    section = doc.split("\n## On a cluster\n", 1)[1].split("\n## ", 1)[0]
+    for m in sorted(third):
+        assert m in section, f"docs/spark.md, On a cluster: {m} not named"
+    pw = "0123456789abcdef" * 2
+    c = ks.encrypt_arrow(pa.array([b"x"]), pw, "aes").to_pylist()[0]
+    assert AESGCM(bytes.fromhex(pw)).decrypt(c[:12], c[12:], None) == b"x"
+
+
 def test_doc_examples_run_as_written(spark):
     """README.md's Spark example and docs/spark.md's, as a reader pastes them
     into one session (their getOrCreate() finds this session), then their

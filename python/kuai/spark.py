@@ -103,8 +103,11 @@ def _parts(arr: pa.Array) -> Tuple[Any, np.ndarray]:
     else:
         raise TypeError(f"kuai.spark: a string or binary column is needed, not {t}")
     bufs = arr.buffers()
+    # An empty array may come with an empty offsets buffer (Java's Arrow
+    # writes one; valid Arrow): its one offset made here, as for none. It
+    # was refused ("offsets: at least one entry needed").
     offsets = np.frombuffer(bufs[1], dtype=dt)[arr.offset:arr.offset + len(arr) + 1] \
-        if bufs[1] is not None else np.zeros(len(arr) + 1, dtype=dt)
+        if bufs[1] is not None and len(arr) else np.zeros(len(arr) + 1, dtype=dt)
     data = bufs[2] if bufs[2] is not None else b""
     return data, offsets
 

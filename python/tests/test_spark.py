@@ -91,6 +91,18 @@ def test_arrow_layer(mode):
         assert pt.to_pylist() == want
 
 
+def test_arrow_layer_empty_offsets_buffer():
+    """An empty array whose offsets buffer is empty (what Java's Arrow
+    writes for an empty vector, valid Arrow): empty out. It was refused with
+    ValueError "offsets: at least one entry needed"."""
+    for t in (pa.binary(), pa.string(), pa.large_binary()):
+        e = pa.Array.from_buffers(t, 0, [None, pa.py_buffer(b""), pa.py_buffer(b"")])
+        e.validate(full=True)
+        for mode in ("gcm", "cbc"):
+            assert ks.encrypt_arrow(e, KEY16, "sm4", mode).to_pylist() == []
+            assert ks.decrypt_arrow(e, KEY16, "sm4", mode).to_pylist() == []
+
+
 def test_arrow_layer_matches_single_calls():
     """The rows are the layout of Spark's aes_encrypt, checked against
     kuai's one-message calls (not against the packed code itself)."""

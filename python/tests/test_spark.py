@@ -553,6 +553,30 @@ def test_cluster_section_names_imports():
     assert AESGCM(bytes.fromhex(pw)).decrypt(c[:12], c[12:], None) == b"x"
 
 
+def test_runtime_conf_key_sent_with_tasks(spark):
+    """What docs/spark.md says of a spark.kuai.key.* entry set at run time:
+    every task carries it as a local property (what the event log records
+    for each job, unredacted) while it is set; once register() has read it,
+    unsetting it stops that and the SQL functions still use the key."""
+    from pyspark import TaskContext
+
+    @F.udf("string")
+    def prop(_):
+        return TaskContext.get().getLocalProperty("spark.kuai.key.rt")
+
+    df = spark.createDataFrame([("abc",)], "v string")
+    spark.conf.set("spark.kuai.key.rt", KEY32.hex())
+    try:
+        assert df.select(prop("v")).collect()[0][0] == KEY32.hex()
+        ks.register(spark)
+    finally:
+        spark.conf.unset("spark.kuai.key.rt")
+    assert df.select(prop("v")).collect()[0][0] is None
+    df.createOrReplaceTempView("rt")
+    r = spark.sql("SELECT kuai_encrypt(v, 'conf:rt', 'aes', 'gcm') AS c FROM rt").collect()[0].c
+    assert AESGCM(KEY32).decrypt(r[:12], r[12:], None) == b"abc"
+
+
 def test_doc_examples_run_as_written(spark):
     """README.md's Spark example and docs/spark.md's, as a reader pastes them
     into one session (their getOrCreate() finds this session), then their
@@ -573,3 +597,6 @@ def test_doc_examples_run_as_written(spark):
     r = spark.sql("SELECT CAST(kuai_try_decrypt(phone_enc, 'conf:pii', 'sm4', 'gcm') AS STRING)"
                   " AS phone FROM t").collect()
     assert [x.phone for x in r] == want
+    # spark.md's SQL example unsets its runtime key after register(): set,
+    # it goes with every job (test_runtime_conf_key_sent_with_tasks)
+    assert spark.conf.get("spark.kuai.key.pii", None) is None

@@ -171,6 +171,29 @@ def test_cbc_padding_checked():
     assert ks.decrypt_arrow(pa.array([good]), KEY16, "sm4", "cbc").to_pylist() == [b"A" * 13]
 
 
+def test_cbc_damage_outside_padding_passes():
+    """What docs/spark.md says CBC gives for a damaged row (it said a
+    damaged row usually fails its padding check and may give garbage): a
+    changed IV byte changes the same plaintext byte and decrypts without an
+    error; the row without its first 16 bytes gives the plaintext's end; a change
+    to any of the first 37 bytes of a 37-byte value's 64-byte row decrypts
+    (only the padding is checked; a change to bytes 37..47 changes a padding
+    byte and fails; the last block's, random, are not checked here). GCM
+    refuses every one-byte change."""
+    msg = b"pay 100 to alice; memo: hello world!!"
+    ct = ks.encrypt_arrow(pa.array([msg]), KEY16, "aes", "cbc").to_pylist()[0]
+    assert len(ct) == 64
+    iv_flip = bytes([ct[0] ^ 1]) + ct[1:]
+    got = ks.decrypt_arrow(pa.array([iv_flip, ct[16:]]), KEY16, "aes", "cbc").to_pylist()
+    assert got == [b"qay 100 to alice; memo: hello world!!", msg[16:]]
+    flips = [ct[:i] + bytes([ct[i] ^ 1]) + ct[i + 1:] for i in range(64)]
+    out = ks.decrypt_arrow(pa.array(flips), KEY16, "aes", "cbc", on_error="null").to_pylist()
+    assert all(x is not None for x in out[:37]) and all(x is None for x in out[37:48])
+    g = ks.encrypt_arrow(pa.array([msg]), KEY16, "aes", "gcm").to_pylist()[0]
+    flips = [g[:i] + bytes([g[i] ^ 1]) + g[i + 1:] for i in range(len(g))]
+    assert ks.decrypt_arrow(pa.array(flips), KEY16, "aes", "gcm", on_error="null").null_count == len(g)
+
+
 # ---------------------------------------------------------------------------
 # Spark
 

@@ -41,8 +41,9 @@ _GCM_NONCE, _TAG, _IV = 12, 16, 16
 
 
 def _key_bytes(key: Any, conf: Optional[Dict[str, str]] = None) -> bytes:
-    """bytes-like, hex str, or 'conf:NAME' (looked up in conf, or the active
-    session's conf). Error messages never contain the key."""
+    """bytes-like, hex str, or 'conf:NAME' (looked up in conf, or the conf of
+    SparkSession.active(): the thread's session, else the default one).
+    Error messages never contain the key (given as the key)."""
     if isinstance(key, (bytes, bytearray, memoryview)):
         return bytes(key)
     if isinstance(key, str):

@@ -25,6 +25,21 @@ def is_family(name: str) -> bool:
     return isinstance(name, str) and name.strip().lower().replace("_", "-") in _FAMILIES
 
 
+def shown(value: Any) -> str:
+    """value for an error message about a cipher or mode name: repr() of a
+    short name, else only its type and length. A key passed by mistake in
+    a name's place (kuai_encrypt(col, key, '<hex key>', 'gcm')) must not
+    reach the message and so the logs; every name kuai knows is shorter
+    than 20 characters, and a 128-bit key is 22 or more in base64 or hex."""
+    if isinstance(value, str) and len(value) < 20 and value.isprintable():
+        return repr(value)
+    try:
+        size = f" of {len(value)} {'characters' if isinstance(value, str) else 'bytes'}"
+    except TypeError:
+        size = ""
+    return f"a {type(value).__name__}{size} (not shown: it may be a key)"
+
+
 def cipher_id(name: str, key: Optional[Any]) -> int:
     if not isinstance(name, str):
         raise TypeError("cipher name must be a str, e.g. 'sm4'")
@@ -41,7 +56,7 @@ def cipher_id(name: str, key: Optional[Any]) -> int:
     if cid != 0:
         return cid
     known = sorted(cname for cname, _, _ in CIPHERS.values())
-    raise ValueError(f"unknown cipher {name!r}; known: {', '.join(known)}, "
+    raise ValueError(f"unknown cipher {shown(name)}; known: {', '.join(known)}, "
                      "aes (by key size), ublock-128 (by key size)")
 
 

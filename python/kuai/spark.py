@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from . import _kuai
-from ._names import CIPHERS, cipher_id
+from ._names import CIPHERS, cipher_id, shown
 
 __all__ = ["encrypt", "decrypt", "try_decrypt", "register", "encrypt_arrow", "decrypt_arrow",
            "KEY_CONF_PREFIX"]
@@ -80,7 +80,7 @@ def _key_bytes(key: Any, conf: Optional[Dict[str, str]] = None) -> bytes:
 def _check(cipher: str, mode: str, key: bytes) -> Tuple[int, str]:
     m = mode.strip().lower() if isinstance(mode, str) else mode
     if m not in _MODES:
-        raise ValueError(f"mode must be 'gcm' or 'cbc' (Spark's aes_encrypt modes), not {mode!r}")
+        raise ValueError(f"mode must be 'gcm' or 'cbc' (Spark's aes_encrypt modes), not {shown(mode)}")
     cid = cipher_id(cipher, key)
     _kuai.Key(cid, key)  # checks the key size now, on the driver
     name, _, block = CIPHERS[cid]

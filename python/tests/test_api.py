@@ -38,6 +38,16 @@ def test_bad_keys(name, key, msg):
         kuai.Cipher(name, key)
 
 
+def test_unknown_cipher_long_name_not_shown():
+    # a key in the name's place is not repeated in the error (logs)
+    secret = KEY.hex()
+    with pytest.raises(ValueError, match="unknown cipher a str of 32 characters") as e:
+        kuai.Cipher(secret, KEY)
+    assert secret not in str(e.value)
+    with pytest.raises(ValueError, match="unknown cipher 'des'"):
+        kuai.Cipher("des", KEY)
+
+
 def test_bad_arguments():
     c = kuai.Cipher("sm4", KEY)
     with pytest.raises(ValueError, match="backend"):

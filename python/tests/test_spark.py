@@ -429,6 +429,24 @@ def test_sql_key_per_row_error_row():
             ks._sql({}, "dec", True)(pa.array(rows), keys, sm4, gcm)
 
 
+def test_key_in_a_name_slot_not_in_message():
+    """A key passed by mistake as the cipher or mode (kuai_encrypt(v, key,
+    '<hex key>', 'gcm'), or the arguments swapped) was repeated in the
+    error, and so in the executor's log. Names of 20 characters or more are
+    not shown; a short unknown name still is."""
+    secret = KEY16.hex()
+    enc = ks._sql({}, "enc", True)
+    col = pa.array([b"a"])
+    for cipher, mode in ((secret, "gcm"), ("sm4", secret), ("sm4", KEY16)):
+        with pytest.raises((ValueError, TypeError)) as e:
+            enc(col, pa.array([KEY16]), pa.array([cipher]), pa.array([mode]))
+        assert secret not in str(e.value) and repr(KEY16) not in str(e.value), str(e.value)
+    with pytest.raises(ValueError, match="it may be a key"):
+        ks.encrypt("v", KEY16, cipher=secret)
+    with pytest.raises(ValueError, match="'des'"):
+        ks.encrypt("v", KEY16, cipher="des")
+
+
 def test_sql_try_decrypt_bad_key(spark):
     """kuai_try_decrypt gives NULL for a row whose key, cipher or mode is
     NULL or refused (wrong size, not hex, unknown conf entry or cipher), as

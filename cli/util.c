@@ -676,6 +676,10 @@ static struct {
     const char *path;          /* the whole path, for messages */
     const char *volatile name; /* its last component, in dir */
 } tmp_files[MAX_TMP];
+/* How many entries have ever been used: the scans below stop there, not at
+ * MAX_TMP (several per output, so thousands of outputs would otherwise
+ * cost a scan of the whole table each). Only grows. */
+static volatile size_t tmp_top;
 /* Directory handles held for temporary files (output_dir_open), and how
  * many may be: half the open-file limit, so that the inputs still open. */
 static size_t dir_handles;
@@ -684,6 +688,8 @@ static int tmp_track(const output *o)
 {
     for (size_t i = 0; i < MAX_TMP; i++)
         if (!tmp_files[i].name) {
+            if (i >= tmp_top)
+                tmp_top = i + 1; /* before the entry is published */
             tmp_files[i].dir = o->dir;
             tmp_files[i].dev = o->dir_dev;
             tmp_files[i].ino = o->dir_ino;
@@ -696,7 +702,7 @@ static int tmp_track(const output *o)
 
 static void tmp_untrack(const output *o)
 {
-    for (size_t i = 0; i < MAX_TMP; i++)
+    for (size_t i = 0; i < tmp_top; i++)
         if (tmp_files[i].name == o->tmp_name && o->tmp_name)
             tmp_files[i].name = NULL;
 }
@@ -705,7 +711,7 @@ static void tmp_untrack(const output *o)
  * directory, or -1. */
 static int tmp_dir_shared(dev_t dev, ino_t ino)
 {
-    for (size_t i = 0; i < MAX_TMP; i++)
+    for (size_t i = 0; i < tmp_top; i++)
         if (tmp_files[i].name && tmp_files[i].dir >= 0 && tmp_files[i].dev == dev &&
             tmp_files[i].ino == ino)
             return tmp_files[i].dir;
@@ -721,7 +727,7 @@ static void output_dir_release(output *o)
         return;
     }
     int used = 0;
-    for (size_t i = 0; i < MAX_TMP && !used; i++)
+    for (size_t i = 0; i < tmp_top && !used; i++)
         used = tmp_files[i].name && tmp_files[i].dir == o->dir;
     if (!used) {
         close(o->dir);
@@ -739,7 +745,7 @@ static void remove_tmp(int dir, const char *name, const char *path)
 
 static void remove_temporaries(void)
 {
-    for (size_t i = 0; i < MAX_TMP; i++)
+    for (size_t i = 0; i < tmp_top; i++)
         if (tmp_files[i].name) {
             remove_tmp(tmp_files[i].dir, tmp_files[i].name, tmp_files[i].path);
             tmp_files[i].name = NULL;
@@ -788,7 +794,7 @@ static void wipe_secrets_on_signal(void)
 
 static void on_signal(int sig)
 {
-    for (size_t i = 0; i < MAX_TMP; i++) {
+    for (size_t i = 0, top = tmp_top; i < top; i++) {
         const char *name = tmp_files[i].name;
         if (name)
             unlinkat(tmp_files[i].dir, name, 0);
@@ -1109,8 +1115,8 @@ static int output_dir_open(const char *dir, struct stat *ds)
     int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
         return errno == EMFILE || errno == ENFILE ? AT_FDCWD : -1;
-    /* the directory the handle holds is the one stat found, whose identity
-     * output_recheck compares the path with at the end */
+    /* *ds from the handle itself (the path may lead elsewhere by now):
+     * what output_recheck compares the path with at the end */
     if (fstat(dfd, ds) != 0) {
         int e = errno;
         close(dfd);

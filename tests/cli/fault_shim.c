@@ -307,18 +307,24 @@ static void describe(const char *func, const char *what)
     log_line("inject %s %lu %s\n", func, fault_n, what);
 }
 
-/* A path relative to a directory handle, logged as the whole path (the
- * test names files by it): the handle's path and the name. */
-static void describe_at(const char *func, int dfd, const char *name)
+/* A path relative to a directory handle as the whole path (the test names
+ * files by it): the handle's path and the name. */
+static void at_path(int dfd, const char *name, char *whole, size_t size)
 {
-    char link[64], dir[4096], whole[8192];
+    char link[64], dir[4096];
     ssize_t n = -1;
     if (dfd != AT_FDCWD && name[0] != '/') {
         snprintf(link, sizeof link, "/proc/self/fd/%d", dfd);
         n = readlink(link, dir, sizeof dir - 1);
     }
     dir[n > 0 ? n : 0] = '\0';
-    snprintf(whole, sizeof whole, "%s%s%s", dir, n > 0 ? "/" : "", name);
+    snprintf(whole, size, "%s%s%s", dir, n > 0 ? "/" : "", name);
+}
+
+static void describe_at(const char *func, int dfd, const char *name)
+{
+    char whole[8192];
+    at_path(dfd, name, whole, sizeof whole);
     describe(func, whole);
 }
 
@@ -530,14 +536,9 @@ int unlinkat(int dfd, const char *path, int flags)
         return -1;
     }
     if (unlink_always && ret >= main_lo && ret < main_hi) {
-        char link[64], dir[4096];
-        ssize_t n = -1;
-        if (dfd != AT_FDCWD) {
-            snprintf(link, sizeof link, "/proc/self/fd/%d", dfd);
-            n = readlink(link, dir, sizeof dir - 1);
-        }
-        dir[n > 0 ? n : 0] = '\0';
-        log_line("unlink-failed %s%s%s\n", dir, n > 0 ? "/" : "", path);
+        char whole[8192];
+        at_path(dfd, path, whole, sizeof whole);
+        log_line("unlink-failed %s\n", whole);
         errno = EIO;
         return -1;
     }

@@ -42,6 +42,7 @@ import tempfile
 from typing import IO, Any, Optional, Union
 
 from ._kuai import InvalidTag
+from ._kuai import holds_objects as _holds_objects
 from ._names import CIPHERS as _CIPHERS
 from ._names import cipher_id as _cipher_id
 from ._names import is_family as _is_family
@@ -71,7 +72,11 @@ def _is_path(x: Any) -> bool:
 
 def _contiguous(mv: memoryview, what: str) -> memoryview:
     # as every data argument of kuai (and cryptography): a strided buffer is
-    # a BufferError, not a TypeError from cast() nor silently copied
+    # a BufferError, not a TypeError from cast() nor silently copied; an
+    # array of Python objects (numpy dtype=object) a TypeError, not its
+    # objects' addresses taken as the key's bytes
+    if _holds_objects(mv):
+        raise TypeError(f"{what} holds Python objects (buffer format 'O'), not bytes")
     if not mv.c_contiguous:
         raise BufferError(f"{what} is not C-contiguous")
     return mv

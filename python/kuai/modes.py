@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from . import _kuai
+
 # Operations of kuai._kuai.stream (src/_kuai/stream.c).
 _ECB_ENC, _ECB_DEC, _CBC_ENC, _CBC_DEC, _CTR, _CFB_ENC, _CFB_DEC, _OFB, _XTS_ENC, _XTS_DEC = range(10)
 # kuai_xts_standard (include/kuai.h), by the names of OpenSSL's xts_standard.
@@ -23,6 +25,10 @@ def _as_bytes(value: Any, name: str) -> bytes:
     except TypeError:
         raise TypeError(f"{name} must be bytes (a bytes-like object), not "
                         f"{type(value).__name__}") from None
+    # An array of Python objects' bytes are their addresses: TypeError, as
+    # the extension's own buffer arguments (an IV made of heap pointers).
+    if _kuai.holds_objects(mv):
+        raise TypeError(f"{name} holds Python objects (buffer format 'O'), not bytes")
     # bytes(mv) would gather a strided buffer silently: BufferError, as for
     # every other buffer argument and in cryptography.
     if not mv.c_contiguous:

@@ -45,6 +45,8 @@ def _key_bytes(key: Any, conf: Optional[Dict[str, str]] = None) -> bytes:
     SparkSession.active(): the thread's session, else the default one).
     Error messages never contain the key (given as the key)."""
     if isinstance(key, (bytes, bytearray, memoryview)):
+        if _kuai.holds_objects(key):  # a memoryview of objects: their addresses
+            raise TypeError("key holds Python objects (buffer format 'O'), not bytes")
         return bytes(key)
     if isinstance(key, str):
         if key.startswith("conf:"):
@@ -260,6 +262,8 @@ def _check_aad(mode: str, aad: Any) -> Optional[bytes]:
         return None
     if mode != "gcm":
         raise ValueError("aad is for GCM only (as with Spark's aes_encrypt)")
+    if _kuai.holds_objects(aad):  # bytes() would give the objects' addresses
+        raise TypeError("aad holds Python objects (buffer format 'O'), not bytes")
     try:
         return bytes(memoryview(aad))
     except TypeError:

@@ -695,6 +695,64 @@ def test_numpy_not_contiguous_or_read_only_as_cryptography():
     assert _raised(lambda: g.encrypt_batch(bytes(12), [fortran])) is BufferError
 
 
+def test_arrays_of_python_objects_are_not_bytes(tmp_path):
+    # A numpy dtype=object array, a structured dtype with an object field
+    # and a ctypes py_object array export buffer format 'O': their bytes are
+    # the objects' addresses. They were taken as a key, IV, data or AAD, and
+    # as update_into's or encrypt_into's buf they were overwritten with
+    # ciphertext: the interpreter then crashed freeing the "objects".
+    np = pytest.importorskip("numpy")
+    from kuai import file as kfile
+    from kuai.cmac import CMAC
+    from kuai.compat import gmssl
+
+    def kinds(n_bytes):  # each of n_bytes bytes (a multiple of 16)
+        yield np.empty(n_bytes // 8, dtype=object)
+        yield np.zeros(n_bytes // 16, dtype=[("a", "<i8"), ("b", "O")])
+        yield (ctypes.py_object * (n_bytes // 8))()
+
+    key = bytes(16)
+    c = kuai.Cipher("aes", key)
+    for objs in kinds(16):
+        calls = [lambda: kuai.Cipher("aes", objs),
+                 lambda: c.encryptor(modes.CBC(objs)),
+                 lambda: c.encryptor(modes.ECB()).update(objs),
+                 lambda: aead.AESGCM(objs),
+                 lambda: aead.AESGCM(key).encrypt(bytes(12), objs, None),
+                 lambda: aead.AESGCM(key).encrypt(bytes(12), b"", objs),
+                 lambda: aead.AESCCM(key).encrypt(bytes(12), objs, None),
+                 lambda: CMAC(c).update(objs),
+                 lambda: padding.PKCS7(128).padder().update(objs),
+                 lambda: kfile.header(objs),
+                 lambda: kfile.encrypt(b"x", str(tmp_path / "o.kuai"), key=objs, cipher="aes"),
+                 lambda: kfile.encrypt(b"x", str(tmp_path / "o.kuai"), password=objs, cipher="sm4"),
+                 lambda: gmssl.CryptSM4().set_key(objs, gmssl.SM4_ENCRYPT)]
+        for call in calls:
+            with pytest.raises(TypeError, match="Python objects"):
+                call()
+    assert not (tmp_path / "o.kuai").exists()
+    for buf in kinds(64):
+        before = bytes(memoryview(buf).cast("B"))
+        for call in (lambda: c.encryptor(modes.CTR(bytes(16))).update_into(bytes(16), buf),
+                     lambda: aead.AESGCM(key).encrypt_into(bytes(12), bytes(16), None, buf),
+                     lambda: aead.AESGCM(key).decrypt_into(bytes(12), bytes(32), None, buf)):
+            with pytest.raises(TypeError, match="Python objects"):
+                call()
+        assert bytes(memoryview(buf).cast("B")) == before  # the pointers untouched
+        del buf  # freeing it crashed when its pointers had been overwritten
+    # a batch's nonces or AADs as an object array (a pandas column's .values)
+    # are a sequence of buffers, as a list is, not one buffer of pointers
+    g = aead.AESGCM(key)
+    nonces = [os.urandom(12) for _ in range(3)]
+    datas = [b"a", b"bc", b""]
+    aads = [b"x", b"", b"yz"]
+    want = g.encrypt_batch(nonces, datas, aads)
+    got = g.encrypt_batch(np.array(nonces, dtype=object), datas, np.array(aads, dtype=object))
+    assert got == want
+    assert g.decrypt_batch(np.array(nonces, dtype=object), want,
+                           np.array(aads, dtype=object)) == datas
+
+
 def test_strided_iv_and_padding_data_are_buffer_errors_as_in_cryptography():
     # The modes' IV/nonce and the padding contexts' data were copied with
     # bytes(memoryview(x)), which gathers a strided buffer silently; every

@@ -65,6 +65,9 @@ def _bytes(data: Any) -> bytes:
     if bad:
         raise TypeError(f"expected bytes (a bytes-like object or a list of byte values), "
                         f"not {type(data).__name__}")
+    # bytes() of an array of Python objects gives their addresses
+    if _kuai.holds_objects(data):
+        raise TypeError("expected bytes, not an array of Python objects (buffer format 'O')")
     return bytes(data)
 
 

@@ -67,12 +67,14 @@ static const uint8_t *buflist_ptr(const BufList *l, Py_ssize_t i, size_t *len)
     return l->views[i].buf;
 }
 
-/* A sequence of buffers; or, when cut_each > 0 and o is itself one buffer,
- * that buffer cut into pieces of cut_each bytes. n < 0: take the length. */
+/* A sequence of buffers; or, when cut_each > 0 and o is itself one buffer
+ * of bytes, that buffer cut into pieces of cut_each bytes. An array of
+ * Python objects (numpy dtype=object: a pandas column's .values) is a
+ * sequence, its items the buffers. n < 0: take the length. */
 static int buflist_get(PyObject *o, BufList *l, Py_ssize_t n, Py_ssize_t cut_each, const char *name)
 {
     memset(l, 0, sizeof *l);
-    if (cut_each > 0 && PyObject_CheckBuffer(o)) {
+    if (cut_each > 0 && PyObject_CheckBuffer(o) && !kpy_holds_objects(o)) {
         l->views = PyMem_Calloc(1, sizeof(Py_buffer));
         if (l->views == NULL) {
             PyErr_NoMemory();
@@ -122,7 +124,8 @@ static int buflist_get(PyObject *o, BufList *l, Py_ssize_t n, Py_ssize_t cut_eac
     return 0;
 }
 
-/* AAD for a batch: None, one buffer for every message, or a sequence. */
+/* AAD for a batch: None, one buffer for every message, or a sequence (an
+ * array of Python objects included, as in buflist_get). */
 typedef struct {
     Py_buffer one;
     BufList many;
@@ -135,7 +138,7 @@ static int aad_get(PyObject *o, BatchAad *a, Py_ssize_t n)
     if (o == NULL || o == Py_None) {
         return 0;
     }
-    if (PyObject_CheckBuffer(o)) {
+    if (PyObject_CheckBuffer(o) && !kpy_holds_objects(o)) {
         return get_ro(o, &a->one, "aad");
     }
     a->is_many = 1;

@@ -188,18 +188,80 @@ static inline int kpy_contiguous(Py_buffer *b, const char *name)
     return 0;
 }
 
+/* Whether a buffer format (struct module syntax, PEP 3118) has an item of
+ * type 'O', a Python object: such a buffer's bytes are the objects'
+ * addresses (a numpy dtype=object array, a structured dtype with an object
+ * field, a ctypes py_object array). Field names, between two colons
+ * ("T{<q:a:O:b:}"), are skipped. */
+static inline int kpy_format_has_objects(const char *f)
+{
+    if (f == NULL) {
+        return 0;
+    }
+    for (; *f != 0; f++) {
+        if (*f == ':') {
+            const char *end = strchr(f + 1, ':');
+            if (end == NULL) {
+                return 0;
+            }
+            f = end;
+        } else if (*f == 'O') {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* 0 if view b (asked for with PyBUF_FORMAT) holds bytes; else b is
+ * released and -1 returned with TypeError raised. Read as bytes, an array
+ * of objects is a key or data made of heap addresses, and written as an
+ * output it is pointers overwritten: the interpreter crashed freeing it. */
+static inline int kpy_no_objects(Py_buffer *b, const char *name)
+{
+    if (kpy_format_has_objects(b->format)) {
+        PyBuffer_Release(b);
+        PyErr_Format(PyExc_TypeError,
+                     "%s holds Python objects (buffer format 'O'), not bytes; give bytes or "
+                     "an array of a numeric type",
+                     name);
+        return -1;
+    }
+    return 0;
+}
+
+/* 1 if o exports a buffer of Python objects (kpy_format_has_objects), 0
+ * otherwise (no buffer at all included); raises nothing. A batch takes
+ * such an array of nonces or AADs as a sequence, as it takes a list. */
+static inline int kpy_holds_objects(PyObject *o)
+{
+    Py_buffer b;
+    if (!PyObject_CheckBuffer(o)) {
+        return 0;
+    }
+    if (PyObject_GetBuffer(o, &b, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    int r = kpy_format_has_objects(b.format);
+    PyBuffer_Release(&b);
+    return r;
+}
+
 /* A read-only view of a bytes-like object, with the error a caller of
- * `cryptography` expects when o is not one (TypeError) or is not
- * C-contiguous (BufferError). */
+ * `cryptography` expects when o is not one (TypeError), holds Python
+ * objects (TypeError) or is not C-contiguous (BufferError). */
 static inline int get_ro(PyObject *o, Py_buffer *b, const char *name)
 {
-    if (PyObject_GetBuffer(o, b, PyBUF_STRIDES) < 0) {
+    if (PyObject_GetBuffer(o, b, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
         if (PyErr_ExceptionMatches(PyExc_TypeError)) {
             PyErr_Format(PyExc_TypeError,
                          "%s must be a bytes-like object (bytes, bytearray, memoryview, "
                          "C-contiguous array)",
                          name);
         }
+        return -1;
+    }
+    if (kpy_no_objects(b, name) < 0) {
         return -1;
     }
     return kpy_contiguous(b, name);
@@ -212,7 +274,7 @@ static inline int get_ro(PyObject *o, Py_buffer *b, const char *name)
  * with the error raised and nothing held. */
 static inline int get_writable(PyObject *o, Py_buffer *b)
 {
-    if (PyObject_GetBuffer(o, b, PyBUF_WRITABLE | PyBUF_STRIDES) < 0) {
+    if (PyObject_GetBuffer(o, b, PyBUF_WRITABLE | PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
         /* Why, asked again read-only: a buffer that gives a read-only view
          * is read-only, a TypeError whatever its exporter raised for the
          * writable view (numpy: ValueError "buffer source array is
@@ -229,6 +291,9 @@ static inline int get_writable(PyObject *o, Py_buffer *b)
                             "buf must be a writable bytes-like object (bytearray, memoryview of "
                             "one, numpy array)");
         }
+        return -1;
+    }
+    if (kpy_no_objects(b, "buf") < 0) {
         return -1;
     }
     return kpy_contiguous(b, "buf");

@@ -166,6 +166,16 @@ static PyObject *mod_cipher_by_name(PyObject *mod, PyObject *args)
     return PyLong_FromLong((long)kuai_cipher_by_name(name));
 }
 
+/* holds_objects(o) -> bool: whether o exports a buffer of Python objects
+ * (format 'O'; kpy_holds_objects), which the binding never reads as bytes.
+ * For the package's Python code (kuai.modes, kuai.file, the gmssl compat),
+ * so that it refuses them by the one rule the extension applies. */
+static PyObject *mod_holds_objects(PyObject *mod, PyObject *o)
+{
+    (void)mod;
+    return PyBool_FromLong(kpy_holds_objects(o));
+}
+
 /* _c_speed(key, op, size, iters) -> ns: the C library's own time for iters
  * calls on size bytes (op: "cbc", "ctr", "gcm"), in this process and on
  * the same key, with no Python in the loop. kuai.bench's yardstick for the
@@ -217,6 +227,8 @@ static PyMethodDef mod_methods[] = {
      "gcm_stream(key, encrypt, nonce, tag, min_tag_length=16) -> GcmStream"},
     {"cbc_multi", kpy_cbc_multi, METH_VARARGS, "cbc_multi(encrypt, keys, ivs, datas) -> list"},
     {"backends", mod_backends, METH_O, "backends(cipher_id) -> list[str], best first"},
+    {"holds_objects", mod_holds_objects, METH_O,
+     "holds_objects(o) -> bool: o is a buffer of Python objects (format 'O')"},
     {"_c_speed", mod_c_speed, METH_VARARGS, "_c_speed(key, op, size, iters) -> ns (kuai.bench)"},
     {"ciphers", mod_ciphers, METH_NOARGS, "ciphers() -> [(id, name, key_size, block_size)]"},
     {"cipher_by_name", mod_cipher_by_name, METH_VARARGS,

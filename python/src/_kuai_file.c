@@ -111,7 +111,13 @@ static long io_read(void *vctx, uint8_t *buf, size_t n)
     long ret = -1;
     PyEval_RestoreThread(*c->ts);
     PyObject *r = PyObject_CallMethod(c->obj, "read", "n", (Py_ssize_t)n);
-    if (r) {
+    if (r == Py_None) {
+        /* a raw file opened non-blocking with no data ready (io's rule);
+         * without this the error was GetBuffer's TypeError on None */
+        PyErr_SetString(PyExc_BlockingIOError,
+                        "src.read(n) returned None: a non-blocking file with no data ready "
+                        "(kuai.file reads blocking files only)");
+    } else if (r) {
         Py_buffer b;
         if (PyObject_GetBuffer(r, &b, PyBUF_SIMPLE) == 0) {
             if ((size_t)b.len > n) {
@@ -200,7 +206,14 @@ static int io_write(void *vctx, const uint8_t *buf, size_t n)
             break;
         /* raw files may write less; None (non-blocking, nothing written)
          * is an error here */
-        Py_ssize_t w = r == Py_None ? -1 : PyLong_AsSsize_t(r);
+        if (r == Py_None) {
+            Py_DECREF(r);
+            PyErr_SetString(PyExc_BlockingIOError,
+                            "dst.write() returned None: a non-blocking file that cannot take "
+                            "data now (kuai.file writes blocking files only)");
+            break;
+        }
+        Py_ssize_t w = PyLong_AsSsize_t(r);
         Py_DECREF(r);
         if (w <= 0 || w > (Py_ssize_t)n - off) {
             if (!PyErr_Occurred())

@@ -355,6 +355,37 @@ def test_failing_objects_leave_nothing(tmp_path):
     assert kfile.decrypt(io.BytesIO(bytes(s.buf)), io.BytesIO(), key=bytes(16)) == "sm4"
 
 
+def test_non_blocking_objects_say_so(tmp_path):
+    # A non-blocking raw file's read() returns None when no data is ready,
+    # and its write() None when it takes none: read() gave GetBuffer's
+    # TypeError on None, write() "wrote -1 of n bytes". Both are
+    # BlockingIOError now, naming the call; nothing is left behind.
+    class NotReady(io.RawIOBase):
+        def __init__(self):
+            self.n = 0
+
+        def readable(self):
+            return True
+
+        def read(self, n=-1):
+            self.n += 1
+            return b"x" * 10 if self.n == 1 else None
+
+    with pytest.raises(BlockingIOError, match=r"src\.read\(n\) returned None"):
+        kfile.encrypt(NotReady(), tmp_path / "x.kuai", key=bytes(16), cipher="sm4")
+    assert not (tmp_path / "x.kuai").exists() and leftovers(tmp_path) == []
+
+    class Busy(io.RawIOBase):
+        def writable(self):
+            return True
+
+        def write(self, b):
+            return None
+
+    with pytest.raises(BlockingIOError, match=r"dst\.write\(\) returned None"):
+        kfile.encrypt(io.BytesIO(b"abc"), Busy(), key=bytes(16), cipher="sm4")
+
+
 def test_gil_released(tmp_path):
     # While a path-to-path call runs (fds, no Python callbacks), another
     # Python thread keeps running: its longest stall stays far below the

@@ -189,3 +189,46 @@ def test_aead_into_matches_cryptography(kind, n):
     assert out == bytearray(n)  # zeros: no unauthenticated plaintext left
     with pytest.raises(kuai.InvalidTag):
         k.decrypt_into(nonce, want[:t - 1], ad, bytearray(0))
+
+
+@pytest.mark.parametrize("kind", ["gcm", "ccm"])
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 100])
+def test_aead_into_buf_overlapping_inputs_elsewhere(kind, n):
+    # buf overlapping data (or the nonce, or the AAD) other than at data's
+    # own start: ciphertext written back at another offset of the
+    # plaintext's buffer (nonce || ciphertext over the message). This
+    # raised ValueError; the inputs are now read from copies, so the result
+    # is the separate-buffer one.
+    rnd = random.Random(n * 11 + len(kind))
+    key = rnd.randbytes(16)
+    k = aead.AESGCM(key) if kind == "gcm" else aead.AESCCM(key, 8)
+    t = 16 if kind == "gcm" else 8
+    nonce, data, ad = rnd.randbytes(12), rnd.randbytes(n), rnd.randbytes(5)
+    want = k.encrypt(nonce, data, ad)
+    for shift in (-12, -1, 1, 7, n):  # where data lies relative to buf's start
+        base = 12 + max(0, -shift)
+        room = bytearray(base + n + t + max(shift, 0) + 12)
+        mv = memoryview(room)
+        room[base + shift:base + shift + n] = data
+        buf = mv[base:base + n + t]
+        assert k.encrypt_into(nonce, mv[base + shift:base + shift + n], ad, buf) == n + t
+        assert bytes(buf) == want, shift
+        # decryption back over the ciphertext, shifted: the plaintext
+        room[base + shift:base + shift + n + t] = want
+        out = mv[base:base + n]
+        assert k.decrypt_into(nonce, mv[base + shift:base + shift + n + t], ad, out) == n
+        assert bytes(out) == data, shift
+    # the nonce and the AAD inside buf
+    room = bytearray(nonce + ad + bytes(n + t))
+    mv = memoryview(room)
+    assert k.encrypt_into(mv[:12], data, mv[12:17], mv[:n + t]) == n + t
+    assert bytes(mv[:n + t]) == want
+    room = bytearray(nonce + ad + bytes(max(n, 17)))
+    mv = memoryview(room)
+    assert k.decrypt_into(mv[:12], want, mv[12:17], mv[:n]) == n and bytes(mv[:n]) == data
+    # a forgery through an overlapping buf: InvalidTag, buf zeroed
+    room = bytearray(want[:-1] + bytes([want[-1] ^ 1]) + bytes(1))
+    mv = memoryview(room)
+    with pytest.raises(kuai.InvalidTag):
+        k.decrypt_into(nonce, mv[1:1 + n + t], ad, mv[:n])
+    assert bytes(mv[:n]) == bytes(n)

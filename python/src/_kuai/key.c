@@ -314,9 +314,61 @@ static int aead_buf(PyObject *o, Py_buffer *ob, Py_ssize_t need)
     return 0;
 }
 
+/* The *_into calls' inputs that buf overlaps, copied. A buf at data's own
+ * start is in place (the library's in == out); any other overlap with data
+ * (ciphertext written back over the plaintext at another offset: nonce ||
+ * ciphertext into the plaintext's buffer), or with the nonce or the AAD,
+ * would overwrite an input before the library reads it, and was refused
+ * with ValueError. The copies are read instead, and wiped when freed: the
+ * data copy is the plaintext when encrypting. */
+typedef struct {
+    uint8_t *nonce, *aad, *data;
+    size_t nonce_len, aad_len, data_len;
+} AeadCopies;
+
+static void aead_copies_free(AeadCopies *c)
+{
+    free_input_copy(c->nonce, c->nonce_len);
+    free_input_copy(c->aad, c->aad_len);
+    free_input_copy(c->data, c->data_len);
+    memset(c, 0, sizeof *c);
+}
+
+/* *p (len bytes) replaced by a copy held in *copy when out (out_len bytes)
+ * overlaps it other than at in_place's start (NULL: no in-place start); 0,
+ * or -1 (raised). */
+static int aead_unalias_one(const uint8_t **p, size_t len, const uint8_t *out, size_t out_len,
+                            const uint8_t *in_place, uint8_t **copy, size_t *copy_len)
+{
+    if (!overlaps(*p, len, out, out_len) || (in_place != NULL && out == in_place)) {
+        return 0;
+    }
+    if ((*copy = copy_input(*p, len)) == NULL) {
+        return -1;
+    }
+    *copy_len = len;
+    *p = *copy;
+    return 0;
+}
+
+static int aead_unalias(const uint8_t *out, size_t out_len, const uint8_t **nonce, size_t nonce_len,
+                        const uint8_t **aad, size_t aad_len, const uint8_t **data, size_t data_len,
+                        AeadCopies *c)
+{
+    memset(c, 0, sizeof *c);
+    if (aead_unalias_one(nonce, nonce_len, out, out_len, NULL, &c->nonce, &c->nonce_len) < 0 ||
+        aead_unalias_one(aad, aad_len, out, out_len, NULL, &c->aad, &c->aad_len) < 0 ||
+        aead_unalias_one(data, data_len, out, out_len, *data, &c->data, &c->data_len) < 0) {
+        aead_copies_free(c);
+        return -1;
+    }
+    return 0;
+}
+
 /* encrypt(nonce, data, associated_data) -> ciphertext || tag, or with into
  * encrypt_into(nonce, data, associated_data, buf) -> len(buf), buf being
- * exactly len(data) + the tag's length (buf may be data's start: in place) */
+ * exactly len(data) + the tag's length (buf may be data's start: in place;
+ * an input it overlaps elsewhere is copied first, aead_unalias) */
 static PyObject *aead_encrypt(const aead_mode *m, PyObject *o, PyObject *const *args,
                               Py_ssize_t nargs, PyObject *kwnames, int into)
 {
@@ -340,11 +392,19 @@ static PyObject *aead_encrypt(const aead_mode *m, PyObject *o, PyObject *const *
     } else if ((r = new_bytes(n, &out)) == NULL) {
         out = NULL;
     }
+    const uint8_t *nonce = nb.buf, *aad = ab.buf, *in = db.buf;
+    AeadCopies copies = {0};
+    if (out && into &&
+        aead_unalias(out, (size_t)n, &nonce, (size_t)nb.len, &aad, (size_t)ab.len, &in,
+                     (size_t)db.len, &copies) < 0) {
+        out = NULL;
+    }
     if (out) {
         int rc;
         KPY_GIL_CALL(db.len + ab.len, rc,
-                     m->seal(k->key, nb.buf, (size_t)nb.len, ab.buf, (size_t)ab.len, db.buf, out,
+                     m->seal(k->key, nonce, (size_t)nb.len, aad, (size_t)ab.len, in, out,
                              (size_t)db.len, out + db.len, t));
+        aead_copies_free(&copies);
         if (rc != KUAI_OK) {
             Py_CLEAR(r);
             kpy_raise(rc, m->ccm ? "CCM encryption" : "GCM encryption");
@@ -389,13 +449,21 @@ static PyObject *aead_decrypt(const aead_mode *m, PyObject *o, PyObject *const *
     } else if ((r = new_bytes(db.len - (Py_ssize_t)t, &out)) == NULL) {
         out = NULL;
     }
+    const size_t n = (size_t)db.len - (db.len >= (Py_ssize_t)t ? t : 0);
+    const uint8_t *nonce = nb.buf, *aad = ab.buf, *in = db.buf;
+    AeadCopies copies = {0};
+    /* in place (buf at data's start) leaves the tag after buf's n bytes */
+    if (out && into &&
+        aead_unalias(out, n, &nonce, (size_t)nb.len, &aad, (size_t)ab.len, &in, (size_t)db.len,
+                     &copies) < 0) {
+        out = NULL;
+    }
     if (out) {
-        const size_t n = (size_t)db.len - t;
-        const uint8_t *in = db.buf;
         int rc;
         KPY_GIL_CALL(
             db.len + ab.len, rc,
-            m->open(k->key, nb.buf, (size_t)nb.len, ab.buf, (size_t)ab.len, in, out, n, in + n, t));
+            m->open(k->key, nonce, (size_t)nb.len, aad, (size_t)ab.len, in, out, n, in + n, t));
+        aead_copies_free(&copies);
         if (rc != KUAI_OK) {
             Py_CLEAR(r);
             if (rc == KUAI_ERR_AUTH) {

@@ -48,6 +48,20 @@ def test_unknown_cipher_long_name_not_shown():
         kuai.Cipher("des", KEY)
 
 
+def test_unknown_backend_long_or_unprintable_name_not_shown():
+    # A key passed by mistake as backend= (Cipher("sm4", key, key_hex)) was
+    # repeated in the error, and so in logs: names of 20 characters or
+    # more, or not printable ASCII, are shown by their length only, the
+    # rule cipher names follow. Short ones are still named.
+    for secret in (KEY.hex(), "k" * 20, "a\x07b", "ключ"):
+        with pytest.raises(ValueError, match=f"backend name of {len(secret)} characters "
+                                             r"\(not shown") as e:
+            kuai.Cipher("sm4", KEY, backend=secret)
+        assert secret not in str(e.value)
+    with pytest.raises(ValueError, match="backend 'no-such' is not available for sm4"):
+        kuai.Cipher("sm4", KEY, backend="no-such")
+
+
 def test_bad_arguments():
     c = kuai.Cipher("sm4", KEY)
     with pytest.raises(ValueError, match="backend"):

@@ -11,6 +11,31 @@ int kpy_is_key(PyObject *o)
     return PyObject_TypeCheck(o, (PyTypeObject *)kpy_KeyType);
 }
 
+/* The characters of a UTF-8 string (its bytes that start one). */
+static size_t utf8_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s != 0; s++) {
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    }
+    return n;
+}
+
+/* Whether an unknown backend name may be repeated in the error: shorter
+ * than 20 characters and printable ASCII, kuai._names.shown's rule for
+ * cipher names. A key passed by mistake as backend= (Key(c, key, key_hex))
+ * reached the message, and so the logs; every backend name is shorter. */
+static int name_shown(const char *s)
+{
+    size_t n = 0;
+    for (; s[n] != 0; n++) {
+        if ((unsigned char)s[n] < 0x20 || (unsigned char)s[n] > 0x7e) {
+            return 0;
+        }
+    }
+    return n < 20;
+}
+
 /* Sets up *dst (PyMem_Malloc'd into *dst) for cipher from key[0..len),
  * with backend be (NULL: the default); 0, or -1 with the error raised. */
 static int key_setup(kuai_key **dst, int cipher, const uint8_t *key, size_t len, const char *be)
@@ -23,9 +48,14 @@ static int key_setup(kuai_key **dst, int cipher, const uint8_t *key, size_t len,
     int rc = be ? kuai_key_init_backend(*dst, (kuai_cipher)cipher, key, len, be)
                 : kuai_key_init(*dst, (kuai_cipher)cipher, key, len);
     if (rc != KUAI_OK) {
-        if (rc == KUAI_ERR_BACKEND) {
+        if (rc == KUAI_ERR_BACKEND && be != NULL && !name_shown(be)) {
             PyErr_Format(PyExc_ValueError,
-                         "backend %s is not available for %s on this CPU "
+                         "backend name of %zu characters (not shown: it may be a key) is not "
+                         "available for %s on this CPU (see kuai.backends())",
+                         utf8_chars(be), kuai_cipher_name((kuai_cipher)cipher));
+        } else if (rc == KUAI_ERR_BACKEND) {
+            PyErr_Format(PyExc_ValueError,
+                         "backend '%s' is not available for %s on this CPU "
                          "(see kuai.backends())",
                          be ? be : "(from KUAI_BACKEND)", kuai_cipher_name((kuai_cipher)cipher));
         } else {

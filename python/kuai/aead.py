@@ -99,7 +99,8 @@ class _GCM(_kuai.Key, metaclass=_AEADMeta):
         except ValueError:
             bits = memoryview(key).nbytes * 8
             raise ValueError(f"Invalid key size ({bits} bits) for {cls.__name__}") from None
-        return super().__new__(cls, cid, key)
+        # for GCM only: CMAC, the streams and multi-key CBC refuse it
+        return super().__new__(cls, cid, key, aead="gcm")
 
     # The C methods themselves: one C call per message, no Python frame.
     encrypt = _kuai.Key.gcm_encrypt
@@ -197,7 +198,7 @@ class _CCM(_kuai.Key, metaclass=_AEADMeta):
         except ValueError:
             bits = memoryview(key).nbytes * 8
             raise ValueError(f"Invalid key size ({bits} bits) for {cls.__name__}") from None
-        return super().__new__(cls, cid, key, tag_length=tag_length)
+        return super().__new__(cls, cid, key, tag_length=tag_length, aead="ccm")
 
     # The C methods themselves (the tag length is the key object's).
     encrypt = _kuai.Key.ccm_encrypt

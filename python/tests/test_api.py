@@ -767,6 +767,44 @@ def test_arrays_of_python_objects_are_not_bytes(tmp_path):
                            np.array(aads, dtype=object)) == datas
 
 
+def test_aead_keys_are_for_their_mode_only():
+    # A kuai.aead key object is a _kuai.Key: CMAC, multi-key CBC and the
+    # streams took it. CBC of a zero block under a zero IV with an AESGCM
+    # key gave GCM's hash key H = E_K(0), and CMAC or CTR under the AEAD's
+    # key is a use its security does not cover. Now TypeError, as for a
+    # key object of the wrong kind; the key's own mode still works.
+    from kuai._kuai import Key, stream
+    from kuai.cmac import CMAC
+
+    key = bytes(16)
+    for k, own in ((aead.AESGCM(key), "GCM"), (aead.SM4GCM(key), "GCM"),
+                   (aead.AESCCM(key), "CCM"), (aead.UBlockCCM(key, 8), "CCM")):
+        calls = [lambda: CMAC(k),
+                 lambda: kuai.cbc_encrypt_multi([k], [bytes(16)], [bytes(16)]),
+                 lambda: kuai.cbc_decrypt_multi([k], [bytes(16)], [bytes(16)]),
+                 lambda: stream(k, modes._CBC_ENC, bytes(16)),
+                 lambda: stream(k, modes._ECB_ENC, None),
+                 lambda: stream(k, modes._CTR, bytes(16)),
+                 lambda: stream(k, modes._OFB, bytes(16)),
+                 lambda: Key.cbc_encrypt_packed(k, bytes(16), bytes(16), array("q", [0, 16])),
+                 (lambda: Key.ccm_encrypt(k, bytes(12), b"x", None)) if own == "GCM" else
+                 (lambda: Key.gcm_encrypt(k, bytes(12), b"x", None)),
+                 (lambda: Key.ccm_encrypt_into(k, bytes(12), b"x", None, bytearray(17)))
+                 if own == "GCM" else
+                 (lambda: Key.gcm_encrypt_batch(k, [bytes(12)], [b"x"]))]
+        for call in calls:
+            with pytest.raises(TypeError, match=f"kuai.aead key is for {own} only"):
+                call()
+        assert k.decrypt(bytes(12), k.encrypt(bytes(12), b"abc", None), None) == b"abc"
+    # H stays unreachable; an ordinary key still does everything
+    c = kuai.Cipher("aes", key)
+    assert CMAC(c) is not None
+    assert kuai.cbc_encrypt_multi([c], [bytes(16)], [bytes(16)])[0] == \
+        c.encryptor(modes.ECB()).update(bytes(16))
+    with pytest.raises(ValueError, match="aead must be"):
+        Key(kuai._names.cipher_id("aes", key), key, aead="cbc")
+
+
 def test_strided_iv_and_padding_data_are_buffer_errors_as_in_cryptography():
     # The modes' IV/nonce and the padding contexts' data were copied with
     # bytes(memoryview(x)), which gathers a strided buffer silently; every

@@ -350,7 +350,7 @@ PyObject *kpy_cbc_multi(PyObject *mod, PyObject *args)
             goto done;
         }
         KeyObject *k = (KeyObject *)ko;
-        if (kpy_check_single(k) < 0) {
+        if (kpy_check_single(k, 0) < 0) {
             goto done;
         }
         if (cipher >= 0 && k->cipher != cipher) {

@@ -39,7 +39,7 @@ static PyObject *cmac_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return NULL;
     }
     KeyObject *k = (KeyObject *)keyobj;
-    if (kpy_check_block16(k, "CMAC") < 0) {
+    if (kpy_check_block16(k, "CMAC", 0) < 0) {
         return NULL;
     }
     CmacObject *m = (CmacObject *)kpy_ctx_new((PyObject *)type, keyobj);

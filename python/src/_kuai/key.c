@@ -67,18 +67,33 @@ static int key_setup(kuai_key **dst, int cipher, const uint8_t *key, size_t len,
 }
 
 /* Key(cipher: int, key: bytes-like, backend: str | None = None, xts=False,
- * tag_length=16). xts: key is two keys of the cipher, data key || tweak
- * key (a 128-bit-block cipher only), for XTS streams only. tag_length: the
- * tag of ccm_encrypt/ccm_decrypt (4, 6, ..., 16). */
+ * tag_length=16, aead=None). xts: key is two keys of the cipher, data key
+ * || tweak key (a 128-bit-block cipher only), for XTS streams only.
+ * tag_length: the tag of ccm_encrypt/ccm_decrypt (4, 6, ..., 16). aead:
+ * "gcm" or "ccm", a kuai.aead class's key, for that mode only. */
 static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"cipher", "key", "backend", "xts", "tag_length", NULL};
-    int cipher, xts = 0;
+    static char *kwlist[] = {"cipher", "key", "backend", "xts", "tag_length", "aead", NULL};
+    int cipher, xts = 0, aead = 0;
     Py_ssize_t tag_len = GCM_TAG;
-    PyObject *keyobj, *backend = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iO|Opn:Key", kwlist, &cipher, &keyobj, &backend,
-                                     &xts, &tag_len)) {
+    PyObject *keyobj, *backend = Py_None, *aeadobj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iO|OpnO:Key", kwlist, &cipher, &keyobj, &backend,
+                                     &xts, &tag_len, &aeadobj)) {
         return NULL;
+    }
+    if (aeadobj != Py_None) {
+        const char *a = PyUnicode_Check(aeadobj) ? PyUnicode_AsUTF8AndSize(aeadobj, NULL) : NULL;
+        if (a == NULL) {
+            PyErr_Clear();
+        }
+        aead = a == NULL               ? -1
+               : strcmp(a, "gcm") == 0 ? KPY_AEAD_GCM
+               : strcmp(a, "ccm") == 0 ? KPY_AEAD_CCM
+                                       : -1;
+        if (aead < 0 || xts) {
+            PyErr_SetString(PyExc_ValueError, "aead must be None, 'gcm' or 'ccm' (not with xts)");
+            return NULL;
+        }
     }
     if (kuai_cipher_name((kuai_cipher)cipher) == NULL) {
         PyErr_Format(PyExc_ValueError, "unknown cipher id %d", cipher);
@@ -131,6 +146,7 @@ static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->cipher = cipher;
     self->block = kuai_block_size((kuai_cipher)cipher);
     self->tag_len = (size_t)tag_len;
+    self->aead = aead;
     const uint8_t *kp = kb.buf;
     int ok = key_setup(&self->key, cipher, kp, want, be) == 0;
     if (ok && xts) {
@@ -201,8 +217,19 @@ static PyObject *key_get_tag_length(PyObject *o, void *unused)
     return PyLong_FromSize_t(((KeyObject *)o)->tag_len);
 }
 
-int kpy_check_single(const KeyObject *k)
+int kpy_check_single(const KeyObject *k, int aead)
 {
+    if (k->aead != 0 && k->aead != aead) {
+        PyErr_Format(PyExc_TypeError,
+                     "a kuai.aead key is for %s only, not for %s; use kuai.Cipher(\"%s\", key) "
+                     "for other modes (and another key: one key, one mode)",
+                     k->aead == KPY_AEAD_GCM ? "GCM" : "CCM",
+                     aead == KPY_AEAD_GCM   ? "GCM"
+                     : aead == KPY_AEAD_CCM ? "CCM"
+                                            : "this mode",
+                     kuai_cipher_name((kuai_cipher)k->cipher));
+        return -1;
+    }
     if (k->key2 != NULL) {
         PyErr_Format(PyExc_ValueError,
                      "an XTS key (%s-xts, two keys in one) is for modes.XTS only; "
@@ -214,9 +241,9 @@ int kpy_check_single(const KeyObject *k)
     return 0;
 }
 
-int kpy_check_block16(const KeyObject *k, const char *mode)
+int kpy_check_block16(const KeyObject *k, const char *mode, int aead)
 {
-    if (kpy_check_single(k) < 0) {
+    if (kpy_check_single(k, aead) < 0) {
         return -1;
     }
     if (k->block != 16) {
@@ -229,7 +256,7 @@ int kpy_check_block16(const KeyObject *k, const char *mode)
 
 int kpy_check_gcm_key(const KeyObject *k)
 {
-    return kpy_check_block16(k, "GCM");
+    return kpy_check_block16(k, "GCM", KPY_AEAD_GCM);
 }
 
 int kpy_check_nonce(Py_ssize_t n)
@@ -284,7 +311,7 @@ static int aead_args(const aead_mode *m, const KeyObject *k, PyObject *const *ar
     if (into) {
         *into = a[3];
     }
-    if (kpy_check_block16(k, m->mode) < 0) {
+    if (kpy_check_block16(k, m->mode, m->ccm ? KPY_AEAD_CCM : KPY_AEAD_GCM) < 0) {
         return -1;
     }
     if (get_ro(a[0], nb, "nonce") < 0) {

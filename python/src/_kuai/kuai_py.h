@@ -69,7 +69,17 @@ typedef struct {
     kuai_key *key2;
     int halves_equal; /* XTS: the two halves are the same bytes */
     size_t tag_len;   /* CCM tag length (Key(..., tag_length=16)) */
+    /* A kuai.aead class's key (Key(..., aead="gcm" or "ccm")): the one
+     * AEAD mode it is for, KPY_AEAD_GCM or KPY_AEAD_CCM; 0 for a key of
+     * any mode (kuai.Cipher). Every other use refuses it: CBC of a zero
+     * block under a zero IV with a GCM key gives GCM's hash key H, and a
+     * CMAC or CTR under the AEAD's key is a second use its proof does not
+     * cover. */
+    int aead;
 } KeyObject;
+
+#define KPY_AEAD_GCM 1
+#define KPY_AEAD_CCM 2
 
 /* One message with a GCM_TAG-byte tag: as kuai_gcm_encrypt where tag_out
  * is given (the tag written there), else as kuai_gcm_decrypt against
@@ -106,12 +116,14 @@ int kpy_arg_buffer(const char *fn, const char *name, PyObject *const *args, Py_s
 extern PyType_Spec kpy_key_spec;
 int kpy_is_key(PyObject *o);
 int kpy_check_gcm_key(const KeyObject *k);
-/* 0, or -1 with ValueError raised: k is an XTS key (two halves), which
- * only modes.XTS takes. */
-int kpy_check_single(const KeyObject *k);
-/* 0, or -1 with ValueError raised: k is an XTS key, or its cipher's block
- * is not 128 bits (mode names the mode in the message). */
-int kpy_check_block16(const KeyObject *k, const char *mode);
+/* 0, or -1 with an error raised: k is an XTS key (two halves), which only
+ * modes.XTS takes (ValueError), or an AEAD key (k->aead) for another mode
+ * than aead, the call's own AEAD mode (KPY_AEAD_*; 0: not an AEAD call;
+ * TypeError, as cryptography for a key object of the wrong kind). */
+int kpy_check_single(const KeyObject *k, int aead);
+/* As kpy_check_single, and ValueError if the cipher's block is not 128
+ * bits (mode names the mode in the message). */
+int kpy_check_block16(const KeyObject *k, const char *mode, int aead);
 int kpy_check_nonce(Py_ssize_t n);
 
 /* batch.c: Key methods, a module function, the errors= argument */

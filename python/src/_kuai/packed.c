@@ -363,7 +363,7 @@ static PyObject *cbc_packed(PyObject *o, PyObject *args, int enc)
             : !PyArg_ParseTuple(args, "OO", &dataobj, &offobj)) {
         return NULL;
     }
-    if (kpy_check_single(k) < 0) {
+    if (kpy_check_single(k, 0) < 0) {
         return NULL;
     }
     if (k->block != 16) {

@@ -465,7 +465,8 @@ PyObject *kpy_stream(PyObject *mod, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "In XTS mode duplicated keys are not allowed");
             return NULL;
         }
-    } else if (op > OP_CTR ? kpy_check_block16(k, op_names[op]) < 0 : kpy_check_single(k) < 0) {
+    } else if (op > OP_CTR ? kpy_check_block16(k, op_names[op], 0) < 0
+                           : kpy_check_single(k, 0) < 0) {
         return NULL;
     }
     Py_buffer ivb;

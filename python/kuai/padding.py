@@ -2,6 +2,7 @@
 """PKCS#7 padding, as cryptography's ``padding.PKCS7``."""
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from ._kuai import AlreadyFinalized
@@ -10,6 +11,9 @@ from .modes import _as_bytes
 
 class PKCS7:
     def __init__(self, block_size: int) -> None:
+        # an integer (numpy's too): a float or str is a TypeError here, not
+        # from the first update() (cryptography: from padder())
+        block_size = operator.index(block_size)
         if not 8 <= block_size <= 2040 or block_size % 8:
             raise ValueError("block_size must be a multiple of 8 in 8..2040 bits")
         self.block_size = block_size

@@ -805,6 +805,48 @@ def test_aead_keys_are_for_their_mode_only():
         Key(kuai._names.cipher_id("aes", key), key, aead="cbc")
 
 
+def test_gcm_over_its_length_limit(tmp_path):
+    # A GCM ciphertext longer than GCM's 2^36 - 32 bytes of plaintext (plus
+    # the tag) is one no encryption made: InvalidTag, as for one too short
+    # to hold a tag (and as CCM over its length field). It raised
+    # ValueError, so code catching InvalidTag on untrusted input let it
+    # through as another exception. Encryption of such data: ValueError,
+    # before anything the size of the data is allocated. The data is a
+    # sparse file mapped read-only: no memory or disk is used.
+    import mmap
+
+    limit = 2**36 - 32
+    path = tmp_path / "sparse"
+    with open(path, "wb") as f:
+        f.truncate(limit + 16 + 1)
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        big = memoryview(mm)
+        try:
+            for g in (aead.AESGCM(KEY), aead.SM4GCM(KEY)):
+                with pytest.raises(kuai.InvalidTag):
+                    g.decrypt(bytes(12), big, None)
+                with pytest.raises(kuai.InvalidTag):
+                    g.decrypt_into(bytes(12), big, None, bytearray(16))
+                with pytest.raises(ValueError, match="too long for GCM"):
+                    g.encrypt(bytes(12), big[:limit + 1], None)
+        finally:
+            big.release()
+
+
+@pytest.mark.parametrize("bits", [128.0, "128", None, b"128"])
+def test_pkcs7_block_size_not_an_integer(bits):
+    # a float was accepted at construction and failed at the first
+    # update() with a slicing TypeError; now TypeError at once
+    with pytest.raises(TypeError):
+        padding.PKCS7(bits)
+
+
+def test_pkcs7_block_size_numpy_integer():
+    np = pytest.importorskip("numpy")
+    p = padding.PKCS7(np.int64(128)).padder()
+    assert p.update(b"abc") + p.finalize() == b"abc" + bytes([13]) * 13
+
+
 def test_strided_iv_and_padding_data_are_buffer_errors_as_in_cryptography():
     # The modes' IV/nonce and the padding contexts' data were copied with
     # bytes(memoryview(x)), which gathers a strided buffer silently; every

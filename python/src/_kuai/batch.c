@@ -252,6 +252,8 @@ static PyObject *gcm_batch(PyObject *o, PyObject *args, PyObject *kwds, int enc)
         } else {
             rcs[i] = kpy_gcm_one(m, k->key, nonce, nlen, a, alen, in, outs[i], len - GCM_TAG, NULL,
                                  in + len - GCM_TAG);
+            /* longer than GCM allows: a forgery like any other */
+            rcs[i] = rcs[i] == KUAI_ERR_LENGTH ? KUAI_ERR_AUTH : rcs[i];
         }
     }
     kpy_gcm_many_wipe(&many);
@@ -279,6 +281,14 @@ static PyObject *gcm_batch(PyObject *o, PyObject *args, PyObject *kwds, int enc)
     aad_free(&aad);
     return result;
 fail:
+    /* The other messages' outputs, plaintext when decrypting, erased
+     * before they are freed: only result holds them. */
+    for (Py_ssize_t i = 0; result != NULL && i < n; i++) {
+        PyObject *b = PyList_GetItem(result, i);
+        if (b != NULL && PyBytes_Check(b)) {
+            kpy_wipe(PyBytes_AsString(b), (size_t)PyBytes_Size(b));
+        }
+    }
     Py_XDECREF(result);
     PyMem_Free(outs);
     PyMem_Free(rcs);

@@ -104,7 +104,10 @@ static PyObject *cmac_finalize(PyObject *o, PyObject *unused)
     kpy_ctx_lock(&m->base);
     int rc = cmac_final(m, tag);
     PyThread_release_lock(m->base.lock);
-    return rc < 0 ? NULL : PyBytes_FromStringAndSize((const char *)tag, CMAC_TAG);
+    PyObject *r = rc < 0 ? NULL : PyBytes_FromStringAndSize((const char *)tag, CMAC_TAG);
+    /* the caller has its copy; the stack's goes, as verify()'s does */
+    kpy_wipe(tag, sizeof tag);
+    return r;
 }
 
 /* verify(signature) -> None, or InvalidSignature; finalizes as finalize() */

@@ -442,6 +442,9 @@ static PyObject *aead_encrypt(const aead_mode *m, PyObject *o, PyObject *const *
     const Py_ssize_t n = db.len + (Py_ssize_t)t;
     if (m->ccm && ccm_check_len(nb.len, (size_t)db.len) < 0) {
         /* raised */
+    } else if (!m->ccm && (uint64_t)db.len > KPY_GCM_MAX_DATA) {
+        /* before the output is allocated: the library refuses it anyway */
+        PyErr_SetString(PyExc_ValueError, "Data too long for GCM (2^36 - 32 bytes at most)");
     } else if (into) {
         if (aead_buf(bo, &ob, n) == 0) {
             out = ob.buf;
@@ -494,10 +497,12 @@ static PyObject *aead_decrypt(const aead_mode *m, PyObject *o, PyObject *const *
     uint8_t *out = NULL;
     const size_t t = m->ccm ? k->tag_len : GCM_TAG;
     /* A ciphertext too short to hold a tag, or (CCM) too long for the
-     * nonce's length field, is one no encryption made: InvalidTag, as
+     * nonce's length field or (GCM) than GCM's limit, is one no
+     * encryption made (checked before buf or the output is sized): InvalidTag, as
      * cryptography's AESCCM gives for both, so that a caller catching
      * InvalidTag on untrusted input sees every forgery as one. */
-    if ((size_t)db.len < t || (m->ccm && !ccm_len_fits(nb.len, (size_t)db.len - t))) {
+    if ((size_t)db.len < t || (m->ccm && !ccm_len_fits(nb.len, (size_t)db.len - t)) ||
+        (!m->ccm && (uint64_t)db.len - t > KPY_GCM_MAX_DATA)) {
         PyErr_SetNone(kpy_InvalidTag);
     } else if (into) {
         if (aead_buf(bo, &ob, db.len - (Py_ssize_t)t) == 0) {

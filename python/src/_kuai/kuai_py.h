@@ -32,6 +32,9 @@
 /* Below this the GIL round trip (~100 ns) costs more than it frees. */
 #define KUAI_GIL_BYTES 2048
 #define GCM_TAG 16
+/* The most plaintext one GCM message may have (NIST SP 800-38D, 2^39 - 256
+ * bits; the library's KUAI_ERR_LENGTH above it). */
+#define KPY_GCM_MAX_DATA ((((uint64_t)1) << 36) - 32)
 
 /* rc = call, with the GIL released when it works on n >= KUAI_GIL_BYTES
  * bytes (what Py_BEGIN/END_ALLOW_THREADS do); call must not touch a Python

@@ -196,8 +196,14 @@ static PyObject *packed_result(const Packed *p, int enc)
     return result;
 }
 
-static void packed_close(Packed *p)
+/* failed: the call raises, and out, which only p holds then, is wiped
+ * before it is freed: a decryption that raises InvalidTag for one row has
+ * written the other rows' plaintext there. */
+static void packed_close(Packed *p, int failed)
 {
+    if (failed && p->out != NULL) {
+        kpy_wipe(p->o8, (size_t)PyBytes_Size(p->out));
+    }
     Py_XDECREF(p->out);
     Py_XDECREF(p->outoff);
     Py_XDECREF(p->ok);
@@ -303,6 +309,12 @@ static PyObject *gcm_packed(PyObject *o, PyObject *args, PyObject *kwds, int enc
                 size_t ctlen = len - (size_t)extra;
                 rc = kpy_gcm_one(m, k->key, nonce, (size_t)nonce_len, aad, alen, ct, dst, ctlen,
                                  NULL, ct + ctlen);
+                if (rc == KUAI_ERR_LENGTH) {
+                    /* longer than GCM allows: no encryption made it, a
+                     * forgery like any other (InvalidTag, the row zeros) */
+                    memset(dst, 0, ctlen);
+                    rc = KUAI_ERR_AUTH;
+                }
                 /* A failed row stays in the output as zeros (what the
                  * library leaves); its ok byte says to drop it. */
                 pos += (int64_t)ctlen;
@@ -331,7 +343,7 @@ static PyObject *gcm_packed(PyObject *o, PyObject *args, PyObject *kwds, int enc
     }
     result = packed_result(&pk, enc);
 done:
-    packed_close(&pk);
+    packed_close(&pk, result == NULL);
     release(&nb);
     release(&ab);
     return result;
@@ -461,7 +473,7 @@ static PyObject *cbc_packed(PyObject *o, PyObject *args, int enc)
     }
     result = packed_result(&pk, enc);
 done:
-    packed_close(&pk);
+    packed_close(&pk, result == NULL);
     release(&ib);
     return result;
 }

@@ -125,7 +125,11 @@ KUAI_API int kuai_key_init_multi_backend(kuai_key *const *keys, kuai_cipher c,
  * leaks them through the cache to other code on the same CPU: "ttable"),
  * 0 for the constant-time backends, unknown names and NULL. */
 KUAI_API int kuai_backend_leaky(const char *backend);
-/* Erase the key schedule with stores the compiler cannot elide. */
+/* Erase the key schedule with stores the compiler cannot elide. Key setup
+ * does not erase a key the struct held before: it overwrites what the new
+ * schedule uses, and a longer old one (another cipher or backend; uBlock's
+ * masks, built on the first long call) stays until overwritten or wiped.
+ * To re-key a struct with nothing of the old key left, wipe it first. */
 KUAI_API void kuai_key_wipe(kuai_key *k);
 /* Name of the backend a key was set up with, or NULL for an unset key. */
 KUAI_API const char *kuai_key_backend(const kuai_key *k);

@@ -226,11 +226,14 @@ int kp_key_set(const kp_core *core, kp_key **slot, kuai_cipher c, const unsigned
         return kp_raise_data(core, KP_R_INVALID_KEY_LENGTH, "%zu bytes, %s takes %zu", keylen,
                              kuai_cipher_name(c), kuai_key_size(c));
     if (*slot != NULL && atomic_load(&(*slot)->refs) == 1) {
-        /* No copy shares it: set the new key up in place. Same cipher, so
-         * the new schedule covers the old one's bytes, and the 8 KiB
+        /* No copy shares it: set the new key up in place, since the 8 KiB
          * allocation, wipe and free per re-key (openssl speed re-keys every
          * call; TLS and SSH at every rekey) cost more than the AES key
-         * expansion itself. */
+         * expansion itself. Same cipher and backend, so the new schedule
+         * covers the old one's bytes, except uBlock's bitsliced masks
+         * (kuai.h, kuai_key_wipe): the old key's stay in this context's
+         * key until the new key's first long call rebuilds them, and are
+         * wiped with it when the last context lets go of it. */
         if ((r = kuai_key_init(&(*slot)->k, c, key, keylen)) == KUAI_OK) {
             memcpy((*slot)->raw, key, keylen);
             (*slot)->raw_len = keylen;

@@ -97,8 +97,9 @@ KUAI_API int kuai_file_header_parse(const uint8_t *buf, size_t len, kuai_file_pa
 
 /* Fresh parameters for a new file: the cipher, the KDF (scrypt with
  * N = 2^scrypt_log2n, r = 8, p = 1; scrypt_log2n 0 means the default),
- * a random salt (scrypt) and nonce. KUAI_ERR_ARG for a cipher or cost
- * outside the format, KUAI_ERR_EXTERNAL when no random bytes. */
+ * a random salt (scrypt) and nonce. KUAI_ERR_ARG for a cipher or (with
+ * scrypt) a cost outside the format; KUAI_FILE_KDF_KEY ignores
+ * scrypt_log2n, whatever it is. KUAI_ERR_EXTERNAL when no random bytes. */
 KUAI_API int kuai_file_params_new(kuai_file_params *p, kuai_cipher cipher, kuai_file_kdf kdf,
                                   unsigned scrypt_log2n);
 

@@ -144,6 +144,48 @@ static void oneshot_multi_one_block(kuai_cipher c)
     kuai_key_wipe(&k);
 }
 
+/* Every key count of 1..9 with every block count of 1..4 per key: the
+ * hooks' groups of keys side by side and the keys left after them (AES-NI's
+ * decryption: 4 keys of 1-2 blocks a group, 2 of 3-4; uBlock's 4 and 2), in
+ * place and out, against ref. */
+static void oneshot_multi_short_grid(kuai_cipher c)
+{
+    enum { MAXN = 9, MAXB = 4 };
+    size_t bs = kuai_block_size(c), kl = kuai_key_size(c);
+    uint8_t keys[MAXN][32], in[MAXN][MAXB * 32], got[MAXN][MAXB * 32], want[MAXN][MAXB * 32];
+    const uint8_t *kp[MAXN], *ip[MAXN];
+    uint8_t *op[MAXN];
+    kuai_key k;
+    for (size_t nb = 1; nb <= MAXB; nb++)
+        for (size_t n = 1; n <= MAXN; n++)
+            for (int enc = 0; enc < 2; enc++)
+                for (int inplace = 0; inplace < 2; inplace++) {
+                    size_t len = nb * bs;
+                    for (size_t i = 0; i < n; i++) {
+                        rng_fill(keys[i], 32);
+                        rng_fill(in[i], len);
+                        CHECK_RC(kuai_key_init_backend(&k, c, keys[i], kl, "ref"), KUAI_OK,
+                                 "ref key");
+                        CHECK_RC(enc ? kuai_ecb_encrypt(&k, in[i], want[i], len)
+                                     : kuai_ecb_decrypt(&k, in[i], want[i], len),
+                                 KUAI_OK, "ref ecb");
+                        if (inplace)
+                            memcpy(got[i], in[i], len);
+                        kp[i] = keys[i];
+                        ip[i] = inplace ? got[i] : in[i];
+                        op[i] = got[i];
+                    }
+                    int r = enc ? kuai_ecb_encrypt_oneshot_multi(c, kp, kl, ip, op, n, len)
+                                : kuai_ecb_decrypt_oneshot_multi(c, kp, kl, ip, op, n, len);
+                    CHECK_RC(r, KUAI_OK, "oneshot multi, 1-4 blocks");
+                    for (size_t i = 0; i < n; i++)
+                        CHECK_MEM(got[i], want[i], len,
+                                  enc ? "oneshot multi enc, 1-4 blocks"
+                                      : "oneshot multi dec, 1-4 blocks");
+                }
+    kuai_key_wipe(&k);
+}
+
 /* kuai_key_init_multi (the environment's backend, as kuai_key_init) and
  * kuai_key_init_multi_backend (backend be) against one kuai_key_init_backend
  * per key on the portable backend: n of 1..9 (fours, pairs and a key alone),
@@ -330,6 +372,7 @@ void test_oneshot(void)
             oneshot_single(all_ciphers[i]);
             oneshot_multi(all_ciphers[i]);
             oneshot_multi_one_block(all_ciphers[i]);
+            oneshot_multi_short_grid(all_ciphers[i]);
             key_init_multi(all_ciphers[i], be[b]);
         }
     }

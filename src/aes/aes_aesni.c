@@ -239,7 +239,9 @@ AESX_INLINE void aesni_key_rows(const aesni_key_sink *o, const uint8_t *const *k
                                 int n)
 {
     const unsigned nr = nk + 6;
-    __m128i p0[4], p1[4]; /* row i - 2 (AES-256) and row i - 1 */
+    /* row i - 2 (AES-256; zeroed: gcc cannot tell it is set wherever it is
+     * read) and row i - 1 */
+    __m128i p0[4] = {0}, p1[4];
     for (int j = 0; j < n; j++) {
         p1[j] = aesx_loadu(key[j]);
         aesni_key_put(o, j, 0, nr, p1[j]);
@@ -382,6 +384,78 @@ static void aesni_os_enc_short(const uint8_t *key, unsigned nk, const uint8_t *i
     }
 }
 
+/* Decryption of s keys' nb blocks each (both constants at every call; s
+ * * nb <= AESX_W): the keys' drk side by side (aesni_key_rows's n) into
+ * ks[0..s-1], then their blocks side by side as the multi-key call runs
+ * them (aesx_mks_rounds), the rows read where they were stored. Every
+ * input block is read before any output is written (out[j] may be in[j]). */
+AESX_INLINE void aesni_os_dec_group(const uint8_t *const *keys, unsigned nk,
+                                    const uint8_t *const *in, uint8_t *const *out, int s, int nb,
+                                    uint8_t (*ks)[AES_MAX_ROUNDS + 1][16])
+{
+    uint8_t(*const kp[4])[16] = {ks[0], ks[1], ks[2], ks[3]};
+    const aesni_key_sink o = {NULL, kp, NULL, 0};
+    aesni_key_rows(&o, keys, nk, s);
+    const uint8_t(*k[AESX_W])[16];
+    __m128i b[AESX_W];
+    for (int j = 0; j < s; j++)
+        for (int t = 0; t < nb; t++) {
+            k[j * nb + t] = (const uint8_t(*)[16])ks[j];
+            b[j * nb + t] = aesx_loadu(in[j] + 16 * t);
+        }
+    aesx_mks_rounds(b, k, s * nb, (int)nk + 6, 1);
+    for (int j = 0; j < s; j++)
+        for (int t = 0; t < nb; t++)
+            aesx_storeu(out[j] + 16 * t, b[j * nb + t]);
+}
+
+/* n >= 2 keys' decryption of nblocks (1..4) each: groups of 4 keys (2 for
+ * 3 or 4 blocks a key), then the keys left; ks holds a group's schedules
+ * and is wiped here. Key by key (a schedule, then its blocks) the call
+ * cost more than kuai_key_init_multi and kuai_ecb_decrypt_multi; a key
+ * alone keeps that path (aes_aesni_oneshot), which measured 5-11% faster
+ * than a group of one (docs/performance.md). */
+static void aesni_os_dec_short(const uint8_t *const *keys, unsigned nk, const uint8_t *const *in,
+                               uint8_t *const *out, size_t n, size_t nblocks)
+{
+    uint8_t ks[4][AES_MAX_ROUNDS + 1][16];
+    size_t g = 0;
+#define OS_DEC(S, NB) aesni_os_dec_group(keys + g, nk, in + g, out + g, S, NB, ks)
+    switch (nblocks) {
+    case 1:
+    case 2:
+        for (; n - g >= 4; g += 4)
+            nblocks == 1 ? OS_DEC(4, 1) : OS_DEC(4, 2);
+        if (n - g == 3)
+            nblocks == 1 ? OS_DEC(3, 1) : OS_DEC(3, 2);
+        else if (n - g == 2)
+            nblocks == 1 ? OS_DEC(2, 1) : OS_DEC(2, 2);
+        else if (n - g == 1)
+            nblocks == 1 ? OS_DEC(1, 1) : OS_DEC(1, 2);
+        break;
+    default:
+        for (; n - g >= 2; g += 2)
+            nblocks == 3 ? OS_DEC(2, 3) : OS_DEC(2, 4);
+        if (n - g == 1)
+            nblocks == 3 ? OS_DEC(1, 3) : OS_DEC(1, 4);
+        break;
+    }
+#undef OS_DEC
+    /* the schedules a group held: two keys' (a constant size, wiped by
+     * inline stores) or all four */
+    if (n == 2 || nblocks > 2)
+        kuai_wipe(ks, 2 * sizeof ks[0]);
+    else
+        kuai_wipe(ks, sizeof ks);
+}
+
+void aes_aesni_rows(unsigned nk, const uint8_t *key, uint8_t (*rk)[16], uint8_t (*drk)[16])
+{
+    uint8_t(*const r[1])[16] = {rk}, (*const d[1])[16] = {drk};
+    const aesni_key_sink o = {rk ? r : NULL, drk ? d : NULL, NULL, 0};
+    aesni_key_rows(&o, &key, nk, 1);
+}
+
 void aes_aesni_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
                        uint8_t *const *out, size_t n, size_t nblocks, int enc)
 {
@@ -389,6 +463,10 @@ void aes_aesni_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t 
     if (enc && nblocks <= 4) {
         for (size_t i = 0; i < n; i++)
             aesni_os_enc_short(keys[i], nk, in[i], out[i], nblocks);
+        return;
+    }
+    if (!enc && nblocks <= 4 && n > 1) {
+        aesni_os_dec_short(keys, nk, in, out, n, nblocks);
         return;
     }
     /* The round keys the kernel reads: rk for encryption, drk for

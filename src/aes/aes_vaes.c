@@ -448,6 +448,38 @@ _Static_assert(AESX_MK_OFF(AESY_GL, AESY_MK_GROUPS, 2, 0, 0, 0) <= KUAI_MK_BYTES
  * 1 / 2 / 3 blocks a stream, 8 streams of AES-128, ECB: 0.73 / 0.87 /
  * 1.08 (one by one 1.09 / 1.05 / 1.05), CBC decryption 0.64 / 0.73 / 0.82
  * (1.06 / 1.11 / 1.11). */
+/* One-shot ECB (kuai_impl.oneshot): AES-NI's, except one key's
+ * decryption (aes_vaes_oneshot_dec1). Encryption this way measured level
+ * in a loop of calls and 1.15-1.2x slower in a chain of dependent ones:
+ * AES-NI's makes each row into the blocks' round as it is made. */
+static void aes_vaes_oneshot_dec1(kuai_cipher c, const uint8_t *key, const uint8_t *in,
+                                  uint8_t *out, size_t nblocks);
+static void aes_vaes_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
+                             uint8_t *const *out, size_t n, size_t nblocks, int enc)
+{
+    /* a function of its own below: its frame (aligned for ymm) had cost
+     * every other call 2-4 TSC cycles */
+    if (!enc && n == 1)
+        aes_vaes_oneshot_dec1(c, keys[0], in[0], out[0], nblocks);
+    else
+        aes_aesni_oneshot(c, keys, in, out, n, nblocks, enc);
+}
+
+/* One key's decryption: its drk on the stack, its blocks two an
+ * instruction (aesy_crypt_blocks), the rows wiped. AES-NI's one block an
+ * instruction had taken 1.10-1.15x the time (Xeon, Emerald Rapids;
+ * docs/performance.md). */
+__attribute__((noinline)) static void aes_vaes_oneshot_dec1(kuai_cipher c, const uint8_t *key,
+                                                            const uint8_t *in, uint8_t *out,
+                                                            size_t nblocks)
+{
+    const unsigned nk = c == KUAI_AES_128 ? 4 : c == KUAI_AES_192 ? 6 : 8;
+    uint8_t drk[AES_MAX_ROUNDS + 1][16];
+    aes_aesni_rows(nk, key, NULL, drk);
+    AESX_BY_NR(nk + 6, aesy_crypt_blocks((const uint8_t(*)[16])drk, NR, 1, in, out, nblocks))
+    kuai_wipe(drk, sizeof drk);
+}
+
 KUAI_REGISTER(aes_vaes);
 const kuai_impl aes_vaes = {
     .name = "vaes",
@@ -458,7 +490,7 @@ const kuai_impl aes_vaes = {
     .expand2 = aes_aesni_expand2,
     .expand4 = aes_aesni_expand4,
     .sched_bytes = AES_SCHED_BYTES,
-    .oneshot = aes_aesni_oneshot,
+    .oneshot = aes_vaes_oneshot,
     .enc_blocks = aes_vaes_enc_blocks,
     .dec_blocks = aes_vaes_dec_blocks,
     .ctr_blocks = aes_vaes_ctr_blocks,

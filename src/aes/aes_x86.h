@@ -17,6 +17,11 @@ void aes_aesni_expand4(kuai_key *const k[4], const uint8_t *const key[4]);
  * 256-bit register has nothing to add; the VAES backend takes it too. */
 void aes_aesni_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
                        uint8_t *const *out, size_t n, size_t nblocks, int enc);
+/* One key's round keys (AES-128, -192, -256: nk 4, 6, 8 words) to rk and
+ * drk (aes.h's forms; either may be NULL), as key setup makes them: the
+ * VAES backend's one-shot decryption, which runs its blocks on its own
+ * kernel. */
+void aes_aesni_rows(unsigned nk, const uint8_t *key, uint8_t (*rk)[16], uint8_t (*drk)[16]);
 /* Multi-key ECB and CBC decryption of streams of 1-4 blocks
  * (kuai_impl.mk_short): the blocks of several streams side by side, each
  * under its own stored schedule; the VAES backend takes it too. */

@@ -1371,6 +1371,11 @@ void kp_algorithm_set(OSSL_ALGORITHM *out, const char *names, const OSSL_DISPATC
 
 static void kp_build(void)
 {
+    /* Read once per process, here under pthread_once: a later load into
+     * another library context would otherwise write kp_debug while other
+     * threads' contexts read it (a data race, helgrind). */
+    const char *dbg = getenv("KUAI_PROVIDER_DEBUG");
+    kp_debug = dbg != NULL && dbg[0] != '\0' && strcmp(dbg, "0") != 0;
     kuai_cipher list[KP_NSLOTS];
     size_t nc = kuai_ciphers(list, KP_NSLOTS);
     if (nc > KP_NSLOTS)
@@ -1478,8 +1483,6 @@ __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HA
 int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
                        const OSSL_DISPATCH **out, void **provctx)
 {
-    const char *dbg = getenv("KUAI_PROVIDER_DEBUG");
-    kp_debug = dbg != NULL && dbg[0] != '\0' && strcmp(dbg, "0") != 0;
     pthread_once(&kp_build_once, kp_build);
     if (!kp_built) {
         fprintf(stderr, "kuai-provider: the cipher list does not fit the provider's %d slots\n",

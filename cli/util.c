@@ -1205,10 +1205,18 @@ static int named_fifo(int fd, const struct stat *st)
 #endif
 }
 
+/* A device node's permissions say who may read it, as a regular file's
+ * (cp copies them): a 0600 block device gives a 0600 output. A terminal's
+ * say who may write to it, and it counts as a pipe. */
+static int device_file(int fd, const struct stat *st)
+{
+    return S_ISBLK(st->st_mode) || (S_ISCHR(st->st_mode) && !isatty(fd));
+}
+
 void output_like_input(output *o, int fd)
 {
     struct stat st;
-    if (fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || named_fifo(fd, &st)))
+    if (fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || named_fifo(fd, &st) || device_file(fd, &st)))
         o->in_mode = st.st_mode & 0666;
 }
 

@@ -1736,6 +1736,24 @@ def test_issue15(d):
     os.umask(umask)
     report(modes == [0o600, 0o600, 0o600, 0o666 & ~umask, 0o600, 0o600, 0o600],
            "a new file: its input's permissions minus the umask, never wider", repr(modes))
+    # a 0600 device node (1:3, empty as /dev/null), as an input and as
+    # standard input: its permissions, as a file's (it counted as a pipe:
+    # 0666 minus the umask, wider than the device)
+    dev = make_dev(os.path.dirname(secret), "secret-dev", 3)
+    if dev is None:
+        print("  (skipped: no device node here) a new file from a 0600 device: 0600")
+    else:
+        os.chmod(dev, 0o600)
+        dmodes = []
+        for name, stdin_dev in (("dv.kuai", False), ("dvs.kuai", True)):
+            out = os.path.join(sub, name)
+            args = [KUAI, "encrypt", "-c", "sm4", "-k", k, "-o", out] + ([] if stdin_dev else [dev])
+            with open(dev, "rb") as f:
+                p = subprocess.run(args, stdin=f if stdin_dev else subprocess.DEVNULL,
+                                   capture_output=True)
+            dmodes.append(st_.S_IMODE(os.stat(out).st_mode) if p.returncode == 0 else p.stderr)
+        report(dmodes == [0o600, 0o600], "a new file from a 0600 device node: 0600, never wider",
+               repr(dmodes))
     # 4: no temporary file after a failure
     out = os.path.join(sub, "badiv.enc")
     rc, _, err = run(["encrypt", "--raw", "-c", "sm4-cbc", "-k", k, "--iv", "00" * 8, "-o", out,

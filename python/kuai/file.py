@@ -26,8 +26,9 @@ written through (its target is replaced, the link stays). A ``dst`` that is
 not a regular file (directory, device, FIFO) is refused: pass an open file
 object to write to a device or pipe. A new file gets what ``cp`` would give
 it: the read and write permissions of ``src``'s file (a path, or a file
-object with ``fileno()`` on a regular file; else 0666) minus the umask, so
-never wider than its input.
+object with ``fileno()``, on a regular file, a block or character device
+other than a terminal, or a named FIFO; else, as from an anonymous pipe, a
+terminal or a socket, 0666) minus the umask, so never wider than its input.
 
 A file object ``dst`` is written as the data come: decryption writes each
 1 MiB chunk only once it has verified, but a failure can leave whole
@@ -125,6 +126,25 @@ def _umask() -> int:
     return old
 
 
+def _mode_says_who(fd: int) -> bool:
+    """Whether fd's permissions say who may read (or write) what comes
+    through it, so that a new output takes them, as the kuai command's
+    output_like_input: a regular file, a block or character device other
+    than a terminal, a named FIFO; not an anonymous pipe, a terminal or a
+    socket (0666 minus the umask)."""
+    m = os.fstat(fd).st_mode
+    if stat.S_ISREG(m) or stat.S_ISBLK(m):
+        return True
+    if stat.S_ISCHR(m):
+        return not os.isatty(fd)
+    if stat.S_ISFIFO(m):
+        try:  # an anonymous pipe is "pipe:[inode]" there
+            return not os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:")
+        except OSError:
+            return False
+    return False
+
+
 def _run(src: Source, dst: Source, overwrite: bool, work: Any) -> Any:
     """work(src_io, dst_io): src_io/dst_io an fd or the caller's object."""
     fd_in = -1
@@ -147,10 +167,8 @@ def _run(src: Source, dst: Source, overwrite: bool, work: Any) -> Any:
                 in_fd = src.fileno()
             except (AttributeError, OSError, ValueError):
                 in_fd = -1
-        if in_fd >= 0:
-            st_in = os.fstat(in_fd)
-            if stat.S_ISREG(st_in.st_mode):
-                new_mode = stat.S_IMODE(st_in.st_mode) & 0o666  # as cp: never wider
+        if in_fd >= 0 and _mode_says_who(in_fd):
+            new_mode = stat.S_IMODE(os.fstat(in_fd).st_mode) & 0o666  # as cp: never wider
         return _to_path(dst, overwrite, lambda opener: work(src_io, opener), new_mode)
     finally:
         if fd_in >= 0:

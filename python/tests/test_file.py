@@ -312,6 +312,30 @@ def test_overwrite_and_modes(tmp_path):
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "obj.kuai").stat().st_mode) == 0o644
     assert stat.S_IMODE((tmp_path / "fobj.kuai").stat().st_mode) == 0o600
+    # a 0600 device node (1:3, empty as /dev/null) as src, a path and an
+    # open file: its permissions, as a file's (it counted as a pipe: 0644)
+    dev = tmp_path / "private-dev"
+    try:
+        os.mknod(dev, stat.S_IFCHR | 0o600, os.makedev(1, 3))
+    except OSError:
+        dev = None
+    if dev is not None:
+        os.chmod(dev, 0o600)
+        old = os.umask(0o022)
+        try:
+            kfile.encrypt(dev, tmp_path / "dev.kuai", key=key, cipher="sm4")
+            with open(dev, "rb") as f:
+                kfile.encrypt(f, tmp_path / "fdev.kuai", key=key, cipher="sm4")
+            # an anonymous pipe: 0666 minus the umask
+            r, w = os.pipe()
+            os.write(w, b"through a pipe")
+            os.close(w)
+            with os.fdopen(r, "rb") as f:
+                kfile.encrypt(f, tmp_path / "pipe.kuai", key=key, cipher="sm4")
+        finally:
+            os.umask(old)
+        for name, mode in (("dev.kuai", 0o600), ("fdev.kuai", 0o600), ("pipe.kuai", 0o644)):
+            assert stat.S_IMODE((tmp_path / name).stat().st_mode) == mode, name
     # never a non-regular file, even with overwrite
     with pytest.raises(ValueError, match="not a regular file"):
         kfile.encrypt(src, "/dev/null", key=key, cipher="sm4", overwrite=True)

@@ -126,23 +126,22 @@ def _umask() -> int:
     return old
 
 
-def _mode_says_who(fd: int) -> bool:
-    """Whether fd's permissions say who may read (or write) what comes
-    through it, so that a new output takes them, as the kuai command's
-    output_like_input: a regular file, a block or character device other
-    than a terminal, a named FIFO; not an anonymous pipe, a terminal or a
-    socket (0666 minus the umask)."""
+def _new_mode(fd: int) -> int:
+    """The permissions a new output takes from its input fd, as the kuai
+    command's output_like_input: those of a regular file, a block or
+    character device other than a terminal, or a named FIFO (they say who
+    may read, or write, what comes through it); 0666 from an anonymous
+    pipe, a terminal or a socket. Minus the umask when the file is made."""
     m = os.fstat(fd).st_mode
-    if stat.S_ISREG(m) or stat.S_ISBLK(m):
-        return True
+    own = stat.S_ISREG(m) or stat.S_ISBLK(m)
     if stat.S_ISCHR(m):
-        return not os.isatty(fd)
-    if stat.S_ISFIFO(m):
+        own = not os.isatty(fd)
+    elif stat.S_ISFIFO(m):
         try:  # an anonymous pipe is "pipe:[inode]" there
-            return not os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:")
+            own = not os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:")
         except OSError:
-            return False
-    return False
+            own = False
+    return stat.S_IMODE(m) & 0o666 if own else 0o666  # as cp: never wider
 
 
 def _run(src: Source, dst: Source, overwrite: bool, work: Any) -> Any:
@@ -167,8 +166,8 @@ def _run(src: Source, dst: Source, overwrite: bool, work: Any) -> Any:
                 in_fd = src.fileno()
             except (AttributeError, OSError, ValueError):
                 in_fd = -1
-        if in_fd >= 0 and _mode_says_who(in_fd):
-            new_mode = stat.S_IMODE(os.fstat(in_fd).st_mode) & 0o666  # as cp: never wider
+        if in_fd >= 0:
+            new_mode = _new_mode(in_fd)
         return _to_path(dst, overwrite, lambda opener: work(src_io, opener), new_mode)
     finally:
         if fd_in >= 0:

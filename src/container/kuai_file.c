@@ -69,9 +69,14 @@ int kuai_file_header_parse(const uint8_t *buf, size_t len, kuai_file_params *p,
         if (!bad && kdf == KUAI_FILE_KDF_KEY)
             for (int i = 12; i < 32; i++)
                 bad |= buf[i] != 0;
+        /* scrypt (RFC 7914) also asks N < 2^(16 r): in the format's log2 N
+         * range that only excludes r = 1 with log2 N >= 16, which libcrypto
+         * would refuse after the header was accepted, and a damaged r byte
+         * would then read as an out-of-memory failure, not as damage. */
         if (!bad && kdf == KUAI_FILE_KDF_SCRYPT)
             bad = buf[12] < KUAI_FILE_SCRYPT_LOG2N_MIN || buf[12] > KUAI_FILE_SCRYPT_LOG2N_MAX ||
-                  buf[13] < 1 || buf[13] > 32 || buf[14] < 1 || buf[14] > 16;
+                  buf[13] < 1 || buf[13] > 32 || buf[14] < 1 || buf[14] > 16 ||
+                  buf[12] >= 16 * (unsigned)buf[13];
         if (bad)
             w = KUAI_FILE_HDR_FIELD;
         /* The header tag can only be checked after scrypt, so an unverified

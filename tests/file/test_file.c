@@ -426,6 +426,25 @@ static void test_header_parse(void)
     h[12] = 21;
     CHECK(kuai_file_header_parse(h, HDR, &q, &why) == KUAI_ERR_FORMAT && why == KUAI_FILE_HDR_FIELD,
           "N=2^21 refused as a field");
+    /* RFC 7914's N < 2^(16 r): with r = 1, log2 N 15 is the most. */
+    h[14] = 1;
+    h[13] = 1;
+    h[12] = 15;
+    CHECK(kuai_file_header_parse(h, HDR, &q, &why) == 0 && q.scrypt_r == 1, "N=2^15 r=1 accepted");
+    h[12] = 16;
+    CHECK(kuai_file_header_parse(h, HDR, &q, &why) == KUAI_ERR_FORMAT && why == KUAI_FILE_HDR_FIELD,
+          "N=2^16 r=1 refused as a field");
+    h[13] = 2;
+    h[12] = 20;
+    CHECK(kuai_file_header_parse(h, HDR, &q, &why) == 0, "N=2^20 r=2 accepted");
+    /* Sealing with such parameters is an argument error, not a
+     * libcrypto failure, and writes no header. */
+    CHECK(kuai_file_params_new(&p, KUAI_SM4, KUAI_FILE_KDF_SCRYPT, 16) == 0, "params");
+    p.scrypt_r = 1;
+    memset(h, 0x5a, sizeof h);
+    int src = kuai_file_seal_begin(&k, &p, (const uint8_t *)"pw", 2, h);
+    CHECK(src == KUAI_ERR_ARG && h[0] == 0x5a, "seal_begin N=2^16 r=1: %d", src);
+    kuai_file_keys_wipe(&k);
     /* Parameters outside the format are refused when sealing, also those
      * that the header's one-byte fields would wrap into range (a KDF of
      * 256 written as 0 would label a password file as a raw-key one). */

@@ -334,7 +334,10 @@ def header(src: Union[bytes, Source]) -> dict:
     """The header's fields of a .kuai file (a path, a binary file object, or
     its first bytes), without a key: cipher, kdf ("key" or "scrypt") and the
     scrypt cost. FormatError when it is not a kuai file, or is cut short
-    (fewer than its 64 header bytes, an empty input too: "truncated")."""
+    (fewer than its 64 header bytes, an empty input too: "truncated").
+
+    Unlike encrypt() and decrypt(), a bytes src here is the file's first
+    bytes, not a path: give a path held in bytes as os.fsdecode(path)."""
     if isinstance(src, (str, os.PathLike)):  # bytes are the header's bytes here
         with open(src, "rb") as f:
             buf = f.read(HEADER_SIZE)
@@ -356,7 +359,15 @@ def header(src: Union[bytes, Source]) -> dict:
             raise TypeError("src must be a path, a binary file object or bytes, not "
                             f"{type(src).__name__}") from None
         buf = bytes(_contiguous(mv, "src").cast("B")[:HEADER_SIZE])
-    cid, kdf, log2n, r, p = _kf.parse_header(buf)
+    try:
+        cid, kdf, log2n, r, p = _kf.parse_header(buf)
+    except FormatError as e:
+        # b"/path/f.kuai" reads as bytes that are not a kuai file; say how
+        # bytes are taken here, as the other two calls take them as a path
+        if isinstance(src, bytes) and str(e).startswith("not a kuai file"):
+            raise FormatError(f"{e} (header() reads bytes as the file's first bytes, "
+                              "not a path: give a path in bytes as os.fsdecode(path))") from None
+        raise
     out = {"cipher": _CIPHERS[cid][0], "kdf": "scrypt" if kdf else "key"}
     if kdf:
         out.update(scrypt_log2n=log2n, scrypt_r=r, scrypt_p=p)

@@ -645,6 +645,22 @@ def test_header_of_any_bytes_like(tmp_path):
         kfile.header(12)
 
 
+def test_header_of_bytes_is_not_a_path(tmp_path):
+    # header() reads bytes as the file's first bytes (decrypt() and
+    # encrypt() as a path): a path given in bytes said only "not a kuai
+    # file", which reads as if the file were wrong
+    src = tmp_path / "plain"
+    src.write_bytes(b"z" * 10)
+    kfile.encrypt(src, tmp_path / "f.kuai", key=bytes(16), cipher="sm4")
+    bpath = os.fsencode(tmp_path / "f.kuai")
+    with pytest.raises(kfile.FormatError, match=r"not a kuai file \(header\(\) reads bytes"):
+        kfile.header(bpath)
+    assert kfile.header(os.fsdecode(bpath))["cipher"] == "sm4"
+    # other bytes-like objects and other reasons keep their plain message
+    with pytest.raises(kfile.FormatError, match=r"^not a kuai file$"):
+        kfile.header(bytearray(b"hello, world" * 10))
+
+
 def test_header_of_an_object_with_short_reads(tmp_path):
     # header() took one read(64) as the whole header: a raw file, socket or
     # pipe object giving fewer bytes per read made a good file "cut short"

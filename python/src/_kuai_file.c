@@ -213,7 +213,9 @@ static int io_write(void *vctx, const uint8_t *buf, size_t n)
                             "data now (kuai.file writes blocking files only)");
             break;
         }
-        Py_ssize_t w = PyLong_AsSsize_t(r);
+        /* any integer, as io's buffered writers take a raw write()'s count
+         * (a numpy integer, say), not only an int */
+        Py_ssize_t w = PyNumber_AsSsize_t(r, PyExc_ValueError);
         Py_DECREF(r);
         if (w <= 0 || w > (Py_ssize_t)n - off) {
             if (!PyErr_Occurred())

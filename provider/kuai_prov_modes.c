@@ -361,6 +361,13 @@ static int kpm_ccm(kpm_ctx *ctx, uint8_t *out, size_t *outl, const uint8_t *in, 
     if (in == NULL && out != NULL) /* the final's call; bytes without input are no final */
         return len == 0 || kp_raise_data(ctx->core, KP_R_CIPHER_OPERATION_FAILED,
                                          "%zu bytes, but no input", len);
+    /* A data update makes a new tag or fails: either way the last
+     * message's tag is no longer there to read. A caller that missed a
+     * refused update must not be handed a tag it would send with what it
+     * takes for this message's ciphertext (OpenSSL's CCM fails GET_TAG here
+     * too). */
+    if (out != NULL)
+        ctx->tag_made = 0;
     if (!ctx->iv_set)
         return kp_raise(ctx->core, KP_R_NO_IV_SET);
     if (out == NULL) {

@@ -594,6 +594,13 @@ static void test_ccm(const char *name, size_t keylen, int has_ref, int gcry_sm4)
             EVP_CipherUpdate(x, o2, &l, in_buf, 32);
         CHECK(r && !EVP_CipherUpdate(x, o2, &l, in_buf, 32),
               "%s (%s): second data update under one nonce", name, s ? "OpenSSL" : "kuai");
+        /* ... and after that failure there is no tag to read: a caller
+         * that missed the failed update must not get a tag it may send
+         * with what it takes for the second message (kuai handed out the
+         * first message's tag; OpenSSL's default provider fails here). */
+        ERR_clear_error();
+        CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 12, t2) <= 0,
+              "%s (%s): a tag read after a refused data update", name, s ? "OpenSSL" : "kuai");
         EVP_CIPHER_CTX_free(x);
         ERR_clear_error();
         x = EVP_CIPHER_CTX_new();

@@ -87,12 +87,27 @@ def test_bad_arguments():
                      lambda t: modes.GCM(bytes(12), t)):
             with pytest.raises(TypeError, match="must be bytes"):
                 make(bad)
-    e = c.encryptor(modes.ECB())
-    e.update(b"x" * 17)
-    with pytest.raises(ValueError, match="multiple of the block length"):
-        e.finalize()
-    with pytest.raises(kuai.AlreadyFinalized):
-        e.update(b"x")
+    # a partial block fails finalize() but leaves the context open, as in
+    # cryptography: the rest of the block, and finalize() again, give what
+    # one call of the whole would (it ended the context, and the partial
+    # block given was lost)
+    for mode, cmode in ((modes.ECB(), cmodes.ECB()),
+                        (modes.CBC(bytes(range(16))), cmodes.CBC(bytes(range(16))))):
+        want_ctx = CCipher(algorithms.SM4(KEY), cmode).encryptor()
+        want = want_ctx.update(b"x" * 32) + want_ctx.finalize()
+        for make in (c.encryptor, c.decryptor):
+            e = make(mode)
+            got = e.update(b"x" * 17)
+            with pytest.raises(ValueError, match="multiple of the block length"):
+                e.finalize()
+            got += e.update(b"x" * 15)
+            assert e.finalize() == b""
+            if make == c.encryptor:
+                assert got == want
+            else:
+                assert len(got) == 32
+            with pytest.raises(kuai.AlreadyFinalized):
+                e.update(b"x")
     e = c.encryptor(modes.CBC(bytes(16)))
     with pytest.raises(ValueError, match="at least 32"):
         e.update_into(bytes(32), bytearray(31))

@@ -385,14 +385,18 @@ static PyObject *stream_py_finalize(PyObject *o, PyObject *unused)
     PyObject *r = NULL;
     kpy_ctx_lock(&s->base);
     if (kpy_ctx_check(&s->base) == 0) {
+        /* A partial ECB/CBC block fails finalize() but does not end the
+         * context, as in cryptography: the caller may still give the rest
+         * of the block and finalize again, and loses no data it gave. */
         if (s->op != OP_CTR && s->pending != 0) {
             PyErr_SetString(
                 PyExc_ValueError,
                 "The length of the provided data is not a multiple of the block length.");
         } else {
             r = PyBytes_FromStringAndSize(NULL, 0);
+            if (r)
+                stream_clear(s);
         }
-        stream_clear(s);
     }
     PyThread_release_lock(s->base.lock);
     return r;

@@ -48,7 +48,8 @@ python-venv:
 	@$(PY_VENV)/bin/python -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
 	  || { echo "test-python: no Python.h for $$($(PY_VENV)/bin/python -V): apt-get install python3-dev"; exit 1; }
 	$(PY_VENV)/bin/pip install -q $(PY_TEST_DEPS)
-	PIP_CONSTRAINT=$(CURDIR)/python/build-constraints.txt $(PY_VENV)/bin/pip install -q ./python
+	PIP_CONSTRAINT=$(CURDIR)/python/build-constraints.txt $(PY_VENV)/bin/pip install -q \
+	  -C cmake.define.KUAI_WERROR=ON ./python
 test-python: python-venv build
 	$(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests
 

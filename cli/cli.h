@@ -208,5 +208,8 @@ int cmd_info(int argc, char **argv);
 
 /* Library error to exit code and message. */
 int kuai_exit_code(int err);
+/* kuai_strerror(err), and for KUAI_ERR_BACKEND under KUAI_BACKEND what the
+ * variable chose and why that can fail (a leaky backend's opt-in). */
+const char *cli_strerror(int err);
 
 #endif

@@ -177,6 +177,38 @@ int kuai_exit_code(int err)
     }
 }
 
+const char *cli_strerror(int err)
+{
+    const char *env = getenv("KUAI_BACKEND");
+    if (err != KUAI_ERR_BACKEND || !env || !*env)
+        return kuai_strerror(err);
+    /* The library reads the variable once; it names a list, and a name in
+     * it that leaks through the cache needs the opt-in as well. */
+    const char *optin = getenv("KUAI_ALLOW_LEAKY_BACKENDS");
+    const char *leaky = NULL;
+    char name[32];
+    for (const char *p = env; *p && !leaky;) {
+        size_t n = strcspn(p, ",");
+        if (n < sizeof name) {
+            memcpy(name, p, n);
+            name[n] = 0;
+            if (kuai_backend_leaky(name))
+                leaky = name;
+        }
+        p += n + (p[n] == ',');
+    }
+    static _Thread_local char buf[256];
+    if (leaky && !(optin && strcmp(optin, "1") == 0))
+        snprintf(buf, sizeof buf,
+                 "%s (KUAI_BACKEND=%.64s chooses it; %s leaks through the cache and is taken "
+                 "only with KUAI_ALLOW_LEAKY_BACKENDS=1)",
+                 kuai_strerror(err), env, leaky);
+    else
+        snprintf(buf, sizeof buf, "%s (KUAI_BACKEND=%.64s chooses it; 'kuai info' lists them)",
+                 kuai_strerror(err), env);
+    return buf;
+}
+
 /* Whitespace anywhere is skipped (key files end in a newline, and keys are
  * often written in groups: "0011 2233 ..."); returns 0 on success, -1 for
  * a non-hex character or odd length, -2 when the value is longer than max

@@ -62,6 +62,40 @@ def test_unknown_backend_long_or_unprintable_name_not_shown():
         kuai.Cipher("sm4", KEY, backend="no-such")
 
 
+def test_backend_env_refused():
+    # KUAI_BACKEND choosing nothing usable: the error names the variable's
+    # value and, for a leaky backend, the opt-in it also needs (it said
+    # "backend '(from KUAI_BACKEND)' is not available ... (see
+    # kuai.backends())", which lists ttable); with the opt-in it works.
+    # A child process: the library reads the variables once.
+    import subprocess
+    import sys
+
+    code = ("import kuai\n"
+            "try:\n"
+            "    kuai.Cipher('sm4', bytes(16)); print('ok')\n"
+            "except ValueError as e:\n"
+            "    print(e)\n")
+
+    def child(**env):
+        e = {k: v for k, v in os.environ.items()
+             if k not in ("KUAI_BACKEND", "KUAI_ALLOW_LEAKY_BACKENDS")}
+        e.update(env)
+        return subprocess.run([sys.executable, "-c", code], env=e, capture_output=True,
+                              text=True, check=True).stdout.strip()
+
+    got = child(KUAI_BACKEND="ttable")
+    assert got.startswith("KUAI_BACKEND='ttable' chooses no backend usable for sm4")
+    assert "KUAI_ALLOW_LEAKY_BACKENDS=1" in got
+    assert child(KUAI_BACKEND="ttable", KUAI_ALLOW_LEAKY_BACKENDS="1") == "ok"
+    got = child(KUAI_BACKEND="no-such")
+    assert got == ("KUAI_BACKEND='no-such' chooses no backend usable for sm4 on this CPU "
+                   "(see kuai.backends())")
+    secret = "00112233445566778899aabbccddeeff"  # a key pasted there is not echoed
+    got = child(KUAI_BACKEND=secret)
+    assert secret not in got and "KUAI_BACKEND (32 characters)" in got
+
+
 def test_bad_arguments():
     c = kuai.Cipher("sm4", KEY)
     with pytest.raises(ValueError, match="backend"):

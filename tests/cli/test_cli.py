@@ -2456,6 +2456,39 @@ def test_password_length(d):
            "a 5000-byte KUAI_PASSWORD: taken whole", f"rc={rc} {err} {rc2} {err2} {rc3}")
 
 
+def test_backend_env(d):
+    """KUAI_BACKEND that chooses no usable backend: exit 5, nothing written,
+    and the message names the variable and, for a backend that leaks
+    through the cache, the opt-in it also needs (it said only "unknown
+    backend, or backend not usable on this CPU")."""
+    src = d.file("be.pt", b"x" * 100)
+    out = d.file("be.kuai")
+    k = key_hex("sm4")
+    leaky = ["KUAI_BACKEND=ttable chooses it", "KUAI_ALLOW_LEAKY_BACKENDS=1"]
+    other = ["KUAI_BACKEND=no-such chooses it", "'kuai info'"]
+    for env, args, needles in (
+            ({"KUAI_BACKEND": "ttable"}, ["encrypt", "-c", "sm4", "-k", k, "-o", out, src], leaky),
+            ({"KUAI_BACKEND": "avx2,ttable"}, ["encrypt", "-c", "sm4", "-k", k, "-o", out, src],
+             None),
+            ({"KUAI_BACKEND": "no-such"}, ["encrypt", "-c", "sm4", "-k", k, "-o", out, src], other),
+            ({"KUAI_BACKEND": "ttable"},
+             ["encrypt", "--raw", "-c", "sm4-ctr", "-k", k, "--iv", "00" * 16], leaky)):
+        rc, o, err = run(args, b"y" * 40, env)
+        if needles is None:  # avx2 chosen where the CPU has it, else ttable refused
+            ok = rc == 0 or (rc == EXIT_UNAVAIL and all(n in err for n in leaky[1:]))
+        else:
+            ok = rc == EXIT_UNAVAIL and all(n in err for n in needles) and not o
+        report(ok and (rc == 0 or not os.path.exists(out)),
+               f"KUAI_BACKEND={env['KUAI_BACKEND']} {args[0]}{' --raw' if '--raw' in args else ''}:"
+               " refused, naming the variable", f"rc={rc} {err}")
+        if os.path.exists(out):
+            os.unlink(out)
+    rc, o, err = run(["encrypt", "-c", "sm4", "-k", k, "-o", out, src],
+                     env={"KUAI_BACKEND": "ttable", "KUAI_ALLOW_LEAKY_BACKENDS": "1"})
+    report(rc == 0 and os.path.getsize(out) > 100, "KUAI_BACKEND=ttable with the opt-in", err)
+    os.unlink(out)
+
+
 def test_selftest_info_speed(d):
     rc, out, err = run(["selftest"])
     report(rc == 0 and b"PASS" in out and b"FAIL" not in out, "selftest passes", out.decode() + err)
@@ -2686,6 +2719,7 @@ def main():
         test_polish(d)
         test_completion_names()
         test_zsh_completion()
+        test_backend_env(d)
         test_selftest_info_speed(d)
         test_speed_json(d)
         test_speed_json_changed(d)

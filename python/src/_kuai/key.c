@@ -6,6 +6,8 @@
  */
 #include "kuai_py.h"
 
+#include <stdlib.h>
+
 int kpy_is_key(PyObject *o)
 {
     return PyObject_TypeCheck(o, (PyTypeObject *)kpy_KeyType);
@@ -36,6 +38,42 @@ static int name_shown(const char *s)
     return n < 20;
 }
 
+/* The error of a key set up with no backend named when KUAI_BACKEND chose
+ * none usable: what the variable says (by its length if name_shown refuses
+ * it), and for a backend that leaks through the cache the opt-in it also
+ * needs, which kuai.backends() cannot show (it lists ttable). */
+static void backend_env_error(kuai_cipher c)
+{
+    const char *env = getenv("KUAI_BACKEND");
+    const char *optin = getenv("KUAI_ALLOW_LEAKY_BACKENDS");
+    char leaky[32] = "";
+    for (const char *p = env ? env : ""; *p && !leaky[0];) {
+        size_t n = strcspn(p, ",");
+        if (n < sizeof leaky) {
+            char name[32];
+            memcpy(name, p, n);
+            name[n] = 0;
+            if (kuai_backend_leaky(name))
+                memcpy(leaky, name, n + 1);
+        }
+        p += n + (p[n] == ',');
+    }
+    char what[64];
+    if (env && name_shown(env))
+        PyOS_snprintf(what, sizeof what, "KUAI_BACKEND='%s'", env);
+    else
+        PyOS_snprintf(what, sizeof what, "KUAI_BACKEND (%zu characters)", env ? strlen(env) : 0);
+    if (leaky[0] && !(optin && strcmp(optin, "1") == 0))
+        PyErr_Format(PyExc_ValueError,
+                     "%s chooses no backend usable for %s: %s leaks through the cache and is "
+                     "taken from KUAI_BACKEND only with KUAI_ALLOW_LEAKY_BACKENDS=1",
+                     what, kuai_cipher_name(c), leaky);
+    else
+        PyErr_Format(PyExc_ValueError,
+                     "%s chooses no backend usable for %s on this CPU (see kuai.backends())", what,
+                     kuai_cipher_name(c));
+}
+
 /* Sets up *dst (PyMem_Malloc'd into *dst) for cipher from key[0..len),
  * with backend be (NULL: the default); 0, or -1 with the error raised. */
 static int key_setup(kuai_key **dst, int cipher, const uint8_t *key, size_t len, const char *be)
@@ -53,11 +91,13 @@ static int key_setup(kuai_key **dst, int cipher, const uint8_t *key, size_t len,
                          "backend name of %zu characters (not shown: it may be a key) is not "
                          "available for %s on this CPU (see kuai.backends())",
                          utf8_chars(be), kuai_cipher_name((kuai_cipher)cipher));
-        } else if (rc == KUAI_ERR_BACKEND) {
+        } else if (rc == KUAI_ERR_BACKEND && be != NULL) {
             PyErr_Format(PyExc_ValueError,
                          "backend '%s' is not available for %s on this CPU "
                          "(see kuai.backends())",
-                         be ? be : "(from KUAI_BACKEND)", kuai_cipher_name((kuai_cipher)cipher));
+                         be, kuai_cipher_name((kuai_cipher)cipher));
+        } else if (rc == KUAI_ERR_BACKEND) {
+            backend_env_error((kuai_cipher)cipher);
         } else {
             kpy_raise(rc, "key setup");
         }

@@ -49,7 +49,7 @@ python-venv:
 	  || { echo "test-python: no Python.h for $$($(PY_VENV)/bin/python -V): apt-get install python3-dev"; exit 1; }
 	$(PY_VENV)/bin/pip install -q $(PY_TEST_DEPS)
 	PIP_CONSTRAINT=$(CURDIR)/python/build-constraints.txt $(PY_VENV)/bin/pip install -q \
-	  -C cmake.define.KUAI_WERROR=ON ./python
+	  --config-settings=cmake.define.KUAI_WERROR=ON ./python
 test-python: python-venv build
 	$(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests
 

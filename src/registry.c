@@ -172,10 +172,12 @@ __attribute__((constructor)) static void atfork_register(void)
     (void)pthread_atfork(NULL, NULL, atfork_child);
 }
 
-/* Tests only (tests/test_misuse.c): called inside the build, so a test can
- * fork while the registry is being built. Hidden and weak: NULL in the
- * shared library and in programs that do not define it. */
-__attribute__((weak, visibility("hidden"))) void kuai_test_registry_building(void);
+/* Tests only (tests/test_misuse.c sets it): called inside the build, so a
+ * test can fork while the registry is being built. A hidden variable, NULL
+ * unless a test links the internal archive and sets it: libkuai.a makes it
+ * local, where a weak undefined function of this name stayed global, and a
+ * static consumer's own function of that name was called from here. */
+void (*kuai_test_registry_building)(void);
 
 /* The first caller builds; any others wait the few microseconds that takes. */
 static void __attribute__((noinline)) build_once(void)
@@ -183,8 +185,9 @@ static void __attribute__((noinline)) build_once(void)
     int expect = REG_EMPTY;
     if (atomic_compare_exchange_strong_explicit(&reg_state, &expect, REG_BUILDING,
                                                 memory_order_acquire, memory_order_acquire)) {
-        if (kuai_test_registry_building)
-            kuai_test_registry_building();
+        void (*hook)(void) = kuai_test_registry_building;
+        if (hook)
+            hook();
         build();
         atomic_store_explicit(&reg_state, REG_READY, memory_order_release);
         return;

@@ -1397,17 +1397,17 @@ static void fork_during_parallel(void)
 
 void kuai_registry_reload(void); /* src/registry.c: internal, not thread-safe */
 
-/* src/registry.c calls this (a hidden weak symbol this program defines)
- * inside the registry's build. Armed, it holds the build in the process
- * that armed it until that process has forked; in the child it returns at
- * once. */
-void kuai_test_registry_building(void);
+/* src/registry.c calls the function this points to (a hidden variable of
+ * the internal archive; registry_building below, once armed) inside the
+ * registry's build. Armed, it holds the build in the process that armed it
+ * until that process has forked; in the child it returns at once. */
+extern void (*kuai_test_registry_building)(void);
 static pthread_mutex_t rb_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t rb_cv = PTHREAD_COND_INITIALIZER;
 static atomic_long rb_pid;   /* armed in this process (read without rb_lock: the child) */
 static int rb_in, rb_forked; /* under rb_lock */
 
-void kuai_test_registry_building(void)
+static void registry_building(void)
 {
     if (atomic_load(&rb_pid) != (long)getpid())
         return;
@@ -1438,6 +1438,7 @@ static void fork_during_registry_build(void)
     rb_in = rb_forked = 0;
     pthread_mutex_unlock(&rb_lock);
     atomic_store(&rb_pid, (long)getpid());
+    kuai_test_registry_building = registry_building;
     int rc = -1;
     pthread_t t;
     if (!CHECK(pthread_create(&t, NULL, first_key_main, &rc) == 0, "registry fork: pthread_create"))

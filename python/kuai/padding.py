@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-"""PKCS#7 padding, as cryptography's ``padding.PKCS7``."""
+"""PKCS#7 and ANSI X9.23 padding, as cryptography's ``padding.PKCS7`` and
+``padding.ANSIX923``: both end the data with n bytes (1..block) whose last
+byte is n; PKCS#7 fills the others with n, ANSI X9.23 with zero bytes."""
 from __future__ import annotations
 
 import operator
@@ -10,6 +12,8 @@ from .modes import _as_bytes
 
 
 class PKCS7:
+    _zero_fill = False  # the bytes before the last one: n (PKCS#7) or 0 (X9.23)
+
     def __init__(self, block_size: int) -> None:
         # an integer (numpy's too): a float or str is a TypeError here, not
         # from the first update() (cryptography: from padder())
@@ -19,15 +23,20 @@ class PKCS7:
         self.block_size = block_size
 
     def padder(self) -> "PaddingContext":
-        return PaddingContext(self.block_size // 8)
+        return PaddingContext(self.block_size // 8, self._zero_fill)
 
     def unpadder(self) -> "UnpaddingContext":
-        return UnpaddingContext(self.block_size // 8)
+        return UnpaddingContext(self.block_size // 8, self._zero_fill)
+
+
+class ANSIX923(PKCS7):
+    _zero_fill = True
 
 
 class PaddingContext:
-    def __init__(self, block: int) -> None:
+    def __init__(self, block: int, zero_fill: bool = False) -> None:
         self._block = block
+        self._zero_fill = zero_fill
         self._buf: bytes | None = b""
 
     def update(self, data: Any) -> bytes:
@@ -42,13 +51,15 @@ class PaddingContext:
         if self._buf is None:
             raise AlreadyFinalized("Context was already finalized.")
         n = self._block - len(self._buf)
-        out, self._buf = self._buf + bytes([n]) * n, None
+        fill = bytes(n - 1) if self._zero_fill else bytes([n]) * (n - 1)
+        out, self._buf = self._buf + fill + bytes([n]), None
         return out
 
 
 class UnpaddingContext:
-    def __init__(self, block: int) -> None:
+    def __init__(self, block: int, zero_fill: bool = False) -> None:
         self._block = block
+        self._zero_fill = zero_fill
         self._buf: bytes | None = b""
 
     def update(self, data: Any) -> bytes:
@@ -67,10 +78,11 @@ class UnpaddingContext:
         if len(buf) != self._block or self._block == 0:
             raise ValueError("Invalid padding bytes.")
         n = buf[-1]
+        fill = 0 if self._zero_fill else n
         # Every byte checked whatever n is (no early exit on the padding).
         bad = int(n == 0) | int(n > self._block)
-        for i in range(1, self._block + 1):
-            bad |= int(i <= n) & int(buf[-i] != n)
+        for i in range(2, self._block + 1):
+            bad |= int(i <= n) & int(buf[-i] != fill)
         if bad:
             raise ValueError("Invalid padding bytes.")
         return buf[: self._block - n]

@@ -203,16 +203,31 @@ def test_ublock_gcm_is_gcm_over_ublock():
     assert aead.UBlockGCM(key).encrypt(nonce, pt, aad) == ct + tag
 
 
-@given(st.integers(0, 2**32), st.sampled_from([8, 16, 64, 128, 256, 2040]), st.integers(0, 100))
-def test_padding_matches_cryptography(seed, bits, n):
+@given(st.integers(0, 2**32), st.sampled_from([8, 16, 64, 128, 256, 2040]), st.integers(0, 100),
+       st.sampled_from(["PKCS7", "ANSIX923"]))
+def test_padding_matches_cryptography(seed, bits, n, scheme):
     r = random.Random(seed)
     data = r.randbytes(n)
-    p, cp = padding.PKCS7(bits).padder(), cpadding.PKCS7(bits).padder()
+    ours, theirs = getattr(padding, scheme), getattr(cpadding, scheme)
+    p, cp = ours(bits).padder(), theirs(bits).padder()
     cut = r.randint(0, n)
     got = p.update(data[:cut]) + p.update(data[cut:]) + p.finalize()
     assert got == cp.update(data) + cp.finalize()
-    u = padding.PKCS7(bits).unpadder()
+    u = ours(bits).unpadder()
     assert u.update(got[:cut]) + u.update(got[cut:]) + u.finalize() == data
+    # one byte of the padding changed: both refuse it, or (the last byte
+    # made another valid length) both give the same data
+    if got:
+        bad = bytearray(got)
+        bad[-1 - r.randrange(min(len(got), bits // 8))] ^= 1 << r.randrange(8)
+        res = []
+        for make in (ours, theirs):
+            u = make(bits).unpadder()
+            try:
+                res.append(u.update(bytes(bad)) + u.finalize())
+            except ValueError:
+                res.append("refused")
+        assert res[0] == res[1]
 
 
 def test_padding_rejects():
@@ -221,6 +236,14 @@ def test_padding_rejects():
         u.update(bad)
         with pytest.raises(ValueError, match="Invalid padding"):
             u.finalize()
+    for bad in (b"\x00" * 16, b"a" * 15 + b"\x11", b"a" * 13 + b"\x01\x00\x03", b"a" * 15,
+                b"a" * 14 + b"\x02\x02"):
+        u = padding.ANSIX923(128).unpadder()
+        u.update(bad)
+        with pytest.raises(ValueError, match="Invalid padding"):
+            u.finalize()
+    with pytest.raises(ValueError):
+        padding.ANSIX923(12)
     with pytest.raises(ValueError):
         padding.PKCS7(12)
     # data is bytes-like: an int is not that many zero bytes to pad, a str

@@ -189,7 +189,9 @@ class _CCM(_kuai.Key, metaclass=_AEADMeta):
     __slots__ = ()
     _family = ""
 
-    def __new__(cls, key: Any, tag_length: int = 16) -> "_CCM":
+    def __new__(cls, key: Any, tag_length: "int | None" = 16) -> "_CCM":
+        # None is the default, as cryptography takes it
+        tag_length = 16 if tag_length is None else tag_length
         tag_length = operator.index(tag_length)  # TypeError for a float or str, as cryptography
         if tag_length not in (4, 6, 8, 10, 12, 14, 16):
             raise ValueError("Invalid tag_length")

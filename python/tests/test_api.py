@@ -1001,6 +1001,9 @@ def test_aead_classes_hide_base_key_calls():
             with pytest.raises(AttributeError):
                 getattr(type(obj), name)
     assert not hasattr(g, "tag_length") and c.tag_length == 8
+    # tag_length=None is the default 16, as cryptography takes it (a TypeError before)
+    assert aead.AESCCM(bytes(16), None).tag_length == caead.AESCCM(bytes(16), None).encrypt(
+        bytes(12), b"", None).__len__() == 16
     assert hasattr(g, "encrypt_batch") and not hasattr(c, "encrypt_batch")
     assert "backend=" in repr(g) and "tag_length=8" in repr(c)
 

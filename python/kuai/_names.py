@@ -30,8 +30,10 @@ def shown(value: Any) -> str:
     short name, else only its type and length. A key passed by mistake in
     a name's place (kuai_encrypt(col, key, '<hex key>', 'gcm')) must not
     reach the message and so the logs; every name kuai knows is shorter
-    than 20 characters, and a 128-bit key is 22 or more in base64 or hex."""
-    if isinstance(value, str) and len(value) < 20 and value.isprintable():
+    than 16 characters, a 128-bit key is 22 or more in base64 or hex, and
+    a key as Spark's aes_encrypt takes it as a string (UTF-8) 16, 24 or
+    32 (with 20, such a 16-character key was shown)."""
+    if isinstance(value, str) and len(value) < 16 and value.isprintable():
         return repr(value)
     try:
         size = f" of {len(value)} {'characters' if isinstance(value, str) else 'bytes'}"

@@ -20,6 +20,7 @@ it. See docs/spark.md."""
 from __future__ import annotations
 
 import os
+import re
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
@@ -69,7 +70,9 @@ def _key_bytes(key: Any, conf: Optional[Dict[str, str]] = None) -> bytes:
                     raise ValueError(f"key {key!r}: no active SparkSession to read {name} from")
                 value = spark.conf.get(name, None)
             if value is None:
-                raise ValueError(f"key {key!r}: Spark conf entry {name} is not set")
+                where = ("when kuai.spark.register(spark) ran (it reads the entries then: "
+                         "run it again after setting one)" if conf is not None else "")
+                raise ValueError(f"key {key!r}: Spark conf entry {name} is not set {where}".rstrip())
             return _key_bytes(value.strip())
         try:
             return bytes.fromhex(key)
@@ -271,6 +274,16 @@ def _check_aad(mode: str, aad: Any) -> Optional[bytes]:
                         "for text pass its UTF-8 bytes, aad.encode()") from None
 
 
+def _column_name(fn: str, col: Any, cipher: str, mode: str) -> str:
+    """The result column's default name, with the input column's, as Spark
+    names aes_encrypt(phone, ...): two columns encrypted in one select had
+    the same name (kuai_encrypt(sm4-gcm)), ambiguous there and refused when
+    written."""
+    what = col if isinstance(col, str) else str(col)
+    m = re.fullmatch(r"Column<'(.*)'>", what, re.S)  # str(Column): Column<'expr'>
+    return f"{fn}({m.group(1) if m else what}, {cipher}-{mode})"
+
+
 def encrypt(col: Any, key: Any, cipher: str = "sm4", mode: str = "gcm", aad: Any = None):
     """A Column: col (string or binary) encrypted, as binary. NULL -> NULL."""
     key = _key_bytes(key)
@@ -281,7 +294,7 @@ def encrypt(col: Any, key: Any, cipher: str = "sm4", mode: str = "gcm", aad: Any
         return _encrypt(_as_array(arr), _kuai.Key(cid, key), m, aad)
 
     f = _arrow_udf(run, "kuai_encrypt")
-    return f(_col(col)).alias(f"kuai_encrypt({cipher}-{m})")
+    return f(_col(col)).alias(_column_name("kuai_encrypt", col, cipher, m))
 
 
 def decrypt(col: Any, key: Any, cipher: str = "sm4", mode: str = "gcm", aad: Any = None,
@@ -297,8 +310,9 @@ def decrypt(col: Any, key: Any, cipher: str = "sm4", mode: str = "gcm", aad: Any
     def run(arr):
         return _decrypt(_as_array(arr), _kuai.Key(cid, key), m, aad, raise_)
 
-    f = _arrow_udf(run, "kuai_decrypt" if raise_ else "kuai_try_decrypt")
-    return f(_col(col)).alias(f"kuai_{'' if raise_ else 'try_'}decrypt({cipher}-{m})")
+    name = "kuai_decrypt" if raise_ else "kuai_try_decrypt"
+    f = _arrow_udf(run, name)
+    return f(_col(col)).alias(_column_name(name, col, cipher, m))
 
 
 def try_decrypt(col: Any, key: Any, cipher: str = "sm4", mode: str = "gcm", aad: Any = None):
@@ -345,8 +359,12 @@ def _sql(conf_keys: Dict[str, str], op: str, raise_: bool):
         try:
             k, m = key_of(key, cipher, mode)
         except (TypeError, ValueError):
-            if raise_:
+            if raise_ and col.null_count < len(col):
                 raise
+            # A NULL value gives NULL whatever the key is, as Spark's
+            # aes_encrypt(NULL, X'') does; only a value to encrypt or
+            # decrypt fails on a refused key (a NULL row with a refused
+            # key failed the query).
             # kuai_try_decrypt: a key, cipher or mode that is refused (wrong
             # key size, not hex, unknown conf entry or cipher) is a failed
             # row, NULL, as try_aes_decrypt gives; it failed the query.
@@ -403,8 +421,7 @@ def register(spark: Any) -> None:
                              ("kuai_try_decrypt", "dec", False)):
         fn = _sql(conf_keys, op, raise_)
         if hasattr(F, "arrow_udf"):
-            def call(c, k, ci, mo, fn=fn):
-                return fn(c, k, ci, mo)
+            call = _sql_call(fn, name)
 
             call.__name__ = call.__qualname__ = name
             u = F.arrow_udf(call, "binary")
@@ -413,6 +430,22 @@ def register(spark: Any) -> None:
         else:  # pragma: no cover
             u = _arrow_udf(fn, name)
         spark.udf.register(name, u)
+
+
+def _sql_call(fn, name: str):
+    """The SQL function of fn, taking exactly (col, key, cipher, mode). Spark
+    does not check a Python function's argument count when it analyses the
+    query: with three arguments the worker failed with "missing 2 required
+    positional arguments: 'ci' and 'mo'", and a fifth one replaced the
+    wrapper's own default (" 'StringArray' object is not callable")."""
+
+    def call(*cols):
+        if len(cols) != 4:
+            raise TypeError(f"{name}() takes 4 arguments (col, key, cipher, mode), "
+                            f"{len(cols)} given")
+        return fn(*cols)
+
+    return call
 
 
 def _conf_keys(spark: Any) -> Dict[str, str]:

@@ -24,9 +24,10 @@ static size_t utf8_chars(const char *s)
 }
 
 /* Whether an unknown backend name may be repeated in the error: shorter
- * than 20 characters and printable ASCII, kuai._names.shown's rule for
- * cipher names. A key passed by mistake as backend= (Key(c, key, key_hex))
- * reached the message, and so the logs; every backend name is shorter. */
+ * than 16 characters and printable ASCII, kuai._names.shown's rule for
+ * cipher names. A key passed by mistake as backend= (Key(c, key, key_hex),
+ * or a 16-character string key) reached the message, and so the logs;
+ * every backend name is shorter. */
 static int name_shown(const char *s)
 {
     size_t n = 0;
@@ -35,7 +36,7 @@ static int name_shown(const char *s)
             return 0;
         }
     }
-    return n < 20;
+    return n < 16;
 }
 
 /* The error of a key set up with no backend named when KUAI_BACKEND chose

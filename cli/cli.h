@@ -208,8 +208,8 @@ int cmd_info(int argc, char **argv);
 
 /* Library error to exit code and message. */
 int kuai_exit_code(int err);
-/* kuai_strerror(err), and for KUAI_ERR_BACKEND under KUAI_BACKEND what the
- * variable chose and why that can fail (a leaky backend's opt-in). */
-const char *cli_strerror(int err);
+/* kuai_strerror(err), and for KUAI_ERR_BACKEND from a key setup of cipher
+ * c, that KUAI_BACKEND chose so and why (kuai_backend_env_refused). */
+const char *cli_strerror(int err, kuai_cipher c);
 
 #endif

@@ -367,7 +367,7 @@ int container_encrypt(const cli_opts *o, const key_material *km, int in_fd, outp
     if (rc == KUAI_ERR_EXTERNAL)
         fail(EXIT_INTERNAL, "OpenSSL RAND_bytes failed");
     if (rc) {
-        msg("%s: %s", kuai_cipher_name(o->cipher), cli_strerror(rc));
+        msg("%s: %s", kuai_cipher_name(o->cipher), cli_strerror(rc, o->cipher));
         return kuai_exit_code(rc);
     }
     size_t secret_len;
@@ -378,7 +378,7 @@ int container_encrypt(const cli_opts *o, const key_material *km, int in_fd, outp
         derive_fail(&fp);
     if (rc) {
         keys_free(fk);
-        msg("%s: %s", kuai_cipher_name(o->cipher), cli_strerror(rc));
+        msg("%s: %s", kuai_cipher_name(o->cipher), cli_strerror(rc, o->cipher));
         return kuai_exit_code(rc);
     }
     output_create(out); /* after scrypt: a kill during it leaves no temporary file */
@@ -478,7 +478,7 @@ int container_decrypt(const cli_opts *o, key_material *km, int in_fd, output *ou
     }
     if (rc) {
         keys_free(fk);
-        msg("%s: %s: %s", in_name, kuai_cipher_name(c), cli_strerror(rc));
+        msg("%s: %s: %s", in_name, kuai_cipher_name(c), cli_strerror(rc, c));
         return kuai_exit_code(rc);
     }
     output_create(out); /* after scrypt: a kill during it leaves no temporary file */

@@ -510,7 +510,7 @@ static int cmd_crypt(int argc, char **argv, int decrypt)
         static const uint8_t zero[32];
         int rc = kuai_key_init(&probe, o->cipher, zero, kuai_key_size(o->cipher));
         if (rc == KUAI_ERR_UNSUPPORTED || rc == KUAI_ERR_BACKEND)
-            fail(EXIT_UNAVAIL, "%s: %s", kuai_cipher_name(o->cipher), cli_strerror(rc));
+            fail(EXIT_UNAVAIL, "%s: %s", kuai_cipher_name(o->cipher), cli_strerror(rc, o->cipher));
         kuai_key_wipe(&probe);
     }
 

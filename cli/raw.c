@@ -86,7 +86,7 @@ static int setup(raw_ctx *r, const cli_opts *o, const key_material *km, size_t k
     int rc =
         kuai_key_init(&r->key, o->cipher, km->keys[km->nkeys > 1 ? key_index : 0], km->key_len);
     if (rc) {
-        msg("%s: %s", kuai_cipher_name(o->cipher), cli_strerror(rc));
+        msg("%s: %s", kuai_cipher_name(o->cipher), cli_strerror(rc, o->cipher));
         return kuai_exit_code(rc);
     }
     if (o->mode != MODE_ECB) {
@@ -105,7 +105,7 @@ static int setup(raw_ctx *r, const cli_opts *o, const key_material *km, size_t k
 static int lib_error(int rc)
 {
     if (rc)
-        msg("%s", cli_strerror(rc));
+        msg("%s", kuai_strerror(rc)); /* after key setup: never KUAI_ERR_BACKEND */
     return rc ? kuai_exit_code(rc) : 0;
 }
 

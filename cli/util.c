@@ -177,35 +177,22 @@ int kuai_exit_code(int err)
     }
 }
 
-const char *cli_strerror(int err)
+const char *cli_strerror(int err, kuai_cipher c)
 {
-    const char *env = getenv("KUAI_BACKEND");
-    if (err != KUAI_ERR_BACKEND || !env || !*env)
+    /* With no backend named, only KUAI_BACKEND makes key setup fail so:
+     * say so, and why when the library knows (a leaky backend's opt-in). */
+    if (err != KUAI_ERR_BACKEND)
         return kuai_strerror(err);
-    /* The library reads the variable once; it names a list, and a name in
-     * it that leaks through the cache needs the opt-in as well. */
-    const char *optin = getenv("KUAI_ALLOW_LEAKY_BACKENDS");
-    const char *leaky = NULL;
-    char name[32];
-    for (const char *p = env; *p && !leaky;) {
-        size_t n = strcspn(p, ",");
-        if (n < sizeof name) {
-            memcpy(name, p, n);
-            name[n] = 0;
-            if (kuai_backend_leaky(name))
-                leaky = name;
-        }
-        p += n + (p[n] == ',');
-    }
+    const char *leaky = kuai_backend_env_refused(c);
     static _Thread_local char buf[256];
-    if (leaky && !(optin && strcmp(optin, "1") == 0))
+    if (leaky)
         snprintf(buf, sizeof buf,
-                 "%s (KUAI_BACKEND=%.64s chooses it; %s leaks through the cache and is taken "
-                 "only with KUAI_ALLOW_LEAKY_BACKENDS=1)",
-                 kuai_strerror(err), env, leaky);
+                 "%s (KUAI_BACKEND chose %s, which leaks through the cache and is taken only "
+                 "with KUAI_ALLOW_LEAKY_BACKENDS=1)",
+                 kuai_strerror(err), leaky);
     else
-        snprintf(buf, sizeof buf, "%s (KUAI_BACKEND=%.64s chooses it; 'kuai info' lists them)",
-                 kuai_strerror(err), env);
+        snprintf(buf, sizeof buf, "%s (as KUAI_BACKEND chose; 'kuai info' lists the usable ones)",
+                 kuai_strerror(err));
     return buf;
 }
 

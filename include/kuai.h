@@ -125,6 +125,12 @@ KUAI_API int kuai_key_init_multi_backend(kuai_key *const *keys, kuai_cipher c,
  * leaks them through the cache to other code on the same CPU: "ttable"),
  * 0 for the constant-time backends, unknown names and NULL. */
 KUAI_API int kuai_backend_leaky(const char *backend);
+/* For the message of a KUAI_ERR_BACKEND from kuai_key_init (or a one-shot
+ * call) of cipher c: the name KUAI_BACKEND chose for c when that backend
+ * leaks through the cache and KUAI_ALLOW_LEAKY_BACKENDS=1 was not set, so
+ * that it was refused; NULL otherwise (another reason, the variable unset
+ * or not read, an unknown cipher). As the choice, read once per process. */
+KUAI_API const char *kuai_backend_env_refused(kuai_cipher c);
 /* Erase the key schedule with stores the compiler cannot elide. Key setup
  * does not erase a key the struct held before: it overwrites what the new
  * schedule uses, and a longer old one (another cipher or backend; uBlock's

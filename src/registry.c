@@ -51,6 +51,8 @@ static struct {
      * (KUAI_FAMILY_COUNT) stays empty, for unknown ciphers */
     const kuai_impl *sorted[KUAI_FAMILY_COUNT + 1][N_REGISTERED + 1];
     const kuai_impl *choice[KUAI_FAMILY_COUNT + 1];
+    /* the leaky backend KUAI_BACKEND chose without the opt-in, or NULL */
+    const kuai_impl *refused[KUAI_FAMILY_COUNT + 1];
     const ghash_impl *ghash[N_GHASH + 1]; /* highest priority first */
     const ghash_impl *ghash_best, *ghash_short;
 } reg;
@@ -87,7 +89,8 @@ static int before(const kuai_impl *a, const kuai_impl *b)
  * kuai_key_init KUAI_ERR_BACKEND: a forced run never silently uses
  * something else.
  */
-static const kuai_impl *choose(const kuai_impl *const *list, const char *env, int leaky_ok)
+static const kuai_impl *choose(const kuai_impl *const *list, const char *env, int leaky_ok,
+                               const kuai_impl **refused)
 {
     if (!env || !*env) {
         for (; *list; list++)
@@ -100,8 +103,10 @@ static const kuai_impl *choose(const kuai_impl *const *list, const char *env, in
         for (const kuai_impl *const *p = list; n > 0 && *p; p++) {
             if (strlen((*p)->name) != n || strncmp((*p)->name, env, n) != 0)
                 continue;
-            if ((*p)->leaky && !leaky_ok)
+            if ((*p)->leaky && !leaky_ok) {
+                *refused = *p;
                 return NULL;
+            }
             return (*p)->available() ? *p : NULL;
         }
         env += n + (env[n] == ',');
@@ -142,7 +147,7 @@ static void build(void)
     const char *env = env_get("KUAI_BACKEND"), *optin = env_get("KUAI_ALLOW_LEAKY_BACKENDS");
     const int leaky_ok = optin && strcmp(optin, "1") == 0;
     for (size_t f = 0; f < KUAI_FAMILY_COUNT; f++)
-        reg.choice[f] = choose(reg.sorted[f], env, leaky_ok);
+        reg.choice[f] = choose(reg.sorted[f], env, leaky_ok, &reg.refused[f]);
 }
 
 /*
@@ -251,6 +256,13 @@ int kuai_backend_leaky(const char *backend)
         if (registered[i]->leaky && strcmp(registered[i]->name, backend) == 0)
             return 1;
     return 0;
+}
+
+const char *kuai_backend_env_refused(kuai_cipher c)
+{
+    ready();
+    const kuai_impl *r = reg.refused[kuai_cipher_family(c)];
+    return r ? r->name : NULL;
 }
 
 const ghash_impl *const *kuai_ghash_impls(void)

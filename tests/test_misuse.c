@@ -351,6 +351,19 @@ static unsigned k_leaky(ws *w)
     return CHECK(kuai_backend_leaky(NULL) == 0 && kuai_backend_leaky("") == 0,
                  "kuai_backend_leaky(NULL or \"\") is not 0");
 }
+static unsigned k_env_refused(ws *w)
+{
+    (void)w;
+    unsigned n = CHECK(kuai_backend_env_refused(bogus_cipher()) == NULL,
+                       "kuai_backend_env_refused(99) is not NULL");
+    /* whatever KUAI_BACKEND says in this run: NULL or a leaky backend */
+    for (int c = 0; c < 16; c++) {
+        const char *r = kuai_backend_env_refused((kuai_cipher)c);
+        n += CHECK(r == NULL || kuai_backend_leaky(r) == 1,
+                   "kuai_backend_env_refused(%d) names a backend that does not leak", c);
+    }
+    return n;
+}
 static unsigned k_block_size(ws *w)
 {
     (void)w;
@@ -459,6 +472,7 @@ static const api_fn api[] = {
     {"kuai_key_wipe", 0, 0, NULL, k_wipe},
     {"kuai_key_backend", 0, 0, NULL, k_backend},
     {"kuai_backend_leaky", 0, 0, NULL, k_leaky},
+    {"kuai_backend_env_refused", 0, 0, NULL, k_env_refused},
     {"kuai_block_size", 0, 0, NULL, k_block_size},
     {"kuai_key_size", 0, 0, NULL, k_key_size},
     {"kuai_cipher_name", 0, 0, NULL, k_cipher_name},

@@ -64,8 +64,8 @@ def test_unknown_backend_long_or_unprintable_name_not_shown():
 
 
 def test_backend_env_refused():
-    # KUAI_BACKEND choosing nothing usable: the error names the variable's
-    # value and, for a leaky backend, the opt-in it also needs (it said
+    # KUAI_BACKEND choosing nothing usable: the error names the variable
+    # and, for a leaky backend, the opt-in it also needs (it said
     # "backend '(from KUAI_BACKEND)' is not available ... (see
     # kuai.backends())", which lists ttable); with the opt-in it works.
     # A child process: the library reads the variables once.
@@ -86,15 +86,13 @@ def test_backend_env_refused():
                               text=True, check=True).stdout.strip()
 
     got = child(KUAI_BACKEND="ttable")
-    assert got.startswith("KUAI_BACKEND='ttable' chooses no backend usable for sm4")
-    assert "KUAI_ALLOW_LEAKY_BACKENDS=1" in got
+    assert got == ("KUAI_BACKEND chose ttable for sm4, which leaks through the cache and is "
+                   "taken only with KUAI_ALLOW_LEAKY_BACKENDS=1")
     assert child(KUAI_BACKEND="ttable", KUAI_ALLOW_LEAKY_BACKENDS="1") == "ok"
     got = child(KUAI_BACKEND="no-such")
-    assert got == ("KUAI_BACKEND='no-such' chooses no backend usable for sm4 on this CPU "
-                   "(see kuai.backends())")
+    assert got == "KUAI_BACKEND chooses no backend usable for sm4 on this CPU (see kuai.backends())"
     secret = "00112233445566778899aabbccddeeff"  # a key pasted there is not echoed
-    got = child(KUAI_BACKEND=secret)
-    assert secret not in got and "KUAI_BACKEND (32 characters)" in got
+    assert secret not in child(KUAI_BACKEND=secret)
 
 
 def test_bad_arguments():

@@ -6,8 +6,6 @@
  */
 #include "kuai_py.h"
 
-#include <stdlib.h>
-
 int kpy_is_key(PyObject *o)
 {
     return PyObject_TypeCheck(o, (PyTypeObject *)kpy_KeyType);
@@ -39,39 +37,22 @@ static int name_shown(const char *s)
     return n < 16;
 }
 
-/* The error of a key set up with no backend named when KUAI_BACKEND chose
- * none usable: what the variable says (by its length if name_shown refuses
- * it), and for a backend that leaks through the cache the opt-in it also
- * needs, which kuai.backends() cannot show (it lists ttable). */
+/* The error of a key set up with no backend named: only KUAI_BACKEND makes
+ * that fail. The library says why when it knows: a backend that leaks
+ * through the cache needs the opt-in too, which kuai.backends() cannot
+ * show (it lists ttable). */
 static void backend_env_error(kuai_cipher c)
 {
-    const char *env = getenv("KUAI_BACKEND");
-    const char *optin = getenv("KUAI_ALLOW_LEAKY_BACKENDS");
-    char leaky[32] = "";
-    for (const char *p = env ? env : ""; *p && !leaky[0];) {
-        size_t n = strcspn(p, ",");
-        if (n < sizeof leaky) {
-            char name[32];
-            memcpy(name, p, n);
-            name[n] = 0;
-            if (kuai_backend_leaky(name))
-                memcpy(leaky, name, n + 1);
-        }
-        p += n + (p[n] == ',');
-    }
-    char what[64];
-    if (env && name_shown(env))
-        PyOS_snprintf(what, sizeof what, "KUAI_BACKEND='%s'", env);
-    else
-        PyOS_snprintf(what, sizeof what, "KUAI_BACKEND (%zu characters)", env ? strlen(env) : 0);
-    if (leaky[0] && !(optin && strcmp(optin, "1") == 0))
+    const char *leaky = kuai_backend_env_refused(c);
+    if (leaky)
         PyErr_Format(PyExc_ValueError,
-                     "%s chooses no backend usable for %s: %s leaks through the cache and is "
-                     "taken from KUAI_BACKEND only with KUAI_ALLOW_LEAKY_BACKENDS=1",
-                     what, kuai_cipher_name(c), leaky);
+                     "KUAI_BACKEND chose %s for %s, which leaks through the cache and is taken "
+                     "only with KUAI_ALLOW_LEAKY_BACKENDS=1",
+                     leaky, kuai_cipher_name(c));
     else
         PyErr_Format(PyExc_ValueError,
-                     "%s chooses no backend usable for %s on this CPU (see kuai.backends())", what,
+                     "KUAI_BACKEND chooses no backend usable for %s on this CPU "
+                     "(see kuai.backends())",
                      kuai_cipher_name(c));
 }
 

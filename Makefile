@@ -163,7 +163,7 @@ test-memcheck:
 # -close_fd_mask=2: the targets' own standard error is dropped; libFuzzer's
 # output and the sanitizer reports still reach the log.
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS = fuzz_modes fuzz_gcm_open fuzz_container fuzz_provider_gcm fuzz_provider_tls fuzz_xts fuzz_ccm_open
+FUZZ_TARGETS = fuzz_modes fuzz_gcm_open fuzz_container fuzz_provider_gcm fuzz_provider_tls fuzz_xts fuzz_ccm_open fuzz_kw_unwrap
 fuzz:
 	CC=clang-14 cmake -S . -B $(BUILD)-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKUAI_WERROR=ON -DKUAI_FUZZ=ON
 	cmake --build $(BUILD)-fuzz -j$(JOBS) --target $(FUZZ_TARGETS)

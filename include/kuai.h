@@ -446,6 +446,36 @@ KUAI_API int kuai_cmac_final(kuai_cmac_ctx *ctx, uint8_t *tag, size_t tag_len);
 KUAI_API void kuai_cmac_wipe(kuai_cmac_ctx *ctx);
 
 /*
+ * Key wrap (NIST SP 800-38F) with a 128-bit-block cipher (uBlock-256/256:
+ * KUAI_ERR_UNSUPPORTED): KW (RFC 3394, the default IV A6A6A6A6A6A6A6A6) and
+ * KWP (RFC 5649, any key length, zero padding). SP 800-38F names AES;
+ * with SM4 or uBlock-128 the same functions are used, as libgcrypt's
+ * AESWRAP mode does with any 128-bit block cipher.
+ *
+ *  kuai_kw_wrap:    len a multiple of 8, at least 16; out receives len + 8.
+ *  kuai_kw_unwrap:  len a multiple of 8, at least 24; out receives len - 8.
+ *  kuai_kwp_wrap:   len 1 .. 2^32 - 1; out receives kuai_kwp_wrapped_len(len)
+ *                   bytes (8 + len rounded up to 8; 16 for len <= 8).
+ *  kuai_kwp_unwrap: len a multiple of 8, at least 16; out needs len - 8 bytes
+ *                   of room and *out_len receives the key's length (the
+ *                   bytes after it in out are zeros).
+ *
+ * Another length is KUAI_ERR_LENGTH (kuai_kwp_wrapped_len returns 0 for
+ * one); NULL buffers, or in and out overlapping other than at the same
+ * start, KUAI_ERR_ARG; nothing is written then. in == out works (the
+ * buffer must hold the larger of the two lengths). Unwrapping checks the
+ * integrity value (KWP: also the length and the padding) in constant time;
+ * when it fails the result is KUAI_ERR_AUTH and out holds zeros, never an
+ * unverified key.
+ */
+KUAI_API int kuai_kw_wrap(const kuai_key *k, const uint8_t *in, size_t len, uint8_t *out);
+KUAI_API int kuai_kw_unwrap(const kuai_key *k, const uint8_t *in, size_t len, uint8_t *out);
+KUAI_API size_t kuai_kwp_wrapped_len(size_t len);
+KUAI_API int kuai_kwp_wrap(const kuai_key *k, const uint8_t *in, size_t len, uint8_t *out);
+KUAI_API int kuai_kwp_unwrap(const kuai_key *k, const uint8_t *in, size_t len, uint8_t *out,
+                             size_t *out_len);
+
+/*
  * Threads: one long buffer split into contiguous, block-aligned pieces run on
  * up to `threads` threads (0 = all online CPUs; at most 64), the calling
  * thread included. Results, IV/counter updates and error codes are exactly

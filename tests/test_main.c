@@ -433,6 +433,7 @@ int main(int argc, char **argv)
     test_gcm();
     test_modes_ext();
     test_wycheproof();
+    test_kw();
     test_parallel();
     test_oneshot();
     test_guard_pages();

@@ -129,7 +129,8 @@ enum {
     U_MACOUT = 1u << 20, /* a CMAC context to initialise */
     U_MTAG = 1u << 21,   /* tag_len limited to 4..16 (CCM: even) */
     U_TAIL = 1u << 22,   /* any length: the valid call ends in a partial block */
-    U_MKOUT = 1u << 23   /* arrays of key structs to set up and of key bytes (+ n) */
+    U_MKOUT = 1u << 23,  /* arrays of key structs to set up and of key bytes (+ n) */
+    U_UNWRAP = 1u << 24  /* key unwrap: out is 8 bytes shorter than in */
 };
 
 typedef struct api_fn {
@@ -309,6 +310,23 @@ static int c_cmac(ws *w)
 {
     return kuai_cmac(w->kc, w->pin, w->len, w->ptag, w->tag_len);
 }
+static int c_kw_wrap(ws *w)
+{
+    return kuai_kw_wrap(w->kc, w->pin, w->len, w->pout);
+}
+static int c_kw_unwrap(ws *w)
+{
+    return kuai_kw_unwrap(w->kc, w->pin, w->len, w->pout);
+}
+static int c_kwp_wrap(ws *w)
+{
+    return kuai_kwp_wrap(w->kc, w->pin, w->len, w->pout);
+}
+static int c_kwp_unwrap(ws *w)
+{
+    size_t key_len = 0;
+    return kuai_kwp_unwrap(w->kc, w->pin, w->len, w->pout, &key_len);
+}
 static int c_cmac_init(ws *w)
 {
     return kuai_cmac_init(w->mcx, w->kc);
@@ -438,6 +456,32 @@ static unsigned k_version(ws *w)
                  "kuai_version() is \"%s\", not KUAI_VERSION \"%s\"", v ? v : "(null)",
                  KUAI_VERSION);
 }
+/* The wrapped length of a KWP key: no error code, 0 for a length KWP
+ * cannot wrap. */
+static unsigned k_kwp_wrapped_len(ws *w)
+{
+    (void)w;
+    static const struct {
+        size_t len, want;
+    } t[] = {{0, 0},
+             {1, 16},
+             {8, 16},
+             {9, 24},
+             {16, 24},
+             {17, 32},
+             {24, 32},
+             {4096, 4104},
+             {UINT32_MAX, 8 + (size_t)UINT32_MAX + 1},
+             {(size_t)UINT32_MAX + 1, 0},
+             {SIZE_MAX, 0}};
+    unsigned n = 0;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        n += CHECK(kuai_kwp_wrapped_len(t[i].len) == t[i].want,
+                   "kuai_kwp_wrapped_len(%zu) = %zu, want %zu", t[i].len,
+                   kuai_kwp_wrapped_len(t[i].len), t[i].want);
+    return n;
+}
+
 static unsigned k_cmac_wipe(ws *w)
 {
     uint8_t tag[16];
@@ -523,6 +567,11 @@ static const api_fn api[] = {
     {"kuai_cmac_update", U_MAC | U_IN | U_GCM | U_TAIL, UNSUP, c_cmac_update, NULL},
     {"kuai_cmac_final", U_MAC | U_TAG | U_MTAG | U_GCM, UNSUP, c_cmac_final, NULL},
     {"kuai_cmac_wipe", 0, 0, NULL, k_cmac_wipe},
+    {"kuai_kw_wrap", BLOCKS | U_GCM, UNSUP, c_kw_wrap, NULL},
+    {"kuai_kw_unwrap", BLOCKS | U_GCM | U_DEC | U_UNWRAP, UNSUP, c_kw_unwrap, NULL},
+    {"kuai_kwp_wrapped_len", 0, 0, NULL, k_kwp_wrapped_len},
+    {"kuai_kwp_wrap", BLOCKS | U_GCM, UNSUP, c_kwp_wrap, NULL},
+    {"kuai_kwp_unwrap", BLOCKS | U_GCM | U_DEC | U_UNWRAP, UNSUP, c_kwp_unwrap, NULL},
 };
 #define NAPI (sizeof api / sizeof api[0])
 
@@ -1218,7 +1267,7 @@ static int apply(ws *w, const api_fn *f, int s, int v, fault *ft)
                 if (d)
                     w->pout = w->in;
                 ft->zeros = w->pout;
-                ft->zeros_len = w->len;
+                ft->zeros_len = w->len - (u & U_UNWRAP ? 8 : 0);
                 return 1;
             }
         }

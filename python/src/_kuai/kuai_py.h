@@ -13,6 +13,7 @@
  *             (ECB/CBC/CTR, CFB/OFB, XTS)
  *   gcm_stream.c  GcmStream, streaming GCM
  *   cmac.c    Cmac (kuai.cmac.CMAC)
+ *   keywrap.c the key wrap functions (kuai.keywrap)
  *
  * All of them are compiled into the one module _kuai, with the Limited API
  * when the build asks for abi3 (python/CMakeLists.txt). Names shared between
@@ -98,6 +99,7 @@ extern PyObject *kpy_InvalidTag;
 extern PyObject *kpy_AlreadyFinalized;
 extern PyObject *kpy_NotYetFinalized;
 extern PyObject *kpy_InvalidSignature;
+extern PyObject *kpy_InvalidUnwrap; /* kuai.keywrap.InvalidUnwrap */
 extern PyObject *kpy_KeyType;
 extern PyObject *kpy_StreamType;
 extern PyObject *kpy_GcmType;
@@ -148,6 +150,10 @@ extern PyType_Spec kpy_gcm_spec;
 extern PyType_Spec kpy_cmac_spec; /* cmac.c */
 PyObject *kpy_stream(PyObject *mod, PyObject *args);
 PyObject *kpy_gcm_stream(PyObject *mod, PyObject *args);
+
+/* keywrap.c: module functions (METH_FASTCALL | METH_KEYWORDS) */
+PyObject *kpy_key_wrap(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *kpy_key_unwrap(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 
 /* stream.c: what both streaming contexts are and do alike. Each starts
  * with a CtxObject: the Key it holds (so that the key outlives it) and a

@@ -17,6 +17,8 @@
  *           the shape of cryptography's GCM contexts.
  *   CMAC    kuai.cmac.CMAC, a CMAC context (kuai_cmac_ctx), in the shape of
  *           cryptography's cmac.CMAC.
+ * Functions: key_wrap/key_unwrap (keywrap.c; kuai.keywrap), one call on a
+ * Key each, as stream() and gcm_stream() make a context from one.
  * The GIL is released around every cipher call on KUAI_GIL_BYTES or more.
  *
  * This file is the module itself: its init, the exceptions and the
@@ -31,6 +33,7 @@ PyObject *kpy_InvalidTag;
 PyObject *kpy_AlreadyFinalized;
 PyObject *kpy_NotYetFinalized;
 PyObject *kpy_InvalidSignature;
+PyObject *kpy_InvalidUnwrap;
 PyObject *kpy_KeyType;
 PyObject *kpy_StreamType;
 PyObject *kpy_GcmType;
@@ -225,6 +228,11 @@ static PyMethodDef mod_methods[] = {
     {"stream", kpy_stream, METH_VARARGS, "stream(key, op, iv) -> Stream"},
     {"gcm_stream", kpy_gcm_stream, METH_VARARGS,
      "gcm_stream(key, encrypt, nonce, tag, min_tag_length=16) -> GcmStream"},
+    {"key_wrap", (PyCFunction)(void (*)(void))kpy_key_wrap, METH_FASTCALL | METH_KEYWORDS,
+     "key_wrap(key, key_to_wrap, padding=False) -> bytes: SP 800-38F KW (RFC 3394), with "
+     "padding KWP (RFC 5649)"},
+    {"key_unwrap", (PyCFunction)(void (*)(void))kpy_key_unwrap, METH_FASTCALL | METH_KEYWORDS,
+     "key_unwrap(key, wrapped_key, padding=False) -> bytes; raises kuai.keywrap.InvalidUnwrap"},
     {"cbc_multi", kpy_cbc_multi, METH_VARARGS, "cbc_multi(encrypt, keys, ivs, datas) -> list"},
     {"backends", mod_backends, METH_O, "backends(cipher_id) -> list[str], best first"},
     {"holds_objects", mod_holds_objects, METH_O,
@@ -255,13 +263,18 @@ PyMODINIT_FUNC PyInit__kuai(void)
         "kuai.NotYetFinalized", "The tag was asked for before finalize().", NULL, NULL);
     kpy_InvalidSignature = PyErr_NewExceptionWithDoc(
         "kuai.InvalidSignature", "A MAC did not match (kuai.cmac.CMAC.verify).", NULL, NULL);
+    kpy_InvalidUnwrap = PyErr_NewExceptionWithDoc(
+        "kuai.keywrap.InvalidUnwrap",
+        "A wrapped key did not unwrap: wrong wrapping key, a damaged or forged wrapped key, "
+        "or a length no key wrap gives.",
+        NULL, NULL);
     kpy_KeyType = PyType_FromSpec(&kpy_key_spec);
     kpy_StreamType = PyType_FromSpec(&kpy_stream_spec);
     kpy_GcmType = PyType_FromSpec(&kpy_gcm_spec);
     kpy_CmacType = PyType_FromSpec(&kpy_cmac_spec);
     if (kpy_InvalidTag == NULL || kpy_AlreadyFinalized == NULL || kpy_NotYetFinalized == NULL ||
-        kpy_InvalidSignature == NULL || kpy_KeyType == NULL || kpy_StreamType == NULL ||
-        kpy_GcmType == NULL || kpy_CmacType == NULL) {
+        kpy_InvalidSignature == NULL || kpy_InvalidUnwrap == NULL || kpy_KeyType == NULL ||
+        kpy_StreamType == NULL || kpy_GcmType == NULL || kpy_CmacType == NULL) {
         Py_DECREF(m);
         return NULL;
     }
@@ -273,10 +286,12 @@ PyMODINIT_FUNC PyInit__kuai(void)
     Py_INCREF(kpy_GcmType);
     Py_INCREF(kpy_InvalidSignature);
     Py_INCREF(kpy_CmacType);
+    Py_INCREF(kpy_InvalidUnwrap);
     if (PyModule_AddObject(m, "InvalidTag", kpy_InvalidTag) < 0 ||
         PyModule_AddObject(m, "AlreadyFinalized", kpy_AlreadyFinalized) < 0 ||
         PyModule_AddObject(m, "NotYetFinalized", kpy_NotYetFinalized) < 0 ||
         PyModule_AddObject(m, "InvalidSignature", kpy_InvalidSignature) < 0 ||
+        PyModule_AddObject(m, "InvalidUnwrap", kpy_InvalidUnwrap) < 0 ||
         PyModule_AddObject(m, "GcmStream", kpy_GcmType) < 0 ||
         PyModule_AddObject(m, "CMAC", kpy_CmacType) < 0 ||
         PyModule_AddObject(m, "Key", kpy_KeyType) < 0 ||

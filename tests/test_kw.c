@@ -62,7 +62,21 @@ static void model_wrap(const kuai_key *ref, const uint8_t iv[8], const uint8_t *
     free(r);
 }
 
-/* RFC 5649 section 4.1: the AIV, padding, and one block for n = 1. */
+/* RFC 5649 section 4.1 on an integrity value and n padded semiblocks as
+ * given: one block for n = 1, else RFC 3394's wrap. */
+static void model_kwp_raw(const kuai_key *ref, const uint8_t aiv[8], const uint8_t *padded,
+                          size_t n, uint8_t *c)
+{
+    if (n == 1) {
+        memcpy(c, aiv, 8);
+        memcpy(c + 8, padded, 8);
+        model_ecb(ref, 16, 1, c, c, 16);
+    } else {
+        model_wrap(ref, aiv, padded, n, c);
+    }
+}
+
+/* RFC 5649 section 4.1: the AIV and the padding. */
 static size_t model_kwp_wrap(const kuai_key *ref, const uint8_t *p, size_t len, uint8_t *c)
 {
     size_t n = (len + 7) / 8;
@@ -77,13 +91,7 @@ static size_t model_kwp_wrap(const kuai_key *ref, const uint8_t *p, size_t len, 
     uint8_t *padded = xmalloc(8 * n + 8);
     memset(padded, 0, 8 * n + 8);
     memcpy(padded, p, len);
-    if (n == 1) {
-        memcpy(c, aiv, 8);
-        memcpy(c + 8, padded, 8);
-        model_ecb(ref, 16, 1, c, c, 16);
-    } else {
-        model_wrap(ref, aiv, padded, n, c);
-    }
+    model_kwp_raw(ref, aiv, padded, n, c);
     free(padded);
     return 8 * n + 8;
 }
@@ -334,13 +342,7 @@ static void kwp_crafted(kuai_cipher c, const char *be, const kuai_key *ref, cons
             p[t[i].pad_byte] = (uint8_t)(1 + rng_below(255));
         for (int x = 0; x < 4; x++)
             aiv[4 + x] = (uint8_t)(t[i].mli >> (24 - 8 * x));
-        if (n == 1) {
-            memcpy(w, aiv, 8);
-            memcpy(w + 8, p, 8);
-            model_ecb(ref, 16, 1, w, w, 16);
-        } else {
-            model_wrap(ref, aiv, p, n, w);
-        }
+        model_kwp_raw(ref, aiv, p, n, w);
         memset(out, GUARD_FILL, sizeof out);
         size_t got = 777;
         int rc = kuai_kwp_unwrap(k, w, wl, out, &got);

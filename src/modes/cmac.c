@@ -46,14 +46,6 @@ static void dbl(uint8_t out[16], const uint8_t in[16])
     out[15] = (uint8_t)(in[15] << 1) ^ red;
 }
 
-static int check_key(const kuai_key *k)
-{
-    int r = kuai_key_check(k);
-    if (r)
-        return r;
-    return kuai_cipher_block((kuai_cipher)k->priv_cipher) == 16 ? KUAI_OK : KUAI_ERR_UNSUPPORTED;
-}
-
 static int check_ctx(const kuai_cmac_ctx *c)
 {
     if (!c || c->priv_magic != CMAC_MAGIC)
@@ -62,7 +54,7 @@ static int check_ctx(const kuai_cmac_ctx *c)
      * been set up again (as uBlock-256/256) since, and the CBC-MAC of a
      * 32-byte block overruns the 16-byte chain (issue 15 defect 10's
      * class). */
-    return check_key(c->priv_key);
+    return check_key128(c->priv_key);
 }
 
 static void cmac_setup(kuai_cmac_ctx *c, const kuai_key *k)
@@ -117,7 +109,7 @@ static void cmac_finish(kuai_cmac_ctx *c, uint8_t *tag, size_t tag_len)
 
 int kuai_cmac(const kuai_key *k, const uint8_t *msg, size_t len, uint8_t *tag, size_t tag_len)
 {
-    int r = check_key(k);
+    int r = check_key128(k);
     if (r)
         return r;
     if (!span_ok(msg, len) || !tag || tag_len < 4 || tag_len > 16)
@@ -134,7 +126,7 @@ int kuai_cmac_init(kuai_cmac_ctx *ctx, const kuai_key *k)
 {
     if (!ctx)
         return KUAI_ERR_ARG;
-    int r = check_key(k);
+    int r = check_key128(k);
     if (r)
         return r;
     cmac_setup(ctx, k);

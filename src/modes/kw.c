@@ -34,14 +34,6 @@ static int kw_buffers_ok(const uint8_t *in, size_t in_len, const uint8_t *out, s
     return a == b || (a < b ? b - a >= in_len : a - b >= out_len);
 }
 
-static int kw_check_key(const kuai_key *k)
-{
-    int r = kuai_key_check(k);
-    if (r)
-        return r;
-    return kuai_cipher_block((kuai_cipher)k->priv_cipher) == 16 ? KUAI_OK : KUAI_ERR_UNSUPPORTED;
-}
-
 /* The wrapping function W of SP 800-38F on A (8 bytes) and r (n >= 2
  * semiblocks), in place. */
 static void kw_wrap_core(const kuai_key *k, uint8_t a[8], uint8_t *r, size_t n)
@@ -82,7 +74,7 @@ static void kw_unwrap_core(const kuai_key *k, uint8_t a[8], uint8_t *r, size_t n
 
 int kuai_kw_wrap(const kuai_key *k, const uint8_t *in, size_t len, uint8_t *out)
 {
-    int r = kw_check_key(k);
+    int r = check_key128(k);
     if (r)
         return r;
     if (len > (size_t)PTRDIFF_MAX - 8 || !kw_buffers_ok(in, len, out, len + 8))
@@ -99,7 +91,7 @@ int kuai_kw_wrap(const kuai_key *k, const uint8_t *in, size_t len, uint8_t *out)
 
 int kuai_kw_unwrap(const kuai_key *k, const uint8_t *in, size_t len, uint8_t *out)
 {
-    int r = kw_check_key(k);
+    int r = check_key128(k);
     if (r)
         return r;
     if (len < 8 ? !in || !out : !kw_buffers_ok(in, len, out, len - 8))
@@ -111,12 +103,8 @@ int kuai_kw_unwrap(const kuai_key *k, const uint8_t *in, size_t len, uint8_t *ou
     memmove(out, in + 8, len - 8);
     kw_unwrap_core(k, a, out, len / 8 - 1);
     int bad = tag_differs(a, kw_icv, 8);
-    kuai_declassify(&bad, sizeof bad);
     kuai_wipe(a, sizeof a);
-    if (!bad)
-        return KUAI_OK;
-    kuai_wipe(out, len - 8);
-    return KUAI_ERR_AUTH;
+    return auth_verdict(bad, out, len - 8);
 }
 
 size_t kuai_kwp_wrapped_len(size_t len)
@@ -128,7 +116,7 @@ size_t kuai_kwp_wrapped_len(size_t len)
 
 int kuai_kwp_wrap(const kuai_key *k, const uint8_t *in, size_t len, uint8_t *out)
 {
-    int r = kw_check_key(k);
+    int r = check_key128(k);
     if (r)
         return r;
     if (!out || (len && !span_ok(in, len)))
@@ -158,7 +146,7 @@ int kuai_kwp_wrap(const kuai_key *k, const uint8_t *in, size_t len, uint8_t *out
 
 int kuai_kwp_unwrap(const kuai_key *k, const uint8_t *in, size_t len, uint8_t *out, size_t *out_len)
 {
-    int r = kw_check_key(k);
+    int r = check_key128(k);
     if (r)
         return r;
     if (!out_len || (len < 8 ? !in || !out : !kw_buffers_ok(in, len, out, len - 8)))
@@ -194,15 +182,12 @@ int kuai_kwp_unwrap(const kuai_key *k, const uint8_t *in, size_t len, uint8_t *o
         nz |= last[i] & (unsigned)(is_pad & 0xff);
     }
     bad |= (nz + 0xff) >> 8;
-    int verdict = (int)(bad & 1);
-    kuai_declassify(&verdict, sizeof verdict);
-    if (!verdict) {
+    kuai_wipe(a, sizeof a);
+    r = auth_verdict((int)(bad & 1), out, len - 8);
+    if (r == KUAI_OK) {
+        /* public once the verdict is */
         *out_len = (size_t)mli;
         kuai_declassify(out_len, sizeof *out_len);
     }
-    kuai_wipe(a, sizeof a);
-    if (!verdict)
-        return KUAI_OK;
-    kuai_wipe(out, len - 8);
-    return KUAI_ERR_AUTH;
+    return r;
 }

@@ -16,21 +16,28 @@ static inline int tag_differs(const uint8_t *a, const uint8_t *b, size_t n)
     return (int)(1 & ~((d - 1) >> 8));
 }
 
-/* An AEAD decryption's verdict on its computed tag (16 bytes, wiped here)
- * against the expected one: public once made, and on a mismatch the len
- * bytes already written to out are wiped, so that plaintext that failed
- * authentication is never handed back. */
-static inline int tag_verdict(uint8_t computed[16], const uint8_t *want, size_t tag_len,
-                              uint8_t *out, size_t len)
+/* A verdict (bad: 0 or 1, computed without branches) made public: on a
+ * failure the len bytes already written to out are wiped, so that data
+ * that failed authentication (a plaintext, an unwrapped key) is never
+ * handed back. */
+static inline int auth_verdict(int bad, uint8_t *out, size_t len)
 {
-    int bad = tag_differs(computed, want, tag_len);
     kuai_declassify(&bad, sizeof bad);
-    kuai_wipe(computed, 16);
     if (!bad)
         return KUAI_OK;
     if (len)
         kuai_wipe(out, len);
     return KUAI_ERR_AUTH;
+}
+
+/* An AEAD decryption's verdict on its computed tag (16 bytes, wiped here)
+ * against the expected one. */
+static inline int tag_verdict(uint8_t computed[16], const uint8_t *want, size_t tag_len,
+                              uint8_t *out, size_t len)
+{
+    int bad = tag_differs(computed, want, tag_len);
+    kuai_wipe(computed, 16);
+    return auth_verdict(bad, out, len);
 }
 
 /* CBC-MAC of nblocks whole 16-byte blocks into mac (the chain, updated in

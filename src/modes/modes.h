@@ -101,16 +101,24 @@ void cbc_encrypt_checked(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint
 void cbc_decrypt_checked(const kuai_key *k, uint8_t *iv, const uint8_t *in, uint8_t *out,
                          size_t len, size_t bs);
 
+/* A key set up, of a cipher with a 128-bit block (the modes SP 800-38B..F
+ * define for those alone: CFB, OFB, CCM, CMAC, key wrap). */
+static inline int check_key128(const kuai_key *k)
+{
+    int r = kuai_key_check(k);
+    if (r)
+        return r;
+    return kuai_cipher_block((kuai_cipher)k->priv_cipher) == 16 ? KUAI_OK : KUAI_ERR_UNSUPPORTED;
+}
+
 /* The checks of CFB and OFB (128-bit blocks only, any length, an IV; CCM
  * passes its nonce), all made before anything is written. */
 static inline int check_stream128(const kuai_key *k, const uint8_t *iv, const uint8_t *in,
                                   const uint8_t *out, size_t len)
 {
-    int r = kuai_key_check(k);
+    int r = check_key128(k);
     if (r)
         return r;
-    if (kuai_cipher_block((kuai_cipher)k->priv_cipher) != 16)
-        return KUAI_ERR_UNSUPPORTED;
     if (!iv || !buffers_ok(in, out, len))
         return KUAI_ERR_ARG;
     return KUAI_OK;

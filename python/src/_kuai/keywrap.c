@@ -74,8 +74,10 @@ PyObject *kpy_key_wrap(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, P
         return NULL;
     }
     const size_t len = (size_t)db.len;
+    /* The output's size: the library judges the length (a KWP length it
+     * cannot wrap gives 0 here and KUAI_ERR_LENGTH there). */
     size_t n = padding ? kuai_kwp_wrapped_len(len) : len + 8;
-    if (n == 0 || (!padding && (len < 16 || len % 8 != 0)) || n > (size_t)PY_SSIZE_T_MAX) {
+    if (n > (size_t)PY_SSIZE_T_MAX) {
         PyBuffer_Release(&db);
         return kpy_raise(KUAI_ERR_LENGTH, "key wrap");
     }
@@ -109,7 +111,7 @@ PyObject *kpy_key_unwrap(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
     }
     const size_t len = (size_t)db.len;
     PyObject *r = NULL;
-    if (len < (padding ? 16u : 24u) || len % 8 != 0) {
+    if (len < 8) { /* no room to size; the library refuses every length under 16 */
         unwrap_refused(KUAI_ERR_LENGTH);
     } else if (!padding) {
         uint8_t *out;

@@ -164,7 +164,7 @@ static void usage(FILE *f)
            "                  matrix: short/long, 1/4 keys, key setup, one-shot, crossovers)...)\n"
            "  --threads N     multi-threaded rows (ecb-enc-sweep, ctr-parallel) on 1 and N\n"
            "                  threads (default 2, at most 64)\n"
-           "  --modes-ext     instead, as the only option: XTS, CCM, CFB and CMAC rows beside\n"
+           "  --modes-ext     instead, as the only option: XTS, CCM, CFB, CMAC and KW rows beside\n"
            "                  the same backend's ECB, OpenSSL and libgcrypt (docs/modes.md)\n"
            "Run with OPENSSL_ia32cap=\"~0x200000200000000\" in the environment to measure the\n"
            "OpenSSL yardstick without AES-NI (it must be set before the process starts); the\n"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * `kuai_bench --modes-ext`: XTS, CCM, CFB and CMAC rows for every backend of
+ * `kuai_bench --modes-ext`: XTS, CCM, CFB, CMAC and key wrap (KW of MSG
+ * bytes: 6 * MSG / 8 chained block operations) rows for every backend of
  * every 128-bit-block cipher, each beside the same backend's ECB (the ratio
  * the XTS target is stated in) and beside OpenSSL (AES) and libgcrypt (SM4)
  * doing the same mode on the same message size.
@@ -35,9 +36,19 @@
 
 #define MSG 4096
 
-typedef enum { M_ECB, M_XTS_ENC, M_XTS_DEC_GB, M_CCM_ENC, M_CCM_DEC, M_CFB_DEC, M_CMAC, M_N } mode;
+typedef enum {
+    M_ECB,
+    M_XTS_ENC,
+    M_XTS_DEC_GB,
+    M_CCM_ENC,
+    M_CCM_DEC,
+    M_CFB_DEC,
+    M_CMAC,
+    M_KW,
+    M_N
+} mode;
 static const char *const mode_names[M_N] = {"ECB enc", "XTS enc", "XTS-GB dec", "CCM enc",
-                                            "CCM dec", "CFB dec", "CMAC"};
+                                            "CCM dec", "CFB dec", "CMAC",       "KW wrap"};
 
 static double now(void)
 {
@@ -54,8 +65,8 @@ typedef struct job {
 #if KUAI_BENCH_GCRYPT
     gcry_cipher_hd_t gc;
 #endif
-    uint8_t *buf, iv[16], tag[16];
-    int kind; /* 0 kuai, 1 OpenSSL, 2 libgcrypt */
+    uint8_t *buf, *wrapped, iv[16], tag[16]; /* wrapped: MSG + 8 bytes (KW) */
+    int kind;                                /* 0 kuai, 1 OpenSSL, 2 libgcrypt */
 } job;
 
 static void fail(const char *what)
@@ -92,6 +103,9 @@ static void run_once(job *j)
         case M_CFB_DEC:
             rc = kuai_cfb_decrypt(j->k1, j->iv, j->buf, j->buf, MSG);
             break;
+        case M_KW:
+            rc = kuai_kw_wrap(j->k1, j->buf, MSG, j->wrapped);
+            break;
         default:
             rc = kuai_cmac(j->k1, j->buf, MSG, j->tag, 16);
         }
@@ -105,12 +119,13 @@ static void run_once(job *j)
                 fail("EVP_MAC");
             return;
         }
-        if (!EVP_CipherInit_ex(j->ossl, NULL, NULL, NULL, j->iv, -1))
+        /* KW: no IV (an IV given would be a custom integrity value) */
+        if (!EVP_CipherInit_ex(j->ossl, NULL, NULL, NULL, j->m == M_KW ? NULL : j->iv, -1))
             fail("EVP_CipherInit_ex");
         if (j->m == M_CCM_ENC && (!EVP_CipherUpdate(j->ossl, NULL, &outl, NULL, MSG) ||
                                   !EVP_CipherUpdate(j->ossl, NULL, &outl, aad, 16)))
             fail("EVP CCM lengths");
-        if (!EVP_CipherUpdate(j->ossl, j->buf, &outl, j->buf, MSG))
+        if (!EVP_CipherUpdate(j->ossl, j->m == M_KW ? j->wrapped : j->buf, &outl, j->buf, MSG))
             fail("EVP_CipherUpdate");
         if (j->m == M_CCM_ENC && (!EVP_CipherFinal_ex(j->ossl, j->tag, &outl) ||
                                   !EVP_CIPHER_CTX_ctrl(j->ossl, EVP_CTRL_AEAD_GET_TAG, 16, j->tag)))
@@ -123,6 +138,11 @@ static void run_once(job *j)
             if (gcry_mac_reset(h) || gcry_mac_write(h, j->buf, MSG) ||
                 gcry_mac_read(h, j->tag, &tl))
                 fail("gcry_mac");
+            return;
+        }
+        if (j->m == M_KW) {
+            if (gcry_cipher_encrypt(j->gc, j->wrapped, MSG + 8, j->buf, MSG))
+                fail("gcry_cipher_encrypt (AESWRAP)");
             return;
         }
         if (gcry_cipher_setiv(j->gc, j->iv, j->m == M_CCM_ENC ? 12 : 16))
@@ -168,12 +188,14 @@ static const EVP_CIPHER *ossl_cipher(kuai_cipher c, mode m)
                : m == M_CCM_ENC ? EVP_aes_128_ccm()
                : m == M_CFB_DEC ? EVP_aes_128_cfb128()
                : m == M_ECB     ? EVP_aes_128_ecb()
+               : m == M_KW      ? EVP_aes_128_wrap()
                                 : NULL;
     if (c == KUAI_AES_256)
         return m == M_XTS_ENC   ? EVP_aes_256_xts()
                : m == M_CCM_ENC ? EVP_aes_256_ccm()
                : m == M_CFB_DEC ? EVP_aes_256_cfb128()
                : m == M_ECB     ? EVP_aes_256_ecb()
+               : m == M_KW      ? EVP_aes_256_wrap()
                                 : NULL;
     if (c == KUAI_SM4)
         return m == M_ECB ? EVP_sm4_ecb() : m == M_CFB_DEC ? EVP_sm4_cfb128() : NULL;
@@ -182,12 +204,14 @@ static const EVP_CIPHER *ossl_cipher(kuai_cipher c, mode m)
 
 /* The yardstick for (c, m): OpenSSL for AES (and SM4 ECB/CFB), libgcrypt
  * for SM4's XTS/CCM/CMAC; 0 when neither has it. */
-static double yardstick(kuai_cipher c, mode m, uint8_t *buf, const uint8_t *key, const char **who)
+static double yardstick(kuai_cipher c, mode m, uint8_t *buf, uint8_t *wrapped, const uint8_t *key,
+                        const char **who)
 {
     job j;
     memset(&j, 0, sizeof j);
     j.m = m;
     j.buf = buf;
+    j.wrapped = wrapped;
     double r = 0;
     size_t kl = kuai_key_size(c);
     const EVP_CIPHER *ci = ossl_cipher(c, m);
@@ -208,10 +232,11 @@ static double yardstick(kuai_cipher c, mode m, uint8_t *buf, const uint8_t *key,
     } else if (ci) {
         j.ossl = EVP_CIPHER_CTX_new();
         int enc = m != M_CFB_DEC;
+        EVP_CIPHER_CTX_set_flags(j.ossl, EVP_CIPHER_CTX_FLAG_WRAP_ALLOW);
         if (!EVP_CipherInit_ex(j.ossl, ci, NULL, NULL, NULL, enc) ||
             (m == M_CCM_ENC && (!EVP_CIPHER_CTX_ctrl(j.ossl, EVP_CTRL_AEAD_SET_IVLEN, 12, NULL) ||
                                 !EVP_CIPHER_CTX_ctrl(j.ossl, EVP_CTRL_AEAD_SET_TAG, 16, NULL))) ||
-            !EVP_CipherInit_ex(j.ossl, NULL, NULL, key, m == M_ECB ? NULL : j.iv, enc))
+            !EVP_CipherInit_ex(j.ossl, NULL, NULL, key, m == M_ECB || m == M_KW ? NULL : j.iv, enc))
             fail("EVP_CipherInit_ex");
         EVP_CIPHER_CTX_set_padding(j.ossl, 0);
         j.kind = 1;
@@ -233,6 +258,7 @@ static double yardstick(kuai_cipher c, mode m, uint8_t *buf, const uint8_t *key,
         } else {
             int gm = m == M_XTS_ENC   ? GCRY_CIPHER_MODE_XTS
                      : m == M_CCM_ENC ? GCRY_CIPHER_MODE_CCM
+                     : m == M_KW      ? GCRY_CIPHER_MODE_AESWRAP
                                       : GCRY_CIPHER_MODE_CFB;
             if (gcry_cipher_open(&j.gc, GCRY_CIPHER_SM4, gm, 0) ||
                 gcry_cipher_setkey(j.gc, key, m == M_XTS_ENC ? 32 : 16))
@@ -263,7 +289,7 @@ int kuai_bench_modes_ext(const char *name, int argc, char **argv)
 #else
     const char *gcrypt_version = "not linked";
 #endif
-    uint8_t *buf = malloc(MSG), key[64];
+    uint8_t *buf = malloc(MSG), *wrapped = malloc(MSG + 8), key[64];
     for (int i = 0; i < 64; i++)
         key[i] = (uint8_t)(i * 37 + 1);
     memset(buf, 0x5a, MSG);
@@ -281,7 +307,7 @@ int kuai_bench_modes_ext(const char *name, int argc, char **argv)
         const char *who[M_N];
         for (int m = 0; m < M_N; m++) {
             who[m] = "-";
-            ys[m] = yardstick(c, (mode)m, buf, key, &who[m]);
+            ys[m] = yardstick(c, (mode)m, buf, wrapped, key, &who[m]);
         }
         for (size_t b = 0; b < nb && b < 16; b++) {
             if (kuai_key_init_backend(&k[0], c, key, kl, names[b]) ||
@@ -289,7 +315,7 @@ int kuai_bench_modes_ext(const char *name, int argc, char **argv)
                 fail("kuai_key_init_backend");
             job j;
             memset(&j, 0, sizeof j);
-            j.k1 = &k[0], j.k2 = &k[1], j.buf = buf;
+            j.k1 = &k[0], j.k2 = &k[1], j.buf = buf, j.wrapped = wrapped;
             double ecb = 0;
             for (int m = 0; m < M_N; m++) {
                 j.m = (mode)m;
@@ -310,5 +336,6 @@ int kuai_bench_modes_ext(const char *name, int argc, char **argv)
     }
     free(k);
     free(buf);
+    free(wrapped);
     return 0;
 }

@@ -95,26 +95,28 @@ test-portable:
 	cmake --build $(BUILD)-portable -j$(JOBS) --target kuai_test
 	$(BUILD)-portable/kuai_test -q
 
-# avx2's uBlock kernels take other paths where a core splits 256-bit
-# operations (Zen 1: kuai_cpu_ymm_split, src/cpu.c) than where it does them
-# at once; the full suite runs this CPU's, this runs both kinds by
-# KUAI_YMM_SPLIT (every vector, the short random loops). Likewise avx512's
-# where a core splits 512-bit operations (Zen 4: kuai_cpu_zmm_split) by
-# KUAI_ZMM_SPLIT, where this CPU has AVX-512 (make test-shim runs the split
-# kind on its emulated AVX-512 everywhere).
+# avx2's and avx512's uBlock kernels take other paths on some kinds of
+# core (src/cpu.c): where a core splits 256-bit operations (Zen 1:
+# kuai_cpu_ymm_split), where it splits 512-bit ones (Zen 4:
+# kuai_cpu_zmm_split) and on an AMD core from Zen 3 on (kuai_cpu_zen). The
+# full suite runs this CPU's kind; this runs each backend's kinds by the
+# variables that override the detection (the short random loops): avx2 as
+# an Intel core, Zen 1 and Zen 3-5; avx512, where this CPU has it, as an
+# Intel core, Zen 5 and Zen 4 (make test-shim runs the Intel kind on its
+# emulated AVX-512 everywhere).
+SPLIT_KINDS_avx2 = "KUAI_YMM_SPLIT=0 KUAI_ZEN=0" "KUAI_YMM_SPLIT=1 KUAI_ZEN=0" "KUAI_YMM_SPLIT=0 KUAI_ZEN=1"
+SPLIT_KINDS_avx512 = "KUAI_ZMM_SPLIT=0 KUAI_ZEN=0" "KUAI_ZMM_SPLIT=0 KUAI_ZEN=1" "KUAI_ZMM_SPLIT=1 KUAI_ZEN=1"
 test-ymm-split: build
-	@if ! $(BUILD)/kuai_test --list-backends | grep -qx avx2; then \
-	  echo "test-ymm-split: no avx2 here, skipped"; exit 0; fi; \
-	set -e; for s in 0 1; do \
-	  KUAI_TEST_SHORT=1 KUAI_YMM_SPLIT=$$s $(BUILD)/kuai_test --backend avx2 -q > $(BUILD)/ymm-split-$$s.txt 2>&1 \
-	    || { cat $(BUILD)/ymm-split-$$s.txt; echo "test-ymm-split: KUAI_YMM_SPLIT=$$s FAILED"; exit 1; }; \
-	  echo "test-ymm-split: KUAI_YMM_SPLIT=$$s: $$(tail -1 $(BUILD)/ymm-split-$$s.txt)"; \
-	done; \
-	if $(BUILD)/kuai_test --list-backends | grep -qx avx512; then for s in 0 1; do \
-	  KUAI_TEST_SHORT=1 KUAI_ZMM_SPLIT=$$s $(BUILD)/kuai_test --backend avx512 -q > $(BUILD)/zmm-split-$$s.txt 2>&1 \
-	    || { cat $(BUILD)/zmm-split-$$s.txt; echo "test-ymm-split: KUAI_ZMM_SPLIT=$$s FAILED"; exit 1; }; \
-	  echo "test-ymm-split: avx512, KUAI_ZMM_SPLIT=$$s: $$(tail -1 $(BUILD)/zmm-split-$$s.txt)"; \
-	done; fi
+	@set -e; for b in avx2 avx512; do \
+	  if ! $(BUILD)/kuai_test --list-backends | grep -qx $$b; then \
+	    echo "test-ymm-split: no $$b here, skipped"; continue; fi; \
+	  if [ $$b = avx2 ]; then kinds='$(SPLIT_KINDS_avx2)'; else kinds='$(SPLIT_KINDS_avx512)'; fi; \
+	  i=0; eval "set -- $$kinds"; for k in "$$@"; do i=$$((i + 1)); \
+	    env $$k KUAI_TEST_SHORT=1 $(BUILD)/kuai_test --backend $$b -q > $(BUILD)/split-$$b-$$i.txt 2>&1 \
+	      || { cat $(BUILD)/split-$$b-$$i.txt; echo "test-ymm-split: $$b, $$k FAILED"; exit 1; }; \
+	    echo "test-ymm-split: $$b, $$k: $$(tail -1 $(BUILD)/split-$$b-$$i.txt)"; \
+	  done; \
+	done
 
 # Constant time, checked under valgrind (tests/ct/test_ct.c): every
 # backend that promises it must show no secret-dependent branch or address,
@@ -123,8 +125,10 @@ test-ymm-split: build
 # the build is make test-shim's as well (KUAI_ISA_SHIM): valgrind's CPU has
 # no AVX-512, GFNI, VAES or VPCLMULQDQ, so those backends run through the
 # shim's stand-ins, which are free of secret branches and indexes. Its CPU
-# runs ymm at full width; a second run takes avx2 where ymm is split
-# (KUAI_YMM_SPLIT=1, KUAI_CT_BACKEND=avx2), whose paths differ (Zen 1's).
+# runs ymm at full width, as an Intel core (no split, no Zen); the runs
+# after it take avx2 and avx512 alone as the other kinds of core whose
+# paths differ (make test-ymm-split's kinds: Zen 1, Zen 3-5; Zen 5, Zen 4).
+CT_KINDS = "avx2 KUAI_YMM_SPLIT=1" "avx2 KUAI_ZEN=1" "avx512 KUAI_ZEN=1" "avx512 KUAI_ZMM_SPLIT=1 KUAI_ZEN=1"
 CT_SHIM = $(if $(filter x86_64,$(shell uname -m)),-DKUAI_ISA_SHIM=ON,-DKUAI_ISA_SHIM=OFF)
 test-ct:
 	cmake -S . -B $(BUILD)-ct -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKUAI_WERROR=ON -DKUAI_CTGRIND=ON \
@@ -133,10 +137,13 @@ test-ct:
 	valgrind -q --tool=memcheck --track-origins=yes --log-file=$(BUILD)-ct/memcheck.log \
 	  $(BUILD)-ct/kuai_ct || { cat $(BUILD)-ct/memcheck.log; exit 1; }
 	@if [ "$$(uname -m)" = x86_64 ]; then \
-	  echo "test-ct: avx2 again where ymm is split (KUAI_YMM_SPLIT=1: its xmm key setups and groups)"; \
-	  KUAI_YMM_SPLIT=1 KUAI_CT_BACKEND=avx2 valgrind -q --tool=memcheck --track-origins=yes \
-	    --log-file=$(BUILD)-ct/memcheck-split.log $(BUILD)-ct/kuai_ct \
-	    || { cat $(BUILD)-ct/memcheck-split.log; exit 1; }; \
+	  set -e; i=0; eval 'set -- $(CT_KINDS)'; for k in "$$@"; do i=$$((i + 1)); \
+	    set -- $$k; b=$$1; shift; \
+	    echo "test-ct: $$b again as another kind of core ($$*)"; \
+	    env "$$@" KUAI_CT_BACKEND=$$b valgrind -q --tool=memcheck --track-origins=yes \
+	      --log-file=$(BUILD)-ct/memcheck-kind$$i.log $(BUILD)-ct/kuai_ct \
+	      || { cat $(BUILD)-ct/memcheck-kind$$i.log; exit 1; }; \
+	  done; \
 	fi
 
 # Memcheck-clean for users (tests/test_memcheck.c, docs/security.md): every

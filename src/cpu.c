@@ -74,7 +74,8 @@ static unsigned detect(void)
  * family and model: AMD Zen 1 and Zen+ (family 17h models 00h-2Fh) and
  * Hygon's family 18h run a 256-bit operation as two 128-bit halves; AMD
  * Zen 4 (family 19h; its Zen 3 models have no AVX-512) runs a 512-bit one
- * as two 256-bit halves. */
+ * as two 256-bit halves; KUAI_ZEN is AMD from family 19h on (Zen 3 and
+ * 4; Zen 5 is family 1Ah). */
 static int detect_split(void)
 {
 #if KUAI_ISA_SHIM
@@ -94,7 +95,7 @@ static int detect_split(void)
         model |= ((a >> 16) & 0xf) << 4;
     }
     return ((family == 0x17 && model < 0x30) || family == 0x18 ? KUAI_SPLIT_YMM : 0) |
-           (amd && family == 0x19 ? KUAI_SPLIT_ZMM : 0);
+           (amd && family == 0x19 ? KUAI_SPLIT_ZMM : 0) | (amd && family >= 0x19 ? KUAI_ZEN : 0);
 #endif
 }
 #elif defined(__aarch64__) && defined(__linux__)
@@ -168,8 +169,8 @@ static int detect_split(void)
 }
 #endif
 
-/* KUAI_YMM_SPLIT=0 or 1 (KUAI_ZMM_SPLIT=0 or 1) in place of the CPU's
- * answer for that bit: the paths of either kind are correct on every CPU
+/* KUAI_YMM_SPLIT=0 or 1 (KUAI_ZMM_SPLIT, KUAI_ZEN) in place of the
+ * CPU's answer for that bit: the paths of either kind are correct on every CPU
  * with the ISA (they differ in speed only), so one machine's test run can
  * take the other kind's too (make test). */
 static int split_override(int v, const char *name, int bit)
@@ -180,13 +181,14 @@ static int split_override(int v, const char *name, int bit)
     return e[0] == '1' ? v | bit : v & ~bit;
 }
 
-atomic_int kuai_cpu_split_v = -1; /* cpu.h's kuai_cpu_ymm_split and _zmm_split read it */
+atomic_int kuai_cpu_split_v = -1; /* cpu.h's kuai_cpu_ymm_split, _zmm_split, _zen read it */
 
 /* Racing first calls compute the same value (as kuai_cpu_features'). */
 int kuai_cpu_split_detect(void)
 {
     int v = split_override(detect_split(), "KUAI_YMM_SPLIT", KUAI_SPLIT_YMM);
     v = split_override(v, "KUAI_ZMM_SPLIT", KUAI_SPLIT_ZMM);
+    v = split_override(v, "KUAI_ZEN", KUAI_ZEN);
     atomic_store_explicit(&kuai_cpu_split_v, v, memory_order_relaxed);
     return v;
 }

@@ -175,11 +175,13 @@ static void helpers_cipher_list(void)
               unknown[i], (int)kuai_cipher_by_name(unknown[i]));
 }
 
-/* kuai_cpu_ymm_split and kuai_cpu_zmm_split (src/cpu.h) against
- * /proc/cpuinfo's vendor, family and model, read here independently of
- * CPUID: AMD family 23 below model 48 (Zen 1, Zen+) and Hygon family 24
- * split 256-bit operations, AMD family 25 (Zen 3 and 4) 512-bit ones. In
- * make test-shim's build both are 0 (an emulated AVX-512 CPU). */
+/* kuai_cpu_ymm_split, kuai_cpu_zmm_split and kuai_cpu_zen
+ * (src/cpu.h) against /proc/cpuinfo's vendor, family and model, read here
+ * independently of CPUID: AMD family 23 below model 48 (Zen 1, Zen+) and
+ * Hygon family 24 split 256-bit operations, AMD family 25 (Zen 3 and 4)
+ * 512-bit ones; AMD from family 25 on (Zen 3, 4, 5) is a Zen core of
+ * AVX-512's kind. In make test-shim's build all three are 0 (an emulated
+ * AVX-512 CPU). */
 static void helpers_ymm_split(void)
 {
 #if defined(__x86_64__) && defined(__linux__)
@@ -220,19 +222,23 @@ static void helpers_ymm_split(void)
     if ((int)cf != family || (int)cm != model)
         return;
 #if KUAI_ISA_SHIM
-    const int want = 0, want_z = 0; /* make test-shim's build: the emulated CPU splits neither */
+    /* make test-shim's build: the emulated CPU splits neither, and is no Zen */
+    const int want = 0, want_z = 0, want_zen = 0;
 #else
     const int want = (strcmp(vendor, "AuthenticAMD") == 0 && family == 23 && model < 48) ||
                      (strcmp(vendor, "HygonGenuine") == 0 && family == 24);
     const int want_z = strcmp(vendor, "AuthenticAMD") == 0 && family == 25;
+    const int want_zen = strcmp(vendor, "AuthenticAMD") == 0 && family >= 25;
 #endif
-    /* src/cpu.c: KUAI_YMM_SPLIT, KUAI_ZMM_SPLIT 0 or 1 override each */
+    /* src/cpu.c: KUAI_YMM_SPLIT, KUAI_ZMM_SPLIT, KUAI_ZEN 0 or 1
+     * override each */
     const struct {
         const char *env;
         int got, want;
-    } split[2] = {{"KUAI_YMM_SPLIT", kuai_cpu_ymm_split(), want},
-                  {"KUAI_ZMM_SPLIT", kuai_cpu_zmm_split(), want_z}};
-    for (int i = 0; i < 2; i++) {
+    } split[3] = {{"KUAI_YMM_SPLIT", kuai_cpu_ymm_split(), want},
+                  {"KUAI_ZMM_SPLIT", kuai_cpu_zmm_split(), want_z},
+                  {"KUAI_ZEN", kuai_cpu_zen(), want_zen}};
+    for (int i = 0; i < 3; i++) {
         const char *forced = getenv(split[i].env);
         if (forced && (!strcmp(forced, "0") || !strcmp(forced, "1")))
             CHECK(split[i].got == forced[0] - '0', "split %d, %s=%s", split[i].got, split[i].env,

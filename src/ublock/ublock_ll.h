@@ -107,11 +107,16 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
  * vector alone, under one key or one key per lane (2 streams on ymm, 1 on
  * xmm), waits on the round's depth on every core and takes lin128_inv's
  * shallow form (2 keys x 1 block set up on a Xeon, Emerald Rapids: 0.90x
- * the cycles for uBlock-128/128, 0.94x for 128/256). A ymm pair waits on it on
- * Zen 3 (llvm-mca's model: 13.1 -> 12.1 cycles a round) but not on a core
- * with three vector ports (the same Xeon: 4-5% slower), and Zen 3 has not
- * timed it: not taken (docs/performance.md). */
-#define UL_SHALLOW(nv) ((nv) == 1)
+ * the cycles for uBlock-128/128, 0.94x for 128/256). Two vectors (a ymm
+ * pair, two xmm blocks) wait on it on an AMD core (kuai_cpu_zen) but not
+ * on one with three vector ports (the same Xeon: 4-5% slower). Zen 3,
+ * llvm-mca's model: 13.1 -> 12.1 cycles a round; Zen 5 (EPYC family 26
+ * model 2), avx2, scripts/bench-ab, TSC cycles: 4 blocks under a stored
+ * key 234 -> 211 (128/128), 348 -> 311 (128/256), kuai_key_init + 4
+ * blocks 314 -> 292, 448 -> 409, one-shot 332 -> 317, 465 -> 443, 4 keys'
+ * blocks 245 -> 227, 358 -> 327; avx512 (its ymm pairs) 0.97-1.02x
+ * (docs/performance.md, "Zen 5"). */
+#define UL_SHALLOW(nv) ((nv) == 1 || ((nv) == 2 && kuai_cpu_zen()))
 
 #ifdef UL_Y
 /* Paths that run on ymm only where the core does 256 bits at once (not
@@ -119,11 +124,20 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
  * elsewhere ymm halves the vector operations (docs/performance.md). */
 #ifdef UL_Z
 #define UL_YFULL 1 /* every core with AVX-512 does 256 bits at once: no call */
-/* zmm forms that lose to their ymm ones where zmm is split (Zen 4): the
- * one-shot encryption's (ks_fused), 4 uBlock-128 CBC chains' (zmk_cbc4) and
- * 3-4 uBlock-128 blocks' under several stored keys (zgroup128 with mk;
- * docs/performance.md) */
+/* zmm forms that lose to their ymm ones where zmm is split (Zen 4): 4
+ * uBlock-128 CBC chains' (zmk_cbc4) and 3-4 uBlock-128 blocks' under
+ * several stored keys (zgroup128 with mk; docs/performance.md) */
 #define UL_ZFULL (!kuai_cpu_zmm_split())
+/* Forms Zen 4 takes for its split and Zen 5 (which runs zmm whole) takes
+ * too, where an Intel core runs the zmm ones faster: the one-shot
+ * encryption of 4 uBlock-128 blocks on ymm (ks_fused_y, not zks_fused and
+ * zks_fused_mk) and the lone chain's 7-deep round (UL_CHAIN7). Zen 5 (EPYC
+ * family 26 model 2), scripts/bench-ab, TSC cycles: one-shot of one key's
+ * 4 blocks 184 -> 184 (128/128), 293 -> 265 (128/256), of 4 keys' 234 ->
+ * 202, 330 -> 284; a CBC chain of 1 KiB 10,956 -> 10,075, 16,118 ->
+ * 14,930; no other row of the harness moved by more than 3%
+ * (docs/performance.md, "Zen 5"). */
+#define UL_ZAMD (!UL_ZFULL || kuai_cpu_zen())
 #else
 #define UL_YFULL (!kuai_cpu_ymm_split())
 #endif
@@ -134,9 +148,9 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
 #define UL_SHALLOW_G(nb) UL_SHALLOW(nb)
 #endif
 /* A lone uBlock-128 chain's round 7 operations deep rather than 8 of
- * fewer operations (round128_chain's d7): where zmm is split (Zen 4) */
+ * fewer operations (round128_chain's d7): on Zen 4 and Zen 5 (UL_ZAMD) */
 #ifdef UL_Z
-#define UL_CHAIN7 (!UL_ZFULL)
+#define UL_CHAIN7 UL_ZAMD
 #else
 #define UL_CHAIN7 0
 #endif

@@ -502,7 +502,7 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
     /* one key's 2 blocks on xmm where ymm is split (yk 0), as groupp's */
     if (bs == 16 && UL_YNB(nb) && (nb == 4 || yk || mk)) {
 #ifdef UL_Z
-        if (nb == 4 && UL_ZFULL) {
+        if (nb == 4 && !UL_ZAMD) {
             if (mk)
                 UL_FN(zks_fused_mk)(c, key, src, dst);
             else

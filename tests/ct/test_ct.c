@@ -357,8 +357,9 @@ int main(void)
     if (nciphers > 64)
         nciphers = 64;
     unsigned failures = 0, caught = 0, leaky_run = 0, ran = 0;
-    /* KUAI_CT_BACKEND=NAME: that backend alone (make test-ct's second run,
-     * avx2 with KUAI_YMM_SPLIT=1: the paths taken where ymm is split) */
+    /* KUAI_CT_BACKEND=NAME: that backend alone (make test-ct's runs after
+     * the first: avx2 and avx512 as other kinds of core, e.g. avx2 with
+     * KUAI_YMM_SPLIT=1, the paths taken where ymm is split) */
     const char *only = getenv("KUAI_CT_BACKEND");
     /* Two passes so that the leaky backends run last: memcheck reports a
      * site once, and a shared mode-code site must be blamed on the first

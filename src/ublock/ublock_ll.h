@@ -155,6 +155,21 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
 #define UL_CHAIN7 0
 #endif
 
+/* round128's forms (ublock_ll_r128.h): lin128, 10 operations deep; its
+ * lean form, a shuffle fewer and two operations deeper; each vector's round
+ * as a lone chain's, 7 deep for three shuffles and three XORs more. */
+enum { UL_FORM_FULL, UL_FORM_LEAN, UL_FORM_DEEP };
+/* Two or more vectors under keys already made (a ymm pair: 4 uBlock-128
+ * blocks, a key set up before the call) wait on the round's depth on an
+ * AMD core (kuai_cpu_zen: four vector pipes) and on its shuffles on an
+ * Intel one. Zen 5 (EPYC family 26 model 2), avx2, scripts/bench-ab, TSC
+ * cycles: 4 blocks under a stored key 218 -> 201 (128/128), 323 -> 293
+ * (128/256), kuai_key_init + 4 blocks 275 -> 258, 408 -> 376, 4 keys'
+ * blocks 355 -> 340, 509 -> 471 (with kuai_key_init_multi); the lean form
+ * instead 1.05-1.08x the cycles (docs/performance.md, "Zen 5"). With a
+ * three-input XOR (avx512) the deep form is lin128x3 as the others. */
+#define UL_FORM_PAIR (kuai_cpu_zen() ? UL_FORM_DEEP : UL_FORM_FULL)
+
 /* The rounds on xmm (one block per vector). */
 #define UL_T v128
 #define UL_OP(op) KUAI_V(v128, op)
@@ -221,7 +236,7 @@ UB_KERNEL void UL_FN(enc128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
     for (unsigned i = 0; i < rounds; i++) {
         for (int j = 0; j < (mk ? nb : 1); j++)
             UL_FN(kget128)(rk, kc, j, i + 1, &k0[j], &k1[j]);
-        UL_FN(round128)(a, b, k0, k1, i & 7, nb, mk, 0);
+        UL_FN(round128)(a, b, k0, k1, i & 7, nb, mk, UL_FORM_FULL, 0);
     }
 }
 
@@ -393,7 +408,7 @@ UB_KERNEL void UL_FN(yenc128)(v256 *a, v256 *b, const v256 *const *kc, unsigned 
         if (nv == 1)
             UL_FN(yround128_chain)(a, b, k0[0], k1[0], i & 7, d7);
         else
-            UL_FN(yround128)(a, b, k0, k1, i & 7, nv, mk, 0);
+            UL_FN(yround128)(a, b, k0, k1, i & 7, nv, mk, UL_FORM_PAIR, 0);
     }
 }
 
@@ -621,7 +636,7 @@ UB_KERNEL void UL_FN(zenc128)(v512 *a, v512 *b, const void *const *kc, unsigned 
 #pragma GCC unroll 8
         for (unsigned l = 0; l < 8; l++) {
             UL_FN(zkget128)(kc, i0 + l + 1, mk, &k0, &k1);
-            UL_FN(zround128)(a, b, &k0, &k1, l, nv, 0, 0);
+            UL_FN(zround128)(a, b, &k0, &k1, l, nv, 0, UL_FORM_FULL, 0);
         }
 }
 

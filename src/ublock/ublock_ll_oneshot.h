@@ -24,7 +24,15 @@
  * round128's lean form (lin128s; one vector alone waits on the depth).
  * Chosen with llvm-mca's Zen 3 model (scripts/mca-loops) and timed on a
  * Xeon (docs/performance.md). */
-#define UL_LEAN(n) ((n) > 1)
+#define UL_LEAN(n) ((n) > 1 ? UL_FORM_LEAN : UL_FORM_FULL)
+/* ks_fused_y's rounds beside schedules in key setup's frames (7
+ * operations a round): on an AMD core (kuai_cpu_zen) they wait on the
+ * rounds' depth instead, and take the lone chain's deep form (Zen 5, EPYC
+ * family 26 model 2, avx2, scripts/bench-ab, TSC cycles: one key's 4
+ * uBlock-128 blocks 352 -> 309 (128/256), 236 -> 240 (128/128, level),
+ * four 128/256 keys' 439 -> 362; four 128/128 keys, whose schedules are
+ * not in the frames, 246 -> 275 in the deep form: not taken there) */
+#define UL_FRAMED(n) (kuai_cpu_zen() ? UL_FORM_DEEP : UL_LEAN(n))
 
 typedef union UL_FN(kcu) {
     v128 v[2 * (UBLOCK_MAX_ROUNDS + 1)];
@@ -234,13 +242,13 @@ UB_KERNEL void UL_FN(ks_fused_y)(kuai_cipher c, const uint8_t *const *key,
     }
     for (unsigned r = 1; f && r <= yrounds; r += 2) {
         UL_FN(yks_keyf)(ksy, r, t1, t1, nky, k0, k1);
-        UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk, UL_LEAN(nv));
+        UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk, UL_FRAMED(nv), 0);
         UL_FN(yks_keyf)(ksy, r + 1, t1, !t1, nky, k0, k1);
-        UL_FN(yround128)(a, b, k0, k1, r & 7, nv, mk, UL_LEAN(nv));
+        UL_FN(yround128)(a, b, k0, k1, r & 7, nv, mk, UL_FRAMED(nv), 0);
     }
     for (unsigned r = 1; !f && r <= yrounds; r++) {
         UL_FN(yks_key)(ksy, &k1x, r, nky, ky, k0, k1);
-        UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk, UL_LEAN(nv));
+        UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk, UL_LEAN(nv), 0);
     }
     for (int v = 0; v < nv; v++)
         UL_FN(ystore128)(dst[2 * v], 2 * v + 1 < nb ? dst[2 * v + 1] : NULL, a[v], b[v]);
@@ -453,7 +461,7 @@ UB_KERNEL void UL_FN(ks_round128)(ub_ks *ks, int nk, v128 *a, v128 *b, int nb, i
         k0[j] = v128_shuf8(ks[j].k0, p0);
         k1[j] = v128_shuf8(ks[j].k1, p1);
     }
-    UL_FN(round128)(a, b, k0, k1, (r - 1) & 7, nb, mk, UL_LEAN(nb));
+    UL_FN(round128)(a, b, k0, k1, (r - 1) & 7, nb, mk, UL_LEAN(nb), 0);
 }
 
 /* Step i (0: none) of ks_fused's uBlock-256/256 blocks: the schedules

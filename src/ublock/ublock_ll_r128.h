@@ -62,22 +62,6 @@ UB_KERNEL void UL_RN(lin128x3)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_
     *b = UL_OP(xor3)(UL_RR(b2, l, UB128_FIX), k1, UL_RR(a2, l, UB128_FIX_ROT5));
 }
 
-/* Round i of nb vectors, ending with key i+1 (k0, k1 per vector); lean
- * (a constant at each call): lin128s where there is no three-input XOR. */
-UB_KERNEL void UL_RN(round128)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l, int nb,
-                               int mk, int lean)
-{
-    for (int j = 0; j < nb; j++) {
-        UL_T x = UL_RS(a[j], 0), y = UL_RS(b[j], 0);
-        if (UL_OP(has_xor3))
-            UL_RN(lin128x3)(x, y, k0[mk ? j : 0], k1[mk ? j : 0], l, &a[j], &b[j]);
-        else if (lean)
-            UL_RN(lin128s)(x, y, k0[mk ? j : 0], k1[mk ? j : 0], l, &a[j], &b[j]);
-        else
-            UL_RN(lin128)(x, y, k0[mk ? j : 0], k1[mk ? j : 0], l, &a[j], &b[j]);
-    }
-}
-
 /*
  * round128 for one vector alone (a CBC chain), which waits on the round's
  * dependency chain, not on the shuffle ports. With z the rotation by a
@@ -87,13 +71,14 @@ UB_KERNEL void UL_RN(round128)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1,
  * re-associate XOR chains) they are ready 3 and 4 operations after the
  * S-box instead of 5 and 7. A round is then 7 operations deep instead of
  * 10, for three more shuffles and three more XORs, which several blocks
- * side by side (round128) cannot afford. With a three-input XOR (has_xor3)
+ * side by side (round128) cannot afford on an Intel core; on an AMD one
+ * they can (round128's UL_FORM_DEEP, ublock_ll.h). With a three-input XOR (has_xor3)
  * the chain takes lin128x3 instead, 8 operations deep and 15 in all: the
  * chain is bound by its count as much as by its depth (Xeon, Emerald
  * Rapids, where this is avx512: the sums above as three-input trees, 18
  * operations 7 deep, ran CBC encryption of one uBlock-128/128 chain at
- * 8.35 c/B, lin128x3 at 7.77), unless d7 (UL_CHAIN7: Zen 4, where the
- * 7-deep trees run 5-6% faster; docs/performance.md).
+ * 8.35 c/B, lin128x3 at 7.77), unless d7 (UL_CHAIN7: Zen 4 and Zen 5,
+ * where the 7-deep trees run 5-9% faster; docs/performance.md).
  */
 UB_KERNEL void UL_RN(round128_chain)(UL_T *a, UL_T *b, UL_T k0, UL_T k1, unsigned l, int d7)
 {
@@ -122,6 +107,29 @@ UB_KERNEL void UL_RN(round128_chain)(UL_T *a, UL_T *b, UL_T k0, UL_T k1, unsigne
     UL_T u = UL_OP(pin)(UL_OP(xor)(UL_RR(y2, l, UB128_FIX), k1));
     *a = UL_OP(xor)(t, UL_RR(x3, l, UB128_ROT5));
     *b = UL_OP(xor)(u, UL_RR(x3, l, UB128_FIX_ROT5));
+}
+
+/* Round i of nb vectors, ending with key i+1 (k0, k1 per vector), in
+ * form (a constant at each call; ublock_ll.h's UL_FORM_*): lin128, lin128s
+ * (UL_FORM_LEAN, where there is no three-input XOR), or each vector's
+ * round as a lone chain's (UL_FORM_DEEP: round128_chain, d7 as there;
+ * with a three-input XOR and d7 0 that is lin128x3, as in the others). */
+UB_KERNEL void UL_RN(round128)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l, int nb,
+                               int mk, int form, int d7)
+{
+    for (int j = 0; j < nb; j++) {
+        if (form == UL_FORM_DEEP) {
+            UL_RN(round128_chain)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0], l, d7);
+            continue;
+        }
+        UL_T x = UL_RS(a[j], 0), y = UL_RS(b[j], 0);
+        if (UL_OP(has_xor3))
+            UL_RN(lin128x3)(x, y, k0[mk ? j : 0], k1[mk ? j : 0], l, &a[j], &b[j]);
+        else if (form == UL_FORM_LEAN)
+            UL_RN(lin128s)(x, y, k0[mk ? j : 0], k1[mk ? j : 0], l, &a[j], &b[j]);
+        else
+            UL_RN(lin128)(x, y, k0[mk ? j : 0], k1[mk ? j : 0], l, &a[j], &b[j]);
+    }
 }
 
 /* The S-box (inv: its inverse) on two blocks packed in each byte (low and

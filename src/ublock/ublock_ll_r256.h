@@ -171,6 +171,19 @@ UB_KERNEL void UL_RN(lin256)(UL_HT x, UL_HT y, UL_HT *a, UL_HT *b)
         *b = UL_RN(pr256)(UL_RN(xor256)(y2, t));
         return;
     }
+    if (UL_DEEP256) {
+        /* the same sums of two-input XORs: 7 operations deep instead of
+         * 10, for one rotation and two XORs more */
+        UL_HT w = UL_RN(xor256)(x, y);
+        UL_HT t = UL_RN(pin256)(UL_RN(xor256)(w, UL_RN(rot256)(x, UB256_ROT2)));
+        UL_HT y2 = UL_RN(xor256)(t, UL_RN(rot256)(w, UB256_ROT3));
+        x = UL_RN(pin256)(UL_RN(xor256)(x, UL_RN(rot256)(w, UB256_ROT1)));
+        x = UL_RN(xor256)(x, UL_RN(rot256)(y2, UB256_ROT2));
+        t = UL_RN(rot256)(x, UB256_ROT5);
+        *a = UL_RN(pl256)(UL_RN(xor256)(UL_RN(pin256)(UL_RN(xor256)(x, y2)), t));
+        *b = UL_RN(pr256)(UL_RN(xor256)(y2, t));
+        return;
+    }
     y = UL_RN(xor256)(y, x);
     x = UL_RN(xor256)(x, UL_RN(rot256)(y, UB256_ROT1));
     y = UL_RN(xor256)(y, UL_RN(rot256)(x, UB256_ROT2));
@@ -293,6 +306,16 @@ UB_KERNEL void UL_RN(round256_inv)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p
         UL_HT r = UL_RN(rot256)(w, UB256_ROT1);
         x = UL_RN(xor256)(x1, r);
         y = UL_RN(xor3_256)(w, x1, r);
+    } else if (UL_DEEP256) {
+        /* the same sums of two-input XORs: 7 operations deep, not 10 */
+        UL_HT x3 = UL_RN(xor256)(x, y);
+        UL_HT y2 = UL_RN(xor256)(y, UL_RN(rot256)(x3, UB256_ROT5));
+        UL_HT x1 = UL_RN(pin256)(UL_RN(xor256)(x3, UL_RN(rot256)(y2, UB256_ROT2)));
+        UL_HT w = UL_RN(pin256)(UL_RN(xor256)(y2, UL_RN(rot256)(x3, UB256_ROT2)));
+        w = UL_RN(xor256)(w, UL_RN(rot256)(y2, UB256_ROT4));
+        UL_HT r = UL_RN(rot256)(w, UB256_ROT1);
+        x = UL_RN(xor256)(x1, r);
+        y = UL_RN(xor256)(UL_RN(pin256)(UL_RN(xor256)(w, x1)), r);
     } else {
         x = UL_RN(xor256)(x, y);
         y = UL_RN(xor256)(y, UL_RN(rot256)(x, UB256_ROT5));

@@ -166,7 +166,7 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
  * has the three-input form. ssse3 (xmm only) gained on those rows
  * too but lost on the one-shot of 2 keys (661 -> 703), so it keeps the
  * ladder. */
-#ifdef UL_Y
+#if defined(UL_Y) && !defined(UL_Z)
 #define UL_DEEP256 kuai_cpu_zen()
 #else
 #define UL_DEEP256 0
@@ -184,8 +184,14 @@ enum { UL_FORM_FULL, UL_FORM_LEAN, UL_FORM_DEEP };
  * (128/256), kuai_key_init + 4 blocks 275 -> 258, 408 -> 376, 4 keys'
  * blocks 355 -> 340, 509 -> 471 (with kuai_key_init_multi); the lean form
  * instead 1.05-1.08x the cycles (docs/performance.md, "Zen 5"). With a
- * three-input XOR (avx512) the deep form is lin128x3 as the others. */
+ * three-input XOR (avx512) every form is lin128x3: no choice made at run
+ * time there (a test of the CPU in the rounds cost that build up to 11% of
+ * a short call's cycles). */
+#ifdef UL_Z
+#define UL_FORM_PAIR UL_FORM_FULL
+#else
 #define UL_FORM_PAIR (kuai_cpu_zen() ? UL_FORM_DEEP : UL_FORM_FULL)
+#endif
 
 /* The rounds on xmm (one block per vector). */
 #define UL_T v128

@@ -27,12 +27,17 @@
 #define UL_LEAN(n) ((n) > 1 ? UL_FORM_LEAN : UL_FORM_FULL)
 /* ks_fused_y's rounds beside schedules in key setup's frames (7
  * operations a round): on an AMD core (kuai_cpu_zen) they wait on the
- * rounds' depth instead, and take the lone chain's deep form (Zen 5, EPYC
- * family 26 model 2, avx2, scripts/bench-ab, TSC cycles: one key's 4
- * uBlock-128 blocks 352 -> 309 (128/256), 236 -> 240 (128/128, level),
- * four 128/256 keys' 439 -> 362; four 128/128 keys, whose schedules are
- * not in the frames, 246 -> 275 in the deep form: not taken there) */
-#define UL_FRAMED(n) (kuai_cpu_zen() ? UL_FORM_DEEP : UL_LEAN(n))
+ * rounds' depth instead, and uBlock-128/256's take the lone chain's deep
+ * form (Zen 5, EPYC family 26 model 2, avx2, scripts/bench-ab, TSC cycles:
+ * one key's 4 blocks 352 -> 309, four keys' 439 -> 362). uBlock-128/128's
+ * keep the lean one: one key's 4 blocks measured 1.01-1.03x the cycles in
+ * the deep form, four keys' (their schedules not in the frames) 246 ->
+ * 275. t1: uBlock-128/128. */
+#ifdef UL_Z /* a three-input XOR: every form is lin128x3 (UL_FORM_PAIR) */
+#define UL_FRAMED(n, t1) UL_LEAN(n)
+#else
+#define UL_FRAMED(n, t1) (kuai_cpu_zen() && !(t1) ? UL_FORM_DEEP : UL_LEAN(n))
+#endif
 
 typedef union UL_FN(kcu) {
     v128 v[2 * (UBLOCK_MAX_ROUNDS + 1)];
@@ -190,6 +195,21 @@ UB_KERNEL void UL_FN(yks_keyf)(ub_ksy *ksy, unsigned r, int t1, int sw, int nv, 
 #endif
 
 #ifdef UL_Y
+/* ks_fused_y's rounds beside schedules in key setup's frames, two a pass,
+ * in round128's form (a constant at each call) */
+UB_KERNEL void UL_FN(yks_frames)(ub_ksy *ksy, v256 *a, v256 *b, v256 *k0, v256 *k1, unsigned rounds,
+                                 int t1, int nky, int nv, int mk, const int form)
+{
+    for (unsigned r = 1; r <= rounds; r += 2) {
+        UL_FN(yks_keyf)(ksy, r, t1, t1, nky, k0, k1);
+        UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk, form, 0);
+        UL_FN(yks_keyf)(ksy, r + 1, t1, !t1, nky, k0, k1);
+        UL_FN(yround128)(a, b, k0, k1, r & 7, nv, mk, form, 0);
+    }
+}
+#endif
+
+#ifdef UL_Y
 /*
  * ks_fused on ymm (uBlock-128 groups of 2 and 4). Several keys: their
  * schedules run in ymm too, two per vector, each in the lanes of the blocks
@@ -240,12 +260,13 @@ UB_KERNEL void UL_FN(ks_fused_y)(kuai_cipher c, const uint8_t *const *key,
         a[v] = v256_xor(a[v], k0[mk ? v : 0]);
         b[v] = v256_xor(b[v], k1[mk ? v : 0]);
     }
-    for (unsigned r = 1; f && r <= yrounds; r += 2) {
-        UL_FN(yks_keyf)(ksy, r, t1, t1, nky, k0, k1);
-        UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk, UL_FRAMED(nv), 0);
-        UL_FN(yks_keyf)(ksy, r + 1, t1, !t1, nky, k0, k1);
-        UL_FN(yround128)(a, b, k0, k1, r & 7, nv, mk, UL_FRAMED(nv), 0);
-    }
+    /* each form its own loop (a constant form in each): with the choice
+     * inside, gcc kept it in the loop and one key's uBlock-128/128 rounds
+     * took 238 -> 272 TSC cycles in the lean form (Zen 5, KUAI_ZEN=0) */
+    if (f && UL_FRAMED(nv, t1) == UL_FORM_DEEP)
+        UL_FN(yks_frames)(ksy, a, b, k0, k1, yrounds, t1, nky, nv, mk, UL_FORM_DEEP);
+    else if (f)
+        UL_FN(yks_frames)(ksy, a, b, k0, k1, yrounds, t1, nky, nv, mk, UL_LEAN(nv));
     for (unsigned r = 1; !f && r <= yrounds; r++) {
         UL_FN(yks_key)(ksy, &k1x, r, nky, ky, k0, k1);
         UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk, UL_LEAN(nv), 0);

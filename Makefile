@@ -101,11 +101,13 @@ test-portable:
 # kuai_cpu_zmm_split) and on an AMD core from Zen 3 on (kuai_cpu_zen). The
 # full suite runs this CPU's kind; this runs each backend's kinds by the
 # variables that override the detection (the short random loops): avx2 as
-# an Intel core, Zen 1 and Zen 3-5; avx512, where this CPU has it, as an
-# Intel core, Zen 5 and Zen 4 (make test-shim runs the Intel kind on its
-# emulated AVX-512 everywhere).
-SPLIT_KINDS_avx2 = "KUAI_YMM_SPLIT=0 KUAI_ZEN=0" "KUAI_YMM_SPLIT=1 KUAI_ZEN=0" "KUAI_YMM_SPLIT=0 KUAI_ZEN=1"
-SPLIT_KINDS_avx512 = "KUAI_ZMM_SPLIT=0 KUAI_ZEN=0" "KUAI_ZMM_SPLIT=0 KUAI_ZEN=1" "KUAI_ZMM_SPLIT=1 KUAI_ZEN=1"
+# an Intel core, Zen 1, Zen 3-4 and Zen 5 (kuai_cpu_zen5); avx512, where
+# this CPU has it, as an Intel core, Zen 5 and Zen 4 (make test-shim runs
+# the Intel kind on its emulated AVX-512 everywhere).
+SPLIT_KINDS_avx2 = "KUAI_YMM_SPLIT=0 KUAI_ZEN=0 KUAI_ZEN5=0" "KUAI_YMM_SPLIT=1 KUAI_ZEN=0 KUAI_ZEN5=0" \
+  "KUAI_YMM_SPLIT=0 KUAI_ZEN=1 KUAI_ZEN5=0" "KUAI_YMM_SPLIT=0 KUAI_ZEN=1 KUAI_ZEN5=1"
+SPLIT_KINDS_avx512 = "KUAI_ZMM_SPLIT=0 KUAI_ZEN=0 KUAI_ZEN5=0" "KUAI_ZMM_SPLIT=0 KUAI_ZEN=1 KUAI_ZEN5=1" \
+  "KUAI_ZMM_SPLIT=1 KUAI_ZEN=1 KUAI_ZEN5=0"
 test-ymm-split: build
 	@set -e; for b in avx2 avx512; do \
 	  if ! $(BUILD)/kuai_test --list-backends | grep -qx $$b; then \
@@ -127,8 +129,10 @@ test-ymm-split: build
 # shim's stand-ins, which are free of secret branches and indexes. Its CPU
 # runs ymm at full width, as an Intel core (no split, no Zen); the runs
 # after it take avx2 and avx512 alone as the other kinds of core whose
-# paths differ (make test-ymm-split's kinds: Zen 1, Zen 3-5; Zen 5, Zen 4).
-CT_KINDS = "avx2 KUAI_YMM_SPLIT=1" "avx2 KUAI_ZEN=1" "avx512 KUAI_ZEN=1" "avx512 KUAI_ZMM_SPLIT=1 KUAI_ZEN=1"
+# paths differ (make test-ymm-split's kinds: Zen 1, Zen 3-4, Zen 5; Zen 5,
+# Zen 4).
+CT_KINDS = "avx2 KUAI_YMM_SPLIT=1" "avx2 KUAI_ZEN=1" "avx2 KUAI_ZEN=1 KUAI_ZEN5=1" "avx512 KUAI_ZEN=1 KUAI_ZEN5=1" \
+  "avx512 KUAI_ZMM_SPLIT=1 KUAI_ZEN=1"
 CT_SHIM = $(if $(filter x86_64,$(shell uname -m)),-DKUAI_ISA_SHIM=ON,-DKUAI_ISA_SHIM=OFF)
 test-ct:
 	cmake -S . -B $(BUILD)-ct -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKUAI_WERROR=ON -DKUAI_CTGRIND=ON \

@@ -75,7 +75,7 @@ static unsigned detect(void)
  * Hygon's family 18h run a 256-bit operation as two 128-bit halves; AMD
  * Zen 4 (family 19h; its Zen 3 models have no AVX-512) runs a 512-bit one
  * as two 256-bit halves; KUAI_ZEN is AMD from family 19h on (Zen 3 and
- * 4; Zen 5 is family 1Ah). */
+ * 4), KUAI_ZEN5 from family 1Ah on (Zen 5). */
 static int detect_split(void)
 {
 #if KUAI_ISA_SHIM
@@ -95,7 +95,8 @@ static int detect_split(void)
         model |= ((a >> 16) & 0xf) << 4;
     }
     return ((family == 0x17 && model < 0x30) || family == 0x18 ? KUAI_SPLIT_YMM : 0) |
-           (amd && family == 0x19 ? KUAI_SPLIT_ZMM : 0) | (amd && family >= 0x19 ? KUAI_ZEN : 0);
+           (amd && family == 0x19 ? KUAI_SPLIT_ZMM : 0) | (amd && family >= 0x19 ? KUAI_ZEN : 0) |
+           (amd && family >= 0x1a ? KUAI_ZEN5 : 0);
 #endif
 }
 #elif defined(__aarch64__) && defined(__linux__)
@@ -169,7 +170,7 @@ static int detect_split(void)
 }
 #endif
 
-/* KUAI_YMM_SPLIT=0 or 1 (KUAI_ZMM_SPLIT, KUAI_ZEN) in place of the
+/* KUAI_YMM_SPLIT=0 or 1 (KUAI_ZMM_SPLIT, KUAI_ZEN, KUAI_ZEN5) in place of the
  * CPU's answer for that bit: the paths of either kind are correct on every CPU
  * with the ISA (they differ in speed only), so one machine's test run can
  * take the other kind's too (make test). */
@@ -181,7 +182,7 @@ static int split_override(int v, const char *name, int bit)
     return e[0] == '1' ? v | bit : v & ~bit;
 }
 
-atomic_int kuai_cpu_split_v = -1; /* cpu.h's kuai_cpu_ymm_split, _zmm_split, _zen read it */
+atomic_int kuai_cpu_split_v = -1; /* cpu.h's kuai_cpu_ymm_split, _zmm_split, _zen, _zen5 read it */
 
 /* Racing first calls compute the same value (as kuai_cpu_features'). */
 int kuai_cpu_split_detect(void)
@@ -189,6 +190,7 @@ int kuai_cpu_split_detect(void)
     int v = split_override(detect_split(), "KUAI_YMM_SPLIT", KUAI_SPLIT_YMM);
     v = split_override(v, "KUAI_ZMM_SPLIT", KUAI_SPLIT_ZMM);
     v = split_override(v, "KUAI_ZEN", KUAI_ZEN);
+    v = split_override(v, "KUAI_ZEN5", KUAI_ZEN5);
     atomic_store_explicit(&kuai_cpu_split_v, v, memory_order_relaxed);
     return v;
 }

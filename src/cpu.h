@@ -33,8 +33,8 @@ unsigned kuai_cpu_features(void);
  * two 256-bit halves (AMD Zen 4, family 19h); KUAI_ZEN: an AMD core of
  * family 19h or later (Zen 3, Zen 4, Zen 5), whose vector unit the uBlock
  * low-latency kernels meet with other forms than an Intel core's
- * (kuai_cpu_zen below). */
-enum { KUAI_SPLIT_YMM = 1, KUAI_SPLIT_ZMM = 2, KUAI_ZEN = 4 };
+ * (kuai_cpu_zen below); KUAI_ZEN5: family 1Ah or later (Zen 5). */
+enum { KUAI_SPLIT_YMM = 1, KUAI_SPLIT_ZMM = 2, KUAI_ZEN = 4, KUAI_ZEN5 = 8 };
 /* -1 until detected; hidden (a declaration takes no -fvisibility): read
  * directly, not through the GOT */
 extern __attribute__((visibility("hidden"))) atomic_int kuai_cpu_split_v;
@@ -74,6 +74,14 @@ static inline int kuai_cpu_zmm_split(void)
 static inline int kuai_cpu_zen(void)
 {
     return (kuai_cpu_split() & KUAI_ZEN) >> 2;
+}
+/* Nonzero on an AMD core of family 1Ah or later (Zen 5), a Zen too: forms
+ * measured faster there that llvm-mca's Zen 3 model puts slower on Zen 3
+ * (uBlock-256/256's linear layer as sums, ublock_ll.h's UL_DEEP256).
+ * KUAI_ZEN5=0 or 1 overrides it; 0 in make test-shim's build. */
+static inline int kuai_cpu_zen5(void)
+{
+    return (kuai_cpu_split() & KUAI_ZEN5) >> 3;
 }
 
 #endif

@@ -175,13 +175,13 @@ static void helpers_cipher_list(void)
               unknown[i], (int)kuai_cipher_by_name(unknown[i]));
 }
 
-/* kuai_cpu_ymm_split, kuai_cpu_zmm_split and kuai_cpu_zen
+/* kuai_cpu_ymm_split, kuai_cpu_zmm_split, kuai_cpu_zen and kuai_cpu_zen5
  * (src/cpu.h) against /proc/cpuinfo's vendor, family and model, read here
  * independently of CPUID: AMD family 23 below model 48 (Zen 1, Zen+) and
  * Hygon family 24 split 256-bit operations, AMD family 25 (Zen 3 and 4)
- * 512-bit ones; AMD from family 25 on (Zen 3, 4, 5) is a Zen core of
- * AVX-512's kind. In make test-shim's build all three are 0 (an emulated
- * AVX-512 CPU). */
+ * 512-bit ones; AMD from family 25 on (Zen 3, 4, 5) is a Zen, from family
+ * 26 on (Zen 5) a Zen 5. In make test-shim's build all four are 0 (an
+ * emulated AVX-512 CPU). */
 static void helpers_ymm_split(void)
 {
 #if defined(__x86_64__) && defined(__linux__)
@@ -223,22 +223,24 @@ static void helpers_ymm_split(void)
         return;
 #if KUAI_ISA_SHIM
     /* make test-shim's build: the emulated CPU splits neither, and is no Zen */
-    const int want = 0, want_z = 0, want_zen = 0;
+    const int want = 0, want_z = 0, want_zen = 0, want_zen5 = 0;
 #else
     const int want = (strcmp(vendor, "AuthenticAMD") == 0 && family == 23 && model < 48) ||
                      (strcmp(vendor, "HygonGenuine") == 0 && family == 24);
     const int want_z = strcmp(vendor, "AuthenticAMD") == 0 && family == 25;
     const int want_zen = strcmp(vendor, "AuthenticAMD") == 0 && family >= 25;
+    const int want_zen5 = strcmp(vendor, "AuthenticAMD") == 0 && family >= 26;
 #endif
-    /* src/cpu.c: KUAI_YMM_SPLIT, KUAI_ZMM_SPLIT, KUAI_ZEN 0 or 1
-     * override each */
+    /* src/cpu.c: KUAI_YMM_SPLIT, KUAI_ZMM_SPLIT, KUAI_ZEN, KUAI_ZEN5 0 or
+     * 1 override each */
     const struct {
         const char *env;
         int got, want;
-    } split[3] = {{"KUAI_YMM_SPLIT", kuai_cpu_ymm_split(), want},
+    } split[4] = {{"KUAI_YMM_SPLIT", kuai_cpu_ymm_split(), want},
                   {"KUAI_ZMM_SPLIT", kuai_cpu_zmm_split(), want_z},
-                  {"KUAI_ZEN", kuai_cpu_zen(), want_zen}};
-    for (int i = 0; i < 3; i++) {
+                  {"KUAI_ZEN", kuai_cpu_zen(), want_zen},
+                  {"KUAI_ZEN5", kuai_cpu_zen5(), want_zen5}};
+    for (int i = 0; i < 4; i++) {
         const char *forced = getenv(split[i].env);
         if (forced && (!strcmp(forced, "0") || !strcmp(forced, "1")))
             CHECK(split[i].got == forced[0] - '0', "split %d, %s=%s", split[i].got, split[i].env,

@@ -158,16 +158,18 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
 /* uBlock-256's linear layer, both ways, as round256_chain's sums of
  * two-input XORs where there is no three-input one (ublock_ll_r256.h):
  * 7 operations deep instead of 10 for a rotation and two XORs more, which
- * an AMD core's four vector pipes afford (kuai_cpu_zen) in the builds with
- * ymm groups. Zen 5 (EPYC family 26 model 2), avx2, scripts/bench-ab, TSC
+ * Zen 5's vector pipes afford (kuai_cpu_zen5) in the builds with ymm groups
+ * and no three-input XOR (avx2). Zen 5 (EPYC family 26 model 2), avx2,
+ * scripts/bench-ab, TSC
  * cycles: 2 blocks under a stored key 431 -> 385 (decryption 436 ->
  * 392), kuai_key_init + 2 blocks 534 -> 483, one-shot 439 -> 401 (584 ->
- * 547), one CBC block 448 -> 393 (docs/performance.md, "Zen 5"); avx512
- * has the three-input form. ssse3 (xmm only) gained on those rows
- * too but lost on the one-shot of 2 keys (661 -> 703), so it keeps the
- * ladder. */
+ * 547), one CBC block 448 -> 393 (docs/performance.md, "Zen 5"). Not on
+ * Zen 3 or 4: llvm-mca's Zen 3 model puts a ymm pair's round at 15.1
+ * cycles in the ladder, 19.3 as sums (scripts/mca-loops), and neither has
+ * timed it. ssse3 (xmm only) gained on those rows too but lost on the
+ * one-shot of 2 keys (661 -> 703), so it keeps the ladder. */
 #if defined(UL_Y) && !defined(UL_Z)
-#define UL_DEEP256 kuai_cpu_zen()
+#define UL_DEEP256 kuai_cpu_zen5()
 #else
 #define UL_DEEP256 0
 #endif

@@ -261,7 +261,7 @@ UB_KERNEL void UL_FN(enc128)(v128 *a, v128 *b, const uint8_t (*const *rk)[32],
     for (unsigned i = 0; i < rounds; i++) {
         for (int j = 0; j < (mk ? nb : 1); j++)
             UL_FN(kget128)(rk, kc, j, i + 1, &k0[j], &k1[j]);
-        UL_FN(round128)(a, b, k0, k1, i & 7, nb, mk, UL_FORM_FULL, 0);
+        UL_FN(round128)(a, b, k0, k1, i & 7, nb, mk, UL_FORM_FULL);
     }
 }
 
@@ -433,7 +433,7 @@ UB_KERNEL void UL_FN(yenc128)(v256 *a, v256 *b, const v256 *const *kc, unsigned 
         if (nv == 1)
             UL_FN(yround128_chain)(a, b, k0[0], k1[0], i & 7, d7);
         else
-            UL_FN(yround128)(a, b, k0, k1, i & 7, nv, mk, UL_FORM_PAIR, 0);
+            UL_FN(yround128)(a, b, k0, k1, i & 7, nv, mk, UL_FORM_PAIR);
     }
 }
 
@@ -661,7 +661,7 @@ UB_KERNEL void UL_FN(zenc128)(v512 *a, v512 *b, const void *const *kc, unsigned 
 #pragma GCC unroll 8
         for (unsigned l = 0; l < 8; l++) {
             UL_FN(zkget128)(kc, i0 + l + 1, mk, &k0, &k1);
-            UL_FN(zround128)(a, b, &k0, &k1, l, nv, 0, UL_FORM_FULL, 0);
+            UL_FN(zround128)(a, b, &k0, &k1, l, nv, 0, UL_FORM_FULL);
         }
 }
 

@@ -202,9 +202,9 @@ UB_KERNEL void UL_FN(yks_frames)(ub_ksy *ksy, v256 *a, v256 *b, v256 *k0, v256 *
 {
     for (unsigned r = 1; r <= rounds; r += 2) {
         UL_FN(yks_keyf)(ksy, r, t1, t1, nky, k0, k1);
-        UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk, form, 0);
+        UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk, form);
         UL_FN(yks_keyf)(ksy, r + 1, t1, !t1, nky, k0, k1);
-        UL_FN(yround128)(a, b, k0, k1, r & 7, nv, mk, form, 0);
+        UL_FN(yround128)(a, b, k0, k1, r & 7, nv, mk, form);
     }
 }
 #endif
@@ -269,7 +269,7 @@ UB_KERNEL void UL_FN(ks_fused_y)(kuai_cipher c, const uint8_t *const *key,
         UL_FN(yks_frames)(ksy, a, b, k0, k1, yrounds, t1, nky, nv, mk, UL_LEAN(nv));
     for (unsigned r = 1; !f && r <= yrounds; r++) {
         UL_FN(yks_key)(ksy, &k1x, r, nky, ky, k0, k1);
-        UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk, UL_LEAN(nv), 0);
+        UL_FN(yround128)(a, b, k0, k1, (r - 1) & 7, nv, mk, UL_LEAN(nv));
     }
     for (int v = 0; v < nv; v++)
         UL_FN(ystore128)(dst[2 * v], 2 * v + 1 < nb ? dst[2 * v + 1] : NULL, a[v], b[v]);
@@ -482,7 +482,7 @@ UB_KERNEL void UL_FN(ks_round128)(ub_ks *ks, int nk, v128 *a, v128 *b, int nb, i
         k0[j] = v128_shuf8(ks[j].k0, p0);
         k1[j] = v128_shuf8(ks[j].k1, p1);
     }
-    UL_FN(round128)(a, b, k0, k1, (r - 1) & 7, nb, mk, UL_LEAN(nb), 0);
+    UL_FN(round128)(a, b, k0, k1, (r - 1) & 7, nb, mk, UL_LEAN(nb));
 }
 
 /* Step i (0: none) of ks_fused's uBlock-256/256 blocks: the schedules

@@ -112,14 +112,14 @@ UB_KERNEL void UL_RN(round128_chain)(UL_T *a, UL_T *b, UL_T k0, UL_T k1, unsigne
 /* Round i of nb vectors, ending with key i+1 (k0, k1 per vector), in
  * form (a constant at each call; ublock_ll.h's UL_FORM_*): lin128, lin128s
  * (UL_FORM_LEAN, where there is no three-input XOR), or each vector's
- * round as a lone chain's (UL_FORM_DEEP: round128_chain, d7 as there;
- * with a three-input XOR and d7 0 that is lin128x3, as in the others). */
+ * round as a lone chain's (UL_FORM_DEEP: round128_chain without d7; with
+ * a three-input XOR that is lin128x3, as in the others). */
 UB_KERNEL void UL_RN(round128)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l, int nb,
-                               int mk, int form, int d7)
+                               int mk, int form)
 {
     for (int j = 0; j < nb; j++) {
         if (form == UL_FORM_DEEP) {
-            UL_RN(round128_chain)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0], l, d7);
+            UL_RN(round128_chain)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0], l, 0);
             continue;
         }
         UL_T x = UL_RS(a[j], 0), y = UL_RS(b[j], 0);

@@ -115,8 +115,15 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
  * key 234 -> 211 (128/128), 348 -> 311 (128/256), kuai_key_init + 4
  * blocks 314 -> 292, 448 -> 409, one-shot 332 -> 317, 465 -> 443, 4 keys'
  * blocks 245 -> 227, 358 -> 327; avx512 (its ymm pairs) 0.97-1.02x
- * (docs/performance.md, "Zen 5"). */
+ * (docs/performance.md, "Zen 5"). avx2's ymm pair takes it on Zen 5 only
+ * (kuai_cpu_zen5): Zen 3 (EPYC family 25 model 1), scripts/bench-ab in both
+ * orders, TSC cycles, measured the pair's decryption level to 2% faster
+ * without it (4 blocks under a stored key 224 -> 219, 322 -> 313). */
+#if defined(UL_Y) && !defined(UL_Z)
+#define UL_SHALLOW(nv) ((nv) == 1 || ((nv) == 2 && kuai_cpu_zen5()))
+#else
 #define UL_SHALLOW(nv) ((nv) == 1 || ((nv) == 2 && kuai_cpu_zen()))
+#endif
 
 #ifdef UL_Y
 /* Paths that run on ymm only where the core does 256 bits at once (not
@@ -179,20 +186,26 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
  * as a lone chain's, 7 deep for three shuffles and three XORs more. */
 enum { UL_FORM_FULL, UL_FORM_LEAN, UL_FORM_DEEP };
 /* Two or more vectors under keys already made (a ymm pair: 4 uBlock-128
- * blocks, a key set up before the call) wait on the round's depth on an
- * AMD core (kuai_cpu_zen: four vector pipes) and on its shuffles on an
- * Intel one. Zen 5 (EPYC family 26 model 2), avx2, scripts/bench-ab, TSC
- * cycles: 4 blocks under a stored key 218 -> 201 (128/128), 323 -> 293
- * (128/256), kuai_key_init + 4 blocks 275 -> 258, 408 -> 376, 4 keys'
- * blocks 355 -> 340, 509 -> 471 (with kuai_key_init_multi); the lean form
- * instead 1.05-1.08x the cycles (docs/performance.md, "Zen 5"). With a
+ * blocks, a key set up before the call) wait on the round's depth on Zen 5
+ * (kuai_cpu_zen5) and on its shuffles on an Intel core and on Zen 3,
+ * where the deep form's three shuffles and XORs more a vector cost more
+ * than its depth saves.
+ * Zen 5 (EPYC family 26 model 2), avx2, scripts/bench-ab, TSC cycles: 4
+ * blocks under a stored key 218 -> 201 (128/128), 323 -> 293 (128/256),
+ * kuai_key_init + 4 blocks 275 -> 258, 408 -> 376, 4 keys' blocks 355 ->
+ * 340, 509 -> 471 (with kuai_key_init_multi); the lean form instead
+ * 1.05-1.08x the cycles. Zen 3 (EPYC family 25 model 1), scripts/bench-ab,
+ * TSC cycles in the full form against the deep one: 4 blocks under a
+ * stored key 212 against 221, 303 against 313, kuai_ecb_encrypt_multi of
+ * 4 keys 228 against 256, 309 against 352
+ * (docs/performance.md, "Zen 5" and "Zen 3"). With a
  * three-input XOR (avx512) every form is lin128x3: no choice made at run
  * time there (a test of the CPU in the rounds cost that build up to 11% of
  * a short call's cycles). */
 #ifdef UL_Z
 #define UL_FORM_PAIR UL_FORM_FULL
 #else
-#define UL_FORM_PAIR (kuai_cpu_zen() ? UL_FORM_DEEP : UL_FORM_FULL)
+#define UL_FORM_PAIR (kuai_cpu_zen5() ? UL_FORM_DEEP : UL_FORM_FULL)
 #endif
 
 /* The rounds on xmm (one block per vector). */

@@ -26,17 +26,19 @@
  * Xeon (docs/performance.md). */
 #define UL_LEAN(n) ((n) > 1 ? UL_FORM_LEAN : UL_FORM_FULL)
 /* ks_fused_y's rounds beside schedules in key setup's frames (7
- * operations a round): on an AMD core (kuai_cpu_zen) they wait on the
- * rounds' depth instead, and uBlock-128/256's take the lone chain's deep
- * form (Zen 5, EPYC family 26 model 2, avx2, scripts/bench-ab, TSC cycles:
- * one key's 4 blocks 352 -> 309, four keys' 439 -> 362). uBlock-128/128's
- * keep the lean one: one key's 4 blocks measured 1.01-1.03x the cycles in
- * the deep form, four keys' (their schedules not in the frames) 246 ->
- * 275. t1: uBlock-128/128. */
+ * operations a round): on Zen 5 (kuai_cpu_zen5) they wait on the rounds'
+ * depth instead, and uBlock-128/256's take the lone chain's deep form
+ * (EPYC family 26 model 2, avx2, scripts/bench-ab, TSC cycles: one key's
+ * 4 blocks 352 -> 309, four keys' 439 -> 362). uBlock-128/128's keep the
+ * lean one: one key's 4 blocks measured 1.01-1.03x the cycles in the deep
+ * form, four keys' (their schedules not in the frames) 246 -> 275. On Zen
+ * 3 (EPYC family 25 model 1) the deep form is the slower one: one key's
+ * 4 blocks 294 -> 374, four keys' 415 -> 451 (docs/performance.md, "Zen
+ * 3"). t1: uBlock-128/128. */
 #ifdef UL_Z /* a three-input XOR: every form is lin128x3 (UL_FORM_PAIR) */
 #define UL_FRAMED(n, t1) UL_LEAN(n)
 #else
-#define UL_FRAMED(n, t1) (kuai_cpu_zen() && !(t1) ? UL_FORM_DEEP : UL_LEAN(n))
+#define UL_FRAMED(n, t1) (kuai_cpu_zen5() && !(t1) ? UL_FORM_DEEP : UL_LEAN(n))
 #endif
 
 typedef union UL_FN(kcu) {

@@ -1116,6 +1116,20 @@ UB_KERNEL void UL_FN(ycbc_enc256)(const ublock_sched *s, uint8_t *iv, const uint
     kuai_wipe(kc, sizeof kc);
 }
 
+/* Where ycbc_enc256 runs: on every core that does 256 bits at once, but
+ * for a Zen 3 or 4 (kuai_cpu_zen, not kuai_cpu_zen5) in the build without
+ * vpermb (avx2), where the xmm form (round256_chain on two vectors a half)
+ * is the faster one. Zen 3 (EPYC family 25 model 1), scripts/bench-ab,
+ * TSC cycles: a chain of 1 KiB 11,562 -> 10,127; kuai_bench's 256 KiB
+ * chain 11.03 -> 9.78 cycles/byte. Zen 4 has Zen 3's vector pipes and has
+ * not timed it; Zen 5 and the Intel cores keep the ymm form they were
+ * measured with (docs/performance.md, "Zen 3"). */
+#ifdef UL_VPERMB256
+#define UL_YCHAIN256 1
+#else
+#define UL_YCHAIN256 (UL_YFULL && !(kuai_cpu_zen() && !kuai_cpu_zen5()))
+#endif
+
 #ifdef UL_VPERMB256
 /*
  * One uBlock-256 block (not a chain) in that form: round256_next or
@@ -1805,7 +1819,7 @@ UB_KERNEL void UL_FN(cbc_enc_chain)(const ublock_sched *s, uint8_t *iv, const ui
          * else round256_chain on kc made here for the call */
         const int kf = UL_CBC256_SHORT(n); /* public: the length */
 #ifdef UL_Y
-        if (!kf && UL_YFULL) {
+        if (!kf && UL_YCHAIN256) {
             UL_FN(ycbc_enc256)(s, iv, in, out, n);
             return;
         }

@@ -66,7 +66,8 @@ static inline int kuai_cpu_zmm_split(void)
  * (four vector ALU pipes, where an Intel core has three, two for zmm)
  * runs some of the uBlock low-latency kernel's forms faster than the ones
  * an Intel core runs faster: on ssse3 and avx512 two vectors' inverse
- * rounds in the shallow form (UL_SHALLOW), and on avx512 the one-shot
+ * rounds in the shallow form (UL_SHALLOW), on avx2 uBlock-256's linear
+ * layer as sums (UL_DEEP256), and on avx512 the one-shot
  * encryption on ymm and the lone chain's 7-deep round, as Zen 4 takes
  * them for its split (UL_ZAMD); ublock_ll.h has the figures (measured on
  * Zen 5). KUAI_ZEN=0 or 1 overrides it; 0 in make test-shim's build. */
@@ -76,10 +77,10 @@ static inline int kuai_cpu_zen(void)
 }
 /* Nonzero on an AMD core of family 1Ah or later (Zen 5), a Zen too: forms
  * measured faster there and slower on a Zen 3 (avx2's ymm pairs in the
- * lone chain's round and the shallow inverse round) or put slower there
- * by llvm-mca's Zen 3 model (uBlock-256/256's linear layer as sums,
- * ublock_ll.h's UL_DEEP256). KUAI_ZEN5=0 or 1 overrides it; 0 in make
- * test-shim's build. */
+ * lone chain's round and the shallow inverse round, uBlock-256's
+ * linear layer as sums in the one-shot encryption: ublock_ll.h's
+ * UL_DEEP256_KS). KUAI_ZEN5=0 or 1 overrides it; 0 in make test-shim's
+ * build. */
 static inline int kuai_cpu_zen5(void)
 {
     return (kuai_cpu_split() & KUAI_ZEN5) >> 3;

@@ -165,20 +165,27 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
 /* uBlock-256's linear layer, both ways, as round256_chain's sums of
  * two-input XORs where there is no three-input one (ublock_ll_r256.h):
  * 7 operations deep instead of 10 for a rotation and two XORs more, which
- * Zen 5's vector pipes afford (kuai_cpu_zen5) in the builds with ymm groups
- * and no three-input XOR (avx2). Zen 5 (EPYC family 26 model 2), avx2,
- * scripts/bench-ab, TSC
- * cycles: 2 blocks under a stored key 431 -> 385 (decryption 436 ->
- * 392), kuai_key_init + 2 blocks 534 -> 483, one-shot 439 -> 401 (584 ->
- * 547), one CBC block 448 -> 393 (docs/performance.md, "Zen 5"). Not on
- * Zen 3 or 4: llvm-mca's Zen 3 model puts a ymm pair's round at 15.1
- * cycles in the ladder, 19.3 as sums (scripts/mca-loops), and neither has
- * timed it. ssse3 (xmm only) gained on those rows too but lost on the
- * one-shot of 2 keys (661 -> 703), so it keeps the ladder. */
+ * an AMD core's four vector pipes afford (kuai_cpu_zen) in the builds with
+ * ymm groups and no three-input XOR (avx2). Zen 5 (EPYC family 26 model
+ * 2), avx2, scripts/bench-ab, TSC cycles: 2 blocks under a stored key 431
+ * -> 385 (decryption 436 -> 392), kuai_key_init + 2 blocks 534 -> 483,
+ * one-shot 439 -> 401 (584 -> 547), one CBC block 448 -> 393. Zen 3 (EPYC
+ * family 25 model 1), the same, two runs: 2 blocks under a stored key
+ * 379-387 -> 340-354 (decryption 374-377 -> 345-368), one block 362-366
+ * -> 313-325, 2 keys' blocks 390 -> 367-371, one CBC block 369-373 ->
+ * 320-346, one-shot decryption 520 -> 488-499, though llvm-mca's Zen 3
+ * model had put a ymm pair's round at 15.1 cycles in the ladder and 19.3
+ * as sums. The one-shot encryption (UL_DEEP256_KS: its rounds beside the
+ * schedules) takes them on Zen 5 only: on Zen 3 one key's 2 blocks 358 ->
+ * 372 and 2 keys' 369 -> 384 with them (docs/performance.md, "Zen 5" and
+ * "Zen 3"). ssse3 (xmm only) gained on those rows too on Zen 5 but lost
+ * on the one-shot of 2 keys (661 -> 703), so it keeps the ladder. */
 #if defined(UL_Y) && !defined(UL_Z)
-#define UL_DEEP256 kuai_cpu_zen5()
+#define UL_DEEP256 kuai_cpu_zen()
+#define UL_DEEP256_KS kuai_cpu_zen5()
 #else
 #define UL_DEEP256 0
+#define UL_DEEP256_KS 0
 #endif
 
 /* round128's forms (ublock_ll_r128.h): lin128, 10 operations deep; its
@@ -809,7 +816,7 @@ UB_KERNEL void UL_FN(enc256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
         for (int j = 0; j < (mk ? nb : 1); j++)
             UL_FN(kget256)(rk, kc, j, i, &k0[j], &k1[j]);
         for (int j = 0; j < nb; j++)
-            UL_FN(round256)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0], 0);
+            UL_FN(round256)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0], 0, UL_DEEP256);
     }
     for (int j = 0; j < (mk ? nb : 1); j++)
         UL_FN(kget256)(rk, kc, j, rounds, &k0[j], &k1[j]);
@@ -883,7 +890,7 @@ UB_KERNEL void UL_FN(group256p)(const uint8_t (*const *rk)[32], unsigned rounds,
     if (enc) {
         for (unsigned i = 0; i < rounds; i++) {
             UL_FN(kget256p)(rk, i, mk, &k0, &k1);
-            UL_FN(round256)(&a, &b, k0, k1, 1);
+            UL_FN(round256)(&a, &b, k0, k1, 1, UL_DEEP256);
         }
         UL_FN(kget256p)(rk, rounds, mk, &k0, &k1);
         a = UL_FN(xor256)(a, k0);
@@ -988,7 +995,7 @@ UB_KERNEL void UL_FN(ygroup256)(const uint8_t (*const *rk)[32], const UL_H *cons
     if (enc) {
         for (unsigned i = 0; i < rounds; i++) {
             UL_FN(ykget256)(rk, kc, i, nb, mk, &k0, &k1);
-            UL_FN(yround256)(&a, &b, k0, k1, 0);
+            UL_FN(yround256)(&a, &b, k0, k1, 0, UL_DEEP256);
         }
         UL_FN(ykget256)(rk, kc, rounds, nb, mk, &k0, &k1);
         a = UL_FN(yxor256)(a, k0);
@@ -1025,7 +1032,7 @@ UB_KERNEL void UL_FN(ygroup256x2)(const uint8_t (*rk)[32], const UL_H *kc1, unsi
         for (unsigned i = 0; i < rounds; i++) {
             UL_FN(ykget256)(rkp, kc, i, 1, 0, &k0, &k1);
             for (int p = 0; p < 2; p++)
-                UL_FN(yround256)(&a[p], &b[p], k0, k1, 0);
+                UL_FN(yround256)(&a[p], &b[p], k0, k1, 0, UL_DEEP256);
         }
         UL_FN(ykget256)(rkp, kc, rounds, 1, 0, &k0, &k1);
         for (int p = 0; p < 2; p++) {
@@ -2149,7 +2156,7 @@ UB_KERNEL void UL_FN(ymk_cbc_group256)(const ublock_sched *const *keys, uint8_t 
         a = UL_FN(yxor256)(a, UL_FN(yload256v)(UL_FN(yload2)(in[0] + o, in[1] + o, 0)));
         b = UL_FN(yxor256)(b, UL_FN(yload256v)(UL_FN(yload2)(in[0] + o + 16, in[1] + o + 16, 0)));
         for (unsigned r = 0; r < rounds; r++)
-            UL_FN(yround256)(&a, &b, kc[2 * r], kc[2 * r + 1], 0);
+            UL_FN(yround256)(&a, &b, kc[2 * r], kc[2 * r + 1], 0, UL_DEEP256);
         a = UL_FN(yxor256)(a, kc[2 * rounds]);
         b = UL_FN(yxor256)(b, kc[2 * rounds + 1]);
         UL_FN(ystore2)(out[0] + o, out[1] + o, UL_FN(ymerge256)(a));

@@ -506,7 +506,7 @@ UB_KERNEL void UL_FN(ks_round256)(ub_ks *ks, int nk, UL_H *a, UL_H *b, int nb, i
     }
     for (int j = 0; j < nb && j < UL_G256; j++) {
         if (i < 24) {
-            UL_FN(round256)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0], 0);
+            UL_FN(round256)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0], 0, UL_DEEP256_KS);
         } else {
             a[j] = UL_FN(xor256)(a[j], k0[mk ? j : 0]);
             b[j] = UL_FN(xor256)(b[j], k1[mk ? j : 0]);
@@ -604,15 +604,15 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
     } while (0)
             ub_ksy_frames(&ksy);
             UL_YKEY256(1);
-            UL_FN(yround256)(&a, &b, k0, k1, 0);
+            UL_FN(yround256)(&a, &b, k0, k1, 0, UL_DEEP256_KS);
             for (unsigned i = 1; i < 24; i += 2) {
                 ub_ksy_stepf(&ksy, i, 0, 0, 0);
                 UL_YKEY256(0);
-                UL_FN(yround256)(&a, &b, k0, k1, 0);
+                UL_FN(yround256)(&a, &b, k0, k1, 0, UL_DEEP256_KS);
                 ub_ksy_stepf(&ksy, i + 1, 1, 0, 0);
                 UL_YKEY256(1);
                 if (i + 1 < 24) {
-                    UL_FN(yround256)(&a, &b, k0, k1, 0);
+                    UL_FN(yround256)(&a, &b, k0, k1, 0, UL_DEEP256_KS);
                 } else {
                     a = UL_FN(yxor256)(a, k0);
                     b = UL_FN(yxor256)(b, k1);

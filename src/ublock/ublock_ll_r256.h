@@ -159,8 +159,9 @@ UB_KERNEL void UL_RN(ladder256x3)(UL_HT x, UL_HT y, UL_HT *y2, UL_HT *x3, UL_HT 
 }
 
 #ifndef UL_HALF1
-/* round256's linear layer on the S-box's outputs x, y */
-UB_KERNEL void UL_RN(lin256)(UL_HT x, UL_HT y, UL_HT *a, UL_HT *b)
+/* round256's linear layer on the S-box's outputs x, y; deep (a constant
+ * or a CPU bit at each call): UL_DEEP256's sums */
+UB_KERNEL void UL_RN(lin256)(UL_HT x, UL_HT y, UL_HT *a, UL_HT *b, int deep)
 {
     if (UL_OP(has_xor3)) {
         /* round256_chain's sums (the keys come before the S-box here): 12
@@ -171,7 +172,7 @@ UB_KERNEL void UL_RN(lin256)(UL_HT x, UL_HT y, UL_HT *a, UL_HT *b)
         *b = UL_RN(pr256)(UL_RN(xor256)(y2, t));
         return;
     }
-    if (UL_DEEP256) {
+    if (deep) {
         /* the same sums of two-input XORs: 7 operations deep instead of
          * 10, for one rotation and two XORs more */
         UL_HT w = UL_RN(xor256)(x, y);
@@ -195,13 +196,13 @@ UB_KERNEL void UL_RN(lin256)(UL_HT x, UL_HT y, UL_HT *a, UL_HT *b)
 }
 
 /* Add round key i (k0, k1), then round i; p: two blocks packed in each
- * byte (sbox256p), keys packed alike. */
-UB_KERNEL void UL_RN(round256)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p)
+ * byte (sbox256p), keys packed alike; deep: lin256's. */
+UB_KERNEL void UL_RN(round256)(UL_HT *a, UL_HT *b, UL_HT k0, UL_HT k1, int p, int deep)
 {
     UL_HT x = UL_RN(xor256)(*a, k0), y = UL_RN(xor256)(*b, k1);
     x = p ? UL_RN(sbox256p)(x, 0) : UL_RN(sbox256)(x, 0);
     y = p ? UL_RN(sbox256p)(y, 0) : UL_RN(sbox256)(y, 0);
-    UL_RN(lin256)(x, y, a, b);
+    UL_RN(lin256)(x, y, a, b, deep);
 }
 #endif
 

@@ -67,10 +67,12 @@ static inline int kuai_cpu_zmm_split(void)
  * runs some of the uBlock low-latency kernel's forms faster than the ones
  * an Intel core runs faster: on ssse3 and avx512 two vectors' inverse
  * rounds in the shallow form (UL_SHALLOW), on avx2 uBlock-256's linear
- * layer as sums (UL_DEEP256), and on avx512 the one-shot
+ * layer as sums (UL_DEEP256) and, on a Zen that is not a Zen 5, one
+ * uBlock-256 CBC chain on xmm (UL_YCHAIN256), and on avx512 the one-shot
  * encryption on ymm and the lone chain's 7-deep round, as Zen 4 takes
  * them for its split (UL_ZAMD); ublock_ll.h has the figures (measured on
- * Zen 5). KUAI_ZEN=0 or 1 overrides it; 0 in make test-shim's build. */
+ * Zen 5 and Zen 3). KUAI_ZEN=0 or 1 overrides it; 0 in make test-shim's
+ * build. */
 static inline int kuai_cpu_zen(void)
 {
     return (kuai_cpu_split() & KUAI_ZEN) >> 2;

@@ -9,6 +9,10 @@ CMAKE_FLAGS ?=
 # Turns off OpenSSL's AES-NI paths so its constant-time software AES is the
 # yardstick (see ../shared/bench.md); it must be set before libcrypto loads.
 OPENSSL_NO_AESNI = ~0x200000200000000
+# Each step of make test says when its own commands start (UTC; the
+# prerequisites it shares with others ran before), so that a CI log shows
+# what each step took: make test has to stay within about 60 minutes.
+STAMP = @echo "make $@: started $$(date -u +%T)"
 
 .PHONY: all deps deb test-package build test test-ymm-split test-cli test-cli-faults test-portable test-sanitize test-tsan test-ct fuzz test-provider test-cross test-shim sftp-demo bench bench-quick plot install format format-check clean vectors test-python bench-python python-venv test-memcheck test-spark bench-spark spark-venv test-docs
 
@@ -30,6 +34,7 @@ build:
 test: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
 test: export KUAI_WYCHEPROOF_DIR = $(WYCHEPROOF_DIR)
 test: deps format-check vectors build test-docs test-cli test-cli-faults test-portable test-sanitize test-provider test-ct fuzz test-cross test-shim test-ymm-split test-package test-python test-memcheck test-spark
+	$(STAMP)
 	OPENSSL_ia32cap="$(OPENSSL_NO_AESNI)" $(BUILD)/kuai_bench --quick > $(BUILD)/bench-smoke.txt
 	@echo "benchmark smoke run ok"
 	$(BUILD)/kuai_file_test
@@ -51,6 +56,7 @@ python-venv:
 	PIP_CONSTRAINT=$(CURDIR)/python/build-constraints.txt $(PY_VENV)/bin/pip install -q \
 	  --config-settings=cmake.define.KUAI_WERROR=ON ./python
 test-python: python-venv build
+	$(STAMP)
 	$(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests
 
 # kuai.spark (docs/spark.md) on a local[2] SparkSession, in the venv above
@@ -60,6 +66,7 @@ spark-venv: python-venv
 	@java -version >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless; }
 	$(PY_VENV)/bin/pip install -q $(SPARK_DEPS)
 test-spark: spark-venv
+	$(STAMP)
 	KUAI_SPARK_TESTS=1 $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests/test_spark.py
 # Rows/s of kuai's UDFs, Spark's aes_encrypt and a gmssl UDF (not in make bench).
 bench-spark: spark-venv
@@ -74,16 +81,19 @@ bench-python: python-venv
 # README.md's C examples compiled with -Werror and run (tests/docs/readme_c.py,
 # python3 standard library only; under a second). A step of make test.
 test-docs: build
+	$(STAMP)
 	python3 tests/docs/readme_c.py $(BUILD)
 
 # The kuai tool (tests/cli/test_cli.py, python3 standard library only).
 test-cli: build
+	$(STAMP)
 	python3 tests/cli/test_cli.py $(BUILD)/kuai
 
 # Every call the tool makes to open, read, write, fsync, close, rename,
 # malloc, scrypt, ... failed in turn through an LD_PRELOAD shim
 # (tests/cli/fault_shim.c, tests/cli/test_faults.py); about 40 s.
 test-cli-faults: build
+	$(STAMP)
 	python3 tests/cli/test_faults.py $(BUILD)/kuai $(BUILD)/libkuai_fault_shim.so
 
 # What a non-x86 build gets: the portable backends alone. Built at -Os
@@ -91,6 +101,7 @@ test-cli-faults: build
 # stores of secrets that -O2 and -O3 drop as dead stay there, so the stack
 # residue checks (XTS's tweaks, tests/test_modes_ext.c) can fail here.
 test-portable:
+	$(STAMP)
 	cmake -S . -B $(BUILD)-portable -DCMAKE_BUILD_TYPE=MinSizeRel -DKUAI_WERROR=ON -DKUAI_PORTABLE_ONLY=ON
 	cmake --build $(BUILD)-portable -j$(JOBS) --target kuai_test
 	$(BUILD)-portable/kuai_test -q
@@ -103,22 +114,15 @@ test-portable:
 # variables that override the detection (the short random loops): avx2 as
 # an Intel core, Zen 1, Zen 3-4 and Zen 5 (kuai_cpu_zen5); avx512, where
 # this CPU has it, as an Intel core, Zen 5 and Zen 4 (make test-shim runs
-# the Intel kind on its emulated AVX-512 everywhere).
-SPLIT_KINDS_avx2 = "KUAI_YMM_SPLIT=0 KUAI_ZEN=0 KUAI_ZEN5=0" "KUAI_YMM_SPLIT=1 KUAI_ZEN=0 KUAI_ZEN5=0" \
-  "KUAI_YMM_SPLIT=0 KUAI_ZEN=1 KUAI_ZEN5=0" "KUAI_YMM_SPLIT=0 KUAI_ZEN=1 KUAI_ZEN5=1"
-SPLIT_KINDS_avx512 = "KUAI_ZMM_SPLIT=0 KUAI_ZEN=0 KUAI_ZEN5=0" "KUAI_ZMM_SPLIT=0 KUAI_ZEN=1 KUAI_ZEN5=1" \
-  "KUAI_ZMM_SPLIT=1 KUAI_ZEN=1 KUAI_ZEN5=0"
+# the Intel kind on its emulated AVX-512 everywhere). JOBS runs at a time
+# (tests/suite-runs.sh), each into $(BUILD)/kuai_test-test-ymm-split-N.log.
+SPLIT_RUNS = "avx2 KUAI_YMM_SPLIT=0 KUAI_ZEN=0 KUAI_ZEN5=0" "avx2 KUAI_YMM_SPLIT=1 KUAI_ZEN=0 KUAI_ZEN5=0" \
+  "avx2 KUAI_YMM_SPLIT=0 KUAI_ZEN=1 KUAI_ZEN5=0" "avx2 KUAI_YMM_SPLIT=0 KUAI_ZEN=1 KUAI_ZEN5=1" \
+  "avx512 KUAI_ZMM_SPLIT=0 KUAI_ZEN=0 KUAI_ZEN5=0" "avx512 KUAI_ZMM_SPLIT=0 KUAI_ZEN=1 KUAI_ZEN5=1" \
+  "avx512 KUAI_ZMM_SPLIT=1 KUAI_ZEN=1 KUAI_ZEN5=0"
 test-ymm-split: build
-	@set -e; for b in avx2 avx512; do \
-	  if ! $(BUILD)/kuai_test --list-backends | grep -qx $$b; then \
-	    echo "test-ymm-split: no $$b here, skipped"; continue; fi; \
-	  if [ $$b = avx2 ]; then kinds='$(SPLIT_KINDS_avx2)'; else kinds='$(SPLIT_KINDS_avx512)'; fi; \
-	  i=0; eval "set -- $$kinds"; for k in "$$@"; do i=$$((i + 1)); \
-	    env $$k KUAI_TEST_SHORT=1 $(BUILD)/kuai_test --backend $$b -q > $(BUILD)/split-$$b-$$i.txt 2>&1 \
-	      || { cat $(BUILD)/split-$$b-$$i.txt; echo "test-ymm-split: $$b, $$k FAILED"; exit 1; }; \
-	    echo "test-ymm-split: $$b, $$k: $$(tail -1 $(BUILD)/split-$$b-$$i.txt)"; \
-	  done; \
-	done
+	$(STAMP)
+	tests/suite-runs.sh -j $(JOBS) -n test-ymm-split $(BUILD)/kuai_test $(SPLIT_RUNS)
 
 # Constant time, checked under valgrind (tests/ct/test_ct.c): every
 # backend that promises it must show no secret-dependent branch or address,
@@ -135,6 +139,7 @@ CT_KINDS = "avx2 KUAI_YMM_SPLIT=1" "avx2 KUAI_ZEN=1 KUAI_ZEN5=0" "avx2 KUAI_ZEN=
   "avx512 KUAI_ZEN=1 KUAI_ZEN5=1" "avx512 KUAI_ZMM_SPLIT=1 KUAI_ZEN=1 KUAI_ZEN5=0"
 CT_SHIM = $(if $(filter x86_64,$(shell uname -m)),-DKUAI_ISA_SHIM=ON,-DKUAI_ISA_SHIM=OFF)
 test-ct:
+	$(STAMP)
 	cmake -S . -B $(BUILD)-ct -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKUAI_WERROR=ON -DKUAI_CTGRIND=ON \
 	  $(CT_SHIM)
 	cmake --build $(BUILD)-ct -j$(JOBS) --target kuai_ct
@@ -157,6 +162,7 @@ test-ct:
 # backends at a time, each into $(BUILD)-memcheck/<backend>.log.
 MEMCHECK = valgrind -q --tool=memcheck --error-exitcode=1 --track-origins=yes
 test-memcheck:
+	$(STAMP)
 	cmake -S . -B $(BUILD)-memcheck -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-g -DKUAI_WERROR=ON
 	cmake --build $(BUILD)-memcheck -j$(JOBS) --target kuai_memcheck
 	@t0=$$(date +%s); d=$(BUILD)-memcheck; \
@@ -176,6 +182,7 @@ test-memcheck:
 FUZZ_SECONDS ?= 30
 FUZZ_TARGETS = fuzz_modes fuzz_gcm_open fuzz_container fuzz_provider_gcm fuzz_provider_tls fuzz_xts fuzz_ccm_open fuzz_kw_unwrap
 fuzz:
+	$(STAMP)
 	CC=clang-14 cmake -S . -B $(BUILD)-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKUAI_WERROR=ON -DKUAI_FUZZ=ON
 	cmake --build $(BUILD)-fuzz -j$(JOBS) --target $(FUZZ_TARGETS)
 	@for t in $(FUZZ_TARGETS); do \
@@ -192,10 +199,12 @@ fuzz:
 # backend the emulated CPU ("-cpu max") offers; see tests/cross-run.sh.
 # Needs qemu-user-static from bookworm-backports (QEMU >= 8 runs LSX).
 ZIGLANG_VERSION = 0.14.1
-CROSS_ARCHES = aarch64 loongarch64
+# slowest emulation first: the runs go from one queue (tests/cross-run.sh)
+CROSS_ARCHES = loongarch64 aarch64
 test-cross: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
 test-cross: export KUAI_WYCHEPROOF_DIR = $(WYCHEPROOF_DIR)
 test-cross: vectors build
+	$(STAMP)
 	@.venv/bin/python -c 'import ziglang' 2>/dev/null && \
 	  test "$$(.venv/bin/python -m ziglang version)" = $(ZIGLANG_VERSION) || \
 	  .venv/bin/pip install -q ziglang==$(ZIGLANG_VERSION)
@@ -204,19 +213,14 @@ test-cross: vectors build
 	    -DCMAKE_BUILD_TYPE=Release -DKUAI_WERROR=ON; \
 	  cmake --build $(BUILD)-$$a -j$(JOBS) --target kuai_test; \
 	done
-	@# The architectures run side by side (one emulator each, 2 cores),
-	@# each into its log, printed in order afterwards.
-	pids=""; for a in $(CROSS_ARCHES); do \
-	  tests/cross-run.sh $$a qemu-$$a-static $(BUILD)-$$a/kuai_test \
-	    > $(BUILD)-$$a/test-cross.log 2>&1 & pids="$$pids $$!"; \
-	done; ok=0; for p in $$pids; do wait $$p || ok=1; done; \
-	for a in $(CROSS_ARCHES); do cat $(BUILD)-$$a/test-cross.log; done; exit $$ok
+	@# One queue of (architecture, backend) runs, JOBS at a time,
+	@# each into its log; the results printed per architecture afterwards.
+	tests/cross-run.sh -j $(JOBS) $(foreach a,$(CROSS_ARCHES),$(a):$(BUILD)-$(a)/kuai_test)
 	@# On x86-64, the native build once more under qemu-x86_64 for the
 	@# backends this CPU lacks and QEMU has (vaes on an AES-NI-only CPU;
 	@# QEMU 10 has no VPCLMULQDQ, AVX-512 or GFNI).
 	if [ "$$(uname -m)" = x86_64 ]; then \
-	  tests/cross-run.sh x86_64 qemu-x86_64-static $(BUILD)/kuai_test \
-	    "$$($(BUILD)/kuai_test --list-backends)"; \
+	  tests/cross-run.sh -s "$$($(BUILD)/kuai_test --list-backends)" x86_64:$(BUILD)/kuai_test; \
 	fi
 
 # The x86 backends that need AVX-512, GFNI, VPCLMULQDQ or VAES, on any
@@ -226,28 +230,25 @@ test-cross: vectors build
 # drives both VPCLMULQDQ GHASH backends directly, and every GCM in it runs
 # on the 512-bit one. It tests the kernels' logic; their instruction
 # encodings run only on CPUs that have them (and VAES under QEMU above).
-SHIM_BACKENDS = avx512 gfni gfni-avx vaes
+# gfni first, the longest (its affine stand-in is slow); then the rest,
+# JOBS at a time (tests/suite-runs.sh), and avx512 once more as Zen 4
+# (KUAI_ZMM_SPLIT=1: its uBlock paths for a split zmm).
+SHIM_RUNS = gfni gfni-avx vaes avx512 "avx512 KUAI_ZMM_SPLIT=1"
 test-shim: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
 test-shim: export KUAI_WYCHEPROOF_DIR = $(WYCHEPROOF_DIR)
 test-shim: vectors
+	$(STAMP)
 	@if [ "$$(uname -m)" != x86_64 ]; then echo "test-shim: x86-64 only, skipped"; exit 0; fi; \
 	set -e; \
 	cmake -S . -B $(BUILD)-shim -DCMAKE_BUILD_TYPE=Release -DKUAI_WERROR=ON -DKUAI_ISA_SHIM=ON; \
 	cmake --build $(BUILD)-shim -j$(JOBS) --target kuai_test; \
 	if objdump -d $(BUILD)-shim/kuai_test | grep -Eq '%zmm|%k[0-7]|gf2p8|(vpclmulqdq|vaes[a-z]*) .*%ymm'; then \
 	  echo "test-shim: the shim build holds an instruction it replaces"; exit 1; fi; \
-	for be in $(SHIM_BACKENDS); do \
-	  t0=$$(date +%s); \
-	  KUAI_TEST_SHORT=1 $(BUILD)-shim/kuai_test --backend $$be -q > $(BUILD)-shim/$$be.log 2>&1 || \
-	    { cat $(BUILD)-shim/$$be.log; echo "test-shim: backend $$be FAILED"; exit 1; }; \
-	  echo "test-shim: backend $$be ok ($$(tail -n 1 $(BUILD)-shim/$$be.log), $$(($$(date +%s) - t0)) s)"; \
-	done; \
-	KUAI_TEST_SHORT=1 KUAI_ZMM_SPLIT=1 $(BUILD)-shim/kuai_test --backend avx512 -q > $(BUILD)-shim/avx512-zsplit.log 2>&1 || \
-	  { cat $(BUILD)-shim/avx512-zsplit.log; echo "test-shim: avx512 with KUAI_ZMM_SPLIT=1 FAILED"; exit 1; }; \
-	echo "test-shim: avx512 with KUAI_ZMM_SPLIT=1 (Zen 4's uBlock paths) ok ($$(tail -n 1 $(BUILD)-shim/avx512-zsplit.log))"
+	tests/suite-runs.sh -R -j $(JOBS) -n test-shim $(BUILD)-shim/kuai_test $(SHIM_RUNS)
 
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-sanitize:
+	$(STAMP)
 	cmake -S . -B $(BUILD)-sanitize -DCMAKE_BUILD_TYPE=Debug -DKUAI_WERROR=ON -DKUAI_SANITIZE=ON
 	cmake --build $(BUILD)-sanitize -j$(JOBS) --target kuai_test kuai_provider_test kuai
 	$(BUILD)-sanitize/kuai_test -q
@@ -269,6 +270,7 @@ test-tsan:
 # The OpenSSL provider (build/kuai.so) through EVP and through the system
 # openssl command (docs/openssl-provider.md).
 test-provider: build
+	$(STAMP)
 	$(BUILD)/kuai_provider_test $(BUILD)
 	tests/provider/test_openssl_cli.sh $(BUILD)
 
@@ -346,6 +348,7 @@ deb:
 # from the tracked files, a wheel from that sdist alone, installed and
 # imported (the pinned backend of python/build-constraints.txt; about 2 min).
 test-package: deb
+	$(STAMP)
 	tests/package/test_package.sh $(BUILD)-deb
 	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) tests/package/test_python_package.sh $(BUILD)-pypkg
 

@@ -3,7 +3,7 @@
 # make test-cross: run cross-built kuai_test binaries under qemu-user, once
 # per backend each emulated CPU offers (kuai_test --list-backends), with the
 # short random loops (KUAI_TEST_SHORT=1; every vector still runs), and print
-# which backends ran and passed, architecture by architecture.
+# each run's result (tests/queue.sh's lines), architecture by architecture.
 #   tests/cross-run.sh [-j JOBS] [-s SKIP] ARCH:BINARY...
 # Each ARCH runs under qemu-ARCH-static -cpu max. The (architecture,
 # backend) runs go JOBS at a time (default 1) from one queue, in the order
@@ -31,66 +31,28 @@ shift $((OPTIND - 1))
 skip=" $(echo $skip) " # one line, blank-separated
 export KUAI_TEST_SHORT=1
 
-# One run (the queue's worker): ARCH BINARY BACKEND -> BINARY-BACKEND.log
-# (the suite's output) and BINARY-BACKEND.line (its result line).
-if [ "${KUAI_CROSS_ONE:-}" = 1 ]; then
-    arch=$1 bin=$2 be=$3
-    t0=$(date +%s)
-    # -q: group lines only for failures; the last line is the count
-    if "qemu-$arch-static" -cpu max "$bin" --backend "$be" -q >"$bin-$be.log" 2>&1; then
-        result=ok
-    else
-        result=FAILED
-    fi
-    echo "test-cross $arch: backend $be $result ($(tail -n 1 "$bin-$be.log"), $(($(date +%s) - t0)) s)" \
-        >"$bin-$be.line"
-    exit 0
-fi
-
-queue=$(mktemp)
-trap 'rm -f "$queue"' EXIT
+# The (architecture, backend) runs as the queue's labels and commands
+# (tests/queue.sh): qemu-ARCH-static -cpu max BINARY --backend BACKEND -q
+# (-q: group lines only for failures; the last line is the count), each
+# run's output in cross-run-I.log beside the first BINARY.
+prefix=$(dirname "${1#*:}")/cross-run queue=$(dirname "${1#*:}")/cross-run.queue
+exec 3>&1 # the loop's standard output is the queue
 for ab in "$@"; do
     arch=${ab%%:*} bin=${ab#*:}
     all=$("qemu-$arch-static" -cpu max "$bin" --list-backends) || {
-        echo "test-cross $arch: $bin does not run under qemu-$arch-static" >&2
+        echo "test-cross $arch: $bin does not run under qemu-$arch-static" >&3
         exit 1
     }
     # The CPU features the library reports under the emulated CPU (what
     # kuai info prints there); none where backends need some is caught by
     # the suite.
-    echo "test-cross $arch: cpu features:" $("qemu-$arch-static" -cpu max "$bin" --cpu-features)
+    echo "test-cross $arch: cpu features:" $("qemu-$arch-static" -cpu max "$bin" --cpu-features) >&3
     n=0
     for be in $all; do
         case "$skip" in *" $be "*) continue ;; esac
-        rm -f "$bin-$be.line"
-        echo "$arch $bin $be" >>"$queue"
+        printf '%s\n%s\n' "test-cross $arch: backend $be" "qemu-$arch-static -cpu max $bin --backend $be -q"
         n=$((n + 1))
     done
-    [ $n -gt 0 ] || echo "test-cross $arch: nothing to emulate"
-done
-[ -s "$queue" ] || exit 0
-KUAI_CROSS_ONE=1 xargs -P "$jobs" -L 1 "$0" <"$queue"
-
-status=0
-for ab in "$@"; do
-    arch=${ab%%:*} bin=${ab#*:}
-    passed="" failed=""
-    for be in $(awk -v a="$arch" '$1 == a { print $3 }' "$queue"); do
-        if [ -f "$bin-$be.line" ]; then
-            cat "$bin-$be.line"
-        else
-            echo "test-cross $arch: backend $be did not report"
-        fi
-        if grep -q " ok (" "$bin-$be.line" 2>/dev/null; then
-            passed="$passed $be"
-        else
-            failed="$failed $be"
-            cat "$bin-$be.log" 2>/dev/null
-        fi
-    done
-    if [ -n "$passed$failed" ]; then
-        echo "test-cross $arch: passed:${passed:- none}${failed:+; FAILED:$failed}"
-    fi
-    [ -z "$failed" ] || status=1
-done
-exit $status
+    [ $n -gt 0 ] || echo "test-cross $arch: nothing to emulate" >&3
+done >"$queue" || exit 1
+exec "$(dirname "$0")/queue.sh" -j "$jobs" -o "$prefix" -f "$queue"

@@ -4,10 +4,11 @@
 # environment, JOBS at a time, for make test-shim and make test-ymm-split:
 #   tests/suite-runs.sh [-R] -j JOBS -n NAME BINARY 'BACKEND [VAR=VALUE...]'...
 # Every run sets KUAI_TEST_SHORT=1 (the short random loops; every vector
-# still runs) and writes its output to BINARY-NAME-I.log (I: the run's
-# place in the list). The results are printed in the list's order once all
-# have ended, "NAME: BACKEND, VARS ok (count, seconds)", with the whole
-# output of any run that failed; the exit status is 1 if one did. A run
+# still runs) and goes from one queue (tests/queue.sh), its output in
+# BINARY-NAME-I.log (I: its place among the runs this CPU has). The results
+# are printed in the list's order once all have ended, "NAME: BACKEND,
+# VARS: ok (count, seconds)", with the whole output of any run that failed;
+# the exit status is 1 if one did. A run
 # whose backend BINARY does not list (--list-backends: not on this CPU) is
 # said to be skipped and not run, or with -R (every backend required: the
 # ISA shim's build, which says the CPU has them all) fails. On 2
@@ -31,53 +32,27 @@ shift $((OPTIND - 1))
 bin=$1
 shift
 
-# One run (the queue's worker): I BACKEND [VAR=VALUE...]
-if [ "${KUAI_SUITE_ONE:-}" = 1 ]; then
-    i=$1 be=$2
-    shift 2
-    t0=$(date +%s)
-    if env "$@" KUAI_TEST_SHORT=1 "$bin" --backend "$be" -q >"$bin-$name-$i.log" 2>&1; then
-        result=ok
-    else
-        result=FAILED
-    fi
-    echo "$result ($(tail -n 1 "$bin-$name-$i.log"), $(($(date +%s) - t0)) s)" >"$bin-$name-$i.line"
-    exit 0
-fi
-
+# Every run this CPU has goes to the queue (tests/queue.sh) as a label and
+# a command; the others are said to be skipped, or fail with -R.
 list=$("$bin" --list-backends) || exit 1
 have=" $(echo $list) "
-i=0
+status=0
+exec 3>&1 # the loop's standard output is the queue
 for run in "$@"; do
-    i=$((i + 1))
-    rm -f "$bin-$name-$i.line"
-    case "$have" in *" ${run%% *} "*) echo "$i $run" ;; esac
-done | KUAI_SUITE_ONE=1 xargs -r -P "$jobs" -L 1 "$0" -n "$name" "$bin"
-
-status=0 i=0
-for run in "$@"; do
-    i=$((i + 1))
     set -- $run
     be=$1
     shift
     case "$have" in *" $be "*) ;; *)
         if [ $require = 1 ]; then
-            echo "$name: $be FAILED: $bin does not list it"
+            echo "$name: $be FAILED: $bin does not list it" >&3
             status=1
         else
-            echo "$name: no $be here, skipped"
+            echo "$name: no $be here, skipped" >&3
         fi
         continue
         ;;
     esac
-    line=$(cat "$bin-$name-$i.line" 2>/dev/null) || line="FAILED (did not report)"
-    echo "$name: $be${*:+, $*} $line"
-    case "$line" in
-    ok*) ;;
-    *)
-        cat "$bin-$name-$i.log" 2>/dev/null
-        status=1
-        ;;
-    esac
-done
+    printf '%s\n%s\n' "$name: $be${*:+, $*}" "env $* KUAI_TEST_SHORT=1 $bin --backend $be -q"
+done >"$bin-$name.queue"
+"$(dirname "$0")/queue.sh" -j "$jobs" -o "$bin-$name" -f "$bin-$name.queue" || status=1
 exit $status

@@ -3,13 +3,17 @@
  * kuai test runner: no framework, one line per failure, a summary per
  * group, and the final line "N passed, N failed" (counts of checks).
  *
- *   kuai_test [--backend NAME] [-q]
+ *   kuai_test [--backend NAME] [--part I/N] [-q]
  *   kuai_test --list-backends
  *   kuai_test --cpu-features
  *
  * Environment: KUAI_TEST_SEED (PRNG seed, decimal or 0x hex; default: the
  * clock), KUAI_VECTORS_DIR (vector files; default: the source tree),
  * KUAI_TEST_SHORT=1 (shorter random loops for emulated runs; same vectors).
+ *
+ * --part I/N runs the I-th of N parts of the suite, so that N processes run
+ * it side by side (make test-sanitize): each test function below is in
+ * exactly one part, and every part runs the backend filter's check.
  */
 #include "test_util.h"
 
@@ -359,20 +363,105 @@ static int list_cpu_features(void)
     return 0;
 }
 
+/* ---- the suite's test functions, and its parts -------------------------- */
+
+/* weight: the function's seconds under AddressSanitizer and UBSan (make
+ * test-sanitize's Debug build, full loops, one process: 440 s in all),
+ * AMD EPYC Zen 3, 2026-12-06, 1 for those under a second. --part N splits
+ * the suite by these, the heaviest first into the lightest part so far;
+ * another CPU or build shifts them all alike. */
+static const struct suite_fn {
+    void (*fn)(void);
+    const char *name;
+    unsigned weight;
+} suite[] = {
+    {test_api_helpers, "api_helpers", 1},
+    {test_api_errors, "api_errors", 1},
+    {test_api_env, "api_env", 1},
+    {test_ublock_spec, "ublock_spec", 1},
+    {test_vector_files, "vector_files", 1},
+    {test_ublock_backend_internals, "ublock_backend_internals", 12},
+    {test_sm4_backend_internals, "sm4_backend_internals", 3},
+    {test_sm4_cryptography_vectors, "sm4_cryptography_vectors", 1},
+    {test_sm4_openssl, "sm4_openssl", 15},
+    {test_aes_backend_internals, "aes_backend_internals", 1},
+    {test_aes_fips197, "aes_fips197", 1},
+    {test_aes_cryptography_vectors, "aes_cryptography_vectors", 9},
+    {test_aes_openssl, "aes_openssl", 8},
+    {test_aes_monte_carlo, "aes_monte_carlo", 4},
+    {test_aes_sw, "aes_sw", 1},
+    {test_modes_diff, "modes_diff", 54},
+    {test_modes_unaligned, "modes_unaligned", 1},
+    {test_modes_multi, "modes_multi", 54},
+    {test_modes_threads, "modes_threads", 11},
+    {test_modes_key_placement, "modes_key_placement", 1},
+    {test_gcm, "gcm", 11},
+    {test_modes_ext, "modes_ext", 18},
+    {test_wycheproof, "wycheproof", 1},
+    {test_kw, "kw", 126},
+    {test_parallel, "parallel", 75},
+    {test_oneshot, "oneshot", 24},
+    {test_guard_pages, "guard_pages", 2},
+    {test_misuse, "misuse", 12},
+};
+#define SUITE_N (sizeof suite / sizeof suite[0])
+#define MAX_PARTS 16
+
+/* part_of[i]: the part (0-based) of suite[i] among n */
+static void split_suite(unsigned n, unsigned *part_of)
+{
+    unsigned long load[MAX_PARTS] = {0};
+    int done[SUITE_N] = {0};
+    for (size_t k = 0; k < SUITE_N; k++) {
+        size_t heaviest = SUITE_N;
+        for (size_t i = 0; i < SUITE_N; i++)
+            if (!done[i] && (heaviest == SUITE_N || suite[i].weight > suite[heaviest].weight))
+                heaviest = i;
+        unsigned lightest = 0;
+        for (unsigned p = 1; p < n; p++)
+            if (load[p] < load[lightest])
+                lightest = p;
+        part_of[heaviest] = lightest;
+        load[lightest] += suite[heaviest].weight;
+        done[heaviest] = 1;
+    }
+}
+
+/* "I/N" with 1 <= I <= N <= MAX_PARTS */
+static int parse_part(const char *s, unsigned *part, unsigned *parts)
+{
+    char *end;
+    unsigned long i = strtoul(s, &end, 10);
+    if (end == s || *end != '/')
+        return 0;
+    const char *t = end + 1;
+    unsigned long n = strtoul(t, &end, 10);
+    if (end == t || *end || n < 1 || n > MAX_PARTS || i < 1 || i > n)
+        return 0;
+    *part = (unsigned)i - 1;
+    *parts = (unsigned)n;
+    return 1;
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: kuai_test [--backend NAME] [-q] | --list-backends | --cpu-features\n");
+    fprintf(stderr, "usage: kuai_test [--backend NAME] [--part I/N] [-q] | --list-backends | "
+                    "--cpu-features\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
+    unsigned part = 0, parts = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc)
             t_only_backend = argv[++i];
         else if (strncmp(argv[i], "--backend=", 10) == 0)
             t_only_backend = argv[i] + 10;
-        else if (strcmp(argv[i], "-q") == 0)
+        else if (strcmp(argv[i], "--part") == 0 && i + 1 < argc) {
+            if (!parse_part(argv[++i], &part, &parts))
+                usage();
+        } else if (strcmp(argv[i], "-q") == 0)
             t_quiet = 1;
         else if (strcmp(argv[i], "--list-backends") == 0)
             return list_backends();
@@ -392,6 +481,15 @@ int main(int argc, char **argv)
     printf("kuai %s test: seed KUAI_TEST_SEED=0x%016" PRIx64 "%s%s%s\n", KUAI_VERSION, seed,
            t_only_backend ? ", backend " : "", t_only_backend ? t_only_backend : "",
            t_short ? ", short loops (KUAI_TEST_SHORT)" : "");
+    unsigned part_of[SUITE_N] = {0};
+    split_suite(parts, part_of);
+    if (parts > 1) {
+        printf("part %u/%u:", part + 1, parts);
+        for (size_t i = 0; i < SUITE_N; i++)
+            if (part_of[i] == part)
+                printf(" %s", suite[i].name);
+        printf("\n");
+    }
     fflush(stdout);
 
     double t0 = now_seconds();
@@ -410,34 +508,9 @@ int main(int argc, char **argv)
         group_end();
     }
 
-    test_api_helpers();
-    test_api_errors();
-    test_api_env();
-    test_ublock_spec();
-    test_vector_files();
-    test_ublock_backend_internals();
-    test_sm4_backend_internals();
-    test_sm4_cryptography_vectors();
-    test_sm4_openssl();
-    test_aes_backend_internals();
-    test_aes_fips197();
-    test_aes_cryptography_vectors();
-    test_aes_openssl();
-    test_aes_monte_carlo();
-    test_aes_sw();
-    test_modes_diff();
-    test_modes_unaligned();
-    test_modes_multi();
-    test_modes_threads();
-    test_modes_key_placement();
-    test_gcm();
-    test_modes_ext();
-    test_wycheproof();
-    test_kw();
-    test_parallel();
-    test_oneshot();
-    test_guard_pages();
-    test_misuse();
+    for (size_t i = 0; i < SUITE_N; i++)
+        if (part_of[i] == part)
+            suite[i].fn();
 
     if (!t_quiet)
         printf("total time %.2f s, seed 0x%016" PRIx64 "\n", now_seconds() - t0, seed);

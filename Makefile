@@ -178,21 +178,21 @@ test-memcheck:
 # corpus kept in fuzz/corpus/<target> (read only; what the run finds goes to
 # $(BUILD)-fuzz/corpus/<target>). Longer runs: make fuzz FUZZ_SECONDS=3600.
 # -close_fd_mask=2: the targets' own standard error is dropped; libFuzzer's
-# output and the sanitizer reports still reach the log.
+# output and the sanitizer reports still reach the log. The targets run
+# JOBS at a time (2 cores: 4 min of runs in 2).
 FUZZ_SECONDS ?= 30
 FUZZ_TARGETS = fuzz_modes fuzz_gcm_open fuzz_container fuzz_provider_gcm fuzz_provider_tls fuzz_xts fuzz_ccm_open fuzz_kw_unwrap
 fuzz:
 	$(STAMP)
 	CC=clang-14 cmake -S . -B $(BUILD)-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKUAI_WERROR=ON -DKUAI_FUZZ=ON
 	cmake --build $(BUILD)-fuzz -j$(JOBS) --target $(FUZZ_TARGETS)
-	@for t in $(FUZZ_TARGETS); do \
-	  mkdir -p $(BUILD)-fuzz/corpus/$$t; \
-	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
-	  $(BUILD)-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -print_final_stats=1 -close_fd_mask=2 \
-	    $(BUILD)-fuzz/corpus/$$t fuzz/corpus/$$t 2>$(BUILD)-fuzz/$$t.log \
-	    || { tail -60 $(BUILD)-fuzz/$$t.log; exit 1; }; \
-	  grep -E "stat::number_of_executed_units|stat::new_units_added" $(BUILD)-fuzz/$$t.log; \
-	done
+	@# the targets JOBS at a time (tests/queue.sh), each with its own log
+	@# and its counts of runs and new inputs as its result
+	@tests/queue.sh -j $(JOBS) -o $(BUILD)-fuzz/run $(foreach t,$(FUZZ_TARGETS),"fuzz: $(t) for $(FUZZ_SECONDS) s" \
+	  "mkdir -p $(BUILD)-fuzz/corpus/$(t) && $(BUILD)-fuzz/$(t) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
+	     -print_final_stats=1 -close_fd_mask=2 $(BUILD)-fuzz/corpus/$(t) fuzz/corpus/$(t) 2>$(BUILD)-fuzz/$(t).log \
+	   || { tail -60 $(BUILD)-fuzz/$(t).log; exit 1; }; \
+	   grep -E 'stat::(number_of_executed_units|new_units_added)' $(BUILD)-fuzz/$(t).log | paste -sd ' ' - | tr -s ' '")
 
 # The suite cross-built for ARM64 and LoongArch64 (zig cc from PyPI, static
 # musl; toolchain files in cmake/) and run under QEMU user mode, once per

@@ -100,11 +100,14 @@ test-cli-faults: build
 # (MinSizeRel), the one optimisation level of the suite's builds below -O2:
 # stores of secrets that -O2 and -O3 drop as dead stay there, so the stack
 # residue checks (XTS's tweaks, tests/test_modes_ext.c) can fail here.
+# The suite in two parts side by side (kuai_test --part, tests/queue.sh).
 test-portable:
 	$(STAMP)
 	cmake -S . -B $(BUILD)-portable -DCMAKE_BUILD_TYPE=MinSizeRel -DKUAI_WERROR=ON -DKUAI_PORTABLE_ONLY=ON
 	cmake --build $(BUILD)-portable -j$(JOBS) --target kuai_test
-	$(BUILD)-portable/kuai_test -q
+	tests/queue.sh -j $(JOBS) -o $(BUILD)-portable/run \
+	  "test-portable: suite part 1/2" "$(BUILD)-portable/kuai_test -q --part 1/2" \
+	  "test-portable: suite part 2/2" "$(BUILD)-portable/kuai_test -q --part 2/2"
 
 # avx2's and avx512's uBlock kernels take other paths on some kinds of
 # core (src/cpu.c): where a core splits 256-bit operations (Zen 1:
@@ -137,23 +140,25 @@ test-ymm-split: build
 # Zen 4).
 CT_KINDS = "avx2 KUAI_YMM_SPLIT=1" "avx2 KUAI_ZEN=1 KUAI_ZEN5=0" "avx2 KUAI_ZEN=1 KUAI_ZEN5=1" \
   "avx512 KUAI_ZEN=1 KUAI_ZEN5=1" "avx512 KUAI_ZMM_SPLIT=1 KUAI_ZEN=1 KUAI_ZEN5=0"
+CT_VALGRIND = valgrind -q --tool=memcheck --track-origins=yes
 CT_SHIM = $(if $(filter x86_64,$(shell uname -m)),-DKUAI_ISA_SHIM=ON,-DKUAI_ISA_SHIM=OFF)
 test-ct:
 	$(STAMP)
 	cmake -S . -B $(BUILD)-ct -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKUAI_WERROR=ON -DKUAI_CTGRIND=ON \
 	  $(CT_SHIM)
 	cmake --build $(BUILD)-ct -j$(JOBS) --target kuai_ct
-	valgrind -q --tool=memcheck --track-origins=yes --log-file=$(BUILD)-ct/memcheck.log \
-	  $(BUILD)-ct/kuai_ct || { cat $(BUILD)-ct/memcheck.log; exit 1; }
-	@if [ "$$(uname -m)" = x86_64 ]; then \
-	  set -e; i=0; eval 'set -- $(CT_KINDS)'; for k in "$$@"; do i=$$((i + 1)); \
+	@# the whole check, then each kind's, from one queue JOBS at a time
+	@set -e; q=$(BUILD)-ct/runs.queue; \
+	printf '%s\n%s\n' "test-ct: every backend" \
+	  "$(CT_VALGRIND) --log-file=$(BUILD)-ct/memcheck.log $(BUILD)-ct/kuai_ct || { cat $(BUILD)-ct/memcheck.log; exit 1; }" >$$q; \
+	if [ "$$(uname -m)" = x86_64 ]; then \
+	  i=0; eval 'set -- $(CT_KINDS)'; for k in "$$@"; do i=$$((i + 1)); \
 	    set -- $$k; b=$$1; shift; \
-	    echo "test-ct: $$b again as another kind of core ($$*)"; \
-	    env "$$@" KUAI_CT_BACKEND=$$b valgrind -q --tool=memcheck --track-origins=yes \
-	      --log-file=$(BUILD)-ct/memcheck-kind$$i.log $(BUILD)-ct/kuai_ct \
-	      || { cat $(BUILD)-ct/memcheck-kind$$i.log; exit 1; }; \
+	    printf '%s\n%s\n' "test-ct: $$b again as another kind of core ($$*)" \
+	      "env $$* KUAI_CT_BACKEND=$$b $(CT_VALGRIND) --log-file=$(BUILD)-ct/memcheck-kind$$i.log $(BUILD)-ct/kuai_ct || { cat $(BUILD)-ct/memcheck-kind$$i.log; exit 1; }" >>$$q; \
 	  done; \
-	fi
+	fi; \
+	tests/queue.sh -j $(JOBS) -o $(BUILD)-ct/run -f $$q
 
 # Memcheck-clean for users (tests/test_memcheck.c, docs/security.md): every
 # public call, mode and length class through every backend valgrind's CPU

@@ -196,20 +196,23 @@ KUAI_API int kuai_ctr_crypt(const kuai_key *k, uint8_t *ctr, const uint8_t *in, 
 /*
  * One-shot ECB for short messages: key setup and the cipher in one call,
  * nothing kept (the schedule lives only inside the call and is wiped before
- * it returns). Same rules as kuai_ecb_encrypt for in, out and len; the key
- * and backend choice as kuai_key_init. Meant for a message or two under a
- * key that is not used again. Encryption is faster than kuai_key_init + ECB
- * on uBlock's ssse3, avx2 and avx512 backends (neon and lsx: 9-22% fewer
- * instructions) and on SM4's and AES's AES-NI backends (most with several
- * keys; their vaes and gfni backends run the same code for it); elsewhere
- * about as fast. Decryption needs the last round key first, so its
- * schedule runs before the rounds. uBlock's: about as fast as key setup +
- * ECB decryption on avx512, up to 1.11x slower on avx2 and ssse3 on an
- * Intel Xeon, the cost of wiping its schedule, which key setup leaves to
- * the caller's kuai_key_wipe. AES's: several keys side by side, about as
- * fast as kuai_key_init_multi + kuai_ecb_decrypt_multi; one key's up to
- * 1.4x slower than key setup + ECB decryption on that Xeon
- * (docs/performance.md has the rows).
+ * it returns, with the stack the kernels' register spills used: for AES,
+ * checked by the suite in optimised builds; in a build without
+ * optimisation, copies may stay on the stack). Same rules as
+ * kuai_ecb_encrypt for in, out and len; the key and backend choice as
+ * kuai_key_init. Meant for a message or two under a key that is not used
+ * again. Encryption is faster than kuai_key_init + ECB on uBlock's ssse3,
+ * avx2 and avx512 backends (neon and lsx: 9-22% fewer instructions) and on
+ * SM4's and AES's AES-NI backends (most with several keys; their vaes and
+ * gfni backends run the same code for it); elsewhere about as fast.
+ * Decryption needs the last round key first, so its schedule runs before
+ * the rounds. uBlock's: about as fast as key setup + ECB decryption on
+ * avx512, up to 1.11x slower on avx2 and ssse3 on an Intel Xeon, the cost
+ * of wiping its schedule, which key setup leaves to the caller's
+ * kuai_key_wipe. AES's: about 2x the time of key setup + ECB decryption on a
+ * Zen 3 (one key's 154 TSC cycles against 76 for AES-128), most of it
+ * overwriting the stack its kernel used (docs/performance.md has the rows);
+ * use key setup + ECB where the speed matters more.
  */
 KUAI_API int kuai_ecb_encrypt_oneshot(kuai_cipher c, const uint8_t *key, size_t key_len,
                                       const uint8_t *in, uint8_t *out, size_t len);

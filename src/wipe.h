@@ -10,6 +10,19 @@
 void kuai_wipe_call(void *p, size_t n);
 
 /*
+ * The n bytes of stack just below the caller's frame (at most
+ * KUAI_WIPE_STACK_MAX), where the frames of the calls it has made lay. A
+ * kernel's register spills are copies the compiler makes (round keys
+ * among them) that no C code can reach to wipe; a call that promises to
+ * leave nothing of its key behind (the one-shot ECB calls) runs such a
+ * kernel in a function of its own and, once that has returned, overwrites
+ * its frame with this. tests/test_oneshot.c searches the stack for the
+ * round keys after each such call.
+ */
+#define KUAI_WIPE_STACK_MAX 4096
+void kuai_wipe_stack(size_t n);
+
+/*
  * Stores the compiler may not drop: memset, then an empty asm that takes p
  * and clobbers memory, so the compiler must assume the zeros are read
  * (BoringSSL's OPENSSL_cleanse and Linux's memzero_explicit do the same).

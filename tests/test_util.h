@@ -87,6 +87,15 @@ void gbuf_free(gbuf *g);
 int gbuf_check_at(const char *file, int line, const gbuf *g, const char *what);
 
 void *xmalloc(size_t n);
+
+/* What a call left on the stack below its caller (test_main.c): npat
+ * 16-byte patterns searched for in the 64 KiB under the caller's frame, as
+ * the call left them (stack_holds: how many places hold one, and where the
+ * first is, its distance below the caller, into *depth if not NULL);
+ * stack_clear zeroes that area first, so that what is found was left by
+ * the call in between. */
+size_t stack_holds(const uint8_t *pat, size_t npat, size_t *depth);
+void stack_clear(void);
 /* n keys on the heap, aligned as the type demands (64): malloc promises
  * only 16, and a kuai_key at a lesser alignment is undefined behaviour. */
 kuai_key *key_alloc(size_t n);

@@ -456,15 +456,31 @@ void aes_aesni_rows(unsigned nk, const uint8_t *key, uint8_t (*rk)[16], uint8_t 
     aesni_key_rows(&o, &key, nk, 1);
 }
 
+/* aes_aesni_oneshot's calls that store their rows: a frame of their own,
+ * overwritten after they return (AES_ONESHOT_STORED_STACK) */
+__attribute__((noinline)) static void aesni_oneshot_stored(unsigned nk, const uint8_t *const *keys,
+                                                           const uint8_t *const *in,
+                                                           uint8_t *const *out, size_t n,
+                                                           size_t nblocks, int enc);
+
 void aes_aesni_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
                        uint8_t *const *out, size_t n, size_t nblocks, int enc)
 {
-    const unsigned nk = c == KUAI_AES_128 ? 4 : c == KUAI_AES_192 ? 6 : 8, nr = nk + 6;
+    const unsigned nk = c == KUAI_AES_128 ? 4 : c == KUAI_AES_192 ? 6 : 8;
     if (enc && nblocks <= 4) {
         for (size_t i = 0; i < n; i++)
             aesni_os_enc_short(keys[i], nk, in[i], out[i], nblocks);
         return;
     }
+    aesni_oneshot_stored(nk, keys, in, out, n, nblocks, enc);
+    kuai_wipe_stack(!enc && nblocks <= 4 && n > 1 ? AES_ONESHOT_STORED_MK_STACK
+                                                  : AES_ONESHOT_STORED_STACK);
+}
+
+static void aesni_oneshot_stored(unsigned nk, const uint8_t *const *keys, const uint8_t *const *in,
+                                 uint8_t *const *out, size_t n, size_t nblocks, int enc)
+{
+    const unsigned nr = nk + 6;
     if (!enc && nblocks <= 4 && n > 1) {
         aesni_os_dec_short(keys, nk, in, out, n, nblocks);
         return;

@@ -459,9 +459,10 @@ static void aes_vaes_oneshot(kuai_cipher c, const uint8_t *const *keys, const ui
 {
     /* a function of its own below: its frame (aligned for ymm) had cost
      * every other call 2-4 TSC cycles */
-    if (!enc && n == 1)
+    if (!enc && n == 1) {
         aes_vaes_oneshot_dec1(c, keys[0], in[0], out[0], nblocks);
-    else
+        kuai_wipe_stack(AES_ONESHOT_STORED_STACK);
+    } else
         aes_aesni_oneshot(c, keys, in, out, n, nblocks, enc);
 }
 

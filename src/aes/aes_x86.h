@@ -17,6 +17,16 @@ void aes_aesni_expand4(kuai_key *const k[4], const uint8_t *const key[4]);
  * 256-bit register has nothing to add; the VAES backend takes it too. */
 void aes_aesni_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
                        uint8_t *const *out, size_t n, size_t nblocks, int enc);
+/* The one-shot calls that store their rows wipe them, but their kernels
+ * copy the rows into registers, which gcc spills to the stack: 8-10 rows
+ * of an AES-128 key's schedule were still there after a decryption
+ * (2026-12-06; tests/test_oneshot.c searches for them). Each such call
+ * runs in a function of its own, and this much stack below its caller is
+ * overwritten after it returns (kuai_wipe_stack): one key's, and several
+ * keys' of up to 4 blocks each (aesni_os_dec_short's frame is 2.3 KiB),
+ * with room to spare. */
+#define AES_ONESHOT_STORED_STACK 1024
+#define AES_ONESHOT_STORED_MK_STACK 3072
 /* One key's round keys (AES-128, -192, -256: nk 4, 6, 8 words) to rk and
  * drk (aes.h's forms; either may be NULL), as key setup makes them: the
  * VAES backend's one-shot decryption, which runs its blocks on its own

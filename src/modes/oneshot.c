@@ -13,6 +13,10 @@
  * better served by key setup and the backend's wide kernels. */
 #define ONESHOT_HOOK_MAX_BLOCKS 32
 
+/* The stack below the generic path's frame that its key setup and ECB
+ * call used, overwritten after them (kuai_wipe_stack) */
+#define ONESHOT_GENERIC_STACK KUAI_WIPE_STACK_MAX
+
 /* The backend kuai_key_init would pick, if it has a oneshot hook; NULL
  * sends the call down the generic path, which also reports every error. */
 static const kuai_impl *oneshot_impl(kuai_cipher c)
@@ -74,6 +78,9 @@ static int oneshot(kuai_cipher c, const uint8_t *key, size_t key_len, const uint
         return r;
     r = enc ? kuai_ecb_encrypt(&k, in, out, len) : kuai_ecb_decrypt(&k, in, out, len);
     key_wipe_used(&k);
+    /* and the copies of it the kernels' frames below this one left
+     * (src/wipe.h): their spills held 12-30 AES rows of 33 blocks' calls */
+    kuai_wipe_stack(ONESHOT_GENERIC_STACK);
     return r;
 }
 
@@ -120,6 +127,7 @@ static int oneshot_multi(kuai_cipher c, const uint8_t *const *keys, size_t key_l
                     : kuai_ecb_decrypt(&k, in[i], out[i], len);
     }
     key_wipe_used(&k);
+    kuai_wipe_stack(ONESHOT_GENERIC_STACK);
     return r;
 }
 

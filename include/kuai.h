@@ -196,10 +196,10 @@ KUAI_API int kuai_ctr_crypt(const kuai_key *k, uint8_t *ctr, const uint8_t *in, 
 /*
  * One-shot ECB for short messages: key setup and the cipher in one call,
  * nothing kept (the schedule lives only inside the call and is wiped before
- * it returns, with the stack the kernels' register spills used: for AES,
- * checked by the suite in optimised builds; in a build without
- * optimisation, and after messages of more than 32 blocks, copies may stay
- * on the stack: docs/security.md). Same rules as
+ * it returns, with the stack the kernels' register spills used: checked by
+ * the suite for every cipher and backend in optimised builds, 1-1,000
+ * blocks; in a build without optimisation copies may stay on the stack:
+ * docs/security.md). Same rules as
  * kuai_ecb_encrypt for in, out and len; the key and backend choice as
  * kuai_key_init. Meant for a message or two under a key that is not used
  * again. Encryption is faster than kuai_key_init + ECB on uBlock's ssse3,

@@ -3,7 +3,7 @@
  * kuai test runner: no framework, one line per failure, a summary per
  * group, and the final line "N passed, N failed" (counts of checks).
  *
- *   kuai_test [--backend NAME] [--part I/N] [-q]
+ *   kuai_test [--backend NAME] [--part I/N] [--only NAMES] [-q]
  *   kuai_test --list-backends
  *   kuai_test --cpu-features
  *
@@ -14,6 +14,8 @@
  * --part I/N runs the I-th of N parts of the suite, so that N processes run
  * it side by side (make test-sanitize): each test function below is in
  * exactly one part, and every part runs the backend filter's check.
+ * --only NAMES (comma-separated names of suite[] below, e.g. oneshot) runs
+ * just those of the part: for work on one group, not for the gates.
  */
 #include "test_util.h"
 
@@ -290,28 +292,61 @@ double now_seconds(void)
 
 enum { STACK_SCAN = 64 * 1024 };
 
+/* The patterns' first 8 bytes, sorted: a window of the stack is looked up
+ * by its own first 8 (a few thousand patterns of a key's schedule against
+ * 64 Ki windows would be 10^8 comparisons one by one). */
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    return x < y ? -1 : x > y;
+}
+
+static int pattern_at(const uint8_t *sorted, size_t npat, const uint8_t *w)
+{
+    size_t lo = 0, hi = npat;
+    while (lo < hi) { /* the first pattern not below w */
+        size_t mid = lo + (hi - lo) / 2;
+        if (u64_cmp(sorted + 16 * mid, w) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < npat && u64_cmp(sorted + 16 * lo, w) == 0; lo++)
+        if (memcmp(sorted + 16 * lo + 8, w + 8, 8) == 0)
+            return 1;
+    return 0;
+}
+
 __attribute__((noinline)) size_t stack_holds(const uint8_t *pat, size_t npat, size_t *depth)
 {
     uint8_t area[STACK_SCAN];
     /* read as left by earlier calls: the asm stands for a write the
-     * compiler cannot see, so it neither warns nor assumes the bytes */
+     * compiler cannot see, so it neither warns nor assumes the bytes. Copied
+     * to the heap first: the calls below (malloc, qsort) use the stack
+     * under this frame, not the area. */
     const volatile uint8_t *a = area;
     __asm__ volatile("" : "+r"(a) : : "memory");
+    uint8_t *copy = xmalloc(STACK_SCAN), *sorted = xmalloc(16 * npat + 1);
+    for (size_t i = 0; i < STACK_SCAN; i++)
+        copy[i] = a[i];
+    memcpy(sorted, pat, 16 * npat);
+    qsort(sorted, npat, 16, u64_cmp);
     size_t found = 0;
     for (size_t i = 0; i + 16 <= STACK_SCAN; i++)
-        for (size_t p = 0; p < npat; p++) {
-            size_t j = 0;
-            while (j < 16 && a[i + j] == pat[16 * p + j])
-                j++;
-            if (j == 16 && found++ == 0 && depth)
-                *depth = STACK_SCAN - i;
-        }
+        if (pattern_at(sorted, npat, copy + i) && found++ == 0 && depth)
+            *depth = STACK_SCAN - i;
+    free(sorted);
+    free(copy);
     return found;
 }
 
 __attribute__((noinline)) void stack_clear(void)
 {
-    uint8_t area[STACK_SCAN];
+    /* a KiB more than stack_holds reads: its frame need not start where
+     * this one does */
+    uint8_t area[STACK_SCAN + 1024];
     memset(area, 0, sizeof area);
     __asm__ volatile("" : : "r"(area) : "memory");
 }
@@ -473,16 +508,31 @@ static int parse_part(const char *s, unsigned *part, unsigned *parts)
     return 1;
 }
 
+/* name among the comma-separated names of list */
+static int name_listed(const char *list, const char *name)
+{
+    const size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        const size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0)
+            return 1;
+        p += len + (e != NULL);
+    }
+    return 0;
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: kuai_test [--backend NAME] [--part I/N] [-q] | --list-backends | "
-                    "--cpu-features\n");
+    fprintf(stderr, "usage: kuai_test [--backend NAME] [--part I/N] [--only NAMES] [-q] | "
+                    "--list-backends | --cpu-features\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
     unsigned part = 0, parts = 1;
+    const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc)
             t_only_backend = argv[++i];
@@ -491,7 +541,9 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--part") == 0 && i + 1 < argc) {
             if (!parse_part(argv[++i], &part, &parts))
                 usage();
-        } else if (strcmp(argv[i], "-q") == 0)
+        } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
+        else if (strcmp(argv[i], "-q") == 0)
             t_quiet = 1;
         else if (strcmp(argv[i], "--list-backends") == 0)
             return list_backends();
@@ -538,9 +590,16 @@ int main(int argc, char **argv)
         group_end();
     }
 
+    size_t ran = 0;
     for (size_t i = 0; i < SUITE_N; i++)
-        if (part_of[i] == part)
+        if (part_of[i] == part && (!only || name_listed(only, suite[i].name))) {
             suite[i].fn();
+            ran++;
+        }
+    if (only && ran == 0) {
+        fprintf(stderr, "kuai_test: --only %s: no such test in this part\n", only);
+        return 2;
+    }
 
     if (!t_quiet)
         printf("total time %.2f s, seed 0x%016" PRIx64 "\n", now_seconds() - t0, seed);

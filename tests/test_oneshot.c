@@ -315,19 +315,23 @@ static void sched_bytes_bound(void)
 }
 
 /* The one-shot calls promise that nothing of their schedule is left once
- * they return (include/kuai.h). AES's rows are searched for on the stack
- * after each call (stack_holds): every inner row of the encryption and
- * decryption schedules (aes.h's rk and drk, the forms its kernels load),
- * one key's or three keys', blocks through each path (1 and 4: the
- * hooks' short paths, 5: their stored rows, 33: the generic path). The
- * AES-NI and VAES backends' decryption had left 8-10 rows there, copies
- * the compiler made of them (2026-12-06). uBlock's and SM4's round keys
- * take backend-specific forms in their kernels: not searched for here.
- * Unoptimised builds (make test-sanitize's -O0) keep every value in a
- * stack slot, in frames deeper than the library's wipes reach (rows were
- * found 9-15 KiB below the caller): the check runs where the compiler
- * optimises (the suite's own build, -O2; make test-portable's -Os; the
- * cross builds). */
+ * they return (include/kuai.h). The stack below the caller is searched
+ * after each call (stack_holds) for 16-byte pieces of every key's
+ * schedule: for AES, every inner row of the encryption and decryption
+ * schedules (aes.h's rk and drk, the forms its kernels load); for every
+ * cipher, each piece of the backend's own stored key (its kernels' forms,
+ * uBlock's bitsliced masks among them: the key set up and used for 64
+ * blocks each way) that is not a constant-looking row, and the raw key.
+ * One key's, two keys' or four keys' blocks through each path: 1-5 (the
+ * hooks' short paths and AES's stored rows), 8-32 (the hooks' groups),
+ * 33-1,000 (the generic path and the backends' wide kernels). Found so: AES-NI's
+ * and VAES's decryption had left 8-10 rows (2026-12-06); ssse3's uBlock
+ * kernels and the wide kernels under the generic path left pieces 14-16
+ * KiB below the caller (2026-12-06). Unoptimised builds (make
+ * test-sanitize's -O0) keep every value in a stack slot, in frames deeper
+ * than the library's wipes reach (rows were found 9-15 KiB below the
+ * caller): the check runs where the compiler optimises (the suite's own
+ * build, -O2; make test-portable's -Os; the cross builds). */
 #ifdef __OPTIMIZE__
 static __attribute__((noinline)) int oneshot_call(kuai_cipher c, const uint8_t *const *keys,
                                                   size_t kl, const uint8_t *const *in,
@@ -341,48 +345,128 @@ static __attribute__((noinline)) int oneshot_call(kuai_cipher c, const uint8_t *
                : kuai_ecb_decrypt_oneshot_multi(c, keys, kl, in, out, n, len);
 }
 
-static void oneshot_aes_residue(kuai_cipher c, const char *backend)
+/* A piece worth searching for: at least 5 distinct byte values, or only
+ * 0x00 and 0xff bytes (the bitsliced masks: one byte a key bit) in at
+ * least 6 runs, so that the rows of zeros, of one repeated byte and the
+ * plain masks the kernels' own tables and padding hold (ffffffff00000000
+ * repeated) are not taken for the key's; and not a piece of a control
+ * key's schedule (residue_pieces' ctl), which would be the layout's. */
+static int piece_is_keyish(const uint8_t *p)
 {
-    enum { NK = 3, MAXB = 33, ROWS = 2 * (AES_MAX_ROUNDS - 1) };
-    static const size_t nbs[] = {1, 4, 5, MAXB};
-    const size_t kl = kuai_key_size(c);
-    uint8_t *keys = xmalloc(NK * 32), *buf = xmalloc(NK * MAXB * 16);
-    uint8_t *rows = xmalloc(NK * ROWS * 16);
+    uint8_t seen[256] = {0};
+    int distinct = 0, runs = 1;
+    for (int i = 0; i < 16; i++) {
+        distinct += !seen[p[i]]++;
+        runs += i > 0 && p[i] != p[i - 1];
+    }
+    if (distinct >= 5)
+        return 1;
+    return distinct == 2 && seen[0] && seen[0xff] && runs >= 6;
+}
+
+enum { RESIDUE_NK = 4, RESIDUE_MAXB = 1000, RESIDUE_MAXP = 16384 };
+
+/* Key j's pieces appended to pat (npat of them so far); the new count */
+static int piece_cmp(const void *a, const void *b)
+{
+    return memcmp(a, b, 16);
+}
+
+/* p among the n pieces at set (sorted) */
+static int piece_in(const uint8_t *p, const uint8_t *set, size_t n)
+{
+    return n && bsearch(p, set, n, 16, piece_cmp) != NULL;
+}
+
+/* key's pieces appended to pat (npat of them so far), those of the nctl
+ * pieces at ctl left out; the new count */
+static size_t residue_pieces(kuai_cipher c, const char *backend, const uint8_t *key, uint8_t *pat,
+                             size_t npat, size_t maxp, uint8_t *buf, const uint8_t *ctl,
+                             size_t nctl)
+{
+    const size_t kl = kuai_key_size(c), bs = kuai_block_size(c);
     kuai_key *k = xmalloc(sizeof *k);
-    const uint8_t *kp[NK], *ip[NK];
-    uint8_t *op[NK];
-    size_t per_key = 0;
-    rng_fill(keys, NK * 32);
-    for (size_t j = 0; j < NK; j++) {
-        kp[j] = keys + 32 * j;
-        ip[j] = op[j] = buf + MAXB * 16 * j;
-        CHECK_RC(kuai_key_init_backend(k, c, kp[j], kl, "ref"), KUAI_OK, "ref key");
+#define RESIDUE_ADD(p)                                                                             \
+    do {                                                                                           \
+        if (npat < maxp && piece_is_keyish(p) && !piece_in((p), ctl, nctl))                        \
+            memcpy(pat + 16 * npat++, (p), 16);                                                    \
+    } while (0)
+    if (c == KUAI_AES_128 || c == KUAI_AES_192 || c == KUAI_AES_256) {
+        CHECK_RC(kuai_key_init_backend(k, c, key, kl, "ref"), KUAI_OK, "ref key");
         const aes_sched *s = aes_sched_const(k);
-        per_key = 2 * (s->nr - 1);
         for (uint32_t r = 1; r < s->nr; r++) {
-            memcpy(rows + 16 * (per_key * j + 2 * (r - 1)), s->rk[r], 16);
-            memcpy(rows + 16 * (per_key * j + 2 * (r - 1) + 1), s->drk[r], 16);
+            RESIDUE_ADD(s->rk[r]);
+            RESIDUE_ADD(s->drk[r]);
         }
         kuai_key_wipe(k);
     }
+    CHECK_RC(kuai_key_init_backend(k, c, key, kl, backend), KUAI_OK, "key");
+    CHECK_RC(kuai_ecb_encrypt(k, buf, buf, 64 * bs), KUAI_OK, "ecb");
+    CHECK_RC(kuai_ecb_decrypt(k, buf, buf, 64 * bs), KUAI_OK, "ecb");
+    const kuai_impl *impl = kuai_key_impl(k);
+    const size_t used = impl->sched_bytes ? impl->sched_bytes : sizeof k->priv_sched;
+    const uint8_t *sb = (const uint8_t *)k->priv_sched;
+    for (size_t off = 0; off + 16 <= used; off += 4)
+        RESIDUE_ADD(sb + off);
+    for (size_t off = 0; off + 16 <= kl; off++)
+        RESIDUE_ADD(key + off);
+#undef RESIDUE_ADD
+    kuai_key_wipe(k);
+    free(k);
+    return npat;
+}
+
+static void oneshot_residue(kuai_cipher c, const char *backend)
+{
+    enum { NK = RESIDUE_NK, MAXB = RESIDUE_MAXB };
+    static const size_t nbs[] = {1, 2, 3, 4, 5, 8, 16, 32, 33, 64, 200, MAXB};
+    static const size_t nks[] = {1, 2, NK};
+    const size_t kl = kuai_key_size(c), bs = kuai_block_size(c);
+    uint8_t *keys = xmalloc(NK * 32), *buf = xmalloc(NK * MAXB * 32);
+    uint8_t *pat = xmalloc(16 * RESIDUE_MAXP);
+    size_t upto[NK]; /* the pieces of keys 0..j: upto[j] */
+    const uint8_t *kp[NK], *ip[NK];
+    uint8_t *op[NK];
+    size_t npat = 0;
+    rng_fill(keys, NK * 32);
+    rng_fill(buf, NK * MAXB * 32);
+    /* two control keys' pieces: what they share with the keys is not the
+     * keys' */
+    uint8_t *ctl = xmalloc(16 * RESIDUE_MAXP), ckey[32];
+    size_t nctl = 0;
+    for (int j = 0; j < 2; j++) {
+        rng_fill(ckey, sizeof ckey);
+        nctl = residue_pieces(c, backend, ckey, ctl, nctl, RESIDUE_MAXP, buf, NULL, 0);
+    }
+    qsort(ctl, nctl, 16, piece_cmp);
+    for (size_t j = 0; j < NK; j++) {
+        kp[j] = keys + 32 * j;
+        ip[j] = op[j] = buf + MAXB * bs * j;
+        npat = residue_pieces(c, backend, kp[j], pat, npat, RESIDUE_MAXP, buf, ctl, nctl);
+        upto[j] = npat;
+    }
+    free(ctl);
+    CHECK(upto[0] > 0, "%s %s: no pieces of the schedule to search for", kuai_cipher_name(c),
+          backend);
     for (int enc = 0; enc < 2; enc++)
         for (size_t b = 0; b < sizeof nbs / sizeof nbs[0]; b++)
-            for (size_t n = 1; n <= NK; n += NK - 1) {
+            for (size_t i = 0; i < sizeof nks / sizeof nks[0]; i++) {
+                const size_t n = nks[i];
+                if (t_short && (n == 2 || nbs[b] == MAXB))
+                    continue;
                 char what[160];
                 snprintf(what, sizeof what, "%s %s one-shot %s, %zu key(s), %zu blocks",
                          kuai_cipher_name(c), backend, enc ? "encryption" : "decryption", n,
                          nbs[b]);
-                rng_fill(buf, NK * MAXB * 16);
                 stack_clear();
-                CHECK_RC(oneshot_call(c, kp, kl, ip, op, n, nbs[b] * 16, enc), KUAI_OK, what);
-                size_t depth = 0, found = stack_holds(rows, per_key * n, &depth);
+                CHECK_RC(oneshot_call(c, kp, kl, ip, op, n, nbs[b] * bs, enc), KUAI_OK, what);
+                size_t depth = 0, found = stack_holds(pat, upto[n - 1], &depth);
                 CHECK(found == 0,
-                      "%s: %zu round key rows left on the stack (the first %zu bytes below the "
-                      "caller)",
+                      "%s: %zu pieces of the schedule left on the stack (the deepest %zu bytes "
+                      "below the caller)",
                       what, found, depth);
             }
-    free(k);
-    free(rows);
+    free(pat);
     free(buf);
     free(keys);
 }
@@ -412,9 +496,7 @@ void test_oneshot(void)
             oneshot_multi_few_blocks(all_ciphers[i]);
             key_init_multi(all_ciphers[i], be[b]);
 #ifdef __OPTIMIZE__
-            if (all_ciphers[i] == KUAI_AES_128 || all_ciphers[i] == KUAI_AES_192 ||
-                all_ciphers[i] == KUAI_AES_256)
-                oneshot_aes_residue(all_ciphers[i], be[b]);
+            oneshot_residue(all_ciphers[i], be[b]);
 #endif
         }
     }

@@ -93,6 +93,9 @@ UB_AVX2_MASKS_CALLS(ublock256_avx2_)
 /* ---- the low-latency kernel in front (xmm, VEX-encoded) ------------------ */
 
 #define UL_FN(name) ublock_ll_avx2_##name
+/* the one-shot kernels' stack overwritten: what their spills need here
+ * (ublock_ll_oneshot.h) */
+#define UL_ONESHOT_WIPE 128
 #define UL_Y /* and the ymm form: uBlock-128 groups of 2 and 4, uBlock-256 pairs */
 /* Where ymm runs whole, 3-4 uBlock-256/256 blocks run as two pairs side
  * by side (ublock_ll.h's g2), and 5 blocks took 801 TSC cycles there

@@ -1045,6 +1045,29 @@ static KUAI_HOT_ALIGN void UL_FN(ks_ll_c)(UL_FN(kcu) * kc, const uint8_t *key)
 {
     UL_FN(ks_ll)(kc, KUAI_UBLOCK_256_256, key);
 }
+/*
+ * The stack the kernels below oneshot's frame used, overwritten once they
+ * have returned (kuai_wipe_stack, src/wipe.h): their spills are copies of
+ * round keys no C code can reach. tests/test_oneshot.c searched the stack
+ * after every path (1-200 blocks, 1, 2 and 4 keys): ssse3's kernels had
+ * left up to 30 pieces of the schedule (the deepest 15 KiB below the
+ * caller, in the kernels' frames under this one's 6.6 KiB) and needed 512
+ * bytes overwritten; avx2's one (3 blocks, 128/128) needed 128. The
+ * including file may set its own size (UL_ONESHOT_WIPE); the others take
+ * 512 (avx512's, NEON's, LSX's, LASX's: make test-shim and make
+ * test-cross run the search there). Cost: one-shot calls 0.99-1.04x the
+ * TSC cycles on avx2 with 128, 0.99-1.09x on ssse3 with 512 (Zen 3; avx2
+ * with 256 took 1.05-1.19x, so the size is the least the search needs). In the ISA shim's test
+ * build, whose stand-ins for the wide instructions spill far more (pieces were found 22 KiB below
+ * the caller), all kuai_wipe_stack reaches there (32 KiB).
+ */
+#if defined(KUAI_ISA_SHIM_H)
+#undef UL_ONESHOT_WIPE
+#define UL_ONESHOT_WIPE KUAI_WIPE_STACK_MAX
+#elif !defined(UL_ONESHOT_WIPE)
+#define UL_ONESHOT_WIPE 512
+#endif
+#define UL_WIPE_KERNELS() kuai_wipe_stack(UL_ONESHOT_WIPE)
 static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
                            uint8_t *const *out, size_t n, size_t nblocks, int enc)
 {
@@ -1100,6 +1123,7 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
                 w = n - i < g ? n - i : g;
                 fused[m][1][w](keys + i, in + i, out + i);
             }
+            UL_WIPE_KERNELS();
             return;
         }
 #ifdef UL_Y
@@ -1114,6 +1138,7 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
             }
             fused[m][yrow][nblocks](keys + i, src, dst);
         }
+        UL_WIPE_KERNELS();
         return;
     }
     const size_t kbytes = (size_t)(m ? 25 : 17) * 2 * bs; /* ks_ll's round keys of one key */
@@ -1177,4 +1202,5 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
     }
     for (size_t j = 0; j < used; j++)
         kuai_wipe(&kc[j], kbytes);
+    UL_WIPE_KERNELS();
 }

@@ -210,10 +210,11 @@ KUAI_API int kuai_ctr_crypt(const kuai_key *k, uint8_t *ctr, const uint8_t *in, 
  * the rounds. uBlock's: about as fast as key setup + ECB decryption on
  * avx512, up to 1.11x slower on avx2 and ssse3 on an Intel Xeon, the cost
  * of wiping its schedule, which key setup leaves to the caller's
- * kuai_key_wipe. AES's: about 2x the time of key setup + ECB decryption on a
- * Zen 3 (one key's 154 TSC cycles against 76 for AES-128), most of it
- * overwriting the stack its kernel used (docs/performance.md has the rows);
- * use key setup + ECB where the speed matters more.
+ * kuai_key_wipe. AES's: on a Zen 3, one key's 120 TSC cycles against 77
+ * for key setup + ECB decryption (AES-128, vaes), and about 2x with several
+ * keys or on the AES-NI backends, most of that overwriting the stack their
+ * kernels used (docs/performance.md has the rows); use key setup + ECB
+ * where the speed matters more.
  */
 KUAI_API int kuai_ecb_encrypt_oneshot(kuai_cipher c, const uint8_t *key, size_t key_len,
                                       const uint8_t *in, uint8_t *out, size_t len);

@@ -345,12 +345,16 @@ static __attribute__((noinline)) int oneshot_call(kuai_cipher c, const uint8_t *
                : kuai_ecb_decrypt_oneshot_multi(c, keys, kl, in, out, n, len);
 }
 
-/* A piece worth searching for: at least 5 distinct byte values, or only
- * 0x00 and 0xff bytes (the bitsliced masks: one byte a key bit) in at
- * least 6 runs, so that the rows of zeros, of one repeated byte and the
- * plain masks the kernels' own tables and padding hold (ffffffff00000000
- * repeated) are not taken for the key's; and not a piece of a control
- * key's schedule (residue_pieces' ctl), which would be the layout's. */
+/* A piece worth searching for: at least 5 distinct byte values and at
+ * most 4 zero bytes, or only 0x00 and 0xff bytes (the bitsliced masks: one
+ * byte a key bit) in at least 6 runs, so that the rows of zeros, of one
+ * repeated byte and the plain masks the kernels' own tables and padding
+ * hold (ffffffff00000000 repeated) are not taken for the key's; and not a
+ * piece of a control key's schedule (residue_pieces' ctl), which would be
+ * the layout's. The zeros' bound: a piece of 12 zero bytes and 4 of a
+ * nibble row (a row's end beside its padding) carries 16 bits, and a block
+ * state in nibble form on the stack matched one by chance in about one run
+ * of the suite in 12. */
 static int piece_is_keyish(const uint8_t *p)
 {
     uint8_t seen[256] = {0};
@@ -360,7 +364,7 @@ static int piece_is_keyish(const uint8_t *p)
         runs += i > 0 && p[i] != p[i - 1];
     }
     if (distinct >= 5)
-        return 1;
+        return seen[0] <= 4;
     return distinct == 2 && seen[0] && seen[0xff] && runs >= 6;
 }
 

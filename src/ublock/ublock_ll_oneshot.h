@@ -1049,7 +1049,7 @@ static KUAI_HOT_ALIGN void UL_FN(ks_ll_c)(UL_FN(kcu) * kc, const uint8_t *key)
  * The stack the kernels below oneshot's frame used, overwritten once they
  * have returned (kuai_wipe_stack, src/wipe.h): their spills are copies of
  * round keys no C code can reach. tests/test_oneshot.c searched the stack
- * after every path (1-200 blocks, 1, 2 and 4 keys): ssse3's kernels had
+ * after every path (1-1,000 blocks; 1, 2 and 4 keys): ssse3's kernels had
  * left up to 30 pieces of the schedule (the deepest 15 KiB below the
  * caller, in the kernels' frames under this one's 6.6 KiB) and needed 512
  * bytes overwritten; avx2's one (3 blocks, 128/128) needed 128. The
@@ -1057,9 +1057,10 @@ static KUAI_HOT_ALIGN void UL_FN(ks_ll_c)(UL_FN(kcu) * kc, const uint8_t *key)
  * 512 (avx512's, NEON's, LSX's, LASX's: make test-shim and make
  * test-cross run the search there). Cost: one-shot calls 0.99-1.04x the
  * TSC cycles on avx2 with 128, 0.99-1.09x on ssse3 with 512 (Zen 3; avx2
- * with 256 took 1.05-1.19x, so the size is the least the search needs). In the ISA shim's test
- * build, whose stand-ins for the wide instructions spill far more (pieces were found 22 KiB below
- * the caller), all kuai_wipe_stack reaches there (32 KiB).
+ * with 256 took 1.05-1.19x, so the size is the least the search needs).
+ * In the ISA shim's test build, whose stand-ins for the wide instructions
+ * spill far more (pieces were found 22 KiB below the caller), all that
+ * kuai_wipe_stack reaches there (32 KiB).
  */
 #if defined(KUAI_ISA_SHIM_H)
 #undef UL_ONESHOT_WIPE

@@ -324,10 +324,10 @@ static void sched_bytes_bound(void)
  * blocks each way) that is not a constant-looking row, and the raw key.
  * One key's, two keys' or four keys' blocks through each path: 1-5 (the
  * hooks' short paths and AES's stored rows), 8-32 (the hooks' groups),
- * 33-1,000 (the generic path and the backends' wide kernels). Found so: AES-NI's
- * and VAES's decryption had left 8-10 rows (2026-12-06); ssse3's uBlock
- * kernels and the wide kernels under the generic path left pieces 14-16
- * KiB below the caller (2026-12-06). Unoptimised builds (make
+ * 33-1,000 (the generic path and the backends' wide kernels). Found so:
+ * AES-NI's and VAES's decryption had left 8-10 rows; ssse3's and avx2's
+ * uBlock one-shot kernels up to 30 pieces, 15 KiB below the caller (both
+ * 2026-12-06; src/ublock/ublock_ll_oneshot.h). Unoptimised builds (make
  * test-sanitize's -O0) keep every value in a stack slot, in frames deeper
  * than the library's wipes reach (rows were found 9-15 KiB below the
  * caller): the check runs where the compiler optimises (the suite's own
@@ -354,7 +354,7 @@ static __attribute__((noinline)) int oneshot_call(kuai_cipher c, const uint8_t *
  * the layout's. The zeros' bound: a piece of 12 zero bytes and 4 of a
  * nibble row (a row's end beside its padding) carries 16 bits, and a block
  * state in nibble form on the stack matched one by chance in about one run
- * of the suite in 12. */
+ * of this group in 12. */
 static int piece_is_keyish(const uint8_t *p)
 {
     uint8_t seen[256] = {0};
@@ -370,7 +370,6 @@ static int piece_is_keyish(const uint8_t *p)
 
 enum { RESIDUE_NK = 4, RESIDUE_MAXB = 1000, RESIDUE_MAXP = 16384 };
 
-/* Key j's pieces appended to pat (npat of them so far); the new count */
 static int piece_cmp(const void *a, const void *b)
 {
     return memcmp(a, b, 16);

@@ -90,8 +90,8 @@ void *xmalloc(size_t n);
 
 /* What a call left on the stack below its caller (test_main.c): npat
  * 16-byte patterns searched for in the 64 KiB under the caller's frame, as
- * the call left them (stack_holds: how many places hold one, and where the
- * first is, its distance below the caller, into *depth if not NULL);
+ * the call left them (stack_holds: how many places hold one, and the
+ * deepest one's distance below the caller, into *depth if not NULL);
  * stack_clear zeroes that area first, so that what is found was left by
  * the call in between. */
 size_t stack_holds(const uint8_t *pat, size_t npat, size_t *depth);

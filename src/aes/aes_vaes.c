@@ -469,11 +469,11 @@ static void aes_vaes_oneshot_dec1(kuai_cipher c, const uint8_t *key, const uint8
  * all that kuai_wipe_stack reaches (3 rows were left 1 KiB below the 1 KiB
  * overwrite there). */
 #ifdef KUAI_ISA_SHIM_H
+#define AES_VAES_DEC1_WIPE_ALWAYS 1
 #define AES_VAES_DEC1_STACK KUAI_WIPE_STACK_MAX
-#define AES_VAES_DEC1_WIDE_STACK KUAI_WIPE_STACK_MAX
 #else
-#define AES_VAES_DEC1_STACK 0
-#define AES_VAES_DEC1_WIDE_STACK AES_ONESHOT_STORED_STACK
+#define AES_VAES_DEC1_WIPE_ALWAYS 0
+#define AES_VAES_DEC1_STACK AES_ONESHOT_STORED_STACK
 #endif
 static void aes_vaes_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
                              uint8_t *const *out, size_t n, size_t nblocks, int enc)
@@ -482,8 +482,8 @@ static void aes_vaes_oneshot(kuai_cipher c, const uint8_t *const *keys, const ui
      * every other call 2-4 TSC cycles */
     if (!enc && n == 1) {
         aes_vaes_oneshot_dec1(c, keys[0], in[0], out[0], nblocks);
-        if (AES_VAES_DEC1_STACK || nblocks >= 2 * AESY_V)
-            kuai_wipe_stack(AES_VAES_DEC1_WIDE_STACK);
+        if (AES_VAES_DEC1_WIPE_ALWAYS || nblocks >= 2 * AESY_V)
+            kuai_wipe_stack(AES_VAES_DEC1_STACK);
     } else
         aes_aesni_oneshot(c, keys, in, out, n, nblocks, enc);
 }

@@ -128,6 +128,9 @@ static inline const ublock_sched *ublock_sched_const(const kuai_key *k)
  * permutation was most of a short message's cost). */
 void ublock_expand_raw(ublock_sched *s, kuai_cipher c, const uint8_t *key);
 void ublock_expand_nib_ssse3(ublock_sched *s, kuai_cipher c, const uint8_t *key);
+/* avx2's one-key setup of uBlock-128/256 (ublock_avx2_keys4.c: its round
+ * loop unrolled) */
+void ublock_avx2_expand1_128_256(ublock_sched *s, const uint8_t *key);
 /* avx2's four-key setup (ublock_avx2_keys4.c; kuai_key_init_multi) */
 void ublock_avx2_expand4(kuai_key *const k[4], const uint8_t *const key[4]);
 /* its schedules of four uBlock-128/128 or 128/256 keys, two per ymm, into

@@ -13,10 +13,12 @@
 #include "../simd/sse.h"  /* the low-latency kernel (VEX-encoded here) */
 /* the 24-round members' key setup with the shorter chain
  * (ublock_ks_step.h's short_kx), measured on a Zen 4 (key setup alone
- * 0.90-0.94x). Only here: ssse3's SSE encoding measured 0.95-1.03x, the
- * several-key setups of ublock_avx2_keys4.c (no UB_KS_SHORT_KX there; four
- * 128/256 keys in two ymm states 1.03-1.04x slower) are bound by their
- * count, and NEON and LSX have yet to be timed on hardware. */
+ * 0.90-0.94x). Only here and in the one-key setup of uBlock-128/256 that
+ * ublock_avx2_keys4.c holds for this file: ssse3's SSE encoding measured
+ * 0.95-1.03x, the several-key setups of ublock_avx2_keys4.c (no
+ * UB_KS_SHORT_KX there; four 128/256 keys in two ymm states 1.03-1.04x
+ * slower) are bound by their count, and NEON and LSX have yet to be timed
+ * on hardware. */
 #define UB_KS_SHORT_KX
 #include "ublock_expand_nib.h"
 
@@ -28,10 +30,16 @@
         __VA_ARGS__, __VA_ARGS__                                                                   \
     }
 
-/* ublock_expand_nib_ssse3's key setup, VEX-encoded */
+/* ublock_expand_nib_ssse3's key setup, VEX-encoded; uBlock-128/256's
+ * unrolled (ublock_avx2_keys4.c) */
 static void ublock_expand_nib_avx2(ublock_sched *s, kuai_cipher c, const uint8_t *key)
 {
-    ub_expand_nib_any(s, c, key);
+    if (c == KUAI_UBLOCK_128_128)
+        ub_expand_nib(s, KUAI_UBLOCK_128_128, key);
+    else if (c == KUAI_UBLOCK_128_256)
+        ublock_avx2_expand1_128_256(s, key);
+    else
+        ub_expand_nib(s, KUAI_UBLOCK_256_256, key);
 }
 #define UB_KEY_SETUP ublock_expand_nib_avx2
 /* two keys side by side (kuai_key_init_multi): one per ymm lane, or two

@@ -27,6 +27,10 @@
  * schedules side by side (ublock_avx2_expand2x, over v128x2): the
  * backend's expand2 calls it there, and expand4 for both pairs of
  * 128/256; four 128/128 keys run as four xmm schedules (v128x4).
+ *
+ * And one uBlock-128/256 key's setup with its round loop unrolled
+ * (ublock_avx2_expand1_128_256, at the end), which ublock_avx2.c calls:
+ * here so that the longer loop moves none of that file's code.
  */
 #include "ublock.h"
 
@@ -34,7 +38,15 @@
 #include "../seam.h"
 #include "../simd/avx2.h"
 #include "../simd/sse.h"
+/* The one-key setup's xmm loop (ublock_expand_nib.h's ub_expand_nib, used
+ * by ublock_avx2_expand1_128_256 below) with the 24-round members' shorter
+ * chain and its round loop unrolled; the several-key loops of this file
+ * take neither (both measured slower there: ublock_avx2.c) */
+#define UB_KS_SHORT_KX
+#define UB_KS_UNROLL
 #include "ublock_expand_nib.h" /* ublock_ks.h, UB_YPUT */
+#undef UB_KS_SHORT_KX
+#undef UB_KS_UNROLL
 
 /* Two registers of vocabulary B (v256 or v128) as one vector P: the ops
  * the key schedule and its stores use (src/simd/vocab.h's names), each on
@@ -322,4 +334,16 @@ void ublock_avx2_expand4(kuai_key *const k[4], const uint8_t *const key[4])
     ublock_avx2_expand4y(s, c, key);
     for (int j = 0; j < 4; j++)
         __atomic_store_n(&s[j]->masks, UBLOCK_MASKS_NONE, __ATOMIC_RELAXED);
+}
+
+/* One uBlock-128/256 key's setup, the round loop unrolled (the rows'
+ * addresses constants, no index arithmetic): key setup alone 0.83-0.87x
+ * the TSC cycles, key setup + 4 blocks 0.96x (Zen 3, six places of the
+ * library; docs/performance.md, seventieth session). Here and not in
+ * ublock_avx2.c, whose code after the loop would move: unrolled there,
+ * uBlock-256/256's key setup + 2 blocks, code the loop does not touch,
+ * read 1.03-1.13x in every place tried. */
+void ublock_avx2_expand1_128_256(ublock_sched *s, const uint8_t *key)
+{
+    ub_expand_nib(s, KUAI_UBLOCK_128_256, key);
 }

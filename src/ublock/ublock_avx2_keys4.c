@@ -41,7 +41,8 @@
 /* The one-key setup's xmm loop (ublock_expand_nib.h's ub_expand_nib, used
  * by ublock_avx2_expand1_128_256 below) with the 24-round members' shorter
  * chain and its round loop unrolled; the several-key loops of this file
- * take neither (both measured slower there: ublock_avx2.c) */
+ * take neither (both measured slower there: ublock_avx2.c's comment, and
+ * four 128/256 keys unrolled 216 -> 227, docs/performance.md) */
 #define UB_KS_SHORT_KX
 #define UB_KS_UNROLL
 #include "ublock_expand_nib.h" /* ublock_ks.h, UB_YPUT */
@@ -337,9 +338,10 @@ void ublock_avx2_expand4(kuai_key *const k[4], const uint8_t *const key[4])
 }
 
 /* One uBlock-128/256 key's setup, the round loop unrolled (the rows'
- * addresses constants, no index arithmetic): key setup alone 0.83-0.87x
- * the TSC cycles, key setup + 4 blocks 0.96x (Zen 3, six places of the
- * library; docs/performance.md, seventieth session). Here and not in
+ * addresses constants, no index arithmetic): key setup alone 0.87-0.89x
+ * the TSC cycles, key setup + 4 blocks 0.88-0.99x (Zen 3, six places of
+ * the library; level on a Zen 4: docs/performance.md, seventieth
+ * session). Here and not in
  * ublock_avx2.c, whose code after the loop would move: unrolled there,
  * uBlock-256/256's key setup + 2 blocks, code the loop does not touch,
  * read 1.03-1.13x in every place tried. */

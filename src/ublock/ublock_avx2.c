@@ -31,7 +31,8 @@
     }
 
 /* ublock_expand_nib_ssse3's key setup, VEX-encoded; uBlock-128/256's
- * unrolled (ublock_avx2_keys4.c) */
+ * unrolled (ublock_avx2_keys4.c). The members spelled out, not
+ * ub_expand_nib_any, whose 128/256 loop would be built here too. */
 static void ublock_expand_nib_avx2(ublock_sched *s, kuai_cipher c, const uint8_t *key)
 {
     if (c == KUAI_UBLOCK_128_128)

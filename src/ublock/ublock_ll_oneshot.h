@@ -974,23 +974,23 @@ typedef int (*UL_FN(ks_fn))(const UL_FN(kcu) *, const uint8_t *const *, uint8_t 
     {                                                                                              \
         return UL_FN(ks_group)(kc, rounds, bs, src, dst, nb, enc, mk, wipe);                       \
     }
+/* Several keys' blocks are decrypted here only: their encryption of one
+ * block each takes ks_fused's kernels (oneshot's fused table), which
+ * store no schedule, so there is no multi-key encryption kernel here. */
 #define UL_KS_KERNELS(m, rounds, bs)                                                               \
     UL_KS_KERNEL(ks##m##_d1, rounds, bs, 1, 0, 0)                                                  \
     UL_KS_KERNEL(ks##m##_e1, rounds, bs, 1, 1, 0)                                                  \
     UL_KS_KERNEL(ks##m##_d2, rounds, bs, 2, 0, 0)                                                  \
     UL_KS_KERNEL(ks##m##_e2, rounds, bs, 2, 1, 0)                                                  \
-    UL_KS_KERNEL(ks##m##_md2, rounds, bs, 2, 0, 1)                                                 \
-    UL_KS_KERNEL(ks##m##_me2, rounds, bs, 2, 1, 1)
+    UL_KS_KERNEL(ks##m##_md2, rounds, bs, 2, 0, 1)
 #define UL_KS_KERNELS4(m, rounds)                                                                  \
     UL_KS_KERNELS(m, rounds, 16)                                                                   \
     UL_KS_KERNEL(ks##m##_d3, rounds, 16, 3, 0, 0)                                                  \
     UL_KS_KERNEL(ks##m##_e3, rounds, 16, 3, 1, 0)                                                  \
     UL_KS_KERNEL(ks##m##_md3, rounds, 16, 3, 0, 1)                                                 \
-    UL_KS_KERNEL(ks##m##_me3, rounds, 16, 3, 1, 1)                                                 \
     UL_KS_KERNEL(ks##m##_d4, rounds, 16, 4, 0, 0)                                                  \
     UL_KS_KERNEL(ks##m##_e4, rounds, 16, 4, 1, 0)                                                  \
-    UL_KS_KERNEL(ks##m##_md4, rounds, 16, 4, 0, 1)                                                 \
-    UL_KS_KERNEL(ks##m##_me4, rounds, 16, 4, 1, 1)
+    UL_KS_KERNEL(ks##m##_md4, rounds, 16, 4, 0, 1)
 UL_KS_KERNELS4(a, 16)
 UL_KS_KERNELS4(b, 24)
 UL_KS_KERNELS(c, 24, 32)
@@ -1072,24 +1072,23 @@ static KUAI_HOT_ALIGN void UL_FN(ks_ll_c)(UL_FN(kcu) * kc, const uint8_t *key)
 static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
                            uint8_t *const *out, size_t n, size_t nblocks, int enc)
 {
-    /* [member][mk][enc][group size]; uBlock-256/256 groups hold 2 blocks */
+    /* one key's groups [member][enc][group size], several keys' groups of
+     * one block each [member][group size] (decryption only: see
+     * UL_KS_KERNELS); uBlock-256/256 groups hold 2 blocks */
 #define UL_KS_ROW(m)                                                                               \
+    {0, UL_FN(ks##m##_d1), UL_FN(ks##m##_d2), UL_FN(ks##m##_d3), UL_FN(ks##m##_d4)},               \
     {                                                                                              \
-        {{0, UL_FN(ks##m##_d1), UL_FN(ks##m##_d2), UL_FN(ks##m##_d3), UL_FN(ks##m##_d4)},          \
-         {0, UL_FN(ks##m##_e1), UL_FN(ks##m##_e2), UL_FN(ks##m##_e3), UL_FN(ks##m##_e4)}},         \
-        {                                                                                          \
-            {0, UL_FN(ks##m##_d1), UL_FN(ks##m##_md2), UL_FN(ks##m##_md3), UL_FN(ks##m##_md4)},    \
-            {                                                                                      \
-                0, UL_FN(ks##m##_e1), UL_FN(ks##m##_me2), UL_FN(ks##m##_me3), UL_FN(ks##m##_me4)   \
-            }                                                                                      \
-        }                                                                                          \
+        0, UL_FN(ks##m##_e1), UL_FN(ks##m##_e2), UL_FN(ks##m##_e3), UL_FN(ks##m##_e4)              \
     }
-    static const UL_FN(ks_fn) fns[3][2][2][5] = {
-        UL_KS_ROW(a),
-        UL_KS_ROW(b),
-        {{{0, UL_FN(ksc_d1), UL_FN(ksc_d2), 0, 0}, {0, UL_FN(ksc_e1), UL_FN(ksc_e2), 0, 0}},
-         {{0, UL_FN(ksc_d1), UL_FN(ksc_md2), 0, 0}, {0, UL_FN(ksc_e1), UL_FN(ksc_me2), 0, 0}}}};
+    static const UL_FN(ks_fn) fns[3][2][5] = {
+        {UL_KS_ROW(a)},
+        {UL_KS_ROW(b)},
+        {{0, UL_FN(ksc_d1), UL_FN(ksc_d2), 0, 0}, {0, UL_FN(ksc_e1), UL_FN(ksc_e2), 0, 0}}};
 #undef UL_KS_ROW
+    static const UL_FN(ks_fn)
+        mkd[3][5] = {{0, UL_FN(ksa_d1), UL_FN(ksa_md2), UL_FN(ksa_md3), UL_FN(ksa_md4)},
+                     {0, UL_FN(ksb_d1), UL_FN(ksb_md2), UL_FN(ksb_md3), UL_FN(ksb_md4)},
+                     {0, UL_FN(ksc_d1), UL_FN(ksc_md2), 0, 0}};
     static void (*const ks[3])(UL_FN(kcu) *, const uint8_t *) = {UL_FN(ks_ll_a), UL_FN(ks_ll_b),
                                                                  UL_FN(ks_ll_c)};
     const uint8_t *src[UL_G128];
@@ -1145,7 +1144,9 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
     const size_t kbytes = (size_t)(m ? 25 : 17) * 2 * bs; /* ks_ll's round keys of one key */
     UL_FN(kcu) kc[UL_G128];
     size_t used = 0;
-    if (nblocks == 1) { /* a group of keys, one block each, per pass (decryption) */
+    /* a group of keys, one block each, per pass (decryption: encryption
+     * returned above) */
+    if (nblocks == 1) {
         for (size_t i = 0; i < n;) {
             size_t w = n - i < g ? n - i : g;
 #ifdef UL_Y
@@ -1160,7 +1161,7 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
 #endif
             for (size_t j = 0; j < w; j++)
                 ks[m](&kc[j], keys[i + j]);
-            if (!fns[m][1][enc][w](kc, in + i, out + i, 1)) /* else zeroed as read */
+            if (!mkd[m][w](kc, in + i, out + i, 1)) /* else zeroed as read */
                 used = w > used ? w : used;
             i += w;
         }
@@ -1195,7 +1196,7 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
                     src[j] = in[i] + (b + j) * bs;
                     dst[j] = out[i] + (b + j) * bs;
                 }
-                wiped &= fns[m][0][enc][w](kc, src, dst, once);
+                wiped &= fns[m][enc][w](kc, src, dst, once);
                 b += w;
             }
         }

@@ -35,6 +35,15 @@
  * 3 (EPYC family 25 model 1) the deep form is the slower one: one key's
  * 4 blocks 294 -> 374, four keys' 415 -> 451 (docs/performance.md, "Zen
  * 3"). t1: uBlock-128/128. */
+/* Four uBlock-128 keys' blocks of one-shot encryption packed
+ * (yks_packed4), except on Zen 5, where the forms above were measured and
+ * the packed one is not, and where zmm runs them (zks_fused_mk: avx512
+ * unless UL_ZAMD). */
+#ifdef UL_Z
+#define UL_PACKED4 (UL_ZAMD && !kuai_cpu_zen5())
+#else
+#define UL_PACKED4 (!kuai_cpu_zen5())
+#endif
 #ifdef UL_Z /* a three-input XOR: every form is lin128x3 (UL_FORM_PAIR) */
 #define UL_FRAMED(n, t1) UL_LEAN(n)
 #else
@@ -213,6 +222,50 @@ UB_KERNEL void UL_FN(yks_frames)(ub_ksy *ksy, v256 *a, v256 *b, v256 *k0, v256 *
 
 #ifdef UL_Y
 /*
+ * Four keys' blocks, one each, packed two a byte (round128p): a, b hold
+ * blocks 0 and 1 (vector 0) and 2 and 3 (vector 1) after the first round
+ * key, as ks_fused_y loads them; block 2 and 3's nibbles go into the high
+ * half of each byte, so the state is two ymm, not four, and a round's
+ * byte permutations move all four blocks at once. Each round's two key
+ * vectors are packed alike before their move to the round's layout (one
+ * pshufb each for the four keys, not two). The schedules stay one
+ * nibble a byte, two keys a ymm, in key setup's frames. The S-box on
+ * packed bytes costs four operations more a vector and the round three
+ * operations of depth more (13, lin128's), but the state's and the
+ * keys' 8 vectors fit in the registers: unpacked, gcc kept the blocks in
+ * memory between the rounds, and the rounds waited on the reloads
+ * (docs/performance.md, seventy-first session: Zen 3, four keys' one
+ * block each 0.84x the cycles for uBlock-128/256, 0.95x for 128/128).
+ */
+UB_KERNEL void UL_FN(yks_packed_round)(ub_ksy *ksy, v256 *pa, v256 *pb, unsigned r, int t1, int sw)
+{
+    const v256 p = v256_row16(ublock_llk_p[0][r & 7]), ps = v256_row16(ublock_llk_p[1][r & 7]);
+    for (int v = 0; v < 2; v++)
+        ub_ksy_step_any(&ksy[v], r, t1, sw);
+    v256 k0 = v256_shuf8(v256_or(ksy[0].k0, v256_sll64(ksy[1].k0, 4)), sw ? ps : p);
+    v256 k1 = v256_shuf8(v256_or(ksy[0].k1, v256_sll64(ksy[1].k1, 4)), sw ? p : ps);
+    UL_FN(yround128p)(pa, pb, &k0, &k1, (r - 1) & 7, 1);
+}
+
+UB_KERNEL void UL_FN(yks_packed4)(ub_ksy *ksy, v256 *a, v256 *b, unsigned rounds, int t1)
+{
+    const v256 m = v256_set1_8(0x0f);
+    v256 pa = v256_or(a[0], v256_sll64(a[1], 4)), pb = v256_or(b[0], v256_sll64(b[1], 4));
+    /* two rounds a pass, each frame a constant (yks_frames' order; a
+     * round a pass chose the frame by a branch a round: 0.94x, not 0.87x) */
+    for (unsigned r = 1; r <= rounds; r += 2) {
+        UL_FN(yks_packed_round)(ksy, &pa, &pb, r, t1, t1);
+        UL_FN(yks_packed_round)(ksy, &pa, &pb, r + 1, t1, !t1);
+    }
+    a[0] = v256_and(pa, m);
+    a[1] = v256_and(v256_srl64(pa, 4), m);
+    b[0] = v256_and(pb, m);
+    b[1] = v256_and(v256_srl64(pb, 4), m);
+}
+#endif
+
+#ifdef UL_Y
+/*
  * ks_fused on ymm (uBlock-128 groups of 2 and 4). Several keys: their
  * schedules run in ymm too, two per vector, each in the lanes of the blocks
  * that add its round keys, so no round key moves between lanes. One key:
@@ -222,11 +275,14 @@ UB_KERNEL void UL_FN(yks_frames)(ub_ksy *ksy, v256 *a, v256 *b, v256 *k0, v256 *
  * (half the width for the same result: this is what keeps the path at or
  * below the xmm kernel's cost; docs/performance.md). ky: the schedules run
  * on ymm, a constant at each call (so the compiler sees which of ksy and
- * k1x is set up).
+ * k1x is set up). pk (a constant at each call; 4 keys' blocks only): the
+ * blocks packed (yks_packed4), in kernels of their own (ksfa_p4, ksfb_p4):
+ * chosen inside ks_fused's kernels, uBlock-128/128's call took 1.05x the
+ * cycles of its own kernel's (Zen 3).
  */
 UB_KERNEL void UL_FN(ks_fused_y)(kuai_cipher c, const uint8_t *const *key,
                                  const uint8_t *const *src, uint8_t *const *dst, int nb, int mk,
-                                 const int ky)
+                                 const int ky, const int pk)
 {
     const int nv = UL_YV(nb);
     const int nky = mk ? nv : 1;
@@ -240,7 +296,7 @@ UB_KERNEL void UL_FN(ks_fused_y)(kuai_cipher c, const uint8_t *const *key,
      * four keys' blocks 243 -> 249 (their two schedules, 14 operations
      * more a round beside the rounds' shuffles); llvm-mca's Zen 3 model
      * level either way (12.5 cycles a round) */
-    const int t1 = c == KUAI_UBLOCK_128_128, f = ky && !(t1 && mk);
+    const int t1 = c == KUAI_UBLOCK_128_128, f = ky && (pk || !(t1 && mk));
     if (ky) {
         for (int v = 0; v < nky; v++) {
             const int j0 = mk ? 2 * v : 0, j1 = mk && 2 * v + 1 < nb ? 2 * v + 1 : j0;
@@ -265,7 +321,9 @@ UB_KERNEL void UL_FN(ks_fused_y)(kuai_cipher c, const uint8_t *const *key,
     /* each form its own loop (a constant form in each): with the choice
      * inside, gcc kept it in the loop and one key's uBlock-128/128 rounds
      * took 238 -> 272 TSC cycles in the lean form (Zen 5, KUAI_ZEN=0) */
-    if (f && UL_FRAMED(nv, t1) == UL_FORM_DEEP)
+    if (pk)
+        UL_FN(yks_packed4)(ksy, a, b, yrounds, t1);
+    else if (f && UL_FRAMED(nv, t1) == UL_FORM_DEEP)
         UL_FN(yks_frames)(ksy, a, b, k0, k1, yrounds, t1, nky, nv, mk, UL_FORM_DEEP);
     else if (f)
         UL_FN(yks_frames)(ksy, a, b, k0, k1, yrounds, t1, nky, nv, mk, UL_LEAN(nv));
@@ -542,9 +600,9 @@ UB_KERNEL void UL_FN(ks_fused)(kuai_cipher c, const uint8_t *const *key, size_t 
         }
 #endif
         if (mk || yk)
-            UL_FN(ks_fused_y)(c, key, src, dst, nb, mk, 1);
+            UL_FN(ks_fused_y)(c, key, src, dst, nb, mk, 1, 0);
         else
-            UL_FN(ks_fused_y)(c, key, src, dst, nb, 0, 0);
+            UL_FN(ks_fused_y)(c, key, src, dst, nb, 0, 0, 0);
         return;
     }
 #endif
@@ -1028,6 +1086,17 @@ UL_KSF_KERNEL(ksfc_1, KUAI_UBLOCK_256_256, 32, 1, 0, 0)
 UL_KSF_KERNEL(ksfc_2, KUAI_UBLOCK_256_256, 32, 2, 0, 0)
 UL_KSF_YKERNEL(ksfc_y2, KUAI_UBLOCK_256_256, 32, 2)
 UL_KSF_KERNEL(ksfc_m2, KUAI_UBLOCK_256_256, 32, 2, 1, 0)
+#ifdef UL_Y
+#define UL_KSF_PKERNEL(name, c)                                                                    \
+    static KUAI_HOT_ALIGN void UL_FN(name)(const uint8_t *const *key, const uint8_t *const *src,   \
+                                           uint8_t *const *dst)                                    \
+    {                                                                                              \
+        UL_FN(ks_fused_y)(c, key, src, dst, 4, 1, 1, 1);                                           \
+    }
+UL_KSF_PKERNEL(ksfa_p4, KUAI_UBLOCK_128_128)
+UL_KSF_PKERNEL(ksfb_p4, KUAI_UBLOCK_128_256)
+#undef UL_KSF_PKERNEL
+#endif
 #undef UL_KSF_KERNEL
 #undef UL_KSF_YKERNEL
 #undef UL_KSF_KERNELS4
@@ -1121,6 +1190,12 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
         if (nblocks == 1) {
             for (size_t i = 0, w; i < n; i += w) {
                 w = n - i < g ? n - i : g;
+#ifdef UL_Y
+                if (w == 4 && m < 2 && UL_PACKED4) {
+                    (m ? UL_FN(ksfb_p4) : UL_FN(ksfa_p4))(keys + i, in + i, out + i);
+                    continue;
+                }
+#endif
                 fused[m][1][w](keys + i, in + i, out + i);
             }
             UL_WIPE_KERNELS();

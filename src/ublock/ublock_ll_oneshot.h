@@ -235,7 +235,7 @@ UB_KERNEL void UL_FN(yks_frames)(ub_ksy *ksy, v256 *a, v256 *b, v256 *k0, v256 *
  * keys' 8 vectors fit in the registers: unpacked, gcc kept the blocks in
  * memory between the rounds, and the rounds waited on the reloads
  * (docs/performance.md, seventy-first session: Zen 3, four keys' one
- * block each 0.84x the cycles for uBlock-128/256, 0.95x for 128/128).
+ * block each 0.84-0.86x the cycles for 128/256, 0.96-0.97x for 128/128).
  */
 UB_KERNEL void UL_FN(yks_packed_round)(ub_ksy *ksy, v256 *pa, v256 *pb, unsigned r, int t1, int sw)
 {
@@ -295,7 +295,7 @@ UB_KERNEL void UL_FN(ks_fused_y)(kuai_cipher c, const uint8_t *const *key,
      * (ub_ksy_step128f: 7 operations a round where ub_ksy_step has 11),
      * four keys' blocks 243 -> 249 (their two schedules, 14 operations
      * more a round beside the rounds' shuffles); llvm-mca's Zen 3 model
-     * level either way (12.5 cycles a round) */
+     * level either way (12.5 cycles a round). Packed (pk): the frames. */
     const int t1 = c == KUAI_UBLOCK_128_128, f = ky && (pk || !(t1 && mk));
     if (ky) {
         for (int v = 0; v < nky; v++) {

@@ -400,6 +400,19 @@ UB_KERNEL void UL_FN(ystore128)(uint8_t *p0, uint8_t *p1, v256 a, v256 b)
         v128_storeu(p1, _mm256_extracti128_si256(x, 1));
 }
 
+/* pack2 and unpack2 on ymm, lane by lane. */
+UB_KERNEL v256 UL_FN(ypack2)(v256 x, v256 y)
+{
+    return v256_or(x, v256_sll64(y, 4));
+}
+
+UB_KERNEL void UL_FN(yunpack2)(v256 v, v256 *x, v256 *y)
+{
+    const v256 m = v256_set1_8(0x0f);
+    *x = v256_and(v, m);
+    *y = v256_and(v256_srl64(v, 4), m);
+}
+
 /* mk of a ymm group whose block j's round keys are one key's xmm form at
  * kc[j] (as kget128's; the forms stored in the keys), loaded into the
  * lanes as they are used. */

@@ -242,25 +242,22 @@ UB_KERNEL void UL_FN(yks_packed_round)(ub_ksy *ksy, v256 *pa, v256 *pb, unsigned
     const v256 p = v256_row16(ublock_llk_p[0][r & 7]), ps = v256_row16(ublock_llk_p[1][r & 7]);
     for (int v = 0; v < 2; v++)
         ub_ksy_step_any(&ksy[v], r, t1, sw);
-    v256 k0 = v256_shuf8(v256_or(ksy[0].k0, v256_sll64(ksy[1].k0, 4)), sw ? ps : p);
-    v256 k1 = v256_shuf8(v256_or(ksy[0].k1, v256_sll64(ksy[1].k1, 4)), sw ? p : ps);
+    v256 k0 = v256_shuf8(UL_FN(ypack2)(ksy[0].k0, ksy[1].k0), sw ? ps : p);
+    v256 k1 = v256_shuf8(UL_FN(ypack2)(ksy[0].k1, ksy[1].k1), sw ? p : ps);
     UL_FN(yround128p)(pa, pb, &k0, &k1, (r - 1) & 7, 1);
 }
 
 UB_KERNEL void UL_FN(yks_packed4)(ub_ksy *ksy, v256 *a, v256 *b, unsigned rounds, int t1)
 {
-    const v256 m = v256_set1_8(0x0f);
-    v256 pa = v256_or(a[0], v256_sll64(a[1], 4)), pb = v256_or(b[0], v256_sll64(b[1], 4));
+    v256 pa = UL_FN(ypack2)(a[0], a[1]), pb = UL_FN(ypack2)(b[0], b[1]);
     /* two rounds a pass, each frame a constant (yks_frames' order; a
      * round a pass chose the frame by a branch a round: 0.94x, not 0.87x) */
     for (unsigned r = 1; r <= rounds; r += 2) {
         UL_FN(yks_packed_round)(ksy, &pa, &pb, r, t1, t1);
         UL_FN(yks_packed_round)(ksy, &pa, &pb, r + 1, t1, !t1);
     }
-    a[0] = v256_and(pa, m);
-    a[1] = v256_and(v256_srl64(pa, 4), m);
-    b[0] = v256_and(pb, m);
-    b[1] = v256_and(v256_srl64(pb, 4), m);
+    UL_FN(yunpack2)(pa, &a[0], &a[1]);
+    UL_FN(yunpack2)(pb, &b[0], &b[1]);
 }
 #endif
 

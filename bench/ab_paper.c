@@ -46,6 +46,8 @@
                                            size_t);                                                \
     int P##_kuai_cbc_encrypt(const kuai_key *, uint8_t *, const uint8_t *, uint8_t *, size_t);     \
     int P##_kuai_cbc_decrypt(const kuai_key *, uint8_t *, const uint8_t *, uint8_t *, size_t);     \
+    int P##_kuai_cbc_encrypt_multi(const kuai_key *const *, uint8_t *const *,                      \
+                                   const uint8_t *const *, uint8_t *const *, size_t, size_t);      \
     int P##_kuai_ctr_crypt(const kuai_key *, uint8_t *, const uint8_t *, uint8_t *, size_t);       \
     int P##_kuai_gcm_encrypt(const kuai_key *, const uint8_t *, size_t, const uint8_t *, size_t,   \
                              const uint8_t *, uint8_t *, size_t, uint8_t *, size_t);               \
@@ -67,6 +69,15 @@ enum { AB_CHAIN = 1024, AB_LONG = 4096 };
 static _Alignas(64) uint8_t ab_long_in[AB_LONG], ab_long_out[AB_LONG], ab_iv[32], ab_tag[16];
 static const uint8_t *ab_kb[NK], *ab_src[NK];
 static uint8_t *ab_dst[NK];
+/* The streams' CBC chains (AB_CHAIN bytes each, NK of them in the long
+ * buffers) and their IVs. */
+_Static_assert(AB_LONG / AB_CHAIN >= NK, "the chains fit the long buffers");
+static _Alignas(64) uint8_t ab_ivs_b[NK][32];
+static uint8_t *ab_ivs[NK] = {ab_ivs_b[0], ab_ivs_b[1], ab_ivs_b[2], ab_ivs_b[3]};
+static const uint8_t *ab_chain_in[NK] = {ab_long_in, ab_long_in + AB_CHAIN,
+                                         ab_long_in + 2 * AB_CHAIN, ab_long_in + 3 * AB_CHAIN};
+static uint8_t *ab_chain_out[NK] = {ab_long_out, ab_long_out + AB_CHAIN, ab_long_out + 2 * AB_CHAIN,
+                                    ab_long_out + 3 * AB_CHAIN};
 
 /* The rows, once per build P (its own key structs, its own calls). */
 #define AB_ROWS(P)                                                                                 \
@@ -146,6 +157,10 @@ static uint8_t *ab_dst[NK];
     {                                                                                              \
         P##_kuai_cbc_encrypt(P##_kc[0], ab_iv, ab_long_in, ab_long_out, AB_CHAIN);                 \
     }                                                                                              \
+    static void P##_cbc_enc_chains(void) /* the keys of keys_enc's last call */                    \
+    {                                                                                              \
+        P##_kuai_cbc_encrypt_multi(P##_kc, ab_ivs, ab_chain_in, ab_chain_out, ab_nk, AB_CHAIN);    \
+    }                                                                                              \
     static void P##_cbc_enc_block(void)                                                            \
     {                                                                                              \
         P##_kuai_cbc_encrypt(P##_kc[0], ab_iv, ab_long_in, ab_long_out, ab_bs);                    \
@@ -197,6 +212,7 @@ static const struct {
     {"multi-key call alone, dec", A_multi_alone_dec, B_multi_alone_dec},
     {"kuai_key_init_multi alone", A_setup_multi, B_setup_multi},
     {"cbc enc, one chain of 1 KiB", A_cbc_enc_chain, B_cbc_enc_chain},
+    {"cbc enc, keys' chains of 1 KiB", A_cbc_enc_chains, B_cbc_enc_chains},
     {"cbc enc, one block", A_cbc_enc_block, B_cbc_enc_block},
     {"cbc dec, 4 KiB", A_cbc_dec_long, B_cbc_dec_long},
     {"ecb enc, 4 KiB", A_ecb_long, B_ecb_long},

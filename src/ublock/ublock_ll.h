@@ -1073,10 +1073,10 @@ UB_KERNEL void UL_FN(ygroup256x2)(const uint8_t (*rk)[32], const UL_H *kc1, unsi
 
 /*
  * One uBlock-256 block in two ymm (UL_HALF1: a half's l and h in one
- * vector), for one CBC chain: every operation of round256_chain serves l
- * and h at once, so a round is half the vector operations of its xmm
- * form, for the two cross-lane moves of PL and PR (3 cycles each on the
- * chain). Taken where the core does 256 bits at once (UL_YFULL).
+ * vector), for one CBC chain: a round is half the vector operations of
+ * its xmm form, for PL's and PR's cross-lane moves on the chain (vpermq,
+ * vpermd: 3 cycles each on Intel, 6 and 8 on Zen 3, hence UL_YCHAIN256
+ * below). Taken where the core does 256 bits at once (UL_YFULL).
  */
 #define UL_T v256
 #define UL_OP(op) KUAI_V(v256, op)

@@ -73,11 +73,8 @@ static uint8_t *ab_dst[NK];
  * buffers) and their IVs. */
 _Static_assert(AB_LONG / AB_CHAIN >= NK, "the chains fit the long buffers");
 static _Alignas(64) uint8_t ab_ivs_b[NK][32];
-static uint8_t *ab_ivs[NK] = {ab_ivs_b[0], ab_ivs_b[1], ab_ivs_b[2], ab_ivs_b[3]};
-static const uint8_t *ab_chain_in[NK] = {ab_long_in, ab_long_in + AB_CHAIN,
-                                         ab_long_in + 2 * AB_CHAIN, ab_long_in + 3 * AB_CHAIN};
-static uint8_t *ab_chain_out[NK] = {ab_long_out, ab_long_out + AB_CHAIN, ab_long_out + 2 * AB_CHAIN,
-                                    ab_long_out + 3 * AB_CHAIN};
+static uint8_t *ab_ivs[NK], *ab_chain_out[NK];
+static const uint8_t *ab_chain_in[NK];
 
 /* The rows, once per build P (its own key structs, its own calls). */
 #define AB_ROWS(P)                                                                                 \
@@ -269,6 +266,9 @@ int main(int argc, char **argv)
         ab_kb[i] = ab_keyb[i];
         ab_src[i] = ab_in[i];
         ab_dst[i] = ab_out[i];
+        ab_ivs[i] = ab_ivs_b[i];
+        ab_chain_in[i] = ab_long_in + i * AB_CHAIN;
+        ab_chain_out[i] = ab_long_out + i * AB_CHAIN;
     }
     /* KUAI_AB_KEYS: the key count of the rows with several keys (1..4; by
      * default the paper's: 4, 2 for 256-bit blocks); KUAI_AB_ROWS: only the

@@ -155,11 +155,18 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
 #define UL_SHALLOW_G(nb) UL_SHALLOW(nb)
 #endif
 /* A lone uBlock-128 chain's round 7 operations deep rather than 8 of
- * fewer operations (round128_chain's d7): on Zen 4 and Zen 5 (UL_ZAMD) */
+ * fewer operations (round128_chain's d7, lin128x3's sums): with a
+ * three-input XOR on Zen 4 and Zen 5 (UL_ZAMD); without one everywhere but
+ * on Zen 3 and Zen 4 (avx2), whose vector pipes run the 8-deep sums
+ * faster. A Zen 3 (EPYC family 25 model 1) ran the 7-deep trees' loop
+ * at 11.4 core cycles a round, the sums' at 10.4 (docs/performance.md,
+ * "What a round loses to the order its operations arrive in"). */
 #ifdef UL_Z
 #define UL_CHAIN7 UL_ZAMD
+#elif defined(UL_Y)
+#define UL_CHAIN7 (!kuai_cpu_zen() || kuai_cpu_zen5())
 #else
-#define UL_CHAIN7 0
+#define UL_CHAIN7 1
 #endif
 
 /* uBlock-256's linear layer, both ways, as round256_chain's sums of
@@ -190,8 +197,9 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
 
 /* round128's forms (ublock_ll_r128.h): lin128, 10 operations deep; its
  * lean form, a shuffle fewer and two operations deeper; each vector's round
- * as a lone chain's, 7 deep for three shuffles and three XORs more. */
-enum { UL_FORM_FULL, UL_FORM_LEAN, UL_FORM_DEEP };
+ * as a lone chain's, 7 deep for three shuffles and three XORs more;
+ * lin128x3's sums, 8 deep for a shuffle and two XORs more (UL_SUMS2). */
+enum { UL_FORM_FULL, UL_FORM_LEAN, UL_FORM_DEEP, UL_FORM_SUMS };
 /* Two or more vectors under keys already made (a ymm pair: 4 uBlock-128
  * blocks, a key set up before the call) wait on the round's depth on Zen 5
  * (kuai_cpu_zen5) and on its shuffles on an Intel core and on Zen 3,
@@ -213,6 +221,19 @@ enum { UL_FORM_FULL, UL_FORM_LEAN, UL_FORM_DEEP };
 #define UL_FORM_PAIR UL_FORM_FULL
 #else
 #define UL_FORM_PAIR (kuai_cpu_zen5() ? UL_FORM_DEEP : UL_FORM_FULL)
+#endif
+/* One ymm pair of two vectors (4 uBlock-128 blocks under keys already
+ * made, or 4 CBC chains) on Zen 3 and Zen 4 in avx2: lin128x3's sums of
+ * two-input XORs, 8 operations deep and 38 a round, the two vectors in step
+ * (round128_sums2's asm statement), where the full form's 34 are 10 deep.
+ * Zen 3 (EPYC family 25 model 1), avx2, scripts/bench-ab, TSC cycles: 4
+ * blocks under a stored key 210 -> 181 (128/128), 304 -> 253 (128/256),
+ * kuai_key_init + 4 blocks 266 -> 230, 348 -> 330, 4 CBC chains of 1 KiB
+ * under 4 keys 11,848 -> 10,896, 17,412 -> 15,917 (docs/performance.md,
+ * "What a round loses to the order its operations arrive in"). Zen 4 has
+ * not timed it; Zen 5 keeps the deep form it was measured with. */
+#if defined(UL_Y) && !defined(UL_Z)
+#define UL_SUMS2 (kuai_cpu_zen() && !kuai_cpu_zen5())
 #endif
 
 /* The rounds on xmm (one block per vector). */
@@ -460,6 +481,16 @@ UB_KERNEL void UL_FN(yenc128)(v256 *a, v256 *b, const v256 *const *kc, unsigned 
         a[j] = v256_xor(a[j], k0[mk ? j : 0]);
         b[j] = v256_xor(b[j], k1[mk ? j : 0]);
     }
+#ifdef UL_SUMS2
+    if (nv == 2 && UL_SUMS2) { /* its own loop: no test of the CPU in the rounds */
+        for (unsigned i = 0; i < rounds; i++) {
+            for (int j = 0; j < nk; j++)
+                UL_FN(ykget128)(kc, j, i + 1, nb, mk, &k0[j], &k1[j]);
+            UL_FN(yround128)(a, b, k0, k1, i & 7, 2, mk, UL_FORM_SUMS);
+        }
+        return;
+    }
+#endif
     for (unsigned i = 0; i < rounds; i++) {
         for (int j = 0; j < nk; j++)
             UL_FN(ykget128)(kc, j, i + 1, nb, mk, &k0[j], &k1[j]);

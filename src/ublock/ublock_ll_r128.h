@@ -50,16 +50,32 @@ UB_KERNEL void UL_RN(lin128s)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_T
     *b = UL_OP(xor)(UL_RR(s, l, UB128_FIX), k1);
 }
 
+/* a ^ b ^ c with a ^ b first: one instruction where there is a
+ * three-input XOR, else two, a ^ b pinned (gcc re-associates XOR chains,
+ * and the order is what keeps c, the last term ready, off the others'
+ * chain). */
+UB_KERNEL UL_T UL_RN(sum3)(UL_T a, UL_T b, UL_T c)
+{
+    if (UL_OP(has_xor3))
+        return UL_OP(xor3)(a, b, c);
+    return UL_OP(xor)(UL_OP(pin)(UL_OP(xor)(a, b)), c);
+}
+
 /* lin128 with three-input XORs, two operations less deep for one shuffle
  * more: b2 straight from x and w = x ^ y (as round128_chain's y2), a2 =
- * x ^ z w ^ z^2 b2. */
+ * x ^ z w ^ z^2 b2. Where there is no three-input XOR, the same sums of
+ * two-input XORs are 8 operations deep and 19 in all (round128_chain's
+ * lean chain). */
 UB_KERNEL void UL_RN(lin128x3)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_T *a, UL_T *b)
 {
     UL_T w = UL_OP(xor)(x, y);
-    UL_T b2 = UL_OP(xor3)(w, UL_RR(x, l, UB128_ROT2), UL_RR(w, l, UB128_ROT3));
-    UL_T a2 = UL_OP(xor3)(x, UL_RR(w, l, UB128_ROT1), UL_RR(b2, l, UB128_ROT2));
-    *a = UL_OP(xor3)(UL_OP(xor)(b2, k0), a2, UL_RR(a2, l, UB128_ROT5));
-    *b = UL_OP(xor3)(UL_RR(b2, l, UB128_FIX), k1, UL_RR(a2, l, UB128_FIX_ROT5));
+    UL_T b2 = UL_RN(sum3)(w, UL_RR(x, l, UB128_ROT2), UL_RR(w, l, UB128_ROT3));
+    UL_T a2 = UL_RN(sum3)(x, UL_RR(w, l, UB128_ROT1), UL_RR(b2, l, UB128_ROT2));
+    UL_T t = UL_OP(xor)(b2, k0);
+    if (!UL_OP(has_xor3))
+        t = UL_OP(pin)(t); /* (b2 ^ k0) ^ a2, not b2 ^ (k0 ^ a2): a2 comes late */
+    *a = UL_RN(sum3)(t, a2, UL_RR(a2, l, UB128_ROT5));
+    *b = UL_RN(sum3)(UL_RR(b2, l, UB128_FIX), k1, UL_RR(a2, l, UB128_FIX_ROT5));
 }
 
 /*
@@ -83,7 +99,7 @@ UB_KERNEL void UL_RN(lin128x3)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_
 UB_KERNEL void UL_RN(round128_chain)(UL_T *a, UL_T *b, UL_T k0, UL_T k1, unsigned l, int d7)
 {
     UL_T x = UL_RS(*a, 0), y = UL_RS(*b, 0);
-    if (UL_OP(has_xor3) && !d7) {
+    if (!d7) {
         UL_RN(lin128x3)(x, y, k0, k1, l, a, b);
         return;
     }
@@ -109,6 +125,83 @@ UB_KERNEL void UL_RN(round128_chain)(UL_T *a, UL_T *b, UL_T k0, UL_T k1, unsigne
     *b = UL_OP(xor)(u, UL_RR(x3, l, UB128_FIX_ROT5));
 }
 
+#ifdef UL_SUMS2
+/*
+ * lin128x3's sums of two-input XORs on two vectors (UL_FORM_SUMS), in one
+ * asm statement: each operation of the first vector, then the same
+ * operation of the second, in the order of lin128x3's sums (z the nibble
+ * rotation, F the FIX row, each a row of layout l). A Zen 3 ties an
+ * operation to one of its vector pipes when it dispatches it, and each
+ * pipe takes the oldest of its ready operations: operations that become
+ * ready together run at once only if they reach the core in this order.
+ * gcc, which schedules by its own model, put the second vector's round
+ * mostly after the first's, and the same 38 operations then took 13.6 core
+ * cycles a round on their own (lifted into a loop of rounds), against 11.6
+ * in this order and 15.3 for the full form's 34 (docs/performance.md,
+ * "What a round loses to the order its operations arrive in"). The rows
+ * and round keys are memory operands, as gcc's code has them; the state
+ * goes in and out through locals (through a[] and b[] gcc stored it to
+ * the stack every round).
+ */
+UB_KERNEL void UL_RN(round128_sums2)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l,
+                                     int mk)
+{
+    UL_T t0, t1, t2, t3, t4, t5, t6, t7, a0 = a[0], b0 = b[0], a1 = a[1], b1 = b[1];
+    const UL_T sb = UL_OP(load)(UL_FN(sbox_tab)[0]);
+#define UL_ROW(r) (*(const UL_T *)(const void *)ub128_tab[l][r])
+    __asm__("vpshufb %[a0], %[sb], %[t0]\n\t" /* x = S(a) */
+            "vpshufb %[a1], %[sb], %[t1]\n\t"
+            "vpshufb %[b0], %[sb], %[t2]\n\t" /* y = S(b) */
+            "vpshufb %[b1], %[sb], %[t3]\n\t"
+            "vpxor %[t2], %[t0], %[t2]\n\t" /* w = x ^ y */
+            "vpxor %[t3], %[t1], %[t3]\n\t"
+            "vpshufb %[r2], %[t0], %[t4]\n\t" /* z^2 x */
+            "vpshufb %[r2], %[t1], %[t5]\n\t"
+            "vpshufb %[r3], %[t2], %[t6]\n\t" /* z^3 w */
+            "vpshufb %[r3], %[t3], %[t7]\n\t"
+            "vpxor %[t4], %[t2], %[t4]\n\t" /* w ^ z^2 x */
+            "vpxor %[t5], %[t3], %[t5]\n\t"
+            "vpxor %[t6], %[t4], %[t6]\n\t" /* b2 = w ^ z^2 x ^ z^3 w */
+            "vpxor %[t7], %[t5], %[t7]\n\t"
+            "vpshufb %[r1], %[t2], %[t2]\n\t" /* z w */
+            "vpshufb %[r1], %[t3], %[t3]\n\t"
+            "vpxor %[t2], %[t0], %[t2]\n\t" /* x ^ z w */
+            "vpxor %[t3], %[t1], %[t3]\n\t"
+            "vpshufb %[r2], %[t6], %[t1]\n\t" /* z^2 b2 */
+            "vpshufb %[r2], %[t7], %[t0]\n\t"
+            "vpxor %[t1], %[t2], %[t1]\n\t" /* a2 = x ^ z w ^ z^2 b2 */
+            "vpxor %[t0], %[t3], %[t0]\n\t"
+            "vpxor %[k00], %[t6], %[t3]\n\t" /* b2 ^ k0 */
+            "vpxor %[k01], %[t7], %[t2]\n\t"
+            "vpxor %[t1], %[t3], %[t3]\n\t" /* b2 ^ k0 ^ a2 */
+            "vpxor %[t0], %[t2], %[t2]\n\t"
+            "vpshufb %[r5], %[t1], %[t5]\n\t" /* z^5 a2 */
+            "vpshufb %[r5], %[t0], %[t4]\n\t"
+            "vpxor %[t5], %[t3], %[a0]\n\t" /* a = b2 ^ k0 ^ a2 ^ z^5 a2 */
+            "vpxor %[t4], %[t2], %[a1]\n\t"
+            "vpshufb %[fx], %[t6], %[t6]\n\t" /* F b2 */
+            "vpshufb %[fx], %[t7], %[t7]\n\t"
+            "vpxor %[k10], %[t6], %[t6]\n\t" /* F b2 ^ k1 */
+            "vpxor %[k11], %[t7], %[t7]\n\t"
+            "vpshufb %[fr5], %[t1], %[t1]\n\t" /* F z^5 a2 */
+            "vpshufb %[fr5], %[t0], %[t0]\n\t"
+            "vpxor %[t1], %[t6], %[b0]\n\t" /* b = F b2 ^ k1 ^ F z^5 a2 */
+            "vpxor %[t0], %[t7], %[b1]\n\t"
+            : [a0] "+x"(a0), [b0] "+x"(b0), [a1] "+x"(a1), [b1] "+x"(b1), [t0] "=&x"(t0),
+              [t1] "=&x"(t1), [t2] "=&x"(t2), [t3] "=&x"(t3), [t4] "=&x"(t4), [t5] "=&x"(t5),
+              [t6] "=&x"(t6), [t7] "=&x"(t7)
+            : [sb] "x"(sb), [r1] "m"(UL_ROW(UB128_ROT1)), [r2] "m"(UL_ROW(UB128_ROT2)),
+              [r3] "m"(UL_ROW(UB128_ROT3)), [r5] "m"(UL_ROW(UB128_ROT5)),
+              [fx] "m"(UL_ROW(UB128_FIX)), [fr5] "m"(UL_ROW(UB128_FIX_ROT5)), [k00] "xm"(k0[0]),
+              [k01] "xm"(k0[mk ? 1 : 0]), [k10] "xm"(k1[0]), [k11] "xm"(k1[mk ? 1 : 0]));
+#undef UL_ROW
+    a[0] = a0;
+    b[0] = b0;
+    a[1] = a1;
+    b[1] = b1;
+}
+#endif
+
 /* Round i of nb vectors, ending with key i+1 (k0, k1 per vector), in
  * form (a constant at each call; ublock_ll.h's UL_FORM_*): lin128, lin128s
  * (UL_FORM_LEAN, where there is no three-input XOR), or each vector's
@@ -117,13 +210,20 @@ UB_KERNEL void UL_RN(round128_chain)(UL_T *a, UL_T *b, UL_T k0, UL_T k1, unsigne
 UB_KERNEL void UL_RN(round128)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l, int nb,
                                int mk, int form)
 {
+#ifdef UL_SUMS2
+    if (form == UL_FORM_SUMS && nb == 2) {
+        UL_RN(round128_sums2)(a, b, k0, k1, l, mk);
+        return;
+    }
+#endif
     for (int j = 0; j < nb; j++) {
         if (form == UL_FORM_DEEP) {
-            UL_RN(round128_chain)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0], l, 0);
+            UL_RN(round128_chain)
+            (&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0], l, !UL_OP(has_xor3));
             continue;
         }
         UL_T x = UL_RS(a[j], 0), y = UL_RS(b[j], 0);
-        if (UL_OP(has_xor3))
+        if (UL_OP(has_xor3) || form == UL_FORM_SUMS)
             UL_RN(lin128x3)(x, y, k0[mk ? j : 0], k1[mk ? j : 0], l, &a[j], &b[j]);
         else if (form == UL_FORM_LEAN)
             UL_RN(lin128s)(x, y, k0[mk ? j : 0], k1[mk ? j : 0], l, &a[j], &b[j]);

@@ -227,9 +227,9 @@ enum { UL_FORM_FULL, UL_FORM_LEAN, UL_FORM_DEEP, UL_FORM_SUMS };
  * two-input XORs, 8 operations deep and 38 a round, the two vectors in step
  * (round128_sums2's asm statement), where the full form's 34 are 10 deep.
  * Zen 3 (EPYC family 25 model 1), avx2, scripts/bench-ab, TSC cycles: 4
- * blocks under a stored key 210 -> 181 (128/128), 304 -> 253 (128/256),
- * kuai_key_init + 4 blocks 266 -> 230, 348 -> 330, 4 CBC chains of 1 KiB
- * under 4 keys 11,848 -> 10,896, 17,412 -> 15,917 (docs/performance.md,
+ * blocks under a stored key 210 -> 180 (128/128), 304 -> 256 (128/256),
+ * kuai_key_init + 4 blocks 261 -> 229, 346 -> 328, 4 CBC chains of 1 KiB
+ * under 4 keys 11,849 -> 10,935, 17,403 -> 15,940 (docs/performance.md,
  * "What a round loses to the order its operations arrive in"). Zen 4 has
  * not timed it; Zen 5 keeps the deep form it was measured with. */
 #if defined(UL_Y) && !defined(UL_Z)

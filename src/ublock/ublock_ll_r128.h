@@ -64,8 +64,8 @@ UB_KERNEL UL_T UL_RN(sum3)(UL_T a, UL_T b, UL_T c)
 /* lin128 with three-input XORs, two operations less deep for one shuffle
  * more: b2 straight from x and w = x ^ y (as round128_chain's y2), a2 =
  * x ^ z w ^ z^2 b2. Where there is no three-input XOR, the same sums of
- * two-input XORs are 8 operations deep and 19 in all (round128_chain's
- * lean chain). */
+ * two-input XORs are 8 operations deep and 19 in all (a lone chain's round
+ * on Zen 3 and Zen 4: round128_chain without d7). */
 UB_KERNEL void UL_RN(lin128x3)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_T *a, UL_T *b)
 {
     UL_T w = UL_OP(xor)(x, y);
@@ -88,13 +88,16 @@ UB_KERNEL void UL_RN(lin128x3)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_
  * S-box instead of 5 and 7. A round is then 7 operations deep instead of
  * 10, for three more shuffles and three more XORs, which several blocks
  * side by side (round128) cannot afford on an Intel core; on an AMD one
- * they can (round128's UL_FORM_DEEP, ublock_ll.h). With a three-input XOR (has_xor3)
- * the chain takes lin128x3 instead, 8 operations deep and 15 in all: the
- * chain is bound by its count as much as by its depth (Xeon, Emerald
- * Rapids, where this is avx512: the sums above as three-input trees, 18
- * operations 7 deep, ran CBC encryption of one uBlock-128/128 chain at
- * 8.35 c/B, lin128x3 at 7.77), unless d7 (UL_CHAIN7: Zen 4 and Zen 5,
- * where the 7-deep trees run 5-9% faster; docs/performance.md).
+ * they can (round128's UL_FORM_DEEP, ublock_ll.h). Without d7 the chain
+ * takes lin128x3 instead, 8 operations deep: with a three-input XOR
+ * (has_xor3) 15 operations in all, since the chain is bound by its count as
+ * much as by its depth (Xeon, Emerald Rapids, where this is avx512: the
+ * sums above as three-input trees, 18 operations 7 deep, ran CBC
+ * encryption of one uBlock-128/128 chain at 8.35 c/B, lin128x3 at 7.77);
+ * without one 19, fewer of them ready at once than the trees' (Zen 3).
+ * d7 is UL_CHAIN7's (ublock_ll.h): Zen 4 and Zen 5 with a three-input
+ * XOR, where the 7-deep trees run 5-9% faster; every core but Zen 3 and
+ * Zen 4 without one (docs/performance.md).
  */
 UB_KERNEL void UL_RN(round128_chain)(UL_T *a, UL_T *b, UL_T k0, UL_T k1, unsigned l, int d7)
 {
@@ -204,9 +207,10 @@ UB_KERNEL void UL_RN(round128_sums2)(UL_T *a, UL_T *b, const UL_T *k0, const UL_
 
 /* Round i of nb vectors, ending with key i+1 (k0, k1 per vector), in
  * form (a constant at each call; ublock_ll.h's UL_FORM_*): lin128, lin128s
- * (UL_FORM_LEAN, where there is no three-input XOR), or each vector's
- * round as a lone chain's (UL_FORM_DEEP: round128_chain without d7; with
- * a three-input XOR that is lin128x3, as in the others). */
+ * (UL_FORM_LEAN, where there is no three-input XOR), each vector's round
+ * as a lone chain's (UL_FORM_DEEP: round128_chain's 7-deep trees; with a
+ * three-input XOR lin128x3, as in the others), or lin128x3's sums
+ * (UL_FORM_SUMS; two vectors in step where UL_SUMS2 is built). */
 UB_KERNEL void UL_RN(round128)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l, int nb,
                                int mk, int form)
 {
@@ -216,10 +220,10 @@ UB_KERNEL void UL_RN(round128)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1,
         return;
     }
 #endif
+    const int trees = !UL_OP(has_xor3); /* UL_FORM_DEEP: the 7-deep trees, or lin128x3 */
     for (int j = 0; j < nb; j++) {
         if (form == UL_FORM_DEEP) {
-            UL_RN(round128_chain)
-            (&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0], l, !UL_OP(has_xor3));
+            UL_RN(round128_chain)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0], l, trees);
             continue;
         }
         UL_T x = UL_RS(a[j], 0), y = UL_RS(b[j], 0);

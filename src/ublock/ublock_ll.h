@@ -154,6 +154,20 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
 #else
 #define UL_SHALLOW_G(nb) UL_SHALLOW(nb)
 #endif
+/* One ymm pair of two vectors (4 uBlock-128 blocks under keys already
+ * made, or 4 CBC chains) on Zen 3 and Zen 4 in avx2: lin128x3's sums of
+ * two-input XORs, 8 operations deep and 38 a round, the two vectors in step
+ * (round128_sums2's asm statement), where the full form's 34 are 10 deep.
+ * Zen 3 (EPYC family 25 model 1), avx2, scripts/bench-ab, TSC cycles: 4
+ * blocks under a stored key 210 -> 180 (128/128), 304 -> 256 (128/256),
+ * kuai_key_init + 4 blocks 261 -> 229, 346 -> 328, 4 CBC chains of 1 KiB
+ * under 4 keys 11,849 -> 10,935, 17,403 -> 15,940 (docs/performance.md,
+ * "What a round loses to the order its operations arrive in"). Zen 4 has
+ * not timed it; Zen 5 keeps the deep form it was measured with. The same
+ * cores take the sums for a lone chain (UL_CHAIN7). */
+#if defined(UL_Y) && !defined(UL_Z)
+#define UL_SUMS2 (kuai_cpu_zen() && !kuai_cpu_zen5())
+#endif
 /* A lone uBlock-128 chain's round 7 operations deep rather than 8 of
  * fewer operations (round128_chain's d7, lin128x3's sums): with a
  * three-input XOR on Zen 4 and Zen 5 (UL_ZAMD); without one everywhere but
@@ -163,8 +177,8 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
  * "What a round loses to the order its operations arrive in"). */
 #ifdef UL_Z
 #define UL_CHAIN7 UL_ZAMD
-#elif defined(UL_Y)
-#define UL_CHAIN7 (!kuai_cpu_zen() || kuai_cpu_zen5())
+#elif defined(UL_SUMS2)
+#define UL_CHAIN7 (!UL_SUMS2)
 #else
 #define UL_CHAIN7 1
 #endif
@@ -221,19 +235,6 @@ enum { UL_FORM_FULL, UL_FORM_LEAN, UL_FORM_DEEP, UL_FORM_SUMS };
 #define UL_FORM_PAIR UL_FORM_FULL
 #else
 #define UL_FORM_PAIR (kuai_cpu_zen5() ? UL_FORM_DEEP : UL_FORM_FULL)
-#endif
-/* One ymm pair of two vectors (4 uBlock-128 blocks under keys already
- * made, or 4 CBC chains) on Zen 3 and Zen 4 in avx2: lin128x3's sums of
- * two-input XORs, 8 operations deep and 38 a round, the two vectors in step
- * (round128_sums2's asm statement), where the full form's 34 are 10 deep.
- * Zen 3 (EPYC family 25 model 1), avx2, scripts/bench-ab, TSC cycles: 4
- * blocks under a stored key 210 -> 180 (128/128), 304 -> 256 (128/256),
- * kuai_key_init + 4 blocks 261 -> 229, 346 -> 328, 4 CBC chains of 1 KiB
- * under 4 keys 11,849 -> 10,935, 17,403 -> 15,940 (docs/performance.md,
- * "What a round loses to the order its operations arrive in"). Zen 4 has
- * not timed it; Zen 5 keeps the deep form it was measured with. */
-#if defined(UL_Y) && !defined(UL_Z)
-#define UL_SUMS2 (kuai_cpu_zen() && !kuai_cpu_zen5())
 #endif
 
 /* The rounds on xmm (one block per vector). */

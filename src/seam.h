@@ -85,6 +85,13 @@ typedef struct kuai_impl {
      * builds anything lazily, as uBlock's masks). tests/test_oneshot.c
      * checks with a canary that every backend stays inside. */
     size_t sched_bytes;
+    /* The stack below a call with the key that the backend's kernels may
+     * use (their frames, and the register spills in them that no C code
+     * can reach): what a one-shot call on the generic path overwrites once
+     * they have returned (src/modes/oneshot.c, src/wipe.h). 0: 4 KiB
+     * (KUAI_WIPE_STACK_DEFAULT). tests/test_oneshot.c checks that the
+     * overwrite reaches the deepest byte the kernels wrote. */
+    size_t stack_bytes;
     void (*enc_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks);
     void (*dec_blocks)(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t nblocks);
     /* Optional fused CTR (NULL: the mode code builds counter blocks and

@@ -20,7 +20,13 @@ void kuai_wipe_call(void *p, size_t n);
  * round keys after each such call.
  */
 #ifndef KUAI_WIPE_STACK_MAX /* make test-shim's build: 32 KiB (CMakeLists.txt) */
-#define KUAI_WIPE_STACK_MAX 4096
+/* the most a backend says its kernels use (kuai_impl.stack_bytes: avx512's
+ * uBlock kernels) */
+#define KUAI_WIPE_STACK_MAX 16384
+/* what a backend's kernels use unless it says more */
+#define KUAI_WIPE_STACK_DEFAULT 4096
+#else
+#define KUAI_WIPE_STACK_DEFAULT KUAI_WIPE_STACK_MAX
 #endif
 void kuai_wipe_stack(size_t n);
 

@@ -342,13 +342,32 @@ __attribute__((noinline)) size_t stack_holds(const uint8_t *pat, size_t npat, si
     return found;
 }
 
-__attribute__((noinline)) void stack_clear(void)
+__attribute__((noinline)) void stack_fill(uint8_t v)
 {
-    /* a KiB more than stack_holds reads: its frame need not start where
-     * this one does */
+    /* a KiB more than stack_holds and stack_unwiped read: their frames
+     * need not start where this one does */
     uint8_t area[STACK_SCAN + 1024];
-    memset(area, 0, sizeof area);
+    memset(area, v, sizeof area);
     __asm__ volatile("" : : "r"(area) : "memory");
+}
+
+void stack_clear(void)
+{
+    stack_fill(0);
+}
+
+__attribute__((noinline)) size_t stack_unwiped(uint8_t v)
+{
+    uint8_t area[STACK_SCAN];
+    const volatile uint8_t *a = area; /* as in stack_holds */
+    __asm__ volatile("" : "+r"(a) : : "memory");
+    size_t i = 0;
+    while (i < STACK_SCAN && a[i] == v)
+        i++;
+    for (size_t j = i; j < i + 64 && j < STACK_SCAN; j++)
+        if (a[j] != 0)
+            return STACK_SCAN - i;
+    return 0;
 }
 
 /* ---- backends ---------------------------------------------------------- */

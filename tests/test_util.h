@@ -96,6 +96,13 @@ void *xmalloc(size_t n);
  * the call in between. */
 size_t stack_holds(const uint8_t *pat, size_t npat, size_t *depth);
 void stack_clear(void);
+/* Whether a call overwrote all the stack it used: stack_fill(v) sets the
+ * area to v, and after the call stack_unwiped(v) finds the deepest byte
+ * that is not v and returns 0 if it begins 64 zero bytes (the bottom of an
+ * overwrite such as kuai_wipe_stack's), else its distance below the
+ * caller (a frame the overwrite did not reach). */
+void stack_fill(uint8_t v);
+size_t stack_unwiped(uint8_t v);
 /* n keys on the heap, aligned as the type demands (64): malloc promises
  * only 16, and a kuai_key at a lesser alignment is undefined behaviour. */
 kuai_key *key_alloc(size_t n);

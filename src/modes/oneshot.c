@@ -14,8 +14,16 @@
 #define ONESHOT_HOOK_MAX_BLOCKS 32
 
 /* The stack below the generic path's frame that its key setup and ECB
- * call used, overwritten after them (kuai_wipe_stack) */
-#define ONESHOT_GENERIC_STACK KUAI_WIPE_STACK_MAX
+ * call used, overwritten after them (kuai_wipe_stack): what the backend
+ * says its kernels use, at least KUAI_WIPE_STACK_DEFAULT. The uBlock wide
+ * kernels' frames reach 4-11 KiB below it, past the 4 KiB this was for
+ * every backend until 2026-12-07, and a Zen 4's avx512 uBlock-256
+ * decryption left 9-17 pieces of the schedule there. */
+static size_t oneshot_generic_stack(const kuai_key *k)
+{
+    size_t n = kuai_key_impl(k)->stack_bytes;
+    return n > KUAI_WIPE_STACK_DEFAULT ? n : KUAI_WIPE_STACK_DEFAULT;
+}
 
 /* The backend kuai_key_init would pick, if it has a oneshot hook; NULL
  * sends the call down the generic path, which also reports every error. */
@@ -77,10 +85,11 @@ static int oneshot(kuai_cipher c, const uint8_t *key, size_t key_len, const uint
     if (r)
         return r;
     r = enc ? kuai_ecb_encrypt(&k, in, out, len) : kuai_ecb_decrypt(&k, in, out, len);
+    size_t stack = oneshot_generic_stack(&k);
     key_wipe_used(&k);
     /* and the copies of it the kernels' frames below this one left
      * (src/wipe.h): their spills held 12-30 AES rows of 33 blocks' calls */
-    kuai_wipe_stack(ONESHOT_GENERIC_STACK);
+    kuai_wipe_stack(stack);
     return r;
 }
 
@@ -126,8 +135,9 @@ static int oneshot_multi(kuai_cipher c, const uint8_t *const *keys, size_t key_l
             r = enc ? kuai_ecb_encrypt(&k, in[i], out[i], len)
                     : kuai_ecb_decrypt(&k, in[i], out[i], len);
     }
+    size_t stack = oneshot_generic_stack(&k);
     key_wipe_used(&k);
-    kuai_wipe_stack(ONESHOT_GENERIC_STACK);
+    kuai_wipe_stack(stack);
     return r;
 }
 

@@ -105,6 +105,10 @@ UB_AVX2_MASKS_CALLS(ublock256_avx2_)
 /* the one-shot kernels' stack overwritten: what their spills need here
  * (ublock_ll_oneshot.h) */
 #define UL_ONESHOT_WIPE 128
+/* kuai_impl.stack_bytes: the wide calls reached 4-8 KiB below the generic
+ * one-shot path's frame (Zen 4, gcc 12, 2026-12-07); avx512's, 8-12 KiB,
+ * take ublock_ll_front.h's 16 KiB */
+#define UL_KERNEL_STACK 12288
 #define UL_Y /* and the ymm form: uBlock-128 groups of 2 and 4, uBlock-256 pairs */
 /* Where ymm runs whole, 3-4 uBlock-256/256 blocks run as two pairs side
  * by side (ublock_ll.h's g2), and 5 blocks took 801 TSC cycles there

@@ -41,6 +41,14 @@
 #ifndef UL_WIDE
 #define UL_WIDE(W, op) W##op
 #endif
+/* The stack the wide kernels' calls use below the caller's frame
+ * (kuai_impl.stack_bytes): what the one-shot calls' generic path
+ * overwrites after them. A backend file sets what its kernels need with
+ * some margin (tests/test_oneshot.c finds the deepest byte written); this
+ * is the most. */
+#ifndef UL_KERNEL_STACK
+#define UL_KERNEL_STACK 16384
+#endif
 #define UL_FRONT(W, X, P, G, XT)                                                                   \
     enum { W##crossover = (X) };                                                                   \
     static inline __attribute__((always_inline)) size_t W##front_tail(size_t n)                    \
@@ -151,6 +159,7 @@
         .mk_slots_blocks = 1,                                                                      \
         .mk_short = UL_FN(mk_short),                                                               \
         .oneshot = UL_FN(oneshot),                                                                 \
+        .stack_bytes = UL_KERNEL_STACK,                                                            \
     }
 #define UL_IMPL(var, name_, fam, prio, avail, W, lanes, narrow, cbcn, cbcw)                        \
     UL_IMPL_MK(var, name_, fam, prio, avail, W, W, lanes, narrow, cbcn, cbcw)

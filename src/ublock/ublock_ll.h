@@ -162,10 +162,20 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
  * blocks under a stored key 210 -> 180 (128/128), 304 -> 256 (128/256),
  * kuai_key_init + 4 blocks 261 -> 229, 346 -> 328, 4 CBC chains of 1 KiB
  * under 4 keys 11,849 -> 10,935, 17,403 -> 15,940 (docs/performance.md,
- * "What a round loses to the order its operations arrive in"). Zen 4 has
- * not timed it; Zen 5 keeps the deep form it was measured with. The same
- * cores take the sums for a lone chain (UL_CHAIN7). */
-#if defined(UL_Y) && !defined(UL_Z)
+ * "What a round loses to the order its operations arrive in"). Zen 4
+ * (EPYC family 25 model 17), avx2, scripts/paper-table, TSC cycles, these
+ * forms against Zen 5's (KUAI_ZEN5=1) and Intel's (KUAI_ZEN=0): 4 blocks
+ * under a stored key 183 against 213 and 205 (128/128), 270 against 309
+ * and 304 (128/256), 4 CBC chains 2.89 against 3.17 and 3.22 cycles a
+ * byte. Zen 5 keeps the deep form it was measured with. The same cores
+ * take the sums for a lone chain (UL_CHAIN7). In avx512 (three-input
+ * XORs: 30 operations a round) Zen 4 takes the pair in step as well:
+ * scripts/bench-ab, TSC cycles, both link orders, 4 CBC chains of 1 KiB
+ * under 4 keys 12,409 -> 12,080 and 12,509 -> 12,066 (128/128), 18,466
+ * -> 17,709 and 18,434 -> 17,717 (128/256), kuai_ecb_encrypt_multi of 4
+ * keys' blocks 211 -> 202 and 210 -> 208; one key's 4 blocks run on zmm
+ * there (zgroup128), and as this ymm pair measured level (172 and 172). */
+#if defined(UL_Y)
 #define UL_SUMS2 (kuai_cpu_zen() && !kuai_cpu_zen5())
 #endif
 /* A lone uBlock-128 chain's round 7 operations deep rather than 8 of
@@ -174,9 +184,13 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
  * on Zen 3 and Zen 4 (avx2), whose vector pipes run the 8-deep sums
  * faster. A Zen 3 (EPYC family 25 model 1) ran the 7-deep trees' loop
  * at 11.4 core cycles a round, the sums' at 10.4 (docs/performance.md,
- * "What a round loses to the order its operations arrive in"). */
+ * "What a round loses to the order its operations arrive in"). 2: Zen 4
+ * in avx512, the trees in round128_chain_asm's order: scripts/bench-ab,
+ * TSC cycles, both link orders, CBC encryption of one chain of 1 KiB
+ * 9,037 -> 8,863 and 9,037 -> 8,841 (128/128), 13,476 -> 13,147 and
+ * 13,470 -> 13,147 (128/256), 64 KiB 8.77 -> 8.62 cycles a byte. */
 #ifdef UL_Z
-#define UL_CHAIN7 UL_ZAMD
+#define UL_CHAIN7 (UL_ZAMD ? 1 + UL_SUMS2 : 0)
 #elif defined(UL_SUMS2)
 #define UL_CHAIN7 (!UL_SUMS2)
 #else
@@ -267,7 +281,15 @@ UB_KERNEL void UL_FN(enc128_chain)(v128 *a, v128 *b, const uint8_t (*const *rk)[
     UL_FN(kget128)(rk, kc, 0, 0, &k0, &k1);
     *a = v128_xor(*a, k0);
     *b = v128_xor(*b, k1);
-    if (UL_CHAIN7) { /* each loop with its own round: no test in the rounds */
+    const int d7 = UL_CHAIN7;
+    if (d7 == 2) { /* each loop with its own round: no test in the rounds */
+        for (unsigned i = 0; i < rounds; i++) {
+            UL_FN(kget128)(rk, kc, 0, i + 1, &k0, &k1);
+            UL_FN(round128_chain)(a, b, k0, k1, i & 7, 2);
+        }
+        return;
+    }
+    if (d7) {
         for (unsigned i = 0; i < rounds; i++) {
             UL_FN(kget128)(rk, kc, 0, i + 1, &k0, &k1);
             UL_FN(round128_chain)(a, b, k0, k1, i & 7, 1);
@@ -474,7 +496,7 @@ UB_KERNEL void UL_FN(ykget128)(const v256 *const *kc, int j, unsigned i, int nb,
 UB_KERNEL void UL_FN(yenc128)(v256 *a, v256 *b, const v256 *const *kc, unsigned rounds, int nb,
                               int mk)
 {
-    const int nv = UL_YV(nb), nk = mk ? nv : 1, d7 = nv == 1 && UL_CHAIN7;
+    const int nv = UL_YV(nb), nk = mk ? nv : 1, d7 = nv == 1 ? UL_CHAIN7 : 0;
     v256 k0[UL_YV(2 * UL_G128)], k1[UL_YV(2 * UL_G128)];
     for (int j = 0; j < nk; j++)
         UL_FN(ykget128)(kc, j, 0, nb, mk, &k0[j], &k1[j]);

@@ -97,10 +97,64 @@ UB_KERNEL void UL_RN(lin128x3)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_
  * without one 19, fewer of them ready at once than the trees' (Zen 3).
  * d7 is UL_CHAIN7's (ublock_ll.h): Zen 4 and Zen 5 with a three-input
  * XOR, where the 7-deep trees run 5-9% faster; every core but Zen 3 and
- * Zen 4 without one (docs/performance.md).
+ * Zen 4 without one (docs/performance.md). d7 == 2 (Zen 4 with a
+ * three-input XOR) runs the trees as round128_chain_asm.
  */
+#if UL_OP(has_xor3)
+/*
+ * round128_chain's 7-deep trees with three-input XORs in one asm statement,
+ * in the order that ran fastest on a Zen 4 (d7 == 2, UL_CHAIN7): the five
+ * terms of x3 first, each as soon as its input exists, then x3's two
+ * sums and its rotation, then y2's sum and the rest. A Zen 4 ties an
+ * operation to a vector pipe when it dispatches it, as a Zen 3 does
+ * (docs/performance.md, "What a round loses to the order its operations
+ * arrive in"); gcc's order, y2's sum before x3's, ran 12.3 core cycles a
+ * round in a throwaway loop of rounds and this one 11.3 (the best of 750
+ * orders tried; EPYC family 25 model 17).
+ */
+UB_KERNEL void UL_RN(round128_chain_asm)(UL_T *a, UL_T *b, UL_T k0, UL_T k1, unsigned l)
+{
+    UL_T t0, t1, t2, t3, t4, t5, t6, a0 = *a, b0 = *b;
+    const UL_T sb = UL_OP(load)(UL_FN(sbox_tab)[0]);
+#define UL_ROW(r) (*(const UL_T *)(const void *)ub128_tab[l][r])
+    __asm__("vpshufb %[a], %[sb], %[t0]\n\t"            /* x = S(a) */
+            "vpshufb %[b], %[sb], %[t1]\n\t"            /* y = S(b) */
+            "vpxord %[t1], %[t0], %[t1]\n\t"            /* w = x ^ y */
+            "vpshufb %[r5], %[t1], %[t2]\n\t"           /* z^5 w */
+            "vpshufb %[r2], %[t1], %[t4]\n\t"           /* z^2 w */
+            "vpshufb %[r2], %[t0], %[t3]\n\t"           /* z^2 x */
+            "vpshufb %[r3], %[t1], %[t5]\n\t"           /* z^3 w */
+            "vpshufb %[r4], %[t0], %[t6]\n\t"           /* z^4 x */
+            "vpternlogd $0x96, %[t2], %[t6], %[t0]\n\t" /* x ^ z^4 x ^ z^5 w */
+            "vpshufb %[r1], %[t1], %[t2]\n\t"           /* z w */
+            "vpternlogd $0x96, %[t4], %[t2], %[t0]\n\t" /* x3 = ... ^ z w ^ z^2 w */
+            "vpshufb %[r5], %[t0], %[t2]\n\t"           /* z^5 x3 */
+            "vpternlogd $0x96, %[t5], %[t3], %[t1]\n\t" /* y2 = w ^ z^2 x ^ z^3 w */
+            "vpxord %[k0], %[t1], %[a]\n\t"             /* y2 ^ k0 */
+            "vpshufb %[fx], %[t1], %[b]\n\t"            /* F y2 */
+            "vpternlogd $0x96, %[t2], %[t0], %[a]\n\t"  /* a = y2 ^ k0 ^ x3 ^ z^5 x3 */
+            "vpshufb %[fr5], %[t0], %[t3]\n\t"          /* F z^5 x3 */
+            "vpternlogd $0x96, %[k1], %[t3], %[b]\n\t"  /* b = F y2 ^ k1 ^ F z^5 x3 */
+            : [a] "+v"(a0), [b] "+v"(b0), [t0] "=&v"(t0), [t1] "=&v"(t1), [t2] "=&v"(t2),
+              [t3] "=&v"(t3), [t4] "=&v"(t4), [t5] "=&v"(t5), [t6] "=&v"(t6)
+            : [sb] "v"(sb), [r1] "m"(UL_ROW(UB128_ROT1)), [r2] "m"(UL_ROW(UB128_ROT2)),
+              [r3] "m"(UL_ROW(UB128_ROT3)), [r4] "m"(UL_ROW(UB128_ROT4)),
+              [r5] "m"(UL_ROW(UB128_ROT5)), [fx] "m"(UL_ROW(UB128_FIX)),
+              [fr5] "m"(UL_ROW(UB128_FIX_ROT5)), [k0] "vm"(k0), [k1] "vm"(k1));
+#undef UL_ROW
+    *a = a0;
+    *b = b0;
+}
+#endif
+
 UB_KERNEL void UL_RN(round128_chain)(UL_T *a, UL_T *b, UL_T k0, UL_T k1, unsigned l, int d7)
 {
+#if UL_OP(has_xor3)
+    if (d7 == 2) {
+        UL_RN(round128_chain_asm)(a, b, k0, k1, l);
+        return;
+    }
+#endif
     UL_T x = UL_RS(*a, 0), y = UL_RS(*b, 0);
     if (!d7) {
         UL_RN(lin128x3)(x, y, k0, k1, l, a, b);
@@ -146,6 +200,59 @@ UB_KERNEL void UL_RN(round128_chain)(UL_T *a, UL_T *b, UL_T k0, UL_T k1, unsigne
  * goes in and out through locals (through a[] and b[] gcc stored it to
  * the stack every round).
  */
+#if UL_OP(has_xor3)
+/* With a three-input XOR (avx512's vocabulary, EVEX vpternlogd), the same
+ * sums as lin128x3's: 30 operations, 18 of them shuffles, in step. */
+UB_KERNEL void UL_RN(round128_sums2)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l,
+                                     int mk)
+{
+    UL_T t0, t1, t2, t3, t4, t5, t6, t7, a0 = a[0], b0 = b[0], a1 = a[1], b1 = b[1];
+    const UL_T sb = UL_OP(load)(UL_FN(sbox_tab)[0]);
+#define UL_ROW(r) (*(const UL_T *)(const void *)ub128_tab[l][r])
+    __asm__("vpshufb %[a0], %[sb], %[t0]\n\t" /* x = S(a) */
+            "vpshufb %[a1], %[sb], %[t1]\n\t"
+            "vpshufb %[b0], %[sb], %[t2]\n\t" /* y = S(b) */
+            "vpshufb %[b1], %[sb], %[t3]\n\t"
+            "vpxord %[t2], %[t0], %[t2]\n\t" /* w = x ^ y */
+            "vpxord %[t3], %[t1], %[t3]\n\t"
+            "vpshufb %[r2], %[t0], %[t4]\n\t" /* z^2 x */
+            "vpshufb %[r2], %[t1], %[t5]\n\t"
+            "vpshufb %[r3], %[t2], %[t6]\n\t" /* z^3 w */
+            "vpshufb %[r3], %[t3], %[t7]\n\t"
+            "vpternlogd $0x96, %[t2], %[t4], %[t6]\n\t" /* b2 = w ^ z^2 x ^ z^3 w */
+            "vpternlogd $0x96, %[t3], %[t5], %[t7]\n\t"
+            "vpshufb %[r1], %[t2], %[t2]\n\t" /* z w */
+            "vpshufb %[r1], %[t3], %[t3]\n\t"
+            "vpshufb %[r2], %[t6], %[t4]\n\t" /* z^2 b2 */
+            "vpshufb %[r2], %[t7], %[t5]\n\t"
+            "vpternlogd $0x96, %[t4], %[t2], %[t0]\n\t" /* a2 = x ^ z w ^ z^2 b2 */
+            "vpternlogd $0x96, %[t5], %[t3], %[t1]\n\t"
+            "vpxord %[k00], %[t6], %[a0]\n\t" /* b2 ^ k0 */
+            "vpxord %[k01], %[t7], %[a1]\n\t"
+            "vpshufb %[r5], %[t0], %[t4]\n\t" /* z^5 a2 */
+            "vpshufb %[r5], %[t1], %[t5]\n\t"
+            "vpternlogd $0x96, %[t4], %[t0], %[a0]\n\t" /* a = b2 ^ k0 ^ a2 ^ z^5 a2 */
+            "vpternlogd $0x96, %[t5], %[t1], %[a1]\n\t"
+            "vpshufb %[fx], %[t6], %[b0]\n\t" /* F b2 */
+            "vpshufb %[fx], %[t7], %[b1]\n\t"
+            "vpshufb %[fr5], %[t0], %[t0]\n\t" /* F z^5 a2 */
+            "vpshufb %[fr5], %[t1], %[t1]\n\t"
+            "vpternlogd $0x96, %[k10], %[t0], %[b0]\n\t" /* b = F b2 ^ k1 ^ F z^5 a2 */
+            "vpternlogd $0x96, %[k11], %[t1], %[b1]\n\t"
+            : [a0] "+v"(a0), [b0] "+v"(b0), [a1] "+v"(a1), [b1] "+v"(b1), [t0] "=&v"(t0),
+              [t1] "=&v"(t1), [t2] "=&v"(t2), [t3] "=&v"(t3), [t4] "=&v"(t4), [t5] "=&v"(t5),
+              [t6] "=&v"(t6), [t7] "=&v"(t7)
+            : [sb] "v"(sb), [r1] "m"(UL_ROW(UB128_ROT1)), [r2] "m"(UL_ROW(UB128_ROT2)),
+              [r3] "m"(UL_ROW(UB128_ROT3)), [r5] "m"(UL_ROW(UB128_ROT5)),
+              [fx] "m"(UL_ROW(UB128_FIX)), [fr5] "m"(UL_ROW(UB128_FIX_ROT5)), [k00] "vm"(k0[0]),
+              [k01] "vm"(k0[mk ? 1 : 0]), [k10] "vm"(k1[0]), [k11] "vm"(k1[mk ? 1 : 0]));
+#undef UL_ROW
+    a[0] = a0;
+    b[0] = b0;
+    a[1] = a1;
+    b[1] = b1;
+}
+#else
 UB_KERNEL void UL_RN(round128_sums2)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l,
                                      int mk)
 {
@@ -203,6 +310,7 @@ UB_KERNEL void UL_RN(round128_sums2)(UL_T *a, UL_T *b, const UL_T *k0, const UL_
     a[1] = a1;
     b[1] = b1;
 }
+#endif
 #endif
 
 /* Round i of nb vectors, ending with key i+1 (k0, k1 per vector), in

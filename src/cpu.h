@@ -70,8 +70,10 @@ static inline int kuai_cpu_zmm_split(void)
  * layer as sums (UL_DEEP256) and, on a Zen that is not a Zen 5, one
  * uBlock-256 CBC chain on xmm (UL_YCHAIN256), and on avx512 the one-shot
  * encryption on ymm and the lone chain's 7-deep round, as Zen 4 takes
- * them for its split (UL_ZAMD); ublock_ll.h has the figures (measured on
- * Zen 5 and Zen 3). KUAI_ZEN=0 or 1 overrides it; 0 in make test-shim's
+ * them for its split (UL_ZAMD), and on a Zen that is not a Zen 5 (Zen 4
+ * there) that round and the ymm pair's sums as asm statements
+ * (UL_SUMS2, UL_CHAIN7); ublock_ll.h has the figures (measured on Zen 5,
+ * Zen 4 and Zen 3). KUAI_ZEN=0 or 1 overrides it; 0 in make test-shim's
  * build. */
 static inline int kuai_cpu_zen(void)
 {

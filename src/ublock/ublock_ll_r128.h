@@ -100,7 +100,7 @@ UB_KERNEL void UL_RN(lin128x3)(UL_T x, UL_T y, UL_T k0, UL_T k1, unsigned l, UL_
  * Zen 4 without one (docs/performance.md). d7 == 2 (Zen 4 with a
  * three-input XOR) runs the trees as round128_chain_asm.
  */
-#if UL_OP(has_xor3)
+#if UL_OP(has_xor3) && UL_ASM_EVEX
 /*
  * round128_chain's 7-deep trees with three-input XORs in one asm statement,
  * in the order that ran fastest on a Zen 4 (d7 == 2, UL_CHAIN7): the five
@@ -149,7 +149,7 @@ UB_KERNEL void UL_RN(round128_chain_asm)(UL_T *a, UL_T *b, UL_T k0, UL_T k1, uns
 
 UB_KERNEL void UL_RN(round128_chain)(UL_T *a, UL_T *b, UL_T k0, UL_T k1, unsigned l, int d7)
 {
-#if UL_OP(has_xor3)
+#if UL_OP(has_xor3) && UL_ASM_EVEX
     if (d7 == 2) {
         UL_RN(round128_chain_asm)(a, b, k0, k1, l);
         return;
@@ -200,7 +200,7 @@ UB_KERNEL void UL_RN(round128_chain)(UL_T *a, UL_T *b, UL_T k0, UL_T k1, unsigne
  * goes in and out through locals (through a[] and b[] gcc stored it to
  * the stack every round).
  */
-#if UL_OP(has_xor3)
+#if UL_OP(has_xor3) && UL_ASM_EVEX
 /* With a three-input XOR (avx512's vocabulary, EVEX vpternlogd), the same
  * sums as lin128x3's: 30 operations, 18 of them shuffles, in step. */
 UB_KERNEL void UL_RN(round128_sums2)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l,

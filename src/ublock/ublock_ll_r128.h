@@ -200,117 +200,109 @@ UB_KERNEL void UL_RN(round128_chain)(UL_T *a, UL_T *b, UL_T k0, UL_T k1, unsigne
  * goes in and out through locals (through a[] and b[] gcc stored it to
  * the stack every round).
  */
+/* The template: with a three-input XOR (avx512's vocabulary, EVEX
+ * vpternlogd) the same sums in 30 operations, 18 of them shuffles, and any
+ * of the 32 vector registers; else 38 operations, VEX-encoded. */
 #if UL_OP(has_xor3) && UL_ASM_EVEX
-/* With a three-input XOR (avx512's vocabulary, EVEX vpternlogd), the same
- * sums as lin128x3's: 30 operations, 18 of them shuffles, in step. */
-UB_KERNEL void UL_RN(round128_sums2)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l,
-                                     int mk)
-{
-    UL_T t0, t1, t2, t3, t4, t5, t6, t7, a0 = a[0], b0 = b[0], a1 = a[1], b1 = b[1];
-    const UL_T sb = UL_OP(load)(UL_FN(sbox_tab)[0]);
-#define UL_ROW(r) (*(const UL_T *)(const void *)ub128_tab[l][r])
-    __asm__("vpshufb %[a0], %[sb], %[t0]\n\t" /* x = S(a) */
-            "vpshufb %[a1], %[sb], %[t1]\n\t"
-            "vpshufb %[b0], %[sb], %[t2]\n\t" /* y = S(b) */
-            "vpshufb %[b1], %[sb], %[t3]\n\t"
-            "vpxord %[t2], %[t0], %[t2]\n\t" /* w = x ^ y */
-            "vpxord %[t3], %[t1], %[t3]\n\t"
-            "vpshufb %[r2], %[t0], %[t4]\n\t" /* z^2 x */
-            "vpshufb %[r2], %[t1], %[t5]\n\t"
-            "vpshufb %[r3], %[t2], %[t6]\n\t" /* z^3 w */
-            "vpshufb %[r3], %[t3], %[t7]\n\t"
-            "vpternlogd $0x96, %[t2], %[t4], %[t6]\n\t" /* b2 = w ^ z^2 x ^ z^3 w */
-            "vpternlogd $0x96, %[t3], %[t5], %[t7]\n\t"
-            "vpshufb %[r1], %[t2], %[t2]\n\t" /* z w */
-            "vpshufb %[r1], %[t3], %[t3]\n\t"
-            "vpshufb %[r2], %[t6], %[t4]\n\t" /* z^2 b2 */
-            "vpshufb %[r2], %[t7], %[t5]\n\t"
-            "vpternlogd $0x96, %[t4], %[t2], %[t0]\n\t" /* a2 = x ^ z w ^ z^2 b2 */
-            "vpternlogd $0x96, %[t5], %[t3], %[t1]\n\t"
-            "vpxord %[k00], %[t6], %[a0]\n\t" /* b2 ^ k0 */
-            "vpxord %[k01], %[t7], %[a1]\n\t"
-            "vpshufb %[r5], %[t0], %[t4]\n\t" /* z^5 a2 */
-            "vpshufb %[r5], %[t1], %[t5]\n\t"
-            "vpternlogd $0x96, %[t4], %[t0], %[a0]\n\t" /* a = b2 ^ k0 ^ a2 ^ z^5 a2 */
-            "vpternlogd $0x96, %[t5], %[t1], %[a1]\n\t"
-            "vpshufb %[fx], %[t6], %[b0]\n\t" /* F b2 */
-            "vpshufb %[fx], %[t7], %[b1]\n\t"
-            "vpshufb %[fr5], %[t0], %[t0]\n\t" /* F z^5 a2 */
-            "vpshufb %[fr5], %[t1], %[t1]\n\t"
-            "vpternlogd $0x96, %[k10], %[t0], %[b0]\n\t" /* b = F b2 ^ k1 ^ F z^5 a2 */
-            "vpternlogd $0x96, %[k11], %[t1], %[b1]\n\t"
-            : [a0] "+v"(a0), [b0] "+v"(b0), [a1] "+v"(a1), [b1] "+v"(b1), [t0] "=&v"(t0),
-              [t1] "=&v"(t1), [t2] "=&v"(t2), [t3] "=&v"(t3), [t4] "=&v"(t4), [t5] "=&v"(t5),
-              [t6] "=&v"(t6), [t7] "=&v"(t7)
-            : [sb] "v"(sb), [r1] "m"(UL_ROW(UB128_ROT1)), [r2] "m"(UL_ROW(UB128_ROT2)),
-              [r3] "m"(UL_ROW(UB128_ROT3)), [r5] "m"(UL_ROW(UB128_ROT5)),
-              [fx] "m"(UL_ROW(UB128_FIX)), [fr5] "m"(UL_ROW(UB128_FIX_ROT5)), [k00] "vm"(k0[0]),
-              [k01] "vm"(k0[mk ? 1 : 0]), [k10] "vm"(k1[0]), [k11] "vm"(k1[mk ? 1 : 0]));
-#undef UL_ROW
-    a[0] = a0;
-    b[0] = b0;
-    a[1] = a1;
-    b[1] = b1;
-}
+#define UL_SUMS2_ASM                                                                               \
+    "vpshufb %[a0], %[sb], %[t0]\n\t" /* x = S(a) */                                               \
+    "vpshufb %[a1], %[sb], %[t1]\n\t"                                                              \
+    "vpshufb %[b0], %[sb], %[t2]\n\t" /* y = S(b) */                                               \
+    "vpshufb %[b1], %[sb], %[t3]\n\t"                                                              \
+    "vpxord %[t2], %[t0], %[t2]\n\t" /* w = x ^ y */                                               \
+    "vpxord %[t3], %[t1], %[t3]\n\t"                                                               \
+    "vpshufb %[r2], %[t0], %[t4]\n\t" /* z^2 x */                                                  \
+    "vpshufb %[r2], %[t1], %[t5]\n\t"                                                              \
+    "vpshufb %[r3], %[t2], %[t6]\n\t" /* z^3 w */                                                  \
+    "vpshufb %[r3], %[t3], %[t7]\n\t"                                                              \
+    "vpternlogd $0x96, %[t2], %[t4], %[t6]\n\t" /* b2 = w ^ z^2 x ^ z^3 w */                       \
+    "vpternlogd $0x96, %[t3], %[t5], %[t7]\n\t"                                                    \
+    "vpshufb %[r1], %[t2], %[t2]\n\t" /* z w */                                                    \
+    "vpshufb %[r1], %[t3], %[t3]\n\t"                                                              \
+    "vpshufb %[r2], %[t6], %[t4]\n\t" /* z^2 b2 */                                                 \
+    "vpshufb %[r2], %[t7], %[t5]\n\t"                                                              \
+    "vpternlogd $0x96, %[t4], %[t2], %[t0]\n\t" /* a2 = x ^ z w ^ z^2 b2 */                        \
+    "vpternlogd $0x96, %[t5], %[t3], %[t1]\n\t"                                                    \
+    "vpxord %[k00], %[t6], %[a0]\n\t" /* b2 ^ k0 */                                                \
+    "vpxord %[k01], %[t7], %[a1]\n\t"                                                              \
+    "vpshufb %[r5], %[t0], %[t4]\n\t" /* z^5 a2 */                                                 \
+    "vpshufb %[r5], %[t1], %[t5]\n\t"                                                              \
+    "vpternlogd $0x96, %[t4], %[t0], %[a0]\n\t" /* a = b2 ^ k0 ^ a2 ^ z^5 a2 */                    \
+    "vpternlogd $0x96, %[t5], %[t1], %[a1]\n\t"                                                    \
+    "vpshufb %[fx], %[t6], %[b0]\n\t" /* F b2 */                                                   \
+    "vpshufb %[fx], %[t7], %[b1]\n\t"                                                              \
+    "vpshufb %[fr5], %[t0], %[t0]\n\t" /* F z^5 a2 */                                              \
+    "vpshufb %[fr5], %[t1], %[t1]\n\t"                                                             \
+    "vpternlogd $0x96, %[k10], %[t0], %[b0]\n\t" /* b = F b2 ^ k1 ^ F z^5 a2 */                    \
+    "vpternlogd $0x96, %[k11], %[t1], %[b1]\n\t"
+#define UL_SUMS2_REG "v"
 #else
+#define UL_SUMS2_ASM                                                                               \
+    "vpshufb %[a0], %[sb], %[t0]\n\t" /* x = S(a) */                                               \
+    "vpshufb %[a1], %[sb], %[t1]\n\t"                                                              \
+    "vpshufb %[b0], %[sb], %[t2]\n\t" /* y = S(b) */                                               \
+    "vpshufb %[b1], %[sb], %[t3]\n\t"                                                              \
+    "vpxor %[t2], %[t0], %[t2]\n\t" /* w = x ^ y */                                                \
+    "vpxor %[t3], %[t1], %[t3]\n\t"                                                                \
+    "vpshufb %[r2], %[t0], %[t4]\n\t" /* z^2 x */                                                  \
+    "vpshufb %[r2], %[t1], %[t5]\n\t"                                                              \
+    "vpshufb %[r3], %[t2], %[t6]\n\t" /* z^3 w */                                                  \
+    "vpshufb %[r3], %[t3], %[t7]\n\t"                                                              \
+    "vpxor %[t4], %[t2], %[t4]\n\t" /* w ^ z^2 x */                                                \
+    "vpxor %[t5], %[t3], %[t5]\n\t"                                                                \
+    "vpxor %[t6], %[t4], %[t6]\n\t" /* b2 = w ^ z^2 x ^ z^3 w */                                   \
+    "vpxor %[t7], %[t5], %[t7]\n\t"                                                                \
+    "vpshufb %[r1], %[t2], %[t2]\n\t" /* z w */                                                    \
+    "vpshufb %[r1], %[t3], %[t3]\n\t"                                                              \
+    "vpxor %[t2], %[t0], %[t2]\n\t" /* x ^ z w */                                                  \
+    "vpxor %[t3], %[t1], %[t3]\n\t"                                                                \
+    "vpshufb %[r2], %[t6], %[t1]\n\t" /* z^2 b2 */                                                 \
+    "vpshufb %[r2], %[t7], %[t0]\n\t"                                                              \
+    "vpxor %[t1], %[t2], %[t1]\n\t" /* a2 = x ^ z w ^ z^2 b2 */                                    \
+    "vpxor %[t0], %[t3], %[t0]\n\t"                                                                \
+    "vpxor %[k00], %[t6], %[t3]\n\t" /* b2 ^ k0 */                                                 \
+    "vpxor %[k01], %[t7], %[t2]\n\t"                                                               \
+    "vpxor %[t1], %[t3], %[t3]\n\t" /* b2 ^ k0 ^ a2 */                                             \
+    "vpxor %[t0], %[t2], %[t2]\n\t"                                                                \
+    "vpshufb %[r5], %[t1], %[t5]\n\t" /* z^5 a2 */                                                 \
+    "vpshufb %[r5], %[t0], %[t4]\n\t"                                                              \
+    "vpxor %[t5], %[t3], %[a0]\n\t" /* a = b2 ^ k0 ^ a2 ^ z^5 a2 */                                \
+    "vpxor %[t4], %[t2], %[a1]\n\t"                                                                \
+    "vpshufb %[fx], %[t6], %[t6]\n\t" /* F b2 */                                                   \
+    "vpshufb %[fx], %[t7], %[t7]\n\t"                                                              \
+    "vpxor %[k10], %[t6], %[t6]\n\t" /* F b2 ^ k1 */                                               \
+    "vpxor %[k11], %[t7], %[t7]\n\t"                                                               \
+    "vpshufb %[fr5], %[t1], %[t1]\n\t" /* F z^5 a2 */                                              \
+    "vpshufb %[fr5], %[t0], %[t0]\n\t"                                                             \
+    "vpxor %[t1], %[t6], %[b0]\n\t" /* b = F b2 ^ k1 ^ F z^5 a2 */                                 \
+    "vpxor %[t0], %[t7], %[b1]\n\t"
+#define UL_SUMS2_REG "x"
+#endif
 UB_KERNEL void UL_RN(round128_sums2)(UL_T *a, UL_T *b, const UL_T *k0, const UL_T *k1, unsigned l,
                                      int mk)
 {
     UL_T t0, t1, t2, t3, t4, t5, t6, t7, a0 = a[0], b0 = b[0], a1 = a[1], b1 = b[1];
     const UL_T sb = UL_OP(load)(UL_FN(sbox_tab)[0]);
 #define UL_ROW(r) (*(const UL_T *)(const void *)ub128_tab[l][r])
-    __asm__("vpshufb %[a0], %[sb], %[t0]\n\t" /* x = S(a) */
-            "vpshufb %[a1], %[sb], %[t1]\n\t"
-            "vpshufb %[b0], %[sb], %[t2]\n\t" /* y = S(b) */
-            "vpshufb %[b1], %[sb], %[t3]\n\t"
-            "vpxor %[t2], %[t0], %[t2]\n\t" /* w = x ^ y */
-            "vpxor %[t3], %[t1], %[t3]\n\t"
-            "vpshufb %[r2], %[t0], %[t4]\n\t" /* z^2 x */
-            "vpshufb %[r2], %[t1], %[t5]\n\t"
-            "vpshufb %[r3], %[t2], %[t6]\n\t" /* z^3 w */
-            "vpshufb %[r3], %[t3], %[t7]\n\t"
-            "vpxor %[t4], %[t2], %[t4]\n\t" /* w ^ z^2 x */
-            "vpxor %[t5], %[t3], %[t5]\n\t"
-            "vpxor %[t6], %[t4], %[t6]\n\t" /* b2 = w ^ z^2 x ^ z^3 w */
-            "vpxor %[t7], %[t5], %[t7]\n\t"
-            "vpshufb %[r1], %[t2], %[t2]\n\t" /* z w */
-            "vpshufb %[r1], %[t3], %[t3]\n\t"
-            "vpxor %[t2], %[t0], %[t2]\n\t" /* x ^ z w */
-            "vpxor %[t3], %[t1], %[t3]\n\t"
-            "vpshufb %[r2], %[t6], %[t1]\n\t" /* z^2 b2 */
-            "vpshufb %[r2], %[t7], %[t0]\n\t"
-            "vpxor %[t1], %[t2], %[t1]\n\t" /* a2 = x ^ z w ^ z^2 b2 */
-            "vpxor %[t0], %[t3], %[t0]\n\t"
-            "vpxor %[k00], %[t6], %[t3]\n\t" /* b2 ^ k0 */
-            "vpxor %[k01], %[t7], %[t2]\n\t"
-            "vpxor %[t1], %[t3], %[t3]\n\t" /* b2 ^ k0 ^ a2 */
-            "vpxor %[t0], %[t2], %[t2]\n\t"
-            "vpshufb %[r5], %[t1], %[t5]\n\t" /* z^5 a2 */
-            "vpshufb %[r5], %[t0], %[t4]\n\t"
-            "vpxor %[t5], %[t3], %[a0]\n\t" /* a = b2 ^ k0 ^ a2 ^ z^5 a2 */
-            "vpxor %[t4], %[t2], %[a1]\n\t"
-            "vpshufb %[fx], %[t6], %[t6]\n\t" /* F b2 */
-            "vpshufb %[fx], %[t7], %[t7]\n\t"
-            "vpxor %[k10], %[t6], %[t6]\n\t" /* F b2 ^ k1 */
-            "vpxor %[k11], %[t7], %[t7]\n\t"
-            "vpshufb %[fr5], %[t1], %[t1]\n\t" /* F z^5 a2 */
-            "vpshufb %[fr5], %[t0], %[t0]\n\t"
-            "vpxor %[t1], %[t6], %[b0]\n\t" /* b = F b2 ^ k1 ^ F z^5 a2 */
-            "vpxor %[t0], %[t7], %[b1]\n\t"
-            : [a0] "+x"(a0), [b0] "+x"(b0), [a1] "+x"(a1), [b1] "+x"(b1), [t0] "=&x"(t0),
-              [t1] "=&x"(t1), [t2] "=&x"(t2), [t3] "=&x"(t3), [t4] "=&x"(t4), [t5] "=&x"(t5),
-              [t6] "=&x"(t6), [t7] "=&x"(t7)
-            : [sb] "x"(sb), [r1] "m"(UL_ROW(UB128_ROT1)), [r2] "m"(UL_ROW(UB128_ROT2)),
+#define UL_R "=&" UL_SUMS2_REG
+    __asm__(UL_SUMS2_ASM
+            : [a0] "+" UL_SUMS2_REG(a0), [b0] "+" UL_SUMS2_REG(b0), [a1] "+" UL_SUMS2_REG(a1),
+              [b1] "+" UL_SUMS2_REG(b1), [t0] UL_R(t0), [t1] UL_R(t1), [t2] UL_R(t2), [t3] UL_R(t3),
+              [t4] UL_R(t4), [t5] UL_R(t5), [t6] UL_R(t6), [t7] UL_R(t7)
+            : [sb] UL_SUMS2_REG(sb), [r1] "m"(UL_ROW(UB128_ROT1)), [r2] "m"(UL_ROW(UB128_ROT2)),
               [r3] "m"(UL_ROW(UB128_ROT3)), [r5] "m"(UL_ROW(UB128_ROT5)),
-              [fx] "m"(UL_ROW(UB128_FIX)), [fr5] "m"(UL_ROW(UB128_FIX_ROT5)), [k00] "xm"(k0[0]),
-              [k01] "xm"(k0[mk ? 1 : 0]), [k10] "xm"(k1[0]), [k11] "xm"(k1[mk ? 1 : 0]));
+              [fx] "m"(UL_ROW(UB128_FIX)), [fr5] "m"(UL_ROW(UB128_FIX_ROT5)),
+              [k00] UL_SUMS2_REG "m"(k0[0]), [k01] UL_SUMS2_REG "m"(k0[mk ? 1 : 0]),
+              [k10] UL_SUMS2_REG "m"(k1[0]), [k11] UL_SUMS2_REG "m"(k1[mk ? 1 : 0]));
+#undef UL_R
 #undef UL_ROW
     a[0] = a0;
     b[0] = b0;
     a[1] = a1;
     b[1] = b1;
 }
-#endif
+#undef UL_SUMS2_ASM
+#undef UL_SUMS2_REG
 #endif
 
 /* Round i of nb vectors, ending with key i+1 (k0, k1 per vector), in

@@ -237,8 +237,10 @@ test-cross: vectors build
 # encodings run only on CPUs that have them (and VAES under QEMU above).
 # gfni first, the longest (its affine stand-in is slow); then the rest,
 # JOBS at a time (tests/suite-runs.sh), and avx512 once more as Zen 4
-# (KUAI_ZMM_SPLIT=1: its uBlock paths for a split zmm).
-SHIM_RUNS = gfni gfni-avx vaes avx512 "avx512 KUAI_ZMM_SPLIT=1"
+# (KUAI_ZMM_SPLIT=1: its uBlock paths for a split zmm; with KUAI_ZEN=1
+# KUAI_ZEN5=0 also its choice of the Zen 3-4 forms, which this build runs
+# without their vpternlogd asm: ublock_ll.h's UL_ASM_EVEX).
+SHIM_RUNS = gfni gfni-avx vaes avx512 "avx512 KUAI_ZMM_SPLIT=1 KUAI_ZEN=1 KUAI_ZEN5=0"
 test-shim: export KUAI_CRYPTOGRAPHY_VECTORS = $(shell .venv/bin/python -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))')
 test-shim: export KUAI_WYCHEPROOF_DIR = $(WYCHEPROOF_DIR)
 test-shim: vectors

@@ -189,6 +189,13 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
 #else
 #define UL_ASM_EVEX 1
 #endif
+/* round128_chain_asm built (the xmm chain's loop for it in enc128_chain):
+ * avx512's build, not the shim's */
+#if defined(UL_Z) && UL_ASM_EVEX
+#define UL_CHAIN_ASM 1
+#else
+#define UL_CHAIN_ASM 0
+#endif
 /* A lone uBlock-128 chain's round 7 operations deep rather than 8 of
  * fewer operations (round128_chain's d7, lin128x3's sums): with a
  * three-input XOR on Zen 4 and Zen 5 (UL_ZAMD); without one everywhere but
@@ -201,7 +208,7 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
  * 9,037 -> 8,863 and 9,037 -> 8,841 (128/128), 13,476 -> 13,147 and
  * 13,470 -> 13,147 (128/256), 64 KiB 8.77 -> 8.62 cycles a byte. */
 #ifdef UL_Z
-#define UL_CHAIN7 (UL_ZAMD ? 1 + UL_SUMS2 : 0)
+#define UL_CHAIN7 (UL_ZAMD ? 1 + (UL_CHAIN_ASM && UL_SUMS2) : 0)
 #elif defined(UL_SUMS2)
 #define UL_CHAIN7 (!UL_SUMS2)
 #else
@@ -292,15 +299,16 @@ UB_KERNEL void UL_FN(enc128_chain)(v128 *a, v128 *b, const uint8_t (*const *rk)[
     UL_FN(kget128)(rk, kc, 0, 0, &k0, &k1);
     *a = v128_xor(*a, k0);
     *b = v128_xor(*b, k1);
-    const int d7 = UL_CHAIN7;
-    if (d7 == 2) { /* each loop with its own round: no test in the rounds */
+#if UL_CHAIN_ASM
+    if (UL_CHAIN7 == 2) { /* each loop with its own round: no test in the rounds */
         for (unsigned i = 0; i < rounds; i++) {
             UL_FN(kget128)(rk, kc, 0, i + 1, &k0, &k1);
             UL_FN(round128_chain)(a, b, k0, k1, i & 7, 2);
         }
         return;
     }
-    if (d7) {
+#endif
+    if (UL_CHAIN7) {
         for (unsigned i = 0; i < rounds; i++) {
             UL_FN(kget128)(rk, kc, 0, i + 1, &k0, &k1);
             UL_FN(round128_chain)(a, b, k0, k1, i & 7, 1);

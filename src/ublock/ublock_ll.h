@@ -145,6 +145,16 @@ UB_KERNEL void UL_FN(store128p)(uint8_t *p0, uint8_t *p1, v128 a, v128 b)
  * 14,930; no other row of the harness moved by more than 3%
  * (docs/performance.md, "Zen 5"). */
 #define UL_ZAMD (!UL_ZFULL || kuai_cpu_zen())
+/* A one-shot decryption's round keys (a stack copy) zeroed on zmm by the
+ * rounds that read them (zdec128's and zgroup256's wipe) rather than by
+ * kuai_wipe after them: where zmm is split (Zen 4: EPYC family 25 model
+ * 17, scripts/bench-ab, TSC cycles, both link orders, one key's 4 blocks
+ * 332 -> 314 (128/128), 448 -> 424 and 451 -> 421 (128/256), 2 blocks of
+ * 256/256 609 -> 566 and 609 -> 552). On a Xeon, where a zmm round waits
+ * on port 5, the zeroing among the rounds measured slower, 183 -> 190 for
+ * 128/128's 4 blocks (Sapphire Rapids); Zen 5 keeps that choice,
+ * unmeasured. */
+#define UL_ZWIPE (!UL_ZFULL)
 #else
 #define UL_YFULL (!kuai_cpu_ymm_split())
 #endif
@@ -356,6 +366,18 @@ UB_KERNEL void UL_FN(kc_zero)(const void *p, unsigned i)
     volatile v128 *w = (volatile v128 *)(uintptr_t)p + 2 * i;
     w[0] = v128_zero();
     w[1] = v128_zero();
+}
+
+/* kc_zero for uBlock-256's round key i (two halves, 64 bytes) */
+UB_KERNEL void UL_FN(kc_zero256)(const void *p, unsigned i)
+{
+#ifdef UL_Z
+    *(volatile __m512i_u *)((uintptr_t)p + 64 * (uintptr_t)i) = v512_zero();
+#else
+    volatile v128 *w = (volatile v128 *)(uintptr_t)p + 4 * i;
+    for (int q = 0; q < 4; q++)
+        w[q] = v128_zero();
+#endif
 }
 
 /* shallow (a constant at each call): the inverse round's shallow form,
@@ -771,11 +793,14 @@ UB_KERNEL void UL_FN(zenc128)(v512 *a, v512 *b, const void *const *kc, unsigned 
         }
 }
 
+/* wipe (one key, mk 0): as ydec128's */
 UB_KERNEL void UL_FN(zdec128)(v512 *a, v512 *b, const void *const *kc, unsigned rounds, int mk,
-                              int nv)
+                              int nv, int wipe)
 {
     v512 k0, k1;
     UL_FN(zkget128)(kc, rounds, mk, &k0, &k1);
+    if (wipe)
+        UL_FN(kc_zero)(kc[0], rounds);
     for (int j = 0; j < nv; j++) {
         a[j] = v512_xor(a[j], k0);
         b[j] = v512_xor(b[j], k1);
@@ -784,15 +809,17 @@ UB_KERNEL void UL_FN(zdec128)(v512 *a, v512 *b, const void *const *kc, unsigned 
 #pragma GCC unroll 8
         for (unsigned l = 8; l-- > 0;) {
             UL_FN(zkget128)(kc, i0 - 8 + l, mk, &k0, &k1);
+            if (wipe)
+                UL_FN(kc_zero)(kc[0], i0 - 8 + l);
             UL_FN(zround128_inv)(a, b, &k0, &k1, l, nv, 0, UL_SHALLOW(nv));
         }
 }
 
 /* nb (3..4) blocks, block j from src[j] to dst[j] (all loads before the
  * stores), keys as zkget128's (kc[j] for j < nb where mk is UL_MK_XMM);
- * 3 blocks: the third in lanes 2 and 3, stored once. */
+ * 3 blocks: the third in lanes 2 and 3, stored once. wipe: zdec128's. */
 UB_KERNEL void UL_FN(zgroup128)(const void *const *kc, unsigned rounds, const uint8_t *const *src,
-                                uint8_t *const *dst, int nb, int enc, int mk)
+                                uint8_t *const *dst, int nb, int enc, int mk, int wipe)
 {
     const int l = nb > 3 ? 3 : 2; /* lane 3's block */
     const uint8_t *s4[4] = {src[0], src[1], src[2], src[l]};
@@ -805,25 +832,23 @@ UB_KERNEL void UL_FN(zgroup128)(const void *const *kc, unsigned rounds, const ui
     if (enc)
         UL_FN(zenc128)(&a, &b, k4, rounds, mk, 1);
     else
-        UL_FN(zdec128)(&a, &b, k4, rounds, mk, 1);
+        UL_FN(zdec128)(&a, &b, k4, rounds, mk, 1, wipe);
     UL_FN(zstore4)(d4, UL_FN(zmerge128)(a, b), UL_FN(zcontig)((const uint8_t *const *)d4));
 }
 #endif
 
 /* nb blocks (2..UL_G128, or up to twice that under several keys, mk
  * UL_MK_XMM: two groups side by side), block j from src[j] to dst[j] (all
- * loads before the stores), keys as enc128's; wipe as ydec128's (decryption on ymm
- * only: on zmm, where a round waits on port 5, the zeroing among the
- * rounds measured slower than a wipe after them, 183 -> 190 TSC cycles for
- * a uBlock-128/128 one-shot decryption of 4 blocks, Xeon, Sapphire
- * Rapids); returns whether it zeroed them. */
+ * loads before the stores), keys as enc128's; wipe as ydec128's (on zmm
+ * only where UL_ZWIPE); returns whether it zeroed them. */
 UB_KERNEL int UL_FN(ygroup128)(const v256 *const *kc, unsigned rounds, const uint8_t *const *src,
                                uint8_t *const *dst, int nb, int enc, int mk, int wipe)
 {
 #ifdef UL_Z
     if (nb >= 3 && nb <= UL_G128 && (UL_ZFULL || !mk)) { /* one vector pair on zmm */
-        UL_FN(zgroup128)((const void *const *)kc, rounds, src, dst, nb, enc, mk);
-        return 0;
+        const int zw = wipe && !enc && !mk && UL_ZWIPE;
+        UL_FN(zgroup128)((const void *const *)kc, rounds, src, dst, nb, enc, mk, zw);
+        return zw;
     }
 #endif
     v256 a[UL_YV(2 * UL_G128)], b[UL_YV(2 * UL_G128)];
@@ -912,19 +937,26 @@ UB_KERNEL void UL_FN(enc256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
     }
 }
 
+/* wipe (kc only): each of kc's round keys zeroed once read (kc_zero256) */
 UB_KERNEL void UL_FN(dec256)(UL_H *a, UL_H *b, const uint8_t (*const *rk)[32],
-                             const UL_H *const *kc, unsigned rounds, int nb, int mk)
+                             const UL_H *const *kc, unsigned rounds, int nb, int mk, int wipe)
 {
     UL_H k0[UL_G256], k1[UL_G256];
-    for (int j = 0; j < (mk ? nb : 1); j++)
+    for (int j = 0; j < (mk ? nb : 1); j++) {
         UL_FN(kget256)(rk, kc, j, rounds, &k0[j], &k1[j]);
+        if (wipe)
+            UL_FN(kc_zero256)(kc[j], rounds);
+    }
     for (int j = 0; j < nb; j++) {
         a[j] = UL_FN(xor256)(a[j], k0[mk ? j : 0]);
         b[j] = UL_FN(xor256)(b[j], k1[mk ? j : 0]);
     }
     for (unsigned i = rounds; i-- > 0;) {
-        for (int j = 0; j < (mk ? nb : 1); j++)
+        for (int j = 0; j < (mk ? nb : 1); j++) {
             UL_FN(kget256)(rk, kc, j, i, &k0[j], &k1[j]);
+            if (wipe)
+                UL_FN(kc_zero256)(kc[j], i);
+        }
         for (int j = 0; j < nb; j++)
             UL_FN(round256_inv)(&a[j], &b[j], k0[mk ? j : 0], k1[mk ? j : 0], 0);
     }
@@ -1072,7 +1104,7 @@ UB_KERNEL void UL_FN(ystore2)(uint8_t *p0, uint8_t *p1, v256 x)
  * encryption with its schedule broadcast (docs/performance.md). */
 UB_KERNEL void UL_FN(ygroup256)(const uint8_t (*const *rk)[32], const UL_H *const *kc,
                                 unsigned rounds, const uint8_t *const *src, uint8_t *const *dst,
-                                int nb, int enc, int mk)
+                                int nb, int enc, int mk, int wipe)
 {
     const int j1 = nb > 1 ? 1 : 0, same = j1 == 0;
     UL_HY a = UL_FN(yload256v)(UL_FN(yload2)(src[0], src[j1], same));
@@ -1088,10 +1120,14 @@ UB_KERNEL void UL_FN(ygroup256)(const uint8_t (*const *rk)[32], const UL_H *cons
         b = UL_FN(yxor256)(b, k1);
     } else {
         UL_FN(ykget256)(rk, kc, rounds, nb, mk, &k0, &k1);
+        if (wipe)
+            UL_FN(kc_zero256)(kc[0], rounds);
         a = UL_FN(yxor256)(a, k0);
         b = UL_FN(yxor256)(b, k1);
         for (unsigned i = rounds; i-- > 0;) {
             UL_FN(ykget256)(rk, kc, i, nb, mk, &k0, &k1);
+            if (wipe)
+                UL_FN(kc_zero256)(kc[0], i);
             UL_FN(yround256_inv)(&a, &b, k0, k1, 0);
         }
     }
@@ -1227,26 +1263,37 @@ UB_KERNEL void UL_FN(ycbc_enc256)(const ublock_sched *s, uint8_t *iv, const uint
 /*
  * One uBlock-256 block (not a chain) in that form: round256_next or
  * round256_prev, each round key unpacked from the key's stored row as it
- * is added (rk: the key's rows). On xmm (enc256, two vectors a half, PL
- * and PR by unpacks and shuffles) one block took longer than two on zmm
- * (Xeon, Emerald Rapids: 352 against 273 TSC cycles); here the round is
- * as deep as one chain's and nothing runs on zmm: 243.
+ * is added (keys: the key's rows, packed), or joined from the xmm forms
+ * (keys: the one-shot call's, not packed; each zeroed once read where
+ * wipe: kc_zero256). On xmm (enc256, two vectors a half, PL and PR by
+ * unpacks and shuffles) one block took longer than two on zmm (Xeon,
+ * Emerald Rapids: 352 against 273 TSC cycles); here the round is as deep
+ * as one chain's and nothing runs on zmm: 243.
  */
-UB_KERNEL void UL_FN(cblock256)(const uint8_t (*rk)[32], unsigned rounds, const uint8_t *src,
-                                uint8_t *dst, int enc)
+UB_KERNEL void UL_FN(cblock256)(const void *keys, int packed, unsigned rounds, const uint8_t *src,
+                                uint8_t *dst, int enc, int wipe)
 {
     const v256 m = v256_set1_8(0x0f), shift = _mm256_setr_epi64x(0, 0, 4, 4);
-#define UL_CKEY(i, h) v256_and(_mm256_srlv_epi64(v256_row16(rk[i] + 16 * (h)), shift), m)
+    const uint8_t(*rk)[32] = (const uint8_t(*)[32])keys;
+    const UL_H *kc = (const UL_H *)keys;
+#define UL_CKEY(i, h)                                                                              \
+    (packed ? v256_and(_mm256_srlv_epi64(v256_row16(rk[i] + 16 * (h)), shift), m)                  \
+            : UL_FN(cjoin)(kc[2 * (i) + (h)]))
     v256 a = UL_FN(cjoin)(UL_FN(load256)(src)), b = UL_FN(cjoin)(UL_FN(load256)(src + 16));
     const unsigned first = enc ? 0 : rounds;
     a = v256_xor(a, UL_CKEY(first, 0));
     b = v256_xor(b, UL_CKEY(first, 1));
+    if (wipe)
+        UL_FN(kc_zero256)(kc, first);
     for (unsigned i = 1; i <= rounds; i++) {
         const unsigned r = enc ? i : rounds - i;
+        const v256 k0 = UL_CKEY(r, 0), k1 = UL_CKEY(r, 1);
+        if (wipe)
+            UL_FN(kc_zero256)(kc, r);
         if (enc)
-            UL_FN(cround256_next)(&a, &b, UL_CKEY(r, 0), UL_CKEY(r, 1));
+            UL_FN(cround256_next)(&a, &b, k0, k1);
         else
-            UL_FN(cround256_prev)(&a, &b, UL_CKEY(r, 0), UL_CKEY(r, 1));
+            UL_FN(cround256_prev)(&a, &b, k0, k1);
     }
 #undef UL_CKEY
     UL_FN(store256)(dst, UL_FN(csplit)(a));
@@ -1346,19 +1393,24 @@ UB_KERNEL void UL_FN(zkget256)(const uint8_t (*const *rk)[32], const UL_H *const
 
 /* nb (1..2) uBlock-256 blocks on zmm, block j in 256-bit half j, keys as
  * ygroup256's (mk: block 1 under keys 1): round256_next (enc) or
- * round256_prev, each round key fetched as it is added. */
+ * round256_prev, each round key fetched as it is added; wipe (kc[0] only,
+ * one key): each of its round keys zeroed once read (kc_zero256). */
 UB_KERNEL void UL_FN(zgroup256)(const uint8_t (*const *rk)[32], const UL_H *const *kc,
                                 unsigned rounds, const uint8_t *const *src, uint8_t *const *dst,
-                                int nb, int enc, int mk)
+                                int nb, int enc, int mk, int wipe)
 {
     const int j1 = nb > 1 ? 1 : 0, kj1 = mk && nb > 1 ? 1 : 0;
     v512 a, b, k0, k1;
     UL_FN(zload2x256)(src[0], src[j1], &a, &b);
     UL_FN(zkget256)(rk, kc, enc ? 0 : rounds, kj1, &k0, &k1);
+    if (wipe)
+        UL_FN(kc_zero256)(kc[0], enc ? 0 : rounds);
     a = v512_xor(a, k0);
     b = v512_xor(b, k1);
     for (unsigned i = 1; i <= rounds; i++) {
         UL_FN(zkget256)(rk, kc, enc ? i : rounds - i, kj1, &k0, &k1);
+        if (wipe)
+            UL_FN(kc_zero256)(kc[0], enc ? i : rounds - i);
         if (enc)
             UL_FN(zround256_next)(&a, &b, k0, k1);
         else
@@ -1559,19 +1611,19 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
         }
 #ifdef UL_VPERMB256
         if (nb == 1) {
-            UL_FN(cblock256)(rkf[0], rounds, src[0], dst[0], enc);
+            UL_FN(cblock256)(rkf[0], 1, rounds, src[0], dst[0], enc, 0);
             return;
         }
 #endif
 #ifdef UL_Z
         if (nb == 2 && (mk || yk)) {
-            UL_FN(zgroup256)(rkf, NULL, rounds, src, dst, 2, enc, mk);
+            UL_FN(zgroup256)(rkf, NULL, rounds, src, dst, 2, enc, mk, 0);
             return;
         }
 #endif
 #ifdef UL_Y
         if (nb >= 2 && (mk || yk)) { /* one key: see ygroup256 */
-            UL_FN(ygroup256)(rkf, NULL, rounds, src, dst, 2, enc, mk);
+            UL_FN(ygroup256)(rkf, NULL, rounds, src, dst, 2, enc, mk, 0);
             return;
         }
 #endif
@@ -1583,7 +1635,7 @@ UB_KERNEL void UL_FN(groupp)(const ublock_sched *const *keys, const uint8_t *con
         if (enc)
             UL_FN(enc256)(a, b, rkf, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk);
         else
-            UL_FN(dec256)(a, b, rkf, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk);
+            UL_FN(dec256)(a, b, rkf, NULL, rounds, nb < UL_G256 ? nb : UL_G256, mk, 0);
         for (int j = 0; j < nb && j < UL_G256; j++) {
             UL_FN(store256)(dst[j], a[j]);
             UL_FN(store256)(dst[j] + 16, b[j]);
@@ -1760,7 +1812,7 @@ UB_KERNEL void UL_FN(zgroup8)(const UL_FN(gkey) * k, const uint8_t *in, uint8_t 
     if (enc)
         UL_FN(zenc128)(a, b, kc, k->rounds, 0, 2);
     else
-        UL_FN(zdec128)(a, b, kc, k->rounds, 0, 2);
+        UL_FN(zdec128)(a, b, kc, k->rounds, 0, 2, 0);
     v512_storeu(out, UL_FN(zmerge128)(a[0], b[0]));
     _mm512_mask_storeu_epi64(out + 64, m, UL_FN(zmerge128)(a[1], b[1]));
 }

@@ -105,15 +105,26 @@ UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
 }
 
 /* nb blocks, block j from src[j] to dst[j], under kc[j] (mk) or kc[0];
- * with UL_Y, 2 or 4 uBlock-128 blocks under one key run on ymm, kc[0]'s
- * xmm round keys loaded into both lanes (several keys on ymm decrypt in
- * ks_ydec_a/_b instead). */
+ * with UL_Y, 2-4 uBlock-128 blocks under one key run where the stored-key
+ * call runs them (UL_YNB3: ymm, or zmm for 3-4 where UL_Z), kc[0]'s xmm
+ * round keys loaded into every lane (several keys on ymm decrypt in
+ * ks_ydec_a/_b instead), and so do uBlock-256's pairs and, with vpermb,
+ * its one block (cblock256). wipe: decryption zeroes each of kc's round
+ * keys as it reads them where the kernel can (the kernels' wipe); returns
+ * whether it did, else the caller wipes kc. Zen 4 (EPYC family 25 model
+ * 17), avx512, TSC cycles, a throwaway program's loop of
+ * kuai_ecb_decrypt_oneshot (lowest of 2,000 batches, two runs): 3 blocks
+ * of 128/128 342-343 -> 318-326 (3 blocks had run on xmm), of 128/256
+ * 476 -> 428-441; one block of 256/256 546-570 -> 456-458 (kuai_key_init
+ * and kuai_ecb_decrypt 431-439); avx2 (KUAI_BACKEND), 3 blocks 338-339
+ * -> 316-321 and 493-501 -> 456, one 256/256 block 535-573 -> 498-502,
+ * two 540-566 -> 506-510 (kuai_key_init and decryption 504-513). */
 UB_KERNEL int UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs,
                               const uint8_t *const *src, uint8_t *const *dst, int nb, int enc,
                               int mk, int wipe)
 {
 #ifdef UL_Y
-    if (bs == 16 && UL_YNB(nb) && !mk) {
+    if (bs == 16 && UL_YNB3(nb) && !mk) {
         const v256 *kcp[1] = {(const v256 *)(const void *)kc[0].v};
         return UL_FN(ygroup128)(kcp, rounds, src, dst, nb, enc, 0, wipe);
     }
@@ -137,11 +148,21 @@ UB_KERNEL int UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs,
         if (nb >= 2) {
             const UL_H *kcp[2] = {kc[0].h, kc[mk ? 1 : 0].h};
 #ifdef UL_Z
-            UL_FN(zgroup256)(NULL, kcp, rounds, src, dst, 2, enc, mk);
+            const int zw = wipe && !enc && !mk && UL_ZWIPE;
+            UL_FN(zgroup256)(NULL, kcp, rounds, src, dst, 2, enc, mk, zw);
+            return zw;
 #else
-            UL_FN(ygroup256)(NULL, kcp, rounds, src, dst, 2, enc, mk);
+            const int yw = wipe && !enc && !mk;
+            UL_FN(ygroup256)(NULL, kcp, rounds, src, dst, 2, enc, mk, yw);
+            return yw;
 #endif
-            return 0;
+        }
+#endif
+#ifdef UL_VPERMB256
+        if (!mk) { /* one block: the front's cblock256, its keys from kc */
+            const int cw = wipe && !enc;
+            UL_FN(cblock256)(kc[0].h, 0, rounds, src[0], dst[0], enc, cw);
+            return cw;
         }
 #endif
         UL_H a[UL_G256], b[UL_G256];
@@ -154,13 +175,13 @@ UB_KERNEL int UL_FN(ks_group)(const UL_FN(kcu) * kc, unsigned rounds, size_t bs,
         if (enc)
             UL_FN(enc256)(a, b, NULL, kcp, rounds, nb < UL_G256 ? nb : UL_G256, mk);
         else
-            UL_FN(dec256)(a, b, NULL, kcp, rounds, nb < UL_G256 ? nb : UL_G256, mk);
+            UL_FN(dec256)(a, b, NULL, kcp, rounds, nb < UL_G256 ? nb : UL_G256, mk, wipe);
         for (int j = 0; j < nb && j < UL_G256; j++) {
             UL_FN(store256)(dst[j], a[j]);
             UL_FN(store256)(dst[j] + 16, b[j]);
         }
+        return wipe && !enc;
     }
-    return 0;
 }
 
 #ifdef UL_Y

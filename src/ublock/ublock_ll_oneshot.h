@@ -1155,7 +1155,28 @@ static KUAI_HOT_ALIGN void UL_FN(ks_ll_c)(UL_FN(kcu) * kc, const uint8_t *key)
 #elif !defined(UL_ONESHOT_WIPE)
 #define UL_ONESHOT_WIPE 512
 #endif
+/* The overwrite in 32-byte stores where the vocabulary has them (UL_Y):
+ * kuai_wipe_stack's 16-byte ones, after a decryption whose rounds are
+ * still running, had cost more (Zen 4: EPYC family 25 model 17, avx512,
+ * scripts/bench-ab, TSC cycles, both link orders: one-shot calls
+ * 0.93-1.00x, 128/128's one key's 4 blocks 217 -> 210 and 218 -> 211
+ * encryption, 256/256's 2 blocks 552 -> 546 and 566 -> 544 decryption;
+ * 64-byte stores measured no better; avx2, whose overwrite is 128 bytes,
+ * level). The area unaligned, so that no realignment of the frame leaves
+ * bytes below the caller unwritten. */
+#if defined(UL_Y) && !defined(KUAI_ISA_SHIM_H)
+static __attribute__((noinline)) void UL_FN(wipe_kernels)(void)
+{
+    unsigned char area[UL_ONESHOT_WIPE];
+    for (size_t o = 0; o < sizeof area; o += 32) {
+        v256_storeu(area + o, v256_zero());
+        __asm__ volatile("" : : "r"(area) : "memory");
+    }
+}
+#define UL_WIPE_KERNELS() UL_FN(wipe_kernels)()
+#else
 #define UL_WIPE_KERNELS() kuai_wipe_stack(UL_ONESHOT_WIPE)
+#endif
 static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
                            uint8_t *const *out, size_t n, size_t nblocks, int enc)
 {

@@ -350,7 +350,9 @@ KUAI_HOT_ALIGN void aes_aesni_expand4(kuai_key *const k[4], const uint8_t *const
  * (decryption, which wants the keys last to first, and longer messages)
  * expands each key and stores the round
  * keys the kernel reads (rk, or drk by aesimc) in 240 bytes of stack,
- * wiped once at the end, and runs the ECB kernel over them. Either
+ * wiped once at the end, and runs the ECB kernel over them (one key's
+ * decryption of up to 4 blocks: aesni_os_dec1_short's kernel zeroes the
+ * rows as it reads them). Either
  * way there is no InvMixColumns for encryption and no 8 KiB key to wipe.
  */
 AESX_INLINE void aesni_os_enc(const uint8_t *key, unsigned nk, const uint8_t *in, uint8_t *out,
@@ -463,6 +465,31 @@ __attribute__((noinline)) static void aesni_oneshot_stored(unsigned nk, const ui
                                                            uint8_t *const *out, size_t n,
                                                            size_t nblocks, int enc);
 
+/* One key's decryption of 1-4 blocks: its rows on this frame, zeroed by
+ * the rounds that read them (aesx_dec_short_wiping), no stack to overwrite
+ * after it (tests/test_oneshot.c searches). The stored-row path, its
+ * kuai_wipe and its 1 KiB overwrite had cost 2-2.7x key setup and
+ * decryption: Zen 4, scripts/bench-ab, TSC cycles, both link orders, one
+ * key's 4 blocks on aesni-avx 180-190 -> 76 (AES-128), 183-184 -> 82-83
+ * (192), 182-184 -> 98 (256), on aesni 165-184 -> 77-78, 183-184 -> 84,
+ * 184-203 -> 98-99; key setup and decryption 70-72, 78-79, 95-96. */
+__attribute__((noinline)) static void aesni_os_dec1_short(unsigned nk, const uint8_t *key,
+                                                          const uint8_t *in, uint8_t *out,
+                                                          size_t nblocks)
+{
+    uint8_t drk[AES_MAX_ROUNDS + 1][16];
+    /* the rows read through a pointer the compiler cannot tie to the stack
+     * pointer: read as 0x40(%rsp) and the like, after aes_aesni_rows
+     * stored them through its argument, AES-256's call took 134-150 TSC
+     * cycles against 91-94 (Zen 4, aesni, a loop of calls; AES-128's and
+     * 192's level), the loads likely predicted to take their values from
+     * the previous call's zeroing stores at the same offsets */
+    uint8_t(*d)[16] = drk;
+    __asm__("" : "+r"(d));
+    aes_aesni_rows(nk, key, NULL, d);
+    AESX_BY_NB4(nblocks, nk + 6, aesx_dec_short_wiping(d, NR, in, out, NB))
+}
+
 void aes_aesni_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
                        uint8_t *const *out, size_t n, size_t nblocks, int enc)
 {
@@ -470,6 +497,10 @@ void aes_aesni_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t 
     if (enc && nblocks <= 4) {
         for (size_t i = 0; i < n; i++)
             aesni_os_enc_short(keys[i], nk, in[i], out[i], nblocks);
+        return;
+    }
+    if (!enc && n == 1 && nblocks <= 4) {
+        aesni_os_dec1_short(nk, keys[0], in[0], out[0], nblocks);
         return;
     }
     aesni_oneshot_stored(nk, keys, in, out, n, nblocks, enc);

@@ -49,6 +49,51 @@
 
 /* ---- n blocks, one key ---------------------------------------------------- */
 
+/* One key's NB (1..4, a constant) blocks decrypted in one pass under the
+ * rows drk (the one-shot call's, on its frame): round r's row loaded as
+ * the round needs it and drk[r] zeroed once read, a volatile store among
+ * the rounds (whose chain of aesdec leaves the store ports idle), so that
+ * no copy of the rows is made and no wipe follows them. Every input
+ * block is read before any output is written. */
+AESX_INLINE void aesx_dec_short_wiping(uint8_t (*drk)[16], int nr, const uint8_t *in, uint8_t *out,
+                                       int NB)
+{
+    __m128i b[4];
+    for (int i = 0; i < NB; i++)
+        b[i] = aesx_loadu(in + 16 * i);
+    for (int r = 0; r <= nr; r++) {
+        const __m128i k = aesx_loadu(drk[r]);
+        *(volatile __m128i_u *)(void *)drk[r] = _mm_setzero_si128();
+        for (int i = 0; i < NB; i++)
+            b[i] = r == 0   ? _mm_xor_si128(b[i], k)
+                   : r < nr ? _mm_aesdec_si128(b[i], k)
+                            : _mm_aesdeclast_si128(b[i], k);
+    }
+    for (int i = 0; i < NB; i++)
+        aesx_storeu(out + 16 * i, b[i]);
+}
+
+/* call with NB = nblocks (1..4) and NR = nr (AESX_BY_NR), both constants */
+#define AESX_BY_NB4(nblocks, nr, call)                                                             \
+    switch (nblocks) {                                                                             \
+    case 1: {                                                                                      \
+        enum { NB = 1 };                                                                           \
+        AESX_BY_NR(nr, call)                                                                       \
+    } break;                                                                                       \
+    case 2: {                                                                                      \
+        enum { NB = 2 };                                                                           \
+        AESX_BY_NR(nr, call)                                                                       \
+    } break;                                                                                       \
+    case 3: {                                                                                      \
+        enum { NB = 3 };                                                                           \
+        AESX_BY_NR(nr, call)                                                                       \
+    } break;                                                                                       \
+    default: {                                                                                     \
+        enum { NB = 4 };                                                                           \
+        AESX_BY_NR(nr, call)                                                                       \
+    } break;                                                                                       \
+    }
+
 AESX_INLINE void aesx_load_keys(__m128i *k, const uint8_t (*rk)[16], int nr)
 {
     for (int r = 0; r <= nr; r++)

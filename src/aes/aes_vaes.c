@@ -488,8 +488,42 @@ static void aes_vaes_oneshot(kuai_cipher c, const uint8_t *const *keys, const ui
         aes_aesni_oneshot(c, keys, in, out, n, nblocks, enc);
 }
 
-/* One key's decryption: its drk on the stack, its blocks two an
- * instruction (aesy_crypt_blocks_k), the rows wiped. AES-NI's one block an
+/* aesx_dec_short_wiping on ymm (NB 1..4): two blocks an instruction, the
+ * row broadcast from drk[r] and drk[r] zeroed once read. Zen 4, TSC
+ * cycles, scripts/bench-ab, one key's 4 blocks: 72-73 (AES-128), 78
+ * (192), 92-93 (256), where the xmm form took 75, 81-82 and 145-146 here
+ * (its rows then read at offsets of the stack pointer: see
+ * aesni_os_dec1_short). */
+AESY_INLINE void aesy_dec_short_wiping(uint8_t (*drk)[16], int nr, const uint8_t *in, uint8_t *out,
+                                       int NB)
+{
+    __m256i b[2];
+    const int nv = NB > 2 ? 2 : 1;
+    for (int v = 0; v < nv; v++)
+        b[v] = 2 * v + 1 < NB ? aesy_loadu2(in + 32 * v)
+                              : _mm256_zextsi128_si256(aesx_loadu(in + 32 * v));
+    for (int r = 0; r <= nr; r++) {
+        const __m256i k = _mm256_broadcastsi128_si256(aesx_loadu(drk[r]));
+        *(volatile __m128i_u *)(void *)drk[r] = _mm_setzero_si128();
+        for (int v = 0; v < nv; v++)
+            b[v] = r == 0   ? _mm256_xor_si256(b[v], k)
+                   : r < nr ? _mm256_aesdec_epi128(b[v], k)
+                            : _mm256_aesdeclast_epi128(b[v], k);
+    }
+    for (int v = 0; v < nv; v++) {
+        if (2 * v + 1 < NB)
+            aesy_storeu(out + 32 * v, b[v]);
+        else
+            aesx_storeu(out + 32 * v, _mm256_castsi256_si128(b[v]));
+    }
+}
+
+/* One key's decryption: its drk on the stack; 1-4 blocks by
+ * aesy_dec_short_wiping, which zeroes the rows as it reads them (one key's
+ * 4 blocks 102-103 -> 73-74 TSC cycles for AES-128, 115 -> 79 for 192,
+ * 137 -> 93 for 256, both link orders: Zen 4, scripts/bench-ab; key setup
+ * and decryption 65-66, 72-74, 80-81); more blocks two an instruction
+ * (aesy_crypt_blocks_k), the rows wiped. AES-NI's one block an
  * instruction had taken 1.10-1.15x the time (Xeon, Emerald Rapids;
  * docs/performance.md). The rows broadcast into kb, an array of this
  * frame the kernel reads and the wipe clears, not into aesy_crypt_blocks'
@@ -502,8 +536,14 @@ __attribute__((noinline)) static void aes_vaes_oneshot_dec1(kuai_cipher c, const
 {
     const unsigned nk = c == KUAI_AES_128 ? 4 : c == KUAI_AES_192 ? 6 : 8;
     uint8_t drk[AES_MAX_ROUNDS + 1][16];
-    __m256i kb[AES_MAX_ROUNDS + 1];
     aes_aesni_rows(nk, key, NULL, drk);
+    if (nblocks <= 4) {
+        uint8_t(*d)[16] = drk; /* as aesni_os_dec1_short's */
+        __asm__("" : "+r"(d));
+        AESX_BY_NB4(nblocks, nk + 6, aesy_dec_short_wiping(d, NR, in, out, NB))
+        return;
+    }
+    __m256i kb[AES_MAX_ROUNDS + 1];
     AESX_BY_NR(nk + 6, aesy_load_keys(kb, (const uint8_t(*)[16])drk, NR))
     kuai_wipe(drk, sizeof drk);
     AESX_BY_NR(nk + 6, aesy_crypt_blocks_k(kb, NR, 1, in, out, nblocks))

@@ -24,7 +24,9 @@ void aes_aesni_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t 
  * runs in a function of its own, and this much stack below its caller is
  * overwritten after it returns (kuai_wipe_stack): one key's, and several
  * keys' of up to 4 blocks each (aesni_os_dec_short's frame is 2.3 KiB),
- * with room to spare. */
+ * with room to spare. One key's decryption of up to 4 blocks stores its
+ * rows but copies none (aesx_dec_short_wiping reads each as its round
+ * needs it and zeroes it): no overwrite. */
 #define AES_ONESHOT_STORED_STACK 1024
 #define AES_ONESHOT_STORED_MK_STACK 3072
 /* One key's round keys (AES-128, -192, -256: nk 4, 6, 8 words) to rk and

@@ -16,8 +16,9 @@ void kuai_wipe_call(void *p, size_t n);
  * among them) that no C code can reach to wipe; a call that promises to
  * leave nothing of its key behind (the one-shot ECB calls) runs such a
  * kernel in a function of its own and, once that has returned, overwrites
- * its frame with this. tests/test_oneshot.c searches the stack for the
- * round keys after each such call.
+ * its frame with this (in 32-byte stores where the CPU has AVX, else
+ * 16-byte ones). tests/test_oneshot.c searches the stack for the round
+ * keys after each such call.
  */
 #ifndef KUAI_WIPE_STACK_MAX /* make test-shim's build: 32 KiB (CMakeLists.txt) */
 /* the most a backend says its kernels use (kuai_impl.stack_bytes: avx512's

@@ -539,6 +539,12 @@ enum { ublock128_avx512_crossover_zsplit = 11, ublock256_avx512_crossover_zsplit
 #define UL_FN(name) ublock_ll_avx512_##name
 #define UL_Y
 #define UL_Z /* and 4 uBlock-128 blocks as one zmm pair */
+/* the one-shot kernels' stack overwritten (ublock_ll_oneshot.h): on Zen 4
+ * (gcc 12, 2026-12-07) the search found nothing with none, in this
+ * core's forms and, through KUAI_ZEN and KUAI_ZMM_SPLIT, Intel's and Zen
+ * 5's; 128 bytes as avx2's, for the margin (512 had cost one key's
+ * one-shot calls 1.01-1.06x the TSC cycles, scripts/bench-ab) */
+#define UL_ONESHOT_WIPE 128
 #define UL_VPERMB256(row) ub512_256_tab[UB512_256_##row] /* PL, PR as vpermb */
 #include "ublock_ll.h"
 /* Tails that join whole passes in a group of 3 (ublock_ll_front.h): ECB

@@ -1140,9 +1140,9 @@ static KUAI_HOT_ALIGN void UL_FN(ks_ll_c)(UL_FN(kcu) * kc, const uint8_t *key)
  * left up to 30 pieces of the schedule (the deepest 15 KiB below the
  * caller, in the kernels' frames under this one's 6.6 KiB) and needed 512
  * bytes overwritten; avx2's one (3 blocks, 128/128) needed 128. The
- * including file may set its own size (UL_ONESHOT_WIPE); the others take
- * 512 (avx512's, NEON's, LSX's, LASX's: make test-shim and make
- * test-cross run the search there). Cost: one-shot calls 0.99-1.04x the
+ * including file may set its own size (UL_ONESHOT_WIPE: avx512's 128,
+ * ublock_avx512.c); the others take 512 (NEON's, LSX's, LASX's: make
+ * test-cross runs the search there). Cost: one-shot calls 0.99-1.04x the
  * TSC cycles on avx2 with 128, 0.99-1.09x on ssse3 with 512 (Zen 3; avx2
  * with 256 took 1.05-1.19x, so the size is the least the search needs).
  * In the ISA shim's test build, whose stand-ins for the wide instructions

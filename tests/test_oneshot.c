@@ -6,8 +6,9 @@
  * backends take their own one-shot path and set keys up in pairs). */
 #include "test_util.h"
 
-#include "aes/aes.h"  /* aes_sched_const: the rows to search the stack for */
-#include "internal.h" /* kuai_registry_reload */
+#include "aes/aes.h"       /* aes_sched_const: the rows to search the stack for */
+#include "internal.h"      /* kuai_registry_reload */
+#include "ublock/ublock.h" /* UBLOCK_MAX_ROUNDS */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -381,6 +382,19 @@ static int piece_in(const uint8_t *p, const uint8_t *set, size_t n)
     return n && bsearch(p, set, n, 16, piece_cmp) != NULL;
 }
 
+/* ublock_ll_oneshot.h's ks_ll_forms, from the 128-bit backend every build
+ * of its architecture has */
+#if defined(__x86_64__)
+#define UB_KS_LL_FORMS ublock_ll_ssse3_ks_ll_forms
+#elif defined(__aarch64__)
+#define UB_KS_LL_FORMS ublock_ll_neon_ks_ll_forms
+#elif defined(__loongarch64)
+#define UB_KS_LL_FORMS ublock_ll_lsx_ks_ll_forms
+#endif
+#ifdef UB_KS_LL_FORMS
+void UB_KS_LL_FORMS(uint8_t *out, size_t nbytes, kuai_cipher c, const uint8_t *key);
+#endif
+
 /* key's pieces appended to pat (npat of them so far), those of the nctl
  * pieces at ctl left out; the new count */
 static size_t residue_pieces(kuai_cipher c, const char *backend, const uint8_t *key, uint8_t *pat,
@@ -413,6 +427,19 @@ static size_t residue_pieces(kuai_cipher c, const char *backend, const uint8_t *
         RESIDUE_ADD(sb + off);
     for (size_t off = 0; off + 16 <= kl; off++)
         RESIDUE_ADD(key + off);
+#ifdef UB_KS_LL_FORMS
+    /* the uBlock one-shot decryption's round keys (its frame's forms; the
+     * same on every backend) */
+    if (c == KUAI_UBLOCK_128_128 || c == KUAI_UBLOCK_128_256 || c == KUAI_UBLOCK_256_256) {
+        enum { FORMS = 2 * (UBLOCK_MAX_ROUNDS + 1) * 32 };
+        uint8_t *f = xmalloc(FORMS);
+        UB_KS_LL_FORMS(f, FORMS, c, key);
+        for (size_t off = 0; off + 16 <= FORMS; off += 16)
+            RESIDUE_ADD(f + off);
+        memset(f, 0, FORMS);
+        free(f);
+    }
+#endif
 #undef RESIDUE_ADD
     kuai_key_wipe(k);
     free(k);

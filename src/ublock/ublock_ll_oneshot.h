@@ -104,6 +104,20 @@ UB_KERNEL void UL_FN(ks_ll)(UL_FN(kcu) * kc, kuai_cipher c, const uint8_t *key)
     }
 }
 
+/* ks_ll's round keys for key, the forms one-shot decryption stores on its
+ * frame (nbytes of them: at most sizeof (UL_FN(kcu))): the same bytes on
+ * every backend (one code, one set of rows), which the suite's stack
+ * search looks for after one-shot calls (tests/test_oneshot.c; uBlock-256's
+ * forms are none of the stored key's). */
+void UL_FN(ks_ll_forms)(uint8_t *out, size_t nbytes, kuai_cipher c, const uint8_t *key);
+void UL_FN(ks_ll_forms)(uint8_t *out, size_t nbytes, kuai_cipher c, const uint8_t *key)
+{
+    UL_FN(kcu) kc;
+    UL_FN(ks_ll)(&kc, c, key);
+    memcpy(out, &kc, nbytes < sizeof kc ? nbytes : sizeof kc);
+    kuai_wipe(&kc, sizeof kc);
+}
+
 /* nb blocks, block j from src[j] to dst[j], under kc[j] (mk) or kc[0];
  * with UL_Y, 2-4 uBlock-128 blocks under one key run where the stored-key
  * call runs them (UL_YNB3: ymm, or zmm for 3-4 where UL_Z), kc[0]'s xmm
@@ -1152,8 +1166,14 @@ static KUAI_HOT_ALIGN void UL_FN(ks_ll_c)(UL_FN(kcu) * kc, const uint8_t *key)
 #if defined(KUAI_ISA_SHIM_H)
 #undef UL_ONESHOT_WIPE
 #define UL_ONESHOT_WIPE KUAI_WIPE_STACK_MAX
+#undef UL_ONESHOT_WIPE_GROUPS
 #elif !defined(UL_ONESHOT_WIPE)
 #define UL_ONESHOT_WIPE 512
+#endif
+/* after one key's blocks in more than one group (the group kernels side
+ * by side: their frames may reach deeper) */
+#ifndef UL_ONESHOT_WIPE_GROUPS
+#define UL_ONESHOT_WIPE_GROUPS UL_ONESHOT_WIPE
 #endif
 /* The overwrite in 32-byte stores where the vocabulary has them (UL_Y):
  * kuai_wipe_stack's 16-byte ones, after a decryption whose rounds are
@@ -1318,5 +1338,8 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
     }
     for (size_t j = 0; j < used; j++)
         kuai_wipe(&kc[j], kbytes);
-    UL_WIPE_KERNELS();
+    if (nblocks > g && UL_ONESHOT_WIPE_GROUPS > UL_ONESHOT_WIPE)
+        kuai_wipe_stack(UL_ONESHOT_WIPE_GROUPS);
+    else
+        UL_WIPE_KERNELS();
 }

@@ -103,13 +103,14 @@ UB_AVX2_MASKS_CALLS(ublock256_avx2_)
 
 #define UL_FN(name) ublock_ll_avx2_##name
 /* the one-shot kernels' stack overwritten: what their spills need here
- * (ublock_ll_oneshot.h); after one key's blocks in several groups, 512:
- * the suite's search, once it knew uBlock-256/256's one-shot forms
- * (2026-12-07), found 8 pieces of them after encryption of 3-32 blocks
- * with 128 or 256 (Zen 4, gcc 12), none with 512. 512 for every call had
- * cost the short one-shot rows 1.02-1.08x the TSC cycles. */
+ * (ublock_ll_oneshot.h); after one key's blocks in several groups, and
+ * where ymm is split, 512: the suite's search, once it knew
+ * uBlock-256/256's one-shot forms (2026-12-07), found 8 pieces of them
+ * after encryption of 3-32 blocks with 128 or 256, and 1-3 after 2 blocks
+ * with KUAI_YMM_SPLIT=1 (Zen 4, gcc 12); none with 512. 512 for every
+ * call had cost the short one-shot rows 1.02-1.08x the TSC cycles. */
 #define UL_ONESHOT_WIPE 128
-#define UL_ONESHOT_WIPE_GROUPS 512
+#define UL_ONESHOT_WIPE_DEEP 512
 /* kuai_impl.stack_bytes: the wide calls reached 4-8 KiB below the generic
  * one-shot path's frame (Zen 4, gcc 12, 2026-12-07); avx512's, 8-12 KiB,
  * take ublock_ll_front.h's 16 KiB */

@@ -1166,14 +1166,21 @@ static KUAI_HOT_ALIGN void UL_FN(ks_ll_c)(UL_FN(kcu) * kc, const uint8_t *key)
 #if defined(KUAI_ISA_SHIM_H)
 #undef UL_ONESHOT_WIPE
 #define UL_ONESHOT_WIPE KUAI_WIPE_STACK_MAX
-#undef UL_ONESHOT_WIPE_GROUPS
+#undef UL_ONESHOT_WIPE_DEEP
 #elif !defined(UL_ONESHOT_WIPE)
 #define UL_ONESHOT_WIPE 512
 #endif
-/* after one key's blocks in more than one group (the group kernels side
- * by side: their frames may reach deeper) */
-#ifndef UL_ONESHOT_WIPE_GROUPS
-#define UL_ONESHOT_WIPE_GROUPS UL_ONESHOT_WIPE
+/* The larger overwrite some paths need (the including file's
+ * UL_ONESHOT_WIPE_DEEP): after one key's blocks in more than one group
+ * (the group kernels side by side), and after every call where ymm is
+ * split (the xmm forms' frames) */
+#ifndef UL_ONESHOT_WIPE_DEEP
+#define UL_ONESHOT_WIPE_DEEP UL_ONESHOT_WIPE
+#endif
+#ifdef UL_Y
+#define UL_WIPE_DEEP(groups) ((groups) || !UL_YFULL)
+#else
+#define UL_WIPE_DEEP(groups) (groups)
 #endif
 /* The overwrite in 32-byte stores where the vocabulary has them (UL_Y):
  * kuai_wipe_stack's 16-byte ones, after a decryption whose rounds are
@@ -1193,10 +1200,17 @@ static __attribute__((noinline)) void UL_FN(wipe_kernels)(void)
         __asm__ volatile("" : : "r"(area) : "memory");
     }
 }
-#define UL_WIPE_KERNELS() UL_FN(wipe_kernels)()
+#define UL_WIPE_SHORT() UL_FN(wipe_kernels)()
 #else
-#define UL_WIPE_KERNELS() kuai_wipe_stack(UL_ONESHOT_WIPE)
+#define UL_WIPE_SHORT() kuai_wipe_stack(UL_ONESHOT_WIPE)
 #endif
+#define UL_WIPE_KERNELS(groups)                                                                    \
+    do {                                                                                           \
+        if (UL_ONESHOT_WIPE_DEEP > UL_ONESHOT_WIPE && UL_WIPE_DEEP(groups))                        \
+            kuai_wipe_stack(UL_ONESHOT_WIPE_DEEP);                                                 \
+        else                                                                                       \
+            UL_WIPE_SHORT();                                                                       \
+    } while (0)
 static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
                            uint8_t *const *out, size_t n, size_t nblocks, int enc)
 {
@@ -1257,7 +1271,7 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
 #endif
                 fused[m][1][w](keys + i, in + i, out + i);
             }
-            UL_WIPE_KERNELS();
+            UL_WIPE_KERNELS(0);
             return;
         }
 #ifdef UL_Y
@@ -1272,7 +1286,7 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
             }
             fused[m][yrow][nblocks](keys + i, src, dst);
         }
-        UL_WIPE_KERNELS();
+        UL_WIPE_KERNELS(0);
         return;
     }
     const size_t kbytes = (size_t)(m ? 25 : 17) * 2 * bs; /* ks_ll's round keys of one key */
@@ -1338,8 +1352,5 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
     }
     for (size_t j = 0; j < used; j++)
         kuai_wipe(&kc[j], kbytes);
-    if (nblocks > g && UL_ONESHOT_WIPE_GROUPS > UL_ONESHOT_WIPE)
-        kuai_wipe_stack(UL_ONESHOT_WIPE_GROUPS);
-    else
-        UL_WIPE_KERNELS();
+    UL_WIPE_KERNELS(nblocks > g);
 }

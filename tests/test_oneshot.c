@@ -382,8 +382,8 @@ static int piece_in(const uint8_t *p, const uint8_t *set, size_t n)
     return n && bsearch(p, set, n, 16, piece_cmp) != NULL;
 }
 
-/* ublock_ll_oneshot.h's ks_ll_forms, from the 128-bit backend every build
- * of its architecture has */
+/* ublock_ll_oneshot.h's ks_ll_forms, from the 128-bit uBlock backend
+ * of its architecture (none in a KUAI_PORTABLE_ONLY build) */
 #if defined(__x86_64__)
 #define UB_KS_LL_FORMS ublock_ll_ssse3_ks_ll_forms
 #elif defined(__aarch64__)
@@ -392,7 +392,10 @@ static int piece_in(const uint8_t *p, const uint8_t *set, size_t n)
 #define UB_KS_LL_FORMS ublock_ll_lsx_ks_ll_forms
 #endif
 #ifdef UB_KS_LL_FORMS
-void UB_KS_LL_FORMS(uint8_t *out, size_t nbytes, kuai_cipher c, const uint8_t *key);
+/* weak: a KUAI_PORTABLE_ONLY build (make test-portable) has no such
+ * backend, and no one-shot hook for uBlock either */
+__attribute__((weak)) void UB_KS_LL_FORMS(uint8_t *out, size_t nbytes, kuai_cipher c,
+                                          const uint8_t *key);
 #endif
 
 /* key's pieces appended to pat (npat of them so far), those of the nctl
@@ -430,7 +433,8 @@ static size_t residue_pieces(kuai_cipher c, const char *backend, const uint8_t *
 #ifdef UB_KS_LL_FORMS
     /* the uBlock one-shot decryption's round keys (its frame's forms; the
      * same on every backend) */
-    if (c == KUAI_UBLOCK_128_128 || c == KUAI_UBLOCK_128_256 || c == KUAI_UBLOCK_256_256) {
+    if ((c == KUAI_UBLOCK_128_128 || c == KUAI_UBLOCK_128_256 || c == KUAI_UBLOCK_256_256) &&
+        UB_KS_LL_FORMS) {
         enum { FORMS = 2 * (UBLOCK_MAX_ROUNDS + 1) * 32 };
         uint8_t *f = xmalloc(FORMS);
         UB_KS_LL_FORMS(f, FORMS, c, key);

@@ -482,8 +482,9 @@ __attribute__((noinline)) static void aesni_os_dec1_short(unsigned nk, const uin
      * pointer: read as 0x40(%rsp) and the like, after aes_aesni_rows
      * stored them through its argument, AES-256's call took 134-150 TSC
      * cycles against 91-94 (Zen 4, aesni, a loop of calls; AES-128's and
-     * 192's level), the loads likely predicted to take their values from
-     * the previous call's zeroing stores at the same offsets */
+     * 192's level; as slow without the zeroing stores), the loads likely
+     * predicted to take their values from earlier stores at the same
+     * offsets of the stack pointer */
     uint8_t(*d)[16] = drk;
     __asm__("" : "+r"(d));
     aes_aesni_rows(nk, key, NULL, d);

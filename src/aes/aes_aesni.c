@@ -344,16 +344,16 @@ KUAI_HOT_ALIGN void aes_aesni_expand4(kuai_key *const k[4], const uint8_t *const
 
 /*
  * One-shot ECB (src/modes/oneshot.c): no kuai_key. Encryption of up to 4
- * blocks makes each round key between the rounds (key setup's
- * aesni_key_rows, each row into the blocks' aesenc as it is made), so the
- * key's chain runs beside the data's and nothing is stored; the rest
- * (decryption, which wants the keys last to first, and longer messages)
- * expands each key and stores the round
- * keys the kernel reads (rk, or drk by aesimc) in 240 bytes of stack,
- * wiped once at the end, and runs the ECB kernel over them (one key's
- * decryption of up to 4 blocks: aesni_os_dec1_short's kernel zeroes the
- * rows as it reads them). Either
- * way there is no InvMixColumns for encryption and no 8 KiB key to wipe.
+ * blocks by one key or two makes each round key between the rounds (key
+ * setup's aesni_key_rows, each row into the blocks' aesenc as it is
+ * made), so the key's chain runs beside the data's and nothing is stored.
+ * Decryption of up to 4 blocks a key (which wants the rows last to first)
+ * and encryption of 1-2 blocks under 3 keys or more store the rows (rk,
+ * or drk by aesimc) on the frame and read them there, each zeroed by the
+ * round that reads it (aesni_os_dec1_short, aesni_os_short_*). Longer
+ * messages store each key's rows in 240 bytes of stack, wiped once at
+ * the end, and run the ECB kernel over them. Either way there is no
+ * InvMixColumns for encryption and no 8 KiB key to wipe.
  */
 AESX_INLINE void aesni_os_enc(const uint8_t *key, unsigned nk, const uint8_t *in, uint8_t *out,
                               int NB)
@@ -386,43 +386,82 @@ static void aesni_os_enc_short(const uint8_t *key, unsigned nk, const uint8_t *i
     }
 }
 
-/* Decryption of s keys' nb blocks each (both constants at every call; s
- * * nb <= AESX_W): the keys' drk side by side (aesni_key_rows's n) into
- * ks[0..s-1], then their blocks side by side as the multi-key call runs
- * them (aesx_mks_rounds), the rows read where they were stored. Every
- * input block is read before any output is written (out[j] may be in[j]). */
-AESX_INLINE void aesni_os_dec_group(const uint8_t *const *keys, unsigned nk,
-                                    const uint8_t *const *in, uint8_t *const *out, int s, int nb,
-                                    uint8_t (*ks)[AES_MAX_ROUNDS + 1][16])
+/* The rows of s keys (rk to encrypt, drk to decrypt) into ks[0..s-1],
+ * side by side. A function of its own, a copy for each nk, s and enc, so
+ * that the keys' states stay in registers: inlined into aesni_os_group,
+ * its constants and the rows it had just stored stayed live through the
+ * blocks' rounds, whose registers then spilled, rows among them, to
+ * slots the stack search found (1-19 pieces, AES-128 and AES-256, Zen
+ * 4); with nk a variable, the states' arrays lived on the stack. */
+__attribute__((noinline)) static void aesni_os_rows_n(const uint8_t *const *keys, unsigned nk,
+                                                      uint8_t (*ks)[AES_MAX_ROUNDS + 1][16], int s,
+                                                      int enc)
 {
+    uint8_t(*const d[4])[16] = {ks[0], ks[1], ks[2], ks[3]};
+    const aesni_key_sink oe = {d, NULL, NULL, 0}, od = {NULL, d, NULL, 0};
+#define OS_ROWS(S)                                                                                 \
+    if (enc)                                                                                       \
+        AESX_BY_NR(nk + 6, aesni_key_rows(&oe, keys, NR - 6, S))                                   \
+    else                                                                                           \
+        AESX_BY_NR(nk + 6, aesni_key_rows(&od, keys, NR - 6, S))
+    switch (s) {
+    case 4:
+        OS_ROWS(4)
+        break;
+    case 3:
+        OS_ROWS(3)
+        break;
+    case 2:
+        OS_ROWS(2)
+        break;
+    default:
+        OS_ROWS(1)
+        break;
+    }
+#undef OS_ROWS
+}
+
+/* s keys' nb blocks each (both constants at every call; s * nb <=
+ * AESX_W), encrypted or decrypted: the keys' rows into ks[0..s-1], then
+ * their blocks side by side, each row zeroed by the round that reads it
+ * (aesx_rows_wiping). Every input block is read before any output is
+ * written (out[j] may be in[j]). */
+AESX_INLINE void aesni_os_group(const uint8_t *const *keys, unsigned nk, const uint8_t *const *in,
+                                uint8_t *const *out, int s, int nb,
+                                uint8_t (*ks)[AES_MAX_ROUNDS + 1][16], int enc)
+{
+    aesni_os_rows_n(keys, nk, ks, s, enc);
+    /* read through a pointer the compiler cannot tie to the stack pointer
+     * (aesni_os_dec1_short's reason) */
+    __asm__("" : "+r"(ks));
     uint8_t(*const kp[4])[16] = {ks[0], ks[1], ks[2], ks[3]};
-    const aesni_key_sink o = {NULL, kp, NULL, 0};
-    aesni_key_rows(&o, keys, nk, s);
-    const uint8_t(*k[AESX_W])[16];
     __m128i b[AESX_W];
     for (int j = 0; j < s; j++)
-        for (int t = 0; t < nb; t++) {
-            k[j * nb + t] = (const uint8_t(*)[16])ks[j];
+        for (int t = 0; t < nb; t++)
             b[j * nb + t] = aesx_loadu(in[j] + 16 * t);
-        }
-    aesx_mks_rounds(b, k, s * nb, (int)nk + 6, 1);
+    aesx_rows_wiping(b, kp, s, nb, (int)nk + 6, !enc);
     for (int j = 0; j < s; j++)
         for (int t = 0; t < nb; t++)
             aesx_storeu(out[j] + 16 * t, b[j * nb + t]);
 }
 
-/* n >= 2 keys' decryption of nblocks (1..4) each: groups of 4 keys (2 for
- * 3 or 4 blocks a key), then the keys left; ks holds a group's schedules
- * and is wiped here. Key by key (a schedule, then its blocks) the call
- * cost more than kuai_key_init_multi and kuai_ecb_decrypt_multi; a key
- * alone keeps that path (aes_aesni_oneshot), which measured 5-11% faster
- * than a group of one (docs/performance.md). */
-static void aesni_os_dec_short(const uint8_t *const *keys, unsigned nk, const uint8_t *const *in,
-                               uint8_t *const *out, size_t n, size_t nblocks)
+/* n keys' nblocks (1..4) each: groups of 4 keys (2 for 3 or 4 blocks a
+ * key), then the keys left, on this frame (ks: a group's rows, zeroed as
+ * the group's rounds read them). Decryption of 2 keys or more: key by key
+ * (a schedule, then its blocks) the call cost more than
+ * kuai_key_init_multi and kuai_ecb_decrypt_multi, and a key alone keeps
+ * its own path (aesni_os_dec1_short), which measured 5-11% faster than a
+ * group of one (docs/performance.md). Encryption of 3 keys or more, 1 or
+ * 2 blocks each: 0.69-0.97x the time of each key's rows made into its
+ * blocks (aesni_os_enc_short; 2 keys level; 3-4 blocks a key level, which
+ * keep that path; Zen 4, vaes, docs/performance.md). */
+AESX_INLINE void aesni_os_short_body(const uint8_t *const *keys, unsigned nk,
+                                     const uint8_t *const *in, uint8_t *const *out, size_t n,
+                                     size_t nblocks, int enc)
 {
     uint8_t ks[4][AES_MAX_ROUNDS + 1][16];
     size_t g = 0;
-#define OS_DEC(S, NB) aesni_os_dec_group(keys + g, nk, in + g, out + g, S, NB, ks)
+#define OS_DEC(S, NB) aesni_os_group(keys + g, nk, in + g, out + g, S, NB, ks, enc)
     switch (nblocks) {
     case 1:
     case 2:
@@ -443,12 +482,23 @@ static void aesni_os_dec_short(const uint8_t *const *keys, unsigned nk, const ui
         break;
     }
 #undef OS_DEC
-    /* the schedules a group held: two keys' (a constant size, wiped by
-     * inline stores) or all four */
-    if (n == 2 || nblocks > 2)
-        kuai_wipe(ks, 2 * sizeof ks[0]);
-    else
-        kuai_wipe(ks, sizeof ks);
+}
+
+/* enc a constant in each */
+__attribute__((noinline)) static void aesni_os_short_enc(const uint8_t *const *keys, unsigned nk,
+                                                         const uint8_t *const *in,
+                                                         uint8_t *const *out, size_t n,
+                                                         size_t nblocks)
+{
+    aesni_os_short_body(keys, nk, in, out, n, nblocks, 1);
+}
+
+__attribute__((noinline)) static void aesni_os_short_dec(const uint8_t *const *keys, unsigned nk,
+                                                         const uint8_t *const *in,
+                                                         uint8_t *const *out, size_t n,
+                                                         size_t nblocks)
+{
+    aesni_os_short_body(keys, nk, in, out, n, nblocks, 0);
 }
 
 void aes_aesni_rows(unsigned nk, const uint8_t *key, uint8_t (*rk)[16], uint8_t (*drk)[16])
@@ -495,28 +545,29 @@ void aes_aesni_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t 
                        uint8_t *const *out, size_t n, size_t nblocks, int enc)
 {
     const unsigned nk = c == KUAI_AES_128 ? 4 : c == KUAI_AES_192 ? 6 : 8;
-    if (enc && nblocks <= 4) {
-        for (size_t i = 0; i < n; i++)
-            aesni_os_enc_short(keys[i], nk, in[i], out[i], nblocks);
+    if (!enc && nblocks <= 4) {
+        if (n > 1)
+            aesni_os_short_dec(keys, nk, in, out, n, nblocks);
+        else
+            aesni_os_dec1_short(nk, keys[0], in[0], out[0], nblocks);
         return;
     }
-    if (!enc && n == 1 && nblocks <= 4) {
-        aesni_os_dec1_short(nk, keys[0], in[0], out[0], nblocks);
+    if (enc && nblocks <= 4) {
+        size_t g = nblocks <= 2 && n >= 3 ? n : 0;
+        if (g)
+            aesni_os_short_enc(keys, nk, in, out, g, nblocks);
+        for (; g < n; g++)
+            aesni_os_enc_short(keys[g], nk, in[g], out[g], nblocks);
         return;
     }
     aesni_oneshot_stored(nk, keys, in, out, n, nblocks, enc);
-    kuai_wipe_stack(!enc && nblocks <= 4 && n > 1 ? AES_ONESHOT_STORED_MK_STACK
-                                                  : AES_ONESHOT_STORED_STACK);
+    kuai_wipe_stack(AES_ONESHOT_STORED_STACK);
 }
 
 static void aesni_oneshot_stored(unsigned nk, const uint8_t *const *keys, const uint8_t *const *in,
                                  uint8_t *const *out, size_t n, size_t nblocks, int enc)
 {
     const unsigned nr = nk + 6;
-    if (!enc && nblocks <= 4 && n > 1) {
-        aesni_os_dec_short(keys, nk, in, out, n, nblocks);
-        return;
-    }
     /* The round keys the kernel reads: rk for encryption, drk for
      * decryption (aes.h), one key's at a time. */
     uint8_t ks[AES_MAX_ROUNDS + 1][16];

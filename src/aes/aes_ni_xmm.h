@@ -49,26 +49,39 @@
 
 /* ---- n blocks, one key ---------------------------------------------------- */
 
-/* One key's NB (1..4, a constant) blocks decrypted in one pass under the
- * rows drk (the one-shot call's, on its frame): round r's row loaded as
- * the round needs it and drk[r] zeroed once read, a volatile store among
- * the rounds (whose chain of aesdec leaves the store ports idle), so that
- * no copy of the rows is made and no wipe follows them. Every input
- * block is read before any output is written. */
+/* The blocks of s keys decrypted (dec) or encrypted in one pass, nb of key
+ * j's at b[j * nb .. j * nb + nb - 1] (s * nb <= AESX_W; s, nb and dec
+ * constants) under its rows rows[j] (drk or rk; the one-shot call's, on
+ * its frame): round r's row of each key loaded as the round needs it and
+ * zeroed once read, a volatile load and store among the rounds (whose
+ * chain of aesdec leaves the store ports idle), so that no copy of the
+ * rows is made and no wipe follows them. */
+AESX_INLINE void aesx_rows_wiping(__m128i *b, uint8_t (*const *rows)[16], int s, int nb, int nr,
+                                  int dec)
+{
+    for (int r = 0; r <= nr; r++)
+        for (int j = 0; j < s; j++) {
+            volatile __m128i_u *const row = (volatile __m128i_u *)(void *)rows[j][r];
+            const __m128i k = *row;
+            *row = _mm_setzero_si128();
+            for (int i = j * nb; i < j * nb + nb; i++)
+                b[i] = r == 0 ? _mm_xor_si128(b[i], k)
+                       : r < nr
+                           ? (dec ? _mm_aesdec_si128(b[i], k) : _mm_aesenc_si128(b[i], k))
+                           : (dec ? _mm_aesdeclast_si128(b[i], k) : _mm_aesenclast_si128(b[i], k));
+        }
+}
+
+/* One key's NB (1..4, a constant) blocks the same way. Every input block
+ * is read before any output is written. */
 AESX_INLINE void aesx_dec_short_wiping(uint8_t (*drk)[16], int nr, const uint8_t *in, uint8_t *out,
                                        int NB)
 {
     __m128i b[4];
+    uint8_t(*const d[1])[16] = {drk};
     for (int i = 0; i < NB; i++)
         b[i] = aesx_loadu(in + 16 * i);
-    for (int r = 0; r <= nr; r++) {
-        const __m128i k = aesx_loadu(drk[r]);
-        *(volatile __m128i_u *)(void *)drk[r] = _mm_setzero_si128();
-        for (int i = 0; i < NB; i++)
-            b[i] = r == 0   ? _mm_xor_si128(b[i], k)
-                   : r < nr ? _mm_aesdec_si128(b[i], k)
-                            : _mm_aesdeclast_si128(b[i], k);
-    }
+    aesx_rows_wiping(b, d, 1, NB, nr, 1);
     for (int i = 0; i < NB; i++)
         aesx_storeu(out + 16 * i, b[i]);
 }

@@ -22,13 +22,12 @@ void aes_aesni_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t 
  * of an AES-128 key's schedule were still there after a decryption
  * (2026-12-06; tests/test_oneshot.c searches for them). Each such call
  * runs in a function of its own, and this much stack below its caller is
- * overwritten after it returns (kuai_wipe_stack): one key's, and several
- * keys' of up to 4 blocks each (aesni_os_dec_short's frame is 2.3 KiB),
- * with room to spare. One key's decryption of up to 4 blocks stores its
- * rows but copies none (aesx_dec_short_wiping reads each as its round
- * needs it and zeroes it): no overwrite. */
+ * overwritten after it returns (kuai_wipe_stack), with room to spare.
+ * The decryption of up to 4 blocks a key, one key's or several keys',
+ * and the encryption of 1-2 blocks under 3 keys or more store their rows
+ * but copy none (aesx_rows_wiping reads each as its round needs it and
+ * zeroes it): no overwrite. */
 #define AES_ONESHOT_STORED_STACK 1024
-#define AES_ONESHOT_STORED_MK_STACK 3072
 /* One key's round keys (AES-128, -192, -256: nk 4, 6, 8 words) to rk and
  * drk (aes.h's forms; either may be NULL), as key setup makes them: the
  * VAES backend's one-shot decryption, which runs its blocks on its own

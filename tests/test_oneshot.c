@@ -323,12 +323,13 @@ static void sched_bytes_bound(void)
  * cipher, each piece of the backend's own stored key (its kernels' forms,
  * uBlock's bitsliced masks among them: the key set up and used for 64
  * blocks each way) that is not a constant-looking row, and the raw key.
- * One key's, two keys' or four keys' blocks through each path: 1-5 (the
+ * One key's, two, three or four keys' blocks through each path: 1-5 (the
  * hooks' short paths and AES's stored rows), 8-32 (the hooks' groups),
  * 33-1,000 (the generic path and the backends' wide kernels). Found so:
  * AES-NI's and VAES's decryption had left 8-10 rows; ssse3's and avx2's
  * uBlock one-shot kernels up to 30 pieces, 15 KiB below the caller (both
- * 2026-12-06; src/ublock/ublock_ll_oneshot.h). Unoptimised builds (make
+ * 2026-12-06; src/ublock/ublock_ll_oneshot.h); once three keys ran too,
+ * avx2's and avx512's three-lane uBlock kernels 3-10 (2026-12-07). Unoptimised builds (make
  * test-sanitize's -O0) keep every value in a stack slot, in frames deeper
  * than the library's wipes reach (rows were found 9-15 KiB below the
  * caller): the check runs where the compiler optimises (the suite's own
@@ -454,7 +455,7 @@ static void oneshot_residue(kuai_cipher c, const char *backend)
 {
     enum { NK = RESIDUE_NK, MAXB = RESIDUE_MAXB };
     static const size_t nbs[] = {1, 2, 3, 4, 5, 8, 16, 32, 33, 64, 200, MAXB};
-    static const size_t nks[] = {1, 2, NK};
+    static const size_t nks[] = {1, 2, 3, NK};
     const size_t kl = kuai_key_size(c), bs = kuai_block_size(c);
     uint8_t *keys = xmalloc(NK * 32), *buf = xmalloc(NK * MAXB * 32);
     uint8_t *pat = xmalloc(16 * RESIDUE_MAXP);
@@ -486,7 +487,7 @@ static void oneshot_residue(kuai_cipher c, const char *backend)
         for (size_t b = 0; b < sizeof nbs / sizeof nbs[0]; b++)
             for (size_t i = 0; i < sizeof nks / sizeof nks[0]; i++) {
                 const size_t n = nks[i];
-                if (t_short && (n == 2 || nbs[b] == MAXB))
+                if (t_short && (n == 2 || n == 3 || nbs[b] == MAXB))
                     continue;
                 char what[160];
                 snprintf(what, sizeof what, "%s %s one-shot %s, %zu key(s), %zu blocks",

@@ -1150,7 +1150,7 @@ static KUAI_HOT_ALIGN void UL_FN(ks_ll_c)(UL_FN(kcu) * kc, const uint8_t *key)
  * The stack the kernels below oneshot's frame used, overwritten once they
  * have returned (kuai_wipe_stack, src/wipe.h): their spills are copies of
  * round keys no C code can reach. tests/test_oneshot.c searched the stack
- * after every path (1-1,000 blocks; 1, 2 and 4 keys): ssse3's kernels had
+ * after every path (1-1,000 blocks; 1-4 keys): ssse3's kernels had
  * left up to 30 pieces of the schedule (the deepest 15 KiB below the
  * caller, in the kernels' frames under this one's 6.6 KiB) and needed 512
  * bytes overwritten; avx2's one (3 blocks, 128/128) needed 128. The
@@ -1211,6 +1211,30 @@ static __attribute__((noinline)) void UL_FN(wipe_kernels)(void)
         else                                                                                       \
             UL_WIPE_SHORT();                                                                       \
     } while (0)
+#ifdef UL_Y
+/* Three uBlock-128 keys' blocks (m: 0 for 128/128, 1 for 128/256) as
+ * four, the fourth lane a copy of the first key and block, its output to
+ * spare (a block of the caller's output, zeroed after): the four-lane
+ * kernels took less time than the three-lane ones, and left no copy of a
+ * round key on the stack where the three-lane ones needed 256 bytes
+ * overwritten (Zen 4, avx2 and avx512; docs/performance.md). A function
+ * of its own, so that oneshot's frame stays as it was. */
+static __attribute__((noinline)) void UL_FN(oneshot3)(int m, int enc, const uint8_t *const *keys,
+                                                      const uint8_t *const *in, uint8_t *const *out)
+{
+    uint8_t spare[16];
+    const uint8_t *const k4[4] = {keys[0], keys[1], keys[2], keys[0]};
+    const uint8_t *const i4[4] = {in[0], in[1], in[2], in[0]};
+    uint8_t *const o4[4] = {out[0], out[1], out[2], spare};
+    if (!enc)
+        (m ? UL_FN(ksyd_b4) : UL_FN(ksyd_a4))(k4, i4, o4);
+    else if (UL_PACKED4)
+        (m ? UL_FN(ksfb_p4) : UL_FN(ksfa_p4))(k4, i4, o4);
+    else
+        (m ? UL_FN(ksfb_m4) : UL_FN(ksfa_m4))(k4, i4, o4);
+    kuai_wipe(spare, sizeof spare);
+}
+#endif
 static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
                            uint8_t *const *out, size_t n, size_t nblocks, int enc)
 {
@@ -1264,6 +1288,10 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
             for (size_t i = 0, w; i < n; i += w) {
                 w = n - i < g ? n - i : g;
 #ifdef UL_Y
+                if (w == 3 && m < 2) {
+                    UL_FN(oneshot3)(m, 1, keys + i, in + i, out + i);
+                    continue;
+                }
                 if (w == 4 && m < 2 && UL_PACKED4) {
                     (m ? UL_FN(ksfb_p4) : UL_FN(ksfa_p4))(keys + i, in + i, out + i);
                     continue;
@@ -1298,6 +1326,11 @@ static void UL_FN(oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint
         for (size_t i = 0; i < n;) {
             size_t w = n - i < g ? n - i : g;
 #ifdef UL_Y
+            if (w == 3 && m < 2) {
+                UL_FN(oneshot3)(m, 0, keys + i, in + i, out + i);
+                i += w;
+                continue;
+            }
             if (UL_YNB(w)) { /* two keys per ymm: ks_ydec_a, _b, _c */
                 static const UL_FN(ksyd_fn) yd[3][2] = {{UL_FN(ksyd_a2), UL_FN(ksyd_a4)},
                                                         {UL_FN(ksyd_b2), UL_FN(ksyd_b4)},

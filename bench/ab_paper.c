@@ -62,7 +62,10 @@ enum { NK = 4 };
  * uBlock-256/256, as the paper's matrix) and the message of each. */
 static kuai_cipher ab_c;
 static size_t ab_klen, ab_bs, ab_nk, ab_len;
-static _Alignas(64) uint8_t ab_keyb[NK][32], ab_in[NK][128], ab_out[NK][128];
+/* the short rows' message: 64 bytes (4 blocks, 2 of uBlock-256) unless
+ * KUAI_AB_LEN says otherwise, at most AB_MAXLEN */
+enum { AB_MAXLEN = 1024 };
+static _Alignas(64) uint8_t ab_keyb[NK][32], ab_in[NK][AB_MAXLEN], ab_out[NK][AB_MAXLEN];
 /* The longer rows: one CBC chain of AB_CHAIN bytes (each block waits on
  * the one before), and AB_LONG bytes of ECB, CBC decryption and CTR. */
 enum { AB_CHAIN = 1024, AB_LONG = 4096 };
@@ -279,6 +282,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench-ab: KUAI_AB_KEYS must be 1..%d\n", NK);
         return 2;
     }
+    /* KUAI_AB_LEN: the bytes of the one-key short rows (one-shot, key
+     * outside, setup + blocks), a multiple of every picked cipher's block */
+    const char *len_env = getenv("KUAI_AB_LEN");
+    const long len = len_env ? atol(len_env) : 64;
+    if (len < 32 || len > AB_MAXLEN || len % 32) {
+        fprintf(stderr, "bench-ab: KUAI_AB_LEN must be a multiple of 32 from 32 to %d\n",
+                AB_MAXLEN);
+        return 2;
+    }
     printf("TSC cycles per call, lowest; A and B called in turn, %d alternations\n", alternations);
     /* KUAI_AB_CIPHERS: other members by name, comma-separated (e.g.
      * "sm4,aes-128"), in place of the three uBlock members */
@@ -304,7 +316,7 @@ int main(int argc, char **argv)
         ab_nk = ab_bs == 32 ? 2 : 4;
         if (keys)
             ab_nk = (size_t)keys;
-        ab_len = 64; /* 4 blocks, 2 of uBlock-256 */
+        ab_len = (size_t)len;
         /* the keys of the rows that use keys set up by an earlier row, so
          * that every row can run alone (KUAI_AB_ROWS) */
         if (A_kuai_key_init_multi(A_kp, ab_c, ab_kb, ab_klen, ab_nk) ||

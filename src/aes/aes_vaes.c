@@ -456,34 +456,45 @@ _Static_assert(AESX_MK_OFF(AESY_GL, AESY_MK_GROUPS, 2, 0, 0, 0) <= KUAI_MK_BYTES
  * 1.08 (one by one 1.09 / 1.05 / 1.05), CBC decryption 0.64 / 0.73 / 0.82
  * (1.06 / 1.11 / 1.11). */
 /* One-shot ECB (kuai_impl.oneshot): AES-NI's, except one key's
- * decryption (aes_vaes_oneshot_dec1). Encryption this way measured level
- * in a loop of calls and 1.15-1.2x slower in a chain of dependent ones:
- * AES-NI's makes each row into the blocks' round as it is made. */
-static void aes_vaes_oneshot_dec1(kuai_cipher c, const uint8_t *key, const uint8_t *in,
+ * decryption and its encryption of more than 4 blocks
+ * (aes_vaes_oneshot1). Encryption of up to 4 blocks this way measured
+ * level in a loop of calls and 1.15-1.2x slower in a chain of dependent
+ * ones: AES-NI's makes each row into the blocks' round as it is made.
+ * From 5 blocks the rows are stored either way, and two blocks an
+ * instruction win (Zen 4, one key's 8 blocks: AES-128 122 -> 101 TSC
+ * cycles, AES-256 146 -> 117; docs/performance.md). */
+static void aes_vaes_oneshot1_enc(kuai_cipher c, const uint8_t *key, const uint8_t *in,
+                                  uint8_t *out, size_t nblocks);
+static void aes_vaes_oneshot1_dec(kuai_cipher c, const uint8_t *key, const uint8_t *in,
                                   uint8_t *out, size_t nblocks);
 /* The stack its frame used, overwritten after it where its kernel leaves
  * copies of the rows there: after 16 blocks or more (the loop of
  * 2 x AESY_V, whose registers gcc fills from kb and spills; the suite's
- * search found 9-14 rows), not below (kb is read in place). In make
- * test-shim's build, whose C stand-ins for VAES spill far more, always and
- * all that kuai_wipe_stack reaches (3 rows were left 1 KiB below the 1 KiB
+ * search found 9-14 rows), not below (kb is read in place). Its frame is
+ * about 1 KiB (kb, 32-byte aligned, and the rows), and 1 KiB left one
+ * piece of AES-256's at its bottom: 1.5 KiB. In make test-shim's build,
+ * whose C stand-ins for VAES spill far more, always and all that
+ * kuai_wipe_stack reaches (3 rows were left 1 KiB below the 1 KiB
  * overwrite there). */
 #ifdef KUAI_ISA_SHIM_H
-#define AES_VAES_DEC1_WIPE_ALWAYS 1
-#define AES_VAES_DEC1_STACK KUAI_WIPE_STACK_MAX
+#define AES_VAES_ONESHOT1_WIPE_ALWAYS 1
+#define AES_VAES_ONESHOT1_STACK KUAI_WIPE_STACK_MAX
 #else
-#define AES_VAES_DEC1_WIPE_ALWAYS 0
-#define AES_VAES_DEC1_STACK AES_ONESHOT_STORED_STACK
+#define AES_VAES_ONESHOT1_WIPE_ALWAYS 0
+#define AES_VAES_ONESHOT1_STACK 1536
 #endif
 static void aes_vaes_oneshot(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
                              uint8_t *const *out, size_t n, size_t nblocks, int enc)
 {
     /* a function of its own below: its frame (aligned for ymm) had cost
      * every other call 2-4 TSC cycles */
-    if (!enc && n == 1) {
-        aes_vaes_oneshot_dec1(c, keys[0], in[0], out[0], nblocks);
-        if (AES_VAES_DEC1_WIPE_ALWAYS || nblocks >= 2 * AESY_V)
-            kuai_wipe_stack(AES_VAES_DEC1_STACK);
+    if (n == 1 && (!enc || nblocks > 4)) {
+        if (enc)
+            aes_vaes_oneshot1_enc(c, keys[0], in[0], out[0], nblocks);
+        else
+            aes_vaes_oneshot1_dec(c, keys[0], in[0], out[0], nblocks);
+        if (AES_VAES_ONESHOT1_WIPE_ALWAYS || nblocks >= 2 * AESY_V)
+            kuai_wipe_stack(AES_VAES_ONESHOT1_STACK);
     } else
         aes_aesni_oneshot(c, keys, in, out, n, nblocks, enc);
 }
@@ -518,11 +529,13 @@ AESY_INLINE void aesy_dec_short_wiping(uint8_t (*drk)[16], int nr, const uint8_t
     }
 }
 
-/* One key's decryption: its drk on the stack; 1-4 blocks by
+/* One key's decryption, and its encryption of more than 4 blocks: its
+ * rows (drk or rk) on the stack; decryption of 1-4 blocks by
  * aesy_dec_short_wiping, which zeroes the rows as it reads them (one key's
  * 4 blocks 102-103 -> 73-74 TSC cycles for AES-128, 115 -> 79 for 192,
  * 137 -> 93 for 256, both link orders: Zen 4, scripts/bench-ab; key setup
- * and decryption 65-66, 72-74, 80-81); more blocks two an instruction
+ * and decryption 65-66, 72-74, 80-81); more blocks, either way, two an
+ * instruction
  * (aesy_crypt_blocks_k), the rows wiped. AES-NI's one block an
  * instruction had taken 1.10-1.15x the time (Xeon, Emerald Rapids;
  * docs/performance.md). The rows broadcast into kb, an array of this
@@ -530,24 +543,39 @@ AESY_INLINE void aesy_dec_short_wiping(uint8_t (*drk)[16], int nr, const uint8_t
  * own, whose registers gcc spilled to slots no wipe could name: with kb,
  * fewer than 16 blocks leave no copy and need no stack overwrite, and one
  * AES-128 key's 4 blocks took 154 -> 120 TSC cycles (Zen 3). */
-__attribute__((noinline)) static void aes_vaes_oneshot_dec1(kuai_cipher c, const uint8_t *key,
-                                                            const uint8_t *in, uint8_t *out,
-                                                            size_t nblocks)
+AESY_INLINE void aes_vaes_oneshot1_body(kuai_cipher c, const uint8_t *key, const uint8_t *in,
+                                        uint8_t *out, size_t nblocks, int enc)
 {
     const unsigned nk = c == KUAI_AES_128 ? 4 : c == KUAI_AES_192 ? 6 : 8;
-    uint8_t drk[AES_MAX_ROUNDS + 1][16];
-    aes_aesni_rows(nk, key, NULL, drk);
-    if (nblocks <= 4) {
-        uint8_t(*d)[16] = drk; /* as aesni_os_dec1_short's */
+    uint8_t rows[AES_MAX_ROUNDS + 1][16];
+    aes_aesni_rows(nk, key, enc ? rows : NULL, enc ? NULL : rows);
+    if (!enc && nblocks <= 4) {
+        uint8_t(*d)[16] = rows; /* as aesni_os_dec1_short's */
         __asm__("" : "+r"(d));
         AESX_BY_NB4(nblocks, nk + 6, aesy_dec_short_wiping(d, NR, in, out, NB))
         return;
     }
     __m256i kb[AES_MAX_ROUNDS + 1];
-    AESX_BY_NR(nk + 6, aesy_load_keys(kb, (const uint8_t(*)[16])drk, NR))
-    kuai_wipe(drk, sizeof drk);
-    AESX_BY_NR(nk + 6, aesy_crypt_blocks_k(kb, NR, 1, in, out, nblocks))
+    AESX_BY_NR(nk + 6, aesy_load_keys(kb, (const uint8_t(*)[16])rows, NR))
+    kuai_wipe(rows, sizeof rows);
+    AESX_BY_NR(nk + 6, aesy_crypt_blocks_k(kb, NR, !enc, in, out, nblocks))
     kuai_wipe(kb, sizeof kb);
+}
+
+/* enc a constant in each: with it a variable, one key's decryption of
+ * 8-32 blocks took 1.03-1.06x the TSC cycles (Zen 4, scripts/bench-ab) */
+__attribute__((noinline)) static void aes_vaes_oneshot1_enc(kuai_cipher c, const uint8_t *key,
+                                                            const uint8_t *in, uint8_t *out,
+                                                            size_t nblocks)
+{
+    aes_vaes_oneshot1_body(c, key, in, out, nblocks, 1);
+}
+
+__attribute__((noinline)) static void aes_vaes_oneshot1_dec(kuai_cipher c, const uint8_t *key,
+                                                            const uint8_t *in, uint8_t *out,
+                                                            size_t nblocks)
+{
+    aes_vaes_oneshot1_body(c, key, in, out, nblocks, 0);
 }
 
 KUAI_REGISTER(aes_vaes);

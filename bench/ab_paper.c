@@ -64,7 +64,7 @@ static kuai_cipher ab_c;
 static size_t ab_klen, ab_bs, ab_nk, ab_len;
 /* the short rows' message: 64 bytes (4 blocks, 2 of uBlock-256) unless
  * KUAI_AB_LEN says otherwise, at most AB_MAXLEN */
-enum { AB_MAXLEN = 1024 };
+enum { AB_MAXLEN = 4096 };
 static _Alignas(64) uint8_t ab_keyb[NK][32], ab_in[NK][AB_MAXLEN], ab_out[NK][AB_MAXLEN];
 /* The longer rows: one CBC chain of AB_CHAIN bytes (each block waits on
  * the one before), and AB_LONG bytes of ECB, CBC decryption and CTR. */

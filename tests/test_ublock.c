@@ -571,6 +571,54 @@ out:
 }
 
 /*
+ * A key's first call below the cold crossover (ublock_ll_front.h's
+ * UL_FRONT_COLD_BLOCKS: 48 uBlock-128 blocks, 40 of 256/256) runs on the
+ * low-latency kernel and leaves the wide kernel's masks unbuilt
+ * (UBLOCK_MASKS_DEFERRED); the key's next such call builds them; a first
+ * call from the cold crossover up builds them at once. The block counts
+ * lie above every backend's crossover, where a call with the masks built
+ * takes the wide kernel. Every output agrees with ref, encryption and
+ * decryption.
+ */
+static void check_cold_call(kuai_cipher c, const kuai_impl *p, const kuai_impl *ref)
+{
+    const char *cn = kuai_cipher_name(c);
+    const size_t bs = kuai_block_size(c), cold = bs == 16 ? 48 : 40;
+    const size_t nbs[] = {bs == 16 ? 24 : 16, cold - 1, cold};
+    kuai_key *k = key_alloc(1), *r = key_alloc(1);
+    static uint8_t in[64 * 32], want[64 * 32], got[64 * 32];
+    char what[128];
+    for (size_t i = 0; i < sizeof nbs / sizeof nbs[0]; i++) {
+        const size_t nb = nbs[i], len = nb * bs;
+        uint8_t key[32];
+        rng_fill(key, sizeof key);
+        if (!key_init_ok(k, c, key, p->name) || !key_init_ok(r, c, key, ref->name))
+            break;
+        const ublock_sched *s = ublock_sched_const(k);
+        for (int call = 0; call < 2; call++) {
+            const int enc = call == 0;
+            rng_fill(in, len);
+            CHECK_RC((enc ? kuai_ecb_encrypt : kuai_ecb_decrypt)(r, in, want, len), KUAI_OK, "ref");
+            CHECK_RC((enc ? kuai_ecb_encrypt : kuai_ecb_decrypt)(k, in, got, len), KUAI_OK, "ecb");
+            snprintf(what, sizeof what, "%s/%s, a fresh key's call %d of %zu blocks", cn, p->name,
+                     call + 1, nb);
+            CHECK_MEM(got, want, len, what);
+            if (!p->oneshot) /* no low-latency front (ref) */
+                continue;
+            const uint32_t st = __atomic_load_n(&s->masks, __ATOMIC_ACQUIRE);
+            const uint32_t expect =
+                nb < cold && call == 0 ? UBLOCK_MASKS_DEFERRED : ublock_masks_ready(s);
+            CHECK(st == expect, "%s: masks state %#x, not %#x", what, (unsigned)st,
+                  (unsigned)expect);
+        }
+    }
+    kuai_key_wipe(k);
+    kuai_key_wipe(r);
+    free(k);
+    free(r);
+}
+
+/*
  * Round keys stored in the low-latency kernel's form (ublock.h,
  * UBLOCK_LLK_*): every key setup writes them (the nibble key setup only
  * them), and that kernel's calls (1..4 blocks, CBC encryption, the
@@ -709,6 +757,7 @@ void test_ublock_backend_internals(void)
             check_oneshot_hook(c, p, ref);
             check_lazy_race(c, p);
             check_stale_copy(c, p);
+            check_cold_call(c, p, ref);
         }
     }
     group_end();

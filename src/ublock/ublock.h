@@ -52,7 +52,9 @@ typedef struct ublock_sched {
     unsigned char ext[8192 - 816]; /* 8-byte aligned: backends load it unaligned */
 } ublock_sched;
 
-enum { UBLOCK_MASKS_NONE = 0 };
+/* UBLOCK_MASKS_DEFERRED: none yet, and one call that would have built
+ * them ran without them (ublock_masks_defer) */
+enum { UBLOCK_MASKS_NONE = 0, UBLOCK_MASKS_DEFERRED = 1 };
 /* Built at s, or being built there: the low 32 bits of s's address with
  * bit 1 set (so that neither is ever UBLOCK_MASKS_NONE, whatever the
  * address), and bit 0 too while a build is under way. */
@@ -63,6 +65,18 @@ static inline uint32_t ublock_masks_ready(const ublock_sched *s)
 static inline uint32_t ublock_masks_busy(const ublock_sched *s)
 {
     return (uint32_t)(uintptr_t)s | 3;
+}
+/* 1 for the first call on a key whose masks were never built nor put off
+ * (UBLOCK_MASKS_NONE), which may then run without them (ublock_ll_front.h:
+ * a key set up for one message of a few hundred bytes never pays for
+ * them); 0 after, when the next bulk call builds them. The key may be
+ * shared by threads (const): an atomic claim, as the build's. */
+static inline int ublock_masks_defer(const ublock_sched *s)
+{
+    uint32_t *m = (uint32_t *)(uintptr_t)&s->masks, st = __atomic_load_n(m, __ATOMIC_RELAXED);
+    return st == UBLOCK_MASKS_NONE &&
+           __atomic_compare_exchange_n(m, &st, UBLOCK_MASKS_DEFERRED, 0, __ATOMIC_RELAXED,
+                                       __ATOMIC_RELAXED);
 }
 
 /*

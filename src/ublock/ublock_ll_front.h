@@ -49,12 +49,29 @@
 #ifndef UL_KERNEL_STACK
 #define UL_KERNEL_STACK 16384
 #endif
+/* A call on a key whose wide kernel's round-key masks are not built yet
+ * (they are built on first bulk use: ublock_bs.h) pays for them: about
+ * 1,200 TSC cycles for uBlock-128/128 on avx512, 4,000 for 256/256, more
+ * than the wide kernel's work on a few hundred bytes. Below
+ * UL_FRONT_COLD_BLOCKS such a call runs on this kernel instead, once
+ * (ublock_masks_defer), so that a key set up for one message of up to
+ * 752 bytes (uBlock-128) or 1,248 (256/256) never builds them; the next
+ * bulk call on the key builds them as before. Where the two meet, key
+ * setup + ECB of n blocks on this kernel against with the build (Zen 4,
+ * scripts/bench-ab, KUAI_AB_LEN): uBlock-128/128 and 128/256 32 blocks
+ * 0.78-0.86 (avx512, avx2), 0.87-0.97 (ssse3); 48 blocks 0.95-1.01
+ * (avx2); 64 blocks 1.12-1.32 everywhere; uBlock-256/256 32 blocks
+ * 0.73-0.90, 48 0.92 (avx2), 64 1.06-1.23 (docs/performance.md). */
+#define UL_FRONT_COLD_BLOCKS(nbytes) ((nbytes) == 16 ? 48u : 40u)
 #define UL_FRONT(W, X, P, G, XT)                                                                   \
     enum { W##crossover = (X) };                                                                   \
-    static inline __attribute__((always_inline)) size_t W##front_tail(size_t n)                    \
+    static inline __attribute__((always_inline)) size_t W##front_tail(const kuai_key *k, size_t n) \
     {                                                                                              \
         size_t x = UL_FRONT_X(W, X), r = n % (P);                                                  \
         if (n < x)                                                                                 \
+            return n;                                                                              \
+        if (n < UL_FRONT_COLD_BLOCKS(ublock_sched_const(k)->nbytes) &&                             \
+            ublock_masks_defer(ublock_sched_const(k)))                                             \
             return n;                                                                              \
         if ((n / (P)) % (G)) /* the tail would join whole passes in a group */                     \
             x = UL_FRONT_XT(W, XT);                                                                \
@@ -62,7 +79,7 @@
     }                                                                                              \
     static void W##front_enc(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)         \
     {                                                                                              \
-        size_t r = W##front_tail(n), off = (n - r) * ublock_sched_const(k)->nbytes;                \
+        size_t r = W##front_tail(k, n), off = (n - r) * ublock_sched_const(k)->nbytes;             \
         if (n > r)                                                                                 \
             UL_WIDE(W, enc_blocks)(k, in, out, n - r);                                             \
         if (r)                                                                                     \
@@ -70,7 +87,7 @@
     }                                                                                              \
     static void W##front_dec(const kuai_key *k, const uint8_t *in, uint8_t *out, size_t n)         \
     {                                                                                              \
-        size_t r = W##front_tail(n), off = (n - r) * ublock_sched_const(k)->nbytes;                \
+        size_t r = W##front_tail(k, n), off = (n - r) * ublock_sched_const(k)->nbytes;             \
         if (n > r)                                                                                 \
             UL_WIDE(W, dec_blocks)(k, in, out, n - r);                                             \
         if (r)                                                                                     \
@@ -79,7 +96,7 @@
     static void W##front_ctr(const kuai_key *k, uint8_t *ctr, const uint8_t *in, uint8_t *out,     \
                              size_t n)                                                             \
     {                                                                                              \
-        size_t r = W##front_tail(n), off = (n - r) * ublock_sched_const(k)->nbytes;                \
+        size_t r = W##front_tail(k, n), off = (n - r) * ublock_sched_const(k)->nbytes;             \
         if (n > r)                                                                                 \
             UL_WIDE(W, ctr_blocks)(k, ctr, in, out, n - r);                                        \
         if (r)                                                                                     \

@@ -191,6 +191,9 @@ typedef struct kuai_impl {
      * key and its wipe, and runs one block of several keys as one pass. */
     void (*oneshot)(kuai_cipher c, const uint8_t *const *keys, const uint8_t *const *in,
                     uint8_t *const *out, size_t n, size_t nblocks, int enc);
+    /* The most blocks a stream oneshot takes (0: src/modes/oneshot.c's
+     * 32); longer calls take key setup and the backend's ECB kernels. */
+    size_t oneshot_blocks;
     /* Optional fused GCM over whole blocks, per GHASH backend (blocks NULL
      * or no entry for the context's GHASH backend: the mode code runs CTR,
      * then GHASH, a chunk at a time): CTR with the low 32 bits of ctr

@@ -483,6 +483,13 @@ static void oneshot_residue(kuai_cipher c, const char *backend)
     free(ctl);
     CHECK(upto[0] > 0, "%s %s: no pieces of the schedule to search for", kuai_cipher_name(c),
           backend);
+    /* the most blocks a stream the backend's one-shot hook takes (0: no
+     * hook; src/modes/oneshot.c's 32 unless it says fewer) */
+    size_t hook_blocks = 0;
+    const kuai_impl *const *impls = kuai_impls(c);
+    for (size_t i = 0; impls[i]; i++)
+        if (!strcmp(impls[i]->name, backend) && impls[i]->oneshot)
+            hook_blocks = impls[i]->oneshot_blocks ? impls[i]->oneshot_blocks : 32;
     for (int enc = 0; enc < 2; enc++)
         for (size_t b = 0; b < sizeof nbs / sizeof nbs[0]; b++)
             for (size_t i = 0; i < sizeof nks / sizeof nks[0]; i++) {
@@ -500,10 +507,10 @@ static void oneshot_residue(kuai_cipher c, const char *backend)
                       "%s: %zu pieces of the schedule left on the stack (the deepest %zu bytes "
                       "below the caller)",
                       what, found, depth);
-                /* the generic path (past the hooks' 32 blocks,
+                /* the generic path (past the hooks' blocks,
                  * src/modes/oneshot.c) overwrites all its kernels' frames,
                  * whatever they hold */
-                if (nbs[b] <= 32)
+                if (nbs[b] <= hook_blocks)
                     continue;
                 stack_fill(0xa5);
                 CHECK_RC(oneshot_call(c, kp, kl, ip, op, n, nbs[b] * bs, enc), KUAI_OK, what);

@@ -9,8 +9,9 @@
 
 #include <stdlib.h>
 
-/* Up to this many blocks per stream the hook runs; longer messages are
- * better served by key setup and the backend's wide kernels. */
+/* Up to this many blocks per stream the hook runs, unless the backend
+ * says fewer (kuai_impl.oneshot_blocks); longer messages are better
+ * served by key setup and the backend's wide kernels. */
 #define ONESHOT_HOOK_MAX_BLOCKS 32
 
 /* The stack below the generic path's frame that its key setup and ECB
@@ -44,7 +45,8 @@ static int oneshot_fast(kuai_cipher c, const uint8_t *const *keys, size_t key_le
     if (!impl)
         return KUAI_OK;
     size_t bs = kuai_cipher_block(c);
-    if (kuai_blocks_in(len, bs) > ONESHOT_HOOK_MAX_BLOCKS)
+    if (kuai_blocks_in(len, bs) >
+        (impl->oneshot_blocks ? impl->oneshot_blocks : ONESHOT_HOOK_MAX_BLOCKS))
         return KUAI_OK;
     *done = 1;
     for (size_t i = 0; i < n; i++)

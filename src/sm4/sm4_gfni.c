@@ -94,6 +94,12 @@ static inline void sm4v_ctr(sm4v x[4], const uint32_t w[4], sm4v off)
  * AVX-512 and GFNI has. */
 #define SM4S_SHORT_FROM sm4_gfni_avx
 #define SM4S_EXPAND_FROM sm4_gfni_avx
+/* One-shot calls of more blocks than this take key setup and this
+ * backend's 16-block kernel (src/modes/oneshot.c's generic path): one
+ * key's 10 blocks 811 -> 695 TSC cycles, 16 785 -> 656, 32 1,093 -> 803,
+ * where 8 took 615 on the 4-word hook and 672 the other way (Zen 4,
+ * scripts/bench-ab, KUAI_AB_LEN; docs/performance.md) */
+#define SM4S_ONESHOT_BLOCKS 8
 
 #include "sm4_simd.h"
 

@@ -1033,6 +1033,12 @@ static void sm4s_expand(kuai_key *k, const uint8_t *key);
         sm4s_expand4(k, key);                                                                      \
     }
 #elif defined(SM4S_SHORT_FROM)
+/* SM4S_ONESHOT_BLOCKS (optional): the most blocks a stream the one-shot
+ * hook takes on this backend, where its wide kernel wins beyond (0:
+ * src/modes/oneshot.c's 32) */
+#ifndef SM4S_ONESHOT_BLOCKS
+#define SM4S_ONESHOT_BLOCKS 0
+#endif
 /* A wide backend takes another's short calls (its lanes are not 4 words):
  * SM4S_SHORT_FROM is that backend's prefix (sm4.h; see sm4_vaes.c). CBC
  * encryption too: one chain's block in every word of a wider register is
@@ -1046,7 +1052,7 @@ static void sm4s_expand(kuai_key *k, const uint8_t *key);
  * backends' lanes win only at some counts, by up to 6%, and lose by up to
  * 15% at others: they keep the hook for every count.) */
 #define SM4S_SHORT_HOOKS                                                                           \
-    , .oneshot = SM4S_FROM(SM4S_SHORT_FROM, _oneshot),                                             \
+    , .oneshot = SM4S_FROM(SM4S_SHORT_FROM, _oneshot), .oneshot_blocks = SM4S_ONESHOT_BLOCKS,      \
       .mk_short = SM4S_FROM(SM4S_SHORT_FROM, _mk_short), .mk_short_blocks = SM4S_MK_SHORT_BLOCKS,  \
       .mk_short_streams = 4
 #define SM4S_CBC_ENC SM4S_FROM(SM4S_SHORT_FROM, _cbc_enc)

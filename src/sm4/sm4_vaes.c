@@ -37,6 +37,11 @@ static inline sm4v sm4v_lane_blocks(void)
  * under 4 keys fills 4 words, not a pass of 8 blocks per key. */
 #define SM4S_SHORT_FROM sm4_aesni_avx
 #define SM4S_EXPAND_FROM sm4_aesni_avx
+/* One-shot calls of more blocks than this take key setup and this
+ * backend's ymm kernel (src/modes/oneshot.c's generic path): one key's 8
+ * blocks 1,216 -> 1,050 TSC cycles, 32 2,053 -> 1,438 (Zen 4,
+ * scripts/bench-ab, KUAI_AB_LEN; docs/performance.md) */
+#define SM4S_ONESHOT_BLOCKS 4
 #include "sm4_simd.h"
 
 static int sm4_vaes_available(void)

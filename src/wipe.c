@@ -25,9 +25,11 @@ __attribute__((noinline)) static void wipe_stack_sse(size_t n)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include "cpu.h"
 #include <immintrin.h>
 #define KUAI_WIPE_AVX 1
-/* The same in 32-byte stores, where the CPU has AVX (half the stores:
+/* The same in 32-byte stores, where the CPU has AVX2 (the library's own
+ * feature test, src/cpu.c; every such CPU has AVX) (half the stores:
  * their count, not their bytes, is what a call waits for: docs/performance.md,
  * seventy-sixth session) */
 __attribute__((noinline, target("avx"))) static void wipe_stack_avx(size_t n)
@@ -47,7 +49,7 @@ __attribute__((noinline)) void kuai_wipe_stack(size_t n)
         n = KUAI_WIPE_STACK_MAX;
     n &= ~(size_t)63;
 #ifdef KUAI_WIPE_AVX
-    if (__builtin_cpu_supports("avx")) {
+    if (kuai_cpu_features() & KUAI_CPU_AVX2) {
         wipe_stack_avx(n);
         return;
     }
